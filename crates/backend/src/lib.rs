@@ -1,0 +1,272 @@
+//! The backend contract of ferrocm: the small, object-safe trait that every device backend
+//! (CPU, CUDA, later HIP/HSA) implements, and the plain data types that cross it.
+//!
+//! Design (after `wgpu-hal`): a backend does what it is told and validates nothing that the
+//! runtime already checks. Handles are opaque `u64` newtypes so the trait stays object-safe
+//! (`Arc<dyn Backend>`) and cheap to call on hot paths such as kernel launch. Device memory is
+//! addressed by [`DevicePtr`], a plain address in the device's address space (on the CPU backend
+//! it is a host address).
+//!
+//! Invariants a caller (the runtime) upholds: device ordinals are below [`Backend::device_count`];
+//! pointers and lengths passed to copies lie inside live allocations; handles come from the same
+//! backend and are not used after being destroyed. Breaking these is a runtime bug, and a
+//! backend may report it as an error, but it is not required to detect it.
+
+use std::fmt;
+use std::sync::Arc;
+
+mod error;
+mod props;
+
+pub use error::{BackendError, Result};
+pub use props::{BackendKind, DeviceProperties, Dim3};
+
+/// An address in a device's memory. On the CPU backend this is a host address.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(transparent)]
+pub struct DevicePtr(pub u64);
+
+impl DevicePtr {
+    /// The address `bytes` past this one.
+    pub fn offset(self, bytes: u64) -> DevicePtr {
+        DevicePtr(self.0 + bytes)
+    }
+}
+
+impl fmt::Display for DevicePtr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:#x}", self.0)
+    }
+}
+
+macro_rules! handle {
+    ($(#[$m:meta])* $name:ident) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[repr(transparent)]
+        pub struct $name(pub u64);
+    };
+}
+
+handle!(
+    /// A stream: an in-order queue of device work.
+    StreamHandle
+);
+handle!(
+    /// An event: a marker recorded into a stream, with an optional timestamp.
+    EventHandle
+);
+handle!(
+    /// A loaded module (a compiled artifact resident on one device).
+    ModuleHandle
+);
+handle!(
+    /// A kernel entry point inside a loaded module.
+    FunctionHandle
+);
+
+/// Options for a new stream (as `hipStreamCreateWithPriority` / `cuStreamCreateWithPriority`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StreamFlags {
+    /// The stream does not synchronize with the legacy default stream.
+    pub non_blocking: bool,
+    /// Lower numbers are higher priority; 0 is the default. Backends clamp to their range.
+    pub priority: i32,
+}
+
+/// Options for a new event (as `hipEventCreateWithFlags`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EventFlags {
+    /// The event records a timestamp, so [`Backend::event_elapsed_ms`] works on it.
+    pub timing: bool,
+    /// Waiting on the event blocks the thread instead of spinning.
+    pub blocking_sync: bool,
+}
+
+impl Default for EventFlags {
+    fn default() -> Self {
+        EventFlags { timing: true, blocking_sync: false }
+    }
+}
+
+/// One memory copy. Host pointers are raw because the runtime owns the host buffers and keeps
+/// them alive until the copy is complete (it synchronizes or holds pinned memory).
+#[derive(Clone, Copy, Debug)]
+pub enum CopyOp {
+    /// Host to device.
+    HostToDevice { src: *const u8, dst: DevicePtr },
+    /// Device to host.
+    DeviceToHost { src: DevicePtr, dst: *mut u8 },
+    /// Device to device, both on the stream's device.
+    DeviceToDevice { src: DevicePtr, dst: DevicePtr },
+    /// Device to device across two devices of this backend.
+    Peer { src_device: u32, src: DevicePtr, dst_device: u32, dst: DevicePtr },
+}
+
+// SAFETY: `CopyOp` carries raw host pointers only as addresses; the runtime guarantees that the
+// memory behind them stays valid until the copy has completed, whichever thread runs it.
+unsafe impl Send for CopyOp {}
+unsafe impl Sync for CopyOp {}
+
+/// Grid, block and dynamic shared memory of one kernel launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchDims {
+    pub grid: Dim3,
+    pub block: Dim3,
+    pub shared_mem_bytes: u32,
+}
+
+/// A compiled artifact a backend can load as a module.
+#[derive(Clone)]
+pub enum ModuleImage {
+    /// PTX assembly text, compiled by the NVIDIA driver's JIT.
+    Ptx(String),
+    /// Code the CPU backend runs directly (the kernel language's CPU executor, or native Rust).
+    Cpu(Arc<dyn CpuModule>),
+}
+
+impl fmt::Debug for ModuleImage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ModuleImage::Ptx(text) => write!(f, "Ptx({} bytes)", text.len()),
+            ModuleImage::Cpu(_) => f.write_str("Cpu(..)"),
+        }
+    }
+}
+
+impl ModuleImage {
+    /// The backend kind that can load this image.
+    pub fn target(&self) -> BackendKind {
+        match self {
+            ModuleImage::Ptx(_) => BackendKind::Cuda,
+            ModuleImage::Cpu(_) => BackendKind::Cpu,
+        }
+    }
+}
+
+/// A module the CPU backend can run: a named set of [`CpuKernel`]s.
+pub trait CpuModule: Send + Sync {
+    /// The kernel called `name`, if the module has one.
+    fn function(&self, name: &str) -> Option<Arc<dyn CpuKernel>>;
+}
+
+/// Static facts about one kernel, as `cuFuncGetAttribute` reports them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FunctionAttributes {
+    /// The largest block this kernel can be launched with on its device.
+    pub max_threads_per_block: u32,
+    /// Statically allocated shared memory, in bytes.
+    pub static_shared_bytes: u32,
+    /// Registers per thread (0 where the notion does not apply).
+    pub registers_per_thread: u32,
+    /// Local (spill/stack) memory per thread, in bytes.
+    pub local_bytes_per_thread: u32,
+}
+
+/// A kernel the CPU backend can run.
+pub trait CpuKernel: Send + Sync {
+    /// Runs the whole grid to completion. `args` holds each kernel parameter's bytes, in order,
+    /// exactly as they would be passed to `cuLaunchKernel`.
+    fn launch(&self, dims: LaunchDims, args: &[&[u8]]) -> std::result::Result<(), String>;
+
+    /// Static facts about the kernel.
+    fn attributes(&self) -> FunctionAttributes {
+        FunctionAttributes { max_threads_per_block: 1024, ..Default::default() }
+    }
+}
+
+/// Versions and facts about a backend, for `ferrocm info`.
+#[derive(Clone, Debug, Default)]
+pub struct BackendInfo {
+    /// Short backend name: "cpu", "cuda".
+    pub name: String,
+    /// Driver version in the vendor's format (CUDA: 12080 for 12.8), 0 where there is none.
+    pub driver_version: u32,
+    /// Where the driver library was found, if any.
+    pub library: Option<String>,
+}
+
+/// A host function queued on a stream (as `hipLaunchHostFunc`).
+pub type HostCallback = Box<dyn FnOnce() + Send + 'static>;
+
+/// What a device backend does. Object-safe; the runtime holds it as `Arc<dyn Backend>`.
+///
+/// All `*_async` operations are queued on a stream and return at once. The runtime validates
+/// every argument before calling in.
+pub trait Backend: Send + Sync {
+    /// Name and versions.
+    fn info(&self) -> BackendInfo;
+    /// Which kind of backend this is.
+    fn kind(&self) -> BackendKind;
+    /// Number of devices this backend drives.
+    fn device_count(&self) -> u32;
+    /// Properties of one device.
+    fn device_properties(&self, device: u32) -> Result<DeviceProperties>;
+    /// Free and total device memory, in bytes.
+    fn mem_info(&self, device: u32) -> Result<(u64, u64)>;
+    /// Blocks until all work on the device has completed.
+    fn device_synchronize(&self, device: u32) -> Result<()>;
+
+    /// Allocates device memory. `bytes` is non-zero.
+    fn alloc(&self, device: u32, bytes: u64) -> Result<DevicePtr>;
+    /// Allocates memory reachable from the host and the device (managed/unified memory).
+    fn alloc_managed(&self, device: u32, bytes: u64) -> Result<DevicePtr>;
+    /// Frees memory from [`Backend::alloc`] or [`Backend::alloc_managed`].
+    fn free(&self, device: u32, ptr: DevicePtr) -> Result<()>;
+    /// Allocates page-locked host memory, usable for asynchronous copies.
+    fn alloc_host(&self, bytes: u64) -> Result<*mut u8>;
+    /// Frees memory from [`Backend::alloc_host`].
+    fn free_host(&self, ptr: *mut u8) -> Result<()>;
+
+    /// Fills `bytes` bytes at `dst` with `value`, in stream order.
+    fn memset_async(&self, stream: StreamHandle, dst: DevicePtr, value: u8, bytes: u64) -> Result<()>;
+    /// Copies `bytes` bytes, in stream order.
+    fn copy_async(&self, stream: StreamHandle, copy: CopyOp, bytes: u64) -> Result<()>;
+    /// Whether `device` can read and write memory of `peer` directly.
+    fn can_access_peer(&self, device: u32, peer: u32) -> Result<bool>;
+    /// Lets `device` access `peer`'s memory. Enabling twice is not an error.
+    fn enable_peer_access(&self, device: u32, peer: u32) -> Result<()>;
+
+    /// Creates a stream on `device`.
+    fn stream_create(&self, device: u32, flags: StreamFlags) -> Result<StreamHandle>;
+    /// Destroys a stream once its queued work has completed.
+    fn stream_destroy(&self, stream: StreamHandle) -> Result<()>;
+    /// Blocks until all work queued on the stream has completed.
+    fn stream_synchronize(&self, stream: StreamHandle) -> Result<()>;
+    /// Whether all work queued on the stream has completed.
+    fn stream_query(&self, stream: StreamHandle) -> Result<bool>;
+    /// Makes later work on `stream` wait until `event`'s last recorded point has been reached.
+    fn stream_wait_event(&self, stream: StreamHandle, event: EventHandle) -> Result<()>;
+    /// Queues a host function; it runs after earlier work on the stream and before later work.
+    fn stream_add_callback(&self, stream: StreamHandle, callback: HostCallback) -> Result<()>;
+
+    /// Creates an event on `device`.
+    fn event_create(&self, device: u32, flags: EventFlags) -> Result<EventHandle>;
+    /// Destroys an event.
+    fn event_destroy(&self, event: EventHandle) -> Result<()>;
+    /// Records the event at the current end of the stream.
+    fn event_record(&self, event: EventHandle, stream: StreamHandle) -> Result<()>;
+    /// Blocks until the event's recorded point has been reached.
+    fn event_synchronize(&self, event: EventHandle) -> Result<()>;
+    /// Whether the event's recorded point has been reached.
+    fn event_query(&self, event: EventHandle) -> Result<bool>;
+    /// Milliseconds between two completed, timing-enabled events.
+    fn event_elapsed_ms(&self, start: EventHandle, end: EventHandle) -> Result<f32>;
+
+    /// Loads a compiled artifact on `device`.
+    fn module_load(&self, device: u32, image: &ModuleImage) -> Result<ModuleHandle>;
+    /// Unloads a module; its functions must no longer be launched.
+    fn module_unload(&self, module: ModuleHandle) -> Result<()>;
+    /// Looks up a kernel by name.
+    fn module_function(&self, module: ModuleHandle, name: &str) -> Result<FunctionHandle>;
+    /// Static facts about a kernel.
+    fn function_attributes(&self, function: FunctionHandle) -> Result<FunctionAttributes>;
+    /// Queues a kernel launch. `args` holds each parameter's bytes, in order.
+    fn launch(
+        &self,
+        function: FunctionHandle,
+        dims: LaunchDims,
+        stream: StreamHandle,
+        args: &[&[u8]],
+    ) -> Result<()>;
+}
