@@ -1,0 +1,129 @@
+//! Executor tests on kernels built directly with the IR builder (the macro-level conformance
+//! suite lives in ferrocm-kernel).
+
+use std::sync::Arc;
+
+use ferrocm_backend::{CpuKernel, Dim3, LaunchDims};
+use ferrocm_cpu_exec::ExecKernel;
+use ferrocm_ir::*;
+
+fn dims(grid: u32, block: u32) -> LaunchDims {
+    LaunchDims { grid: Dim3::new(grid, 1, 1), block: Dim3::new(block, 1, 1), shared_mem_bytes: 0 }
+}
+
+fn slice_args<T>(s: &[T]) -> [[u8; 8]; 2] {
+    [(s.as_ptr() as u64).to_le_bytes(), (s.len() as u64).to_le_bytes()]
+}
+
+/// Global thread index as u64.
+fn gid(b: &mut Builder) -> Value {
+    let t = b.special(Special::ThreadIdx(Axis::X));
+    let bi = b.special(Special::BlockIdx(Axis::X));
+    let bd = b.special(Special::BlockDim(Axis::X));
+    let m = b.binary(BinaryOp::Mul, bi, bd);
+    let i = b.binary(BinaryOp::Add, m, t);
+    b.cast(i, ScalarType::U64)
+}
+
+fn run(f: Function, d: LaunchDims, args: &[&[u8]]) -> Result<(), String> {
+    ExecKernel::new(Arc::new(f)).map_err(|e| e.to_string())?.launch(d, args)
+}
+
+fn copy_kernel(guard: bool) -> Function {
+    let mut b = Builder::new("copy");
+    let x = b.slice_param("x", ScalarType::F32, false);
+    let y = b.slice_param("y", ScalarType::F32, true);
+    let i = gid(&mut b);
+    if guard {
+        let n = b.len(y);
+        let c = b.cmp(CmpOp::Lt, i, n);
+        b.begin_if(c);
+    }
+    let v = b.load(x, i, 1);
+    b.store(y, i, v);
+    if guard {
+        b.end_if();
+    }
+    b.finish().unwrap()
+}
+
+#[test]
+fn guarded_copy_writes_every_element() {
+    let x: Vec<f32> = (0..1000).map(|i| i as f32 * 0.5).collect();
+    let y = vec![0f32; 1000];
+    let [xp, xl] = slice_args(&x);
+    let [yp, yl] = slice_args(&y);
+    run(copy_kernel(true), dims(4, 256), &[&xp, &xl, &yp, &yl]).unwrap();
+    assert_eq!(x, y);
+}
+
+#[test]
+fn out_of_range_store_names_kernel_buffer_and_index() {
+    let x = vec![1f32; 1024];
+    let y = vec![0f32; 1000];
+    let [xp, xl] = slice_args(&x);
+    let [yp, yl] = slice_args(&y);
+    let err = run(copy_kernel(false), dims(4, 256), &[&xp, &xl, &yp, &yl]).unwrap_err();
+    assert!(err.contains("kernel `copy`") && err.contains("`y`") && err.contains("index 10"), "{err}");
+}
+
+#[test]
+fn warp_sum_by_xor_shuffle_and_loop_with_break() {
+    // Each warp sums its lanes' values with a butterfly; the loop breaks when the offset is 0.
+    let mut b = Builder::new("warp_sum");
+    let x = b.slice_param("x", ScalarType::U32, false);
+    let y = b.slice_param("y", ScalarType::U32, true);
+    let i = gid(&mut b);
+    let v0 = b.load(x, i, 1);
+    let acc = b.var("acc", ScalarType::U32.into());
+    let off = b.var("off", ScalarType::U32.into());
+    b.write_var(acc, v0);
+    let sixteen = b.constant(ScalarType::U32, 16);
+    b.write_var(off, sixteen);
+    b.begin_loop();
+    let o = b.read_var(off);
+    let zero = b.constant(ScalarType::U32, 0);
+    let done = b.cmp(CmpOp::Eq, o, zero);
+    b.begin_if(done);
+    b.break_(0);
+    b.end_if();
+    let a = b.read_var(acc);
+    let other = b.shuffle(ShuffleMode::Xor, a, o);
+    let s = b.binary(BinaryOp::Add, a, other);
+    b.write_var(acc, s);
+    b.begin_latch();
+    let o = b.read_var(off);
+    let one = b.constant(ScalarType::U32, 1);
+    let h = b.binary(BinaryOp::Shr, o, one);
+    b.write_var(off, h);
+    b.end_loop();
+    let r = b.read_var(acc);
+    b.store(y, i, r);
+    let f = b.finish().unwrap();
+    let xs: Vec<u32> = (0..128).map(|i| i * 3 + 1).collect();
+    let ys = vec![0u32; 128];
+    let [xp, xl] = slice_args(&xs);
+    let [yp, yl] = slice_args(&ys);
+    run(f, dims(2, 64), &[&xp, &xl, &yp, &yl]).unwrap();
+    for w in 0..4 {
+        let s: u32 = xs[w * 32..w * 32 + 32].iter().sum();
+        assert!(ys[w * 32..w * 32 + 32].iter().all(|&v| v == s), "warp {w}");
+    }
+}
+
+#[test]
+fn barrier_after_partial_return_is_an_error() {
+    let mut b = Builder::new("bad_barrier");
+    let _y = b.slice_param("y", ScalarType::U32, true);
+    let t = b.special(Special::ThreadIdx(Axis::X));
+    let k = b.constant(ScalarType::U32, 40);
+    let c = b.cmp(CmpOp::Ge, t, k);
+    b.begin_if(c);
+    b.return_();
+    b.end_if();
+    b.barrier();
+    let ys = vec![0u32; 1];
+    let [yp, yl] = slice_args(&ys);
+    let err = run(b.finish().unwrap(), dims(1, 128), &[&yp, &yl]).unwrap_err();
+    assert!(err.contains("barrier") && err.contains("bad_barrier"), "{err}");
+}

@@ -1,0 +1,378 @@
+//! ferrocm's kernel IR: the contract between the `#[kernel]` front end and the back ends (PTX
+//! codegen, CPU executor).
+//!
+//! Design (after Cranelift): a [`Function`] owns arenas; values, variables, memories and regions
+//! are typed `u32` indices into them. Control flow is structured: an instruction list
+//! ([`Region`]) holds `if`, `loop` (with a latch that `continue` jumps to), `break`/`continue` to an
+//! enclosing loop by depth, and `return`. Mutable state lives in [`Var`]s (registers that may be
+//! written many times); every [`Value`] is defined exactly once. Memory is never addressed by raw
+//! pointers: loads, stores and atomics name a [`Mem`] (a slice parameter, a shared or local array)
+//! and an element index, so every back end knows the buffer and can check bounds.
+//!
+//! Invariants (checked by [`verify`]): a value is used only after its definition, in the region
+//! that defines it or one nested in it; operand types match what each op expects; `break` and
+//! `continue` lie inside as many loops as their depth says; stores target writable memory.
+//! The text form is produced by `Display` for [`Function`].
+
+mod builder;
+mod print;
+mod types;
+mod verify;
+
+pub use builder::{BuildError, Builder};
+pub use types::{ScalarType, Type};
+pub use verify::{verify, VerifyError};
+
+/// An SSA value: defined once, by one instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Value(pub u32);
+
+/// A mutable variable (a register that may be written many times).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Var(pub u32);
+
+/// A memory object: a slice parameter, a shared-memory array or a per-thread local array.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Mem(pub u32);
+
+/// A list of instructions, executed in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Region(pub u32);
+
+/// A kernel parameter. The launch ABI: a scalar is passed as its bytes; a slice is passed as
+/// two parameters, its device address (`u64`) then its length in elements (`u64`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Param {
+    pub name: String,
+    pub kind: ParamKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamKind {
+    Scalar(ScalarType),
+    Slice { elem: ScalarType, mutable: bool },
+}
+
+/// Where a memory object lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemSpace {
+    /// Global memory behind slice parameter `param` (an index into [`Function::params`]).
+    Global { param: u32, mutable: bool },
+    /// A statically sized shared-memory array of `len` elements, one per block.
+    Shared { len: u32 },
+    /// The block's dynamic shared memory (sized at launch), viewed as elements.
+    DynShared,
+    /// A per-thread array of `len` elements.
+    Local { len: u32 },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemData {
+    pub name: String,
+    pub elem: ScalarType,
+    pub space: MemSpace,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VarData {
+    pub name: String,
+    pub ty: Type,
+}
+
+/// One axis of a three-dimensional index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Axis {
+    X,
+    Y,
+    Z,
+}
+
+impl Axis {
+    pub fn name(self) -> &'static str {
+        match self {
+            Axis::X => "x",
+            Axis::Y => "y",
+            Axis::Z => "z",
+        }
+    }
+}
+
+/// Values the hardware provides; all are `u32`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Special {
+    ThreadIdx(Axis),
+    BlockIdx(Axis),
+    BlockDim(Axis),
+    GridDim(Axis),
+    LaneId,
+    /// The device's warp size (32 on NVIDIA, 64 on some AMD GPUs): a device property.
+    WarpSize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    Neg,
+    /// Bitwise not on integers, logical not on bool.
+    Not,
+    Abs,
+    Sqrt,
+    Rsqrt,
+    Exp,
+    Exp2,
+    Log,
+    Log2,
+    Sin,
+    Cos,
+    Tanh,
+    Floor,
+    Ceil,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    And,
+    Or,
+    Xor,
+    Shl,
+    Shr,
+    Min,
+    Max,
+    Pow,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AtomicOp {
+    Add,
+    Sub,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+    Exch,
+    /// Compare and swap: `compare` holds the expected value.
+    Cas,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ShuffleMode {
+    /// Read lane `lane`.
+    Idx,
+    /// Read lane `laneid - lane`, or keep the own value below lane 0.
+    Up,
+    /// Read lane `laneid + lane`, or keep the own value past the last lane.
+    Down,
+    /// Read lane `laneid ^ lane`.
+    Xor,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VoteMode {
+    Any,
+    All,
+    /// A `u32` with bit `i` set where lane `i`'s predicate is true.
+    Ballot,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FenceScope {
+    Block,
+    Device,
+    System,
+}
+
+/// Tensor-core and asynchronous-copy intrinsics. Each is selected by device architecture in the
+/// back ends; the CPU executor gives the portable definition.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Intrinsic {
+    /// `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32`: each lane holds
+    /// `a` (8 halves), `b` (4 halves) and `c` (4 f32) in the PTX fragment layout; the result
+    /// is the 4 f32 of `d`.
+    MmaM16N8K16 { elem: ScalarType },
+}
+
+/// A constant: its type and its bit pattern (zero-extended to 64 bits).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Const {
+    pub ty: ScalarType,
+    pub bits: u64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Op {
+    Const(Const),
+    /// The scalar kernel parameter with this index into [`Function::params`].
+    Param(u32),
+    Special(Special),
+    /// The length in elements of a global slice or of the dynamic shared memory (`u64`).
+    Len(Mem),
+    Unary(UnaryOp, Value),
+    Binary(BinaryOp, Value, Value),
+    Cmp(CmpOp, Value, Value),
+    /// `cond ? a : b`.
+    Select(Value, Value, Value),
+    /// Numeric conversion to the result type (Rust `as` semantics on the CPU; on the GPU
+    /// float-to-int saturates and rounds toward zero too).
+    Cast(Value),
+    /// `a * b + c` with one rounding.
+    Fma(Value, Value, Value),
+    MakeVector(Vec<Value>),
+    Extract(Value, u8),
+    ReadVar(Var),
+    WriteVar(Var, Value),
+    /// Loads element `index` of `mem`; for a vector result of `n` lanes, elements
+    /// `index*n .. index*n+n` (a wide access, aligned to its size).
+    Load {
+        mem: Mem,
+        index: Value,
+    },
+    Store {
+        mem: Mem,
+        index: Value,
+        value: Value,
+    },
+    /// Atomic read-modify-write of one element; the result is the old value.
+    Atomic {
+        op: AtomicOp,
+        mem: Mem,
+        index: Value,
+        value: Value,
+        compare: Option<Value>,
+    },
+    Shuffle {
+        mode: ShuffleMode,
+        value: Value,
+        lane: Value,
+    },
+    Vote {
+        mode: VoteMode,
+        pred: Value,
+    },
+    /// Block-wide barrier (`__syncthreads`): every thread of the block must reach it.
+    Barrier,
+    Fence(FenceScope),
+    If {
+        cond: Value,
+        then_region: Region,
+        else_region: Region,
+    },
+    /// Runs `body` then `latch` until a `break`. `continue` jumps to `latch`.
+    Loop {
+        body: Region,
+        latch: Region,
+    },
+    /// Leaves the loop `depth` levels out (0 is the innermost).
+    Break {
+        depth: u32,
+    },
+    /// Jumps to the latch of the loop `depth` levels out.
+    Continue {
+        depth: u32,
+    },
+    Return,
+    Intrinsic(Intrinsic, Vec<Value>),
+}
+
+/// One instruction and the value it defines, if any.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Inst {
+    pub result: Option<Value>,
+    pub op: Op,
+}
+
+/// A kernel: parameters, arenas and the body region.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Function {
+    pub name: String,
+    pub params: Vec<Param>,
+    /// The type of each value, indexed by [`Value`].
+    pub values: Vec<Type>,
+    pub vars: Vec<VarData>,
+    pub mems: Vec<MemData>,
+    pub regions: Vec<Vec<Inst>>,
+    pub body: Region,
+}
+
+impl Function {
+    pub fn value_type(&self, v: Value) -> Type {
+        self.values[v.0 as usize]
+    }
+
+    pub fn region(&self, r: Region) -> &[Inst] {
+        &self.regions[r.0 as usize]
+    }
+
+    pub fn mem(&self, m: Mem) -> &MemData {
+        &self.mems[m.0 as usize]
+    }
+
+    /// Bytes of static shared memory, with each array aligned to 16 bytes.
+    pub fn static_shared_bytes(&self) -> u32 {
+        self.shared_layout().1
+    }
+
+    /// Byte offset of each static shared array (`None` for other memories), and the total.
+    pub fn shared_layout(&self) -> (Vec<Option<u32>>, u32) {
+        let mut offset = 0u32;
+        let offsets = self
+            .mems
+            .iter()
+            .map(|m| match m.space {
+                MemSpace::Shared { len } => {
+                    let at = offset;
+                    offset = (offset + len * m.elem.size()).next_multiple_of(16);
+                    Some(at)
+                }
+                _ => None,
+            })
+            .collect();
+        (offsets, offset)
+    }
+
+    /// Number of launch arguments under the ABI (a slice counts twice).
+    pub fn abi_arg_count(&self) -> usize {
+        self.params
+            .iter()
+            .map(|p| match p.kind {
+                ParamKind::Scalar(_) => 1,
+                ParamKind::Slice { .. } => 2,
+            })
+            .sum()
+    }
+
+    /// Calls `f` on every instruction, depth first, in program order.
+    pub fn walk(&self, f: &mut impl FnMut(&Inst)) {
+        fn go(func: &Function, r: Region, f: &mut impl FnMut(&Inst)) {
+            for inst in func.region(r) {
+                f(inst);
+                match &inst.op {
+                    Op::If { then_region, else_region, .. } => {
+                        go(func, *then_region, f);
+                        go(func, *else_region, f);
+                    }
+                    Op::Loop { body, latch } => {
+                        go(func, *body, f);
+                        go(func, *latch, f);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        go(self, self.body, f)
+    }
+}

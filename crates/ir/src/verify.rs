@@ -1,0 +1,146 @@
+//! The IR verifier: structural and type invariants every back end relies on.
+
+use crate::*;
+
+/// An invariant a [`Function`] breaks.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum VerifyError {
+    #[error("%{value} is used before its definition or outside its region (in `{op}`)")]
+    UseNotDominated { value: u32, op: String },
+    #[error("%{value} is defined twice")]
+    Redefined { value: u32 },
+    #[error("`{op}`: {problem}")]
+    BadOperand { op: String, problem: String },
+    #[error("`{what}` {depth} levels out but only {loops} loops enclose it")]
+    BadDepth { what: &'static str, depth: u32, loops: u32 },
+    #[error("region {region} is used twice")]
+    RegionReused { region: u32 },
+}
+
+struct Checker<'a> {
+    f: &'a Function,
+    defined: Vec<bool>,
+    visible: Vec<bool>,
+    region_seen: Vec<bool>,
+}
+
+impl Checker<'_> {
+    fn use_(&self, v: Value, op: &Op) -> Result<(), VerifyError> {
+        if (v.0 as usize) < self.visible.len() && self.visible[v.0 as usize] {
+            Ok(())
+        } else {
+            Err(VerifyError::UseNotDominated { value: v.0, op: format!("{op:?}") })
+        }
+    }
+
+    fn ty(&self, v: Value) -> Type {
+        self.f.value_type(v)
+    }
+
+    fn region(&mut self, r: Region, loops: u32) -> Result<(), VerifyError> {
+        if std::mem::replace(&mut self.region_seen[r.0 as usize], true) {
+            return Err(VerifyError::RegionReused { region: r.0 });
+        }
+        let mut defined_here = Vec::new();
+        for inst in self.f.region(r) {
+            let op = &inst.op;
+            let bad = |problem: &str| VerifyError::BadOperand {
+                op: format!("{op:?}"),
+                problem: problem.to_string(),
+            };
+            let operands: Vec<Value> = match op {
+                Op::Unary(_, a) | Op::Cast(a) | Op::Extract(a, _) | Op::WriteVar(_, a) => vec![*a],
+                Op::Binary(_, a, b) | Op::Cmp(_, a, b) => vec![*a, *b],
+                Op::Select(a, b, c) | Op::Fma(a, b, c) => vec![*a, *b, *c],
+                Op::MakeVector(p) | Op::Intrinsic(_, p) => p.clone(),
+                Op::Load { index, .. } => vec![*index],
+                Op::Store { index, value, .. } => vec![*index, *value],
+                Op::Atomic { index, value, compare, .. } => {
+                    let mut v = vec![*index, *value];
+                    v.extend(compare);
+                    v
+                }
+                Op::Shuffle { value, lane, .. } => vec![*value, *lane],
+                Op::Vote { pred, .. } => vec![*pred],
+                Op::If { cond, .. } => vec![*cond],
+                _ => vec![],
+            };
+            for &v in &operands {
+                self.use_(v, op)?;
+            }
+            match op {
+                Op::Binary(BinaryOp::Shl | BinaryOp::Shr, _, _) => {}
+                Op::Binary(_, a, b) | Op::Cmp(_, a, b) if self.ty(*a) != self.ty(*b) => {
+                    return Err(bad("operand types differ"))
+                }
+                Op::Select(c, a, b)
+                    if self.ty(*c) != ScalarType::Bool.into() || self.ty(*a) != self.ty(*b) =>
+                {
+                    return Err(bad("needs a bool and two operands of one type"));
+                }
+                Op::If { cond, then_region, else_region } => {
+                    if self.ty(*cond) != ScalarType::Bool.into() {
+                        return Err(bad("condition is not bool"));
+                    }
+                    self.region(*then_region, loops)?;
+                    self.region(*else_region, loops)?;
+                }
+                Op::Loop { body, latch } => {
+                    self.region(*body, loops + 1)?;
+                    self.region(*latch, loops + 1)?;
+                }
+                Op::Break { depth } if *depth >= loops => {
+                    return Err(VerifyError::BadDepth { what: "break", depth: *depth, loops })
+                }
+                Op::Continue { depth } if *depth >= loops => {
+                    return Err(VerifyError::BadDepth { what: "continue", depth: *depth, loops })
+                }
+                Op::Load { mem, index } | Op::Store { mem, index, .. } | Op::Atomic { mem, index, .. } => {
+                    if self.f.mems.get(mem.0 as usize).is_none() {
+                        return Err(bad("unknown memory"));
+                    }
+                    if !self.ty(*index).is_scalar() || !self.ty(*index).elem().is_int() {
+                        return Err(bad("index is not an integer"));
+                    }
+                    if let Op::Store { value, .. } = op {
+                        if self.ty(*value).elem() != self.f.mem(*mem).elem {
+                            return Err(bad("stored value does not match the memory's element type"));
+                        }
+                        if let MemSpace::Global { mutable: false, .. } = self.f.mem(*mem).space {
+                            return Err(bad("store to read-only memory"));
+                        }
+                    }
+                }
+                Op::WriteVar(var, v) if self.f.vars[var.0 as usize].ty != self.ty(*v) => {
+                    return Err(bad("value type differs from the variable's"))
+                }
+                _ => {}
+            }
+            if let Some(v) = inst.result {
+                let i = v.0 as usize;
+                if i >= self.defined.len() || std::mem::replace(&mut self.defined[i], true) {
+                    return Err(VerifyError::Redefined { value: v.0 });
+                }
+                self.visible[i] = true;
+                defined_here.push(i);
+            }
+        }
+        // Values defined in this region are not visible after it.
+        for i in defined_here {
+            self.visible[i] = false;
+        }
+        Ok(())
+    }
+}
+
+/// Checks the invariants listed in the crate documentation.
+pub fn verify(f: &Function) -> Result<(), VerifyError> {
+    let mut c = Checker {
+        f,
+        defined: vec![false; f.values.len()],
+        visible: vec![false; f.values.len()],
+        region_seen: vec![false; f.regions.len()],
+    };
+    c.region(f.body, 0)
+}
