@@ -264,6 +264,10 @@ impl Lower<'_> {
                     let c = Code::Cast { from: self.ty(*a).elem(), to, dst: d, a: self.reg(*a) };
                     self.emit(c);
                 }
+                Op::Bitcast(a) => {
+                    let c = Code::Mov { dst: d, src: self.reg(*a), n: 1, masked: false };
+                    self.emit(c);
+                }
                 Op::Fma(a, b, c) => {
                     let c = Code::Fma {
                         ty: self.ty(*a).elem(),

@@ -240,6 +240,14 @@ impl Builder {
         self.emit_v(Op::Cast(a), to.into())
     }
 
+    pub fn bitcast(&mut self, a: Value, to: ScalarType) -> Value {
+        let t = self.expect_scalar("bitcast", a);
+        if t.size() != to.size() || t == ScalarType::Bool || to == ScalarType::Bool {
+            self.mismatch("bitcast", &format!("a non-bool type of {} bytes", to.size()), t.into());
+        }
+        self.emit_v(Op::Bitcast(a), to.into())
+    }
+
     pub fn fma(&mut self, a: Value, b: Value, c: Value) -> Value {
         let t = self.expect_scalar("fma", a);
         for v in [b, c] {

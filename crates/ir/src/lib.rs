@@ -229,6 +229,8 @@ pub enum Op {
     /// Numeric conversion to the result type (Rust `as` semantics on the CPU; on the GPU
     /// float-to-int saturates and rounds toward zero too).
     Cast(Value),
+    /// Reinterprets the bits as the result type, which has the same size.
+    Bitcast(Value),
     /// `a * b + c` with one rounding.
     Fma(Value, Value, Value),
     MakeVector(Vec<Value>),

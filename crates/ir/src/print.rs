@@ -61,6 +61,7 @@ impl Function {
                 Op::Cmp(op, a, b) => write!(out, "cmp.{} %{}, %{}", lower(op), a.0, b.0)?,
                 Op::Select(c, a, b) => write!(out, "select %{}, %{}, %{}", c.0, a.0, b.0)?,
                 Op::Cast(a) => write!(out, "cast %{}", a.0)?,
+                Op::Bitcast(a) => write!(out, "bitcast %{}", a.0)?,
                 Op::Fma(a, b, c) => write!(out, "fma %{}, %{}, %{}", a.0, b.0, c.0)?,
                 Op::MakeVector(parts) => {
                     let p: Vec<String> = parts.iter().map(|v| format!("%{}", v.0)).collect();

@@ -50,7 +50,9 @@ impl Checker<'_> {
                 problem: problem.to_string(),
             };
             let operands: Vec<Value> = match op {
-                Op::Unary(_, a) | Op::Cast(a) | Op::Extract(a, _) | Op::WriteVar(_, a) => vec![*a],
+                Op::Unary(_, a) | Op::Cast(a) | Op::Bitcast(a) | Op::Extract(a, _) | Op::WriteVar(_, a) => {
+                    vec![*a]
+                }
                 Op::Binary(_, a, b) | Op::Cmp(_, a, b) => vec![*a, *b],
                 Op::Select(a, b, c) | Op::Fma(a, b, c) => vec![*a, *b, *c],
                 Op::MakeVector(p) | Op::Intrinsic(_, p) => p.clone(),

@@ -1,0 +1,745 @@
+//! The `#[kernel]` and `#[device]` attribute macros of ferrocm's kernel language.
+//!
+//! Design: the macro does not compile anything. It rewrites the function body into Rust code
+//! that, when run, builds ferrocm IR through `ferrocm_kernel::dsl` (see that module). The
+//! rewrite is syntactic and small: comparisons become trait calls (Rust's `<` must return
+//! `bool`), `if`/`while`/`loop`/`for` become calls taking closures (the condition's type picks
+//! compile-time or runtime control flow), `let mut` becomes an IR variable, indexing becomes
+//! loads and stores, `as` becomes a cast trait, `break`/`continue`/`return` become builder calls.
+//! Arithmetic, method calls, function calls and field accesses pass through, so rustc checks
+//! their types. Anything else is rejected with a `syn::Error` at its span; the macro never
+//! panics.
+
+use proc_macro::TokenStream;
+use proc_macro2::{Span, TokenStream as TokenStream2};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
+use syn::spanned::Spanned;
+use syn::{
+    parse_macro_input, BinOp, Block, Expr, FnArg, GenericParam, ItemFn, Pat, ReturnType, Stmt, Type, UnOp,
+};
+
+/// Marks a kernel entry point. See the `ferrocm_kernel` crate documentation.
+#[proc_macro_attribute]
+pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let f = parse_macro_input!(item as ItemFn);
+    let attr = TokenStream2::from(attr);
+    let r = if !attr.is_empty() {
+        Err(syn::Error::new(attr.span(), "#[kernel] takes no arguments"))
+    } else {
+        expand_kernel(f)
+    };
+    r.unwrap_or_else(|e| e.to_compile_error()).into()
+}
+
+/// Marks a function callable from kernels (inlined into them).
+#[proc_macro_attribute]
+pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let f = parse_macro_input!(item as ItemFn);
+    let attr = TokenStream2::from(attr);
+    let r = if !attr.is_empty() {
+        Err(syn::Error::new(attr.span(), "#[device] takes no arguments"))
+    } else {
+        expand_device(f)
+    };
+    r.unwrap_or_else(|e| e.to_compile_error()).into()
+}
+
+fn err<T>(span: Span, msg: impl std::fmt::Display) -> syn::Result<T> {
+    Err(syn::Error::new(span, msg))
+}
+
+const SCALARS: &[&str] = &[
+    "bool", "i8", "i16", "i32", "i64", "isize", "u8", "u16", "u32", "u64", "usize", "f16", "bf16", "f32",
+    "f64",
+];
+
+enum ParamKind {
+    Scalar(Type),
+    Slice(Type),
+    SliceMut(Type),
+}
+
+/// Whether `ty` is a scalar element type: a primitive name or one of the generic type params.
+fn is_scalar(ty: &Type, generics: &[String]) -> bool {
+    if let Type::Path(p) = ty {
+        if p.qself.is_none() && p.path.segments.len() == 1 && p.path.segments[0].arguments.is_empty() {
+            let name = p.path.segments[0].ident.to_string();
+            return SCALARS.contains(&name.as_str()) || generics.contains(&name);
+        }
+        if let Some(last) = p.path.segments.last() {
+            let n = last.ident.to_string();
+            return p.path.segments.len() > 1 && (n == "f16" || n == "bf16");
+        }
+    }
+    false
+}
+
+fn classify(ty: &Type, generics: &[String]) -> Option<ParamKind> {
+    match ty {
+        Type::Reference(r) => match &*r.elem {
+            Type::Slice(s) if is_scalar(&s.elem, generics) => Some(if r.mutability.is_some() {
+                ParamKind::SliceMut((*s.elem).clone())
+            } else {
+                ParamKind::Slice((*s.elem).clone())
+            }),
+            _ => None,
+        },
+        t if is_scalar(t, generics) => Some(ParamKind::Scalar(t.clone())),
+        _ => None,
+    }
+}
+
+fn take_comptime(attrs: &mut Vec<syn::Attribute>) -> bool {
+    let before = attrs.len();
+    attrs.retain(|a| !a.path().is_ident("comptime"));
+    attrs.len() != before
+}
+
+fn type_generics(f: &ItemFn) -> syn::Result<(Vec<String>, Vec<TokenStream2>)> {
+    let mut types = Vec::new();
+    let mut args = Vec::new();
+    for g in &f.sig.generics.params {
+        match g {
+            GenericParam::Type(t) => {
+                types.push(t.ident.to_string());
+                args.push(t.ident.to_token_stream());
+            }
+            GenericParam::Const(c) => args.push(c.ident.to_token_stream()),
+            GenericParam::Lifetime(l) => return err(l.span(), "kernels take no lifetime parameters"),
+        }
+    }
+    Ok((types, args))
+}
+
+fn expand_kernel(mut f: ItemFn) -> syn::Result<TokenStream2> {
+    if let ReturnType::Type(_, t) = &f.sig.output {
+        return err(t.span(), "a #[kernel] returns nothing; write results to a `&mut [T]` parameter");
+    }
+    if let Some(a) = &f.sig.asyncness {
+        return err(a.span(), "a #[kernel] cannot be async");
+    }
+    let (generic_types, generic_args) = type_generics(&f)?;
+    let name = f.sig.ident.clone();
+    let vis = f.vis.clone();
+    let (impl_generics, _, where_clause) = f.sig.generics.split_for_impl();
+    let krate = quote!(::ferrocm_kernel::__private);
+
+    let mut comptime_params = Vec::new(); // `name: Ty`
+    let mut comptime_names = Vec::new();
+    let mut runtime_params = Vec::new(); // `name: Ty` as written (host launch signature)
+    let mut runtime_names = Vec::new();
+    let mut param_decls = Vec::new();
+    let mut tr = Translator::new(false);
+    for arg in f.sig.inputs.iter_mut() {
+        let FnArg::Typed(pt) = arg else {
+            return err(arg.span(), "a #[kernel] is a free function; `self` is not allowed");
+        };
+        let comptime = take_comptime(&mut pt.attrs);
+        let Pat::Ident(pi) = &*pt.pat else {
+            return err(pt.pat.span(), "kernel parameters must be plain names");
+        };
+        let id = pi.ident.clone();
+        let ty = &pt.ty;
+        if comptime {
+            comptime_params.push(quote!(#id: #ty));
+            comptime_names.push(id.clone());
+            tr.declare(&id.to_string(), false);
+            continue;
+        }
+        let id_str = id.to_string();
+        let decl = match classify(ty, &generic_types) {
+            Some(ParamKind::Scalar(t)) => {
+                quote!(let #id: ::ferrocm_kernel::dsl::Val<#t> = #krate::dsl::scalar_param::<#t>(#id_str);)
+            }
+            Some(ParamKind::Slice(t)) => quote!(let #id = #krate::dsl::slice_param::<#t>(#id_str);),
+            Some(ParamKind::SliceMut(t)) => quote!(let #id = #krate::dsl::slice_mut_param::<#t>(#id_str);),
+            None => {
+                return err(
+                    ty.span(),
+                    "unsupported kernel parameter type: use a scalar (bool, integers, f16, bf16, f32, f64 or a \
+                     generic element type), `&[T]`, `&mut [T]`, or mark a compile-time value with #[comptime]",
+                )
+            }
+        };
+        param_decls.push(decl);
+        runtime_params.push(quote!(#id: #ty));
+        runtime_names.push(id.clone());
+        tr.declare(&id.to_string(), false);
+    }
+    let body = tr.block_inner(&f.block)?;
+    let name_str = name.to_string();
+    let ct_parts: Vec<TokenStream2> = generic_args
+        .iter()
+        .enumerate()
+        .map(|(i, g)| {
+            if i < f.sig.generics.params.len() && matches!(f.sig.generics.params[i], GenericParam::Type(_)) {
+                quote!(::std::any::type_name::<#g>().to_string())
+            } else {
+                quote!(::std::format!("{:?}", #g))
+            }
+        })
+        .chain(comptime_names.iter().map(|c| quote!(::std::format!("{:?}", #c))))
+        .collect();
+    let turbofish = if generic_args.is_empty() { quote!() } else { quote!(::<#(#generic_args),*>) };
+    let doc = format!("The `{name_str}` kernel: build, compile (cached) and launch.");
+    Ok(quote! {
+        #[doc = #doc]
+        #[allow(non_snake_case, unused_imports, clippy::all)]
+        #vis mod #name {
+            use super::*;
+            use ::ferrocm_kernel::prelude::*;
+
+            fn __comptime_key #impl_generics (#(#comptime_params),*) -> ::std::string::String #where_clause {
+                let parts: ::std::vec::Vec<::std::string::String> = ::std::vec![#(#ct_parts),*];
+                parts.join(",")
+            }
+
+            #[allow(unused_variables, unused_mut, unused_braces, unreachable_code, clippy::all)]
+            fn __body #impl_generics (#(#comptime_params),*) #where_clause {
+                #(#param_decls)*
+                #body
+            }
+
+            /// Builds the kernel's IR (no caching).
+            pub fn build #impl_generics (#(#comptime_params),*)
+                -> ::std::result::Result<::ferrocm_kernel::ir::Function, ::ferrocm_kernel::ir::BuildError>
+                #where_clause
+            {
+                let __ct = __comptime_key #turbofish (#(::std::clone::Clone::clone(&#comptime_names)),*);
+                let __name = #krate::entry_name(#name_str, &__ct);
+                #krate::dsl::build_kernel(&__name, move || __body #turbofish (#(#comptime_names),*))
+            }
+
+            /// The cached compiled kernel for these compile-time values.
+            pub fn kernel #impl_generics (#(#comptime_params),*)
+                -> ::std::result::Result<#krate::Arc<::ferrocm_kernel::CompiledKernel>, ::ferrocm_kernel::KernelError>
+                #where_clause
+            {
+                let __ct = __comptime_key #turbofish (#(::std::clone::Clone::clone(&#comptime_names)),*);
+                let __key = #krate::key(::std::concat!(::std::module_path!(), "::", #name_str), &__ct);
+                let __name = #krate::entry_name(#name_str, &__ct);
+                #krate::get_or_build(&__key, move || build #turbofish (#(#comptime_names),*), &__name)
+            }
+
+            /// Runs the kernel on the CPU executor over host memory.
+            pub fn launch_host #impl_generics (
+                __dims: ::ferrocm_kernel::LaunchDims,
+                #(#comptime_params,)*
+                #(#runtime_params),*
+            ) -> ::std::result::Result<(), ::ferrocm_kernel::KernelError> #where_clause {
+                let __k = kernel #turbofish (#(#comptime_names),*)?;
+                let mut __args = #krate::HostArgs::default();
+                #(#krate::HostArg::push(&#runtime_names, &mut __args);)*
+                __k.launch_host(__dims, &__args)
+            }
+        }
+    })
+}
+
+fn expand_device(mut f: ItemFn) -> syn::Result<TokenStream2> {
+    let (generic_types, _) = type_generics(&f)?;
+    let krate = quote!(::ferrocm_kernel::__private);
+    let mut tr = Translator::new(true);
+    let mut params = Vec::new();
+    let mut convs = Vec::new();
+    for arg in f.sig.inputs.iter_mut() {
+        let FnArg::Typed(pt) = arg else {
+            return err(arg.span(), "a #[device] function is a free function; `self` is not allowed");
+        };
+        take_comptime(&mut pt.attrs);
+        let Pat::Ident(pi) = &*pt.pat else {
+            return err(pt.pat.span(), "device function parameters must be plain names");
+        };
+        let id = pi.ident.clone();
+        let ty = &pt.ty;
+        match classify(ty, &generic_types) {
+            Some(ParamKind::Scalar(t)) => {
+                params.push(quote!(#id: impl ::ferrocm_kernel::dsl::IntoVal<#t>));
+                convs.push(quote!(let #id: ::ferrocm_kernel::dsl::Val<#t> = ::ferrocm_kernel::dsl::IntoVal::into_val(#id);));
+            }
+            Some(ParamKind::Slice(t)) => params.push(quote!(#id: impl ::ferrocm_kernel::dsl::Memory<#t>)),
+            Some(ParamKind::SliceMut(t)) => {
+                params.push(quote!(#id: impl ::ferrocm_kernel::dsl::MemoryMut<#t>))
+            }
+            None => params.push(quote!(#id: #ty)),
+        }
+        tr.declare(&id.to_string(), false);
+    }
+    let (ret_ty, ret_conv): (TokenStream2, Box<dyn Fn(TokenStream2) -> TokenStream2>) = match &f.sig.output {
+        ReturnType::Default => (quote!(()), Box::new(|e| e)),
+        ReturnType::Type(_, t) if is_scalar(t, &generic_types) => {
+            let t2 = t.clone();
+            (
+                quote!(::ferrocm_kernel::dsl::Val<#t>),
+                Box::new(move |e| quote!(::ferrocm_kernel::dsl::typed::<#t2>(#e))),
+            )
+        }
+        ReturnType::Type(_, t) => (t.to_token_stream(), Box::new(|e| e)),
+    };
+    tr.ret_conv = Some(ret_conv(quote!(__v)));
+    let has_return = contains_return(&f.block);
+    let mut stmts = f.block.stmts.clone();
+    // A trailing `return e;` is the tail value.
+    if let Some(Stmt::Expr(Expr::Return(r), Some(_))) = stmts.last() {
+        let e = r.expr.clone();
+        stmts.pop();
+        if let Some(e) = e {
+            stmts.push(Stmt::Expr(*e, None));
+        }
+    }
+    let has_tail = matches!(stmts.last(), Some(Stmt::Expr(_, None)));
+    let block = Block { brace_token: f.block.brace_token, stmts };
+    let inner = tr.block_inner(&block)?;
+    let vis = &f.vis;
+    let name = &f.sig.ident;
+    let attrs = &f.attrs;
+    let (impl_generics, _, where_clause) = f.sig.generics.split_for_impl();
+    let value = if has_tail { ret_conv(quote!({ #inner })) } else { quote!({ #inner }) };
+    let body = match (has_return, has_tail) {
+        (false, _) => value,
+        (true, true) => quote!(#krate::dsl::device_fn::<#ret_ty>(|__ret| #value)),
+        (true, false) => quote!(#krate::dsl::device_fn::<#ret_ty>(|__ret| {
+            #inner;
+            ::ferrocm_kernel::dsl::Merge::read(__ret)
+        })),
+    };
+    Ok(quote! {
+        #(#attrs)*
+        #[allow(unused_variables, unused_mut, unused_braces, unreachable_code, clippy::all)]
+        #vis fn #name #impl_generics (#(#params),*) -> #ret_ty #where_clause {
+            #(#convs)*
+            #body
+        }
+    })
+}
+
+fn contains_return(b: &Block) -> bool {
+    fn go(ts: TokenStream2) -> bool {
+        ts.into_iter().any(|t| match t {
+            proc_macro2::TokenTree::Ident(i) => i == "return",
+            proc_macro2::TokenTree::Group(g) => go(g.stream()),
+            _ => false,
+        })
+    }
+    go(b.to_token_stream())
+}
+
+/// The body rewriter. `scopes` records, per block, which names are `let mut` variables (read
+/// with `.get()`, written with `.set()`).
+struct Translator {
+    scopes: Vec<Vec<(String, bool)>>,
+    in_device: bool,
+    ret_conv: Option<TokenStream2>,
+}
+
+fn dsl() -> TokenStream2 {
+    quote!(::ferrocm_kernel::__private::dsl)
+}
+
+impl Translator {
+    fn new(in_device: bool) -> Self {
+        Translator { scopes: vec![Vec::new()], in_device, ret_conv: None }
+    }
+
+    fn declare(&mut self, name: &str, mutable: bool) {
+        if let Some(s) = self.scopes.last_mut() {
+            s.push((name.to_string(), mutable));
+        }
+    }
+
+    fn is_mut_var(&self, name: &str) -> bool {
+        for s in self.scopes.iter().rev() {
+            if let Some((_, m)) = s.iter().rev().find(|(n, _)| n == name) {
+                return *m;
+            }
+        }
+        false
+    }
+
+    fn mut_var_ident(&self, e: &Expr) -> Option<syn::Ident> {
+        if let Expr::Path(p) = e {
+            if let Some(id) = p.path.get_ident() {
+                if self.is_mut_var(&id.to_string()) {
+                    return Some(id.clone());
+                }
+            }
+        }
+        None
+    }
+
+    /// A block's statements, in a new scope, as the contents of `{ }`.
+    fn block_inner(&mut self, b: &Block) -> syn::Result<TokenStream2> {
+        self.scopes.push(Vec::new());
+        let n = b.stmts.len();
+        let r = b
+            .stmts
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let t = self.stmt(s)?;
+                // Block-like expressions (`if`, `for`, ...) need no `;` in Rust, but their
+                // rewritten forms are calls, which do.
+                Ok(if i + 1 < n && matches!(s, Stmt::Expr(_, None)) { quote!(#t;) } else { t })
+            })
+            .collect::<syn::Result<Vec<_>>>();
+        self.scopes.pop();
+        let stmts = r?;
+        Ok(quote!(#(#stmts)*))
+    }
+
+    fn block(&mut self, b: &Block) -> syn::Result<TokenStream2> {
+        let inner = self.block_inner(b)?;
+        Ok(quote!({ #inner }))
+    }
+
+    fn stmt(&mut self, s: &Stmt) -> syn::Result<TokenStream2> {
+        match s {
+            Stmt::Local(l) => {
+                let (pat, ty) = match &l.pat {
+                    Pat::Type(pt) => (&*pt.pat, Some(&*pt.ty)),
+                    p => (p, None),
+                };
+                let (id, mutable) = match pat {
+                    Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                        (pi.ident.clone(), pi.mutability.is_some())
+                    }
+                    Pat::Wild(w) => (format_ident!("_", span = w.span()), false),
+                    p => {
+                        return err(
+                            p.span(),
+                            "only `let name = ...` and `let mut name = ...` are supported in kernels",
+                        )
+                    }
+                };
+                let Some(init) = &l.init else {
+                    return err(l.span(), "a kernel `let` needs an initial value");
+                };
+                if let Some((_, d)) = &init.diverge {
+                    return err(d.span(), "`let ... else` is not supported in kernels");
+                }
+                let e = self.expr(&init.expr)?;
+                let d = dsl();
+                let name = id.to_string();
+                let out = match (mutable, ty) {
+                    (true, Some(t)) => quote!(let #id = #d::var_typed::<#t>(#name, #e);),
+                    (true, None) => quote!(let #id = #d::var(#name, #e);),
+                    (false, Some(t)) if is_scalar(t, &[]) || is_generic_like(t) => {
+                        quote!(let #id = #d::typed::<#t>(#e);)
+                    }
+                    (false, Some(t)) => quote!(let #id: #t = #e;),
+                    (false, None) => quote!(let #id = #e;),
+                };
+                self.declare(&name, mutable);
+                Ok(out)
+            }
+            Stmt::Item(i) => {
+                err(i.span(), "items (fn, struct, use, ...) cannot be declared inside a kernel body")
+            }
+            Stmt::Macro(m) => err(m.span(), "macros are not supported in kernel bodies"),
+            Stmt::Expr(e, semi) => {
+                let t = self.expr(e)?;
+                Ok(if semi.is_some() { quote!(#t;) } else { t })
+            }
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) -> syn::Result<TokenStream2> {
+        let d = dsl();
+        let span = e.span();
+        Ok(match e {
+            Expr::Lit(l) => l.to_token_stream(),
+            Expr::Path(p) => {
+                if let Some(id) = self.mut_var_ident(e) {
+                    quote_spanned!(span=> #id.get())
+                } else {
+                    p.to_token_stream()
+                }
+            }
+            Expr::Paren(p) => {
+                let inner = self.expr(&p.expr)?;
+                quote!((#inner))
+            }
+            Expr::Group(g) => self.expr(&g.expr)?,
+            Expr::Block(b) => {
+                if let Some(l) = &b.label {
+                    return err(l.span(), "labeled blocks are not supported in kernels");
+                }
+                self.block(&b.block)?
+            }
+            Expr::Binary(b) => self.binary(b)?,
+            Expr::Unary(u) => {
+                let x = self.expr(&u.expr)?;
+                match u.op {
+                    UnOp::Neg(_) => group(quote_spanned!(span=> -#x)),
+                    UnOp::Not(_) => group(quote_spanned!(span=> !#x)),
+                    _ => return err(u.op.span(), "pointer dereference is not supported in kernels"),
+                }
+            }
+            Expr::Cast(c) => {
+                let x = self.expr(&c.expr)?;
+                let t = &c.ty;
+                quote_spanned!(span=> #d::cast::<#t, _>(#x))
+            }
+            Expr::Assign(a) => self.assign(&a.left, None, &a.right)?,
+            Expr::Index(ix) => {
+                let base = self.expr(&ix.expr)?;
+                let i = self.expr(&ix.index)?;
+                quote_spanned!(span=> #d::index_load(&#base, #i))
+            }
+            Expr::If(i) => self.if_expr(i)?,
+            Expr::While(w) => {
+                if let Some(l) = &w.label {
+                    return err(l.span(), "loop labels are not supported in kernels");
+                }
+                if let Expr::Let(l) = &*w.cond {
+                    return err(l.span(), "`while let` is not supported in kernels");
+                }
+                let c = self.expr(&w.cond)?;
+                let body = self.block(&w.body)?;
+                quote!(#d::while_(|| #c, || #body))
+            }
+            Expr::Loop(l) => {
+                if let Some(l) = &l.label {
+                    return err(l.span(), "loop labels are not supported in kernels");
+                }
+                let body = self.block(&l.body)?;
+                quote!(#d::loop_(|| #body))
+            }
+            Expr::ForLoop(f) => self.for_loop(f)?,
+            Expr::Break(b) => {
+                if let Some(l) = &b.label {
+                    return err(l.span(), "loop labels are not supported in kernels");
+                }
+                if let Some(v) = &b.expr {
+                    return err(v.span(), "`break` with a value is not supported in kernels");
+                }
+                quote_spanned!(span=> #d::break_())
+            }
+            Expr::Continue(c) => {
+                if let Some(l) = &c.label {
+                    return err(l.span(), "loop labels are not supported in kernels");
+                }
+                quote_spanned!(span=> #d::continue_())
+            }
+            Expr::Return(r) => {
+                if self.in_device {
+                    let v = match &r.expr {
+                        Some(v) => self.expr(v)?,
+                        None => quote!(()),
+                    };
+                    let conv = self.ret_conv.clone().unwrap_or(quote!(__v));
+                    quote_spanned!(span=> { let __v = #v; #d::device_return(__ret, #conv) })
+                } else {
+                    if let Some(v) = &r.expr {
+                        return err(
+                            v.span(),
+                            "a kernel returns nothing; write results to a `&mut [T]` parameter",
+                        );
+                    }
+                    quote_spanned!(span=> #d::return_())
+                }
+            }
+            Expr::MethodCall(m) => {
+                let recv = self.expr(&m.receiver)?;
+                let args = m.args.iter().map(|a| self.expr(a)).collect::<syn::Result<Vec<_>>>()?;
+                let method = &m.method;
+                let tf = &m.turbofish;
+                quote_spanned!(span=> #recv.#method #tf (#(#args),*))
+            }
+            Expr::Call(c) => {
+                let func = match &*c.func {
+                    Expr::Path(p) => p.to_token_stream(),
+                    other => {
+                        return err(other.span(), "only calls of named functions are supported in kernels")
+                    }
+                };
+                let args = c.args.iter().map(|a| self.expr(a)).collect::<syn::Result<Vec<_>>>()?;
+                quote_spanned!(span=> #func(#(#args),*))
+            }
+            Expr::Field(f) => {
+                let base = self.expr(&f.base)?;
+                let m = &f.member;
+                quote_spanned!(span=> #base.#m)
+            }
+            Expr::Reference(r) => {
+                if r.mutability.is_some() {
+                    return err(
+                        r.span(),
+                        "`&mut` is not needed in kernels: memory handles are passed by value",
+                    );
+                }
+                let x = self.expr(&r.expr)?;
+                quote_spanned!(span=> &#x)
+            }
+            Expr::Range(r) => {
+                return err(r.span(), "ranges are only supported as the iterator of a `for` loop")
+            }
+            Expr::Closure(c) => {
+                return err(c.span(), "closures are not supported in kernels; use a #[device] function")
+            }
+            Expr::Macro(m) => return err(m.span(), "macros are not supported in kernel bodies"),
+            Expr::Match(m) => {
+                return err(m.match_token.span(), "`match` is not supported in kernels; use `if`/`else`")
+            }
+            Expr::Tuple(t) if t.elems.is_empty() => quote!(()),
+            Expr::Tuple(t) => return err(t.span(), "tuples are not supported in kernels"),
+            Expr::Array(a) => {
+                return err(a.span(), "array literals are not supported in kernels; use local_array")
+            }
+            Expr::Struct(s) => return err(s.span(), "struct literals are not supported in kernels"),
+            Expr::Unsafe(u) => return err(u.unsafe_token.span(), "`unsafe` is not supported in kernels"),
+            Expr::Try(t) => return err(t.question_token.span(), "`?` is not supported in kernels"),
+            Expr::Let(l) => return err(l.span(), "`if let` is not supported in kernels"),
+            other => return err(other.span(), "this expression is not supported in kernels"),
+        })
+    }
+
+    fn binary(&mut self, b: &syn::ExprBinary) -> syn::Result<TokenStream2> {
+        let d = dsl();
+        let span = b.op.span();
+        let compound = match b.op {
+            BinOp::AddAssign(_) => Some(quote!(+)),
+            BinOp::SubAssign(_) => Some(quote!(-)),
+            BinOp::MulAssign(_) => Some(quote!(*)),
+            BinOp::DivAssign(_) => Some(quote!(/)),
+            BinOp::RemAssign(_) => Some(quote!(%)),
+            BinOp::BitAndAssign(_) => Some(quote!(&)),
+            BinOp::BitOrAssign(_) => Some(quote!(|)),
+            BinOp::BitXorAssign(_) => Some(quote!(^)),
+            BinOp::ShlAssign(_) => Some(quote!(<<)),
+            BinOp::ShrAssign(_) => Some(quote!(>>)),
+            _ => None,
+        };
+        if let Some(op) = compound {
+            return self.assign(&b.left, Some(op), &b.right);
+        }
+        let l = self.expr(&b.left)?;
+        let r = self.expr(&b.right)?;
+        let cmp = |op: &str| {
+            let op = format_ident!("{}", op);
+            quote_spanned!(span=> #d::DslCmp::dsl_cmp(#l, ::ferrocm_kernel::ir::CmpOp::#op, #r))
+        };
+        Ok(match b.op {
+            BinOp::Eq(_) => cmp("Eq"),
+            BinOp::Ne(_) => cmp("Ne"),
+            BinOp::Lt(_) => cmp("Lt"),
+            BinOp::Le(_) => cmp("Le"),
+            BinOp::Gt(_) => cmp("Gt"),
+            BinOp::Ge(_) => cmp("Ge"),
+            BinOp::And(_) => quote_spanned!(span=> #d::DslLogic::and_then(#l, || #r)),
+            BinOp::Or(_) => quote_spanned!(span=> #d::DslLogic::or_else(#l, || #r)),
+            op => group(quote_spanned!(span=> #l #op #r)),
+        })
+    }
+
+    /// `left = right` or `left op= right`.
+    fn assign(&mut self, left: &Expr, op: Option<TokenStream2>, right: &Expr) -> syn::Result<TokenStream2> {
+        let d = dsl();
+        let r = self.expr(right)?;
+        if let Some(id) = self.mut_var_ident(left) {
+            return Ok(match op {
+                None => quote!(#id.set(#r)),
+                Some(op) => quote!({ let __r = #r; #id.set(#id.get() #op __r) }),
+            });
+        }
+        match left {
+            Expr::Index(ix) => {
+                let base = self.expr(&ix.expr)?;
+                let i = self.expr(&ix.index)?;
+                Ok(match op {
+                    None => quote!(#d::index_store(&#base, #i, #r)),
+                    Some(op) => quote!({
+                        let __i = #i;
+                        let __r = #r;
+                        #d::index_store(&#base, __i, #d::index_load(&#base, __i) #op __r)
+                    }),
+                })
+            }
+            Expr::Paren(p) => self.assign(&p.expr, op, right),
+            Expr::Path(p) => err(
+                p.span(),
+                "cannot assign to an immutable binding: declare it with `let mut` to make it a kernel variable",
+            ),
+            other => err(other.span(), "only variables and indexed elements can be assigned in kernels"),
+        }
+    }
+
+    fn if_expr(&mut self, i: &syn::ExprIf) -> syn::Result<TokenStream2> {
+        let d = dsl();
+        if let Expr::Let(l) = &*i.cond {
+            return err(l.span(), "`if let` is not supported in kernels");
+        }
+        let c = self.expr(&i.cond)?;
+        let then = self.block(&i.then_branch)?;
+        let els = match &i.else_branch {
+            Some((_, e)) => self.expr(e)?,
+            None => quote!({}),
+        };
+        Ok(quote_spanned!(i.if_token.span=> #d::if_else(#c, || #then, || #els)))
+    }
+
+    fn for_loop(&mut self, f: &syn::ExprForLoop) -> syn::Result<TokenStream2> {
+        let d = dsl();
+        if let Some(l) = &f.label {
+            return err(l.span(), "loop labels are not supported in kernels");
+        }
+        let id = match &*f.pat {
+            Pat::Ident(pi) if pi.mutability.is_none() && pi.by_ref.is_none() => pi.ident.clone(),
+            Pat::Wild(_) => format_ident!("_"),
+            p => return err(p.span(), "a kernel `for` binds a plain name"),
+        };
+        // `(a..b).step_by(s)`, `a..b` or `a..=b`.
+        let (range, step) = match &*f.expr {
+            Expr::MethodCall(m) if m.method == "step_by" && m.args.len() == 1 => {
+                let mut inner = &*m.receiver;
+                while let Expr::Paren(p) = inner {
+                    inner = &p.expr;
+                }
+                (inner, Some(&m.args[0]))
+            }
+            e => (e, None),
+        };
+        let Expr::Range(r) = range else {
+            return err(
+                f.expr.span(),
+                "kernel `for` loops run over ranges: `a..b`, `a..=b` or `(a..b).step_by(s)`",
+            );
+        };
+        let (Some(start), Some(end)) = (&r.start, &r.end) else {
+            return err(r.span(), "kernel `for` ranges need both bounds");
+        };
+        let start = self.expr(start)?;
+        let mut end = self.expr(end)?;
+        if matches!(r.limits, syn::RangeLimits::Closed(_)) {
+            end = quote!((#end + 1));
+        }
+        self.scopes.push(vec![(id.to_string(), false)]);
+        let body = self.block(&f.body);
+        self.scopes.pop();
+        let body = body?;
+        Ok(match step {
+            None => quote_spanned!(f.for_token.span=> #d::for_range(#start, #end, |#id| #body)),
+            Some(s) => {
+                let s = self.expr(s)?;
+                quote_spanned!(f.for_token.span=> #d::for_range_step(#start, #end, #s, |#id| #body))
+            }
+        })
+    }
+}
+
+/// Wraps tokens in an invisible group: keeps precedence without parentheses (and without
+/// `unused_parens` warnings at the user's spans).
+fn group(ts: TokenStream2) -> TokenStream2 {
+    proc_macro2::TokenTree::Group(proc_macro2::Group::new(proc_macro2::Delimiter::None, ts)).into()
+}
+
+/// A single-segment type name that is not a known non-scalar (a generic element type, probably).
+fn is_generic_like(t: &Type) -> bool {
+    if let Type::Path(p) = t {
+        if let Some(id) = p.path.get_ident() {
+            let s = id.to_string();
+            return s.len() == 1 && s.chars().all(|c| c.is_ascii_uppercase());
+        }
+    }
+    false
+}
