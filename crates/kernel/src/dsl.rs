@@ -915,9 +915,44 @@ macro_rules! index_plain {
 }
 index_plain!(i32, u32, i64, u64, usize);
 
-/// `a[i]` as an expression.
-pub fn index_load<T: Elem, M: Memory<T>>(m: &M, i: impl Index) -> Val<T> {
-    m.load(i)
+/// `a[i]` as an expression: a load from kernel memory, or plain indexing of a compile-time
+/// array or `Vec` (with a compile-time index).
+pub trait IndexLoad<I> {
+    type Out;
+    fn index_load(&self, i: I) -> Self::Out;
+}
+macro_rules! index_load_mem {
+    ($($m:ident),*) => {$(
+        impl<T: Elem, I: Index> IndexLoad<I> for $m<T> {
+            type Out = Val<T>;
+            fn index_load(&self, i: I) -> Val<T> {
+                self.load(i)
+            }
+        }
+    )*};
+}
+index_load_mem!(Slice, SliceMut, Shared, Local);
+impl<T: Clone> IndexLoad<usize> for Vec<T> {
+    type Out = T;
+    fn index_load(&self, i: usize) -> T {
+        self[i].clone()
+    }
+}
+impl<T: Clone, const N: usize> IndexLoad<usize> for [T; N] {
+    type Out = T;
+    fn index_load(&self, i: usize) -> T {
+        self[i].clone()
+    }
+}
+impl<T: Clone> IndexLoad<usize> for &[T] {
+    type Out = T;
+    fn index_load(&self, i: usize) -> T {
+        self[i].clone()
+    }
+}
+
+pub fn index_load<B: IndexLoad<I>, I>(base: &B, i: I) -> B::Out {
+    base.index_load(i)
 }
 /// `a[i] = v`.
 pub fn index_store<T: Elem, M: MemoryMut<T>>(m: &M, i: impl Index, v: impl IntoVal<T>) {

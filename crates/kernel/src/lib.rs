@@ -31,7 +31,7 @@ pub mod dsl;
 use std::sync::Arc;
 
 pub use cache::{CompiledKernel, KernelError};
-pub use ferrocm_backend::{Dim3, LaunchDims};
+pub use ferrocm_backend::{CpuKernel, Dim3, LaunchDims};
 pub use ferrocm_ir as ir;
 pub use ferrocm_kernel_macros::{device, kernel};
 pub use half::{bf16, f16};

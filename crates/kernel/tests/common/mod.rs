@@ -1,0 +1,277 @@
+//! The conformance harness: one [`Launch`] per kernel run, executed on every backend present and
+//! checked against a host reference by the test.
+//!
+//! Backends: the CPU executor always. A GPU needs the ferrocm runtime, which is not wired yet;
+//! until it is, `FERROCM_REQUIRE_GPU=1` makes [`gpu_required_but_unavailable`] fail the suite so a
+//! GPU run can never pass by skipping. `FERROCM_GPU_BUNDLE=<dir>` additionally writes each launch
+//! (PTX for sm_90, launch dimensions, input bytes, the CPU executor's outputs, tolerances) to
+//! `<dir>` for `gpu/run_bundle.py`, which replays them on a GPU through the driver JIT and compares
+//! the GPU's outputs with the CPU's.
+#![allow(dead_code)]
+
+use std::sync::Arc;
+
+use ferrocm_kernel::dsl::Elem;
+use ferrocm_kernel::ir::ScalarType;
+use ferrocm_kernel::{CompiledKernel, KernelError, LaunchDims};
+
+/// A small, fast generator (xorshift64*), freshly seeded for every test unless
+/// `FERROCM_SEED` is set; the seed is printed so a failure can be replayed.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new() -> Rng {
+        let seed = std::env::var("FERROCM_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
+            let t = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos())
+                .unwrap_or(1);
+            (t as u64) ^ 0x9e37_79b9_7f4a_7c15
+        });
+        eprintln!("rng seed {seed}");
+        Rng(seed | 1)
+    }
+    pub fn u64(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    pub fn u32(&mut self) -> u32 {
+        (self.u64() >> 32) as u32
+    }
+    /// Uniform in [lo, hi).
+    pub fn f64_in(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * ((self.u64() >> 11) as f64 / (1u64 << 53) as f64)
+    }
+    pub fn f32s(&mut self, n: usize, lo: f32, hi: f32) -> Vec<f32> {
+        (0..n).map(|_| self.f64_in(lo as f64, hi as f64) as f32).collect()
+    }
+    pub fn f64s(&mut self, n: usize, lo: f64, hi: f64) -> Vec<f64> {
+        (0..n).map(|_| self.f64_in(lo, hi)).collect()
+    }
+    pub fn u32s(&mut self, n: usize, below: u32) -> Vec<u32> {
+        (0..n).map(|_| self.u32() % below.max(1)).collect()
+    }
+    pub fn i32s(&mut self, n: usize, lo: i32, hi: i32) -> Vec<i32> {
+        (0..n).map(|_| lo + (self.u32() % (hi - lo) as u32) as i32).collect()
+    }
+}
+
+/// Bytes of a host buffer, 8-byte aligned.
+#[derive(Clone)]
+struct Bytes {
+    words: Vec<u64>,
+    len: usize,
+}
+
+impl Bytes {
+    fn of<T: Copy>(v: &[T]) -> Bytes {
+        let len = std::mem::size_of_val(v);
+        let mut words = vec![0u64; len.div_ceil(8).max(1)];
+        // SAFETY: `words` holds at least `len` bytes; `T` is a plain element type.
+        unsafe { std::ptr::copy_nonoverlapping(v.as_ptr() as *const u8, words.as_mut_ptr() as *mut u8, len) };
+        Bytes { words, len }
+    }
+    fn as_bytes(&self) -> &[u8] {
+        // SAFETY: `words` holds at least `len` initialized bytes.
+        unsafe { std::slice::from_raw_parts(self.words.as_ptr() as *const u8, self.len) }
+    }
+    fn to_vec<T: Copy>(&self) -> Vec<T> {
+        let n = self.len / std::mem::size_of::<T>();
+        // SAFETY: the buffer was made from `n` elements of an element type of the same size.
+        (0..n)
+            .map(|i| unsafe { std::ptr::read_unaligned((self.words.as_ptr() as *const T).add(i)) })
+            .collect()
+    }
+}
+
+enum Arg {
+    Scalar { bytes: Vec<u8>, ty: ScalarType },
+    Buf { data: Bytes, ty: ScalarType, gpu_compare: bool },
+}
+
+/// One kernel launch with its arguments.
+pub struct Launch {
+    name: String,
+    kernel: Arc<CompiledKernel>,
+    dims: LaunchDims,
+    args: Vec<Arg>,
+    rtol: f64,
+    atol: f64,
+}
+
+/// The buffers after a launch.
+pub struct Outputs {
+    bufs: Vec<Bytes>,
+    /// For each argument, its index in `bufs` (scalars have none).
+    pos: Vec<Option<usize>>,
+}
+
+impl Outputs {
+    /// The contents of the buffer passed as argument `arg` (counting scalars too).
+    pub fn get<T: Copy>(&self, arg: usize) -> Vec<T> {
+        match self.pos[arg] {
+            Some(b) => self.bufs[b].to_vec(),
+            None => panic!("argument {arg} is a scalar"),
+        }
+    }
+}
+
+impl Launch {
+    pub fn new(
+        name: &str,
+        kernel: Result<Arc<CompiledKernel>, KernelError>,
+        grid: impl Into<ferrocm_kernel::Dim3>,
+        block: impl Into<ferrocm_kernel::Dim3>,
+    ) -> Launch {
+        let kernel = kernel.unwrap_or_else(|e| panic!("{name}: {e}"));
+        Launch {
+            name: name.to_string(),
+            kernel,
+            dims: ferrocm_kernel::dims(grid, block, 0),
+            args: Vec::new(),
+            rtol: 0.0,
+            atol: 0.0,
+        }
+    }
+    pub fn shared(mut self, bytes: u32) -> Self {
+        self.dims.shared_mem_bytes = bytes;
+        self
+    }
+    pub fn scalar<T: Elem>(mut self, v: T) -> Self {
+        let size = T::TY.size() as usize;
+        self.args.push(Arg::Scalar { bytes: v.to_bits().to_le_bytes()[..size].to_vec(), ty: T::TY });
+        self
+    }
+    pub fn buf<T: Elem>(mut self, v: &[T]) -> Self {
+        self.args.push(Arg::Buf { data: Bytes::of(v), ty: T::TY, gpu_compare: true });
+        self
+    }
+    /// A buffer whose final contents depend on scheduling (not compared between backends).
+    pub fn buf_unordered<T: Elem>(mut self, v: &[T]) -> Self {
+        self.args.push(Arg::Buf { data: Bytes::of(v), ty: T::TY, gpu_compare: false });
+        self
+    }
+    /// Tolerance of the GPU-versus-CPU comparison (exact by default).
+    pub fn gpu_tol(mut self, rtol: f64, atol: f64) -> Self {
+        self.rtol = rtol;
+        self.atol = atol;
+        self
+    }
+
+    fn host_args(bufs: &mut [Bytes], args: &[Arg]) -> Vec<Vec<u8>> {
+        let mut out = Vec::new();
+        let mut bi = 0;
+        for a in args {
+            match a {
+                Arg::Scalar { bytes, .. } => out.push(bytes.clone()),
+                Arg::Buf { ty, .. } => {
+                    let b = &mut bufs[bi];
+                    bi += 1;
+                    out.push((b.words.as_mut_ptr() as u64).to_le_bytes().to_vec());
+                    out.push(((b.len / ty.size() as usize) as u64).to_le_bytes().to_vec());
+                }
+            }
+        }
+        out
+    }
+
+    /// Runs on the CPU executor; the error, if any, is the executor's message.
+    pub fn try_run(&self) -> Result<Outputs, String> {
+        let mut bufs: Vec<Bytes> = self
+            .args
+            .iter()
+            .filter_map(|a| match a {
+                Arg::Buf { data, .. } => Some(data.clone()),
+                _ => None,
+            })
+            .collect();
+        let raw = Self::host_args(&mut bufs, &self.args);
+        let slices: Vec<&[u8]> = raw.iter().map(|v| v.as_slice()).collect();
+        let k = self.kernel.cpu().map_err(|e| e.to_string())?;
+        ferrocm_kernel::ir::verify(self.kernel.ir()).map_err(|e| e.to_string())?;
+        use ferrocm_kernel::CpuKernel;
+        k.launch(self.dims, &slices)?;
+        let mut next = 0;
+        let pos = self
+            .args
+            .iter()
+            .map(|a| match a {
+                Arg::Buf { .. } => {
+                    next += 1;
+                    Some(next - 1)
+                }
+                Arg::Scalar { .. } => None,
+            })
+            .collect();
+        Ok(Outputs { bufs, pos })
+    }
+
+    /// Runs on every backend present and returns the CPU executor's outputs.
+    pub fn run(self) -> Outputs {
+        let out = self.try_run().unwrap_or_else(|e| panic!("{}: {e}", self.name));
+        // PTX must generate for every kernel, whether or not a GPU is here to run it.
+        let ptx = self.kernel.ptx("sm_90").unwrap_or_else(|e| panic!("{}: {e}", self.name));
+        if let Ok(dir) = std::env::var("FERROCM_GPU_BUNDLE") {
+            self.write_bundle(&dir, &ptx, &out);
+        }
+        out
+    }
+
+    fn write_bundle(&self, dir: &str, ptx: &str, out: &Outputs) {
+        let dir = std::path::Path::new(dir);
+        std::fs::create_dir_all(dir).expect("bundle dir");
+        let tag = self.name.replace(|c: char| !c.is_ascii_alphanumeric() && c != '_', "_");
+        std::fs::write(dir.join(format!("{tag}.ptx")), ptx).expect("write ptx");
+        let mut args = Vec::new();
+        let mut bi = 0;
+        for a in &self.args {
+            match a {
+                Arg::Scalar { bytes, ty } => args.push(serde_json::json!({
+                    "kind": "scalar", "dtype": ty.name(), "hex": hex(bytes)
+                })),
+                Arg::Buf { data, ty, gpu_compare } => {
+                    let input = format!("{tag}.in{bi}.bin");
+                    let output = format!("{tag}.out{bi}.bin");
+                    std::fs::write(dir.join(&input), data.as_bytes()).expect("write input");
+                    std::fs::write(dir.join(&output), out.bufs[bi].as_bytes()).expect("write output");
+                    args.push(serde_json::json!({
+                        "kind": "buf", "dtype": ty.name(), "input": input, "expect": output,
+                        "compare": gpu_compare, "len": data.len / ty.size() as usize
+                    }));
+                    bi += 1;
+                }
+            }
+        }
+        let d = self.dims;
+        let case = serde_json::json!({
+            "name": self.name, "entry": self.kernel.name(), "ptx": format!("{tag}.ptx"),
+            "grid": [d.grid.x, d.grid.y, d.grid.z], "block": [d.block.x, d.block.y, d.block.z],
+            "shared": d.shared_mem_bytes, "args": args, "rtol": self.rtol, "atol": self.atol,
+        });
+        std::fs::write(dir.join(format!("{tag}.json")), case.to_string()).expect("write case");
+    }
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// Checks `got` against a host reference with a relative and absolute tolerance.
+pub fn check_close(what: &str, got: &[f64], want: &[f64], rtol: f64, atol: f64) {
+    assert_eq!(got.len(), want.len(), "{what}: length");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        let ok = (g - w).abs() <= atol + rtol * w.abs() || (g.is_nan() && w.is_nan());
+        assert!(ok, "{what}: element {i}: got {g}, want {w} (rtol {rtol}, atol {atol})");
+    }
+}
+
+pub fn f64s<T: Into<f64> + Copy>(v: &[T]) -> Vec<f64> {
+    v.iter().map(|&x| x.into()).collect()
+}
+
+/// Fails when `FERROCM_REQUIRE_GPU=1` and no GPU backend can be reached from this suite.
+pub fn gpu_required_but_unavailable() -> bool {
+    std::env::var("FERROCM_REQUIRE_GPU").map(|v| v == "1").unwrap_or(false)
+}
