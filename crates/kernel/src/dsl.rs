@@ -546,8 +546,44 @@ impl Cond for Val<bool> {
     }
 }
 
-pub fn if_else<C: Cond, R: Merge>(c: C, t: impl FnOnce() -> R, e: impl FnOnce() -> R) -> R {
-    c.if_else(t, e)
+/// `if c { t } else { e }`. The branches may mix a runtime and a plain value of one element type
+/// (`if c { x[i] } else { 0.0f32 }`); the result is then a runtime value.
+pub fn if_else<C: Cond, A: Unify<B>, B>(c: C, t: impl FnOnce() -> A, e: impl FnOnce() -> B) -> A::Out {
+    c.if_else(|| t().left(), || A::right(e()))
+}
+
+/// The common type of an `if`'s two branches.
+pub trait Unify<B> {
+    type Out: Merge;
+    fn left(self) -> Self::Out;
+    fn right(b: B) -> Self::Out;
+}
+impl<A: Merge> Unify<A> for A {
+    type Out = A;
+    fn left(self) -> A {
+        self
+    }
+    fn right(b: A) -> A {
+        b
+    }
+}
+impl<T: Elem> Unify<T> for Val<T> {
+    type Out = Val<T>;
+    fn left(self) -> Val<T> {
+        self
+    }
+    fn right(b: T) -> Val<T> {
+        Val::constant(b)
+    }
+}
+impl<T: Elem> Unify<Val<T>> for T {
+    type Out = Val<T>;
+    fn left(self) -> Val<T> {
+        Val::constant(self)
+    }
+    fn right(b: Val<T>) -> Val<T> {
+        b
+    }
 }
 
 fn open_loop() {

@@ -921,3 +921,843 @@ fn grid_stride_loop() {
         .get::<f32>(1);
     check_close("y", &f64s(&o), &x.iter().map(|&v| v as f64 * 2.0).collect::<Vec<_>>(), 0.0, 0.0);
 }
+
+// ------------------------------------------------------------------ math
+
+#[kernel]
+fn math_f32(x: &[f32], out: &mut [f32]) {
+    let i = global_index();
+    if i < x.len() {
+        let v = x[i];
+        let a = v.abs() + 0.5f32;
+        out[i * 14] = a.sqrt();
+        out[i * 14 + 1] = a.rsqrt();
+        out[i * 14 + 2] = v.exp();
+        out[i * 14 + 3] = v.exp2();
+        out[i * 14 + 4] = a.ln();
+        out[i * 14 + 5] = a.log2();
+        out[i * 14 + 6] = v.sin();
+        out[i * 14 + 7] = v.cos();
+        out[i * 14 + 8] = v.tanh();
+        out[i * 14 + 9] = a.powf(v);
+        out[i * 14 + 10] = v.erf();
+        out[i * 14 + 11] = (v * 3.0f32).floor() + (v * 3.0f32).ceil() * 10.0f32;
+        out[i * 14 + 12] = v.mul_add(2.0f32, -1.0f32);
+        out[i * 14 + 13] = v.min(0.25f32).max(-0.25f32);
+    }
+}
+
+fn erf_ref(x: f64) -> f64 {
+    // Abramowitz & Stegun 7.1.26 in f64, the function the DSL documents.
+    let t = 1.0 / (1.0 + 0.3275911 * x.abs());
+    let y = 1.0
+        - t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
+            * (-x * x).exp();
+    if x < 0.0 {
+        -y
+    } else {
+        y
+    }
+}
+
+#[test]
+fn math_functions_f32_within_documented_accuracy() {
+    let mut r = Rng::new();
+    let x = r.f32s(N, -3.0, 3.0);
+    let o = Launch::new("math_f32", math_f32::kernel(), grid_for(N, 128), 128)
+        .buf(&x)
+        .buf(&vec![0f32; N * 14])
+        .gpu_tol(2e-3, 2e-5)
+        .run()
+        .get::<f32>(1);
+    for i in 0..N {
+        let v = x[i] as f64;
+        let a = v.abs() + 0.5;
+        let want = [
+            a.sqrt(),
+            1.0 / a.sqrt(),
+            v.exp(),
+            v.exp2(),
+            a.ln(),
+            a.log2(),
+            v.sin(),
+            v.cos(),
+            v.tanh(),
+            a.powf(v),
+            erf_ref(v),
+            (x[i] * 3.0).floor() as f64 + (x[i] * 3.0).ceil() as f64 * 10.0,
+            v * 2.0 - 1.0,
+            v.clamp(-0.25, 0.25),
+        ];
+        let got: Vec<f64> = f64s(&o[i * 14..i * 14 + 14]);
+        check_close(&format!("math of {v}"), &got, &want, 2e-6, 2e-6);
+    }
+}
+
+#[kernel]
+fn math_f64(x: &[f64], out: &mut [f64]) {
+    let i = global_index();
+    if i < x.len() {
+        let v = x[i];
+        out[i * 4] = (v * v + 1.0f64).sqrt();
+        out[i * 4 + 1] = v.exp();
+        out[i * 4 + 2] = v.abs().max(1e-3f64).ln();
+        out[i * 4 + 3] = v.sin() * v.cos();
+    }
+}
+
+#[test]
+fn math_functions_f64() {
+    let mut r = Rng::new();
+    let x = r.f64s(N, -2.0, 2.0);
+    let o = Launch::new("math_f64", math_f64::kernel(), grid_for(N, 128), 128)
+        .buf(&x)
+        .buf(&vec![0f64; N * 4])
+        .gpu_tol(1e-5, 1e-6)
+        .run()
+        .get::<f64>(1);
+    for i in 0..N {
+        let v = x[i];
+        let want = [(v * v + 1.0).sqrt(), v.exp(), v.abs().max(1e-3).ln(), v.sin() * v.cos()];
+        check_close("f64 math", &o[i * 4..i * 4 + 4], &want, 1e-14, 1e-14);
+    }
+}
+
+#[kernel]
+fn int_min_max_abs(a: &[i32], b: &[i32], out: &mut [i32]) {
+    let i = global_index();
+    if i < a.len() {
+        out[i] = a[i].min(b[i]) * 3 + a[i].max(b[i]) + (a[i] - b[i]).abs();
+    }
+}
+
+#[test]
+fn integer_min_max_abs() {
+    let mut r = Rng::new();
+    let (a, b) = (r.i32s(N, -1000, 1000), r.i32s(N, -1000, 1000));
+    let o = Launch::new("int_min_max_abs", int_min_max_abs::kernel(), grid_for(N, 128), 128)
+        .buf(&a)
+        .buf(&b)
+        .buf(&vec![0; N])
+        .run()
+        .get::<i32>(2);
+    for i in 0..N {
+        assert_eq!(o[i], a[i].min(b[i]) * 3 + a[i].max(b[i]) + (a[i] - b[i]).abs());
+    }
+}
+
+// ------------------------------------------------------------------ shared memory and barriers
+
+#[kernel]
+fn block_reverse(x: &[f32], y: &mut [f32]) {
+    let tile = shared_array::<f32>(256);
+    let t = thread_idx_x();
+    let base = (block_idx_x() * 256u32) as usize;
+    tile[t] = x[base + t as usize];
+    sync_threads();
+    y[base + t as usize] = tile[255u32 - t];
+}
+
+#[test]
+fn shared_memory_reverse_with_barrier() {
+    let mut r = Rng::new();
+    let x = r.f32s(1024, -1.0, 1.0);
+    let o = Launch::new("block_reverse", block_reverse::kernel(), 4, 256)
+        .buf(&x)
+        .buf(&vec![0f32; 1024])
+        .run()
+        .get::<f32>(1);
+    for b in 0..4 {
+        for t in 0..256 {
+            assert_eq!(o[b * 256 + t], x[b * 256 + 255 - t]);
+        }
+    }
+}
+
+#[kernel]
+fn block_sum<const BLOCK: usize>(x: &[f32], partial: &mut [f32]) {
+    let s = shared_array::<f32>(BLOCK);
+    let t = thread_idx_x();
+    let i = global_index();
+    s[t] = select(i < x.len(), x[i.min(x.len() - 1)], 0.0f32);
+    sync_threads();
+    let mut stride = (BLOCK / 2) as u32;
+    while stride > 0u32 {
+        if t < stride {
+            s[t] += s[t + stride];
+        }
+        sync_threads();
+        stride = stride / 2u32;
+    }
+    if t == 0u32 {
+        partial[block_idx_x()] = s[0u32];
+    }
+}
+
+#[test]
+fn block_reduction_tree_in_shared_memory() {
+    let mut r = Rng::new();
+    let n = 5000;
+    let x = r.f32s(n, -1.0, 1.0);
+    let blocks = grid_for(n, 256);
+    let o = Launch::new("block_sum", block_sum::kernel::<256>(), blocks, 256)
+        .buf(&x)
+        .buf(&vec![0f32; blocks as usize])
+        .gpu_tol(1e-5, 1e-5)
+        .run()
+        .get::<f32>(1);
+    let want: Vec<f64> = (0..blocks as usize)
+        .map(|b| x[b * 256..((b + 1) * 256).min(n)].iter().map(|&v| v as f64).sum())
+        .collect();
+    check_close("partials", &f64s(&o), &want, 1e-5, 1e-5);
+}
+
+#[kernel]
+fn dyn_shared_rotate(x: &[u32], y: &mut [u32]) {
+    let s = dyn_shared::<u32>();
+    let t = thread_idx_x();
+    let n = block_dim_x();
+    s[t] = x[global_index()];
+    sync_threads();
+    y[global_index()] = s[(t + 1u32) % n] + (s.len() as u32) * 0u32;
+}
+
+#[test]
+fn dynamic_shared_memory() {
+    let mut r = Rng::new();
+    let x = r.u32s(512, 1 << 30);
+    let o = Launch::new("dyn_shared_rotate", dyn_shared_rotate::kernel(), 4, 128)
+        .shared(128 * 4)
+        .buf(&x)
+        .buf(&vec![0u32; 512])
+        .run()
+        .get::<u32>(1);
+    for b in 0..4 {
+        for t in 0..128 {
+            assert_eq!(o[b * 128 + t], x[b * 128 + (t + 1) % 128]);
+        }
+    }
+}
+
+#[kernel]
+fn tiled_matmul<const T: usize>(a: &[f32], b: &[f32], c: &mut [f32], n: u32) {
+    let ta = shared_array::<f32>(T * T);
+    let tb = shared_array::<f32>(T * T);
+    let tx = thread_idx_x();
+    let ty = thread_idx_y();
+    let row = block_idx_y() * (T as u32) + ty;
+    let col = block_idx_x() * (T as u32) + tx;
+    let mut acc = 0.0f32;
+    let tiles = (n + (T as u32) - 1u32) / (T as u32);
+    for k0 in 0u32..tiles {
+        let ak = k0 * (T as u32) + tx;
+        let bk = k0 * (T as u32) + ty;
+        let av = if row < n && ak < n { a[row * n + ak] } else { 0.0f32 };
+        let bv = if bk < n && col < n { b[bk * n + col] } else { 0.0f32 };
+        ta[ty * (T as u32) + tx] = av;
+        tb[ty * (T as u32) + tx] = bv;
+        sync_threads();
+        for k in 0..T {
+            acc += ta[ty * (T as u32) + (k as u32)] * tb[(k as u32) * (T as u32) + tx];
+        }
+        sync_threads();
+    }
+    if row < n && col < n {
+        c[row * n + col] = acc;
+    }
+}
+
+#[test]
+fn shared_memory_tiled_matmul() {
+    let mut r = Rng::new();
+    let n = 45usize;
+    let (a, b) = (r.f32s(n * n, -1.0, 1.0), r.f32s(n * n, -1.0, 1.0));
+    let g = (n as u32).div_ceil(16);
+    let o = Launch::new("tiled_matmul", tiled_matmul::kernel::<16>(), (g, g), (16, 16))
+        .buf(&a)
+        .buf(&b)
+        .buf(&vec![0f32; n * n])
+        .scalar(n as u32)
+        .gpu_tol(1e-5, 1e-5)
+        .run()
+        .get::<f32>(2);
+    let mut want = vec![0f64; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            want[i * n + j] = (0..n).map(|k| a[i * n + k] as f64 * b[k * n + j] as f64).sum();
+        }
+    }
+    check_close("c", &f64s(&o), &want, 1e-5, 1e-5);
+}
+
+#[kernel]
+fn local_sort<const K: usize>(x: &[i32], y: &mut [i32]) {
+    let i = global_index();
+    if i < x.len() / K {
+        let l = local_array::<i32>(K);
+        for k in 0..K {
+            l[k] = x[i * K + k];
+        }
+        // Insertion sort with runtime loops over the per-thread array.
+        for p in 1u32..(K as u32) {
+            let v = l[p];
+            let mut j = p;
+            while j > 0u32 && l[j - 1u32] > v {
+                l[j] = l[j - 1u32];
+                j -= 1u32;
+            }
+            l[j] = v;
+        }
+        for k in 0..K {
+            y[i * K + k] = l[k];
+        }
+    }
+}
+
+#[test]
+fn per_thread_local_array_sort() {
+    let mut r = Rng::new();
+    let x = r.i32s(8 * 300, -1000, 1000);
+    let o = Launch::new("local_sort", local_sort::kernel::<8>(), 3, 128)
+        .buf(&x)
+        .buf(&vec![0; 2400])
+        .run()
+        .get::<i32>(1);
+    for c in 0..300 {
+        let mut want = x[c * 8..c * 8 + 8].to_vec();
+        want.sort();
+        assert_eq!(&o[c * 8..c * 8 + 8], &want[..], "chunk {c}");
+    }
+}
+
+// ------------------------------------------------------------------ warps
+
+#[kernel]
+fn warp_sum_xor(x: &[f32], out: &mut [f32]) {
+    let i = global_index();
+    let mut v = x[i];
+    for k in 0..5u32 {
+        v += shfl_xor(v, 16u32 >> k);
+    }
+    out[i] = v;
+}
+
+#[test]
+fn warp_butterfly_reduction_with_shfl_xor() {
+    let mut r = Rng::new();
+    let x = r.f32s(256, -1.0, 1.0);
+    let o = Launch::new("warp_sum_xor", warp_sum_xor::kernel(), 2, 128)
+        .buf(&x)
+        .buf(&vec![0f32; 256])
+        .gpu_tol(1e-6, 1e-6)
+        .run()
+        .get::<f32>(1);
+    for w in 0..8 {
+        let s: f64 = x[w * 32..w * 32 + 32].iter().map(|&v| v as f64).sum();
+        check_close("warp sums", &f64s(&o[w * 32..w * 32 + 32]), &[s; 32], 1e-5, 1e-5);
+    }
+}
+
+#[kernel]
+fn warp_sum_down(x: &[i32], out: &mut [i32]) {
+    let i = global_index();
+    let mut v = x[i];
+    let mut off = 16u32;
+    while off > 0u32 {
+        v += shfl_down(v, off);
+        off = off / 2u32;
+    }
+    if lane_id() == 0u32 {
+        out[i / 32usize] = v;
+    }
+}
+
+#[test]
+fn warp_reduction_with_shfl_down() {
+    let mut r = Rng::new();
+    let x = r.i32s(512, -1000, 1000);
+    let o = Launch::new("warp_sum_down", warp_sum_down::kernel(), 4, 128)
+        .buf(&x)
+        .buf(&[0; 16])
+        .run()
+        .get::<i32>(1);
+    for w in 0..16 {
+        assert_eq!(o[w], x[w * 32..w * 32 + 32].iter().sum::<i32>(), "warp {w}");
+    }
+}
+
+#[kernel]
+fn warp_scan_up(x: &[u32], out: &mut [u32]) {
+    let i = global_index();
+    let lane = lane_id();
+    let mut v = x[i];
+    for k in 0..5u32 {
+        let d = 1u32 << k;
+        let n = shfl_up(v, d);
+        if lane >= d {
+            v += n;
+        }
+    }
+    out[i] = v;
+}
+
+#[test]
+fn warp_inclusive_scan_with_shfl_up() {
+    let mut r = Rng::new();
+    let x = r.u32s(256, 100);
+    let o = Launch::new("warp_scan_up", warp_scan_up::kernel(), 1, 256)
+        .buf(&x)
+        .buf(&vec![0u32; 256])
+        .run()
+        .get::<u32>(1);
+    for w in 0..8 {
+        let mut acc = 0;
+        for l in 0..32 {
+            acc += x[w * 32 + l];
+            assert_eq!(o[w * 32 + l], acc, "warp {w} lane {l}");
+        }
+    }
+}
+
+#[kernel]
+fn warp_broadcast(x: &[f64], src: u32, out: &mut [f64]) {
+    let i = global_index();
+    out[i] = shfl_idx(x[i], src);
+}
+
+#[test]
+fn shfl_idx_broadcasts_64_bit_values() {
+    let mut r = Rng::new();
+    let x = r.f64s(128, -1.0, 1.0);
+    let o = Launch::new("warp_broadcast", warp_broadcast::kernel(), 1, 128)
+        .buf(&x)
+        .scalar(7u32)
+        .buf(&vec![0f64; 128])
+        .run()
+        .get::<f64>(2);
+    for i in 0..128 {
+        assert_eq!(o[i], x[(i / 32) * 32 + 7]);
+    }
+}
+
+#[kernel]
+fn votes(x: &[i32], out: &mut [u32]) {
+    let i = global_index();
+    let p = x[i] > 0;
+    let any = vote_any(p);
+    let all = vote_all(p);
+    let b = ballot(p);
+    out[i] = (any as u32) + (all as u32) * 2u32 + select(lane_id() == 0u32, b, 0u32) * 0u32;
+    if lane_id() == 0u32 {
+        out[x.len() + i / 32usize] = b;
+    }
+}
+
+#[test]
+fn warp_votes_any_all_ballot() {
+    let mut r = Rng::new();
+    let mut x: Vec<i32> = r.i32s(128, -5, 5);
+    for v in &mut x[32..64] {
+        *v = 1; // a warp where all lanes vote yes
+    }
+    for v in &mut x[64..96] {
+        *v = -1; // and one where none do
+    }
+    let o = Launch::new("votes", votes::kernel(), 1, 128).buf(&x).buf(&vec![0u32; 132]).run().get::<u32>(1);
+    for w in 0..4 {
+        let lanes = &x[w * 32..w * 32 + 32];
+        let ballot: u32 = lanes.iter().enumerate().map(|(l, &v)| ((v > 0) as u32) << l).sum();
+        let any = lanes.iter().any(|&v| v > 0) as u32;
+        let all = lanes.iter().all(|&v| v > 0) as u32;
+        assert_eq!(o[128 + w], ballot, "ballot of warp {w}");
+        for l in 0..32 {
+            assert_eq!(o[w * 32 + l], any + 2 * all, "warp {w} lane {l}");
+        }
+    }
+}
+
+#[kernel]
+fn lanes_and_warp_size(out: &mut [u32]) {
+    let t = thread_idx_x();
+    out[t] = lane_id() + warp_size() * 100u32 + (t / warp_size()) * 10000u32;
+}
+
+#[test]
+fn lane_id_and_warp_size() {
+    let o =
+        Launch::new("lanes", lanes_and_warp_size::kernel(), 1, 96).buf(&vec![0u32; 96]).run().get::<u32>(0);
+    for t in 0..96u32 {
+        assert_eq!(o[t as usize], t % 32 + 3200 + (t / 32) * 10000);
+    }
+}
+
+// ------------------------------------------------------------------ atomics
+
+#[kernel]
+fn histogram(x: &[u32], bins: &mut [u32]) {
+    let i = global_index();
+    if i < x.len() {
+        bins.atomic_add(x[i] % (bins.len() as u32), 1u32);
+    }
+}
+
+#[test]
+fn global_atomic_add_histogram() {
+    let mut r = Rng::new();
+    let x = r.u32s(20_000, 1 << 20);
+    let o = Launch::new("histogram", histogram::kernel(), grid_for(20_000, 256), 256)
+        .buf(&x)
+        .buf(&vec![0u32; 64])
+        .run()
+        .get::<u32>(1);
+    let mut want = vec![0u32; 64];
+    for v in &x {
+        want[(v % 64) as usize] += 1;
+    }
+    assert_eq!(o, want);
+}
+
+#[kernel]
+fn shared_histogram(x: &[u32], bins: &mut [u32]) {
+    let local = shared_array::<u32>(32);
+    let t = thread_idx_x();
+    if t < 32u32 {
+        local[t] = 0u32;
+    }
+    sync_threads();
+    let mut i = global_index();
+    while i < x.len() {
+        local.atomic_add(x[i] & 31u32, 1u32);
+        i += grid_stride();
+    }
+    sync_threads();
+    if t < 32u32 {
+        bins.atomic_add(t, local[t]);
+    }
+}
+
+#[test]
+fn shared_memory_atomics_histogram() {
+    let mut r = Rng::new();
+    let x = r.u32s(30_000, u32::MAX);
+    let o = Launch::new("shared_histogram", shared_histogram::kernel(), 8, 128)
+        .buf(&x)
+        .buf(&[0u32; 32])
+        .run()
+        .get::<u32>(1);
+    let mut want = vec![0u32; 32];
+    for v in &x {
+        want[(v & 31) as usize] += 1;
+    }
+    assert_eq!(o, want);
+}
+
+#[kernel]
+fn atomic_float_sums(x: &[f32], d: &[f64], s32: &mut [f32], s64: &mut [f64]) {
+    let i = global_index();
+    if i < x.len() {
+        s32.atomic_add(0u32, x[i]);
+        s64.atomic_add(0u32, d[i]);
+    }
+}
+
+#[test]
+fn atomic_add_f32_and_f64() {
+    let mut r = Rng::new();
+    let (x, d) = (r.f32s(4096, 0.0, 1.0), r.f64s(4096, 0.0, 1.0));
+    let out = Launch::new("atomic_float_sums", atomic_float_sums::kernel(), 16, 256)
+        .buf(&x)
+        .buf(&d)
+        .buf(&[0f32])
+        .buf(&[0f64])
+        .gpu_tol(1e-5, 1e-3)
+        .run();
+    let (s32, s64) = (out.get::<f32>(2)[0] as f64, out.get::<f64>(3)[0]);
+    check_close("f32 sum", &[s32], &[x.iter().map(|&v| v as f64).sum()], 1e-4, 0.0);
+    check_close("f64 sum", &[s64], &[d.iter().sum()], 1e-12, 0.0);
+}
+
+#[kernel]
+fn atomic_int_ops(
+    x: &[i32],
+    u: &[u32],
+    mins: &mut [i32],
+    bits: &mut [u32],
+    wide: &mut [i64],
+    uwide: &mut [u64],
+) {
+    let i = global_index();
+    if i < x.len() {
+        mins.atomic_min(0u32, x[i]);
+        mins.atomic_max(1u32, x[i]);
+        mins.atomic_sub(2u32, x[i]);
+        bits.atomic_and(0u32, u[i] | 0xffff_0000u32);
+        bits.atomic_or(1u32, u[i] & 0x0000_ffffu32);
+        bits.atomic_xor(2u32, u[i]);
+        wide.atomic_add(0u32, x[i] as i64 * 1_000_000i64);
+        wide.atomic_min(1u32, x[i] as i64);
+        uwide.atomic_add(0u32, u[i] as u64);
+        uwide.atomic_max(1u32, u[i] as u64);
+    }
+}
+
+#[test]
+fn atomic_min_max_sub_and_or_xor_on_32_and_64_bits() {
+    let mut r = Rng::new();
+    let n = 3000;
+    let (x, u) = (r.i32s(n, -1_000_000, 1_000_000), r.u32s(n, u32::MAX));
+    let out = Launch::new("atomic_int_ops", atomic_int_ops::kernel(), grid_for(n, 128), 128)
+        .buf(&x)
+        .buf(&u)
+        .buf(&[i32::MAX, i32::MIN, 0])
+        .buf(&[u32::MAX, 0, 0])
+        .buf(&[0i64, i64::MAX])
+        .buf(&[0u64, 0])
+        .run();
+    let (m, b, w, uw) = (out.get::<i32>(2), out.get::<u32>(3), out.get::<i64>(4), out.get::<u64>(5));
+    assert_eq!(m[0], *x.iter().min().unwrap());
+    assert_eq!(m[1], *x.iter().max().unwrap());
+    assert_eq!(m[2], x.iter().fold(0i32, |a, &v| a.wrapping_sub(v)));
+    assert_eq!(b[0], u.iter().fold(u32::MAX, |a, &v| a & (v | 0xffff_0000)));
+    assert_eq!(b[1], u.iter().fold(0, |a, &v| a | (v & 0xffff)));
+    assert_eq!(b[2], u.iter().fold(0, |a, &v| a ^ v));
+    assert_eq!(w[0], x.iter().map(|&v| v as i64 * 1_000_000).sum::<i64>());
+    assert_eq!(w[1], *x.iter().min().unwrap() as i64);
+    assert_eq!(uw[0], u.iter().map(|&v| v as u64).sum::<u64>());
+    assert_eq!(uw[1], *u.iter().max().unwrap() as u64);
+}
+
+#[kernel]
+fn ticket_lock_free(slots: &mut [u32], counter: &mut [u32], owners: &mut [u32]) {
+    let i = global_index();
+    // Claim a unique ticket with a CAS loop, then record who got it with an exchange.
+    let mut done = false;
+    while !done {
+        let cur = counter[0u32];
+        let old = counter.atomic_cas(0u32, cur, cur + 1u32);
+        if old == cur {
+            slots[cur] = i as u32;
+            done = true;
+        }
+    }
+    owners.atomic_exch(i, 1u32);
+}
+
+#[test]
+fn compare_and_swap_and_exchange() {
+    let n = 512;
+    let out = Launch::new("ticket", ticket_lock_free::kernel(), 4, 128)
+        .buf_unordered(&vec![u32::MAX; n])
+        .buf(&[0u32])
+        .buf(&vec![0u32; n])
+        .run();
+    let mut slots = out.get::<u32>(0);
+    slots.sort();
+    assert_eq!(slots, (0..n as u32).collect::<Vec<_>>(), "every thread gets exactly one ticket");
+    assert_eq!(out.get::<u32>(1), vec![n as u32]);
+    assert_eq!(out.get::<u32>(2), vec![1u32; n]);
+}
+
+// ------------------------------------------------------------------ wide memory access and fences
+
+#[kernel]
+fn wide_copy(x: &[f32], y: &mut [f32]) {
+    let i = global_index();
+    if i < x.len() / 4usize {
+        let v = x.load4(i);
+        y.store4(i, vec4(v.get(3), v.get(2), v.get(1), v.get(0)));
+    }
+}
+
+#[test]
+fn sixteen_byte_vector_loads_and_stores() {
+    let mut r = Rng::new();
+    let x = r.f32s(4096, -1.0, 1.0);
+    let k = wide_copy::kernel().unwrap();
+    assert!(k.ptx("sm_90").unwrap().contains("ld.global.v4.f32"), "expected a 16-byte load");
+    let o = Launch::new("wide_copy", wide_copy::kernel(), 4, 256)
+        .buf(&x)
+        .buf(&vec![0f32; 4096])
+        .run()
+        .get::<f32>(1);
+    for q in 0..1024 {
+        for k in 0..4 {
+            assert_eq!(o[q * 4 + k], x[q * 4 + 3 - k]);
+        }
+    }
+}
+
+#[kernel]
+fn wide_f64(x: &[f64], y: &mut [f64]) {
+    let i = global_index();
+    if i < x.len() / 2usize {
+        let v = x.load2(i);
+        y.store2(i, vec2(v.get(0) + v.get(1), v.get(0) - v.get(1)));
+    }
+}
+
+#[test]
+fn two_wide_f64_vectors() {
+    let mut r = Rng::new();
+    let x = r.f64s(1000, -1.0, 1.0);
+    let o = Launch::new("wide_f64", wide_f64::kernel(), 4, 128)
+        .buf(&x)
+        .buf(&vec![0f64; 1000])
+        .run()
+        .get::<f64>(1);
+    for q in 0..500 {
+        assert_eq!(o[q * 2], x[q * 2] + x[q * 2 + 1]);
+        assert_eq!(o[q * 2 + 1], x[q * 2] - x[q * 2 + 1]);
+    }
+}
+
+#[kernel]
+fn fenced_publish(data: &mut [u32], flags: &mut [u32]) {
+    let i = global_index();
+    data[i] = (i as u32) * 3u32;
+    fence_device();
+    fence_block();
+    fence_system();
+    flags.atomic_exch(i, 1u32);
+}
+
+#[test]
+fn memory_fences() {
+    let out = Launch::new("fenced_publish", fenced_publish::kernel(), 2, 64)
+        .buf(&vec![0u32; 128])
+        .buf(&vec![0u32; 128])
+        .run();
+    assert_eq!(out.get::<u32>(0), (0..128u32).map(|i| i * 3).collect::<Vec<_>>());
+    assert_eq!(out.get::<u32>(1), vec![1u32; 128]);
+    let ptx = fenced_publish::kernel().unwrap().ptx("sm_90").unwrap();
+    assert!(ptx.contains("membar.gl") && ptx.contains("membar.cta") && ptx.contains("membar.sys"));
+}
+
+// ------------------------------------------------------------------ tensor cores
+
+/// One warp multiplies a 16x16 A (row major) by a 16x8 B (given as B^T, 8x16 row major), in
+/// f16 or bf16 with f32 accumulation, loading its fragments by the PTX layout.
+#[kernel]
+fn mma_tile<H: Elem>(a: &[H], bt: &[H], c: &mut [f32]) {
+    let lane = lane_id();
+    let g = lane / 4u32;
+    let t = lane % 4u32;
+    let a0 = pack_half2(a[g * 16u32 + t * 2u32], a[g * 16u32 + t * 2u32 + 1u32]);
+    let a1 = pack_half2(a[(g + 8u32) * 16u32 + t * 2u32], a[(g + 8u32) * 16u32 + t * 2u32 + 1u32]);
+    let a2 = pack_half2(a[g * 16u32 + t * 2u32 + 8u32], a[g * 16u32 + t * 2u32 + 9u32]);
+    let a3 = pack_half2(a[(g + 8u32) * 16u32 + t * 2u32 + 8u32], a[(g + 8u32) * 16u32 + t * 2u32 + 9u32]);
+    let b0 = pack_half2(bt[g * 16u32 + t * 2u32], bt[g * 16u32 + t * 2u32 + 1u32]);
+    let b1 = pack_half2(bt[g * 16u32 + t * 2u32 + 8u32], bt[g * 16u32 + t * 2u32 + 9u32]);
+    let acc = vec4(0.0f32, 0.0f32, 0.0f32, 0.0f32);
+    let d = mma_m16n8k16::<H>(vec4(a0, a1, a2, a3), vec2(b0, b1), acc);
+    c[g * 8u32 + t * 2u32] = d.get(0);
+    c[g * 8u32 + t * 2u32 + 1u32] = d.get(1);
+    c[(g + 8u32) * 8u32 + t * 2u32] = d.get(2);
+    c[(g + 8u32) * 8u32 + t * 2u32 + 1u32] = d.get(3);
+}
+
+#[test]
+fn tensor_core_mma_f16_and_bf16() {
+    let mut r = Rng::new();
+    let (af, bf) = (r.f32s(256, -1.0, 1.0), r.f32s(128, -1.0, 1.0));
+    let mut want = vec![0f64; 128];
+    for i in 0..16 {
+        for j in 0..8 {
+            want[i * 8 + j] = (0..16)
+                .map(|k| f16::from_f32(af[i * 16 + k]).to_f64() * f16::from_f32(bf[j * 16 + k]).to_f64())
+                .sum();
+        }
+    }
+    let a: Vec<f16> = af.iter().map(|&v| f16::from_f32(v)).collect();
+    let b: Vec<f16> = bf.iter().map(|&v| f16::from_f32(v)).collect();
+    let o = Launch::new("mma_tile<f16>", mma_tile::kernel::<f16>(), 1, 32)
+        .buf(&a)
+        .buf(&b)
+        .buf(&vec![0f32; 128])
+        .gpu_tol(1e-5, 1e-5)
+        .run();
+    check_close("f16 mma", &f64s(&o.get::<f32>(2)), &want, 1e-5, 1e-5);
+    assert!(mma_tile::kernel::<f16>()
+        .unwrap()
+        .ptx("sm_80")
+        .unwrap()
+        .contains("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"));
+
+    let a: Vec<bf16> = af.iter().map(|&v| bf16::from_f32(v)).collect();
+    let b: Vec<bf16> = bf.iter().map(|&v| bf16::from_f32(v)).collect();
+    let mut want = vec![0f64; 128];
+    for i in 0..16 {
+        for j in 0..8 {
+            want[i * 8 + j] = (0..16).map(|k| a[i * 16 + k].to_f64() * b[j * 16 + k].to_f64()).sum();
+        }
+    }
+    let o = Launch::new("mma_tile<bf16>", mma_tile::kernel::<bf16>(), 1, 32)
+        .buf(&a)
+        .buf(&b)
+        .buf(&vec![0f32; 128])
+        .gpu_tol(1e-5, 1e-5)
+        .run();
+    check_close("bf16 mma", &f64s(&o.get::<f32>(2)), &want, 1e-5, 1e-5);
+}
+
+// ------------------------------------------------------------------ errors the executor reports
+
+#[kernel]
+fn unguarded_store(x: &[f32], y: &mut [f32]) {
+    let i = global_index();
+    y[i] = x[i];
+}
+
+#[test]
+fn out_of_range_access_names_kernel_buffer_and_index() {
+    let l = Launch::new("unguarded", unguarded_store::kernel(), 2, 64)
+        .buf(&vec![1f32; 128])
+        .buf(&vec![0f32; 100]);
+    let err = l.try_run().err().expect("an out-of-range store must fail");
+    assert!(err.contains("unguarded_store") && err.contains("`y`") && err.contains("index 100"), "{err}");
+}
+
+#[kernel]
+fn divergent_barrier(y: &mut [u32]) {
+    let t = thread_idx_x();
+    if t < 16u32 {
+        sync_threads();
+    }
+    y[t] = t;
+}
+
+#[test]
+fn barrier_reached_by_part_of_a_block_is_an_error() {
+    let err = Launch::new("divergent_barrier", divergent_barrier::kernel(), 1, 64)
+        .buf(&vec![0u32; 64])
+        .try_run()
+        .err();
+    let err = err.expect("a divergent barrier must fail");
+    assert!(err.contains("divergent_barrier") && err.contains("barrier"), "{err}");
+}
+
+#[kernel]
+fn break_in_unrolled(y: &mut [u32]) {
+    for k in 0..4usize {
+        if k == 2usize {
+            break;
+        }
+        y[k] = 1u32;
+    }
+}
+
+#[test]
+fn break_in_a_compile_time_loop_is_a_build_error() {
+    let e = break_in_unrolled::kernel().expect_err("must not build");
+    assert!(e.to_string().contains("unrolled"), "{e}");
+}
+
+#[test]
+fn gpu_backend_present_when_required() {
+    // The GPU half of this suite runs through the ferrocm runtime; until the typed launch is wired
+    // to it, a GPU run (FERROCM_REQUIRE_GPU=1) must fail here rather than pass on the CPU alone.
+    assert!(
+        !gpu_required_but_unavailable(),
+        "FERROCM_REQUIRE_GPU=1 but this suite has no GPU backend to run on"
+    );
+}
