@@ -323,10 +323,7 @@ impl Backend for CpuBackend {
         let e = self.event(event)?;
         let s = self.stream(stream)?;
         let generation = e.begin_record();
-        s.push(Box::new(move || {
-            e.complete(generation);
-            Ok(())
-        }));
+        s.push_marker(e, generation);
         Ok(())
     }
 

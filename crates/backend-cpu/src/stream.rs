@@ -11,9 +11,17 @@ use ferrocm_backend::BackendError;
 /// One unit of queued work. An `Err` is kept and reported by the next synchronize.
 pub(crate) type Job = Box<dyn FnOnce() -> Result<(), BackendError> + Send>;
 
+/// An entry of a stream's queue.
+enum Work {
+    Job(Job),
+    /// An event record: completed only after the stream counts it done, so a thread woken by
+    /// the event already sees the stream idle if nothing follows.
+    Marker(Arc<CpuEvent>, u64),
+}
+
 #[derive(Default)]
 struct Queue {
-    jobs: VecDeque<Job>,
+    jobs: VecDeque<Work>,
     submitted: u64,
     completed: u64,
     error: Option<BackendError>,
@@ -43,9 +51,18 @@ impl CpuStream {
 
     /// Queues a job behind everything already queued.
     pub(crate) fn push(&self, job: Job) {
+        self.push_work(Work::Job(job));
+    }
+
+    /// Queues an event record.
+    pub(crate) fn push_marker(&self, event: Arc<CpuEvent>, generation: u64) {
+        self.push_work(Work::Marker(event, generation));
+    }
+
+    fn push_work(&self, work: Work) {
         let (queue, cv) = &*self.shared;
         let mut q = lock(queue);
-        q.jobs.push_back(job);
+        q.jobs.push_back(work);
         q.submitted += 1;
         cv.notify_all();
     }
@@ -107,6 +124,17 @@ fn worker_loop(shared: &(Mutex<Queue>, Condvar)) {
                     return;
                 }
                 q = cv.wait(q).unwrap_or_else(|e| e.into_inner());
+            }
+        };
+        let job = match job {
+            Work::Job(job) => job,
+            Work::Marker(event, generation) => {
+                let mut q = lock(queue);
+                q.completed += 1;
+                cv.notify_all();
+                drop(q);
+                event.complete(generation);
+                continue;
             }
         };
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)).unwrap_or_else(|panic| {

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use common::Rng;
 use ferrocm_runtime::{
     builtin, AsDeviceSlice, BackendKind, Device, Dim3, Error, Event, EventFlags, HostBuffer, KernelArgs,
-    LaunchConfig, ModuleImage, Stream,
+    LaunchConfig, ModuleImage, Stream, StreamFlags,
 };
 
 /// Host reference for `axpy_f32`, in f64.
@@ -271,37 +271,6 @@ conformance! {
         Ok(())
     }
 
-    pool_reuses_blocks(dev) {
-        let s = dev.create_stream()?;
-        dev.trim_pool()?;
-        let first = s.alloc::<f32>(1000)?.device_ptr();
-        assert!(dev.pool_cached_bytes() >= 4000);
-        for _ in 0..100 {
-            let b = s.alloc::<f32>(1000)?;
-            assert_eq!(b.device_ptr(), first, "a same-size allocation on the same stream reuses the cached block");
-        }
-        // Another stream gets the block only after the freeing stream's work.
-        let module = builtin::load(dev)?;
-        let f = module.function("axpy_f32")?;
-        let (x, y) = (vec![1.0f32; 1000], vec![0.0f32; 1000]);
-        let dx = s.clone_htod(&x)?;
-        {
-            let dy = s.clone_htod(&y)?;
-            spin(&s, &module, 30)?;
-            // SAFETY: as in launch_computes_axpy.
-            unsafe { s.launch(&f, LaunchConfig::for_num_elems(1000), &axpy_args(&dx, &dy, 1000, 1.0))? };
-        }
-        let other = dev.create_stream()?;
-        let mut reused = other.alloc::<f32>(1000)?;
-        other.copy_htod(&vec![5.0f32; 1000], &mut reused)?;
-        s.synchronize()?;
-        assert!(other.clone_dtoh(&reused)?.iter().all(|&v| v == 5.0), "the old stream's kernel wrote into a reused block");
-        drop(reused);
-        dev.trim_pool()?;
-        assert_eq!(dev.pool_cached_bytes(), 0);
-        Ok(())
-    }
-
     shared_across_threads(dev) {
         let s = dev.create_stream()?;
         let ok = AtomicUsize::new(0);
@@ -322,6 +291,19 @@ conformance! {
             }
         });
         assert_eq!(ok.load(Ordering::Relaxed), 80);
+        Ok(())
+    }
+
+    streams_with_flags_and_device_synchronize(dev) {
+        let module = builtin::load(dev)?;
+        let high = dev.create_stream_with(StreamFlags { non_blocking: true, priority: -1 })?;
+        let low = dev.create_stream_with(StreamFlags { non_blocking: false, priority: 0 })?;
+        spin(&high, &module, 30)?;
+        spin(&low, &module, 30)?;
+        assert!(!high.query()? || !low.query()?);
+        dev.synchronize()?;
+        assert!(high.query()? && low.query()?, "device synchronize waits for every stream");
+        assert_eq!(dev.default_stream()?, dev.default_stream()?);
         Ok(())
     }
 

@@ -35,15 +35,29 @@ pub struct Args {
     json: bool,
 }
 
-fn time(reps: usize, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
-    f()?; // warm-up
-    let mut v = Vec::with_capacity(reps);
-    for _ in 0..reps {
-        let t = Instant::now();
-        f()?;
-        v.push(t.elapsed().as_secs_f64());
+type Work<'a> = &'a mut dyn FnMut() -> Result<()>;
+
+fn timed(f: &mut dyn FnMut() -> Result<()>) -> Result<f64> {
+    let t = Instant::now();
+    f()?;
+    Ok(t.elapsed().as_secs_f64())
+}
+
+/// Times `ferrocm` and, where present, `baseline`, alternating them within each repetition
+/// so clock and thermal drift fall on both alike; returns each one's median in seconds.
+fn compare(reps: usize, ferrocm: Work, mut baseline: Option<Work>) -> Result<(f64, Option<f64>)> {
+    ferrocm()?; // warm-up
+    if let Some(b) = baseline.as_mut() {
+        b()?;
     }
-    Ok(median(v))
+    let (mut tf, mut tb) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
+    for _ in 0..reps {
+        tf.push(timed(ferrocm)?);
+        if let Some(b) = baseline.as_mut() {
+            tb.push(timed(*b)?);
+        }
+    }
+    Ok((median(tf), (!tb.is_empty()).then(|| median(tb))))
 }
 
 fn random_bytes(n: usize, seed: u64) -> Vec<u8> {
@@ -56,6 +70,11 @@ fn random_bytes(n: usize, seed: u64) -> Vec<u8> {
             (x >> 24) as u8
         })
         .collect()
+}
+
+/// Turns an optional closure into the optional trait object `compare` takes.
+fn dynamic<F: FnMut() -> Result<()>>(f: &mut Option<F>) -> Option<Work<'_>> {
+    f.as_mut().map(|f| f as Work)
 }
 
 pub fn run(a: Args) -> Result<()> {
@@ -71,54 +90,38 @@ pub fn run(a: Args) -> Result<()> {
     let empty = builtin::load(&dev)?.function("empty")?;
     let no_args = KernelArgs::new();
     let one = LaunchConfig::new(1, 1);
+    let per = |t: f64, k: usize| t / k as f64 * 1e6;
 
-    // Launch: enqueue rate of a batch, and launch + synchronize round trip.
-    let n = a.launches;
-    let ferro = time(a.reps, || {
-        for _ in 0..n {
-            // SAFETY: `empty` takes no parameters.
-            unsafe { s.launch(&empty, one, &no_args)? };
-        }
-        Ok(s.synchronize()?)
-    })? / n as f64
-        * 1e6;
-    let base = raw
-        .as_ref()
-        .map(|r| {
-            time(a.reps, || {
-                for _ in 0..n {
+    // Launch: enqueue rate of a batch (then one synchronize), and launch + synchronize.
+    for (metric, batch, sync_each) in [
+        ("empty kernel launch (batched)", a.launches, false),
+        ("empty kernel launch + sync", a.launches / 10, true),
+    ] {
+        let batch = batch.max(1);
+        let mut ours = || -> Result<()> {
+            for _ in 0..batch {
+                // SAFETY: `empty` takes no parameters.
+                unsafe { s.launch(&empty, one, &no_args)? };
+                if sync_each {
+                    s.synchronize()?;
+                }
+            }
+            Ok(s.synchronize()?)
+        };
+        let mut theirs = raw.as_ref().map(|r| {
+            move || -> Result<()> {
+                for _ in 0..batch {
                     r.launch_empty()?;
+                    if sync_each {
+                        r.sync()?;
+                    }
                 }
                 r.sync()
-            })
-        })
-        .transpose()?
-        .map(|t| t / n as f64 * 1e6);
-    rows.push(latency_row("empty kernel launch (batched)", ferro, base));
-    let m = (n / 10).max(1);
-    let ferro = time(a.reps, || {
-        for _ in 0..m {
-            // SAFETY: as above.
-            unsafe { s.launch(&empty, one, &no_args)? };
-            s.synchronize()?;
-        }
-        Ok(())
-    })? / m as f64
-        * 1e6;
-    let base = raw
-        .as_ref()
-        .map(|r| {
-            time(a.reps, || {
-                for _ in 0..m {
-                    r.launch_empty()?;
-                    r.sync()?;
-                }
-                Ok(())
-            })
-        })
-        .transpose()?
-        .map(|t| t / m as f64 * 1e6);
-    rows.push(latency_row("empty kernel launch + sync", ferro, base));
+            }
+        });
+        let (f, b) = compare(a.reps, &mut ours, dynamic(&mut theirs))?;
+        rows.push(latency_row(metric, per(f, batch), b.map(|b| per(b, batch))));
+    }
 
     // Pinned copies, checked on fresh random data before timing.
     let bytes = a.copy_mib << 20;
@@ -130,40 +133,51 @@ pub fn run(a: Args) -> Result<()> {
     s.copy_dtoh_async(&d, &mut back)?;
     ensure!(back[..] == data[..], "pinned round trip returned different bytes");
     let gbs = |t: f64, b: usize| b as f64 / t / 1e9;
-    let h2d = time(a.reps, || {
+    let raw_bufs = match &raw {
+        Some(r) => {
+            let (hp, dp) = (r.host_alloc(bytes)?, r.alloc(bytes)?);
+            // SAFETY: `hp` holds `bytes` bytes.
+            unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), hp, bytes) };
+            Some((r, hp, dp))
+        }
+        None => None,
+    };
+    let mut ours = || -> Result<()> {
         s.copy_htod_async(&host, &mut d)?;
         Ok(s.synchronize()?)
-    })?;
-    let d2h = time(a.reps, || {
-        s.copy_dtoh_async(&d, &mut back)?;
-        Ok(s.synchronize()?)
-    })?;
-    let (mut rh2d, mut rd2h) = (None, None);
-    if let Some(r) = &raw {
-        let (hp, dp) = (r.host_alloc(bytes)?, r.alloc(bytes)?);
-        // SAFETY: `hp` holds `bytes` bytes.
-        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), hp, bytes) };
-        rh2d = Some(time(a.reps, || {
+    };
+    let mut theirs = raw_bufs.map(|(r, hp, dp)| {
+        move || -> Result<()> {
             r.htod(dp, hp, bytes)?;
             r.sync()
-        })?);
-        rd2h = Some(time(a.reps, || {
+        }
+    });
+    let (f, b) = compare(a.reps, &mut ours, dynamic(&mut theirs))?;
+    rows.push(bandwidth_row(
+        format!("pinned H2D {} MiB", a.copy_mib),
+        gbs(f, bytes),
+        b.map(|t| gbs(t, bytes)),
+    ));
+    let mut ours = || -> Result<()> {
+        s.copy_dtoh_async(&d, &mut back)?;
+        Ok(s.synchronize()?)
+    };
+    let mut theirs = raw_bufs.map(|(r, hp, dp)| {
+        move || -> Result<()> {
             r.dtoh(hp, dp, bytes)?;
             r.sync()
-        })?);
+        }
+    });
+    let (f, b) = compare(a.reps, &mut ours, dynamic(&mut theirs))?;
+    rows.push(bandwidth_row(
+        format!("pinned D2H {} MiB", a.copy_mib),
+        gbs(f, bytes),
+        b.map(|t| gbs(t, bytes)),
+    ));
+    if let Some((r, hp, dp)) = raw_bufs {
         r.free(dp)?;
         r.host_free(hp)?;
     }
-    rows.push(bandwidth_row(
-        format!("pinned H2D {} MiB", a.copy_mib),
-        gbs(h2d, bytes),
-        rh2d.map(|t| gbs(t, bytes)),
-    ));
-    rows.push(bandwidth_row(
-        format!("pinned D2H {} MiB", a.copy_mib),
-        gbs(d2h, bytes),
-        rd2h.map(|t| gbs(t, bytes)),
-    ));
     drop((host, back, d));
 
     // Device-to-device: bytes read plus bytes written.
@@ -172,61 +186,60 @@ pub fn run(a: Args) -> Result<()> {
     let mut dst = s.alloc::<u8>(bytes)?;
     s.copy_dtod(&src, &mut dst)?;
     ensure!(s.clone_dtoh(&dst)? == s.clone_dtoh(&src)?, "device-to-device copy returned different bytes");
-    let t = time(a.reps, || {
+    let raw_bufs = match &raw {
+        Some(r) => Some((r, r.alloc(bytes)?, r.alloc(bytes)?)),
+        None => None,
+    };
+    let mut ours = || -> Result<()> {
         s.copy_dtod(&src, &mut dst)?;
         Ok(s.synchronize()?)
-    })?;
-    let base = raw
-        .as_ref()
-        .map(|r| -> Result<f64> {
-            let (x, y) = (r.alloc(bytes)?, r.alloc(bytes)?);
-            let t = time(a.reps, || {
-                r.dtod(y, x, bytes)?;
-                r.sync()
-            });
-            r.free(x)?;
-            r.free(y)?;
-            t
-        })
-        .transpose()?;
+    };
+    let mut theirs = raw_bufs.map(|(r, x, y)| {
+        move || -> Result<()> {
+            r.dtod(y, x, bytes)?;
+            r.sync()
+        }
+    });
+    let (f, b) = compare(a.reps, &mut ours, dynamic(&mut theirs))?;
     rows.push(bandwidth_row(
         format!("D2D {} MiB (read+write)", a.d2d_mib),
-        gbs(t, 2 * bytes),
-        base.map(|t| gbs(t, 2 * bytes)),
+        gbs(f, 2 * bytes),
+        b.map(|t| gbs(t, 2 * bytes)),
     ));
+    if let Some((r, x, y)) = raw_bufs {
+        r.free(x)?;
+        r.free(y)?;
+    }
     drop((src, dst));
 
     // Allocation: pooled allocate+free against the driver's.
     for size in [4usize << 10, 1 << 20, 64 << 20] {
         let k = a.allocs;
-        let ferro = time(a.reps, || {
+        let mut ours = || -> Result<()> {
             for _ in 0..k {
                 drop(s.alloc::<u8>(size)?);
             }
             Ok(())
-        })? / k as f64
-            * 1e6;
-        let base = raw
-            .as_ref()
-            .map(|r| {
-                time(a.reps, || {
-                    for _ in 0..k {
-                        let p = r.alloc(size)?;
-                        r.free(p)?;
-                    }
-                    Ok(())
-                })
-            })
-            .transpose()?
-            .map(|t| t / k as f64 * 1e6);
+        };
+        let mut theirs = raw.as_ref().map(|r| {
+            move || -> Result<()> {
+                for _ in 0..k {
+                    let p = r.alloc(size)?;
+                    r.free(p)?;
+                }
+                Ok(())
+            }
+        });
+        let (f, b) = compare(a.reps, &mut ours, dynamic(&mut theirs))?;
+        let (f, b) = (per(f, k), b.map(|b| per(b, k)));
         rows.push(Row {
             bench: "runtime",
             metric: format!("alloc+free {} KiB", size >> 10),
-            ferrocm: ferro,
-            baseline: base,
+            ferrocm: f,
+            baseline: b,
             baseline_name: "cuMemAlloc+cuMemFree",
             unit: "us/pair",
-            ratio: base.map(|b| b / ferro),
+            ratio: b.map(|b| b / f),
             ratio_meaning: "speed-up over the driver",
             target: ">= 10",
         });
