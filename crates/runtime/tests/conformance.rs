@@ -368,3 +368,16 @@ fn default_device_prefers_a_gpu() {
     let all = Device::all().unwrap();
     assert!(all.iter().enumerate().all(|(i, d)| d.index() == i));
 }
+
+#[test]
+fn runtime_types_are_shareable_across_threads() {
+    fn shareable<T: Send + Sync>() {}
+    shareable::<Device>();
+    shareable::<Stream>();
+    shareable::<Event>();
+    shareable::<ferrocm_runtime::DeviceBuffer<f32>>();
+    shareable::<HostBuffer<f64>>();
+    shareable::<ferrocm_runtime::Module>();
+    shareable::<ferrocm_runtime::Function>();
+    shareable::<KernelArgs>();
+}
