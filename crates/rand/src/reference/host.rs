@@ -181,6 +181,10 @@ impl PseudoKind {
 /// pairs) take them from one state: element `j` of XORWOW and MRG32k3a uses state `j % T`,
 /// draws `c * (j / T) ..`, where `c` is the draws per element; Philox takes `c` consecutive
 /// values of its stream. These layouts were read off the cuRAND vectors in `tests/data/`.
+///
+/// Every call starts at the generator offset and advances it by the number of values written;
+/// the vectors check offsets other than 0 for `generate` only, so where a nonzero offset lands
+/// for doubles and normal pairs (here: element `offset`, pair `offset / 2`) is a guess.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PseudoGenerator {
     kind: PseudoKind,
@@ -271,7 +275,9 @@ impl PseudoGenerator {
 
     /// `curandGenerateUniform`.
     pub fn generate_uniform(&mut self, out: &mut [f32]) -> Result<(), RandError> {
-        self.fill(out, (1, 4), self.offset, |s| dev(s).uniform())
+        self.fill(out, (1, 4), self.offset, |s| dev(s).uniform())?;
+        self.offset += out.len() as u64;
+        Ok(())
     }
 
     /// `curandGenerateUniformDouble`: XORWOW and Philox spend two 32-bit draws per value.
@@ -284,7 +290,9 @@ impl PseudoGenerator {
                 d::uniform_f64_hq(x, y)
             }
             other => dev(other).uniform_double(),
-        })
+        })?;
+        self.offset += out.len() as u64;
+        Ok(())
     }
 
     /// `curandGenerateNormal`: `out.len()` must be even (values come in Box-Muller pairs).
@@ -337,6 +345,7 @@ impl PseudoGenerator {
         for (o, p) in out.chunks_exact_mut(2).zip(pairs) {
             o.copy_from_slice(&p);
         }
+        self.offset += out.len() as u64;
         Ok(())
     }
 }

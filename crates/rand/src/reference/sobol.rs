@@ -84,7 +84,7 @@ fn check_dimension(dimension: u32) -> Result<&'static DirectionNumbers, RandErro
     let table = direction_numbers();
     if dimension >= SOBOL_MAX_DIMENSIONS {
         return Err(RandError::UnsupportedDimensions {
-            dimensions: dimension + 1,
+            dimensions: dimension.saturating_add(1),
             max: SOBOL_MAX_DIMENSIONS,
         });
     }
