@@ -10,9 +10,9 @@ use common::Case;
 use ferrocm_rand::reference::{CurandDevice, Mrg32k3a, Philox4x32_10, Poisson, Xorwow};
 
 /// Absolute tolerance for float normals, scaled by max(1, |value|).
-const NORMAL_F32_TOL: f64 = 2e-5;
+const NORMAL_F32_TOL: f64 = 4e-6;
 /// Relative tolerance for double normals.
-const NORMAL_F64_TOL: f64 = 1e-13;
+const NORMAL_F64_TOL: f64 = 2e-15;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Kind {

@@ -77,7 +77,7 @@ impl QuasiGenerator {
                 }
             }
         }
-        self.offset += n as u64;
+        self.offset = self.offset.wrapping_add(n as u64);
         Ok(())
     }
 
@@ -235,9 +235,10 @@ impl PseudoGenerator {
         match self.kind {
             PseudoKind::Philox4x32_10 => {
                 let b = i / group;
-                (self.state(b % t), (b / t) * group * draws + (i % group) * draws)
+                let first = (b / t).wrapping_mul(group * draws).wrapping_add((i % group) * draws);
+                (self.state(b % t), first)
             }
-            _ => (self.state(i % t), (i / t) * draws),
+            _ => (self.state(i % t), (i / t).wrapping_mul(draws)),
         }
     }
 
@@ -254,7 +255,7 @@ impl PseudoGenerator {
             return Err(RandError::Empty { what: "output" });
         }
         for (j, o) in out.iter_mut().enumerate() {
-            let (mut s, skip) = self.locate(base + j as u64, draws, group);
+            let (mut s, skip) = self.locate(base.wrapping_add(j as u64), draws, group);
             match &mut s {
                 State::Xorwow(g) => g.skip(skip),
                 State::Mrg(g) => g.skip(skip),
@@ -269,14 +270,14 @@ impl PseudoGenerator {
     pub fn generate(&mut self, out: &mut [u32]) -> Result<(), RandError> {
         let base = self.offset;
         self.fill(out, (1, 4), base, |s| dev(s).next_u32())?;
-        self.offset += out.len() as u64;
+        self.offset = self.offset.wrapping_add(out.len() as u64);
         Ok(())
     }
 
     /// `curandGenerateUniform`.
     pub fn generate_uniform(&mut self, out: &mut [f32]) -> Result<(), RandError> {
         self.fill(out, (1, 4), self.offset, |s| dev(s).uniform())?;
-        self.offset += out.len() as u64;
+        self.offset = self.offset.wrapping_add(out.len() as u64);
         Ok(())
     }
 
@@ -291,7 +292,7 @@ impl PseudoGenerator {
             }
             other => dev(other).uniform_double(),
         })?;
-        self.offset += out.len() as u64;
+        self.offset = self.offset.wrapping_add(out.len() as u64);
         Ok(())
     }
 
@@ -345,7 +346,7 @@ impl PseudoGenerator {
         for (o, p) in out.chunks_exact_mut(2).zip(pairs) {
             o.copy_from_slice(&p);
         }
-        self.offset += out.len() as u64;
+        self.offset = self.offset.wrapping_add(out.len() as u64);
         Ok(())
     }
 }

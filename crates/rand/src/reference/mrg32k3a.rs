@@ -144,19 +144,24 @@ impl Mrg32k3a {
     /// Reductions use `2^32 = c (mod m)` with `c = 209` or `22853`, as cuRAND's device code
     /// does, so no 64-bit division is needed on a GPU.
     pub fn next_raw(&mut self) -> u32 {
-        let p3 = A13N * (MRG_M1 - self.s1[0]) as u64;
-        let mut p1 = A12 * self.s1[1] as u64 + p3;
-        p1 = (p1 >> 32) * M1C + (p1 & 0xffff_ffff);
-        if p1 >= MRG_M1 as u64 {
-            p1 -= MRG_M1 as u64;
+        // Valid states keep every word below its modulus, and then nothing here wraps; the
+        // wrapping operations only keep a state assembled by hand from out-of-range words
+        // from panicking (its output is then meaningless, as it would be on the device).
+        let m1 = MRG_M1 as u64;
+        let m2 = MRG_M2 as u64;
+        let p3 = A13N.wrapping_mul(m1.wrapping_sub(self.s1[0] as u64));
+        let mut p1 = A12.wrapping_mul(self.s1[1] as u64).wrapping_add(p3);
+        p1 = (p1 >> 32).wrapping_mul(M1C).wrapping_add(p1 & 0xffff_ffff);
+        if p1 >= m1 {
+            p1 = p1.wrapping_sub(m1);
         }
         self.s1 = [self.s1[1], self.s1[2], p1 as u32];
-        let p4 = A23N * (MRG_M2 - self.s2[0]) as u64;
-        let mut p2 = A21 * self.s2[2] as u64 + p4;
-        p2 = (p2 >> 32) * M2C + (p2 & 0xffff_ffff);
-        p2 = (p2 >> 32) * M2C + (p2 & 0xffff_ffff);
-        if p2 >= MRG_M2 as u64 {
-            p2 -= MRG_M2 as u64;
+        let p4 = A23N.wrapping_mul(m2.wrapping_sub(self.s2[0] as u64));
+        let mut p2 = A21.wrapping_mul(self.s2[2] as u64).wrapping_add(p4);
+        p2 = (p2 >> 32).wrapping_mul(M2C).wrapping_add(p2 & 0xffff_ffff);
+        p2 = (p2 >> 32).wrapping_mul(M2C).wrapping_add(p2 & 0xffff_ffff);
+        if p2 >= m2 {
+            p2 = p2.wrapping_sub(m2);
         }
         self.s2 = [self.s2[1], self.s2[2], p2 as u32];
         let p5 = (p1 as u32).wrapping_sub(p2 as u32);

@@ -106,7 +106,7 @@ impl Philox4x32_10 {
 
     /// `skipahead(n, &state)`: skip `n` 32-bit values.
     pub fn skip(&mut self, n: u64) {
-        self.index += (n & 3) as u32;
+        self.index = (self.index & 3) + (n & 3) as u32;
         let mut blocks = n / 4;
         if self.index > 3 {
             blocks += 1;
@@ -166,7 +166,10 @@ impl Philox4x32_10 {
 impl CurandDevice for Philox4x32_10 {
     /// `curand(&state)`.
     fn next_u32(&mut self) -> u32 {
-        let ret = self.output[(self.index & 3) as usize];
+        // `index` is below 4 in every state this module builds; masking keeps a hand-built
+        // state from indexing out of bounds.
+        self.index &= 3;
+        let ret = self.output[self.index as usize];
         self.index += 1;
         if self.index == 4 {
             self.incr(1);
