@@ -21,6 +21,32 @@
 //! and log-normal outputs match to a documented tolerance because cuRAND's device code uses
 //! fast approximate sine/cosine (`__sincosf`) that the host cannot reproduce bit for bit.
 //! Functions that take user input validate it and return [`RandError`]; none panics.
+//!
+//! # Porting to device kernels
+//!
+//! - States: [`reference::Philox4x32_10`] (counter, key, four buffered outputs, index),
+//!   [`reference::Xorwow`] (`d`, `v[5]`), [`reference::Mrg32k3a`] (`s1[3]`, `s2[3]`), each with
+//!   the [`reference::BoxMullerCache`] cuRAND keeps per state; [`reference::Sobol32`] and
+//!   [`reference::Sobol64`] copy their dimension's direction vectors into the state as cuRAND
+//!   does (a port may keep a dimension index into a global table instead).
+//! - Step functions use only 32-bit and 64-bit integer multiply, add, shift and XOR: Philox
+//!   needs a 32x32->64 multiply (`mul.hi`/`mul.lo`), MRG32k3a reduces modulo `2^32 - c` with
+//!   the constants 209 and 22853 instead of dividing, Sobol needs count-trailing-zeros of `!i`.
+//! - Skip-ahead tables: MRG32k3a's `M1_OFFSET`, `M2_OFFSET`, `M1_SUBSEQUENCE`, `M2_SUBSEQUENCE`
+//!   (4 x 64 3x3 matrices, 9 KiB) are `static` and fit constant memory. XORWOW's tables
+//!   ([`reference::xorwow::skip_tables`], 2 x 64 matrices of 160 x 5 words, 400 KiB) belong in
+//!   global memory; one subsequence skip costs up to 64 matrix-vector products, so kernels
+//!   that initialise many states should expect `curand_init` to dominate, as it does in cuRAND.
+//! - Floating point: keep each formula's precision and its one fused multiply-add (the
+//!   Box-Muller angle). cuRAND's device code uses `__sincosf` for float normals and
+//!   `ex2.approx`/`lg2.approx`/`rsqrt.approx`/`rcp.approx` in the Poisson rejection sampler;
+//!   a port that uses the same intrinsics reproduces cuRAND more closely than this reference
+//!   can. MRG32k3a's `curand()` goes through a double multiply by `1.000000048662`.
+//! - cuRAND quirks reproduced on purpose: Philox's `curand_uniform_double` spends one 32-bit
+//!   draw while XORWOW's spends two; `curand_normal` and `curand_log_normal` share one cache
+//!   slot under different flags; Philox's counter increment drops a carry in one corner case.
+//! - The host API ([`reference::host`]) runs one state per subsequence and interleaves them;
+//!   the layouts are documented on [`reference::host::PseudoGenerator`].
 
 mod error;
 pub mod reference;

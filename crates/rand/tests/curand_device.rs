@@ -9,9 +9,11 @@ mod common;
 use common::Case;
 use ferrocm_rand::reference::{CurandDevice, Mrg32k3a, Philox4x32_10, Poisson, Xorwow};
 
-/// Absolute tolerance for float normals, scaled by max(1, |value|).
+/// Tolerance for float normals, scaled by max(1, |value|). The largest difference seen over
+/// all 2,160 device values was 1.4e-6 (about a fifth of them are bit-identical).
 const NORMAL_F32_TOL: f64 = 4e-6;
-/// Relative tolerance for double normals.
+/// Tolerance for double normals, scaled likewise. The largest difference seen was 4.5e-16
+/// (two ulps; about 85% are bit-identical).
 const NORMAL_F64_TOL: f64 = 2e-15;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
