@@ -6,9 +6,11 @@ use common::Case;
 use ferrocm_rand::reference::host::{QuasiGenerator, QuasiKind};
 use ferrocm_rand::reference::sobol::{direction_vectors32, direction_vectors64};
 
-/// Relative tolerance of the inverse-CDF normals (Acklam's approximation is good to 1.2e-9;
-/// float outputs add half an ulp).
-const ICDF_TOL: f64 = 1e-6;
+/// Tolerances of the inverse-CDF normals, scaled by max(1, |value|). cuRAND evaluates the
+/// float ones in float (`erfcinvf`); ours are rounded from double, and differ by at most one
+/// ulp (1.2e-7 seen). The double ones differed by at most 1.4e-15.
+const ICDF_F32_TOL: f64 = 5e-7;
+const ICDF_F64_TOL: f64 = 1e-14;
 
 fn cases(gen: &str) -> Vec<Case> {
     common::parse(common::HOST_QUASI).into_iter().filter(|c| c.get("gen") == gen).collect()
@@ -69,6 +71,7 @@ fn check(kind: QuasiKind, gen: &str) -> usize {
                 assert_eq!(row(out.iter().map(|x| x.to_bits()).collect()), c.values, "{}", c.label());
             }
             "generate_normal" | "generate_normal_double" => {
+                let tol = if func == "generate_normal" { ICDF_F32_TOL } else { ICDF_F64_TOL };
                 let (ours, theirs): (Vec<f64>, Vec<f64>) = if func == "generate_normal" {
                     let mut out = vec![0f32; total];
                     g.generate_normal(&mut out, 0.0, 1.0).unwrap();
@@ -86,7 +89,7 @@ fn check(kind: QuasiKind, gen: &str) -> usize {
                 };
                 for (j, (a, b)) in ours.iter().zip(theirs.iter()).enumerate() {
                     assert!(
-                        (a - b).abs() <= ICDF_TOL * b.abs().max(1.0),
+                        (a - b).abs() <= tol * b.abs().max(1.0),
                         "{} point {j}: ours {a} cuRAND {b}",
                         c.label()
                     );
