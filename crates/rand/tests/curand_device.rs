@@ -127,6 +127,8 @@ fn check(gen: &str) -> (usize, Vec<String>) {
         assert!(got.len() >= n, "{}: produced {} of {n} values", c.label(), got.len());
         let exact = !approximate(mode);
         for (idx, (&want, &(kind, g))) in c.values.iter().zip(got.iter()).enumerate() {
+            // In the mixed sequence, slots 1, 4 and 7 are curand, uniform_double and uniform.
+            let exact = exact || (mode == "mixed" && matches!(idx % 8, 1 | 4 | 7));
             let ok = if exact || kind == Kind::Int { want == g } else { close(kind, want, g) };
             if !ok {
                 failures.push(format!("{}: value {idx}: want {want} got {g} ({kind:?})", c.label()));
