@@ -179,8 +179,10 @@ impl PseudoKind {
 /// `i % 4` of block `b / T` of state `b % T` where `b = i / 4`; with XORWOW and MRG32k3a, draw
 /// `i / T` of state `i % T`. Outputs that need several draws per element (doubles, normal
 /// pairs) take them from one state: element `j` of XORWOW and MRG32k3a uses state `j % T`,
-/// draws `c * (j / T) ..`, where `c` is the draws per element; Philox takes `c` consecutive
-/// values of its stream. These layouts were read off the cuRAND vectors in `tests/data/`.
+/// draws `c * (j / T) ..`, where `c` is the draws per element. Philox states hand out their
+/// elements in groups before the next state takes over: four 32-bit values or two normal
+/// pairs (one block), four doubles or two double-precision normal pairs (two blocks). These
+/// layouts were read off the cuRAND vectors in `tests/data/`.
 ///
 /// Every call starts at the generator offset and advances it by the number of values written;
 /// the vectors check offsets other than 0 for `generate` only, so where a nonzero offset lands
