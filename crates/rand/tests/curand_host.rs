@@ -89,3 +89,31 @@ fn philox_host_api_matches_curand() {
 fn mrg32k3a_host_api_matches_curand() {
     assert_eq!(check("mrg"), 7);
 }
+
+/// FNV-1a-64 over little-endian u32 bytes, as `tools/digest_host_raw.py` computes it.
+fn fnv1a(values: &[u32]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for v in values {
+        for b in v.to_le_bytes() {
+            h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+    h
+}
+
+/// The first 65,536 values of `curandGenerate` (seed 1234), compared through their digest:
+/// this pins the interleaving over 16 rounds of XORWOW's 4096 states, 16,384 Philox states
+/// and 65,536 MRG32k3a states.
+#[test]
+fn long_host_streams_match_curand_digests() {
+    let digests = common::parse(common::HOST_RAW_DIGESTS);
+    assert_eq!(digests.len(), 3);
+    for c in digests {
+        let mut g = PseudoGenerator::new(kind(c.get("gen")));
+        g.set_seed(c.u64("seed"));
+        g.set_offset(c.u64("offset"));
+        let mut out = vec![0u32; c.u64("count") as usize];
+        g.generate(&mut out).unwrap();
+        assert_eq!(fnv1a(&out), c.values[0], "{}", c.label());
+    }
+}

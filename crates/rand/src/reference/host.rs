@@ -6,6 +6,8 @@
 
 use super::distributions::{self as d, Normal};
 use super::sobol::{direction_vectors32, direction_vectors64, Sobol32, Sobol64, SOBOL_MAX_DIMENSIONS};
+use std::collections::HashMap;
+
 use super::CurandDevice;
 use crate::RandError;
 
@@ -228,24 +230,26 @@ impl PseudoGenerator {
         }
     }
 
-    /// The device state and first draw behind output element `i` of `draws` draws.
+    /// The device state (subsequence) and first draw behind output element `i` of `draws`
+    /// draws.
     ///
     /// Philox states hand out elements in groups of `group` (one `curand4`-sized block of
     /// 32-bit values, two normal pairs, or four doubles from two blocks).
-    fn locate(&self, i: u64, draws: u64, group: u64) -> (State, u64) {
+    fn locate(&self, i: u64, draws: u64, group: u64) -> (u64, u64) {
         let t = self.threads;
         match self.kind {
             PseudoKind::Philox4x32_10 => {
                 let b = i / group;
                 let first = (b / t).wrapping_mul(group * draws).wrapping_add((i % group) * draws);
-                (self.state(b % t), first)
+                (b % t, first)
             }
-            _ => (self.state(i % t), (i / t).wrapping_mul(draws)),
+            _ => (i % t, (i / t).wrapping_mul(draws)),
         }
     }
 
-    /// Calls `f` with a state positioned at the first draw of each output element.
-    /// Elements are produced one state at a time, which is slow but obviously right.
+    /// Calls `f` with a state positioned at the first draw of each output element; `f`
+    /// spends exactly `draws` draws. States are kept between elements so that each is
+    /// initialised once per call.
     fn fill<T>(
         &mut self,
         out: &mut [T],
@@ -256,14 +260,22 @@ impl PseudoGenerator {
         if out.is_empty() {
             return Err(RandError::Empty { what: "output" });
         }
+        let mut states: HashMap<u64, (State, u64)> = HashMap::new();
         for (j, o) in out.iter_mut().enumerate() {
-            let (mut s, skip) = self.locate(base.wrapping_add(j as u64), draws, group);
-            match &mut s {
-                State::Xorwow(g) => g.skip(skip),
-                State::Mrg(g) => g.skip(skip),
-                State::Philox(g) => g.skip(skip),
+            let (t, first) = self.locate(base.wrapping_add(j as u64), draws, group);
+            let (s, at) = states.entry(t).or_insert_with(|| (self.state(t), 0));
+            if *at > first {
+                *s = self.state(t);
+                *at = 0;
             }
-            *o = f(&mut s);
+            let gap = first - *at;
+            match s {
+                State::Xorwow(g) => g.skip(gap),
+                State::Mrg(g) => g.skip(gap),
+                State::Philox(g) => g.skip(gap),
+            }
+            *o = f(s);
+            *at = first.wrapping_add(draws);
         }
         Ok(())
     }

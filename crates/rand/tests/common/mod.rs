@@ -48,3 +48,4 @@ pub fn parse(text: &str) -> Vec<Case> {
 pub const DEVICE: &str = include_str!("../data/curand_device_vectors.txt");
 pub const HOST: &str = include_str!("../data/curand_host_vectors.txt");
 pub const HOST_QUASI: &str = include_str!("../data/curand_host_quasi_vectors.txt");
+pub const HOST_RAW_DIGESTS: &str = include_str!("../data/curand_host_raw_digests.txt");
