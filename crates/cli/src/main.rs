@@ -1,1 +1,36 @@
-fn main() {}
+//! `ferrocm`: the command-line tools (rocminfo, benchmarks, and more as they land).
+
+mod bench;
+mod info;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "ferrocm", version, about = "ferrocm: an open GPU compute platform in Rust")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Show the runtime, the drivers found and every device with its properties (like rocminfo).
+    Info(info::Args),
+    /// Run a benchmark and print a table (or JSON lines).
+    Bench(bench::Args),
+}
+
+fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Info(args) => info::run(args),
+        Command::Bench(args) => bench::run(args),
+    };
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

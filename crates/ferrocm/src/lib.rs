@@ -1,1 +1,20 @@
-//! placeholder
+//! ferrocm: an open GPU compute platform in Rust, after AMD's ROCm.
+//!
+//! This facade re-exports what applications use: the runtime (devices, memory, streams,
+//! events, modules and launch). Libraries and the kernel language join it as they land.
+//!
+//! ```
+//! use ferrocm::{Device, Result};
+//! fn main() -> Result<()> {
+//!     let device = Device::default_device()?; // a GPU where present, else the CPU
+//!     let stream = device.create_stream()?;
+//!     let x = stream.clone_htod(&[1.0f32, 2.0, 3.0])?;
+//!     assert_eq!(stream.clone_dtoh(&x)?, vec![1.0, 2.0, 3.0]);
+//!     Ok(())
+//! }
+//! ```
+
+pub use ferrocm_runtime::*;
+
+/// ferrocm's version.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

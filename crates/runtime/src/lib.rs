@@ -1,1 +1,42 @@
-//! placeholder
+//! ferrocm's runtime: the safe API over the backends (HIP's role in ROCm).
+//!
+//! It owns device discovery and selection (environment variables in [`platform`]), validation
+//! of every call (each misuse is an [`Error`] naming the value and the limit), the
+//! stream-ordered caching allocator, and the safe types: [`Device`], [`Stream`], [`Event`],
+//! [`DeviceBuffer`] with its views, pinned [`HostBuffer`], [`Module`]/[`Function`] and launch.
+//! Backends below it do what they are told; nothing above it talks to a backend directly.
+//!
+//! Thread safety: every type here is `Send + Sync` where a GPU runtime allows it (devices,
+//! streams, events, modules and buffers can be shared across threads).
+
+pub mod builtin;
+mod device;
+mod error;
+mod event;
+mod memory;
+mod module;
+pub mod platform;
+mod pool;
+mod stream;
+
+pub use device::Device;
+pub use error::{Error, Result};
+pub use event::Event;
+pub use memory::{
+    AsDeviceSlice, AsDeviceSliceMut, DeviceBuffer, DeviceRepr, DeviceSlice, DeviceSliceMut, HostBuffer,
+};
+pub use module::{Function, KernelArgs, LaunchConfig, Module};
+pub use platform::{report, PlatformReport};
+pub use stream::Stream;
+
+pub use ferrocm_backend as backend;
+pub use ferrocm_backend::{
+    BackendError, BackendKind, CpuKernel, CpuModule, DeviceProperties, DevicePtr, Dim3, EventFlags,
+    FunctionAttributes, LaunchDims, ModuleImage, StreamFlags,
+};
+
+pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // Runtime tables are updated by whole inserts and removes, so a poisoned lock still guards
+    // consistent data.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}

@@ -1,0 +1,179 @@
+//! Raw declarations of the CUDA driver API subset ferrocm uses: types, constants and the symbol
+//! table. No logic lives here. Every symbol is named by its explicit versioned export (`_v2`
+//! where the driver has one) and resolved on first use, so a driver that lacks one symbol still
+//! serves all the others.
+
+#![allow(non_camel_case_types, clippy::upper_case_acronyms)]
+
+use std::ffi::{c_char, c_int, c_uint, c_void};
+use std::sync::OnceLock;
+
+pub type CUresult = c_int;
+pub type CUdevice = c_int;
+pub type CUdeviceptr = u64;
+pub type CUcontext = *mut c_void;
+pub type CUmodule = *mut c_void;
+pub type CUfunction = *mut c_void;
+pub type CUstream = *mut c_void;
+pub type CUevent = *mut c_void;
+pub type CUhostFn = unsafe extern "C" fn(user_data: *mut c_void);
+
+pub const CUDA_SUCCESS: CUresult = 0;
+pub const CUDA_ERROR_OUT_OF_MEMORY: CUresult = 2;
+pub const CUDA_ERROR_NOT_READY: CUresult = 600;
+pub const CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED: CUresult = 704;
+
+pub const CU_STREAM_NON_BLOCKING: c_uint = 0x1;
+pub const CU_EVENT_BLOCKING_SYNC: c_uint = 0x1;
+pub const CU_EVENT_DISABLE_TIMING: c_uint = 0x2;
+pub const CU_MEM_ATTACH_GLOBAL: c_uint = 0x1;
+pub const CU_MEMHOSTALLOC_PORTABLE: c_uint = 0x1;
+
+pub const CU_JIT_INFO_LOG_BUFFER: c_int = 3;
+pub const CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES: c_int = 4;
+pub const CU_JIT_ERROR_LOG_BUFFER: c_int = 5;
+pub const CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES: c_int = 6;
+
+pub const CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: c_int = 0;
+pub const CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: c_int = 1;
+pub const CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: c_int = 3;
+pub const CU_FUNC_ATTRIBUTE_NUM_REGS: c_int = 4;
+pub const CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: c_int = 8;
+
+/// `CUdevice_attribute` values used for [`ferrocm_backend::DeviceProperties`].
+pub mod attr {
+    use std::ffi::c_int;
+    pub const MAX_THREADS_PER_BLOCK: c_int = 1;
+    pub const MAX_BLOCK_DIM_X: c_int = 2;
+    pub const MAX_BLOCK_DIM_Y: c_int = 3;
+    pub const MAX_BLOCK_DIM_Z: c_int = 4;
+    pub const MAX_GRID_DIM_X: c_int = 5;
+    pub const MAX_GRID_DIM_Y: c_int = 6;
+    pub const MAX_GRID_DIM_Z: c_int = 7;
+    pub const MAX_SHARED_MEMORY_PER_BLOCK: c_int = 8;
+    pub const WARP_SIZE: c_int = 10;
+    pub const MAX_REGISTERS_PER_BLOCK: c_int = 12;
+    pub const CLOCK_RATE: c_int = 13;
+    pub const MULTIPROCESSOR_COUNT: c_int = 16;
+    pub const CONCURRENT_KERNELS: c_int = 31;
+    pub const MEMORY_CLOCK_RATE: c_int = 36;
+    pub const GLOBAL_MEMORY_BUS_WIDTH: c_int = 37;
+    pub const L2_CACHE_SIZE: c_int = 38;
+    pub const MAX_THREADS_PER_MULTIPROCESSOR: c_int = 39;
+    pub const ASYNC_ENGINE_COUNT: c_int = 40;
+    pub const COMPUTE_CAPABILITY_MAJOR: c_int = 75;
+    pub const COMPUTE_CAPABILITY_MINOR: c_int = 76;
+    pub const MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: c_int = 81;
+    pub const MAX_REGISTERS_PER_MULTIPROCESSOR: c_int = 82;
+    pub const MANAGED_MEMORY: c_int = 83;
+    pub const MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: c_int = 97;
+}
+
+/// The library names tried, in order.
+pub const LIBRARY_NAMES: &[&str] = &["libcuda.so.1", "libcuda.so"];
+
+macro_rules! driver_api {
+    ($( $name:ident = $symbol:literal ( $($arg:ident : $ty:ty),* ); )*) => {
+        /// The driver library and its lazily resolved symbols.
+        pub struct Driver {
+            pub library: libloading::Library,
+            pub path: String,
+            $( $name: OnceLock<Option<unsafe extern "C" fn($($ty),*) -> CUresult>>, )*
+        }
+
+        impl Driver {
+            pub fn new(library: libloading::Library, path: String) -> Driver {
+                Driver { library, path, $( $name: OnceLock::new(), )* }
+            }
+
+            /// Opens the first of [`LIBRARY_NAMES`] that loads; the error lists every attempt.
+            pub fn open() -> Result<Driver, String> {
+                let mut reasons = Vec::new();
+                for name in LIBRARY_NAMES {
+                    // SAFETY: loading the CUDA driver runs its initialisers, which have no
+                    // preconditions.
+                    match unsafe { libloading::Library::new(name) } {
+                        Ok(lib) => return Ok(Driver::new(lib, name.to_string())),
+                        Err(e) => reasons.push(e.to_string()),
+                    }
+                }
+                Err(reasons.join("; "))
+            }
+
+            $(
+                /// Calls the driver's
+                #[doc = concat!("`", $symbol, "`.")]
+                /// Returns `Err(symbol name)` when the driver does not export it.
+                ///
+                /// # Safety
+                /// The arguments must satisfy the driver API's contract for this call.
+                #[allow(clippy::too_many_arguments)]
+                pub unsafe fn $name(&self, $($arg: $ty),*) -> Result<CUresult, &'static str> {
+                    let f = self.$name.get_or_init(|| {
+                        // SAFETY: the symbol is looked up with the exact C signature the CUDA
+                        // driver API documents for this versioned name.
+                        unsafe {
+                            self.library
+                                .get::<unsafe extern "C" fn($($ty),*) -> CUresult>(concat!($symbol, "\0").as_bytes())
+                                .ok()
+                                .map(|s| *s)
+                        }
+                    });
+                    match f {
+                        Some(f) => Ok(unsafe { f($($arg),*) }),
+                        None => Err($symbol),
+                    }
+                }
+            )*
+        }
+    };
+}
+
+driver_api! {
+    init = "cuInit"(flags: c_uint);
+    driver_get_version = "cuDriverGetVersion"(version: *mut c_int);
+    get_error_name = "cuGetErrorName"(error: CUresult, name: *mut *const c_char);
+    get_error_string = "cuGetErrorString"(error: CUresult, text: *mut *const c_char);
+    device_get_count = "cuDeviceGetCount"(count: *mut c_int);
+    device_get = "cuDeviceGet"(device: *mut CUdevice, ordinal: c_int);
+    device_get_name = "cuDeviceGetName"(name: *mut c_char, len: c_int, device: CUdevice);
+    device_get_attribute = "cuDeviceGetAttribute"(value: *mut c_int, attribute: c_int, device: CUdevice);
+    device_total_mem = "cuDeviceTotalMem_v2"(bytes: *mut usize, device: CUdevice);
+    device_get_uuid = "cuDeviceGetUuid_v2"(uuid: *mut [u8; 16], device: CUdevice);
+    device_get_pci_bus_id = "cuDeviceGetPCIBusId"(id: *mut c_char, len: c_int, device: CUdevice);
+    device_can_access_peer = "cuDeviceCanAccessPeer"(can: *mut c_int, device: CUdevice, peer: CUdevice);
+    primary_ctx_retain = "cuDevicePrimaryCtxRetain"(ctx: *mut CUcontext, device: CUdevice);
+    primary_ctx_release = "cuDevicePrimaryCtxRelease_v2"(device: CUdevice);
+    ctx_set_current = "cuCtxSetCurrent"(ctx: CUcontext);
+    ctx_synchronize = "cuCtxSynchronize"();
+    ctx_enable_peer_access = "cuCtxEnablePeerAccess"(peer: CUcontext, flags: c_uint);
+    mem_get_info = "cuMemGetInfo_v2"(free: *mut usize, total: *mut usize);
+    mem_alloc = "cuMemAlloc_v2"(ptr: *mut CUdeviceptr, bytes: usize);
+    mem_alloc_managed = "cuMemAllocManaged"(ptr: *mut CUdeviceptr, bytes: usize, flags: c_uint);
+    mem_free = "cuMemFree_v2"(ptr: CUdeviceptr);
+    mem_host_alloc = "cuMemHostAlloc"(ptr: *mut *mut c_void, bytes: usize, flags: c_uint);
+    mem_free_host = "cuMemFreeHost"(ptr: *mut c_void);
+    memset_d8_async = "cuMemsetD8Async"(dst: CUdeviceptr, value: u8, count: usize, stream: CUstream);
+    memcpy_htod_async = "cuMemcpyHtoDAsync_v2"(dst: CUdeviceptr, src: *const c_void, bytes: usize, stream: CUstream);
+    memcpy_dtoh_async = "cuMemcpyDtoHAsync_v2"(dst: *mut c_void, src: CUdeviceptr, bytes: usize, stream: CUstream);
+    memcpy_dtod_async = "cuMemcpyDtoDAsync_v2"(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, stream: CUstream);
+    memcpy_peer_async = "cuMemcpyPeerAsync"(dst: CUdeviceptr, dst_ctx: CUcontext, src: CUdeviceptr, src_ctx: CUcontext, bytes: usize, stream: CUstream);
+    stream_create = "cuStreamCreateWithPriority"(stream: *mut CUstream, flags: c_uint, priority: c_int);
+    stream_destroy = "cuStreamDestroy_v2"(stream: CUstream);
+    stream_synchronize = "cuStreamSynchronize"(stream: CUstream);
+    stream_query = "cuStreamQuery"(stream: CUstream);
+    stream_wait_event = "cuStreamWaitEvent"(stream: CUstream, event: CUevent, flags: c_uint);
+    launch_host_func = "cuLaunchHostFunc"(stream: CUstream, f: CUhostFn, user_data: *mut c_void);
+    event_create = "cuEventCreate"(event: *mut CUevent, flags: c_uint);
+    event_destroy = "cuEventDestroy_v2"(event: CUevent);
+    event_record = "cuEventRecord"(event: CUevent, stream: CUstream);
+    event_synchronize = "cuEventSynchronize"(event: CUevent);
+    event_query = "cuEventQuery"(event: CUevent);
+    event_elapsed_time = "cuEventElapsedTime"(ms: *mut f32, start: CUevent, end: CUevent);
+    module_load_data_ex = "cuModuleLoadDataEx"(module: *mut CUmodule, image: *const c_void, n: c_uint, options: *mut c_int, values: *mut *mut c_void);
+    module_unload = "cuModuleUnload"(module: CUmodule);
+    module_get_function = "cuModuleGetFunction"(f: *mut CUfunction, module: CUmodule, name: *const c_char);
+    func_get_attribute = "cuFuncGetAttribute"(value: *mut c_int, attribute: c_int, f: CUfunction);
+    func_set_attribute = "cuFuncSetAttribute"(f: CUfunction, attribute: c_int, value: c_int);
+    launch_kernel = "cuLaunchKernel"(f: CUfunction, gx: c_uint, gy: c_uint, gz: c_uint, bx: c_uint, by: c_uint, bz: c_uint, shared: c_uint, stream: CUstream, params: *mut *mut c_void, extra: *mut *mut c_void);
+}

@@ -1,0 +1,70 @@
+//! `ferrocm bench ...`: benchmarks with machine-readable output. Each prints a table, or with
+//! `--json` one JSON object per line: {"bench", "metric", "ferrocm", "baseline", "unit",
+//! "ratio", "target"}.
+
+mod raw;
+mod runtime;
+
+use anyhow::Result;
+use serde::Serialize;
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    target: Target,
+}
+
+#[derive(clap::Subcommand)]
+enum Target {
+    /// Launch latency, copy bandwidth and pooled allocation against the raw CUDA driver.
+    Runtime(runtime::Args),
+}
+
+pub fn run(args: Args) -> Result<()> {
+    match args.target {
+        Target::Runtime(a) => runtime::run(a),
+    }
+}
+
+/// One measured row: ferrocm against a baseline, with the ratio the target is stated in.
+#[derive(Serialize)]
+pub struct Row {
+    pub bench: &'static str,
+    pub metric: String,
+    pub ferrocm: f64,
+    pub baseline: Option<f64>,
+    pub baseline_name: &'static str,
+    pub unit: &'static str,
+    /// How ferrocm compares, in the sense of `target` (see `ratio_meaning`).
+    pub ratio: Option<f64>,
+    pub ratio_meaning: &'static str,
+    pub target: &'static str,
+}
+
+pub fn print(rows: &[Row], json: bool) -> Result<()> {
+    if json {
+        for r in rows {
+            println!("{}", serde_json::to_string(r)?);
+        }
+        return Ok(());
+    }
+    println!(
+        "{:<34} {:>12} {:>12} {:>8}  {:<14} {:<28} target",
+        "metric", "ferrocm", "baseline", "ratio", "unit", "ratio is"
+    );
+    for r in rows {
+        let b = r.baseline.map(|b| format!("{b:.3}")).unwrap_or_else(|| "-".into());
+        let q = r.ratio.map(|q| format!("{q:.3}")).unwrap_or_else(|| "-".into());
+        println!(
+            "{:<34} {:>12.3} {:>12} {:>8}  {:<14} {:<28} {}",
+            r.metric, r.ferrocm, b, q, r.unit, r.ratio_meaning, r.target
+        );
+    }
+    Ok(())
+}
+
+/// The median of a set of samples.
+pub fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}

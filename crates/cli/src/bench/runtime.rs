@@ -1,0 +1,276 @@
+//! `ferrocm bench runtime`: the runtime's overheads against the raw CUDA driver, in one
+//! process: empty-kernel launch rate and round trip, pinned H2D/D2H and D2D copy bandwidth,
+//! and allocate+free through the stream-ordered pool against cuMemAlloc/cuMemFree.
+
+use std::time::Instant;
+
+use anyhow::{ensure, Result};
+use ferrocm::{builtin, BackendKind, Device, HostBuffer, KernelArgs, LaunchConfig};
+
+use super::raw;
+use super::{median, print, Row};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Device index (see `ferrocm info`); default: the default device.
+    #[arg(long)]
+    device: Option<usize>,
+    /// Kernel launches per timed batch.
+    #[arg(long, default_value_t = 20_000)]
+    launches: usize,
+    /// Pinned host<->device copy size in MiB.
+    #[arg(long, default_value_t = 256)]
+    copy_mib: usize,
+    /// Device-to-device copy size in MiB.
+    #[arg(long, default_value_t = 1024)]
+    d2d_mib: usize,
+    /// Allocate+free pairs per timed batch.
+    #[arg(long, default_value_t = 2_000)]
+    allocs: usize,
+    /// Timed repetitions; the median is reported.
+    #[arg(long, default_value_t = 7)]
+    reps: usize,
+    /// One JSON object per line.
+    #[arg(long)]
+    json: bool,
+}
+
+type Work<'a> = &'a mut dyn FnMut() -> Result<()>;
+
+fn timed(f: &mut dyn FnMut() -> Result<()>) -> Result<f64> {
+    let t = Instant::now();
+    f()?;
+    Ok(t.elapsed().as_secs_f64())
+}
+
+/// Times `ferrocm` and, where present, `baseline`, alternating them within each repetition
+/// so clock and thermal drift fall on both alike; returns each one's median in seconds.
+fn compare(reps: usize, ferrocm: Work, mut baseline: Option<Work>) -> Result<(f64, Option<f64>)> {
+    ferrocm()?; // warm-up
+    if let Some(b) = baseline.as_mut() {
+        b()?;
+    }
+    let (mut tf, mut tb) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
+    for _ in 0..reps {
+        tf.push(timed(ferrocm)?);
+        if let Some(b) = baseline.as_mut() {
+            tb.push(timed(*b)?);
+        }
+    }
+    Ok((median(tf), (!tb.is_empty()).then(|| median(tb))))
+}
+
+fn random_bytes(n: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect()
+}
+
+/// Turns an optional closure into the optional trait object `compare` takes.
+fn dynamic<F: FnMut() -> Result<()>>(f: &mut Option<F>) -> Option<Work<'_>> {
+    f.as_mut().map(|f| f as Work)
+}
+
+pub fn run(a: Args) -> Result<()> {
+    let dev = match a.device {
+        Some(i) => Device::get(i)?,
+        None => Device::default_device()?,
+    };
+    let raw =
+        if dev.kind() == BackendKind::Cuda { Some(raw::require(dev.ordinal(), builtin::PTX)?) } else { None };
+    eprintln!("device {}: {} [{}]", dev.index(), dev.properties().name, dev.kind());
+    let mut rows = Vec::new();
+    let s = dev.create_stream()?;
+    let empty = builtin::load(&dev)?.function("empty")?;
+    let no_args = KernelArgs::new();
+    let one = LaunchConfig::new(1, 1);
+    let per = |t: f64, k: usize| t / k as f64 * 1e6;
+
+    // Launch: enqueue rate of a batch (then one synchronize), and launch + synchronize.
+    for (metric, batch, sync_each) in [
+        ("empty kernel launch (batched)", a.launches, false),
+        ("empty kernel launch + sync", a.launches / 10, true),
+    ] {
+        let batch = batch.max(1);
+        let mut ours = || -> Result<()> {
+            for _ in 0..batch {
+                // SAFETY: `empty` takes no parameters.
+                unsafe { s.launch(&empty, one, &no_args)? };
+                if sync_each {
+                    s.synchronize()?;
+                }
+            }
+            Ok(s.synchronize()?)
+        };
+        let mut theirs = raw.as_ref().map(|r| {
+            move || -> Result<()> {
+                for _ in 0..batch {
+                    r.launch_empty()?;
+                    if sync_each {
+                        r.sync()?;
+                    }
+                }
+                r.sync()
+            }
+        });
+        let (f, b) = compare(a.reps, &mut ours, dynamic(&mut theirs))?;
+        rows.push(latency_row(metric, per(f, batch), b.map(|b| per(b, batch))));
+    }
+
+    // Pinned copies, checked on fresh random data before timing.
+    let bytes = a.copy_mib << 20;
+    let data = random_bytes(bytes, 0x5eed);
+    let host = HostBuffer::from_slice(&dev, &data)?;
+    let mut back = HostBuffer::<u8>::new(&dev, bytes)?;
+    let mut d = s.alloc::<u8>(bytes)?;
+    s.copy_htod_async(&host, &mut d)?;
+    s.copy_dtoh_async(&d, &mut back)?;
+    ensure!(back[..] == data[..], "pinned round trip returned different bytes");
+    let gbs = |t: f64, b: usize| b as f64 / t / 1e9;
+    let raw_bufs = match &raw {
+        Some(r) => {
+            let (hp, dp) = (r.host_alloc(bytes)?, r.alloc(bytes)?);
+            // SAFETY: `hp` holds `bytes` bytes.
+            unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), hp, bytes) };
+            Some((r, hp, dp))
+        }
+        None => None,
+    };
+    let mut ours = || -> Result<()> {
+        s.copy_htod_async(&host, &mut d)?;
+        Ok(s.synchronize()?)
+    };
+    let mut theirs = raw_bufs.map(|(r, hp, dp)| {
+        move || -> Result<()> {
+            r.htod(dp, hp, bytes)?;
+            r.sync()
+        }
+    });
+    let (f, b) = compare(a.reps, &mut ours, dynamic(&mut theirs))?;
+    rows.push(bandwidth_row(
+        format!("pinned H2D {} MiB", a.copy_mib),
+        gbs(f, bytes),
+        b.map(|t| gbs(t, bytes)),
+    ));
+    let mut ours = || -> Result<()> {
+        s.copy_dtoh_async(&d, &mut back)?;
+        Ok(s.synchronize()?)
+    };
+    let mut theirs = raw_bufs.map(|(r, hp, dp)| {
+        move || -> Result<()> {
+            r.dtoh(hp, dp, bytes)?;
+            r.sync()
+        }
+    });
+    let (f, b) = compare(a.reps, &mut ours, dynamic(&mut theirs))?;
+    rows.push(bandwidth_row(
+        format!("pinned D2H {} MiB", a.copy_mib),
+        gbs(f, bytes),
+        b.map(|t| gbs(t, bytes)),
+    ));
+    if let Some((r, hp, dp)) = raw_bufs {
+        r.free(dp)?;
+        r.host_free(hp)?;
+    }
+    drop((host, back, d));
+
+    // Device-to-device: bytes read plus bytes written.
+    let bytes = a.d2d_mib << 20;
+    let src = s.clone_htod(&random_bytes(bytes, 0xd2d))?;
+    let mut dst = s.alloc::<u8>(bytes)?;
+    s.copy_dtod(&src, &mut dst)?;
+    ensure!(s.clone_dtoh(&dst)? == s.clone_dtoh(&src)?, "device-to-device copy returned different bytes");
+    let raw_bufs = match &raw {
+        Some(r) => Some((r, r.alloc(bytes)?, r.alloc(bytes)?)),
+        None => None,
+    };
+    let mut ours = || -> Result<()> {
+        s.copy_dtod(&src, &mut dst)?;
+        Ok(s.synchronize()?)
+    };
+    let mut theirs = raw_bufs.map(|(r, x, y)| {
+        move || -> Result<()> {
+            r.dtod(y, x, bytes)?;
+            r.sync()
+        }
+    });
+    let (f, b) = compare(a.reps, &mut ours, dynamic(&mut theirs))?;
+    rows.push(bandwidth_row(
+        format!("D2D {} MiB (read+write)", a.d2d_mib),
+        gbs(f, 2 * bytes),
+        b.map(|t| gbs(t, 2 * bytes)),
+    ));
+    if let Some((r, x, y)) = raw_bufs {
+        r.free(x)?;
+        r.free(y)?;
+    }
+    drop((src, dst));
+
+    // Allocation: pooled allocate+free against the driver's.
+    for size in [4usize << 10, 1 << 20, 64 << 20] {
+        let k = a.allocs;
+        let mut ours = || -> Result<()> {
+            for _ in 0..k {
+                drop(s.alloc::<u8>(size)?);
+            }
+            Ok(())
+        };
+        let mut theirs = raw.as_ref().map(|r| {
+            move || -> Result<()> {
+                for _ in 0..k {
+                    let p = r.alloc(size)?;
+                    r.free(p)?;
+                }
+                Ok(())
+            }
+        });
+        let (f, b) = compare(a.reps, &mut ours, dynamic(&mut theirs))?;
+        let (f, b) = (per(f, k), b.map(|b| per(b, k)));
+        rows.push(Row {
+            bench: "runtime",
+            metric: format!("alloc+free {} KiB", size >> 10),
+            ferrocm: f,
+            baseline: b,
+            baseline_name: "cuMemAlloc+cuMemFree",
+            unit: "us/pair",
+            ratio: b.map(|b| b / f),
+            ratio_meaning: "speed-up over the driver",
+            target: ">= 10",
+        });
+    }
+    print(&rows, a.json)
+}
+
+fn latency_row(metric: &str, ferrocm: f64, baseline: Option<f64>) -> Row {
+    Row {
+        bench: "runtime",
+        metric: metric.into(),
+        ferrocm,
+        baseline,
+        baseline_name: "cuLaunchKernel loop",
+        unit: "us/launch",
+        ratio: baseline.map(|b| ferrocm / b),
+        ratio_meaning: "time relative to the driver",
+        target: "<= 1.1",
+    }
+}
+
+fn bandwidth_row(metric: String, ferrocm: f64, baseline: Option<f64>) -> Row {
+    Row {
+        bench: "runtime",
+        metric,
+        ferrocm,
+        baseline,
+        baseline_name: "cuMemcpy*Async",
+        unit: "GB/s",
+        ratio: baseline.map(|b| ferrocm / b),
+        ratio_meaning: "share of driver bandwidth",
+        target: ">= 0.95",
+    }
+}

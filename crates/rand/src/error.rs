@@ -1,0 +1,73 @@
+//! Errors for arguments that cuRAND's host API rejects.
+
+/// What went wrong with a request to a generator or a distribution.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RandError {
+    /// An output buffer or a table was empty.
+    #[error("{what} must not be empty")]
+    Empty {
+        /// The argument that was empty.
+        what: &'static str,
+    },
+    /// A normal or log-normal request needs an even count because values come in Box-Muller pairs.
+    #[error("{what} needs an even number of outputs, got {len}")]
+    OddLength {
+        /// The function that was asked.
+        what: &'static str,
+        /// The count that was asked for.
+        len: usize,
+    },
+    /// A Poisson mean that is not a finite positive number.
+    #[error("Poisson lambda must be finite and greater than 0, got {lambda}")]
+    InvalidLambda {
+        /// The rejected mean.
+        lambda: f64,
+    },
+    /// A standard deviation that is not a finite positive number.
+    #[error("standard deviation must be finite and greater than 0, got {stddev}")]
+    InvalidStddev {
+        /// The rejected standard deviation.
+        stddev: f64,
+    },
+    /// A mean that is not finite.
+    #[error("mean must be finite, got {mean}")]
+    InvalidMean {
+        /// The rejected mean.
+        mean: f64,
+    },
+    /// A quasi-random dimension count outside 1..=max.
+    #[error("Sobol dimension count must be between 1 and {max}, got {dimensions}")]
+    UnsupportedDimensions {
+        /// The count that was asked for.
+        dimensions: u32,
+        /// The largest count supported.
+        max: u32,
+    },
+    /// A quasi-random output length that does not split evenly over the dimensions.
+    #[error("output length {len} is not a multiple of the {dimensions} dimensions")]
+    LengthNotMultipleOfDimensions {
+        /// The output length.
+        len: usize,
+        /// The dimension count.
+        dimensions: u32,
+    },
+    /// A discrete distribution weight that is negative or not finite, or weights that sum to 0.
+    #[error("discrete weight {index} is {weight}; weights must be finite, non-negative and not all 0")]
+    InvalidWeight {
+        /// Index of the offending weight (the length of the table when all are 0).
+        index: usize,
+        /// The offending weight.
+        weight: f64,
+    },
+    /// A table too long for 32-bit outputs.
+    #[error("{what} has {len} entries, more than the {max} supported")]
+    TooLong {
+        /// The argument that was too long.
+        what: &'static str,
+        /// Its length.
+        len: usize,
+        /// The largest length supported.
+        max: usize,
+    },
+}

@@ -1,0 +1,59 @@
+//! Reference implementation of cuRAND's random number generators and distributions.
+//!
+//! This crate owns the *definition* of what ferrocm's RAND library computes: Philox4x32-10,
+//! XORWOW, MRG32k3a, Sobol32 and Sobol64 with cuRAND's `curand_init` seeding, subsequence and
+//! offset semantics, and cuRAND's formulas for uniform, normal, log-normal, Poisson and
+//! discrete outputs. The device library, written later in ferrocm's `#[kernel]` language, is
+//! checked against it the way tinygrad checks its backends against its Python emulator.
+//!
+//! Design choices:
+//! - Per-thread state is a small `Copy` struct with plain `u32`/`u64` fields and step functions
+//!   that neither allocate nor panic, so each one can become a device function with little
+//!   change. Skip-ahead uses tables of matrix powers: MRG32k3a's are `static` data computed by
+//!   `const fn` at compile time; XORWOW's 160x160 GF(2) powers are computed once at first use
+//!   (a `OnceLock`) because const evaluation of them would cost minutes of compile time.
+//! - Sobol direction numbers (Joe and Kuo, new-joe-kuo-6.21201) are kept as a packed data file
+//!   under `data/` (see its README for provenance) and expanded at first use.
+//! - Known-answer vectors under `tests/data/` were produced by the real cuRAND on an NVIDIA GPU
+//!   with `tools/curand_vectors.py`.
+//!
+//! Invariants, checked against cuRAND 10.4 (CUDA 13) by the tests:
+//! - bit-identical: `curand`, `curand4`, uniform and uniform-double outputs of Philox4x32-10,
+//!   XORWOW and MRG32k3a at any seed, subsequence and offset; `curand_poisson` (all three
+//!   methods); Sobol32/Sobol64 points, direction vectors and uniforms; the host API's
+//!   `curandGenerate`, `GenerateUniform` and `GenerateUniformDouble` layouts;
+//! - within a stated tolerance: Box-Muller normals and log-normals (float: 4e-6 of
+//!   max(1, |x|), worst seen 1.4e-6, because the GPU uses the approximate `__sincosf`; double:
+//!   2e-15, worst seen 4.5e-16) and the inverse-CDF normals of the Sobol generators;
+//! - functions that take user input validate it and return [`RandError`]; none panics.
+//!
+//! # Porting to device kernels
+//!
+//! - States: [`reference::Philox4x32_10`] (counter, key, four buffered outputs, index),
+//!   [`reference::Xorwow`] (`d`, `v[5]`), [`reference::Mrg32k3a`] (`s1[3]`, `s2[3]`), each with
+//!   the [`reference::BoxMullerCache`] cuRAND keeps per state; [`reference::Sobol32`] and
+//!   [`reference::Sobol64`] copy their dimension's direction vectors into the state as cuRAND
+//!   does (a port may keep a dimension index into a global table instead).
+//! - Step functions use only 32-bit and 64-bit integer multiply, add, shift and XOR: Philox
+//!   needs a 32x32->64 multiply (`mul.hi`/`mul.lo`), MRG32k3a reduces modulo `2^32 - c` with
+//!   the constants 209 and 22853 instead of dividing, Sobol needs count-trailing-zeros of `!i`.
+//! - Skip-ahead tables: MRG32k3a's `M1_OFFSET`, `M2_OFFSET`, `M1_SUBSEQUENCE`, `M2_SUBSEQUENCE`
+//!   (4 x 64 3x3 matrices, 9 KiB) are `static` and fit constant memory. XORWOW's tables
+//!   ([`reference::xorwow::skip_tables`], 2 x 64 matrices of 160 x 5 words, 400 KiB) belong in
+//!   global memory; one subsequence skip costs up to 64 matrix-vector products, so kernels
+//!   that initialise many states should expect `curand_init` to dominate, as it does in cuRAND.
+//! - Floating point: keep each formula's precision and its one fused multiply-add (the
+//!   Box-Muller angle). cuRAND's device code uses `__sincosf` for float normals and
+//!   `ex2.approx`/`lg2.approx`/`rsqrt.approx`/`rcp.approx` in the Poisson rejection sampler;
+//!   a port that uses the same intrinsics reproduces cuRAND more closely than this reference
+//!   can. MRG32k3a's `curand()` goes through a double multiply by `1.000000048662`.
+//! - cuRAND quirks reproduced on purpose: Philox's `curand_uniform_double` spends one 32-bit
+//!   draw while XORWOW's spends two; `curand_normal` and `curand_log_normal` share one cache
+//!   slot under different flags; Philox's counter increment drops a carry in one corner case.
+//! - The host API ([`reference::host`]) runs one state per subsequence and interleaves them;
+//!   the layouts are documented on [`reference::host::PseudoGenerator`].
+
+mod error;
+pub mod reference;
+
+pub use error::RandError;

@@ -1,0 +1,374 @@
+//! Host-API-shaped generation (`curandGenerate*`) on top of the device-API states.
+//!
+//! These functions validate their arguments the way cuRAND's host API does and fill whole
+//! buffers. Quasi-random output is laid out dimension-major, as cuRAND's default ordering:
+//! `out[d * n + j]` is point `offset + j` of dimension `d`, with `n = out.len() / dimensions`.
+
+use super::distributions::{self as d, Normal};
+use super::sobol::{direction_vectors32, direction_vectors64, Sobol32, Sobol64, SOBOL_MAX_DIMENSIONS};
+use std::collections::HashMap;
+
+use super::CurandDevice;
+use crate::RandError;
+
+/// Which Sobol sequence a [`QuasiGenerator`] produces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QuasiKind {
+    /// `CURAND_RNG_QUASI_SOBOL32`: 32-bit points.
+    Sobol32,
+    /// `CURAND_RNG_QUASI_SOBOL64`: 64-bit points.
+    Sobol64,
+}
+
+/// A host-API quasi-random generator: a Sobol sequence over `dimensions` dimensions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QuasiGenerator {
+    kind: QuasiKind,
+    dimensions: u32,
+    offset: u64,
+}
+
+impl QuasiGenerator {
+    /// `curandCreateGenerator` + `curandSetQuasiRandomGeneratorDimensions(dimensions)`.
+    pub fn new(kind: QuasiKind, dimensions: u32) -> Result<Self, RandError> {
+        if dimensions == 0 || dimensions > SOBOL_MAX_DIMENSIONS {
+            return Err(RandError::UnsupportedDimensions { dimensions, max: SOBOL_MAX_DIMENSIONS });
+        }
+        Ok(Self { kind, dimensions, offset: 0 })
+    }
+
+    /// `curandSetGeneratorOffset`: the index of the first point of the next call.
+    pub fn set_offset(&mut self, offset: u64) {
+        self.offset = offset;
+    }
+
+    /// The number of dimensions.
+    pub fn dimensions(&self) -> u32 {
+        self.dimensions
+    }
+
+    /// Points per dimension for an output of `len` values.
+    fn points(&self, len: usize) -> Result<usize, RandError> {
+        if len == 0 {
+            return Err(RandError::Empty { what: "output" });
+        }
+        if len % self.dimensions as usize != 0 {
+            return Err(RandError::LengthNotMultipleOfDimensions { len, dimensions: self.dimensions });
+        }
+        Ok(len / self.dimensions as usize)
+    }
+
+    /// Fills `out` dimension-major with `f(raw point)`, raw points widened to `u64`
+    /// (Sobol32 points occupy the low 32 bits).
+    fn fill<T>(&mut self, out: &mut [T], f: impl Fn(u64) -> T) -> Result<(), RandError> {
+        let n = self.points(out.len())?;
+        for (dim, chunk) in out.chunks_mut(n).enumerate() {
+            let dim = dim as u32;
+            match self.kind {
+                QuasiKind::Sobol32 => {
+                    let mut s = Sobol32::from_vectors(direction_vectors32(dim)?, self.offset as u32);
+                    for o in chunk.iter_mut() {
+                        *o = f(s.next_u32() as u64);
+                    }
+                }
+                QuasiKind::Sobol64 => {
+                    let mut s = Sobol64::from_vectors(direction_vectors64(dim)?, self.offset);
+                    for o in chunk.iter_mut() {
+                        *o = f(s.next_u64());
+                    }
+                }
+            }
+        }
+        self.offset = self.offset.wrapping_add(n as u64);
+        Ok(())
+    }
+
+    /// `curandGenerate` (Sobol32) or `curandGenerateLongLong` (Sobol64) as raw points;
+    /// Sobol32 points are widened.
+    pub fn generate(&mut self, out: &mut [u64]) -> Result<(), RandError> {
+        self.fill(out, |x| x)
+    }
+
+    /// `curandGenerate` for Sobol32 (32-bit points). Sobol64 points are truncated to their
+    /// upper 32 bits.
+    pub fn generate_u32(&mut self, out: &mut [u32]) -> Result<(), RandError> {
+        let kind = self.kind;
+        self.fill(out, |x| top32(kind, x))
+    }
+
+    /// `curandGenerateUniform`: floats in (0, 1].
+    pub fn generate_uniform(&mut self, out: &mut [f32]) -> Result<(), RandError> {
+        let kind = self.kind;
+        self.fill(out, |x| d::uniform_f32(top32(kind, x)))
+    }
+
+    /// `curandGenerateUniformDouble`: doubles in (0, 1].
+    pub fn generate_uniform_double(&mut self, out: &mut [f64]) -> Result<(), RandError> {
+        match self.kind {
+            QuasiKind::Sobol32 => self.fill(out, |x| d::uniform_f64_from_u32(x as u32)),
+            QuasiKind::Sobol64 => self.fill(out, d::uniform_f64_from_u64),
+        }
+    }
+
+    /// `curandGenerateNormal`: inverse-CDF normals (quasi-random generators cannot pair
+    /// points for Box-Muller without spoiling their structure).
+    pub fn generate_normal(&mut self, out: &mut [f32], mean: f32, stddev: f32) -> Result<(), RandError> {
+        Normal::new(mean as f64, stddev as f64)?;
+        let kind = self.kind;
+        self.fill(out, |x| {
+            let u = d::uniform_f32(top32(kind, x)) as f64;
+            (mean as f64 + stddev as f64 * d::normal_icdf(u)) as f32
+        })
+    }
+
+    /// `curandGenerateNormalDouble`.
+    pub fn generate_normal_double(
+        &mut self,
+        out: &mut [f64],
+        mean: f64,
+        stddev: f64,
+    ) -> Result<(), RandError> {
+        Normal::new(mean, stddev)?;
+        match self.kind {
+            QuasiKind::Sobol32 => {
+                self.fill(out, |x| mean + stddev * d::normal_icdf(d::uniform_f64_from_u32(x as u32)))
+            }
+            QuasiKind::Sobol64 => {
+                self.fill(out, |x| mean + stddev * d::normal_icdf(d::uniform_f64_from_u64(x)))
+            }
+        }
+    }
+}
+
+fn top32(kind: QuasiKind, x: u64) -> u32 {
+    match kind {
+        QuasiKind::Sobol32 => x as u32,
+        QuasiKind::Sobol64 => (x >> 32) as u32,
+    }
+}
+
+/// Which pseudo-random generator a [`PseudoGenerator`] runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PseudoKind {
+    /// `CURAND_RNG_PSEUDO_XORWOW`.
+    Xorwow,
+    /// `CURAND_RNG_PSEUDO_MRG32K3A`.
+    Mrg32k3a,
+    /// `CURAND_RNG_PSEUDO_PHILOX4_32_10`.
+    Philox4x32_10,
+}
+
+impl PseudoKind {
+    /// Subsequences the host API interleaves (`T` in [`PseudoGenerator`]).
+    ///
+    /// XORWOW's 4096 is pinned down by the cuRAND vectors (value `4096` of a call is the second
+    /// value of subsequence 0). For Philox and MRG32k3a the vectors (65,536 values) only show
+    /// that `T` is at least 16,384 and 65,536; the values below are those lower bounds, so
+    /// longer outputs are not known to match cuRAND.
+    pub fn host_threads(self) -> u64 {
+        match self {
+            PseudoKind::Xorwow => 4096,
+            PseudoKind::Mrg32k3a => 65_536,
+            PseudoKind::Philox4x32_10 => 16_384,
+        }
+    }
+}
+
+/// A host-API pseudo-random generator (`curandCreateGenerator` with the default ordering).
+///
+/// cuRAND runs `T` device states, state `t` being `curand_init(seed, t, 0)`, and interleaves
+/// them. Value `i` of the stream (counting from the generator offset) is, with Philox, word
+/// `i % 4` of block `b / T` of state `b % T` where `b = i / 4`; with XORWOW and MRG32k3a, draw
+/// `i / T` of state `i % T`. Outputs that need several draws per element (doubles, normal
+/// pairs) take them from one state: element `j` of XORWOW and MRG32k3a uses state `j % T`,
+/// draws `c * (j / T) ..`, where `c` is the draws per element. Philox states hand out their
+/// elements in groups before the next state takes over: four 32-bit values or two normal
+/// pairs (one block), four doubles or two double-precision normal pairs (two blocks). These
+/// layouts were read off the cuRAND vectors in `tests/data/`.
+///
+/// Every call starts at the generator offset and advances it by the number of values written;
+/// the vectors check offsets other than 0 for `generate` only, so where a nonzero offset lands
+/// for doubles and normal pairs (here: element `offset`, pair `offset / 2`) is a guess.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PseudoGenerator {
+    kind: PseudoKind,
+    seed: u64,
+    offset: u64,
+    threads: u64,
+}
+
+const PHILOX_NORMAL_DOUBLE_GROUP: u64 = 2;
+
+/// Draw source for one device state.
+enum State {
+    Xorwow(super::Xorwow),
+    Mrg(super::Mrg32k3a),
+    Philox(super::Philox4x32_10),
+}
+
+impl PseudoGenerator {
+    /// `curandCreateGenerator(kind)`; the seed defaults to 0 as in cuRAND.
+    pub fn new(kind: PseudoKind) -> Self {
+        Self { kind, seed: 0, offset: 0, threads: kind.host_threads() }
+    }
+
+    /// `curandSetPseudoRandomGeneratorSeed`.
+    pub fn set_seed(&mut self, seed: u64) {
+        self.seed = seed;
+    }
+
+    /// `curandSetGeneratorOffset`: the first value of the next `generate` call.
+    pub fn set_offset(&mut self, offset: u64) {
+        self.offset = offset;
+    }
+
+    fn state(&self, t: u64) -> State {
+        match self.kind {
+            PseudoKind::Xorwow => State::Xorwow(super::Xorwow::new(self.seed, t, 0)),
+            PseudoKind::Mrg32k3a => State::Mrg(super::Mrg32k3a::new(self.seed, t, 0)),
+            PseudoKind::Philox4x32_10 => State::Philox(super::Philox4x32_10::new(self.seed, t, 0)),
+        }
+    }
+
+    /// The device state (subsequence) and first draw behind output element `i` of `draws`
+    /// draws.
+    ///
+    /// Philox states hand out elements in groups of `group` (one `curand4`-sized block of
+    /// 32-bit values, two normal pairs, or four doubles from two blocks).
+    fn locate(&self, i: u64, draws: u64, group: u64) -> (u64, u64) {
+        let t = self.threads;
+        match self.kind {
+            PseudoKind::Philox4x32_10 => {
+                let b = i / group;
+                let first = (b / t).wrapping_mul(group * draws).wrapping_add((i % group) * draws);
+                (b % t, first)
+            }
+            _ => (i % t, (i / t).wrapping_mul(draws)),
+        }
+    }
+
+    /// Calls `f` with a state positioned at the first draw of each output element; `f`
+    /// spends exactly `draws` draws. States are kept between elements so that each is
+    /// initialised once per call.
+    fn fill<T>(
+        &mut self,
+        out: &mut [T],
+        (draws, group): (u64, u64),
+        base: u64,
+        mut f: impl FnMut(&mut State) -> T,
+    ) -> Result<(), RandError> {
+        if out.is_empty() {
+            return Err(RandError::Empty { what: "output" });
+        }
+        let mut states: HashMap<u64, (State, u64)> = HashMap::new();
+        for (j, o) in out.iter_mut().enumerate() {
+            let (t, first) = self.locate(base.wrapping_add(j as u64), draws, group);
+            let (s, at) = states.entry(t).or_insert_with(|| (self.state(t), 0));
+            if *at > first {
+                *s = self.state(t);
+                *at = 0;
+            }
+            let gap = first - *at;
+            match s {
+                State::Xorwow(g) => g.skip(gap),
+                State::Mrg(g) => g.skip(gap),
+                State::Philox(g) => g.skip(gap),
+            }
+            *o = f(s);
+            *at = first.wrapping_add(draws);
+        }
+        Ok(())
+    }
+
+    /// `curandGenerate`: 32-bit values.
+    pub fn generate(&mut self, out: &mut [u32]) -> Result<(), RandError> {
+        let base = self.offset;
+        self.fill(out, (1, 4), base, |s| dev(s).next_u32())?;
+        self.offset = self.offset.wrapping_add(out.len() as u64);
+        Ok(())
+    }
+
+    /// `curandGenerateUniform`.
+    pub fn generate_uniform(&mut self, out: &mut [f32]) -> Result<(), RandError> {
+        self.fill(out, (1, 4), self.offset, |s| dev(s).uniform())?;
+        self.offset = self.offset.wrapping_add(out.len() as u64);
+        Ok(())
+    }
+
+    /// `curandGenerateUniformDouble`: XORWOW and Philox spend two 32-bit draws per value.
+    pub fn generate_uniform_double(&mut self, out: &mut [f64]) -> Result<(), RandError> {
+        let draws = if self.kind == PseudoKind::Mrg32k3a { 1 } else { 2 };
+        self.fill(out, (draws, 4), self.offset, |s| match s {
+            State::Philox(g) => {
+                let x = g.next_u32();
+                let y = g.next_u32();
+                d::uniform_f64_hq(x, y)
+            }
+            other => dev(other).uniform_double(),
+        })?;
+        self.offset = self.offset.wrapping_add(out.len() as u64);
+        Ok(())
+    }
+
+    /// `curandGenerateNormal`: `out.len()` must be even (values come in Box-Muller pairs).
+    pub fn generate_normal(&mut self, out: &mut [f32], mean: f32, stddev: f32) -> Result<(), RandError> {
+        Normal::new(mean as f64, stddev as f64)?;
+        self.pairs(out, "generate_normal", (2, 2), |s| dev(s).box_muller().map(|z| stddev.mul_add(z, mean)))
+    }
+
+    /// `curandGenerateNormalDouble`.
+    pub fn generate_normal_double(
+        &mut self,
+        out: &mut [f64],
+        mean: f64,
+        stddev: f64,
+    ) -> Result<(), RandError> {
+        Normal::new(mean, stddev)?;
+        let draws = if self.kind == PseudoKind::Mrg32k3a { 2 } else { 4 };
+        self.pairs(out, "generate_normal_double", (draws, PHILOX_NORMAL_DOUBLE_GROUP), |s| match s {
+            State::Philox(g) => {
+                let x: [u32; 4] = core::array::from_fn(|_| g.next_u32());
+                d::box_muller_double(x[0], x[1], x[2], x[3]).map(|z| stddev.mul_add(z, mean))
+            }
+            other => dev(other).box_muller_double().map(|z| stddev.mul_add(z, mean)),
+        })
+    }
+
+    /// `curandGenerateLogNormal`.
+    pub fn generate_log_normal(&mut self, out: &mut [f32], mean: f32, stddev: f32) -> Result<(), RandError> {
+        Normal::new(mean as f64, stddev as f64)?;
+        self.pairs(out, "generate_log_normal", (2, 2), |s| {
+            dev(s).box_muller().map(|z| stddev.mul_add(z, mean).exp())
+        })
+    }
+
+    fn pairs<T: Copy + Default>(
+        &mut self,
+        out: &mut [T],
+        what: &'static str,
+        draws: (u64, u64),
+        mut f: impl FnMut(&mut State) -> [T; 2],
+    ) -> Result<(), RandError> {
+        if out.is_empty() {
+            return Err(RandError::Empty { what: "output" });
+        }
+        if out.len() % 2 != 0 {
+            return Err(RandError::OddLength { what, len: out.len() });
+        }
+        let mut pairs = vec![[T::default(); 2]; out.len() / 2];
+        self.fill(&mut pairs, draws, self.offset / 2, &mut f)?;
+        for (o, p) in out.chunks_exact_mut(2).zip(pairs) {
+            o.copy_from_slice(&p);
+        }
+        self.offset = self.offset.wrapping_add(out.len() as u64);
+        Ok(())
+    }
+}
+
+fn dev(s: &mut State) -> &mut dyn super::CurandDevice {
+    match s {
+        State::Xorwow(g) => g,
+        State::Mrg(g) => g,
+        State::Philox(g) => g,
+    }
+}

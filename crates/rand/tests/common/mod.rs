@@ -1,0 +1,51 @@
+//! Shared helpers for the integration tests: the known-answer vector files.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+
+/// One line of a vector file: `key=value ... : v v v`.
+#[derive(Debug, Clone)]
+pub struct Case {
+    pub keys: BTreeMap<String, String>,
+    pub values: Vec<u64>,
+}
+
+impl Case {
+    pub fn get(&self, key: &str) -> &str {
+        self.keys
+            .get(key)
+            .map(String::as_str)
+            .unwrap_or_else(|| panic!("vector line lacks {key}: {:?}", self.keys))
+    }
+
+    pub fn u64(&self, key: &str) -> u64 {
+        self.get(key).parse().unwrap_or_else(|e| panic!("{key}={}: {e}", self.get(key)))
+    }
+
+    pub fn label(&self) -> String {
+        self.keys.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ")
+    }
+}
+
+pub fn parse(text: &str) -> Vec<Case> {
+    text.lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let (head, tail) = l.split_once(" : ").expect("vector line has ' : '");
+            let keys = head
+                .split_whitespace()
+                .map(|kv| {
+                    let (k, v) = kv.split_once('=').expect("key=value");
+                    (k.to_string(), v.to_string())
+                })
+                .collect();
+            let values = tail.split_whitespace().map(|v| v.parse().expect("u64 value")).collect();
+            Case { keys, values }
+        })
+        .collect()
+}
+
+pub const DEVICE: &str = include_str!("../data/curand_device_vectors.txt");
+pub const HOST: &str = include_str!("../data/curand_host_vectors.txt");
+pub const HOST_QUASI: &str = include_str!("../data/curand_host_quasi_vectors.txt");
+pub const HOST_RAW_DIGESTS: &str = include_str!("../data/curand_host_raw_digests.txt");

@@ -1,0 +1,58 @@
+use ferrocm_backend::{BackendError, BackendKind};
+
+/// The result of a runtime call.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// What went wrong, with the value that was asked for and the limit it broke.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A device index past the end of the device list.
+    #[error("invalid device index {index}: {count} device(s) are visible (valid indices 0..{count})")]
+    InvalidDevice { index: usize, count: usize },
+    /// No device of the requested kind is visible.
+    #[error("no {backend} device is visible{}", reason.as_deref().map(|r| format!(" ({r})")).unwrap_or_default())]
+    NoDevice { backend: BackendKind, reason: Option<String> },
+    /// An environment variable holds a value ferrocm cannot use.
+    #[error("environment variable {var}={value:?} is invalid: {allowed}")]
+    InvalidEnvironment { var: &'static str, value: String, allowed: String },
+    /// An allocation of zero elements or bytes.
+    #[error("cannot allocate zero bytes: allocations must hold at least one element")]
+    ZeroSizedAllocation,
+    /// An allocation larger than the device's whole memory (or than the address space).
+    #[error("allocation of {requested} bytes exceeds the memory of device {device} ({total} bytes)")]
+    AllocationTooLarge { device: usize, requested: u128, total: u64 },
+    /// The device has too little free memory left.
+    #[error("out of memory on device {device}: requested {requested} bytes, {free} bytes free")]
+    OutOfMemory { device: usize, requested: u64, free: u64 },
+    /// Two lengths that must be equal are not.
+    #[error("length mismatch in {operation}: destination holds {destination} elements, source {source_len}")]
+    LengthMismatch { operation: &'static str, destination: usize, source_len: usize },
+    /// A range outside a buffer.
+    #[error("range {start}..{end} is out of bounds for a buffer of {len} elements")]
+    OutOfRange { start: usize, end: usize, len: usize },
+    /// An object of one device used with another device.
+    #[error("{what} belongs to device {actual} but the operation runs on device {expected}")]
+    DeviceMismatch { what: &'static str, expected: usize, actual: usize },
+    /// A device used memory of another device without peer access enabled.
+    #[error("device {device} cannot access memory of device {peer}: enable peer access first (Device::enable_peer_access)")]
+    NoPeerAccess { device: usize, peer: usize },
+    /// The hardware does not allow peer access between the two devices.
+    #[error("device {device} cannot be given access to device {peer}: {reason}")]
+    PeerAccessUnsupported { device: usize, peer: usize, reason: &'static str },
+    /// A launch dimension over the device or kernel limit.
+    #[error("launch {what} = {requested} exceeds the limit {max}")]
+    LaunchTooLarge { what: &'static str, requested: u64, max: u64 },
+    /// A launch dimension of zero.
+    #[error("launch {what} is zero: every grid and block dimension must be at least 1")]
+    EmptyLaunch { what: &'static str },
+    /// A module built for another kind of device.
+    #[error("module image targets the {image} backend but device {device} is a {backend} device")]
+    ModuleTarget { device: usize, image: BackendKind, backend: BackendKind },
+    /// An event used for timing before it was recorded and completed.
+    #[error("event not ready: {reason}")]
+    EventNotReady { reason: &'static str },
+    /// A backend reported an error.
+    #[error("device {device} ({backend}): {source}")]
+    Backend { device: usize, backend: BackendKind, source: BackendError },
+}

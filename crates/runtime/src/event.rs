@@ -1,0 +1,83 @@
+use std::sync::Arc;
+
+use ferrocm_backend::{EventFlags, EventHandle};
+
+use crate::device::Device;
+use crate::stream::Stream;
+use crate::{Error, Result};
+
+struct EventInner {
+    device: Device,
+    handle: EventHandle,
+}
+
+impl Drop for EventInner {
+    fn drop(&mut self) {
+        let _ = self.device.inner.backend.event_destroy(self.handle);
+    }
+}
+
+/// A marker in a stream: wait for it, query it, or time the work between two of them.
+#[derive(Clone)]
+pub struct Event {
+    inner: Arc<EventInner>,
+}
+
+impl Event {
+    /// A timing event on `device`.
+    pub fn new(device: &Device) -> Result<Event> {
+        Event::with_flags(device, EventFlags::default())
+    }
+
+    /// An event with explicit flags.
+    pub fn with_flags(device: &Device, flags: EventFlags) -> Result<Event> {
+        let handle =
+            device.inner.backend.event_create(device.ordinal(), flags).map_err(|e| device.error(e))?;
+        Ok(Event { inner: Arc::new(EventInner { device: device.clone(), handle }) })
+    }
+
+    /// The device the event belongs to.
+    pub fn device(&self) -> &Device {
+        &self.inner.device
+    }
+
+    pub(crate) fn handle(&self) -> EventHandle {
+        self.inner.handle
+    }
+
+    /// Records the event at the current end of `stream`.
+    pub fn record(&self, stream: &Stream) -> Result<()> {
+        stream.same_device("event", self.device())?;
+        self.device()
+            .inner
+            .backend
+            .event_record(self.inner.handle, stream.handle())
+            .map_err(|e| self.device().error(e))
+    }
+
+    /// Blocks until the recorded point is reached.
+    pub fn synchronize(&self) -> Result<()> {
+        self.device().inner.backend.event_synchronize(self.inner.handle).map_err(|e| self.device().error(e))
+    }
+
+    /// Whether the recorded point has been reached (true if never recorded).
+    pub fn query(&self) -> Result<bool> {
+        self.device().inner.backend.event_query(self.inner.handle).map_err(|e| self.device().error(e))
+    }
+
+    /// Milliseconds from this event to `end`; both must be recorded and complete.
+    pub fn elapsed_ms(&self, end: &Event) -> Result<f32> {
+        if end.device() != self.device() {
+            return Err(Error::DeviceMismatch {
+                what: "end event",
+                expected: self.device().index(),
+                actual: end.device().index(),
+            });
+        }
+        self.device().inner.backend.event_elapsed_ms(self.inner.handle, end.inner.handle).map_err(|e| match e
+        {
+            ferrocm_backend::BackendError::EventNotReady { reason } => Error::EventNotReady { reason },
+            e => self.device().error(e),
+        })
+    }
+}

@@ -1,0 +1,237 @@
+use std::sync::Arc;
+
+use ferrocm_backend::{Dim3, FunctionAttributes, FunctionHandle, LaunchDims, ModuleHandle};
+
+use crate::device::Device;
+use crate::memory::{AsDeviceSlice, DeviceRepr};
+use crate::stream::Stream;
+use crate::{Error, Result};
+
+struct ModuleInner {
+    device: Device,
+    handle: ModuleHandle,
+}
+
+impl Drop for ModuleInner {
+    fn drop(&mut self) {
+        let _ = self.device.inner.backend.module_unload(self.handle);
+    }
+}
+
+/// A compiled module loaded on one device. Functions taken from it keep it loaded.
+#[derive(Clone)]
+pub struct Module {
+    inner: Arc<ModuleInner>,
+}
+
+impl std::fmt::Debug for Module {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Module({:#x} on device {})", self.inner.handle.0, self.inner.device.index())
+    }
+}
+
+impl Module {
+    pub(crate) fn new(device: Device, handle: ModuleHandle) -> Module {
+        Module { inner: Arc::new(ModuleInner { device, handle }) }
+    }
+
+    /// The device the module is loaded on.
+    pub fn device(&self) -> &Device {
+        &self.inner.device
+    }
+
+    /// The kernel called `name`.
+    pub fn function(&self, name: &str) -> Result<Function> {
+        let d = &self.inner.device;
+        let handle = d.inner.backend.module_function(self.inner.handle, name).map_err(|e| d.error(e))?;
+        let attributes = d.inner.backend.function_attributes(handle).map_err(|e| d.error(e))?;
+        Ok(Function { module: self.clone(), handle, attributes, name: name.into() })
+    }
+}
+
+/// A kernel entry point, ready to launch.
+#[derive(Clone)]
+pub struct Function {
+    module: Module,
+    handle: FunctionHandle,
+    attributes: FunctionAttributes,
+    name: Arc<str>,
+}
+
+impl std::fmt::Debug for Function {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Function({} on device {})", self.name, self.module.device().index())
+    }
+}
+
+impl Function {
+    /// The kernel's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The device the kernel is loaded on.
+    pub fn device(&self) -> &Device {
+        self.module.device()
+    }
+
+    /// Registers, static shared memory and the largest block the kernel allows.
+    pub fn attributes(&self) -> FunctionAttributes {
+        self.attributes
+    }
+}
+
+/// Grid, block and dynamic shared memory of a launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchConfig {
+    pub grid: Dim3,
+    pub block: Dim3,
+    pub shared_mem_bytes: u32,
+}
+
+impl LaunchConfig {
+    /// A one-dimensional launch of 256-thread blocks covering `n` elements (at least one block).
+    pub fn for_num_elems(n: u32) -> LaunchConfig {
+        LaunchConfig { grid: Dim3::from(n.div_ceil(256).max(1)), block: Dim3::from(256), shared_mem_bytes: 0 }
+    }
+
+    /// A launch with the given grid and block and no dynamic shared memory.
+    pub fn new(grid: impl Into<Dim3>, block: impl Into<Dim3>) -> LaunchConfig {
+        LaunchConfig { grid: grid.into(), block: block.into(), shared_mem_bytes: 0 }
+    }
+
+    /// The same launch with `bytes` of dynamic shared memory.
+    pub fn with_shared_mem(self, bytes: u32) -> LaunchConfig {
+        LaunchConfig { shared_mem_bytes: bytes, ..self }
+    }
+}
+
+/// The parameters of one launch, each kept as its bytes (the layout `cuLaunchKernel` takes).
+#[derive(Clone, Debug, Default)]
+pub struct KernelArgs {
+    bytes: Vec<u8>,
+    spans: Vec<(u32, u32)>,
+    /// Devices whose memory the arguments point into (checked against peer access).
+    devices: Vec<Device>,
+}
+
+impl KernelArgs {
+    pub fn new() -> KernelArgs {
+        KernelArgs::default()
+    }
+
+    /// Appends one parameter by value.
+    pub fn push<T: DeviceRepr>(&mut self, value: T) -> &mut Self {
+        let start = self.bytes.len();
+        let size = std::mem::size_of::<T>();
+        // SAFETY: DeviceRepr types are plain data without padding, so all `size` bytes are
+        // initialised.
+        let raw = unsafe { std::slice::from_raw_parts(&value as *const T as *const u8, size) };
+        self.bytes.extend_from_slice(raw);
+        self.spans.push((start as u32, size as u32));
+        self
+    }
+
+    /// Appends a raw device address.
+    pub fn push_ptr(&mut self, ptr: ferrocm_backend::DevicePtr) -> &mut Self {
+        self.push(ptr.0)
+    }
+
+    /// Appends the address of a buffer's first element, remembering its device so the launch
+    /// can check access.
+    pub fn push_buffer<T: DeviceRepr>(&mut self, buffer: &impl AsDeviceSlice<T>) -> &mut Self {
+        if !self.devices.contains(buffer.device()) {
+            self.devices.push(buffer.device().clone());
+        }
+        self.push(buffer.device_ptr().0)
+    }
+
+    /// The number of parameters.
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// Whether there are no parameters.
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+
+    fn with_slices<R>(&self, f: impl FnOnce(&[&[u8]]) -> R) -> R {
+        const INLINE: usize = 16;
+        let slice = |&(s, n): &(u32, u32)| &self.bytes[s as usize..(s + n) as usize];
+        if self.spans.len() <= INLINE {
+            let mut arr: [&[u8]; INLINE] = [&[]; INLINE];
+            for (slot, span) in arr.iter_mut().zip(&self.spans) {
+                *slot = slice(span);
+            }
+            f(&arr[..self.spans.len()])
+        } else {
+            let v: Vec<&[u8]> = self.spans.iter().map(slice).collect();
+            f(&v)
+        }
+    }
+}
+
+fn check_dim(what: [&'static str; 3], requested: Dim3, max: [u32; 3]) -> Result<()> {
+    for ((name, r), m) in what.into_iter().zip([requested.x, requested.y, requested.z]).zip(max) {
+        if r == 0 {
+            return Err(Error::EmptyLaunch { what: name });
+        }
+        if r > m {
+            return Err(Error::LaunchTooLarge { what: name, requested: r as u64, max: m as u64 });
+        }
+    }
+    Ok(())
+}
+
+/// Checks a launch against the device's and the kernel's limits.
+pub(crate) fn validate(device: &Device, f: &Function, cfg: &LaunchConfig) -> Result<()> {
+    let p = device.properties();
+    check_dim(["grid.x", "grid.y", "grid.z"], cfg.grid, p.max_grid_dim)?;
+    check_dim(["block.x", "block.y", "block.z"], cfg.block, p.max_block_dim)?;
+    let max_threads = match f.attributes.max_threads_per_block {
+        0 => p.max_threads_per_block,
+        k => k.min(p.max_threads_per_block),
+    };
+    if cfg.block.volume() > max_threads as u64 {
+        return Err(Error::LaunchTooLarge {
+            what: "threads per block",
+            requested: cfg.block.volume(),
+            max: max_threads as u64,
+        });
+    }
+    let max_shared = p
+        .shared_mem_per_block_optin
+        .max(p.shared_mem_per_block)
+        .saturating_sub(f.attributes.static_shared_bytes as u64);
+    if cfg.shared_mem_bytes as u64 > max_shared {
+        return Err(Error::LaunchTooLarge {
+            what: "dynamic shared memory bytes",
+            requested: cfg.shared_mem_bytes as u64,
+            max: max_shared,
+        });
+    }
+    Ok(())
+}
+
+impl Stream {
+    /// Queues a kernel launch after validating it against the device and kernel limits.
+    ///
+    /// # Safety
+    /// The arguments must match the kernel's parameters in number, order and type, and every
+    /// address must point to memory the kernel may access for as long as it runs. The
+    /// kernel language's typed launches uphold this; raw modules are the caller's promise.
+    pub unsafe fn launch(&self, f: &Function, cfg: LaunchConfig, args: &KernelArgs) -> Result<()> {
+        let device = self.device();
+        self.same_device("kernel", f.device())?;
+        for other in &args.devices {
+            if !device.has_peer_access(other) {
+                return Err(Error::NoPeerAccess { device: device.index(), peer: other.index() });
+            }
+        }
+        validate(device, f, &cfg)?;
+        let dims = LaunchDims { grid: cfg.grid, block: cfg.block, shared_mem_bytes: cfg.shared_mem_bytes };
+        args.with_slices(|slices| device.inner.backend.launch(f.handle, dims, self.handle(), slices))
+            .map_err(|e| device.error(e))
+    }
+}

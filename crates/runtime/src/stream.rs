@@ -1,0 +1,273 @@
+use std::sync::Arc;
+
+use ferrocm_backend::{CopyOp, StreamHandle};
+
+use crate::device::Device;
+use crate::event::Event;
+use crate::memory::{AsDeviceSlice, AsDeviceSliceMut, DeviceBuffer, DeviceRepr, HostBuffer, Origin};
+use crate::{Error, Result};
+
+struct StreamInner {
+    device: Device,
+    handle: StreamHandle,
+}
+
+impl Drop for StreamInner {
+    fn drop(&mut self) {
+        // Destroying waits for queued work on the CPU backend and is deferred by the driver on
+        // CUDA; there is nothing to report from `drop`.
+        let _ = self.device.inner.backend.stream_destroy(self.handle);
+    }
+}
+
+/// An in-order queue of device work (copies, kernels, host callbacks). Cheap to clone; clones
+/// name the same stream, which is destroyed when the last clone is dropped.
+#[derive(Clone)]
+pub struct Stream {
+    inner: Arc<StreamInner>,
+}
+
+impl std::fmt::Debug for Stream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Stream({:#x} on device {})", self.inner.handle.0, self.inner.device.index())
+    }
+}
+
+impl PartialEq for Stream {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+}
+
+impl Eq for Stream {}
+
+impl Stream {
+    pub(crate) fn from_handle(device: Device, handle: StreamHandle) -> Stream {
+        Stream { inner: Arc::new(StreamInner { device, handle }) }
+    }
+
+    /// The device the stream belongs to.
+    pub fn device(&self) -> &Device {
+        &self.inner.device
+    }
+
+    /// The backend's handle (for backend-level interop).
+    pub fn handle(&self) -> StreamHandle {
+        self.inner.handle
+    }
+
+    fn backend_err(&self, e: ferrocm_backend::BackendError) -> Error {
+        self.inner.device.error(e)
+    }
+
+    /// Blocks until all queued work has completed; reports a failure of any of it.
+    pub fn synchronize(&self) -> Result<()> {
+        self.device().inner.backend.stream_synchronize(self.inner.handle).map_err(|e| self.backend_err(e))
+    }
+
+    /// Whether all queued work has completed.
+    pub fn query(&self) -> Result<bool> {
+        self.device().inner.backend.stream_query(self.inner.handle).map_err(|e| self.backend_err(e))
+    }
+
+    /// Makes later work on this stream wait for `event`'s last record (from any stream of the
+    /// same device).
+    pub fn wait_event(&self, event: &Event) -> Result<()> {
+        self.same_device("event", event.device())?;
+        self.device()
+            .inner
+            .backend
+            .stream_wait_event(self.inner.handle, event.handle())
+            .map_err(|e| self.backend_err(e))
+    }
+
+    /// Queues a host function to run after earlier work and before later work.
+    pub fn add_callback(&self, f: impl FnOnce() + Send + 'static) -> Result<()> {
+        self.device()
+            .inner
+            .backend
+            .stream_add_callback(self.inner.handle, Box::new(f))
+            .map_err(|e| self.backend_err(e))
+    }
+
+    pub(crate) fn same_device(&self, what: &'static str, other: &Device) -> Result<()> {
+        if other != self.device() {
+            return Err(Error::DeviceMismatch {
+                what,
+                expected: self.device().index(),
+                actual: other.index(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Allocates `len` elements from the device's stream-ordered pool. The memory may be
+    /// reused once dropped, in this stream's order; its contents are unspecified.
+    pub fn alloc<T: DeviceRepr>(&self, len: usize) -> Result<DeviceBuffer<T>> {
+        let bytes = self.device().checked_bytes::<T>(len)?;
+        let (ptr, block_bytes) = self.device().inner.pool.alloc(self, bytes)?;
+        Ok(DeviceBuffer::from_raw(
+            self.device().clone(),
+            ptr,
+            len,
+            Origin::Pooled { stream: self.clone(), block_bytes },
+        ))
+    }
+
+    /// Like [`Stream::alloc`], with every byte set to zero (in stream order).
+    pub fn alloc_zeroed<T: DeviceRepr>(&self, len: usize) -> Result<DeviceBuffer<T>> {
+        let mut b = self.alloc::<T>(len)?;
+        self.memset_zero(&mut b)?;
+        Ok(b)
+    }
+
+    /// Sets every byte of `dst` to zero, in stream order.
+    pub fn memset_zero<T: DeviceRepr>(&self, dst: &mut impl AsDeviceSliceMut<T>) -> Result<()> {
+        self.memset_bytes(dst, 0)
+    }
+
+    /// Sets every byte of `dst` to `value`, in stream order.
+    pub fn memset_bytes<T: DeviceRepr>(&self, dst: &mut impl AsDeviceSliceMut<T>, value: u8) -> Result<()> {
+        self.same_device("destination buffer", dst.device())?;
+        if dst.is_empty() {
+            return Ok(());
+        }
+        self.device()
+            .inner
+            .backend
+            .memset_async(self.inner.handle, dst.device_ptr(), value, dst.byte_len())
+            .map_err(|e| self.backend_err(e))
+    }
+
+    fn queue_copy(&self, op: CopyOp, bytes: u64) -> Result<()> {
+        if bytes == 0 {
+            return Ok(());
+        }
+        self.device().inner.backend.copy_async(self.inner.handle, op, bytes).map_err(|e| self.backend_err(e))
+    }
+
+    fn check_len(operation: &'static str, destination: usize, source_len: usize) -> Result<()> {
+        if destination != source_len {
+            return Err(Error::LengthMismatch { operation, destination, source_len });
+        }
+        Ok(())
+    }
+
+    /// Copies host memory to the device and waits for the copy (and earlier work) to finish.
+    pub fn copy_htod<T: DeviceRepr>(&self, src: &[T], dst: &mut impl AsDeviceSliceMut<T>) -> Result<()> {
+        self.same_device("destination buffer", dst.device())?;
+        Self::check_len("host-to-device copy", dst.len(), src.len())?;
+        self.queue_copy(
+            CopyOp::HostToDevice { src: src.as_ptr() as *const u8, dst: dst.device_ptr() },
+            dst.byte_len(),
+        )?;
+        // `src` is borrowed only for this call, so the copy must be complete before returning.
+        self.synchronize()
+    }
+
+    /// Copies device memory to the host and waits for it.
+    pub fn copy_dtoh<T: DeviceRepr>(&self, src: &impl AsDeviceSlice<T>, dst: &mut [T]) -> Result<()> {
+        self.same_device("source buffer", src.device())?;
+        Self::check_len("device-to-host copy", dst.len(), src.len())?;
+        self.queue_copy(
+            CopyOp::DeviceToHost { src: src.device_ptr(), dst: dst.as_mut_ptr() as *mut u8 },
+            src.byte_len(),
+        )?;
+        self.synchronize()
+    }
+
+    /// A new pooled device buffer holding a copy of `src`.
+    pub fn clone_htod<T: DeviceRepr>(&self, src: &[T]) -> Result<DeviceBuffer<T>> {
+        let mut b = self.alloc::<T>(src.len())?;
+        self.copy_htod(src, &mut b)?;
+        Ok(b)
+    }
+
+    /// The contents of `src`, copied to a new `Vec` (waits for the copy).
+    pub fn clone_dtoh<T: DeviceRepr>(&self, src: &impl AsDeviceSlice<T>) -> Result<Vec<T>> {
+        self.same_device("source buffer", src.device())?;
+        let mut v = Vec::with_capacity(src.len());
+        self.queue_copy(
+            CopyOp::DeviceToHost {
+                src: src.device_ptr(),
+                dst: v.spare_capacity_mut().as_mut_ptr() as *mut u8,
+            },
+            src.byte_len(),
+        )?;
+        self.synchronize()?;
+        // SAFETY: the copy above wrote all `len` elements and has completed.
+        unsafe { v.set_len(src.len()) };
+        Ok(v)
+    }
+
+    /// Queues a copy from pinned host memory; returns at once. The host buffer waits for the
+    /// copy before it can be touched again.
+    pub fn copy_htod_async<T: DeviceRepr>(
+        &self,
+        src: &HostBuffer<T>,
+        dst: &mut impl AsDeviceSliceMut<T>,
+    ) -> Result<()> {
+        self.same_device("destination buffer", dst.device())?;
+        Self::check_len("host-to-device copy", dst.len(), src.len_raw())?;
+        self.queue_copy(
+            CopyOp::HostToDevice { src: src.raw() as *const u8, dst: dst.device_ptr() },
+            dst.byte_len(),
+        )?;
+        src.add_pending(self.record_marker()?);
+        Ok(())
+    }
+
+    /// Queues a copy into pinned host memory; returns at once. Reading the host buffer waits
+    /// for the copy.
+    pub fn copy_dtoh_async<T: DeviceRepr>(
+        &self,
+        src: &impl AsDeviceSlice<T>,
+        dst: &mut HostBuffer<T>,
+    ) -> Result<()> {
+        self.same_device("source buffer", src.device())?;
+        Self::check_len("device-to-host copy", dst.len_raw(), src.len())?;
+        self.queue_copy(
+            CopyOp::DeviceToHost { src: src.device_ptr(), dst: dst.raw() as *mut u8 },
+            src.byte_len(),
+        )?;
+        dst.add_pending(self.record_marker()?);
+        Ok(())
+    }
+
+    fn record_marker(&self) -> Result<Event> {
+        let e = Event::with_flags(
+            self.device(),
+            ferrocm_backend::EventFlags { timing: false, blocking_sync: false },
+        )?;
+        e.record(self)?;
+        Ok(e)
+    }
+
+    /// Queues a device-to-device copy. `src` may live on another device of the same backend
+    /// if this stream's device has peer access to it.
+    pub fn copy_dtod<T: DeviceRepr>(
+        &self,
+        src: &impl AsDeviceSlice<T>,
+        dst: &mut impl AsDeviceSliceMut<T>,
+    ) -> Result<()> {
+        Self::check_len("device-to-device copy", dst.len(), src.len())?;
+        let here = self.device();
+        let (s, d) = (src.device(), dst.device());
+        let op = if s == here && d == here {
+            CopyOp::DeviceToDevice { src: src.device_ptr(), dst: dst.device_ptr() }
+        } else {
+            for other in [s, d] {
+                if !here.has_peer_access(other) {
+                    return Err(Error::NoPeerAccess { device: here.index(), peer: other.index() });
+                }
+            }
+            CopyOp::Peer {
+                src_device: s.ordinal(),
+                src: src.device_ptr(),
+                dst_device: d.ordinal(),
+                dst: dst.device_ptr(),
+            }
+        };
+        self.queue_copy(op, src.byte_len())
+    }
+}
