@@ -129,6 +129,8 @@ fn expand_kernel(mut f: ItemFn) -> syn::Result<TokenStream2> {
     let mut runtime_params = Vec::new(); // `name: Ty` as written (host launch signature)
     let mut runtime_names = Vec::new();
     let mut param_decls = Vec::new();
+    let mut launch_params = Vec::new();
+    let mut launch_pushes = Vec::new();
     let mut tr = Translator::new(false);
     for arg in f.sig.inputs.iter_mut() {
         let FnArg::Typed(pt) = arg else {
@@ -147,12 +149,23 @@ fn expand_kernel(mut f: ItemFn) -> syn::Result<TokenStream2> {
             continue;
         }
         let id_str = id.to_string();
+        let elem = quote!(::ferrocm_kernel::dsl::Elem);
         let decl = match classify(ty, &generic_types) {
             Some(ParamKind::Scalar(t)) => {
+                launch_params.push(quote!(#id: #t));
+                launch_pushes.push(quote!(#krate::push_scalar::<#t>(&mut __args, #id);));
                 quote!(let #id: ::ferrocm_kernel::dsl::Val<#t> = #krate::dsl::scalar_param::<#t>(#id_str);)
             }
-            Some(ParamKind::Slice(t)) => quote!(let #id = #krate::dsl::slice_param::<#t>(#id_str);),
-            Some(ParamKind::SliceMut(t)) => quote!(let #id = #krate::dsl::slice_mut_param::<#t>(#id_str);),
+            Some(ParamKind::Slice(t)) => {
+                launch_params.push(quote!(#id: &impl #krate::AsDeviceSlice<<#t as #elem>::Repr>));
+                launch_pushes.push(quote!(#krate::push_slice::<#t>(&mut __args, #id);));
+                quote!(let #id = #krate::dsl::slice_param::<#t>(#id_str);)
+            }
+            Some(ParamKind::SliceMut(t)) => {
+                launch_params.push(quote!(#id: &mut impl #krate::AsDeviceSliceMut<<#t as #elem>::Repr>));
+                launch_pushes.push(quote!(#krate::push_slice::<#t>(&mut __args, &*#id);));
+                quote!(let #id = #krate::dsl::slice_mut_param::<#t>(#id_str);)
+            }
             None => {
                 return err(
                     ty.span(),
@@ -219,6 +232,23 @@ fn expand_kernel(mut f: ItemFn) -> syn::Result<TokenStream2> {
                 let __key = #krate::key(::std::concat!(::std::module_path!(), "::", #name_str), &__ct);
                 let __name = #krate::entry_name(#name_str, &__ct);
                 #krate::get_or_build(&__key, move || build #turbofish (#(#comptime_names),*), &__name)
+            }
+
+            /// Launches the kernel on `stream` (any device) through the runtime, which validates
+            /// the launch. Slices are passed as address and length.
+            pub fn launch #impl_generics (
+                __stream: &#krate::Stream,
+                __cfg: #krate::LaunchConfig,
+                #(#comptime_params,)*
+                #(#launch_params),*
+            ) -> ::std::result::Result<(), ::ferrocm_kernel::KernelError> #where_clause {
+                let __k = kernel #turbofish (#(#comptime_names),*)?;
+                let mut __args = #krate::KernelArgs::new();
+                #(#launch_pushes)*
+                // SAFETY: the arguments follow the kernel's parameters in order and type under
+                // the slice ABI (fixed by this signature), and every address comes from a
+                // runtime-owned device buffer.
+                unsafe { __k.launch_raw(__stream, __cfg, &__args) }
             }
 
             /// Runs the kernel on the CPU executor over host memory.

@@ -7,9 +7,10 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use ferrocm_backend::{CpuKernel, LaunchDims};
-use ferrocm_cpu_exec::ExecKernel;
+use ferrocm_backend::{BackendKind, CpuKernel, LaunchDims, ModuleImage};
+use ferrocm_cpu_exec::{ExecKernel, ExecModule};
 use ferrocm_ir::{BuildError, Function};
+use ferrocm_runtime::{Device, KernelArgs, LaunchConfig, Stream};
 
 /// Why a kernel could not be built, compiled or run.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -23,6 +24,10 @@ pub enum KernelError {
     Codegen { kernel: String, message: String },
     #[error("{message}")]
     Launch { kernel: String, message: String },
+    #[error("kernel `{kernel}` could not be loaded on device {device}: {message}")]
+    Load { kernel: String, device: usize, message: String },
+    #[error("kernel `{kernel}`: {source}")]
+    Runtime { kernel: String, source: ferrocm_runtime::Error },
 }
 
 /// One built instantiation of a kernel.
@@ -30,6 +35,8 @@ pub struct CompiledKernel {
     ir: Arc<Function>,
     cpu: OnceLock<Result<Arc<ExecKernel>, KernelError>>,
     ptx: Mutex<HashMap<String, Arc<String>>>,
+    /// The loaded function on each device, by `Device::index`.
+    loaded: Mutex<HashMap<usize, ferrocm_runtime::Function>>,
 }
 
 impl std::fmt::Debug for CompiledKernel {
@@ -60,7 +67,12 @@ impl CompiledKernel {
             return Err(KernelError::Invalid { kernel: ir.name.clone(), message: e.to_string() });
         }
         dump("ir", &format!("{}.ir", ir.name), &ir.to_string());
-        Ok(CompiledKernel { ir: Arc::new(ir), cpu: OnceLock::new(), ptx: Mutex::new(HashMap::new()) })
+        Ok(CompiledKernel {
+            ir: Arc::new(ir),
+            cpu: OnceLock::new(),
+            ptx: Mutex::new(HashMap::new()),
+            loaded: Mutex::new(HashMap::new()),
+        })
     }
 
     /// The kernel's IR.
@@ -97,6 +109,56 @@ impl CompiledKernel {
         let text = Arc::new(text);
         map.insert(arch.to_string(), text.clone());
         Ok(text)
+    }
+
+    /// The kernel loaded on `device` (compiled for its architecture and loaded once per device).
+    /// A driver JIT error comes back with the PTX lines its log points at.
+    pub fn function(&self, device: &Device) -> Result<ferrocm_runtime::Function, KernelError> {
+        let mut map = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(f) = map.get(&device.index()) {
+            return Ok(f.clone());
+        }
+        let name = self.ir.name.clone();
+        let (image, ptx) = match device.kind() {
+            BackendKind::Cpu => {
+                let k = self.cpu()?;
+                (ModuleImage::Cpu(Arc::new(ExecModule::new([k]))), None)
+            }
+            _ => {
+                let ptx = self.ptx(&device.properties().arch)?;
+                (ModuleImage::Ptx(ptx.to_string()), Some(ptx))
+            }
+        };
+        let module = device.load_module(image).map_err(|e| KernelError::Load {
+            kernel: name.clone(),
+            device: device.index(),
+            message: match &ptx {
+                Some(p) => ferrocm_ptx::annotate_jit_log(p, &e.to_string()),
+                None => e.to_string(),
+            },
+        })?;
+        let f =
+            module.function(&name).map_err(|source| KernelError::Runtime { kernel: name.clone(), source })?;
+        map.insert(device.index(), f.clone());
+        Ok(f)
+    }
+
+    /// Launches on `stream` with raw arguments (the ABI in the crate documentation); the typed
+    /// `launch` the macro generates calls this.
+    ///
+    /// # Safety
+    /// `args` must match the kernel's parameters in number, order and type, and every address
+    /// must stay valid until the kernel completes.
+    pub unsafe fn launch_raw(
+        &self,
+        stream: &Stream,
+        cfg: LaunchConfig,
+        args: &KernelArgs,
+    ) -> Result<(), KernelError> {
+        let f = self.function(stream.device())?;
+        // SAFETY: forwarded from this function's contract.
+        unsafe { stream.launch(&f, cfg, args) }
+            .map_err(|source| KernelError::Runtime { kernel: self.ir.name.clone(), source })
     }
 
     /// Runs the whole grid on the CPU executor over host memory (the arguments' raw bytes, as

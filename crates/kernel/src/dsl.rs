@@ -80,8 +80,11 @@ pub fn build_kernel(name: &str, body: impl FnOnce()) -> Result<Function, BuildEr
 /// A scalar type a kernel can compute with.
 pub trait Elem: Copy + Send + Sync + 'static + std::fmt::Debug {
     const TY: ScalarType;
+    /// How the type is held in device memory and passed to a launch (`bool` as `u8`).
+    type Repr: ferrocm_runtime::DeviceRepr;
     /// The value's bits, zero-extended.
     fn to_bits(self) -> u64;
+    fn to_repr(self) -> Self::Repr;
 }
 
 /// Element types with arithmetic (`+ - * / %`, `min`, `max`).
@@ -95,17 +98,25 @@ pub trait Signed: Num {}
 
 macro_rules! elem {
     ($t:ty, $s:ident, $bits:expr $(, $tr:ident)*) => {
+        elem!(@repr $t, $t, $s, $bits $(, $tr)*);
+    };
+    (@repr $t:ty, $r:ty, $s:ident, $bits:expr $(, $tr:ident)*) => {
         impl Elem for $t {
             const TY: ScalarType = ScalarType::$s;
+            type Repr = $r;
             #[allow(clippy::redundant_closure_call)]
             fn to_bits(self) -> u64 {
                 ($bits)(self)
+            }
+            #[allow(clippy::unnecessary_cast)]
+            fn to_repr(self) -> $r {
+                self as $r
             }
         }
         $(impl $tr for $t {})*
     };
 }
-elem!(bool, Bool, |x: bool| x as u64);
+elem!(@repr bool, u8, Bool, |x: bool| x as u64);
 elem!(i8, I8, |x: i8| x as u8 as u64, Num, Int, Signed);
 elem!(i16, I16, |x: i16| x as u16 as u64, Num, Int, Signed);
 elem!(i32, I32, |x: i32| x as u32 as u64, Num, Int, Signed);

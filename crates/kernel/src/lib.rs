@@ -11,6 +11,7 @@
 //!         y[i] = a * x[i] + y[i];
 //!     }
 //! }
+//! // saxpy::launch(&stream, cfg, 2.0, &x, &mut y)? (any device, through the runtime)
 //! // saxpy::launch_host(dims, 2.0, &x, &mut y)?   (CPU executor on host memory)
 //! // saxpy::ir()? / saxpy::ptx("sm_90")?            (what the compiler made)
 //! ```
@@ -34,6 +35,7 @@ pub use cache::{CompiledKernel, KernelError};
 pub use ferrocm_backend::{CpuKernel, Dim3, LaunchDims};
 pub use ferrocm_ir as ir;
 pub use ferrocm_kernel_macros::{device, kernel};
+pub use ferrocm_runtime as runtime;
 pub use half::{bf16, f16};
 
 /// What a kernel body needs in scope: the attributes, DSL types, built-ins and math.
@@ -47,6 +49,7 @@ pub mod prelude {
         Shared, Signed, Slice, SliceMut, Val, Vec2, Vec4,
     };
     pub use crate::{device, kernel, Dim3, LaunchDims};
+    pub use ferrocm_runtime::{AsDeviceSlice, AsDeviceSliceMut, Device, DeviceBuffer, LaunchConfig, Stream};
     pub use half::{bf16, f16};
 }
 
@@ -96,6 +99,21 @@ pub mod __private {
     pub use crate::cache::get_or_build;
     pub use crate::dsl;
     pub use crate::{HostArg, HostArgs};
+    pub use ferrocm_runtime::{AsDeviceSlice, AsDeviceSliceMut, KernelArgs, LaunchConfig, Stream};
+
+    /// Pushes a slice argument under the ABI: the address, then the length in elements.
+    pub fn push_slice<T: crate::dsl::Elem>(
+        args: &mut KernelArgs,
+        s: &impl AsDeviceSlice<<T as crate::dsl::Elem>::Repr>,
+    ) {
+        args.push_buffer(s);
+        args.push(s.len() as u64);
+    }
+
+    /// Pushes a scalar argument (a `bool` as one byte).
+    pub fn push_scalar<T: crate::dsl::Elem>(args: &mut KernelArgs, v: T) {
+        args.push(v.to_repr());
+    }
     pub use std::sync::Arc;
 
     /// The cache key of one instantiation: the kernel's path and its compile-time values.

@@ -1761,3 +1761,42 @@ fn gpu_backend_present_when_required() {
         "FERROCM_REQUIRE_GPU=1 but this suite has no GPU backend to run on"
     );
 }
+
+// ------------------------------------------------------------------ typed launch through the runtime
+
+#[test]
+fn typed_launch_on_every_device() {
+    let mut r = Rng::new();
+    let (x, y) = (r.f32s(N, -1.0, 1.0), r.f32s(N, -1.0, 1.0));
+    for device in Device::all().unwrap() {
+        let stream = device.create_stream().unwrap();
+        let dx = stream.clone_htod(&x).unwrap();
+        let mut dy = stream.clone_htod(&y).unwrap();
+        saxpy::launch(&stream, LaunchConfig::for_num_elems(N as u32), 0.5, &dx, &mut dy).unwrap();
+        let got = stream.clone_dtoh(&dy).unwrap();
+        let want: Vec<f64> = (0..N).map(|i| 0.5 * x[i] as f64 + y[i] as f64).collect();
+        check_close(&format!("typed saxpy on {}", device.kind()), &f64s(&got), &want, 1e-6, 1e-6);
+    }
+}
+
+#[test]
+fn kernel_error_is_reported_by_synchronize_with_kernel_buffer_and_index() {
+    let device = Device::cpu().unwrap();
+    let stream = device.create_stream().unwrap();
+    let dx = stream.clone_htod(&[1f32; 64]).unwrap();
+    let mut dy = stream.alloc_zeroed::<f32>(40).unwrap();
+    unguarded_store::launch(&stream, LaunchConfig::new(1, 64), &dx, &mut dy).unwrap();
+    let err = stream.synchronize().expect_err("the out-of-range store must surface").to_string();
+    assert!(err.contains("unguarded_store") && err.contains("`y`") && err.contains("index 40"), "{err}");
+}
+
+#[test]
+fn launch_validation_comes_from_the_runtime() {
+    let device = Device::cpu().unwrap();
+    let stream = device.create_stream().unwrap();
+    let dx = stream.clone_htod(&[1f32; 64]).unwrap();
+    let mut dy = stream.alloc_zeroed::<f32>(64).unwrap();
+    let err = vec_add::launch(&stream, LaunchConfig::new(1, 4096), &dx, &dx, &mut dy)
+        .expect_err("4096 threads per block");
+    assert!(err.to_string().contains("4096"), "{err}");
+}

@@ -1,9 +1,10 @@
 //! The conformance harness: one [`Launch`] per kernel run, executed on every backend present and
 //! checked against a host reference by the test.
 //!
-//! Backends: the CPU executor always. A GPU needs the ferrocm runtime, which is not wired yet;
-//! until it is, `FERROCM_REQUIRE_GPU=1` makes [`gpu_required_but_unavailable`] fail the suite so a
-//! GPU run can never pass by skipping. `FERROCM_GPU_BUNDLE=<dir>` additionally writes each launch
+//! Backends: the CPU executor directly (the reference), then every device the runtime sees
+//! (the CPU device and each GPU), through the same launch path the typed `launch` uses; each
+//! device's outputs are compared with the reference. With `FERROCM_REQUIRE_GPU=1` and no GPU
+//! visible every launch fails, so a GPU run can never pass by skipping. `FERROCM_GPU_BUNDLE=<dir>` additionally writes each launch
 //! (PTX for sm_90, launch dimensions, input bytes, the CPU executor's outputs, tolerances) to
 //! `<dir>` for `gpu/run_bundle.py`, which replays them on a GPU through the driver JIT and compares
 //! the GPU's outputs with the CPU's.
@@ -13,7 +14,8 @@ use std::sync::Arc;
 
 use ferrocm_kernel::dsl::Elem;
 use ferrocm_kernel::ir::ScalarType;
-use ferrocm_kernel::{CompiledKernel, KernelError, LaunchDims};
+use ferrocm_kernel::runtime::{BackendKind, Device, KernelArgs, LaunchConfig};
+use ferrocm_kernel::{bf16, f16, CompiledKernel, KernelError, LaunchDims};
 
 /// A small, fast generator (xorshift64*), freshly seeded for every test unless
 /// `FERROCM_SEED` is set; the seed is printed so a failure can be replayed.
@@ -208,9 +210,107 @@ impl Launch {
         Ok(Outputs { bufs, pos })
     }
 
+    /// Runs through the runtime on `device` (typed launch's raw path, per-device module cache).
+    pub fn run_on(&self, device: &Device) -> Result<Outputs, String> {
+        let stream = device.create_stream().map_err(|e| e.to_string())?;
+        let mut args = KernelArgs::new();
+        let mut bufs = Vec::new();
+        for a in &self.args {
+            match a {
+                Arg::Scalar { bytes, .. } => {
+                    let v = u64::from_le_bytes({
+                        let mut b = [0u8; 8];
+                        b[..bytes.len()].copy_from_slice(bytes);
+                        b
+                    });
+                    match bytes.len() {
+                        1 => args.push(v as u8),
+                        2 => args.push(v as u16),
+                        4 => args.push(v as u32),
+                        _ => args.push(v),
+                    };
+                }
+                Arg::Buf { data, ty, .. } => {
+                    let b = stream.clone_htod::<u8>(data.as_bytes()).map_err(|e| e.to_string())?;
+                    args.push_buffer(&b);
+                    args.push((data.len / ty.size() as usize) as u64);
+                    bufs.push(b);
+                }
+            }
+        }
+        let cfg = LaunchConfig {
+            grid: self.dims.grid,
+            block: self.dims.block,
+            shared_mem_bytes: self.dims.shared_mem_bytes,
+        };
+        // SAFETY: the arguments follow the kernel's parameters under the slice ABI, and the
+        // buffers live until after the synchronize below.
+        unsafe { self.kernel.launch_raw(&stream, cfg, &args) }.map_err(|e| e.to_string())?;
+        stream.synchronize().map_err(|e| e.to_string())?;
+        let mut out = Vec::new();
+        for b in &bufs {
+            out.push(Bytes::of(&stream.clone_dtoh(b).map_err(|e| e.to_string())?));
+        }
+        let mut next = 0;
+        let pos = self
+            .args
+            .iter()
+            .map(|a| match a {
+                Arg::Buf { .. } => {
+                    next += 1;
+                    Some(next - 1)
+                }
+                Arg::Scalar { .. } => None,
+            })
+            .collect();
+        Ok(Outputs { bufs: out, pos })
+    }
+
+    /// Compares another backend's outputs with the CPU executor's.
+    fn compare(&self, device: &str, reference: &Outputs, got: &Outputs) {
+        let mut bi = 0;
+        for (ai, a) in self.args.iter().enumerate() {
+            let Arg::Buf { ty, gpu_compare, .. } = a else { continue };
+            let (r, g) = (&reference.bufs[bi], &got.bufs[bi]);
+            bi += 1;
+            if !gpu_compare {
+                continue;
+            }
+            let what = format!("{} on {device}: argument {ai}", self.name);
+            if !ty.is_float() {
+                let (rb, gb) = (r.as_bytes(), g.as_bytes());
+                if let Some(i) = (0..rb.len()).find(|&i| rb[i] != gb[i]) {
+                    panic!("{what}: byte {i} differs (cpu executor {}, device {})", rb[i], gb[i]);
+                }
+                continue;
+            }
+            let (rv, gv) = (decode(r, *ty), decode(g, *ty));
+            check_close(
+                &what,
+                &gv,
+                &rv,
+                self.rtol.max(1e-6),
+                self.atol.max(if *ty == ScalarType::F64 { 1e-12 } else { 1e-6 }),
+            );
+        }
+    }
+
     /// Runs on every backend present and returns the CPU executor's outputs.
     pub fn run(self) -> Outputs {
         let out = self.try_run().unwrap_or_else(|e| panic!("{}: {e}", self.name));
+        let devices = Device::all().unwrap_or_else(|e| panic!("{}: no devices: {e}", self.name));
+        if gpu_required_but_unavailable() {
+            panic!(
+                "FERROCM_REQUIRE_GPU=1 but no GPU device is visible: {:?}",
+                ferrocm_kernel::runtime::report().map(|r| format!("{r:?}"))
+            );
+        }
+        for d in &devices {
+            let got = self
+                .run_on(d)
+                .unwrap_or_else(|e| panic!("{} on device {} ({}): {e}", self.name, d.index(), d.kind()));
+            self.compare(&format!("device {} ({})", d.index(), d.properties().name), &out, &got);
+        }
         // PTX must generate for every kernel, whether or not a GPU is here to run it.
         let ptx = self.kernel.ptx("sm_90").unwrap_or_else(|e| panic!("{}: {e}", self.name));
         if let Ok(dir) = std::env::var("FERROCM_GPU_BUNDLE") {
@@ -271,7 +371,17 @@ pub fn f64s<T: Into<f64> + Copy>(v: &[T]) -> Vec<f64> {
     v.iter().map(|&x| x.into()).collect()
 }
 
-/// Fails when `FERROCM_REQUIRE_GPU=1` and no GPU backend can be reached from this suite.
+/// Whether `FERROCM_REQUIRE_GPU=1` is set and no GPU is visible (the suite must then fail).
 pub fn gpu_required_but_unavailable() -> bool {
     std::env::var("FERROCM_REQUIRE_GPU").map(|v| v == "1").unwrap_or(false)
+        && Device::of_kind(BackendKind::Cuda).is_empty()
+}
+
+fn decode(b: &Bytes, ty: ScalarType) -> Vec<f64> {
+    match ty {
+        ScalarType::F16 => b.to_vec::<f16>().iter().map(|x| x.to_f64()).collect(),
+        ScalarType::BF16 => b.to_vec::<bf16>().iter().map(|x| x.to_f64()).collect(),
+        ScalarType::F32 => b.to_vec::<f32>().iter().map(|&x| x as f64).collect(),
+        _ => b.to_vec::<f64>(),
+    }
 }
