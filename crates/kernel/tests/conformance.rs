@@ -1800,3 +1800,285 @@ fn launch_validation_comes_from_the_runtime() {
         .expect_err("4096 threads per block");
     assert!(err.to_string().contains("4096"), "{err}");
 }
+
+// ------------------------------------------------------------------ more types and control flow
+
+#[kernel]
+fn narrow_more(a: &[i16], b: &[u8], oa: &mut [i16], ob: &mut [u8]) {
+    let i = global_index();
+    if i < a.len() {
+        oa[i] = (a[i] >> 3u32) - (a[i] << 2u32);
+        ob[i] = (b[i] << 1u32) ^ (b[i] >> 5u32) | 1u8;
+    }
+}
+
+#[test]
+fn narrow_integer_shifts_i16_u8() {
+    let mut r = Rng::new();
+    let a: Vec<i16> = (0..N).map(|_| r.u32() as i16).collect();
+    let b: Vec<u8> = (0..N).map(|_| r.u32() as u8).collect();
+    let out = Launch::new("narrow_more", narrow_more::kernel(), grid_for(N, 128), 128)
+        .buf(&a)
+        .buf(&b)
+        .buf(&vec![0i16; N])
+        .buf(&vec![0u8; N])
+        .run();
+    let (oa, ob) = (out.get::<i16>(2), out.get::<u8>(3));
+    for i in 0..N {
+        assert_eq!(oa[i], (a[i] >> 3).wrapping_sub(a[i].wrapping_shl(2)), "i16 {i}");
+        assert_eq!(ob[i], (b[i].wrapping_shl(1) ^ (b[i] >> 5)) | 1, "u8 {i}");
+    }
+}
+
+#[kernel]
+fn shuffle_small_types(h: &[f16], p: &[bool], oh: &mut [f16], op: &mut [bool]) {
+    let i = global_index();
+    oh[i] = shfl_xor(h[i], 1u32);
+    op[i] = shfl_down(p[i], 2u32);
+}
+
+#[test]
+fn shuffles_of_half_and_bool() {
+    let mut r = Rng::new();
+    let h: Vec<f16> = r.f32s(64, -2.0, 2.0).into_iter().map(f16::from_f32).collect();
+    let p: Vec<bool> = r.u32s(64, 2).into_iter().map(|v| v == 1).collect();
+    let out = Launch::new("shuffle_small_types", shuffle_small_types::kernel(), 1, 64)
+        .buf(&h)
+        .buf(&p)
+        .buf(&vec![f16::ZERO; 64])
+        .buf(&vec![false; 64])
+        .run();
+    let (oh, op) = (out.get::<f16>(2), out.get::<bool>(3));
+    for i in 0..64 {
+        assert_eq!(oh[i], h[i ^ 1], "f16 lane {i}");
+        let src = if i % 32 + 2 < 32 { i + 2 } else { i };
+        assert_eq!(op[i], p[src], "bool lane {i}");
+    }
+}
+
+#[kernel]
+fn nested_loops(m: &[i32], w: u32, out: &mut [i32]) {
+    // For each row: sum the entries of each segment of 4 until a negative entry, skipping
+    // segments that start with zero.
+    let r = global_index();
+    if r < out.len() {
+        let mut total = 0i32;
+        for s in 0u32..(w / 4u32) {
+            if m[r * (w as usize) + (s * 4u32) as usize] == 0 {
+                continue;
+            }
+            // A runtime bound (w / 4 is 4 here): loops that break must not be unrolled.
+            for k in 0u32..(w / 4u32) {
+                let v = m[r * (w as usize) + (s * 4u32 + k) as usize];
+                if v < 0 {
+                    break;
+                }
+                total += v;
+            }
+        }
+        out[r] = total;
+    }
+}
+
+#[test]
+fn nested_runtime_loops_with_break_and_continue() {
+    let mut r = Rng::new();
+    let (rows, w) = (200, 16u32);
+    let m = r.i32s(rows * 16, -3, 10);
+    let o = Launch::new("nested_loops", nested_loops::kernel(), grid_for(rows, 64), 64)
+        .buf(&m)
+        .scalar(w)
+        .buf(&vec![0i32; rows])
+        .run()
+        .get::<i32>(2);
+    for row in 0..rows {
+        let mut total = 0;
+        for s in 0..4 {
+            let seg = &m[row * 16 + s * 4..row * 16 + s * 4 + 4];
+            if seg[0] == 0 {
+                continue;
+            }
+            for &v in seg {
+                if v < 0 {
+                    break;
+                }
+                total += v;
+            }
+        }
+        assert_eq!(o[row], total, "row {row}");
+    }
+}
+
+#[kernel]
+fn return_from_loop(x: &[u32], out: &mut [u32]) {
+    let i = global_index();
+    out[i] = 0u32;
+    for k in 0u32..64u32 {
+        if ((x[i] >> (k % 32u32)) & 1u32) == 1u32 {
+            out[i] = k + 1u32;
+            return;
+        }
+    }
+    out[i] = 999u32;
+}
+
+#[test]
+fn kernel_return_from_inside_a_loop() {
+    let mut r = Rng::new();
+    let mut x = r.u32s(128, u32::MAX);
+    x[5] = 0;
+    let o = Launch::new("return_from_loop", return_from_loop::kernel(), 1, 128)
+        .buf(&x)
+        .buf(&vec![7u32; 128])
+        .run()
+        .get::<u32>(1);
+    for i in 0..128 {
+        let want = if x[i] == 0 { 999 } else { x[i].trailing_zeros() + 1 };
+        assert_eq!(o[i], want, "{i}");
+    }
+}
+
+#[kernel]
+fn cas_u64_max(x: &[u64], best: &mut [u64]) {
+    let i = global_index();
+    if i < x.len() {
+        let v = x[i];
+        let mut cur = best[0u32];
+        while cur < v {
+            let seen = best.atomic_cas(0u32, cur, v);
+            if seen == cur {
+                break;
+            }
+            cur = seen;
+        }
+    }
+}
+
+#[test]
+fn atomic_cas_u64_loop() {
+    let mut r = Rng::new();
+    let x: Vec<u64> = (0..2048).map(|_| r.u64()).collect();
+    let o =
+        Launch::new("cas_u64_max", cas_u64_max::kernel(), 8, 256).buf(&x).buf(&[0u64]).run().get::<u64>(1);
+    assert_eq!(o[0], *x.iter().max().unwrap());
+}
+
+#[kernel]
+fn shared_float_atomics(x: &[f32], out: &mut [f64]) {
+    let acc = shared_array::<f32>(1);
+    let dacc = dyn_shared::<f64>();
+    let t = thread_idx_x();
+    if t == 0u32 {
+        acc[0u32] = 0.0f32;
+        dacc[0u32] = 0.0f64;
+    }
+    sync_threads();
+    acc.atomic_add(0u32, x[global_index()]);
+    dacc.atomic_add(0u32, x[global_index()] as f64);
+    sync_threads();
+    if t == 0u32 {
+        out[block_idx_x() * 2u32] = acc[0u32] as f64;
+        out[block_idx_x() * 2u32 + 1u32] = dacc[0u32];
+    }
+}
+
+#[test]
+fn shared_memory_float_atomics() {
+    let mut r = Rng::new();
+    let x = r.f32s(512, 0.0, 1.0);
+    let o = Launch::new("shared_float_atomics", shared_float_atomics::kernel(), 4, 128)
+        .shared(8)
+        .buf(&x)
+        .buf(&[0f64; 8])
+        .gpu_tol(1e-5, 1e-5)
+        .run()
+        .get::<f64>(1);
+    for b in 0..4 {
+        let s: f64 = x[b * 128..b * 128 + 128].iter().map(|&v| v as f64).sum();
+        check_close("f32 shared sum", &[o[b * 2]], &[s], 1e-5, 1e-5);
+        check_close("f64 shared sum", &[o[b * 2 + 1]], &[s], 1e-12, 1e-12);
+    }
+}
+
+#[kernel]
+fn half_transcendentals(x: &[f16], out: &mut [f16]) {
+    let i = global_index();
+    if i < x.len() {
+        out[i] = x[i].exp() + x[i].sin();
+    }
+}
+
+#[test]
+fn half_precision_math() {
+    let mut r = Rng::new();
+    let x: Vec<f16> = r.f32s(N, -2.0, 2.0).into_iter().map(f16::from_f32).collect();
+    let o = Launch::new("half_transcendentals", half_transcendentals::kernel(), grid_for(N, 128), 128)
+        .buf(&x)
+        .buf(&vec![f16::ZERO; N])
+        .gpu_tol(2e-3, 2e-3)
+        .run()
+        .get::<f16>(1);
+    let want: Vec<f64> = x.iter().map(|v| v.to_f64().exp() + v.to_f64().sin()).collect();
+    check_close("f16 math", &o.iter().map(|v| v.to_f64()).collect::<Vec<_>>(), &want, 2e-3, 2e-3);
+}
+
+#[device]
+fn digits(v: u32) -> u32 {
+    let mut n = 0u32;
+    let mut x = v;
+    loop {
+        n += 1u32;
+        x = x / 10u32;
+        if x == 0u32 {
+            break;
+        }
+    }
+    n
+}
+
+#[kernel]
+fn count_digits(x: &[u32], out: &mut [u32]) {
+    let i = global_index();
+    if i < x.len() {
+        out[i] = digits(x[i]);
+    }
+}
+
+#[test]
+fn device_function_with_a_loop_and_break() {
+    let mut r = Rng::new();
+    let mut x = r.u32s(N, u32::MAX);
+    x[0] = 0;
+    let o = Launch::new("count_digits", count_digits::kernel(), grid_for(N, 128), 128)
+        .buf(&x)
+        .buf(&vec![0u32; N])
+        .run()
+        .get::<u32>(1);
+    for i in 0..N {
+        assert_eq!(o[i], x[i].to_string().len() as u32, "{}", x[i]);
+    }
+}
+
+#[kernel]
+fn signed_sizes(a: &[isize], out: &mut [isize]) {
+    let i = global_index();
+    if i < a.len() {
+        let v = a[i];
+        out[i] = select(v < 0isize, -v, v * 2isize) + (i as isize);
+    }
+}
+
+#[test]
+fn isize_values() {
+    let mut r = Rng::new();
+    let a: Vec<isize> = (0..N).map(|_| (r.u64() as i64 >> 8) as isize).collect();
+    let o = Launch::new("signed_sizes", signed_sizes::kernel(), grid_for(N, 128), 128)
+        .buf(&a)
+        .buf(&vec![0isize; N])
+        .run()
+        .get::<isize>(1);
+    for i in 0..N {
+        let v = a[i];
+        assert_eq!(o[i], if v < 0 { -v } else { v * 2 } + i as isize);
+    }
+}

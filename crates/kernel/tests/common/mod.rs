@@ -4,10 +4,7 @@
 //! Backends: the CPU executor directly (the reference), then every device the runtime sees
 //! (the CPU device and each GPU), through the same launch path the typed `launch` uses; each
 //! device's outputs are compared with the reference. With `FERROCM_REQUIRE_GPU=1` and no GPU
-//! visible every launch fails, so a GPU run can never pass by skipping. `FERROCM_GPU_BUNDLE=<dir>` additionally writes each launch
-//! (PTX for sm_90, launch dimensions, input bytes, the CPU executor's outputs, tolerances) to
-//! `<dir>` for `gpu/run_bundle.py`, which replays them on a GPU through the driver JIT and compares
-//! the GPU's outputs with the CPU's.
+//! visible every launch fails, so a GPU run can never pass by skipping.
 #![allow(dead_code)]
 
 use std::sync::Arc;
@@ -312,50 +309,9 @@ impl Launch {
             self.compare(&format!("device {} ({})", d.index(), d.properties().name), &out, &got);
         }
         // PTX must generate for every kernel, whether or not a GPU is here to run it.
-        let ptx = self.kernel.ptx("sm_90").unwrap_or_else(|e| panic!("{}: {e}", self.name));
-        if let Ok(dir) = std::env::var("FERROCM_GPU_BUNDLE") {
-            self.write_bundle(&dir, &ptx, &out);
-        }
+        self.kernel.ptx("sm_90").unwrap_or_else(|e| panic!("{}: {e}", self.name));
         out
     }
-
-    fn write_bundle(&self, dir: &str, ptx: &str, out: &Outputs) {
-        let dir = std::path::Path::new(dir);
-        std::fs::create_dir_all(dir).expect("bundle dir");
-        let tag = self.name.replace(|c: char| !c.is_ascii_alphanumeric() && c != '_', "_");
-        std::fs::write(dir.join(format!("{tag}.ptx")), ptx).expect("write ptx");
-        let mut args = Vec::new();
-        let mut bi = 0;
-        for a in &self.args {
-            match a {
-                Arg::Scalar { bytes, ty } => args.push(serde_json::json!({
-                    "kind": "scalar", "dtype": ty.name(), "hex": hex(bytes)
-                })),
-                Arg::Buf { data, ty, gpu_compare } => {
-                    let input = format!("{tag}.in{bi}.bin");
-                    let output = format!("{tag}.out{bi}.bin");
-                    std::fs::write(dir.join(&input), data.as_bytes()).expect("write input");
-                    std::fs::write(dir.join(&output), out.bufs[bi].as_bytes()).expect("write output");
-                    args.push(serde_json::json!({
-                        "kind": "buf", "dtype": ty.name(), "input": input, "expect": output,
-                        "compare": gpu_compare, "len": data.len / ty.size() as usize
-                    }));
-                    bi += 1;
-                }
-            }
-        }
-        let d = self.dims;
-        let case = serde_json::json!({
-            "name": self.name, "entry": self.kernel.name(), "ptx": format!("{tag}.ptx"),
-            "grid": [d.grid.x, d.grid.y, d.grid.z], "block": [d.block.x, d.block.y, d.block.z],
-            "shared": d.shared_mem_bytes, "args": args, "rtol": self.rtol, "atol": self.atol,
-        });
-        std::fs::write(dir.join(format!("{tag}.json")), case.to_string()).expect("write case");
-    }
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
 /// Checks `got` against a host reference with a relative and absolute tolerance.
