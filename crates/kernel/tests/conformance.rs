@@ -1845,8 +1845,8 @@ fn shuffles_of_half_and_bool() {
     let out = Launch::new("shuffle_small_types", shuffle_small_types::kernel(), 1, 64)
         .buf(&h)
         .buf(&p)
-        .buf(&vec![f16::ZERO; 64])
-        .buf(&vec![false; 64])
+        .buf(&[f16::ZERO; 64])
+        .buf(&[false; 64])
         .run();
     let (oh, op) = (out.get::<f16>(2), out.get::<bool>(3));
     for i in 0..64 {
