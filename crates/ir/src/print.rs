@@ -68,8 +68,8 @@ impl Function {
                     write!(out, "vector {}", p.join(", "))?
                 }
                 Op::Extract(v, l) => write!(out, "extract %{}, {}", v.0, l)?,
-                Op::ReadVar(v) => write!(out, "read ${}", self.vars[v.0 as usize].name)?,
-                Op::WriteVar(v, x) => write!(out, "write ${}, %{}", self.vars[v.0 as usize].name, x.0)?,
+                Op::ReadVar(v) => write!(out, "read ${}.{}", self.vars[v.0 as usize].name, v.0)?,
+                Op::WriteVar(v, x) => write!(out, "write ${}.{}, %{}", self.vars[v.0 as usize].name, v.0, x.0)?,
                 Op::Load { mem, index } => write!(out, "load {}[%{}]", m(*mem), index.0)?,
                 Op::Store { mem, index, value } => {
                     write!(out, "store {}[%{}], %{}", m(*mem), index.0, value.0)?
@@ -138,8 +138,8 @@ impl fmt::Display for Function {
                 MemSpace::Local { len } => writeln!(f, "  local @{}: [{}; {len}]", m.name, m.elem)?,
             }
         }
-        for v in &self.vars {
-            writeln!(f, "  var ${}: {}", v.name, v.ty)?;
+        for (i, v) in self.vars.iter().enumerate() {
+            writeln!(f, "  var ${}.{i}: {}", v.name, v.ty)?;
         }
         let mut body = String::new();
         self.print_region(&mut body, self.body, 1)?;
