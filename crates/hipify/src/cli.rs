@@ -226,8 +226,9 @@ fn plan(a: &Args) -> Result<Vec<Job>, HipifyError> {
 }
 
 /// Writes `bytes` to `path` through a temporary file in the same directory and a
-/// rename, so readers never see a half-written file.
-fn write_atomic(path: &Path, bytes: &[u8], like: Option<&Path>) -> Result<(), HipifyError> {
+/// rename, so readers never see a half-written file. `durable` also syncs the
+/// data before the rename, which in-place rewriting of user sources asks for.
+fn write_atomic(path: &Path, bytes: &[u8], like: Option<&Path>, durable: bool) -> Result<(), HipifyError> {
     let io = |source| HipifyError::Io { path: path.to_path_buf(), source };
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         fs::create_dir_all(parent).map_err(io)?;
@@ -238,7 +239,9 @@ fn write_atomic(path: &Path, bytes: &[u8], like: Option<&Path>) -> Result<(), Hi
     let result = (|| {
         let mut f = fs::File::create(&tmp)?;
         f.write_all(bytes)?;
-        f.sync_all()?;
+        if durable {
+            f.sync_all()?;
+        }
         if let Some(src) = like {
             if let Ok(meta) = fs::metadata(src) {
                 fs::set_permissions(&tmp, meta.permissions())?;
@@ -305,15 +308,15 @@ fn run_job(job: &Job, base: &Options) -> Done {
             stdout = Some(t.text.clone());
             Ok(())
         }
-        (Sink::File(out), input) => write_atomic(out, t.text.as_bytes(), input.as_deref()),
+        (Sink::File(out), input) => write_atomic(out, t.text.as_bytes(), input.as_deref(), false),
         (Sink::InPlace, Some(p)) => {
             let current = fs::read(p).unwrap_or_default();
             if current == t.text.as_bytes() {
                 Ok(())
             } else {
                 let backup = backup_path(p);
-                let b = if backup.exists() { Ok(()) } else { write_atomic(&backup, &bytes, Some(p)) };
-                b.and_then(|_| write_atomic(p, t.text.as_bytes(), Some(p)))
+                let b = if backup.exists() { Ok(()) } else { write_atomic(&backup, &bytes, Some(p), true) };
+                b.and_then(|_| write_atomic(p, t.text.as_bytes(), Some(p), true))
             }
         }
         _ => Ok(()),
@@ -396,7 +399,7 @@ pub fn cli_main(args: Vec<OsString>) -> i32 {
     if a.print_stats_csv {
         let path = a.stats_file.clone().unwrap_or_else(|| PathBuf::from("hipify_stats.csv"));
         let title = if done.len() == 1 { done[0].label.clone() } else { "total".to_string() };
-        if let Err(e) = write_atomic(&path, total.csv(&title).as_bytes(), None) {
+        if let Err(e) = write_atomic(&path, total.csv(&title).as_bytes(), None, false) {
             eprintln!("hipify: error: {e}");
             failed = true;
         }
