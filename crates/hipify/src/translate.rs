@@ -139,6 +139,7 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
     let mut has_runtime_include = false;
     let mut first_include: Option<usize> = None;
     let mut first_code: Option<usize> = None;
+    let mut pragma_once_end: Option<usize> = None;
     let mut directive_start = 0usize;
     let mut directive_name: &str = "";
     let mut prev_sig: Option<usize> = None;
@@ -157,6 +158,12 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
             directive_name = next_sig(&tokens, i).map_or("", |j| tokens[j].text(source));
             if directive_name == "include" && tok.is_active_code() && first_include.is_none() {
                 first_include = Some(directive_start);
+            }
+            if directive_name == "pragma" && first_include.is_none() && pragma_once_end.is_none() {
+                let once = next_sig(&tokens, i).and_then(|j| next_sig(&tokens, j));
+                if once.is_some_and(|j| tokens[j].text(source) == "once") {
+                    pragma_once_end = Some(directive_start);
+                }
             }
             continue;
         }
@@ -261,8 +268,12 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
         }
     }
 
+    // Where the implicit runtime header goes: after `#pragma once` if the file
+    // starts with one, else before the first `#include`, else before the first
+    // line of code (leading comments and blank lines stay on top).
     if options.add_runtime_include && uses_cuda && !has_runtime_include {
-        let at = first_include.or(first_code.map(|c| lines.line_start_of(c)));
+        let after_pragma = pragma_once_end.map(|p| lines.next_line_start(p));
+        let at = after_pragma.or(first_include).or(first_code.map(|c| lines.line_start_of(c)));
         if let Some(at) = at {
             let eol = if source[at..].contains("\r\n") { "\r\n" } else { "\n" };
             edits.push(Edit {
@@ -390,6 +401,12 @@ impl<'a> LineIndex<'a> {
     fn line_start_of(&mut self, offset: usize) -> usize {
         let l = self.line_of(offset);
         self.starts()[l]
+    }
+
+    /// Start of the line after the one holding `offset` (end of text if none).
+    fn next_line_start(&mut self, offset: usize) -> usize {
+        let l = self.line_of(offset);
+        self.starts().get(l + 1).copied().unwrap_or(self.src.len())
     }
 
     fn line_col(&mut self, offset: usize) -> (usize, usize) {

@@ -270,6 +270,11 @@ fn runtime_include_added_where_missing() {
         "/* c */\r\nint main() { cudaFree(0); }\r\n",
         "/* c */\r\n#include \"hip/hip_runtime.h\"\r\nint main() { hipFree(0); }\r\n",
     );
+    check_with(
+        &o,
+        "// h\n#pragma once\n#include <vector>\n__device__ int f();\n",
+        "// h\n#pragma once\n#include \"hip/hip_runtime.h\"\n#include <vector>\n__device__ int f();\n",
+    );
     // Already there, or no CUDA at all: nothing is added.
     check_with(
         &o,
