@@ -81,7 +81,22 @@ pub(crate) fn find(tokens: &[Token], src: &str, i: usize) -> Option<Launch> {
             _ => break,
         }
     }
-    let name_start = tokens[j].start as usize;
+    // A member (`obj.k<<<...>>>`) or a pointer expression cannot be wrapped
+    // without parsing more of the expression; such launches stay as they are.
+    let mut name_start = tokens[j].start as usize;
+    if let Some(p) = prev_sig(tokens, j) {
+        let before = text(tokens, src, p);
+        if before == "." || (before == ">" && p > 0 && is_char(tokens, src, p - 1, "-")) {
+            return None;
+        }
+        // A leading `::` belongs to the name.
+        if before == ":" && p > 0 && is_char(tokens, src, p - 1, ":") {
+            let qualified = prev_sig(tokens, p - 1).is_some_and(|q| tokens[q].kind == Kind::Ident);
+            if !qualified {
+                name_start = tokens[p - 1].start as usize;
+            }
+        }
+    }
 
     // The launch configuration up to the matching `>>>`.
     let mut depth = 0i32;

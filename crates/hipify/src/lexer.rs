@@ -99,6 +99,12 @@ pub fn lex(src: &str) -> Result<Vec<Token>, HipifyError> {
         in_directive: false,
         conds: Vec::new(),
     };
+    // A UTF-8 byte order mark is kept as it is and does not hide a directive
+    // on the first line.
+    if src.starts_with('\u{feff}') {
+        lx.pos = 3;
+        lx.push(Kind::Space, 0, 0);
+    }
     lx.run()?;
     Ok(lx.tokens)
 }

@@ -208,6 +208,7 @@ fn templates_and_lambdas() {
 fn crlf_trailing_space_and_no_final_newline_survive() {
     check("int a;  \r\ncudaFree(p);\t\r\n  // x  ", "int a;  \r\nhipFree(p);\t\r\n  // x  ");
     check("no cuda here\r\n\r\n", "no cuda here\r\n\r\n");
+    check("\u{feff}#include <cuda.h>\r\n", "\u{feff}#include <hip/hip_runtime.h>\r\n");
 }
 
 #[test]
@@ -239,6 +240,23 @@ fn launch_with_templates_nesting_and_translation_inside() {
         &launches(),
         "ns::k<<<\n    grid,\n    block>>>(a,\n    b);\n",
         "hipLaunchKernelGGL(ns::k, dim3(grid), dim3(block), 0, 0, a,\n    b);\n",
+    );
+}
+
+#[test]
+fn launch_forms_that_stay() {
+    // Members and pointer expressions are left in CUDA syntax (valid HIP).
+    let src = "obj.k<<<g, b>>>(x);\np->k<<<g, b>>>(x);\n(*fp)<<<g, b>>>(x);\nk<<<g>>>(x);\n";
+    check_with(&launches(), src, src);
+    check_with(&launches(), "::k<<<g, b>>>(x);\n", "hipLaunchKernelGGL(::k, dim3(g), dim3(b), 0, 0, x);\n");
+}
+
+#[test]
+fn launch_inside_a_macro() {
+    check_with(
+        &launches(),
+        "#define RUN(k, n) k<<<(n + 255) / 256, 256>>>(n)\n",
+        "#define RUN(k, n) hipLaunchKernelGGL(k, dim3((n + 255) / 256), dim3(256), 0, 0, n)\n",
     );
 }
 
