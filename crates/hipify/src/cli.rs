@@ -380,7 +380,9 @@ pub fn cli_main(args: Vec<OsString>) -> i32 {
             }
             let mut s = t.stats.clone();
             s.files = 1;
-            if a.print_stats && done.len() > 1 {
+            // As hipify-perl does, files without any CUDA reference get no report of their own.
+            let any = s.converted() + s.unconverted() + s.kernel_launches > 0;
+            if a.print_stats && done.len() > 1 && any {
                 eprint!("{}", s.report(&d.label));
             }
             total.merge(&s);

@@ -76,8 +76,11 @@ def write(api, title, table):
 interop = os.path.join("..", "x", "cuda", "bindings")
 alias = {}
 typedefs = {}
-for line in read(interop, "cyruntime.pxd").splitlines() + read(interop, "cydriver.pxd").splitlines():
-    m = re.match(r"from rocm\.bindings\.cyhip cimport (\w+) as (\w+)$", line)
+interop_lines = []
+for f in ("cyruntime.pxd", "cydriver.pxd", "cynvrtc.pxd"):
+    interop_lines += read(interop, f).splitlines()
+for line in interop_lines:
+    m = re.match(r"from rocm\.bindings\.cyhip(?:rtc)? cimport (\w+) as (\w+)$", line)
     if m:
         alias[m.group(2)] = m.group(1)
         continue
@@ -109,7 +112,7 @@ for n in all_rt:
 for n in all_drv:
     driver[n] = ["-", ""]
 for cuda, hip in alias.items():
-    if cuda.startswith("nvrtc") or cuda.startswith("NVRTC_"):
+    if cuda.startswith("nvrtc") or cuda.startswith("NVRTC_") or cuda.startswith("_"):
         continue
     (runtime if is_runtime(cuda) else driver)[cuda] = [hip, ""]
 
