@@ -58,6 +58,16 @@ fn runtime_enums_and_attributes() {
 }
 
 #[test]
+fn symbol_arguments_are_wrapped() {
+    check(
+        "cudaMemcpyToSymbol(c_table, h, n);\ncudaMemcpyToSymbolAsync(ns::tbl<int>, h, n, 0, cudaMemcpyHostToDevice, s);\n\
+         cudaMemcpyFromSymbol(h, c_table, n);\ncudaGetSymbolAddress((void**)&p, c_table);\ncudaGetSymbolSize(&n, f(a, b));\n",
+        "hipMemcpyToSymbol(HIP_SYMBOL(c_table), h, n);\nhipMemcpyToSymbolAsync(HIP_SYMBOL(ns::tbl<int>), h, n, 0, hipMemcpyHostToDevice, s);\n\
+         hipMemcpyFromSymbol(h, HIP_SYMBOL(c_table), n);\nhipGetSymbolAddress((void**)&p, HIP_SYMBOL(c_table));\nhipGetSymbolSize(&n, HIP_SYMBOL(f(a, b)));\n",
+    );
+}
+
+#[test]
 fn driver_api() {
     check(
         "CUdeviceptr p; CUresult r = cuMemAlloc(&p, n);\nif (r != CUDA_SUCCESS) return;\nCUmodule m; CUfunction f; CUcontext c; CUdevice d;\ncuInit(0); cuDeviceGet(&d, 0); cuCtxCreate(&c, 0, d); cuModuleLoad(&m, \"k.cubin\");\ncuModuleGetFunction(&f, m, \"k\"); cuLaunchKernel(f, 1, 1, 1, 64, 1, 1, 0, 0, args, 0); cuMemFree(p);\n",
