@@ -18,6 +18,87 @@ struct Part {
     end: usize,
 }
 
+/// Names of the kernels declared in this file as templates, found on first
+/// use: hipify-clang wraps every launch of a template in `HIP_KERNEL_NAME()`,
+/// also when the template arguments are deduced.
+#[derive(Debug, Default)]
+pub(crate) struct TemplatedKernels {
+    names: Option<Vec<String>>,
+}
+
+impl TemplatedKernels {
+    fn contains(&mut self, tokens: &[Token], src: &str, name: &str) -> bool {
+        self.names.get_or_insert_with(|| templated_kernels(tokens, src)).iter().any(|n| n == name)
+    }
+}
+
+/// Scans for `template <...> ... __global__ ... name(`.
+fn templated_kernels(tokens: &[Token], src: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (g, t) in tokens.iter().enumerate() {
+        if t.kind != Kind::Ident || t.text(src) != "__global__" {
+            continue;
+        }
+        // Back to the start of the declaration.
+        let mut templated = false;
+        let mut k = g;
+        while let Some(p) = prev_sig(tokens, k) {
+            match text(tokens, src, p) {
+                ";" | "{" | "}" => break,
+                "template" => {
+                    templated = true;
+                    break;
+                }
+                _ => k = p,
+            }
+        }
+        if !templated {
+            continue;
+        }
+        // Forward to the name: the identifier before the first `(` that does not
+        // belong to an attribute such as `__launch_bounds__(...)`.
+        let mut j = g;
+        let mut last_ident: Option<usize> = None;
+        while let Some(n) = next_sig(tokens, j) {
+            let s = text(tokens, src, n);
+            if s == "(" {
+                let attribute = last_ident.is_some_and(|l| text(tokens, src, l).starts_with("__"));
+                if !attribute {
+                    if let Some(l) = last_ident {
+                        out.push(text(tokens, src, l).to_string());
+                    }
+                    break;
+                }
+                // Skip the attribute's parenthesised arguments.
+                let mut depth = 0;
+                let mut m = n;
+                while m < tokens.len() {
+                    match text(tokens, src, m) {
+                        "(" => depth += 1,
+                        ")" => depth -= 1,
+                        _ => {}
+                    }
+                    if depth == 0 {
+                        break;
+                    }
+                    m += 1;
+                }
+                j = m;
+                last_ident = None;
+                continue;
+            }
+            if matches!(s, ";" | "{") {
+                break;
+            }
+            if tokens[n].kind == Kind::Ident {
+                last_ident = Some(n);
+            }
+            j = n;
+        }
+    }
+    out
+}
+
 /// A recognised launch; token indices and byte offsets into the source.
 #[derive(Debug)]
 pub(crate) struct Launch {
@@ -28,7 +109,12 @@ pub(crate) struct Launch {
     /// Offset where the kernel arguments start (first argument token, or the
     /// closing parenthesis when there are none).
     args_start: usize,
+    /// End of the last argument and start of the closing parenthesis.
+    args_end: usize,
+    close_start: usize,
     has_args: bool,
+    /// Which of grid and block already read `dim3(...)`.
+    is_dim3: [bool; 2],
 }
 
 fn text<'a>(tokens: &[Token], src: &'a str, i: usize) -> &'a str {
@@ -40,7 +126,12 @@ fn is_char(tokens: &[Token], src: &str, i: usize, c: &str) -> bool {
 }
 
 /// Recognises a launch whose `<<<` starts at token `i`.
-pub(crate) fn find(tokens: &[Token], src: &str, i: usize) -> Option<Launch> {
+pub(crate) fn find(
+    tokens: &[Token],
+    src: &str,
+    i: usize,
+    templates: &mut TemplatedKernels,
+) -> Option<Launch> {
     if !(is_char(tokens, src, i, "<") && is_char(tokens, src, i + 1, "<") && is_char(tokens, src, i + 2, "<"))
     {
         return None;
@@ -161,11 +252,27 @@ pub(crate) fn find(tokens: &[Token], src: &str, i: usize) -> Option<Launch> {
         close += 1;
     }
     let first_arg = next_sig(tokens, open).filter(|&a| a < close);
-    let (args_start, has_args) = match first_arg {
-        Some(a) => (tokens[a].start as usize, true),
-        None => (tokens[close].start as usize, false),
+    let close_start = tokens[close].start as usize;
+    let (args_start, args_end, has_args) = match first_arg {
+        Some(a) => (tokens[a].start as usize, tokens[prev_sig(tokens, close)?].end as usize, true),
+        None => (close_start, close_start, false),
     };
-    Some(Launch { name_start, name_end, templated, config, args_start, has_args })
+    if !templated {
+        let name = &src[tokens[j].start as usize..tokens[j].end as usize];
+        templated = templates.contains(tokens, src, name);
+    }
+    let is_dim3 = [0, 1].map(|p| src[config[p].start..config[p].end].starts_with("dim3("));
+    Some(Launch {
+        name_start,
+        name_end,
+        templated,
+        config,
+        args_start,
+        args_end,
+        close_start,
+        has_args,
+        is_dim3,
+    })
 }
 
 impl Launch {
@@ -174,23 +281,29 @@ impl Launch {
         let edit = |start: usize, end: usize, text: String| Edit { start, end, text: Cow::Owned(text) };
         let sep = if self.has_args { ", " } else { "" };
         let c = &self.config;
-        let mut edits = Vec::with_capacity(6);
+        // hipify-clang writes grid and block as `dim3(...)` unless they already are.
+        let (open0, close0) = if self.is_dim3[0] { ("", "") } else { ("dim3(", ")") };
+        let (open1, close1) = if self.is_dim3[1] { ("", "") } else { ("dim3(", ")") };
+        let mut edits = Vec::with_capacity(7);
         let open = if self.templated { "hipLaunchKernelGGL(HIP_KERNEL_NAME(" } else { "hipLaunchKernelGGL(" };
         edits.push(edit(self.name_start, self.name_start, open.to_string()));
         let close_name = if self.templated { ")" } else { "" };
-        edits.push(edit(self.name_end, c[0].start, format!("{close_name}, dim3(")));
-        edits.push(edit(c[0].end, c[1].start, "), dim3(".to_string()));
+        edits.push(edit(self.name_end, c[0].start, format!("{close_name}, {open0}")));
+        edits.push(edit(c[0].end, c[1].start, format!("{close0}, {open1}")));
         match c.len() {
-            2 => edits.push(edit(c[1].end, self.args_start, format!("), 0, 0{sep}"))),
+            2 => edits.push(edit(c[1].end, self.args_start, format!("{close1}, 0, 0{sep}"))),
             3 => {
-                edits.push(edit(c[1].end, c[2].start, "), ".to_string()));
+                edits.push(edit(c[1].end, c[2].start, format!("{close1}, ")));
                 edits.push(edit(c[2].end, self.args_start, format!(", 0{sep}")));
             }
             _ => {
-                edits.push(edit(c[1].end, c[2].start, "), ".to_string()));
+                edits.push(edit(c[1].end, c[2].start, format!("{close1}, ")));
                 edits.push(edit(c[2].end, c[3].start, ", ".to_string()));
                 edits.push(edit(c[3].end, self.args_start, sep.to_string()));
             }
+        }
+        if self.has_args && self.args_end < self.close_start {
+            edits.push(edit(self.args_end, self.close_start, String::new()));
         }
         Some(edits)
     }

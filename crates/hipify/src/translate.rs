@@ -149,8 +149,12 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
     let mut uses_cuda = false;
     let mut has_runtime_include = false;
     let mut first_include: Option<usize> = None;
-    let mut first_code: Option<usize> = None;
     let mut pragma_once_end: Option<usize> = None;
+    let include_guard_end = include_guard(&tokens, source);
+    // Headers already produced from a CUDA include; a second CUDA include of the
+    // same HIP header is dropped, as hipify-clang does.
+    let mut emitted_headers: Vec<&'static str> = Vec::new();
+    let mut templated_kernels = launch::TemplatedKernels::default();
     let mut directive_start = 0usize;
     let mut directive_name: &str = "";
     let mut prev_sig: Option<usize> = None;
@@ -161,27 +165,25 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
         }
         let prev = prev_sig;
         prev_sig = Some(i);
-        if first_code.is_none() {
-            first_code = Some(tok.start as usize);
-        }
         if tok.flags & DIRECTIVE_START != 0 {
             directive_start = tok.start as usize;
             directive_name = next_sig(&tokens, i).map_or("", |j| tokens[j].text(source));
             if directive_name == "include" && tok.is_active_code() && first_include.is_none() {
                 first_include = Some(directive_start);
             }
-            if directive_name == "pragma" && first_include.is_none() && pragma_once_end.is_none() {
+            if directive_name == "pragma" && tok.is_active_code() && pragma_once_end.is_none() {
                 let once = next_sig(&tokens, i).and_then(|j| next_sig(&tokens, j));
-                if once.is_some_and(|j| tokens[j].text(source) == "once") {
-                    pragma_once_end = Some(directive_start);
+                if let Some(j) = once.filter(|&j| tokens[j].text(source) == "once") {
+                    pragma_once_end = Some(tokens[j].end as usize);
                 }
             }
             continue;
         }
-        if !tok.is_active_code() {
-            continue;
-        }
         match tok.kind {
+            // Code disabled by `#if 0` never reaches the compiler, so its includes and
+            // launches stay; its identifiers are renamed like everywhere else (as
+            // hipify-clang's raw-token pass and hipify-perl both do).
+            Kind::HeaderName | Kind::Punct if !tok.is_active_code() => {}
             Kind::HeaderName => {
                 let text = tok.text(source);
                 let inner = &text[1..text.len() - 1];
@@ -205,7 +207,17 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
                         stats.record(Api::Include, key);
                         lines.touch(tok.start as usize, &mut stats);
                     }
+                    Some(new) if emitted_headers.contains(&new) => {
+                        edits.push(Edit {
+                            start: directive_start,
+                            end: tok.end as usize,
+                            text: Cow::Borrowed(""),
+                        });
+                        stats.record(Api::Include, key);
+                        lines.touch(tok.start as usize, &mut stats);
+                    }
                     Some(new) => {
+                        emitted_headers.push(new);
                         let (open, close) = (&text[..1], &text[text.len() - 1..]);
                         let replacement = format!("{open}{new}{close}");
                         edits.push(Edit {
@@ -225,9 +237,6 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
             }
             Kind::Ident => {
                 let name = tok.text(source);
-                if is_member_access(&tokens, source, prev) {
-                    continue;
-                }
                 if let Some((&key, entry)) = t.namespaces.get_key_value(name) {
                     let qualifies = next_sig(&tokens, i).is_some_and(|j| is_scope(&tokens, source, j));
                     let after_namespace = prev.is_some_and(|p| tokens[p].text(source) == "namespace");
@@ -266,7 +275,7 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
                 }
             }
             Kind::Punct if tok.flags & IN_DIRECTIVE == 0 || directive_name == "define" => {
-                if let Some(launch) = launch::find(&tokens, source, i) {
+                if let Some(launch) = launch::find(&tokens, source, i, &mut templated_kernels) {
                     uses_cuda = true;
                     stats.kernel_launches += 1;
                     if options.hip_kernel_execution_syntax {
@@ -282,22 +291,27 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
         }
     }
 
-    // Where the implicit runtime header goes: after `#pragma once` if the file
-    // starts with one, else before the first `#include`, else before the first
-    // line of code (leading comments and blank lines stay on top).
+    // Where the implicit runtime header goes, as hipify-clang places it: right
+    // after `#pragma once` or the include guard's macro name (whichever is
+    // first), else just before the first `#include`, else at the top of the file.
     if options.add_runtime_include && uses_cuda && !has_runtime_include {
-        let after_pragma = pragma_once_end.map(|p| lines.next_line_start(p));
-        let at = after_pragma.or(first_include).or(first_code.map(|c| lines.line_start_of(c)));
-        if let Some(at) = at {
-            let eol = if source[at..].contains("\r\n") { "\r\n" } else { "\n" };
-            edits.push(Edit {
-                start: at,
-                end: at,
-                text: format!("#include \"hip/hip_runtime.h\"{eol}").into(),
-            });
-            stats.record(Api::Include, "cuda_runtime.h");
-            stats.lines_changed += 1;
-        }
+        let guard = match (pragma_once_end, include_guard_end) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let at = guard.or(first_include).unwrap_or(0);
+        let eol = if source.find('\n').is_some_and(|n| n > 0 && source.as_bytes()[n - 1] == b'\r') {
+            "\r\n"
+        } else {
+            "\n"
+        };
+        edits.push(Edit {
+            start: at,
+            end: at,
+            text: format!("{eol}#include <hip/hip_runtime.h>{eol}").into(),
+        });
+        stats.record(Api::Include, "cuda_runtime.h");
+        stats.lines_changed += 1;
     }
 
     stats.lines_total = lines.total_lines();
@@ -376,6 +390,29 @@ fn wrap_symbol_argument(tokens: &[Token], src: &str, i: usize, index: usize, edi
     edits.push(Edit { start: end, end, text: Cow::Borrowed(")") });
 }
 
+/// End offset of the macro name of an include guard (`#ifndef X` / `#define X`
+/// opening the file and `#endif` closing it), if the file has one.
+fn include_guard(tokens: &[Token], src: &str) -> Option<usize> {
+    let sig = |from: usize| next_sig(tokens, from);
+    let first = (0..tokens.len()).find(|&j| !matches!(tokens[j].kind, Kind::Space | Kind::Comment))?;
+    if tokens[first].flags & DIRECTIVE_START == 0 {
+        return None;
+    }
+    let ifndef = sig(first)?;
+    let name = sig(ifndef)?;
+    let hash = sig(name)?;
+    let define = sig(hash)?;
+    let name2 = sig(define)?;
+    let ok = tokens[ifndef].text(src) == "ifndef"
+        && tokens[hash].flags & DIRECTIVE_START != 0
+        && tokens[define].text(src) == "define"
+        && tokens[name2].text(src) == tokens[name].text(src);
+    let last = prev_sig(tokens, tokens.len())?;
+    let last_hash = prev_sig(tokens, last)?;
+    let closes = tokens[last].text(src) == "endif" && tokens[last_hash].flags & DIRECTIVE_START != 0;
+    (ok && closes).then_some(tokens[name].end as usize)
+}
+
 /// The next token after `i` that is not space or comment.
 pub(crate) fn next_sig(tokens: &[Token], i: usize) -> Option<usize> {
     (i + 1..tokens.len()).find(|&j| !matches!(tokens[j].kind, Kind::Space | Kind::Comment))
@@ -389,16 +426,6 @@ pub(crate) fn prev_sig(tokens: &[Token], i: usize) -> Option<usize> {
 /// `tokens[j]` starts a `::`.
 fn is_scope(tokens: &[Token], src: &str, j: usize) -> bool {
     tokens[j].text(src) == ":" && tokens.get(j + 1).is_some_and(|t| t.text(src) == ":")
-}
-
-/// The identifier after `prev` is a member (`x.name`, `p->name`), which is never renamed.
-fn is_member_access(tokens: &[Token], src: &str, prev: Option<usize>) -> bool {
-    let Some(p) = prev else { return false };
-    match tokens[p].text(src) {
-        "." => true,
-        ">" => p > 0 && tokens[p - 1].text(src) == "-",
-        _ => false,
-    }
 }
 
 fn apply_edits(source: &str, mut edits: Vec<Edit>) -> String {
@@ -450,17 +477,6 @@ impl<'a> LineIndex<'a> {
             Ok(i) => i,
             Err(i) => i - 1,
         }
-    }
-
-    fn line_start_of(&mut self, offset: usize) -> usize {
-        let l = self.line_of(offset);
-        self.starts()[l]
-    }
-
-    /// Start of the line after the one holding `offset` (end of text if none).
-    fn next_line_start(&mut self, offset: usize) -> usize {
-        let l = self.line_of(offset);
-        self.starts().get(l + 1).copied().unwrap_or(self.src.len())
     }
 
     fn line_col(&mut self, offset: usize) -> (usize, usize) {

@@ -152,7 +152,7 @@ fn cudnn_to_miopen() {
 fn cub_namespace() {
     check(
         "#include <cub/cub.cuh>\n#include <cub/block/block_reduce.cuh>\ntypedef cub::BlockReduce<int, 128> R;\ncub::DeviceReduce::Sum(tmp, bytes, in, out, n);\nusing namespace cub;\nint cub = 1; x.cub = cub;\n",
-        "#include <hipcub/hipcub.hpp>\n#include <hipcub/hipcub.hpp>\ntypedef hipcub::BlockReduce<int, 128> R;\nhipcub::DeviceReduce::Sum(tmp, bytes, in, out, n);\nusing namespace hipcub;\nint cub = 1; x.cub = cub;\n",
+        "#include <hipcub/hipcub.hpp>\n\ntypedef hipcub::BlockReduce<int, 128> R;\nhipcub::DeviceReduce::Sum(tmp, bytes, in, out, n);\nusing namespace hipcub;\nint cub = 1; x.cub = cub;\n",
     );
 }
 
@@ -176,25 +176,37 @@ fn nvrtc_and_complex() {
 fn headers_keep_their_delimiters() {
     check(
         "#include \"cuda_runtime.h\"\n#  include <cuda.h>\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include \"device_launch_parameters.h\"\n#include <stdio.h>\n",
-        "#include \"hip/hip_runtime.h\"\n#  include <hip/hip_runtime.h>\n#include <hip/hip_fp16.h>\n#include <hip/hip_bf16.h>\n\n#include <stdio.h>\n",
+        "#include \"hip/hip_runtime.h\"\n\n#include <hip/hip_fp16.h>\n#include <hip/hip_bf16.h>\n\n#include <stdio.h>\n",
     );
 }
 
 #[test]
-fn names_in_strings_comments_and_members_are_left_alone() {
-    let src = "// cudaMalloc here\n/* cudaFree(p) */\nconst char* s = \"cudaMalloc\";\nauto r = R\"x(cudaMalloc \" )\" )x\";\nchar c = 'c'; wchar_t w = L'x'; auto u = u8\"cudaFree\";\nobj.cudaMalloc = p->cudaFree;\nint mycudaMalloc, cudaMalloc_x;\n";
+fn names_in_strings_and_comments_are_left_alone() {
+    let src = "// cudaMalloc here\n/* cudaFree(p) */\nconst char* s = \"cudaMalloc\";\nauto r = R\"x(cudaMalloc \" )\" )x\";\nchar c = 'c'; wchar_t w = L'x'; auto u = u8\"cudaFree\";\nint mycudaMalloc, cudaMalloc_x;\n";
     check(src, src);
 }
 
 #[test]
-fn if_zero_blocks_are_left_alone() {
+fn every_identifier_token_is_renamed_as_hipify_clang_does() {
+    // Members and qualified names are plain tokens to hipify-clang's raw pass.
     check(
-        "#if 0\ncudaMalloc(&p, n); // it's old\n#else\ncudaFree(p);\n#endif\n#if 1\ncudaFree(q);\n#endif\n",
-        "#if 0\ncudaMalloc(&p, n); // it's old\n#else\nhipFree(p);\n#endif\n#if 1\nhipFree(q);\n#endif\n",
+        "obj.cudaStream = p->cudaStream_t_member + ns::cudaStream_t{};\n",
+        "obj.cudaStream = p->cudaStream_t_member + ns::hipStream_t{};\n",
+    );
+    check("w.cudaMalloc = 1;\n", "w.hipMalloc = 1;\n");
+}
+
+#[test]
+fn if_zero_blocks_rename_identifiers_but_keep_includes_and_launches() {
+    // Dead code may hold text that is not C++ (a stray apostrophe); it still lexes.
+    check_with(
+        &launches(),
+        "#if 0\n#include <cuda_runtime.h>\ncudaMalloc(&p, n); it's old\nk<<<1, 2>>>(p);\n#else\ncudaFree(p);\n#endif\n",
+        "#if 0\n#include <cuda_runtime.h>\nhipMalloc(&p, n); it's old\nk<<<1, 2>>>(p);\n#else\nhipFree(p);\n#endif\n",
     );
     check(
-        "#if 0\n#ifdef X\ncudaFree(a);\n#endif\ncudaFree(b);\n#endif\ncudaFree(c);\n",
-        "#if 0\n#ifdef X\ncudaFree(a);\n#endif\ncudaFree(b);\n#endif\nhipFree(c);\n",
+        "#if 0\n#ifdef X\n#include <cublas_v2.h>\n#endif\n#endif\n#include <cublas_v2.h>\n",
+        "#if 0\n#ifdef X\n#include <cublas_v2.h>\n#endif\n#endif\n#include <hipblas/hipblas.h>\n",
     );
 }
 
@@ -243,8 +255,8 @@ fn launch_rewritten_with_hip_syntax() {
 fn launch_with_templates_nesting_and_translation_inside() {
     check_with(
         &launches(),
-        "k<T, 4><<<dim3((n + 255) / 256, 1), min(256, n), sizeof(float) * f(a, b), st>>>(g(x, y), cudaMemcpyHostToDevice);\n",
-        "hipLaunchKernelGGL(HIP_KERNEL_NAME(k<T, 4>), dim3(dim3((n + 255) / 256, 1)), dim3(min(256, n)), sizeof(float) * f(a, b), st, g(x, y), hipMemcpyHostToDevice);\n",
+        "k<T, 4><<<dim3((n + 255) / 256, 1), min(256, n), sizeof(float) * f(a, b), st>>>( g(x, y), cudaMemcpyHostToDevice );\n",
+        "hipLaunchKernelGGL(HIP_KERNEL_NAME(k<T, 4>), dim3((n + 255) / 256, 1), dim3(min(256, n)), sizeof(float) * f(a, b), st, g(x, y), hipMemcpyHostToDevice);\n",
     );
     check_with(
         &launches(),
@@ -255,10 +267,20 @@ fn launch_with_templates_nesting_and_translation_inside() {
 
 #[test]
 fn launch_forms_that_stay() {
-    // Members and pointer expressions are left in CUDA syntax (valid HIP).
+    // Members, pointer expressions and one-argument configurations are left in
+    // CUDA syntax (valid HIP).
     let src = "obj.k<<<g, b>>>(x);\np->k<<<g, b>>>(x);\n(*fp)<<<g, b>>>(x);\nk<<<g>>>(x);\n";
     check_with(&launches(), src, src);
     check_with(&launches(), "::k<<<g, b>>>(x);\n", "hipLaunchKernelGGL(::k, dim3(g), dim3(b), 0, 0, x);\n");
+}
+
+#[test]
+fn launch_of_a_deduced_template_kernel_uses_hip_kernel_name() {
+    check_with(
+        &launches(),
+        "template <typename T>\n__global__ void __launch_bounds__(256) scale(T* x, T a) {}\n__global__ void plain(int* x) {}\nvoid f(float* x, int* y) { scale<<<1, 256>>>(x, 2.0f); plain<<<1, 256>>>(y); }\n",
+        "template <typename T>\n__global__ void __launch_bounds__(256) scale(T* x, T a) {}\n__global__ void plain(int* x) {}\nvoid f(float* x, int* y) { hipLaunchKernelGGL(HIP_KERNEL_NAME(scale), dim3(1), dim3(256), 0, 0, x, 2.0f); hipLaunchKernelGGL(plain, dim3(1), dim3(256), 0, 0, y); }\n",
+    );
 }
 
 #[test]
@@ -287,21 +309,31 @@ fn unsupported_names_warn_and_stay() {
 
 #[test]
 fn runtime_include_added_where_missing() {
+    // Placement and spelling follow hipify-clang: a newline, the include, a newline,
+    // right before the first #include ...
     let o = Options::new();
     check_with(
         &o,
         "// header comment\n\n#include <stdio.h>\n__global__ void k() {}\n",
-        "// header comment\n\n#include \"hip/hip_runtime.h\"\n#include <stdio.h>\n__global__ void k() {}\n",
+        "// header comment\n\n\n#include <hip/hip_runtime.h>\n#include <stdio.h>\n__global__ void k() {}\n",
     );
+    // ... or at the very start of a file without includes (CRLF kept) ...
     check_with(
         &o,
         "/* c */\r\nint main() { cudaFree(0); }\r\n",
-        "/* c */\r\n#include \"hip/hip_runtime.h\"\r\nint main() { hipFree(0); }\r\n",
+        "\r\n#include <hip/hip_runtime.h>\r\n/* c */\r\nint main() { hipFree(0); }\r\n",
     );
+    // ... or right after `#pragma once` ...
     check_with(
         &o,
         "// h\n#pragma once\n#include <vector>\n__device__ int f();\n",
-        "// h\n#pragma once\n#include \"hip/hip_runtime.h\"\n#include <vector>\n__device__ int f();\n",
+        "// h\n#pragma once\n#include <hip/hip_runtime.h>\n\n#include <vector>\n__device__ int f();\n",
+    );
+    // ... or right after the include guard's macro name.
+    check_with(
+        &o,
+        "#ifndef K_CUH\n#define K_CUH\n#include <vector>\n__device__ int f();\n#endif\n",
+        "#ifndef K_CUH\n#include <hip/hip_runtime.h>\n\n#define K_CUH\n#include <vector>\n__device__ int f();\n#endif\n",
     );
     // Already there, or no CUDA at all: nothing is added.
     check_with(
@@ -310,6 +342,14 @@ fn runtime_include_added_where_missing() {
         "#include <hip/hip_runtime.h>\nhipFree(0);\n",
     );
     check_with(&o, "int main() { return 0; }\n", "int main() { return 0; }\n");
+}
+
+#[test]
+fn duplicate_cuda_headers_collapse_into_one() {
+    check(
+        "#include <cuda.h>\n#include \"cuda_runtime.h\"\n#include <cublas.h>\n#include <cublas_v2.h>\nint x;\n",
+        "#include <hip/hip_runtime.h>\n\n#include <hipblas/hipblas.h>\n\nint x;\n",
+    );
 }
 
 #[test]
