@@ -98,6 +98,9 @@ pub(crate) struct Edit {
     pub text: Cow<'static, str>,
 }
 
+/// The directive added to CUDA sources that rely on nvcc's implicit runtime header.
+const RUNTIME_INCLUDE: &str = "#include \"hip/hip_runtime.h\"";
+
 /// Headers after which the runtime is available, before or after translation.
 const RUNTIME_HEADERS: [&str; 4] = ["cuda_runtime.h", "cuda.h", "hip/hip_runtime.h", "hip_runtime.h"];
 
@@ -291,25 +294,26 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
         }
     }
 
-    // Where the implicit runtime header goes, as hipify-clang places it: right
-    // after `#pragma once` or the include guard's macro name (whichever is
-    // first), else just before the first `#include`, else at the top of the file.
+    // Where the implicit runtime header goes follows hipify-clang: right after
+    // `#pragma once` or the include guard's macro name (whichever comes first),
+    // else on its own line before the first `#include`, else at the top of the
+    // file. Its spelling is the one the HIP documentation and hipify-perl use.
     if options.add_runtime_include && uses_cuda && !has_runtime_include {
-        let guard = match (pragma_once_end, include_guard_end) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        let at = guard.or(first_include).unwrap_or(0);
         let eol = if source.find('\n').is_some_and(|n| n > 0 && source.as_bytes()[n - 1] == b'\r') {
             "\r\n"
         } else {
             "\n"
         };
-        edits.push(Edit {
-            start: at,
-            end: at,
-            text: format!("{eol}#include <hip/hip_runtime.h>{eol}").into(),
-        });
+        let guard = match (pragma_once_end, include_guard_end) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let (at, text) = match (guard, first_include) {
+            (Some(g), _) => (g, format!("{eol}{RUNTIME_INCLUDE}")),
+            (None, Some(inc)) => (lines.line_start(inc), format!("{RUNTIME_INCLUDE}{eol}")),
+            (None, None) => (0, format!("{RUNTIME_INCLUDE}{eol}")),
+        };
+        edits.push(Edit { start: at, end: at, text: text.into() });
         stats.record(Api::Include, "cuda_runtime.h");
         stats.lines_changed += 1;
     }
@@ -477,6 +481,11 @@ impl<'a> LineIndex<'a> {
             Ok(i) => i,
             Err(i) => i - 1,
         }
+    }
+
+    fn line_start(&mut self, offset: usize) -> usize {
+        let l = self.line_of(offset);
+        self.starts()[l]
     }
 
     fn line_col(&mut self, offset: usize) -> (usize, usize) {

@@ -94,7 +94,7 @@ fn directory_trees_by_extension() {
     // .cu gets the implicit runtime include, headers do not.
     assert_eq!(
         fs::read_to_string(out.join("a.cu")).unwrap(),
-        "\n#include <hip/hip_runtime.h>\n__global__ void k() {}\n"
+        "#include \"hip/hip_runtime.h\"\n__global__ void k() {}\n"
     );
     assert_eq!(fs::read_to_string(out.join("sub/b.cuh")).unwrap(), "hipStream_t s;\n");
     assert!(!out.join("sub/c.txt").exists());
@@ -134,6 +134,6 @@ fn options_errors() {
         &[f.to_str().unwrap(), &o, "--", "-I/usr/include", "-DX"],
         0,
         &out,
-        "\n#include <hip/hip_runtime.h>\nhipFree(p);\n",
+        "#include \"hip/hip_runtime.h\"\nhipFree(p);\n",
     );
 }

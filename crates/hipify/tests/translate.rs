@@ -309,31 +309,30 @@ fn unsupported_names_warn_and_stay() {
 
 #[test]
 fn runtime_include_added_where_missing() {
-    // Placement and spelling follow hipify-clang: a newline, the include, a newline,
-    // right before the first #include ...
+    // Placement follows hipify-clang: before the first #include ...
     let o = Options::new();
     check_with(
         &o,
-        "// header comment\n\n#include <stdio.h>\n__global__ void k() {}\n",
-        "// header comment\n\n\n#include <hip/hip_runtime.h>\n#include <stdio.h>\n__global__ void k() {}\n",
+        "// header comment\n\n  #include <stdio.h>\n__global__ void k() {}\n",
+        "// header comment\n\n#include \"hip/hip_runtime.h\"\n  #include <stdio.h>\n__global__ void k() {}\n",
     );
     // ... or at the very start of a file without includes (CRLF kept) ...
     check_with(
         &o,
         "/* c */\r\nint main() { cudaFree(0); }\r\n",
-        "\r\n#include <hip/hip_runtime.h>\r\n/* c */\r\nint main() { hipFree(0); }\r\n",
+        "#include \"hip/hip_runtime.h\"\r\n/* c */\r\nint main() { hipFree(0); }\r\n",
     );
     // ... or right after `#pragma once` ...
     check_with(
         &o,
         "// h\n#pragma once\n#include <vector>\n__device__ int f();\n",
-        "// h\n#pragma once\n#include <hip/hip_runtime.h>\n\n#include <vector>\n__device__ int f();\n",
+        "// h\n#pragma once\n#include \"hip/hip_runtime.h\"\n#include <vector>\n__device__ int f();\n",
     );
     // ... or right after the include guard's macro name.
     check_with(
         &o,
         "#ifndef K_CUH\n#define K_CUH\n#include <vector>\n__device__ int f();\n#endif\n",
-        "#ifndef K_CUH\n#include <hip/hip_runtime.h>\n\n#define K_CUH\n#include <vector>\n__device__ int f();\n#endif\n",
+        "#ifndef K_CUH\n#include \"hip/hip_runtime.h\"\n#define K_CUH\n#include <vector>\n__device__ int f();\n#endif\n",
     );
     // Already there, or no CUDA at all: nothing is added.
     check_with(

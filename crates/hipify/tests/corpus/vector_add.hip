@@ -1,8 +1,7 @@
 /*
  * Vector addition, the first example of the CUDA C++ Programming Guide.
  */
-
-#include <hip/hip_runtime.h>
+#include "hip/hip_runtime.h"
 #include <cstdio>
 #include <vector>
 
