@@ -11,6 +11,7 @@
 //! input (binary, invalid UTF-8, unterminated comment or literal) is an error,
 //! never a partial output; the translator never panics on user input.
 
+mod calls;
 pub mod cli;
 pub mod error;
 mod launch;

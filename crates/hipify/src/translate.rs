@@ -7,6 +7,7 @@
 
 use std::borrow::Cow;
 
+use crate::calls;
 use crate::error::HipifyError;
 use crate::launch;
 use crate::lexer::{self, Kind, Token, DIRECTIVE_START, IN_DIRECTIVE};
@@ -103,17 +104,6 @@ const RUNTIME_INCLUDE: &str = "#include \"hip/hip_runtime.h\"";
 
 /// Headers after which the runtime is available, before or after translation.
 const RUNTIME_HEADERS: [&str; 4] = ["cuda_runtime.h", "cuda.h", "hip/hip_runtime.h", "hip_runtime.h"];
-
-/// Runtime functions whose symbol argument HIP wants wrapped in `HIP_SYMBOL()`,
-/// with the position of that argument (as hipify-clang does).
-const SYMBOL_ARGUMENT: [(&str, usize); 6] = [
-    ("cudaMemcpyToSymbol", 0),
-    ("cudaMemcpyToSymbolAsync", 0),
-    ("cudaMemcpyFromSymbol", 1),
-    ("cudaMemcpyFromSymbolAsync", 1),
-    ("cudaGetSymbolAddress", 1),
-    ("cudaGetSymbolSize", 1),
-];
 
 /// Identifiers that only make sense in CUDA/HIP device code.
 const DEVICE_MARKERS: [&str; 8] = [
@@ -260,19 +250,18 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
                 }
                 if let Some((&key, entry)) = t.idents.get_key_value(name) {
                     uses_cuda = true;
-                    apply(
-                        entry.target(options.roc),
-                        tok,
-                        key,
-                        entry.api,
-                        &mut edits,
-                        &mut stats,
-                        &mut warnings,
-                        &mut lines,
-                    );
-                    if let Some(&(_, index)) = SYMBOL_ARGUMENT.iter().find(|(f, _)| *f == name) {
-                        wrap_symbol_argument(&tokens, source, i, index, &mut edits);
+                    let mut target = entry.target(options.roc);
+                    match calls::fix_for(name) {
+                        Some(calls::Fix::RenameWhenArguments(n, other)) => {
+                            let count = calls::call_args(&tokens, source, i).map(|c| c.args.len());
+                            if count == Some(n) && target.is_some() {
+                                target = Some(other);
+                            }
+                        }
+                        Some(fix) if target.is_some() => edits.extend(calls::edits(&tokens, source, i, fix)),
+                        _ => {}
                     }
+                    apply(target, tok, key, entry.api, &mut edits, &mut stats, &mut warnings, &mut lines);
                 } else if !uses_cuda && DEVICE_MARKERS.contains(&name) {
                     uses_cuda = true;
                 }
@@ -352,46 +341,6 @@ fn apply(
             stats.record_unconverted(name);
         }
     }
-}
-
-/// Wraps argument `index` of the call whose name is token `i` in `HIP_SYMBOL(...)`,
-/// unless it already is.
-fn wrap_symbol_argument(tokens: &[Token], src: &str, i: usize, index: usize, edits: &mut Vec<Edit>) {
-    let Some(open) = next_sig(tokens, i).filter(|&o| tokens[o].text(src) == "(") else { return };
-    let mut depth = 0i32;
-    let mut arg = 0usize;
-    let mut range: Option<(usize, usize)> = None;
-    for t in &tokens[open + 1..] {
-        if matches!(t.kind, Kind::Space | Kind::Comment) {
-            continue;
-        }
-        if t.kind == Kind::Punct {
-            match t.text(src) {
-                "(" | "[" | "{" => depth += 1,
-                ")" | "]" | "}" if depth == 0 => break,
-                ")" | "]" | "}" => depth -= 1,
-                "," if depth == 0 => {
-                    arg += 1;
-                    if arg > index {
-                        break;
-                    }
-                    continue;
-                }
-                ";" => return,
-                _ => {}
-            }
-        }
-        if arg == index {
-            let r = range.get_or_insert((t.start as usize, t.end as usize));
-            r.1 = t.end as usize;
-        }
-    }
-    let Some((start, end)) = range else { return };
-    if src[start..end].starts_with("HIP_SYMBOL") {
-        return;
-    }
-    edits.push(Edit { start, end: start, text: Cow::Borrowed("HIP_SYMBOL(") });
-    edits.push(Edit { start: end, end, text: Cow::Borrowed(")") });
 }
 
 /// End offset of the macro name of an include guard (`#ifndef X` / `#define X`

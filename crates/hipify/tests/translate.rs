@@ -45,7 +45,7 @@ fn runtime_types_streams_events() {
         "hipStream_t s; hipEvent_t a; hipDeviceProp_t prop; hipFuncAttributes fa;\n\
          hipStreamCreateWithFlags(&s, hipStreamNonBlocking); hipEventCreate(&a);\n\
          hipEventRecord(a, s); hipEventElapsedTime(&ms, a, b); hipGetDeviceProperties(&prop, 0);\n\
-         hipHostMalloc(&h, n); hipHostFree(h); hipMallocManaged(&m, n); hipLaunchKernel(f, g, b, a, 0, s);\n",
+         hipHostMalloc(&h, n, hipHostMallocDefault); hipHostFree(h); hipMallocManaged(&m, n); hipLaunchKernel(f, g, b, a, 0, s);\n",
     );
 }
 
@@ -64,6 +64,18 @@ fn symbol_arguments_are_wrapped() {
          cudaMemcpyFromSymbol(h, c_table, n);\ncudaGetSymbolAddress((void**)&p, c_table);\ncudaGetSymbolSize(&n, f(a, b));\n",
         "hipMemcpyToSymbol(HIP_SYMBOL(c_table), h, n);\nhipMemcpyToSymbolAsync(HIP_SYMBOL(ns::tbl<int>), h, n, 0, hipMemcpyHostToDevice, s);\n\
          hipMemcpyFromSymbol(h, HIP_SYMBOL(c_table), n);\nhipGetSymbolAddress((void**)&p, HIP_SYMBOL(c_table));\nhipGetSymbolSize(&n, HIP_SYMBOL(f(a, b)));\n",
+    );
+}
+
+#[test]
+fn call_site_fixes() {
+    check(
+        "cudaMallocHost((void**)&h, bytes);\ncudaEventCreate(&e, cudaEventDisableTiming); cudaEventCreate(&e);\n\
+         cudaGraphInstantiate(&x, g, 0); cudaGraphInstantiate(&x, g, 0, 0, 0);\n\
+         cuOccupancyMaxPotentialBlockSize(&gs, &bs, f, toSmem, 0, 0);\ncudaGraphAddMemcpyNodeToSymbol(&n, g, d, k, sym, src, c, o, kind);\n",
+        "hipHostMalloc((void**)&h, bytes, hipHostMallocDefault);\nhipEventCreateWithFlags(&e, hipEventDisableTiming); hipEventCreate(&e);\n\
+         hipGraphInstantiateWithFlags(&x, g, 0); hipGraphInstantiate(&x, g, 0, 0, 0);\n\
+         hipModuleOccupancyMaxPotentialBlockSize(&gs, &bs, f, 0, 0);\nhipGraphAddMemcpyNodeToSymbol(&n, g, d, k, HIP_SYMBOL(sym), src, c, o, kind);\n",
     );
 }
 
