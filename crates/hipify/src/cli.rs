@@ -41,6 +41,7 @@ options (one or two leading dashes):
   --hip-kernel-execution-syntax    rewrite <<<...>>> launches into hipLaunchKernelGGL
   --cuda-kernel-execution-syntax   keep <<<...>>> launches (default)
   --experimental                   accepted for compatibility
+  --amap                           also rename identifiers inside #if 0 blocks
   --quiet-warnings                 do not print unsupported-identifier warnings
   --list-tables                    print how many names each table maps
   --help, --version
@@ -110,6 +111,7 @@ fn parse_args(args: Vec<OsString>) -> Result<Args, HipifyError> {
                 "print-stats-csv" => a.print_stats_csv = true,
                 "roc" => a.options.roc = true,
                 "experimental" => a.options.experimental = true,
+                "amap" => a.options.amap = true,
                 "hip-kernel-execution-syntax" => a.options.hip_kernel_execution_syntax = true,
                 "cuda-kernel-execution-syntax" => a.options.hip_kernel_execution_syntax = false,
                 "quiet-warnings" => a.quiet_warnings = true,

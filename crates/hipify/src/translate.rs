@@ -24,6 +24,9 @@ pub struct Options {
     pub hip_kernel_execution_syntax: bool,
     /// Accepted for hipify compatibility; the tables carry no experimental names.
     pub experimental: bool,
+    /// Also rename identifiers in code disabled by `#if 0` (hipify-clang's
+    /// `--amap`, "as much as possible").
+    pub amap: bool,
     /// Add `#include "hip/hip_runtime.h"` to a file that uses CUDA but includes
     /// no runtime header (what nvcc does implicitly for `.cu` files).
     pub add_runtime_include: bool,
@@ -35,6 +38,7 @@ impl Default for Options {
             roc: false,
             hip_kernel_execution_syntax: false,
             experimental: false,
+            amap: false,
             add_runtime_include: true,
         }
     }
@@ -54,6 +58,10 @@ impl Options {
     }
     pub fn experimental(mut self, on: bool) -> Self {
         self.experimental = on;
+        self
+    }
+    pub fn amap(mut self, on: bool) -> Self {
+        self.amap = on;
         self
     }
     pub fn add_runtime_include(mut self, on: bool) -> Self {
@@ -173,10 +181,10 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
             continue;
         }
         match tok.kind {
-            // Code disabled by `#if 0` never reaches the compiler, so its includes and
-            // launches stay; its identifiers are renamed like everywhere else (as
-            // hipify-clang's raw-token pass and hipify-perl both do).
+            // Code disabled by `#if 0` is left as it is, as hipify-clang leaves the
+            // ranges its preprocessor skips; `--amap` renames identifiers there too.
             Kind::HeaderName | Kind::Punct if !tok.is_active_code() => {}
+            Kind::Ident if !tok.is_active_code() && !options.amap => {}
             Kind::HeaderName => {
                 let text = tok.text(source);
                 let inner = &text[1..text.len() - 1];

@@ -209,16 +209,22 @@ fn every_identifier_token_is_renamed_as_hipify_clang_does() {
 }
 
 #[test]
-fn if_zero_blocks_rename_identifiers_but_keep_includes_and_launches() {
+fn if_zero_blocks_are_left_alone() {
     // Dead code may hold text that is not C++ (a stray apostrophe); it still lexes.
     check_with(
         &launches(),
         "#if 0\n#include <cuda_runtime.h>\ncudaMalloc(&p, n); it's old\nk<<<1, 2>>>(p);\n#else\ncudaFree(p);\n#endif\n",
-        "#if 0\n#include <cuda_runtime.h>\nhipMalloc(&p, n); it's old\nk<<<1, 2>>>(p);\n#else\nhipFree(p);\n#endif\n",
+        "#if 0\n#include <cuda_runtime.h>\ncudaMalloc(&p, n); it's old\nk<<<1, 2>>>(p);\n#else\nhipFree(p);\n#endif\n",
     );
     check(
-        "#if 0\n#ifdef X\n#include <cublas_v2.h>\n#endif\n#endif\n#include <cublas_v2.h>\n",
-        "#if 0\n#ifdef X\n#include <cublas_v2.h>\n#endif\n#endif\n#include <hipblas/hipblas.h>\n",
+        "#if 0\n#ifdef X\n#include <cublas_v2.h>\ncudaFree(a);\n#endif\n#endif\n#include <cublas_v2.h>\n",
+        "#if 0\n#ifdef X\n#include <cublas_v2.h>\ncudaFree(a);\n#endif\n#endif\n#include <hipblas/hipblas.h>\n",
+    );
+    // --amap renames identifiers there too (includes and launches still stay).
+    check_with(
+        &Options::new().add_runtime_include(false).amap(true),
+        "#if 0\n#include <cuda.h>\ncudaFree(a);\n#endif\n",
+        "#if 0\n#include <cuda.h>\nhipFree(a);\n#endif\n",
     );
 }
 
