@@ -15,7 +15,7 @@ use rayon::prelude::*;
 
 use crate::error::HipifyError;
 use crate::stats::Stats;
-use crate::translate::{translate_bytes, Options, Translation};
+use crate::translate::{translate_bytes, Options, RuntimeInclude, Translation};
 
 /// Extensions translated when a directory is given.
 pub const SOURCE_EXTENSIONS: [&str; 11] =
@@ -275,8 +275,11 @@ fn run_job(job: &Job, base: &Options) -> Done {
     let label = job.input.as_ref().map_or_else(|| "<stdin>".to_string(), |p| p.display().to_string());
     let mut options = base.clone();
     // nvcc includes cuda_runtime.h implicitly only for .cu files.
-    options.add_runtime_include =
-        job.input.as_ref().is_none_or(|p| p.extension().and_then(|e| e.to_str()) == Some("cu"));
+    let ext = job.input.as_ref().and_then(|p| p.extension()).and_then(|e| e.to_str());
+    options.runtime_include = match ext {
+        None | Some("cu" | "cuh") => RuntimeInclude::ForCuda,
+        Some(_) => RuntimeInclude::ForDeviceCode,
+    };
     let fail =
         |e: HipifyError| Done { label: label.clone(), translation: None, stdout: None, error: Some(e) };
     let bytes = match &job.input {

@@ -27,9 +27,21 @@ pub struct Options {
     /// Also rename identifiers in code disabled by `#if 0` (hipify-clang's
     /// `--amap`, "as much as possible").
     pub amap: bool,
-    /// Add `#include "hip/hip_runtime.h"` to a file that uses CUDA but includes
-    /// no runtime header (what nvcc does implicitly for `.cu` files).
-    pub add_runtime_include: bool,
+    /// When to add `#include "hip/hip_runtime.h"` to a file that includes no
+    /// runtime header (nvcc includes it implicitly in `.cu` files).
+    pub runtime_include: RuntimeInclude,
+}
+
+/// When the translator adds the HIP runtime header to a file lacking one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RuntimeInclude {
+    Never,
+    /// When the file has device code (`__global__`, `__device__`, `__shared__`,
+    /// `threadIdx`, a `<<<...>>>` launch, ...), as hipify-perl does for any file.
+    ForDeviceCode,
+    /// When the file uses any CUDA name or device code: for `.cu`/`.cuh` sources.
+    ForCuda,
 }
 
 impl Default for Options {
@@ -39,7 +51,7 @@ impl Default for Options {
             hip_kernel_execution_syntax: false,
             experimental: false,
             amap: false,
-            add_runtime_include: true,
+            runtime_include: RuntimeInclude::ForCuda,
         }
     }
 }
@@ -64,8 +76,8 @@ impl Options {
         self.amap = on;
         self
     }
-    pub fn add_runtime_include(mut self, on: bool) -> Self {
-        self.add_runtime_include = on;
+    pub fn runtime_include(mut self, when: RuntimeInclude) -> Self {
+        self.runtime_include = when;
         self
     }
 }
@@ -148,6 +160,7 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
     let mut lines = LineIndex::new(source);
 
     let mut uses_cuda = false;
+    let mut has_device_code = false;
     let mut has_runtime_include = false;
     let mut first_include: Option<usize> = None;
     let mut pragma_once_end: Option<usize> = None;
@@ -270,13 +283,13 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
                         _ => {}
                     }
                     apply(target, tok, key, entry.api, &mut edits, &mut stats, &mut warnings, &mut lines);
-                } else if !uses_cuda && DEVICE_MARKERS.contains(&name) {
-                    uses_cuda = true;
+                } else if !has_device_code && DEVICE_MARKERS.contains(&name) {
+                    has_device_code = true;
                 }
             }
             Kind::Punct if tok.flags & IN_DIRECTIVE == 0 || directive_name == "define" => {
                 if let Some(launch) = launch::find(&tokens, source, i, &mut templated_kernels) {
-                    uses_cuda = true;
+                    has_device_code = true;
                     stats.kernel_launches += 1;
                     if options.hip_kernel_execution_syntax {
                         if let Some(launch_edits) = launch.rewrite(&tokens, source) {
@@ -295,7 +308,12 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
     // `#pragma once` or the include guard's macro name (whichever comes first),
     // else on its own line before the first `#include`, else at the top of the
     // file. Its spelling is the one the HIP documentation and hipify-perl use.
-    if options.add_runtime_include && uses_cuda && !has_runtime_include {
+    let wanted = match options.runtime_include {
+        RuntimeInclude::Never => false,
+        RuntimeInclude::ForDeviceCode => has_device_code,
+        RuntimeInclude::ForCuda => has_device_code || uses_cuda,
+    };
+    if wanted && !has_runtime_include {
         let eol = if source.find('\n').is_some_and(|n| n > 0 && source.as_bytes()[n - 1] == b'\r') {
             "\r\n"
         } else {

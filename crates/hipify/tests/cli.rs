@@ -88,15 +88,18 @@ fn directory_trees_by_extension() {
     fs::write(src.join("a.cu"), "__global__ void k() {}\n").expect("write");
     fs::write(src.join("sub/b.cuh"), "cudaStream_t s;\n").expect("write");
     fs::write(src.join("sub/c.txt"), "cudaStream_t s;\n").expect("write");
+    fs::write(src.join("sub/d.h"), "cudaStream_t s;\n").expect("write");
+    fs::write(src.join("sub/e.hpp"), "__device__ int f();\n").expect("write");
     let out = d.join("out");
     let out_dir = format!("--o-dir={}", out.display());
     assert_eq!(run(&[src.to_str().unwrap(), &out_dir]), 0);
-    // .cu gets the implicit runtime include, headers do not.
-    assert_eq!(
-        fs::read_to_string(out.join("a.cu")).unwrap(),
-        "#include \"hip/hip_runtime.h\"\n__global__ void k() {}\n"
-    );
-    assert_eq!(fs::read_to_string(out.join("sub/b.cuh")).unwrap(), "hipStream_t s;\n");
+    // .cu and .cuh get the implicit runtime include when they use CUDA, other
+    // files only when they hold device code.
+    let inc = "#include \"hip/hip_runtime.h\"\n";
+    assert_eq!(fs::read_to_string(out.join("a.cu")).unwrap(), format!("{inc}__global__ void k() {{}}\n"));
+    assert_eq!(fs::read_to_string(out.join("sub/b.cuh")).unwrap(), format!("{inc}hipStream_t s;\n"));
+    assert_eq!(fs::read_to_string(out.join("sub/d.h")).unwrap(), "hipStream_t s;\n");
+    assert_eq!(fs::read_to_string(out.join("sub/e.hpp")).unwrap(), format!("{inc}__device__ int f();\n"));
     assert!(!out.join("sub/c.txt").exists());
     // A directory without a place to write is a usage error.
     assert_eq!(run(&[src.to_str().unwrap()]), 2);

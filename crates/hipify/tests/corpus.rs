@@ -6,7 +6,7 @@
 use std::fs;
 use std::path::Path;
 
-use ferrocm_hipify::{translate, Options};
+use ferrocm_hipify::{translate, Options, RuntimeInclude};
 
 fn check(input: &Path, expect: &Path, options: &Options) {
     let src = fs::read_to_string(input).expect("corpus input");
@@ -33,7 +33,11 @@ fn corpus() {
         if ext == "hip" {
             continue;
         }
-        let options = Options::new().add_runtime_include(ext == "cu");
+        let options = Options::new().runtime_include(if ext == "cu" {
+            RuntimeInclude::ForCuda
+        } else {
+            RuntimeInclude::ForDeviceCode
+        });
         check(&input, &input.with_extension("hip"), &options);
         let launch = input.with_extension("launch.hip");
         if launch.exists() {

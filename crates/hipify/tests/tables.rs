@@ -1,7 +1,7 @@
 //! The data tables: well-formed, large enough, and spot-checked per API
 //! against names taken from the HIP library documentation.
 
-use ferrocm_hipify::{table_counts, translate, Api, Options};
+use ferrocm_hipify::{table_counts, translate, Api, Options, RuntimeInclude};
 
 /// Translates one identifier with `options` and checks the result.
 fn check(options: &Options, cuda: &str, expect: &str) {
@@ -55,7 +55,7 @@ fn table_lines_are_well_formed() {
 
 #[test]
 fn spot_checks_per_api() {
-    let hip = Options::new().add_runtime_include(false);
+    let hip = Options::new().runtime_include(RuntimeInclude::Never);
     let cases = [
         // runtime
         ("cudaMallocPitch", "hipMallocPitch"),
@@ -107,7 +107,7 @@ fn spot_checks_per_api() {
     for (cuda, expect) in cases {
         check(&hip, cuda, expect);
     }
-    let roc = Options::new().add_runtime_include(false).roc(true);
+    let roc = Options::new().runtime_include(RuntimeInclude::Never).roc(true);
     for (cuda, expect) in [
         ("cublasDgemv", "rocblas_dgemv"),
         ("cublasIsamax", "rocblas_isamax"),

@@ -1,7 +1,7 @@
 //! Translation behaviour: one `check(input, expect)` per case, expectations
 //! written by hand from the CUDA and HIP documentation.
 
-use ferrocm_hipify::{translate, Options};
+use ferrocm_hipify::{translate, Options, RuntimeInclude};
 
 fn check_with(options: &Options, input: &str, expect: &str) {
     let t = translate(input, options).expect("translates");
@@ -12,15 +12,15 @@ fn check_with(options: &Options, input: &str, expect: &str) {
 }
 
 fn check(input: &str, expect: &str) {
-    check_with(&Options::new().add_runtime_include(false), input, expect);
+    check_with(&Options::new().runtime_include(RuntimeInclude::Never), input, expect);
 }
 
 fn launches() -> Options {
-    Options::new().add_runtime_include(false).hip_kernel_execution_syntax(true)
+    Options::new().runtime_include(RuntimeInclude::Never).hip_kernel_execution_syntax(true)
 }
 
 fn roc() -> Options {
-    Options::new().add_runtime_include(false).roc(true)
+    Options::new().runtime_include(RuntimeInclude::Never).roc(true)
 }
 
 #[test]
@@ -222,7 +222,7 @@ fn if_zero_blocks_are_left_alone() {
     );
     // --amap renames identifiers there too (includes and launches still stay).
     check_with(
-        &Options::new().add_runtime_include(false).amap(true),
+        &Options::new().runtime_include(RuntimeInclude::Never).amap(true),
         "#if 0\n#include <cuda.h>\ncudaFree(a);\n#endif\n",
         "#if 0\n#include <cuda.h>\nhipFree(a);\n#endif\n",
     );
@@ -319,7 +319,7 @@ fn shifts_are_not_launches() {
 #[test]
 fn unsupported_names_warn_and_stay() {
     let src = "cuStreamGetCaptureInfo_v3(s);\n  cudaMalloc(&p, n);\n";
-    let t = translate(src, &Options::new().add_runtime_include(false)).expect("translates");
+    let t = translate(src, &Options::new().runtime_include(RuntimeInclude::Never)).expect("translates");
     assert_eq!(t.text, "cuStreamGetCaptureInfo_v3(s);\n  hipMalloc(&p, n);\n");
     let w: Vec<String> = t.warnings.iter().map(|w| w.to_string()).collect();
     assert_eq!(w, ["1:1: warning: unsupported HIP identifier: cuStreamGetCaptureInfo_v3"]);
