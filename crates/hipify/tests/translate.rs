@@ -122,8 +122,8 @@ fn curand_host_and_device() {
 fn curand_to_rocrand_with_roc() {
     check_with(
         &roc(),
-        "#include <curand_kernel.h>\ncurandState s; curand_init(1, 0, 0, &s); curandCreateGenerator(&g, CURAND_RNG_PSEUDO_DEFAULT);\n",
-        "#include <rocrand/rocrand_kernel.h>\nrocrand_state_xorwow s; rocrand_init(1, 0, 0, &s); rocrand_create_generator(&g, ROCRAND_RNG_PSEUDO_DEFAULT);\n",
+        "#include <curand_kernel.h>\ncurandStatePhilox4_32_10_t s; curand_init(1, 0, 0, &s); curandCreateGenerator(&g, CURAND_RNG_PSEUDO_DEFAULT);\nfloat2 v = curand_normal2_double(&s); curandState x;\n",
+        "#include <rocrand/rocrand_kernel.h>\nrocrand_state_philox4x32_10 s; rocrand_init(1, 0, 0, &s); rocrand_create_generator(&g, ROCRAND_RNG_PSEUDO_DEFAULT);\nfloat2 v = rocrand_normal_double2(&s); curandState x;\n",
     );
 }
 
