@@ -132,6 +132,8 @@ def derive(cuda_names, hip_names, rules, strip=()):
         for s in strip:
             if base.endswith(s):
                 base = base[: -len(s)]
+            elif base.endswith(s + "_64"):
+                base = base[: -len(s) - 3] + "_64"
         hip = "-"
         for src, dst in rules:
             if base.startswith(src):
@@ -172,17 +174,23 @@ ROUTINE = re.compile(
     r"(Batched|StridedBatched|)$"
 )
 for n, v in blas.items():
-    base = n[:-3] if n.endswith("_v2") else n
+    base = n.replace("_v2", "")
+    suffix = ""
+    if base.endswith("_64"):
+        base, suffix = base[:-3], "_64"
     if v[0] == "-" or not base.startswith("cublas") or base.startswith("cublasLt"):
         continue
     m = ROUTINE.match(base[len("cublas"):])
     if m:
         i, prec, stem, batch = m.groups()
-        v[1] = "rocblas_" + i.lower() + prec.lower() + stem + camel_to_snake(batch and "_" + batch)
+        v[1] = "rocblas_" + i.lower() + prec.lower() + stem + camel_to_snake(batch and "_" + batch) + suffix
 # cuBLAS spells most of its v1 entry points also with a _v2 suffix.
 for n in list(blas):
-    if re.match(r"^cublas[A-Z]", n) and not n.startswith("cublasLt") and blas[n][0] != "-":
-        blas.setdefault(n + "_v2", list(blas[n]))
+    if re.match(r"^cublas[A-Z]", n) and not n.startswith("cublasLt") and blas[n][0] != "-" and "_v2" not in n:
+        if n.endswith("_64"):
+            blas.setdefault(n[:-3] + "_v2_64", list(blas[n]))
+        else:
+            blas.setdefault(n + "_v2", list(blas[n]))
 
 rand_cuda = names(read(*NVB, "cycurand.pxd"), r"^(curand|CURAND_)")
 rand_hip = names(read(*ROCB, "cyhiprand.pxd"), r"^(hiprand|HIPRAND_)")
