@@ -395,3 +395,68 @@ fn bad_input_is_an_error_not_a_partial_output() {
     assert!(ferrocm_hipify::translate_bytes(b"\x7fELF\0\0", &o).unwrap_err().to_string().contains("binary"));
     assert!(ferrocm_hipify::translate_bytes(b"int \xff;", &o).unwrap_err().to_string().contains("UTF-8"));
 }
+
+#[test]
+fn arbitrary_input_never_panics_and_untranslated_text_survives() {
+    // A small deterministic generator over C++/CUDA fragments, quotes and
+    // punctuation, including broken ones: translate must return (Ok or Err),
+    // and an Ok result must be idempotent.
+    let pieces = [
+        "cudaMalloc",
+        "k",
+        "<<<",
+        ">>>",
+        "(",
+        ")",
+        ",",
+        "\"",
+        "'",
+        "/*",
+        "*/",
+        "//",
+        "\n",
+        "\r\n",
+        "#if 0",
+        "#endif",
+        "#include <cuda.h>",
+        "R\"x(",
+        ")x\"",
+        "\\\n",
+        " ",
+        "cub",
+        "::",
+        "<",
+        ">",
+        "template",
+        "__global__",
+        "1'000",
+        "cudaMemcpyToSymbol",
+        "{",
+        "}",
+        ";",
+        "u8\"",
+        "L'",
+        "#define X",
+        "cudaStream_t",
+    ];
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut translated = 0;
+    for _ in 0..2000 {
+        let mut src = String::new();
+        for _ in 0..24 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            src.push_str(pieces[(state % pieces.len() as u64) as usize]);
+        }
+        for options in [Options::new(), launches()] {
+            if let Ok(t) = translate(&src, &options) {
+                translated += 1;
+                let again = translate(&t.text, &options).expect("output lexes again");
+                assert_eq!(again.text, t.text, "not idempotent for {src:?}");
+            }
+        }
+    }
+    // The generator must also produce valid inputs, or the idempotence check is empty.
+    assert!(translated > 200, "only {translated} inputs lexed");
+}
