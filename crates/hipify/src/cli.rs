@@ -44,6 +44,7 @@ options (one or two leading dashes):
   --amap                           also rename identifiers inside #if 0 blocks
   --quiet-warnings                 do not print unsupported-identifier warnings
   --list-tables                    print how many names each table maps
+  --cuda-path, -I, -D, ...         hipify-clang front-end options: accepted and ignored
   --help, --version
 ";
 
@@ -59,6 +60,8 @@ struct Args {
     print_stats_csv: bool,
     quiet_warnings: bool,
     list_tables: bool,
+    /// Accepted compiler-front-end options that have no effect here.
+    ignored: Vec<String>,
     help: bool,
     version: bool,
     inputs: Vec<PathBuf>,
@@ -126,6 +129,18 @@ fn parse_args(args: Vec<OsString>) -> Result<Args, HipifyError> {
             "o" | "output" => a.output = Some(value(&mut it)?),
             "o-dir" => a.output_dir = Some(value(&mut it)?),
             "o-stats" => a.stats_file = Some(value(&mut it)?),
+            // hipify-clang options that only steer its clang front end; they do not
+            // change what this translator writes, so build scripts may keep them.
+            "cuda-path" | "cuda-gpu-arch" | "clang-resource-directory" | "temp-dir" => {
+                value(&mut it)?;
+                a.ignored.push(s.to_string());
+            }
+            "save-temps" | "default-preprocessor" if inline.is_none() => a.ignored.push(s.to_string()),
+            "I" | "D" | "include" => {
+                value(&mut it)?;
+                a.ignored.push(s.to_string());
+            }
+            _ if s.starts_with("-I") || s.starts_with("-D") => a.ignored.push(s.to_string()),
             _ if inline.is_none() && flag(&mut a, name) => {}
             _ => return Err(HipifyError::UnknownOption { option: s.to_string() }),
         }
@@ -359,6 +374,9 @@ pub fn cli_main(args: Vec<OsString>) -> i32 {
         }
         println!("{:<8} {m:>6} mapped {u:>6} unsupported", "total");
         return 0;
+    }
+    if !a.ignored.is_empty() && !a.quiet_warnings {
+        eprintln!("hipify: note: ignoring compiler options: {}", a.ignored.join(" "));
     }
     let jobs = match plan(&a) {
         Ok(j) => j,

@@ -131,8 +131,15 @@ fn options_errors() {
     let f = d.join("x.cu");
     fs::write(&f, "cudaFree(p);\n").expect("write");
     let out = d.join("x.hip");
-    // hipify-clang style: compiler options after `--` are ignored.
     let o = format!("-o={}", out.display());
+    // hipify-clang's front-end options are accepted and have no effect.
+    check(
+        &[f.to_str().unwrap(), &o, "--cuda-path=/usr/local/cuda", "-I/opt/inc", "-DX=1"],
+        0,
+        &out,
+        "#include \"hip/hip_runtime.h\"\nhipFree(p);\n",
+    );
+    // hipify-clang style: compiler options after `--` are ignored.
     check(
         &[f.to_str().unwrap(), &o, "--", "-I/usr/include", "-DX"],
         0,
