@@ -19,12 +19,6 @@ pub enum HipifyError {
         #[source]
         source: std::io::Error,
     },
-    #[error("{path}: {source}")]
-    InFile {
-        path: PathBuf,
-        #[source]
-        source: Box<HipifyError>,
-    },
     #[error("unknown option '{option}' (see --help)")]
     UnknownOption { option: String },
     #[error("option '{option}' needs a value")]

@@ -329,7 +329,7 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
             (None, None) => (0, format!("{RUNTIME_INCLUDE}{eol}")),
         };
         edits.push(Edit { start: at, end: at, text: text.into() });
-        stats.record(Api::Include, "cuda_runtime.h");
+        stats.record(Api::Include, "[implicit cuda_runtime.h]");
         stats.lines_changed += 1;
     }
 
