@@ -269,7 +269,10 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
                     }
                     continue;
                 }
-                if let Some((&key, entry)) = t.idents.get_key_value(name) {
+                // Names HIP shares with CUDA (`float4`, `CUB_MAX`) need nothing and
+                // say nothing about the file, so they are neither counted nor edited.
+                let shared = |e: &crate::tables::Entry| e.target(options.roc) == Some(name);
+                if let Some((&key, entry)) = t.idents.get_key_value(name).filter(|(_, e)| !shared(e)) {
                     uses_cuda = true;
                     let mut target = entry.target(options.roc);
                     match calls::fix_for(name) {

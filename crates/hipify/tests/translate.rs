@@ -460,3 +460,11 @@ fn arbitrary_input_never_panics_and_untranslated_text_survives() {
     // The generator must also produce valid inputs, or the idempotence check is empty.
     assert!(translated > 200, "only {translated} inputs lexed");
 }
+
+#[test]
+fn names_shared_with_hip_are_not_conversions() {
+    let src = "float4 v = make_float4(0, 0, 0, 0); int m = CUB_MAX(a, b);\n";
+    let t = translate(src, &Options::new()).expect("translates");
+    assert_eq!(t.text, src, "a file using only shared names gets no runtime include either");
+    assert_eq!(t.stats.converted(), 0);
+}
