@@ -18,8 +18,7 @@ use crate::stats::Stats;
 use crate::translate::{translate_bytes, Options, RuntimeInclude, Translation};
 
 /// Extensions translated when a directory is given.
-pub const SOURCE_EXTENSIONS: [&str; 11] =
-    ["cu", "cuh", "cpp", "cxx", "cc", "c", "h", "hpp", "hxx", "inl", "hip"];
+pub const SOURCE_EXTENSIONS: [&str; 10] = ["cu", "cuh", "cpp", "cxx", "cc", "c", "h", "hpp", "hxx", "inl"];
 
 const HELP: &str = "\
 usage: ferrocm hipify [options] [FILE|DIR]... [-- compiler options]
