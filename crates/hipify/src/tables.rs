@@ -60,6 +60,11 @@ impl Api {
         }
     }
 
+    /// cuBLAS, cuRAND and cuSPARSE translate to different libraries with `--roc`.
+    pub fn has_roc_flavour(self) -> bool {
+        matches!(self, Api::Blas | Api::Rand | Api::Sparse)
+    }
+
     fn source(self) -> &'static str {
         match self {
             Api::Runtime => include_str!("../data/runtime.tsv"),
@@ -124,7 +129,11 @@ fn parse(api: Api, into: &mut Tables) {
         let mut cols = line.split('\t');
         let Some(cuda) = cols.next() else { continue };
         let hip = col(cols.next().unwrap_or("-"));
+        // For the libraries with a ROC flavour a missing ROC name means "none
+        // known": --roc then leaves the name and warns instead of mixing in a
+        // hip* name. Elsewhere the HIP name serves both.
         let roc = match cols.next() {
+            Some("") | None if api.has_roc_flavour() => None,
             Some("") | None => hip,
             Some(r) => col(r),
         };
