@@ -69,7 +69,9 @@ impl Function {
                 }
                 Op::Extract(v, l) => write!(out, "extract %{}, {}", v.0, l)?,
                 Op::ReadVar(v) => write!(out, "read ${}.{}", self.vars[v.0 as usize].name, v.0)?,
-                Op::WriteVar(v, x) => write!(out, "write ${}.{}, %{}", self.vars[v.0 as usize].name, v.0, x.0)?,
+                Op::WriteVar(v, x) => {
+                    write!(out, "write ${}.{}, %{}", self.vars[v.0 as usize].name, v.0, x.0)?
+                }
                 Op::Load { mem, index } => write!(out, "load {}[%{}]", m(*mem), index.0)?,
                 Op::Store { mem, index, value } => {
                     write!(out, "store {}[%{}], %{}", m(*mem), index.0, value.0)?

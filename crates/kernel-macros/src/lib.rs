@@ -676,9 +676,10 @@ impl Translator {
             Expr::Index(ix) => {
                 let base = self.expr(&ix.expr)?;
                 let i = self.expr(&ix.index)?;
+                let span = ix.span();
                 Ok(match op {
-                    None => quote!(#d::index_store(&#base, #i, #r)),
-                    Some(op) => quote!({
+                    None => quote_spanned!(span=> #d::index_store(&#base, #i, #r)),
+                    Some(op) => quote_spanned!(span=> {
                         let __i = #i;
                         let __r = #r;
                         #d::index_store(&#base, __i, #d::index_load(&#base, __i) #op __r)

@@ -25,9 +25,17 @@ macro_rules! snapshot {
         #[test]
         fn $test() {
             let k = $kernel.expect("kernel builds");
-            check(concat!($name, ".ir"), &k.ir().to_string(), include_str!(concat!("snapshots/", $name, ".ir")));
+            check(
+                concat!($name, ".ir"),
+                &k.ir().to_string(),
+                include_str!(concat!("snapshots/", $name, ".ir")),
+            );
             let ptx = k.ptx($arch).expect("PTX generates");
-            check(concat!($name, ".", $arch, ".ptx"), &ptx, include_str!(concat!("snapshots/", $name, ".", $arch, ".ptx")));
+            check(
+                concat!($name, ".", $arch, ".ptx"),
+                &ptx,
+                include_str!(concat!("snapshots/", $name, ".", $arch, ".ptx")),
+            );
         }
     };
 }

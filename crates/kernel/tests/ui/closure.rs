@@ -1,0 +1,9 @@
+use ferrocm_kernel::prelude::*;
+
+#[kernel]
+fn k(x: &mut [f32]) {
+    let f = |v: f32| v * 2.0;
+    x[0usize] = f(1.0);
+}
+
+fn main() {}
