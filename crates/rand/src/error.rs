@@ -70,4 +70,19 @@ pub enum RandError {
         /// The largest length supported.
         max: usize,
     },
+    /// The runtime refused an allocation, copy or launch.
+    #[error("device runtime: {0}")]
+    Runtime(#[from] ferrocm_kernel::runtime::Error),
+    /// A kernel could not be built, compiled or launched.
+    #[error("kernel: {message}")]
+    Kernel {
+        /// The kernel layer's message.
+        message: String,
+    },
+    /// A request this generator does not support.
+    #[error("unsupported: {what}")]
+    Unsupported {
+        /// What was asked.
+        what: String,
+    },
 }

@@ -53,7 +53,10 @@
 //! - The host API ([`reference::host`]) runs one state per subsequence and interleaves them;
 //!   the layouts are documented on [`reference::host::PseudoGenerator`].
 
+pub mod device;
 mod error;
+pub mod generator;
 pub mod reference;
 
 pub use error::RandError;
+pub use generator::{Generator, Ordering, RngType};

@@ -49,3 +49,30 @@ pub const DEVICE: &str = include_str!("../data/curand_device_vectors.txt");
 pub const HOST: &str = include_str!("../data/curand_host_vectors.txt");
 pub const HOST_QUASI: &str = include_str!("../data/curand_host_quasi_vectors.txt");
 pub const HOST_RAW_DIGESTS: &str = include_str!("../data/curand_host_raw_digests.txt");
+
+/// Every device the runtime sees (the CPU always). With `FERROCM_REQUIRE_GPU=1` a missing GPU
+/// is a failure, so a GPU run cannot pass by skipping.
+pub fn devices() -> Vec<ferrocm_kernel::runtime::Device> {
+    use ferrocm_kernel::runtime::{BackendKind, Device};
+    let all = Device::all().expect("device list");
+    if std::env::var("FERROCM_REQUIRE_GPU").is_ok_and(|v| v == "1") {
+        assert!(
+            all.iter().any(|d| d.kind() == BackendKind::Cuda),
+            "FERROCM_REQUIRE_GPU=1 but no CUDA device"
+        );
+    }
+    all
+}
+
+/// Whether `d` is a GPU (where float normals use the approximate instructions).
+pub fn is_gpu(d: &ferrocm_kernel::runtime::Device) -> bool {
+    d.kind() == ferrocm_kernel::runtime::BackendKind::Cuda
+}
+
+/// Relative-to-max(1, |b|) closeness, with a label on failure.
+pub fn assert_close(label: &str, ours: &[f64], theirs: &[f64], tol: f64) {
+    assert_eq!(ours.len(), theirs.len(), "{label}: lengths");
+    for (j, (a, b)) in ours.iter().zip(theirs).enumerate() {
+        assert!((a - b).abs() <= tol * b.abs().max(1.0), "{label} value {j}: ours {a} expected {b}");
+    }
+}

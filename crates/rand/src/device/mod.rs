@@ -1,0 +1,245 @@
+//! The device API: cuRAND's per-thread generators as kernel-language types, callable from any
+//! `#[kernel]` (cuRAND's `curand_init`, `curand`, `curand_uniform`, `curand_normal`, ...).
+//!
+//! A state is a struct of IR variables (`Var`), one per field of the reference state, so a
+//! kernel holds it in a plain `let` and its methods update it in place, inside runtime loops and
+//! branches alike:
+//!
+//! ```ignore
+//! #[kernel]
+//! fn draw(seed: u64, out: &mut [f32]) {
+//!     let i = global_index();
+//!     let s = Philox::init(seed, i as u64, 0u64);
+//!     if i < out.len() {
+//!         out[i] = s.uniform();
+//!     }
+//! }
+//! ```
+//!
+//! Each method is the reference's arithmetic written against the DSL, so integer and uniform
+//! outputs are bit-identical to [`crate::reference`] (and so to cuRAND) on every back end.
+//! Normals use the back end's `ln`, `sqrt`, `sin` and `cos`: exact-libm-like on the CPU
+//! executor, the `.approx` instructions on NVIDIA (as cuRAND's `__sincosf`), so they match
+//! within the tolerance stated in the crate documentation.
+//!
+//! Skip-ahead tables live in device memory and are passed to `init` as a kernel slice:
+//! [`xorwow_skip_table`] (400 KiB) and [`mrg32k3a_skip_table`] (9 KiB) build their contents on
+//! the host.
+
+mod mrg32k3a;
+mod philox;
+mod sobol;
+mod xorwow;
+
+pub use mrg32k3a::{mrg32k3a_skip_table, Mrg32k3a};
+pub use philox::{philox4x32_10, Philox};
+pub use sobol::{ctz32, sobol32_point};
+pub use xorwow::{xorwow_skip_table, Xorwow};
+
+use ferrocm_kernel::dsl::{self, cast, select, IntoVal, Val, Var};
+
+use crate::reference::distributions as d;
+
+/// A runtime `u32` variable initialised to `v`.
+pub(crate) fn var_u32_pub(name: &str, v: impl IntoVal<u32>) -> Var<Val<u32>> {
+    var_u32(name, v)
+}
+
+pub(crate) fn var_u32(name: &str, v: impl IntoVal<u32>) -> Var<Val<u32>> {
+    dsl::var(name, v.into_val())
+}
+
+/// `_curand_uniform(x)`: `x * 2^-32 + 2^-33` in float, in (0, 1].
+pub fn uniform_f32(x: Val<u32>) -> Val<f32> {
+    let f: Val<f32> = cast::<f32, _>(x);
+    f * d::TWO_POW_M32_F32 + d::TWO_POW_M32_F32 / 2.0
+}
+
+/// `_curand_uniform_double_hq(x, y)`: `(x ^ (y << 21)) * 2^-53 + 2^-54`.
+pub fn uniform_f64_hq(x: Val<u32>, y: Val<u32>) -> Val<f64> {
+    let z = cast::<u64, _>(x) ^ (cast::<u64, _>(y) << 21u32);
+    let f: Val<f64> = cast::<f64, _>(z);
+    f * d::TWO_POW_M53_F64 + d::TWO_POW_M53_F64 / 2.0
+}
+
+/// `_curand_uniform_double(x)` of one 32-bit draw: `x * 2^-32 + 2^-32`.
+pub fn uniform_f64_from_u32(x: Val<u32>) -> Val<f64> {
+    let f: Val<f64> = cast::<f64, _>(x);
+    f * d::TWO_POW_M32_F64 + d::TWO_POW_M32_F64
+}
+
+/// `_curand_box_muller(x, y)`: one pair of standard normal floats.
+pub fn box_muller(x: Val<u32>, y: Val<u32>) -> (Val<f32>, Val<f32>) {
+    let u = uniform_f32(x);
+    let yf: Val<f32> = cast::<f32, _>(y);
+    let v = yf.mul_add(d::TWO_POW_M32_2PI_F32, d::TWO_POW_M32_2PI_F32 / 2.0);
+    let s = (u.ln() * -2.0f32).sqrt();
+    (v.sin() * s, v.cos() * s)
+}
+
+/// `_curand_box_muller_double(x0, x1, y0, y1)`: one pair of standard normal doubles.
+///
+/// The angle is reduced to a quarter turn exactly, as the reference's `sincospi`; the
+/// transcendentals are the back end's f64 `ln`, `sin` and `cos` (on NVIDIA today they go
+/// through f32, see the crate documentation).
+pub fn box_muller_double(x0: Val<u32>, x1: Val<u32>, y0: Val<u32>, y1: Val<u32>) -> (Val<f64>, Val<f64>) {
+    let u = uniform_f64_hq(x0, x1);
+    let zy = cast::<u64, _>(y0) ^ (cast::<u64, _>(y1) << 21u32);
+    let zyf: Val<f64> = cast::<f64, _>(zy);
+    let v = zyf * (d::TWO_POW_M53_F64 * 2.0) + d::TWO_POW_M53_F64;
+    let s = (u.ln() * -2.0f64).sqrt();
+    sincospi_scaled(v, s)
+}
+
+/// `(sin(pi v) * s, cos(pi v) * s)` with exact reduction of `v` to a quarter turn.
+pub(crate) fn sincospi_scaled(v: Val<f64>, s: Val<f64>) -> (Val<f64>, Val<f64>) {
+    // round(2v) for v in (0, 2]: floor(2v + 0.5).
+    let k = (v * 2.0f64 + 0.5f64).floor();
+    let r = v - k * 0.5f64;
+    let a = r * std::f64::consts::PI;
+    let (sn, cs) = (a.sin(), a.cos());
+    let q: Val<u32> = cast::<u32, _>(cast::<i64, _>(k)) & 3u32;
+    let q0 = dsl::DslCmp::dsl_cmp(q, ferrocm_kernel::ir::CmpOp::Eq, 0u32);
+    let q1 = dsl::DslCmp::dsl_cmp(q, ferrocm_kernel::ir::CmpOp::Eq, 1u32);
+    let q2 = dsl::DslCmp::dsl_cmp(q, ferrocm_kernel::ir::CmpOp::Eq, 2u32);
+    let sin = select(q0, sn, select(q1, cs, select(q2, -sn, -cs)));
+    let cos = select(q0, cs, select(q1, -sn, select(q2, -cs, sn)));
+    (sin * s, cos * s)
+}
+
+/// cuRAND's per-state Box-Muller cache (`boxmuller_flag`, `boxmuller_extra`, and the double
+/// slot), as IR variables.
+#[derive(Clone, Copy)]
+pub struct Cache {
+    flag: Var<Val<u32>>,
+    extra: Var<Val<f32>>,
+    flag_double: Var<Val<u32>>,
+    extra_double: Var<Val<f64>>,
+}
+
+const FLAG_EMPTY: u32 = 0;
+const FLAG_NORMAL: u32 = 1;
+const FLAG_LOG_NORMAL: u32 = 2;
+
+impl Cache {
+    pub(crate) fn new() -> Self {
+        Cache {
+            flag: var_u32("bm_flag", 0u32),
+            extra: dsl::var("bm_extra", 0.0f32),
+            flag_double: var_u32("bm_flag_d", 0u32),
+            extra_double: dsl::var("bm_extra_d", 0.0f64),
+        }
+    }
+}
+
+fn eq(a: Val<u32>, b: u32) -> Val<bool> {
+    dsl::DslCmp::dsl_cmp(a, ferrocm_kernel::ir::CmpOp::Eq, b)
+}
+
+/// The generator-independent part of cuRAND's device API, provided for every pseudo-random
+/// state from its `next_u32` and its Box-Muller pair functions.
+pub trait DeviceGenerator {
+    /// `curand(state)`.
+    fn next_u32(&self) -> Val<u32>;
+    /// The state's Box-Muller cache.
+    fn cache(&self) -> Cache;
+    /// `curand_uniform(state)`.
+    fn uniform(&self) -> Val<f32> {
+        uniform_f32(self.next_u32())
+    }
+    /// `curand_uniform_double(state)`: two draws (Philox and MRG32k3a override it).
+    fn uniform_double(&self) -> Val<f64> {
+        let x = self.next_u32();
+        let y = self.next_u32();
+        uniform_f64_hq(x, y)
+    }
+    /// `curand_box_muller(state)`.
+    fn box_muller(&self) -> (Val<f32>, Val<f32>) {
+        let x = self.next_u32();
+        let y = self.next_u32();
+        box_muller(x, y)
+    }
+    /// `curand_box_muller_double(state)`.
+    fn box_muller_double(&self) -> (Val<f64>, Val<f64>) {
+        let x0 = self.next_u32();
+        let x1 = self.next_u32();
+        let y0 = self.next_u32();
+        let y1 = self.next_u32();
+        box_muller_double(x0, x1, y0, y1)
+    }
+    /// `curand_normal(state)`: uses the cached half of the last pair when there is one.
+    fn normal(&self) -> Val<f32> {
+        let c = self.cache();
+        let fresh = !eq(c.flag.get(), FLAG_NORMAL);
+        dsl::if_else(
+            fresh,
+            || {
+                let (a, b) = self.box_muller();
+                c.extra.set(b);
+                c.flag.set(Val::constant(FLAG_NORMAL));
+                a
+            },
+            || {
+                c.flag.set(Val::constant(FLAG_EMPTY));
+                c.extra.get()
+            },
+        )
+    }
+    /// `curand_normal2(state)`: a fresh pair; the cache is left alone.
+    fn normal2(&self) -> (Val<f32>, Val<f32>) {
+        self.box_muller()
+    }
+    /// `curand_normal_double(state)`.
+    fn normal_double(&self) -> Val<f64> {
+        let c = self.cache();
+        let fresh = !eq(c.flag_double.get(), FLAG_NORMAL);
+        dsl::if_else(
+            fresh,
+            || {
+                let (a, b) = self.box_muller_double();
+                c.extra_double.set(b);
+                c.flag_double.set(Val::constant(FLAG_NORMAL));
+                a
+            },
+            || {
+                c.flag_double.set(Val::constant(FLAG_EMPTY));
+                c.extra_double.get()
+            },
+        )
+    }
+    /// `curand_normal2_double(state)`.
+    fn normal2_double(&self) -> (Val<f64>, Val<f64>) {
+        self.box_muller_double()
+    }
+    /// `curand_log_normal(state, mean, stddev)`: shares the float cache slot with `normal`.
+    fn log_normal(&self, mean: impl IntoVal<f32>, stddev: impl IntoVal<f32>) -> Val<f32>
+    where
+        Self: Sized,
+    {
+        let (mean, stddev) = (mean.into_val(), stddev.into_val());
+        let c = self.cache();
+        let fresh = !eq(c.flag.get(), FLAG_LOG_NORMAL);
+        dsl::if_else(
+            fresh,
+            || {
+                let (a, b) = self.box_muller();
+                c.extra.set((mean + stddev * b).exp());
+                c.flag.set(Val::constant(FLAG_LOG_NORMAL));
+                (mean + stddev * a).exp()
+            },
+            || {
+                c.flag.set(Val::constant(FLAG_EMPTY));
+                c.extra.get()
+            },
+        )
+    }
+    /// `curand_log_normal2(state, mean, stddev)`.
+    fn log_normal2(&self, mean: impl IntoVal<f32>, stddev: impl IntoVal<f32>) -> (Val<f32>, Val<f32>)
+    where
+        Self: Sized,
+    {
+        let (mean, stddev) = (mean.into_val(), stddev.into_val());
+        let (a, b) = self.box_muller();
+        ((mean + stddev * a).exp(), (mean + stddev * b).exp())
+    }
+}

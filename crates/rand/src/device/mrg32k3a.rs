@@ -1,0 +1,191 @@
+//! `curandStateMRG32k3a_t` in the kernel language.
+
+use ferrocm_kernel::dsl::{self, cast, select, DslCmp, IntoVal, Memory, Val, Var};
+use ferrocm_kernel::ir::CmpOp;
+
+use super::{var_u32, Cache, DeviceGenerator};
+use crate::reference::distributions::TWO_PI_F32;
+use crate::reference::mrg32k3a::{
+    M1_OFFSET, M1_SUBSEQUENCE, M2_OFFSET, M2_SUBSEQUENCE, MRG_BITS_NORM, MRG_M1, MRG_M2, MRG_NORM,
+};
+
+/// The skip-ahead table a kernel passes to [`Mrg32k3a::init`]: the reference's `M1_OFFSET`,
+/// `M2_OFFSET`, `M1_SUBSEQUENCE`, `M2_SUBSEQUENCE`, 64 row-major 3x3 matrices each (9 KiB).
+pub fn mrg32k3a_skip_table() -> Vec<u32> {
+    [&M1_OFFSET, &M2_OFFSET, &M1_SUBSEQUENCE, &M2_SUBSEQUENCE]
+        .iter()
+        .flat_map(|t| t.iter().flat_map(|m| m.iter().flat_map(|r| r.iter().copied())))
+        .collect()
+}
+
+fn mat_vec(table: impl Memory<u32>, base: Val<u32>, v: [Val<u32>; 3], m: u32) -> [Val<u32>; 3] {
+    std::array::from_fn(|i| {
+        let mut acc: Val<u64> = Val::constant(0u64);
+        for (j, x) in v.iter().enumerate() {
+            let a: Val<u64> = cast::<u64, _>(table.load(base + (i * 3 + j) as u32));
+            acc = acc + (a * cast::<u64, _>(*x)) % (m as u64);
+        }
+        cast::<u32, _>(acc % (m as u64))
+    })
+}
+
+fn apply_powers(table: impl Memory<u32>, which: u32, n: Val<u64>, v: [Var<Val<u32>>; 3], m: u32) {
+    let bits = dsl::var("mrg_bits", n);
+    let k = var_u32("mrg_k", 0u32);
+    dsl::while_(
+        || bits.get().dsl_cmp(CmpOp::Ne, 0u64),
+        || {
+            let set = (bits.get() & 1u64).dsl_cmp(CmpOp::Ne, 0u64);
+            dsl::if_else(
+                set,
+                || {
+                    let base = (k.get() + which * 64u32) * 9u32;
+                    let r = mat_vec(table, base, v.map(|x| x.get()), m);
+                    for (x, y) in v.iter().zip(r) {
+                        x.set(y);
+                    }
+                },
+                || (),
+            );
+            bits.set(bits.get() >> 1u32);
+            k.set(k.get() + 1u32);
+        },
+    );
+}
+
+/// An MRG32k3a state: the two 3-word components and the Box-Muller cache.
+#[derive(Clone, Copy)]
+pub struct Mrg32k3a {
+    s1: [Var<Val<u32>>; 3],
+    s2: [Var<Val<u32>>; 3],
+    cache: Cache,
+}
+
+impl Mrg32k3a {
+    /// `curand_init(seed, subsequence, offset, &state)`; `table` is [`mrg32k3a_skip_table`] in
+    /// device memory.
+    pub fn init(
+        seed: impl IntoVal<u64>,
+        subsequence: impl IntoVal<u64>,
+        offset: impl IntoVal<u64>,
+        table: impl Memory<u32>,
+    ) -> Mrg32k3a {
+        let seed = seed.into_val();
+        let x1: Val<u64> = cast::<u64, _>(cast::<u32, _>(seed) ^ 0x5555_5555u32);
+        let x2: Val<u64> = cast::<u64, _>(cast::<u32, _>(seed >> 32u32) ^ 0xAAAA_AAAAu32);
+        let zero = seed.dsl_cmp(CmpOp::Eq, 0u64);
+        let mul = |x: Val<u64>, m: u32| {
+            let p: Val<u32> = cast::<u32, _>((x * 12345u64) % (m as u64));
+            select(zero, 12345u32, p)
+        };
+        let s = Mrg32k3a {
+            s1: [
+                var_u32("mrg_a0", mul(x1, MRG_M1)),
+                var_u32("mrg_a1", mul(x2, MRG_M1)),
+                var_u32("mrg_a2", mul(x1, MRG_M1)),
+            ],
+            s2: [
+                var_u32("mrg_b0", mul(x2, MRG_M2)),
+                var_u32("mrg_b1", mul(x1, MRG_M2)),
+                var_u32("mrg_b2", mul(x2, MRG_M2)),
+            ],
+            cache: Cache::new(),
+        };
+        s.skipahead_sequence(subsequence, table);
+        s.skipahead(offset, table);
+        s
+    }
+
+    /// A state from its raw words (`s1[0..3]`, `s2[0..3]`).
+    pub fn from_words(w: [Val<u32>; 6]) -> Mrg32k3a {
+        Mrg32k3a {
+            s1: [var_u32("mrg_a", w[0]), var_u32("mrg_a", w[1]), var_u32("mrg_a", w[2])],
+            s2: [var_u32("mrg_b", w[3]), var_u32("mrg_b", w[4]), var_u32("mrg_b", w[5])],
+            cache: Cache::new(),
+        }
+    }
+
+    /// The raw words (`s1[0..3]`, `s2[0..3]`).
+    pub fn words(&self) -> [Val<u32>; 6] {
+        [
+            self.s1[0].get(),
+            self.s1[1].get(),
+            self.s1[2].get(),
+            self.s2[0].get(),
+            self.s2[1].get(),
+            self.s2[2].get(),
+        ]
+    }
+
+    /// `skipahead(n, &state)`.
+    pub fn skipahead(&self, n: impl IntoVal<u64>, table: impl Memory<u32>) {
+        let n = n.into_val();
+        apply_powers(table, 0, n, self.s1, MRG_M1);
+        apply_powers(table, 1, n, self.s2, MRG_M2);
+    }
+
+    /// `skipahead_sequence(n, &state)`: skip `n * 2^127` values.
+    pub fn skipahead_sequence(&self, n: impl IntoVal<u64>, table: impl Memory<u32>) {
+        let n = n.into_val();
+        apply_powers(table, 2, n, self.s1, MRG_M1);
+        apply_powers(table, 3, n, self.s2, MRG_M2);
+    }
+
+    /// The generator's raw output in `1..=m1` (cuRAND's `curand_MRG32k3a`).
+    pub fn next_raw(&self) -> Val<u32> {
+        let m1 = MRG_M1 as u64;
+        let m2 = MRG_M2 as u64;
+        let p3 = (Val::constant(m1) - cast::<u64, _>(self.s1[0].get())) * 810_728u64;
+        let p1 = cast::<u64, _>(self.s1[1].get()) * 1_403_580u64 + p3;
+        let p1 = (p1 >> 32u32) * 209u64 + (p1 & 0xffff_ffffu64);
+        let p1 = select(p1.dsl_cmp(CmpOp::Ge, m1), p1 - m1, p1);
+        self.s1[0].set(self.s1[1].get());
+        self.s1[1].set(self.s1[2].get());
+        self.s1[2].set(cast::<u32, _>(p1));
+        let p4 = (Val::constant(m2) - cast::<u64, _>(self.s2[0].get())) * 1_370_589u64;
+        let p2 = cast::<u64, _>(self.s2[2].get()) * 527_612u64 + p4;
+        let p2 = (p2 >> 32u32) * 22_853u64 + (p2 & 0xffff_ffffu64);
+        let p2 = (p2 >> 32u32) * 22_853u64 + (p2 & 0xffff_ffffu64);
+        let p2 = select(p2.dsl_cmp(CmpOp::Ge, m2), p2 - m2, p2);
+        self.s2[0].set(self.s2[1].get());
+        self.s2[1].set(self.s2[2].get());
+        self.s2[2].set(cast::<u32, _>(p2));
+        let p5 = cast::<u32, _>(p1) - cast::<u32, _>(p2);
+        select(p1.dsl_cmp(CmpOp::Le, p2), p5 + MRG_M1, p5)
+    }
+}
+
+impl DeviceGenerator for Mrg32k3a {
+    fn next_u32(&self) -> Val<u32> {
+        let r: Val<f64> = cast::<f64, _>(self.next_raw());
+        cast::<u32, _>(r * MRG_BITS_NORM)
+    }
+
+    fn cache(&self) -> Cache {
+        self.cache
+    }
+
+    fn uniform(&self) -> Val<f32> {
+        let r: Val<f64> = cast::<f64, _>(self.next_raw());
+        cast::<f32, _>(r * MRG_NORM)
+    }
+
+    fn uniform_double(&self) -> Val<f64> {
+        let r: Val<f64> = cast::<f64, _>(self.next_raw());
+        r * MRG_NORM
+    }
+
+    fn box_muller(&self) -> (Val<f32>, Val<f32>) {
+        let x = self.uniform();
+        let y = self.uniform() * TWO_PI_F32;
+        let s = (x.ln() * -2.0f32).sqrt();
+        (y.sin() * s, y.cos() * s)
+    }
+
+    fn box_muller_double(&self) -> (Val<f64>, Val<f64>) {
+        let x = self.uniform_double();
+        let y = self.uniform_double() * 2.0f64;
+        let s = (x.ln() * -2.0f64).sqrt();
+        super::sincospi_scaled(y, s)
+    }
+}

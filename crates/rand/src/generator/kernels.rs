@@ -1,0 +1,451 @@
+//! The host API's kernels. Each `#[kernel]` is a thin entry point; the bodies are plain Rust
+//! against the DSL (so they can use arrays, closures and generics over the generator).
+
+use ferrocm_kernel::dsl::{self, cast, vec2, vec4, DslCmp, Elem, Memory, MemoryMut, Slice, SliceMut, Val};
+use ferrocm_kernel::ir::CmpOp;
+use ferrocm_kernel::prelude::*;
+
+use crate::device::{self as dev, DeviceGenerator};
+
+/// What a kernel computes, fixed at compile time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Plan {
+    pub dist: Dist,
+    pub rng: Rng,
+    /// cuRAND-compatible (legacy) layout instead of the default one.
+    pub legacy: bool,
+    /// Whole units are written with one 2- or 4-wide store (the output is aligned for it).
+    pub vector: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dist {
+    Bits,
+    Uniform,
+    Normal,
+    LogNormal,
+    UniformDouble,
+    NormalDouble,
+    LogNormalDouble,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Rng {
+    Philox,
+    Xorwow,
+    Mrg32k3a,
+}
+
+impl Dist {
+    /// Elements per unit: one unit is one Philox block (four 32-bit words).
+    pub fn per_unit(self) -> u64 {
+        match self {
+            Dist::UniformDouble | Dist::NormalDouble | Dist::LogNormalDouble => 2,
+            _ => 4,
+        }
+    }
+    pub fn pairs(self) -> bool {
+        matches!(self, Dist::Normal | Dist::LogNormal | Dist::NormalDouble | Dist::LogNormalDouble)
+    }
+}
+
+/// Reinterprets a value built for the output type chosen by the plan (the plan and `T` agree
+/// by construction in `Generator`).
+fn as_t<T: Elem, U: Elem>(v: Val<U>) -> Val<T> {
+    Val::from_ir(v.ir())
+}
+
+fn affine32(z: Val<f32>, mean: Val<f64>, stddev: Val<f64>, log: bool) -> Val<f32> {
+    let m: Val<f32> = cast::<f32, _>(mean);
+    let s: Val<f32> = cast::<f32, _>(stddev);
+    let v = s.mul_add(z, m);
+    if log {
+        v.exp()
+    } else {
+        v
+    }
+}
+
+fn affine64(z: Val<f64>, mean: Val<f64>, stddev: Val<f64>, log: bool) -> Val<f64> {
+    let v = stddev.mul_add(z, mean);
+    if log {
+        v.exp()
+    } else {
+        v
+    }
+}
+
+/// The values of one Philox block under `dist` (4, or 2 for doubles).
+fn philox_values<T: Elem>(dist: Dist, w: [Val<u32>; 4], mean: Val<f64>, stddev: Val<f64>) -> Vec<Val<T>> {
+    match dist {
+        Dist::Bits => w.iter().map(|&x| as_t(x)).collect(),
+        Dist::Uniform => w.iter().map(|&x| as_t(dev::uniform_f32(x))).collect(),
+        Dist::Normal | Dist::LogNormal => {
+            let log = dist == Dist::LogNormal;
+            let (a, b) = dev::box_muller(w[0], w[1]);
+            let (c, d) = dev::box_muller(w[2], w[3]);
+            [a, b, c, d].iter().map(|&z| as_t(affine32(z, mean, stddev, log))).collect()
+        }
+        Dist::UniformDouble => {
+            vec![as_t(dev::uniform_f64_hq(w[0], w[1])), as_t(dev::uniform_f64_hq(w[2], w[3]))]
+        }
+        Dist::NormalDouble | Dist::LogNormalDouble => {
+            let log = dist == Dist::LogNormalDouble;
+            let (a, b) = dev::box_muller_double(w[0], w[1], w[2], w[3]);
+            vec![as_t(affine64(a, mean, stddev, log)), as_t(affine64(b, mean, stddev, log))]
+        }
+    }
+}
+
+/// The values of one unit drawn from a stateful generator (the same element counts as Philox).
+fn state_values<T: Elem, G: DeviceGenerator>(
+    g: &G,
+    dist: Dist,
+    mean: Val<f64>,
+    stddev: Val<f64>,
+) -> Vec<Val<T>> {
+    match dist {
+        Dist::Bits => (0..4).map(|_| as_t(g.next_u32())).collect(),
+        Dist::Uniform => (0..4).map(|_| as_t(g.uniform())).collect(),
+        Dist::Normal | Dist::LogNormal => {
+            let log = dist == Dist::LogNormal;
+            let (a, b) = g.box_muller();
+            let (c, d) = g.box_muller();
+            [a, b, c, d].iter().map(|&z| as_t(affine32(z, mean, stddev, log))).collect()
+        }
+        Dist::UniformDouble => (0..2).map(|_| as_t(g.uniform_double())).collect(),
+        Dist::NormalDouble | Dist::LogNormalDouble => {
+            let log = dist == Dist::LogNormalDouble;
+            let (a, b) = g.box_muller_double();
+            vec![as_t(affine64(a, mean, stddev, log)), as_t(affine64(b, mean, stddev, log))]
+        }
+    }
+}
+
+/// Writes unit `q`'s values to elements `q * E + e - lead` that fall inside `out`, with one
+/// wide store when the plan allows and the whole unit fits.
+fn store_unit<T: Elem>(plan: Plan, out: SliceMut<T>, q: Val<u64>, lead: Val<u64>, vals: &[Val<T>]) {
+    let e = vals.len() as u64;
+    let n: Val<u64> = cast::<u64, _>(out.len());
+    let scalar = || {
+        for (k, &v) in vals.iter().enumerate() {
+            let jj = q * e + k as u64;
+            let ok =
+                dsl::DslLogic::and_then(jj.dsl_cmp(CmpOp::Ge, lead), || (jj - lead).dsl_cmp(CmpOp::Lt, n));
+            dsl::if_else(ok, || out.store(jj - lead, v), || ());
+        }
+    };
+    if plan.vector {
+        let full = ((q + 1u64) * e).dsl_cmp(CmpOp::Le, n);
+        dsl::if_else(
+            full,
+            || {
+                if e == 4 {
+                    out.store4(q, vec4(vals[0], vals[1], vals[2], vals[3]))
+                } else {
+                    out.store2(q, vec2(vals[0], vals[1]))
+                }
+            },
+            scalar,
+        );
+    } else {
+        scalar();
+    }
+}
+
+/// Legacy Philox: the host API's 16,384 interleaved subsequences.
+pub const PHILOX_LEGACY_STATES: u64 = 16_384;
+
+/// Philox: unit `q` of the call is block `u_first + q` of the stream.
+#[allow(clippy::too_many_arguments)]
+fn philox_body<T: Elem>(
+    plan: Plan,
+    key_lo: Val<u32>,
+    key_hi: Val<u32>,
+    u_first: Val<u64>,
+    lead: Val<u64>,
+    units: Val<u64>,
+    mean: Val<f64>,
+    stddev: Val<f64>,
+    out: SliceMut<T>,
+) {
+    let start: Val<u64> = cast::<u64, _>(global_index());
+    let stride: Val<u64> = cast::<u64, _>(grid_stride());
+    dsl::for_range_step(start, units, stride, |q: Val<u64>| {
+        let u = u_first + q;
+        let (lo, hi) = if !plan.legacy {
+            (u, Val::constant(0u64))
+        } else if plan.dist.per_unit() == 4 {
+            (u >> 14u32, u & (PHILOX_LEGACY_STATES - 1))
+        } else {
+            let b = u >> 1u32;
+            ((b >> 14u32) * 2u64 + (u & 1u64), b & (PHILOX_LEGACY_STATES - 1))
+        };
+        let ctr = [
+            cast::<u32, _>(lo),
+            cast::<u32, _>(lo >> 32u32),
+            cast::<u32, _>(hi),
+            cast::<u32, _>(hi >> 32u32),
+        ];
+        let w = dev::philox4x32_10(ctr, [key_lo, key_hi]);
+        let vals = philox_values::<T>(plan.dist, w, mean, stddev);
+        store_unit(plan, out, q, lead, &vals);
+    });
+}
+
+#[kernel]
+pub(crate) fn philox_fill<T: Elem>(
+    #[comptime] plan: Plan,
+    key_lo: u32,
+    key_hi: u32,
+    u_first: u64,
+    lead: u64,
+    units: u64,
+    mean: f64,
+    stddev: f64,
+    out: &mut [T],
+) {
+    philox_body::<T>(plan, key_lo, key_hi, u_first, lead, units, mean, stddev, out);
+}
+
+fn load_words(states: SliceMut<u32>, t: Val<u64>, count: Val<u64>) -> [Val<u32>; 6] {
+    std::array::from_fn(|w| states.load(count * w as u64 + t))
+}
+
+fn store_words(states: SliceMut<u32>, t: Val<u64>, count: Val<u64>, words: [Val<u32>; 6]) {
+    for (w, x) in words.into_iter().enumerate() {
+        states.store(count * w as u64 + t, x);
+    }
+}
+
+/// Initialises states `first..first + todo` of `count` (word-major: word `w` of state `t` at
+/// `w * count + t`) as `curand_init(seed, t, offset)`.
+fn init_body(
+    rng: Rng,
+    seed: Val<u64>,
+    offset: Val<u64>,
+    first: Val<u64>,
+    todo: Val<u64>,
+    table: Slice<u32>,
+    states: SliceMut<u32>,
+) {
+    let count: Val<u64> = cast::<u64, _>(states.len()) / 6u64;
+    let start: Val<u64> = cast::<u64, _>(global_index());
+    let stride: Val<u64> = cast::<u64, _>(grid_stride());
+    dsl::for_range_step(start, todo, stride, |i: Val<u64>| {
+        let t = first + i;
+        let words = match rng {
+            Rng::Xorwow => dev::Xorwow::init(seed, t, offset, table).words(),
+            _ => dev::Mrg32k3a::init(seed, t, offset, table).words(),
+        };
+        store_words(states, t, count, words);
+    });
+}
+
+#[kernel]
+pub(crate) fn state_init(
+    #[comptime] rng: Rng,
+    seed: u64,
+    offset: u64,
+    first: u64,
+    todo: u64,
+    table: &[u32],
+    states: &mut [u32],
+) {
+    init_body(rng, seed, offset, first, todo, table, states);
+}
+
+/// Default ordering for XORWOW and MRG32k3a: state `t` produces units `t, t + S, ...` of the
+/// call (S states), and is stored back advanced.
+fn stateful_body<T: Elem>(
+    plan: Plan,
+    units: Val<u64>,
+    mean: Val<f64>,
+    stddev: Val<f64>,
+    states: SliceMut<u32>,
+    out: SliceMut<T>,
+) {
+    let count: Val<u64> = cast::<u64, _>(states.len()) / 6u64;
+    let start: Val<u64> = cast::<u64, _>(global_index());
+    let stride: Val<u64> = cast::<u64, _>(grid_stride());
+    let lead = Val::constant(0u64);
+    dsl::for_range_step(start, count.min(units), stride, |t: Val<u64>| {
+        let words = load_words(states, t, count);
+        match plan.rng {
+            Rng::Xorwow => {
+                let g = dev::Xorwow::from_words(words[0], [words[1], words[2], words[3], words[4], words[5]]);
+                dsl::for_range_step(t, units, count, |q: Val<u64>| {
+                    let vals = state_values::<T, _>(&g, plan.dist, mean, stddev);
+                    store_unit(plan, out, q, lead, &vals);
+                });
+                store_words(states, t, count, g.words());
+            }
+            _ => {
+                let g = dev::Mrg32k3a::from_words(words);
+                dsl::for_range_step(t, units, count, |q: Val<u64>| {
+                    let vals = state_values::<T, _>(&g, plan.dist, mean, stddev);
+                    store_unit(plan, out, q, lead, &vals);
+                });
+                store_words(states, t, count, g.words());
+            }
+        }
+    });
+}
+
+#[kernel]
+pub(crate) fn stateful_fill<T: Elem>(
+    #[comptime] plan: Plan,
+    units: u64,
+    mean: f64,
+    stddev: f64,
+    states: &mut [u32],
+    out: &mut [T],
+) {
+    stateful_body::<T>(plan, units, mean, stddev, states, out);
+}
+
+/// Legacy XORWOW / MRG32k3a: element (or pair) `p = base + j` is draw `(p / S) * draws` of
+/// state `p % S`, `S` the host API's state count; pairs take their two values from one
+/// Box-Muller call. Thread `t` initialises state `t` at its first draw of the call.
+#[allow(clippy::too_many_arguments)]
+fn legacy_body<T: Elem>(
+    plan: Plan,
+    seed: Val<u64>,
+    base: Val<u64>,
+    items: Val<u64>,
+    draws: Val<u64>,
+    states: Val<u64>,
+    mean: Val<f64>,
+    stddev: Val<f64>,
+    table: Slice<u32>,
+    out: SliceMut<T>,
+) {
+    let start: Val<u64> = cast::<u64, _>(global_index());
+    let stride: Val<u64> = cast::<u64, _>(grid_stride());
+    let per = if plan.dist.pairs() { 2u64 } else { 1u64 };
+    let log32 = plan.dist == Dist::LogNormal;
+    let log64 = plan.dist == Dist::LogNormalDouble;
+    dsl::for_range_step(start, states, stride, |t: Val<u64>| {
+        // The first p >= base with p % S == t.
+        let r = base % states;
+        let p0 = base - r + t + dsl::select(t.dsl_cmp(CmpOp::Lt, r), states, Val::constant(0u64));
+        let end = base + items;
+        let first_draw = (p0 / states) * draws;
+        let values = |g: &dyn DeviceGenerator| -> Vec<Val<T>> {
+            match plan.dist {
+                Dist::Bits => vec![as_t(g.next_u32())],
+                Dist::Uniform => vec![as_t(g.uniform())],
+                Dist::UniformDouble => vec![as_t(g.uniform_double())],
+                Dist::Normal | Dist::LogNormal => {
+                    let (a, b) = g.box_muller();
+                    vec![as_t(affine32(a, mean, stddev, log32)), as_t(affine32(b, mean, stddev, log32))]
+                }
+                Dist::NormalDouble | Dist::LogNormalDouble => {
+                    let (a, b) = g.box_muller_double();
+                    vec![as_t(affine64(a, mean, stddev, log64)), as_t(affine64(b, mean, stddev, log64))]
+                }
+            }
+        };
+        let run = |g: &dyn DeviceGenerator| {
+            dsl::for_range_step(p0, end, states, |p: Val<u64>| {
+                for (k, v) in values(g).into_iter().enumerate() {
+                    out.store((p - base) * per + k as u64, v);
+                }
+            });
+        };
+        dsl::if_else(
+            p0.dsl_cmp(CmpOp::Lt, end),
+            || match plan.rng {
+                Rng::Xorwow => run(&dev::Xorwow::init(seed, t, first_draw, table)),
+                _ => run(&dev::Mrg32k3a::init(seed, t, first_draw, table)),
+            },
+            || (),
+        );
+    });
+}
+
+#[kernel]
+pub(crate) fn legacy_fill<T: Elem>(
+    #[comptime] plan: Plan,
+    seed: u64,
+    base: u64,
+    items: u64,
+    draws: u64,
+    states: u64,
+    mean: f64,
+    stddev: f64,
+    table: &[u32],
+    out: &mut [T],
+) {
+    legacy_body::<T>(plan, seed, base, items, draws, states, mean, stddev, table, out);
+}
+
+/// Sobol32 points per thread unit (a multiple of 4).
+pub const SOBOL_CHUNK: u64 = 16;
+
+/// Sobol32, dimension-major: unit `c` of dimension `d` writes points `offset + c * CHUNK ..`
+/// of that dimension, computing only the first from its Gray code.
+fn sobol_body<T: Elem>(
+    plan: Plan,
+    points: Val<u64>,
+    offset: Val<u32>,
+    units: Val<u64>,
+    directions: Slice<u32>,
+    out: SliceMut<T>,
+) {
+    let chunks = (points + (SOBOL_CHUNK - 1)) / SOBOL_CHUNK;
+    let start: Val<u64> = cast::<u64, _>(global_index());
+    let stride: Val<u64> = cast::<u64, _>(grid_stride());
+    dsl::for_range_step(start, units, stride, |q: Val<u64>| {
+        let d = q / chunks;
+        let c = q - d * chunks;
+        let base: Val<u32> = cast::<u32, _>(d * 32u64);
+        let j0 = c * SOBOL_CHUNK;
+        let i0 = offset + cast::<u32, _>(j0);
+        let x = dev::var_u32_pub("sobol_cur", dev::sobol32_point(directions, base, i0));
+        let row = d * points;
+        for g in 0..(SOBOL_CHUNK / 4) {
+            let mut vals = Vec::new();
+            for e in 0..4u32 {
+                let xi = x.get();
+                vals.push(match plan.dist {
+                    Dist::Bits => as_t::<T, u32>(xi),
+                    Dist::UniformDouble => as_t(dev::uniform_f64_from_u32(xi)),
+                    _ => as_t(dev::uniform_f32(xi)),
+                });
+                let i = i0 + (g as u32 * 4 + e);
+                let k = dev::ctz32(!i);
+                x.set(xi ^ directions.load(base + k));
+            }
+            let jg = j0 + g * 4;
+            let scalar = || {
+                for (e, &v) in vals.iter().enumerate() {
+                    let j = jg + e as u64;
+                    dsl::if_else(j.dsl_cmp(CmpOp::Lt, points), || out.store(row + j, v), || ());
+                }
+            };
+            if plan.vector {
+                let full = (jg + 4u64).dsl_cmp(CmpOp::Le, points);
+                dsl::if_else(
+                    full,
+                    || out.store4((row + jg) >> 2u32, vec4(vals[0], vals[1], vals[2], vals[3])),
+                    scalar,
+                );
+            } else {
+                scalar();
+            }
+        }
+    });
+}
+
+#[kernel]
+pub(crate) fn sobol32_fill<T: Elem>(
+    #[comptime] plan: Plan,
+    points: u64,
+    offset: u32,
+    units: u64,
+    directions: &[u32],
+    out: &mut [T],
+) {
+    sobol_body::<T>(plan, points, offset, units, directions, out);
+}

@@ -1,0 +1,392 @@
+//! The host API: a [`Generator`] fills device buffers asynchronously on a [`Stream`]
+//! (`curandGenerate*` / `rocrand_generate*`).
+//!
+//! # Orderings
+//!
+//! [`Ordering::Legacy`] reproduces cuRAND's host API bit for bit (the layouts of
+//! [`crate::reference::host`]): Philox runs 16,384 interleaved subsequences, XORWOW 4,096 and
+//! MRG32k3a 65,536, and `set_offset` skips values of that interleaved stream.
+//!
+//! [`Ordering::Default`] is laid out for speed:
+//! - Philox4x32-10: value `4k + w` of the stream is word `w` of `philox(counter k, key seed)`,
+//!   so one thread computes one block and writes it with one 16-byte store, grid-stride;
+//!   doubles take one block per two values, normal pairs come from words (0,1) and (2,3). The
+//!   offset counts values of this stream, so splitting a request over calls changes nothing.
+//! - XORWOW and MRG32k3a: the generator keeps [`DEFAULT_STATES`] per-thread states in device
+//!   memory, state `t` initialised once (on first use) as `curand_init(seed, t, offset)`.
+//!   Each call hands unit `q` (4 values, or 2 doubles) to state `q % S`, which draws the unit's
+//!   values in order and is stored back advanced; the result depends on how a request is split
+//!   over calls, as with cuRAND's own persistent states.
+//! - Sobol32 (both orderings): dimension-major as cuRAND, `out[d * n + j]` is point
+//!   `offset + j` of dimension `d`.
+
+mod kernels;
+
+use ferrocm_kernel::dsl::Elem;
+use ferrocm_kernel::runtime::{AsDeviceSliceMut, BackendKind, DeviceBuffer, LaunchConfig, Stream};
+
+use crate::reference::sobol::{direction_vectors32, SOBOL_MAX_DIMENSIONS};
+use crate::RandError;
+use kernels::{Dist, Plan, Rng};
+
+/// States the default ordering keeps for XORWOW and MRG32k3a.
+pub const DEFAULT_STATES: u64 = 1 << 17;
+
+/// Which generator (`curandRngType`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RngType {
+    /// `CURAND_RNG_PSEUDO_PHILOX4_32_10`.
+    Philox4x32_10,
+    /// `CURAND_RNG_PSEUDO_XORWOW`.
+    Xorwow,
+    /// `CURAND_RNG_PSEUDO_MRG32K3A`.
+    Mrg32k3a,
+    /// `CURAND_RNG_QUASI_SOBOL32`.
+    Sobol32,
+}
+
+/// Output ordering (`curandOrdering`); see the module documentation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Ordering {
+    /// Laid out for speed.
+    #[default]
+    Default,
+    /// Bit-identical to cuRAND's host API.
+    Legacy,
+}
+
+/// A host-API generator bound to one stream.
+pub struct Generator {
+    stream: Stream,
+    rng: RngType,
+    ordering: Ordering,
+    seed: u64,
+    offset: u64,
+    dimensions: u32,
+    table: Option<DeviceBuffer<u32>>,
+    states: Option<(DeviceBuffer<u32>, u64)>,
+    directions: Option<(DeviceBuffer<u32>, u32)>,
+}
+
+impl std::fmt::Debug for Generator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Generator")
+            .field("rng", &self.rng)
+            .field("ordering", &self.ordering)
+            .field("seed", &self.seed)
+            .field("offset", &self.offset)
+            .field("dimensions", &self.dimensions)
+            .finish()
+    }
+}
+
+fn kerr(e: ferrocm_kernel::KernelError) -> RandError {
+    RandError::Kernel { message: e.to_string() }
+}
+
+impl Generator {
+    /// `curandCreateGenerator(rng)`: seed 0, offset 0, the default ordering, one dimension.
+    pub fn new(stream: &Stream, rng: RngType) -> Result<Generator, RandError> {
+        Ok(Generator {
+            stream: stream.clone(),
+            rng,
+            ordering: Ordering::Default,
+            seed: 0,
+            offset: 0,
+            dimensions: 1,
+            table: None,
+            states: None,
+            directions: None,
+        })
+    }
+
+    /// The generator type.
+    pub fn rng_type(&self) -> RngType {
+        self.rng
+    }
+
+    /// `curandSetPseudoRandomGeneratorSeed`; resets kept states.
+    pub fn set_seed(&mut self, seed: u64) {
+        self.seed = seed;
+        self.states = None;
+    }
+
+    /// `curandSetGeneratorOffset`; resets kept states.
+    pub fn set_offset(&mut self, offset: u64) {
+        self.offset = offset;
+        self.states = None;
+    }
+
+    /// `curandSetGeneratorOrdering`; resets kept states.
+    pub fn set_ordering(&mut self, ordering: Ordering) {
+        self.ordering = ordering;
+        self.states = None;
+    }
+
+    /// `curandSetQuasiRandomGeneratorDimensions` (Sobol only; 1 to 20,000).
+    pub fn set_dimensions(&mut self, dimensions: u32) -> Result<(), RandError> {
+        if self.rng != RngType::Sobol32 {
+            return Err(RandError::Unsupported { what: "dimensions of a pseudo-random generator".into() });
+        }
+        if dimensions == 0 || dimensions > SOBOL_MAX_DIMENSIONS {
+            return Err(RandError::UnsupportedDimensions { dimensions, max: SOBOL_MAX_DIMENSIONS });
+        }
+        self.dimensions = dimensions;
+        Ok(())
+    }
+
+    /// The offset of the next call's first value (legacy and Philox default streams).
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// `curandGenerate`: 32-bit values.
+    pub fn generate_u32(&mut self, out: &mut impl AsDeviceSliceMut<u32>) -> Result<(), RandError> {
+        self.fill(out, Dist::Bits, 0.0, 1.0)
+    }
+
+    /// `curandGenerateUniform`: floats in (0, 1].
+    pub fn generate_uniform(&mut self, out: &mut impl AsDeviceSliceMut<f32>) -> Result<(), RandError> {
+        self.fill(out, Dist::Uniform, 0.0, 1.0)
+    }
+
+    /// `curandGenerateUniformDouble`: doubles in (0, 1].
+    pub fn generate_uniform_double(&mut self, out: &mut impl AsDeviceSliceMut<f64>) -> Result<(), RandError> {
+        self.fill(out, Dist::UniformDouble, 0.0, 1.0)
+    }
+
+    /// `curandGenerateNormal`: Box-Muller pairs, so `out.len()` must be even.
+    pub fn generate_normal(
+        &mut self,
+        out: &mut impl AsDeviceSliceMut<f32>,
+        mean: f32,
+        stddev: f32,
+    ) -> Result<(), RandError> {
+        self.fill(out, Dist::Normal, mean as f64, stddev as f64)
+    }
+
+    /// `curandGenerateNormalDouble`.
+    pub fn generate_normal_double(
+        &mut self,
+        out: &mut impl AsDeviceSliceMut<f64>,
+        mean: f64,
+        stddev: f64,
+    ) -> Result<(), RandError> {
+        self.fill(out, Dist::NormalDouble, mean, stddev)
+    }
+
+    /// `curandGenerateLogNormal`.
+    pub fn generate_log_normal(
+        &mut self,
+        out: &mut impl AsDeviceSliceMut<f32>,
+        mean: f32,
+        stddev: f32,
+    ) -> Result<(), RandError> {
+        self.fill(out, Dist::LogNormal, mean as f64, stddev as f64)
+    }
+
+    /// `curandGenerateLogNormalDouble`.
+    pub fn generate_log_normal_double(
+        &mut self,
+        out: &mut impl AsDeviceSliceMut<f64>,
+        mean: f64,
+        stddev: f64,
+    ) -> Result<(), RandError> {
+        self.fill(out, Dist::LogNormalDouble, mean, stddev)
+    }
+
+    fn cfg(&self, work: u64) -> LaunchConfig {
+        // Grid-stride kernels: the grid only bounds parallelism, never changes results.
+        let cap: u64 = if self.stream.device().kind() == BackendKind::Cpu { 16 } else { 8192 };
+        let blocks = work.div_ceil(256).clamp(1, cap) as u32;
+        LaunchConfig { grid: blocks.into(), block: 256u32.into(), shared_mem_bytes: 0 }
+    }
+
+    fn table(&mut self) -> Result<&DeviceBuffer<u32>, RandError> {
+        if self.table.is_none() {
+            let t = match self.rng {
+                RngType::Xorwow => crate::device::xorwow_skip_table(),
+                _ => crate::device::mrg32k3a_skip_table(),
+            };
+            self.table = Some(self.stream.clone_htod(&t)?);
+        }
+        // Set just above.
+        Ok(self.table.as_ref().expect("table uploaded"))
+    }
+
+    fn fill<T: Elem<Repr = T> + ferrocm_kernel::runtime::DeviceRepr>(
+        &mut self,
+        out: &mut impl AsDeviceSliceMut<T>,
+        dist: Dist,
+        mean: f64,
+        stddev: f64,
+    ) -> Result<(), RandError> {
+        let n = out.len() as u64;
+        if n == 0 {
+            return Err(RandError::Empty { what: "output" });
+        }
+        if dist.pairs() {
+            if self.rng == RngType::Sobol32 {
+                return Err(RandError::Unsupported {
+                    what: "normal outputs of Sobol32 (inverse CDF)".into(),
+                });
+            }
+            if n % 2 != 0 {
+                return Err(RandError::OddLength {
+                    what: "normal and log-normal generation",
+                    len: n as usize,
+                });
+            }
+            if !mean.is_finite() {
+                return Err(RandError::InvalidMean { mean });
+            }
+            if !(stddev.is_finite() && stddev > 0.0) {
+                return Err(RandError::InvalidStddev { stddev });
+            }
+        }
+        if out.device() != self.stream.device() {
+            return Err(RandError::Unsupported {
+                what: "an output buffer on another device than the stream".into(),
+            });
+        }
+        let e = dist.per_unit();
+        let aligned = out.device_ptr().0 % (e * T::TY.size() as u64) == 0;
+        let rng = match self.rng {
+            RngType::Philox4x32_10 => Rng::Philox,
+            RngType::Xorwow => Rng::Xorwow,
+            RngType::Mrg32k3a => Rng::Mrg32k3a,
+            RngType::Sobol32 => return self.sobol(out, dist, aligned),
+        };
+        let legacy = self.ordering == Ordering::Legacy;
+        let stream = self.stream.clone();
+        match (rng, legacy) {
+            (Rng::Philox, _) => {
+                let lead = self.offset % e;
+                let plan = Plan { dist, rng, legacy, vector: aligned && lead == 0 };
+                let units = (lead + n).div_ceil(e);
+                let cfg = self.cfg(units);
+                kernels::philox_fill::launch::<T>(
+                    &stream,
+                    cfg,
+                    plan,
+                    self.seed as u32,
+                    (self.seed >> 32) as u32,
+                    self.offset / e,
+                    lead,
+                    units,
+                    mean,
+                    stddev,
+                    out,
+                )
+                .map_err(kerr)?;
+            }
+            (_, false) => {
+                let units = n.div_ceil(e);
+                let need = units.min(DEFAULT_STATES);
+                let (seed, offset) = (self.seed, self.offset);
+                if self.states.is_none() {
+                    self.states = Some((stream.alloc_zeroed::<u32>(6 * DEFAULT_STATES as usize)?, 0));
+                }
+                let ready = self.states.as_ref().map(|s| s.1).unwrap_or(0);
+                if ready < need {
+                    let cfg = self.cfg(need - ready);
+                    self.table()?;
+                    let (Some(table), Some((states, _))) = (self.table.as_ref(), self.states.as_mut()) else {
+                        unreachable!("table and states were created above")
+                    };
+                    kernels::state_init::launch(
+                        &stream,
+                        cfg,
+                        rng,
+                        seed,
+                        offset,
+                        ready,
+                        need - ready,
+                        table,
+                        states,
+                    )
+                    .map_err(kerr)?;
+                    if let Some(s) = self.states.as_mut() {
+                        s.1 = need;
+                    }
+                }
+                let plan = Plan { dist, rng, legacy, vector: aligned };
+                let cfg = self.cfg(need);
+                let Some((states, _)) = self.states.as_mut() else {
+                    unreachable!("states were created above")
+                };
+                kernels::stateful_fill::launch::<T>(&stream, cfg, plan, units, mean, stddev, states, out)
+                    .map_err(kerr)?;
+            }
+            (_, true) => {
+                let s = if rng == Rng::Xorwow { 4096 } else { 65_536 };
+                let draws = match (rng, dist) {
+                    (_, Dist::Bits | Dist::Uniform) => 1,
+                    (Rng::Mrg32k3a, Dist::UniformDouble) => 1,
+                    (Rng::Mrg32k3a, _) => 2,
+                    (_, Dist::UniformDouble | Dist::Normal | Dist::LogNormal) => 2,
+                    _ => 4,
+                };
+                let (base, items) = if dist.pairs() { (self.offset / 2, n / 2) } else { (self.offset, n) };
+                let plan = Plan { dist, rng, legacy, vector: false };
+                let cfg = self.cfg(s);
+                let seed = self.seed;
+                let table = self.table()?;
+                kernels::legacy_fill::launch::<T>(
+                    &stream, cfg, plan, seed, base, items, draws, s, mean, stddev, table, out,
+                )
+                .map_err(kerr)?;
+            }
+        }
+        self.offset = self.offset.wrapping_add(n);
+        Ok(())
+    }
+
+    fn sobol<T: Elem<Repr = T> + ferrocm_kernel::runtime::DeviceRepr>(
+        &mut self,
+        out: &mut impl AsDeviceSliceMut<T>,
+        dist: Dist,
+        aligned: bool,
+    ) -> Result<(), RandError> {
+        let n = out.len() as u64;
+        let dims = self.dimensions as u64;
+        if n % dims != 0 {
+            return Err(RandError::LengthNotMultipleOfDimensions {
+                len: n as usize,
+                dimensions: self.dimensions,
+            });
+        }
+        let points = n / dims;
+        if self.offset.saturating_add(points) > u32::MAX as u64 + 1 {
+            return Err(RandError::TooLong {
+                what: "Sobol32 sequence",
+                len: (self.offset + points) as usize,
+                max: 1 << 32,
+            });
+        }
+        if self.directions.as_ref().map(|d| d.1) != Some(self.dimensions) {
+            let mut v = Vec::with_capacity(32 * self.dimensions as usize);
+            for d in 0..self.dimensions {
+                v.extend_from_slice(&direction_vectors32(d)?);
+            }
+            self.directions = Some((self.stream.clone_htod(&v)?, self.dimensions));
+        }
+        let plan = Plan {
+            dist,
+            rng: Rng::Philox,
+            legacy: false,
+            vector: aligned && points % 4 == 0 && dist.per_unit() == 4,
+        };
+        let units = dims * points.div_ceil(kernels::SOBOL_CHUNK);
+        let cfg = self.cfg(units);
+        let stream = self.stream.clone();
+        let Some((dirs, _)) = self.directions.as_ref() else {
+            unreachable!("directions were uploaded above")
+        };
+        kernels::sobol32_fill::launch::<T>(&stream, cfg, plan, points, self.offset as u32, units, dirs, out)
+            .map_err(kerr)?;
+        self.offset = self.offset.wrapping_add(points);
+        Ok(())
+    }
+}
