@@ -233,6 +233,28 @@ pub trait DeviceGenerator {
             },
         )
     }
+    /// `curand_log_normal_double(state, mean, stddev)`: shares the double cache slot.
+    fn log_normal_double(&self, mean: impl IntoVal<f64>, stddev: impl IntoVal<f64>) -> Val<f64>
+    where
+        Self: Sized,
+    {
+        let (mean, stddev) = (mean.into_val(), stddev.into_val());
+        let c = self.cache();
+        let fresh = !eq(c.flag_double.get(), FLAG_LOG_NORMAL);
+        dsl::if_else(
+            fresh,
+            || {
+                let (a, b) = self.box_muller_double();
+                c.extra_double.set((mean + stddev * b).exp());
+                c.flag_double.set(Val::constant(FLAG_LOG_NORMAL));
+                (mean + stddev * a).exp()
+            },
+            || {
+                c.flag_double.set(Val::constant(FLAG_EMPTY));
+                c.extra_double.get()
+            },
+        )
+    }
     /// `curand_log_normal2(state, mean, stddev)`.
     fn log_normal2(&self, mean: impl IntoVal<f32>, stddev: impl IntoVal<f32>) -> (Val<f32>, Val<f32>)
     where

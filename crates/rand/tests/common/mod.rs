@@ -45,6 +45,8 @@ pub fn parse(text: &str) -> Vec<Case> {
         .collect()
 }
 
+pub mod stats;
+
 pub const DEVICE: &str = include_str!("../data/curand_device_vectors.txt");
 pub const HOST: &str = include_str!("../data/curand_host_vectors.txt");
 pub const HOST_QUASI: &str = include_str!("../data/curand_host_quasi_vectors.txt");

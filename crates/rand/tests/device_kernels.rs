@@ -1,0 +1,355 @@
+//! The device API inside `#[kernel]`s, on every device: cuRAND's device known-answer vectors
+//! replayed by kernels, and skip-ahead consistency across threads.
+
+mod common;
+
+use common::{devices, is_gpu};
+use ferrocm_kernel::dsl::{MemoryMut, SliceMut};
+use ferrocm_kernel::prelude::*;
+use ferrocm_kernel::runtime::Device;
+use ferrocm_rand::device::{
+    mrg32k3a_skip_table, xorwow_skip_table, DeviceGenerator, Mrg32k3a, Philox, Xorwow,
+};
+use ferrocm_rand::reference::{self as r, CurandDevice};
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Kind {
+    Int,
+    F32,
+    F64,
+}
+
+/// The kind of value slot `k` of a mode holds (as `curand_device.rs` produces them).
+fn kind_of(mode: &str, k: usize) -> Kind {
+    match mode {
+        "curand" | "curand4" | "curand_curand4" => Kind::Int,
+        "uniform_double" | "normal_double" | "normal2_double" | "log_normal_double" | "uniform2_double"
+        | "normal4_double" => Kind::F64,
+        "mixed" => match k % 8 {
+            1 => Kind::Int,
+            3 | 4 => Kind::F64,
+            _ => Kind::F32,
+        },
+        _ => Kind::F32,
+    }
+}
+
+/// Modes the kernels replay (Poisson is not in the device API yet).
+fn supported(mode: &str) -> bool {
+    !mode.starts_with("poisson")
+}
+
+struct Out {
+    u: SliceMut<u32>,
+    f: SliceMut<f32>,
+    d: SliceMut<f64>,
+}
+
+impl Out {
+    fn u(&self, k: &mut u32, v: Val<u32>) {
+        self.u.store(*k, v);
+        *k += 1;
+    }
+    fn f(&self, k: &mut u32, v: Val<f32>) {
+        self.f.store(*k, v);
+        *k += 1;
+    }
+    fn d(&self, k: &mut u32, v: Val<f64>) {
+        self.d.store(*k, v);
+        *k += 1;
+    }
+}
+
+fn produce_common<G: DeviceGenerator>(g: &G, mode: &str, n: u32, o: &Out) {
+    let mut k = 0u32;
+    while k < n {
+        match mode {
+            "curand" => o.u(&mut k, g.next_u32()),
+            "uniform" => o.f(&mut k, g.uniform()),
+            "normal" => o.f(&mut k, g.normal()),
+            "normal2" => {
+                let (a, b) = g.normal2();
+                o.f(&mut k, a);
+                o.f(&mut k, b);
+            }
+            "uniform_double" => o.d(&mut k, g.uniform_double()),
+            "normal_double" => o.d(&mut k, g.normal_double()),
+            "normal2_double" => {
+                let (a, b) = g.normal2_double();
+                o.d(&mut k, a);
+                o.d(&mut k, b);
+            }
+            "log_normal" => o.f(&mut k, g.log_normal(0.5f32, 0.75f32)),
+            "log_normal_double" => o.d(&mut k, g.log_normal_double(0.5f64, 0.75f64)),
+            "log_normal2" => {
+                let (a, b) = g.log_normal2(0.5f32, 0.75f32);
+                o.f(&mut k, a);
+                o.f(&mut k, b);
+            }
+            "mixed" => match k % 8 {
+                0 | 2 | 6 => o.f(&mut k, g.normal()),
+                1 => o.u(&mut k, g.next_u32()),
+                3 => o.d(&mut k, g.normal_double()),
+                4 => o.d(&mut k, g.uniform_double()),
+                5 => o.f(&mut k, g.log_normal(0.0f32, 1.0f32)),
+                _ => o.f(&mut k, g.uniform()),
+            },
+            _ => k = n,
+        }
+    }
+}
+
+fn produce_philox(p: &Philox, mode: &str, n: u32, o: &Out) {
+    let mut k = 0u32;
+    while k < n {
+        match mode {
+            "curand4" => p.next4().into_iter().for_each(|x| o.u(&mut k, x)),
+            "uniform4" => p.uniform4().into_iter().for_each(|x| o.f(&mut k, x)),
+            "normal4" => p.normal4().into_iter().for_each(|x| o.f(&mut k, x)),
+            "uniform2_double" => p.uniform2_double().into_iter().for_each(|x| o.d(&mut k, x)),
+            "normal4_double" => p.normal4_double().into_iter().for_each(|x| o.d(&mut k, x)),
+            "curand_curand4" => {
+                o.u(&mut k, p.next_u32());
+                o.u(&mut k, p.next4()[3]);
+            }
+            _ => return produce_common(p, mode, n, o),
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn replay_body(
+    gen: &'static str,
+    mode: &'static str,
+    n: u32,
+    seed: Val<u64>,
+    sub: Val<u64>,
+    off: Val<u64>,
+    table: Slice<u32>,
+    u: SliceMut<u32>,
+    f: SliceMut<f32>,
+    d: SliceMut<f64>,
+) {
+    // Struct literals are not supported inside a kernel body, so the outputs are bundled here.
+    let o = Out { u, f, d };
+    match gen {
+        "philox" => produce_philox(&Philox::init(seed, sub, off), mode, n, &o),
+        "xorwow" => produce_common(&Xorwow::init(seed, sub, off, table), mode, n, &o),
+        _ => produce_common(&Mrg32k3a::init(seed, sub, off, table), mode, n, &o),
+    }
+}
+
+#[kernel]
+fn replay(
+    #[comptime] gen: &'static str,
+    #[comptime] mode: &'static str,
+    #[comptime] n: u32,
+    seed: u64,
+    sub: u64,
+    off: u64,
+    table: &[u32],
+    ou: &mut [u32],
+    of: &mut [f32],
+    od: &mut [f64],
+) {
+    replay_body(gen, mode, n, seed, sub, off, table, ou, of, od);
+}
+
+fn table_for(gen: &str) -> Vec<u32> {
+    match gen {
+        "xorwow" => xorwow_skip_table(),
+        "mrg" => mrg32k3a_skip_table(),
+        _ => vec![0],
+    }
+}
+
+fn tol(d: &Device, kind: Kind) -> f64 {
+    match (is_gpu(d), kind) {
+        (_, Kind::Int) => 0.0,
+        (false, Kind::F32) => 4e-6,
+        (false, Kind::F64) => 2e-15,
+        // f32 `.approx` transcendentals; f64 ones go through f32 on NVIDIA today.
+        (true, _) => 2e-5,
+    }
+}
+
+#[test]
+fn kernels_reproduce_curand_device_vectors() {
+    let cases = common::parse(common::DEVICE);
+    for d in devices() {
+        let stream = d.create_stream().unwrap();
+        let mut ran = 0;
+        for c in cases.iter().filter(|c| supported(c.get("mode"))) {
+            let gen: &'static str = match c.get("gen") {
+                "philox" => "philox",
+                "xorwow" => "xorwow",
+                _ => "mrg",
+            };
+            let mode: &'static str = Box::leak(c.get("mode").to_string().into_boxed_str());
+            let n = c.values.len();
+            let table = stream.clone_htod(&table_for(gen)).unwrap();
+            let mut ou = stream.alloc_zeroed::<u32>(n + 4).unwrap();
+            let mut of = stream.alloc_zeroed::<f32>(n + 4).unwrap();
+            let mut od = stream.alloc_zeroed::<f64>(n + 4).unwrap();
+            replay::launch(
+                &stream,
+                LaunchConfig::new(1, 1),
+                gen,
+                mode,
+                n as u32,
+                c.u64("seed"),
+                c.u64("subsequence"),
+                c.u64("offset"),
+                &table,
+                &mut ou,
+                &mut of,
+                &mut od,
+            )
+            .unwrap_or_else(|e| panic!("{}: {e}", c.label()));
+            let (u, f, dd) = (
+                stream.clone_dtoh(&ou).unwrap(),
+                stream.clone_dtoh(&of).unwrap(),
+                stream.clone_dtoh(&od).unwrap(),
+            );
+            let exact_mode = !(mode.contains("normal") || mode == "mixed");
+            for (k, &want) in c.values.iter().enumerate() {
+                let kind = kind_of(mode, k);
+                let exact = exact_mode || (mode == "mixed" && matches!(k % 8, 1 | 4 | 7));
+                let (got, w) = match kind {
+                    Kind::Int => (u[k] as f64, want as f64),
+                    Kind::F32 => (f[k] as f64, f32::from_bits(want as u32) as f64),
+                    Kind::F64 => (dd[k], f64::from_bits(want)),
+                };
+                let t = if exact { 0.0 } else { tol(&d, kind) };
+                assert!(
+                    (got - w).abs() <= t * w.abs().max(1.0),
+                    "{} value {k} on {}: got {got} want {w}",
+                    c.label(),
+                    d.properties().name
+                );
+                if exact && kind == Kind::F32 {
+                    assert_eq!(f[k].to_bits(), want as u32, "{} value {k}", c.label());
+                }
+                if exact && kind == Kind::F64 {
+                    assert_eq!(dd[k].to_bits(), want, "{} value {k}", c.label());
+                }
+            }
+            ran += 1;
+        }
+        assert!(ran > 100, "only {ran} device vectors ran");
+    }
+}
+
+fn skip_body(
+    gen: &'static str,
+    seed: Val<u64>,
+    subs: Slice<u64>,
+    offs: Slice<u64>,
+    table: Slice<u32>,
+    out: SliceMut<u32>,
+) {
+    let i = global_index();
+    let n = subs.len();
+    ferrocm_kernel::dsl::if_else(
+        ferrocm_kernel::dsl::DslCmp::dsl_cmp(i, ferrocm_kernel::ir::CmpOp::Lt, n),
+        || {
+            let (sub, off) = (subs.load(i), offs.load(i));
+            // Three routes to one position: init at it; init, then skip the offset; init at
+            // subsequence 0, then skip subsequences and offset.
+            let route = |k: usize, v: [Val<u32>; 2]| {
+                out.store(i * 6usize + k * 2, v[0]);
+                out.store(i * 6usize + k * 2 + 1, v[1]);
+            };
+            let zero = Val::constant(0u64);
+            match gen {
+                "philox" => {
+                    let a = Philox::init(seed, sub, off);
+                    route(0, [a.next_u32(), a.next_u32()]);
+                    let b = Philox::init(seed, sub, zero);
+                    b.skipahead(off);
+                    route(1, [b.next_u32(), b.next_u32()]);
+                    let c = Philox::init(seed, zero, zero);
+                    c.skipahead_sequence(sub);
+                    c.skipahead(off);
+                    route(2, [c.next_u32(), c.next_u32()]);
+                }
+                "xorwow" => {
+                    let a = Xorwow::init(seed, sub, off, table);
+                    route(0, [a.next_u32(), a.next_u32()]);
+                    let b = Xorwow::init(seed, sub, zero, table);
+                    b.skipahead(off, table);
+                    route(1, [b.next_u32(), b.next_u32()]);
+                    let c = Xorwow::init(seed, zero, zero, table);
+                    c.skipahead_sequence(sub, table);
+                    c.skipahead(off, table);
+                    route(2, [c.next_u32(), c.next_u32()]);
+                }
+                _ => {
+                    let a = Mrg32k3a::init(seed, sub, off, table);
+                    route(0, [a.next_u32(), a.next_u32()]);
+                    let b = Mrg32k3a::init(seed, sub, zero, table);
+                    b.skipahead(off, table);
+                    route(1, [b.next_u32(), b.next_u32()]);
+                    let c = Mrg32k3a::init(seed, zero, zero, table);
+                    c.skipahead_sequence(sub, table);
+                    c.skipahead(off, table);
+                    route(2, [c.next_u32(), c.next_u32()]);
+                }
+            }
+        },
+        || (),
+    );
+}
+
+#[kernel]
+fn skip_routes(
+    #[comptime] gen: &'static str,
+    seed: u64,
+    subs: &[u64],
+    offs: &[u64],
+    table: &[u32],
+    out: &mut [u32],
+) {
+    skip_body(gen, seed, subs, offs, table, out);
+}
+
+#[test]
+fn skip_ahead_routes_agree_in_kernels_and_with_the_reference() {
+    let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    let subs: Vec<u64> = (0..40).map(|k| if k < 8 { k } else { next() >> (next() % 64) }).collect();
+    let offs: Vec<u64> = (0..40).map(|k| if k % 5 == 0 { k } else { next() >> (next() % 64) }).collect();
+    let seed = 0xdead_beef_u64;
+    for d in devices() {
+        let stream = d.create_stream().unwrap();
+        let (ds, dof) = (stream.clone_htod(&subs).unwrap(), stream.clone_htod(&offs).unwrap());
+        for gen in ["philox", "xorwow", "mrg"] {
+            let table = stream.clone_htod(&table_for(gen)).unwrap();
+            let mut out = stream.alloc_zeroed::<u32>(subs.len() * 6).unwrap();
+            skip_routes::launch(&stream, LaunchConfig::new(2, 32), gen, seed, &ds, &dof, &table, &mut out)
+                .unwrap();
+            let out = stream.clone_dtoh(&out).unwrap();
+            for (i, (&s, &o)) in subs.iter().zip(&offs).enumerate() {
+                let mut g: Box<dyn CurandDevice> = match gen {
+                    "philox" => Box::new(r::Philox4x32_10::new(seed, s, o)),
+                    "xorwow" => Box::new(r::Xorwow::new(seed, s, o)),
+                    _ => Box::new(r::Mrg32k3a::new(seed, s, o)),
+                };
+                let want = [g.next_u32(), g.next_u32()];
+                for route in 0..3 {
+                    assert_eq!(
+                        &out[i * 6 + route * 2..i * 6 + route * 2 + 2],
+                        &want,
+                        "{gen} thread {i} route {route} (sub {s}, offset {o}) on {}",
+                        d.properties().name
+                    );
+                }
+            }
+        }
+    }
+}
