@@ -2,6 +2,7 @@
 //! `--json` one JSON object per line: {"bench", "metric", "ferrocm", "baseline", "unit",
 //! "ratio", "target"}.
 
+mod rand;
 mod raw;
 mod runtime;
 
@@ -18,11 +19,14 @@ pub struct Args {
 enum Target {
     /// Launch latency, copy bandwidth and pooled allocation against the raw CUDA driver.
     Runtime(runtime::Args),
+    /// RAND generation throughput (GSample/s), to compare with cuRAND.
+    Rand(rand::Args),
 }
 
 pub fn run(args: Args) -> Result<()> {
     match args.target {
         Target::Runtime(a) => runtime::run(a),
+        Target::Rand(a) => rand::run(a),
     }
 }
 

@@ -449,3 +449,30 @@ pub(crate) fn sobol32_fill<T: Elem>(
 ) {
     sobol_body::<T>(plan, points, offset, units, directions, out);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ptx_of(
+        k: Result<std::sync::Arc<ferrocm_kernel::CompiledKernel>, ferrocm_kernel::KernelError>,
+    ) -> String {
+        let ptx = k.unwrap().ptx("sm_90").unwrap();
+        if let Ok(dir) = std::env::var("FERROCM_RAND_PTX_DIR") {
+            let _ = std::fs::write(format!("{dir}/{}.ptx", ptx.len()), ptx.as_str());
+        }
+        ptx.to_string()
+    }
+
+    /// The default Philox kernels write each block with one 16-byte store and keep everything
+    /// in registers.
+    #[test]
+    fn philox_default_ptx_has_wide_stores_and_no_local_memory() {
+        for dist in [Dist::Uniform, Dist::Normal] {
+            let plan = Plan { dist, rng: Rng::Philox, legacy: false, vector: true };
+            let ptx = ptx_of(philox_fill::kernel::<f32>(plan));
+            assert!(ptx.contains("st.global.v4"), "{dist:?}: no 16-byte store");
+            assert!(!ptx.contains(".local"), "{dist:?}: local memory");
+        }
+    }
+}
