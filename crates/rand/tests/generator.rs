@@ -16,7 +16,7 @@ fn normal_tol(d: &Device, double: bool) -> f64 {
         (false, false) => 4e-6,
         (false, true) => 2e-15,
         (true, false) => 2e-5,
-        (true, true) => 2e-5,
+        (true, true) => 3e-4,
     }
 }
 

@@ -112,7 +112,10 @@ pub fn run(a: Args) -> Result<()> {
         "legacy" => Ordering::Legacy,
         other => bail!("unknown ordering {other}: use default or legacy"),
     };
-    ensure!(a.count >= CHECK && a.count.is_multiple_of(4), "--count must be a multiple of 4 and at least {CHECK}");
+    ensure!(
+        a.count >= CHECK && a.count.is_multiple_of(4),
+        "--count must be a multiple of 4 and at least {CHECK}"
+    );
     ensure!(a.reps > 0, "--reps must be at least 1");
     let dev = match a.device {
         Some(i) => Device::get(i)?,

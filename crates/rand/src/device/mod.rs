@@ -68,12 +68,34 @@ pub fn uniform_f64_from_u32(x: Val<u32>) -> Val<f64> {
     f * d::TWO_POW_M32_F64 + d::TWO_POW_M32_F64
 }
 
+/// `-2 ln(u)` for `u` in (0, 1]. Near 1 the logarithm is a short series in `t = 1 - u`
+/// (exact by Sterbenz), because the back ends' fast `ln` (NVIDIA's `lg2.approx`) has an
+/// absolute error that would dominate the tiny Box-Muller radius there.
+pub fn neg2_ln_f32(u: Val<f32>) -> Val<f32> {
+    let t = 1.0f32 - u;
+    let series = t * (t * (t * (t * 0.25f32 + 0.333_333_34f32) + 0.5f32) + 1.0f32);
+    let small = dsl::DslCmp::dsl_cmp(t, ferrocm_kernel::ir::CmpOp::Lt, 1.0f32 / 128.0);
+    select(small, series, -u.ln()) * 2.0f32
+}
+
+/// `-2 ln(u)` in double precision, with the same series near 1 (to `t^8`).
+pub fn neg2_ln_f64(u: Val<f64>) -> Val<f64> {
+    let t = 1.0f64 - u;
+    let mut series: Val<f64> = Val::constant(1.0f64 / 8.0);
+    for k in (1..8).rev() {
+        series = series * t + 1.0 / k as f64;
+    }
+    let series = series * t;
+    let small = dsl::DslCmp::dsl_cmp(t, ferrocm_kernel::ir::CmpOp::Lt, 1.0f64 / 1024.0);
+    select(small, series, -u.ln()) * 2.0f64
+}
+
 /// `_curand_box_muller(x, y)`: one pair of standard normal floats.
 pub fn box_muller(x: Val<u32>, y: Val<u32>) -> (Val<f32>, Val<f32>) {
     let u = uniform_f32(x);
     let yf: Val<f32> = cast::<f32, _>(y);
     let v = yf.mul_add(d::TWO_POW_M32_2PI_F32, d::TWO_POW_M32_2PI_F32 / 2.0);
-    let s = (u.ln() * -2.0f32).sqrt();
+    let s = neg2_ln_f32(u).sqrt();
     (v.sin() * s, v.cos() * s)
 }
 
@@ -87,7 +109,7 @@ pub fn box_muller_double(x0: Val<u32>, x1: Val<u32>, y0: Val<u32>, y1: Val<u32>)
     let zy = cast::<u64, _>(y0) ^ (cast::<u64, _>(y1) << 21u32);
     let zyf: Val<f64> = cast::<f64, _>(zy);
     let v = zyf * (d::TWO_POW_M53_F64 * 2.0) + d::TWO_POW_M53_F64;
-    let s = (u.ln() * -2.0f64).sqrt();
+    let s = neg2_ln_f64(u).sqrt();
     sincospi_scaled(v, s)
 }
 

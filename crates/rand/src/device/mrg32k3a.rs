@@ -178,14 +178,14 @@ impl DeviceGenerator for Mrg32k3a {
     fn box_muller(&self) -> (Val<f32>, Val<f32>) {
         let x = self.uniform();
         let y = self.uniform() * TWO_PI_F32;
-        let s = (x.ln() * -2.0f32).sqrt();
+        let s = super::neg2_ln_f32(x).sqrt();
         (y.sin() * s, y.cos() * s)
     }
 
     fn box_muller_double(&self) -> (Val<f64>, Val<f64>) {
         let x = self.uniform_double();
         let y = self.uniform_double() * 2.0f64;
-        let s = (x.ln() * -2.0f64).sqrt();
+        let s = super::neg2_ln_f64(x).sqrt();
         super::sincospi_scaled(y, s)
     }
 }
