@@ -32,7 +32,7 @@ mod sobol;
 mod xorwow;
 
 pub use mrg32k3a::{mrg32k3a_skip_table, Mrg32k3a};
-pub use philox::{philox4x32_10, Philox};
+pub use philox::{philox4x32_10, philox4x32_10_keyed, philox_round_keys, Philox};
 pub use sobol::{ctz32, sobol32_point};
 pub use xorwow::{xorwow_skip_table, Xorwow};
 

@@ -56,9 +56,37 @@ fn apply_powers(table: impl Memory<u32>, which: u32, n: Val<u64>, v: [Var<Val<u3
 /// An MRG32k3a state: the two 3-word components and the Box-Muller cache.
 #[derive(Clone, Copy)]
 pub struct Mrg32k3a {
-    s1: [Var<Val<u32>>; 3],
-    s2: [Var<Val<u32>>; 3],
+    // The words are held as doubles: a step is exact integer arithmetic below 2^53 in f64
+    // (as in L'Ecuyer's reference implementation), which is far cheaper on GPUs than the
+    // 64-bit integer multiplies and folds of the reference's formulation, and gives the same
+    // canonical residues.
+    s1: [Var<Val<f64>>; 3],
+    s2: [Var<Val<f64>>; 3],
     cache: Cache,
+}
+
+fn f64_var(name: &str, v: Val<u32>) -> Var<Val<f64>> {
+    dsl::var(name, cast::<f64, _>(v))
+}
+
+fn u32_vars(v: [Var<Val<f64>>; 3]) -> [Var<Val<u32>>; 3] {
+    v.map(|x| var_u32("mrg_w", cast::<u32, _>(x.get())))
+}
+
+fn store_back(dst: [Var<Val<f64>>; 3], src: [Var<Val<u32>>; 3]) {
+    for (d, s) in dst.iter().zip(src) {
+        d.set(cast::<f64, _>(s.get()));
+    }
+}
+
+/// One component's step: `(a * x - b * y) mod m`, exact in f64.
+fn mrg_component(a: f64, x: Val<f64>, b: f64, y: Val<f64>, m: u32) -> Val<f64> {
+    let m = m as f64;
+    let p = x * a - y * b;
+    let k = (p * (1.0 / m)).floor();
+    let r = p - k * m;
+    let r = dsl::select(r.dsl_cmp(CmpOp::Lt, 0.0f64), r + m, r);
+    dsl::select(r.dsl_cmp(CmpOp::Ge, m), r - m, r)
 }
 
 impl Mrg32k3a {
@@ -80,14 +108,14 @@ impl Mrg32k3a {
         };
         let s = Mrg32k3a {
             s1: [
-                var_u32("mrg_a0", mul(x1, MRG_M1)),
-                var_u32("mrg_a1", mul(x2, MRG_M1)),
-                var_u32("mrg_a2", mul(x1, MRG_M1)),
+                f64_var("mrg_a0", mul(x1, MRG_M1)),
+                f64_var("mrg_a1", mul(x2, MRG_M1)),
+                f64_var("mrg_a2", mul(x1, MRG_M1)),
             ],
             s2: [
-                var_u32("mrg_b0", mul(x2, MRG_M2)),
-                var_u32("mrg_b1", mul(x1, MRG_M2)),
-                var_u32("mrg_b2", mul(x2, MRG_M2)),
+                f64_var("mrg_b0", mul(x2, MRG_M2)),
+                f64_var("mrg_b1", mul(x1, MRG_M2)),
+                f64_var("mrg_b2", mul(x2, MRG_M2)),
             ],
             cache: Cache::new(),
         };
@@ -99,66 +127,61 @@ impl Mrg32k3a {
     /// A state from its raw words (`s1[0..3]`, `s2[0..3]`).
     pub fn from_words(w: [Val<u32>; 6]) -> Mrg32k3a {
         Mrg32k3a {
-            s1: [var_u32("mrg_a", w[0]), var_u32("mrg_a", w[1]), var_u32("mrg_a", w[2])],
-            s2: [var_u32("mrg_b", w[3]), var_u32("mrg_b", w[4]), var_u32("mrg_b", w[5])],
+            s1: [f64_var("mrg_a", w[0]), f64_var("mrg_a", w[1]), f64_var("mrg_a", w[2])],
+            s2: [f64_var("mrg_b", w[3]), f64_var("mrg_b", w[4]), f64_var("mrg_b", w[5])],
             cache: Cache::new(),
         }
     }
 
     /// The raw words (`s1[0..3]`, `s2[0..3]`).
     pub fn words(&self) -> [Val<u32>; 6] {
-        [
-            self.s1[0].get(),
-            self.s1[1].get(),
-            self.s1[2].get(),
-            self.s2[0].get(),
-            self.s2[1].get(),
-            self.s2[2].get(),
-        ]
+        let w = |v: Var<Val<f64>>| -> Val<u32> { cast::<u32, _>(v.get()) };
+        [w(self.s1[0]), w(self.s1[1]), w(self.s1[2]), w(self.s2[0]), w(self.s2[1]), w(self.s2[2])]
     }
 
     /// `skipahead(n, &state)`.
     pub fn skipahead(&self, n: impl IntoVal<u64>, table: impl Memory<u32>) {
         let n = n.into_val();
-        apply_powers(table, 0, n, self.s1, MRG_M1);
-        apply_powers(table, 1, n, self.s2, MRG_M2);
+        let (s1, s2) = (u32_vars(self.s1), u32_vars(self.s2));
+        apply_powers(table, 0, n, s1, MRG_M1);
+        apply_powers(table, 1, n, s2, MRG_M2);
+        store_back(self.s1, s1);
+        store_back(self.s2, s2);
     }
 
     /// `skipahead_sequence(n, &state)`: skip `n * 2^127` values.
     pub fn skipahead_sequence(&self, n: impl IntoVal<u64>, table: impl Memory<u32>) {
         let n = n.into_val();
-        apply_powers(table, 2, n, self.s1, MRG_M1);
-        apply_powers(table, 3, n, self.s2, MRG_M2);
+        let (s1, s2) = (u32_vars(self.s1), u32_vars(self.s2));
+        apply_powers(table, 2, n, s1, MRG_M1);
+        apply_powers(table, 3, n, s2, MRG_M2);
+        store_back(self.s1, s1);
+        store_back(self.s2, s2);
     }
 
     /// The generator's raw output in `1..=m1` (cuRAND's `curand_MRG32k3a`).
     pub fn next_raw(&self) -> Val<u32> {
-        let m1 = MRG_M1 as u64;
-        let m2 = MRG_M2 as u64;
-        let p3 = (Val::constant(m1) - cast::<u64, _>(self.s1[0].get())) * 810_728u64;
-        let p1 = cast::<u64, _>(self.s1[1].get()) * 1_403_580u64 + p3;
-        let p1 = (p1 >> 32u32) * 209u64 + (p1 & 0xffff_ffffu64);
-        let p1 = select(p1.dsl_cmp(CmpOp::Ge, m1), p1 - m1, p1);
+        cast::<u32, _>(self.next_raw_f64())
+    }
+
+    /// The raw output as an (exact) double.
+    pub fn next_raw_f64(&self) -> Val<f64> {
+        let p1 = mrg_component(1_403_580.0, self.s1[1].get(), 810_728.0, self.s1[0].get(), MRG_M1);
         self.s1[0].set(self.s1[1].get());
         self.s1[1].set(self.s1[2].get());
-        self.s1[2].set(cast::<u32, _>(p1));
-        let p4 = (Val::constant(m2) - cast::<u64, _>(self.s2[0].get())) * 1_370_589u64;
-        let p2 = cast::<u64, _>(self.s2[2].get()) * 527_612u64 + p4;
-        let p2 = (p2 >> 32u32) * 22_853u64 + (p2 & 0xffff_ffffu64);
-        let p2 = (p2 >> 32u32) * 22_853u64 + (p2 & 0xffff_ffffu64);
-        let p2 = select(p2.dsl_cmp(CmpOp::Ge, m2), p2 - m2, p2);
+        self.s1[2].set(p1);
+        let p2 = mrg_component(527_612.0, self.s2[2].get(), 1_370_589.0, self.s2[0].get(), MRG_M2);
         self.s2[0].set(self.s2[1].get());
         self.s2[1].set(self.s2[2].get());
-        self.s2[2].set(cast::<u32, _>(p2));
-        let p5 = cast::<u32, _>(p1) - cast::<u32, _>(p2);
-        select(p1.dsl_cmp(CmpOp::Le, p2), p5 + MRG_M1, p5)
+        self.s2[2].set(p2);
+        let r = p1 - p2;
+        select(p1.dsl_cmp(CmpOp::Le, p2), r + MRG_M1 as f64, r)
     }
 }
 
 impl DeviceGenerator for Mrg32k3a {
     fn next_u32(&self) -> Val<u32> {
-        let r: Val<f64> = cast::<f64, _>(self.next_raw());
-        cast::<u32, _>(r * MRG_BITS_NORM)
+        cast::<u32, _>(self.next_raw_f64() * MRG_BITS_NORM)
     }
 
     fn cache(&self) -> Cache {
@@ -166,13 +189,11 @@ impl DeviceGenerator for Mrg32k3a {
     }
 
     fn uniform(&self) -> Val<f32> {
-        let r: Val<f64> = cast::<f64, _>(self.next_raw());
-        cast::<f32, _>(r * MRG_NORM)
+        cast::<f32, _>(self.next_raw_f64() * MRG_NORM)
     }
 
     fn uniform_double(&self) -> Val<f64> {
-        let r: Val<f64> = cast::<f64, _>(self.next_raw());
-        r * MRG_NORM
+        self.next_raw_f64() * MRG_NORM
     }
 
     fn box_muller(&self) -> (Val<f32>, Val<f32>) {

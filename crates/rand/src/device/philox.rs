@@ -16,7 +16,30 @@ const W1: u32 = 0xBB67_AE85;
 /// zero-extended operands (see the crate documentation for what that costs on NVIDIA).
 fn mulhilo(m: u32, x: Val<u32>) -> (Val<u32>, Val<u32>) {
     let p = cast::<u64, _>(x) * (m as u64);
-    (cast::<u32, _>(p >> 32u32), x * m)
+    (cast::<u32, _>(p >> 32u32), cast::<u32, _>(p))
+}
+
+/// The ten round keys of `key` (cuRAND adds the Weyl constants round by round); kernels that
+/// run many blocks with one key compute them once, outside their loop.
+pub fn philox_round_keys(key: [Val<u32>; 2]) -> [[Val<u32>; 2]; 10] {
+    let mut k = key;
+    std::array::from_fn(|r| {
+        if r > 0 {
+            k = [k[0] + W0, k[1] + W1];
+        }
+        k
+    })
+}
+
+/// The block function with precomputed round keys ([`philox_round_keys`]).
+pub fn philox4x32_10_keyed(ctr: [Val<u32>; 4], keys: &[[Val<u32>; 2]; 10]) -> [Val<u32>; 4] {
+    let mut c = ctr;
+    for k in keys {
+        let (hi0, lo0) = mulhilo(M0, c[0]);
+        let (hi1, lo1) = mulhilo(M1, c[2]);
+        c = [hi1 ^ c[1] ^ k[0], lo1, hi0 ^ c[3] ^ k[1], lo0];
+    }
+    c
 }
 
 /// `curand_Philox4x32_10(counter, key)`: the ten-round block function.

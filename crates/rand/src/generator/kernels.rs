@@ -16,6 +16,9 @@ pub struct Plan {
     pub legacy: bool,
     /// Whole units are written with one 2- or 4-wide store (the output is aligned for it).
     pub vector: bool,
+    /// Philox blocks each thread computes per loop trip (independent, for instruction-level
+    /// parallelism); results do not depend on it.
+    pub unroll: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -171,25 +174,37 @@ fn philox_body<T: Elem>(
 ) {
     let start: Val<u64> = cast::<u64, _>(global_index());
     let stride: Val<u64> = cast::<u64, _>(grid_stride());
-    dsl::for_range_step(start, units, stride, |q: Val<u64>| {
-        let u = u_first + q;
-        let (lo, hi) = if !plan.legacy {
-            (u, Val::constant(0u64))
-        } else if plan.dist.per_unit() == 4 {
-            (u >> 14u32, u & (PHILOX_LEGACY_STATES - 1))
-        } else {
-            let b = u >> 1u32;
-            ((b >> 14u32) * 2u64 + (u & 1u64), b & (PHILOX_LEGACY_STATES - 1))
-        };
-        let ctr = [
-            cast::<u32, _>(lo),
-            cast::<u32, _>(lo >> 32u32),
-            cast::<u32, _>(hi),
-            cast::<u32, _>(hi >> 32u32),
-        ];
-        let w = dev::philox4x32_10(ctr, [key_lo, key_hi]);
-        let vals = philox_values::<T>(plan.dist, w, mean, stddev);
-        store_unit(plan, out, q, lead, &vals);
+    let keys = dev::philox_round_keys([key_lo, key_hi]);
+    let unroll = plan.unroll.max(1);
+    dsl::for_range_step(start, units, stride * unroll, |q0: Val<u64>| {
+        let mut all = Vec::new();
+        for k in 0..unroll {
+            let q = q0 + stride * k;
+            let u = u_first + q;
+            let (lo, hi) = if !plan.legacy {
+                (u, Val::constant(0u64))
+            } else if plan.dist.per_unit() == 4 {
+                (u >> 14u32, u & (PHILOX_LEGACY_STATES - 1))
+            } else {
+                let b = u >> 1u32;
+                ((b >> 14u32) * 2u64 + (u & 1u64), b & (PHILOX_LEGACY_STATES - 1))
+            };
+            let ctr = [
+                cast::<u32, _>(lo),
+                cast::<u32, _>(lo >> 32u32),
+                cast::<u32, _>(hi),
+                cast::<u32, _>(hi >> 32u32),
+            ];
+            let w = dev::philox4x32_10_keyed(ctr, &keys);
+            all.push((q, philox_values::<T>(plan.dist, w, mean, stddev)));
+        }
+        for (k, (q, vals)) in all.into_iter().enumerate() {
+            if k == 0 {
+                store_unit(plan, out, q, lead, &vals);
+            } else {
+                dsl::if_else(q.dsl_cmp(CmpOp::Lt, units), || store_unit(plan, out, q, lead, &vals), || ());
+            }
+        }
     });
 }
 
@@ -469,7 +484,7 @@ mod tests {
     #[test]
     fn philox_default_ptx_has_wide_stores_and_no_local_memory() {
         for dist in [Dist::Uniform, Dist::Normal] {
-            let plan = Plan { dist, rng: Rng::Philox, legacy: false, vector: true };
+            let plan = Plan { dist, rng: Rng::Philox, legacy: false, vector: true, unroll: 2 };
             let ptx = ptx_of(philox_fill::kernel::<f32>(plan));
             assert!(ptx.contains("st.global.v4"), "{dist:?}: no 16-byte store");
             assert!(!ptx.contains(".local"), "{dist:?}: local memory");

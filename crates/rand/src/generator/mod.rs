@@ -81,6 +81,19 @@ impl std::fmt::Debug for Generator {
     }
 }
 
+/// Philox blocks per thread and loop trip: 2 unless `FERROCM_RAND_PHILOX_UNROLL` (1 to 4)
+/// says otherwise (a tuning knob; results never depend on it).
+fn philox_unroll() -> u64 {
+    static UNROLL: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *UNROLL.get_or_init(|| {
+        std::env::var("FERROCM_RAND_PHILOX_UNROLL")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .filter(|u| (1..=4).contains(u))
+            .unwrap_or(2)
+    })
+}
+
 fn kerr(e: ferrocm_kernel::KernelError) -> RandError {
     RandError::Kernel { message: e.to_string() }
 }
@@ -263,7 +276,7 @@ impl Generator {
         match (rng, legacy) {
             (Rng::Philox, _) => {
                 let lead = self.offset % e;
-                let plan = Plan { dist, rng, legacy, vector: aligned && lead == 0 };
+                let plan = Plan { dist, rng, legacy, vector: aligned && lead == 0, unroll: philox_unroll() };
                 let units = (lead + n).div_ceil(e);
                 let cfg = self.cfg(units);
                 kernels::philox_fill::launch::<T>(
@@ -311,7 +324,7 @@ impl Generator {
                         s.1 = need;
                     }
                 }
-                let plan = Plan { dist, rng, legacy, vector: aligned };
+                let plan = Plan { dist, rng, legacy, vector: aligned, unroll: 1 };
                 let cfg = self.cfg(need);
                 let Some((states, _)) = self.states.as_mut() else {
                     unreachable!("states were created above")
@@ -329,7 +342,7 @@ impl Generator {
                     _ => 4,
                 };
                 let (base, items) = if dist.pairs() { (self.offset / 2, n / 2) } else { (self.offset, n) };
-                let plan = Plan { dist, rng, legacy, vector: false };
+                let plan = Plan { dist, rng, legacy, vector: false, unroll: 1 };
                 let cfg = self.cfg(s);
                 let seed = self.seed;
                 let table = self.table()?;
@@ -358,12 +371,10 @@ impl Generator {
             });
         }
         let points = n / dims;
-        if self.offset.saturating_add(points) > u32::MAX as u64 + 1 {
-            return Err(RandError::TooLong {
-                what: "Sobol32 sequence",
-                len: (self.offset + points) as usize,
-                max: 1 << 32,
-            });
+        // Point indices are 32-bit and wrap, as cuRAND's Sobol32 state index does; one call
+        // cannot ask for more points than the sequence has.
+        if points > 1 << 32 {
+            return Err(RandError::TooLong { what: "Sobol32 request", len: points as usize, max: 1 << 32 });
         }
         if self.directions.as_ref().map(|d| d.1) != Some(self.dimensions) {
             let mut v = Vec::with_capacity(32 * self.dimensions as usize);
@@ -377,6 +388,7 @@ impl Generator {
             rng: Rng::Philox,
             legacy: false,
             vector: aligned && points % 4 == 0 && dist.per_unit() == 4,
+            unroll: 1,
         };
         let units = dims * points.div_ceil(kernels::SOBOL_CHUNK);
         let cfg = self.cfg(units);
