@@ -174,6 +174,9 @@ fn default_philox_is_the_documented_counter_stream() {
         );
         let want: Vec<u32> = (0..n as u64).map(|j| stream_at(6 + j)).collect();
         assert_eq!(o, want, "{}", d.properties().name);
+        // Aligned start with a partial last block (16-byte stores, then the tail).
+        let o = run(&d, RngType::Philox4x32_10, |g| g.set_seed(seed), 1001, |g, b| g.generate_u32(b));
+        assert_eq!(o, (0..1001).map(stream_at).collect::<Vec<_>>(), "aligned, with a tail");
         // Two calls continue the stream.
         let stream = d.create_stream().unwrap();
         let mut g = Generator::new(&stream, RngType::Philox4x32_10).unwrap();

@@ -19,6 +19,9 @@ pub struct Plan {
     /// Philox blocks each thread computes per loop trip (independent, for instruction-level
     /// parallelism); results do not depend on it.
     pub unroll: u64,
+    /// Default ordering with 32-bit loop indices (the call's units, the grid and the output
+    /// length all fit), which saves 64-bit integer work in the loop.
+    pub narrow: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -176,6 +179,9 @@ fn philox_body<T: Elem>(
     let stride: Val<u64> = cast::<u64, _>(grid_stride());
     let keys = dev::philox_round_keys([key_lo, key_hi]);
     let unroll = plan.unroll.max(1);
+    if plan.narrow && !plan.legacy {
+        return philox_narrow(plan, &keys, u_first, lead, units, mean, stddev, out);
+    }
     dsl::for_range_step(start, units, stride * unroll, |q0: Val<u64>| {
         let mut all = Vec::new();
         for k in 0..unroll {
@@ -203,6 +209,65 @@ fn philox_body<T: Elem>(
                 store_unit(plan, out, q, lead, &vals);
             } else {
                 dsl::if_else(q.dsl_cmp(CmpOp::Lt, units), || store_unit(plan, out, q, lead, &vals), || ());
+            }
+        }
+    });
+}
+
+/// [`philox_body`] for the default ordering with 32-bit indices.
+#[allow(clippy::too_many_arguments)]
+fn philox_narrow<T: Elem>(
+    plan: Plan,
+    keys: &[[Val<u32>; 2]; 10],
+    u_first: Val<u64>,
+    lead: Val<u64>,
+    units: Val<u64>,
+    mean: Val<f64>,
+    stddev: Val<f64>,
+    out: SliceMut<T>,
+) {
+    let start: Val<u32> = block_idx_x() * block_dim_x() + thread_idx_x();
+    let stride: Val<u32> = grid_dim_x() * block_dim_x();
+    let units32: Val<u32> = cast::<u32, _>(units);
+    let n32: Val<u32> = cast::<u32, _>(out.len());
+    let (f_lo, f_hi): (Val<u32>, Val<u32>) = (cast::<u32, _>(u_first), cast::<u32, _>(u_first >> 32u32));
+    let e = plan.dist.per_unit() as u32;
+    let unroll = plan.unroll.max(1) as u32;
+    dsl::for_range_step(start, units32, stride * unroll, |q0: Val<u32>| {
+        let mut all = Vec::new();
+        for k in 0..unroll {
+            let q = q0 + stride * k;
+            let c0 = f_lo + q;
+            let c1 = f_hi + dsl::select(c0.dsl_cmp(CmpOp::Lt, q), 1u32, 0u32);
+            let zero = Val::constant(0u32);
+            let w = dev::philox4x32_10_keyed([c0, c1, zero, zero], keys);
+            all.push((q, philox_values::<T>(plan.dist, w, mean, stddev)));
+        }
+        for (k, (q, vals)) in all.into_iter().enumerate() {
+            let store = || {
+                if !plan.vector {
+                    return store_unit(plan, out, cast::<u64, _>(q), lead, &vals);
+                }
+                let full = ((q + 1u32) * e).dsl_cmp(CmpOp::Le, n32);
+                dsl::if_else(
+                    full,
+                    || {
+                        if e == 4 {
+                            out.store4(q, vec4(vals[0], vals[1], vals[2], vals[3]))
+                        } else {
+                            out.store2(q, vec2(vals[0], vals[1]))
+                        }
+                    },
+                    || {
+                        let scalar = Plan { vector: false, ..plan };
+                        store_unit(scalar, out, cast::<u64, _>(q), lead, &vals)
+                    },
+                );
+            };
+            if k == 0 {
+                store();
+            } else {
+                dsl::if_else(q.dsl_cmp(CmpOp::Lt, units32), store, || ());
             }
         }
     });
@@ -396,7 +461,7 @@ pub(crate) fn legacy_fill<T: Elem>(
 }
 
 /// Sobol32 points per thread unit (a multiple of 4).
-pub const SOBOL_CHUNK: u64 = 16;
+pub const SOBOL_CHUNK: u64 = 32;
 
 /// Sobol32, dimension-major: unit `c` of dimension `d` writes points `offset + c * CHUNK ..`
 /// of that dimension, computing only the first from its Gray code.
@@ -484,7 +549,7 @@ mod tests {
     #[test]
     fn philox_default_ptx_has_wide_stores_and_no_local_memory() {
         for dist in [Dist::Uniform, Dist::Normal] {
-            let plan = Plan { dist, rng: Rng::Philox, legacy: false, vector: true, unroll: 2 };
+            let plan = Plan { dist, rng: Rng::Philox, legacy: false, vector: true, unroll: 2, narrow: true };
             let ptx = ptx_of(philox_fill::kernel::<f32>(plan));
             assert!(ptx.contains("st.global.v4"), "{dist:?}: no 16-byte store");
             assert!(!ptx.contains(".local"), "{dist:?}: local memory");

@@ -276,9 +276,12 @@ impl Generator {
         match (rng, legacy) {
             (Rng::Philox, _) => {
                 let lead = self.offset % e;
-                let plan = Plan { dist, rng, legacy, vector: aligned && lead == 0, unroll: philox_unroll() };
                 let units = (lead + n).div_ceil(e);
                 let cfg = self.cfg(units);
+                let unroll = philox_unroll();
+                let threads = cfg.grid.x as u64 * cfg.block.x as u64;
+                let narrow = units + threads * unroll < 1 << 32 && n < 1 << 32;
+                let plan = Plan { dist, rng, legacy, vector: aligned && lead == 0, unroll, narrow };
                 kernels::philox_fill::launch::<T>(
                     &stream,
                     cfg,
@@ -324,7 +327,7 @@ impl Generator {
                         s.1 = need;
                     }
                 }
-                let plan = Plan { dist, rng, legacy, vector: aligned, unroll: 1 };
+                let plan = Plan { dist, rng, legacy, vector: aligned, unroll: 1, narrow: false };
                 let cfg = self.cfg(need);
                 let Some((states, _)) = self.states.as_mut() else {
                     unreachable!("states were created above")
@@ -342,7 +345,7 @@ impl Generator {
                     _ => 4,
                 };
                 let (base, items) = if dist.pairs() { (self.offset / 2, n / 2) } else { (self.offset, n) };
-                let plan = Plan { dist, rng, legacy, vector: false, unroll: 1 };
+                let plan = Plan { dist, rng, legacy, vector: false, unroll: 1, narrow: false };
                 let cfg = self.cfg(s);
                 let seed = self.seed;
                 let table = self.table()?;
@@ -389,6 +392,7 @@ impl Generator {
             legacy: false,
             vector: aligned && points % 4 == 0 && dist.per_unit() == 4,
             unroll: 1,
+            narrow: false,
         };
         let units = dims * points.div_ceil(kernels::SOBOL_CHUNK);
         let cfg = self.cfg(units);
