@@ -658,6 +658,71 @@ impl<'a> Launch<'a> {
                         w.regs[*dst as usize + k] = lanes;
                     }
                 }
+                Code::LdMatrix { mem, num, trans, dst, idx, ity } => {
+                    // Row starts come from lanes 8m+r; gather all rows first (every lane's
+                    // address is read, as on the GPU where the whole warp takes part).
+                    let iv = w.regs[*idx as usize];
+                    let mut rows = [[0u16; 8]; 32];
+                    for lane in 0..(*num as usize * 8) {
+                        let index = lanes::index_value(*ity, iv[lane]);
+                        if index % 8 != 0 {
+                            return Err(format!(
+                                "kernel `{name}`: ldmatrix row start {index} of `{}` is not 16-byte aligned",
+                                self.k.func.mems[*mem as usize].name
+                            ));
+                        }
+                        let p = self
+                            .addr(w, shared, *mem, index / 8, 8, lane, blk)
+                            .map_err(|e| format!("{e} (ldmatrix row {} of matrix {})", lane % 8, lane / 8))?;
+                        for (k, v) in rows[lane].iter_mut().enumerate() {
+                            // SAFETY: `addr` checked the 8 elements against the memory's length.
+                            *v = unsafe { read_mem(p.add(k * 2), 2) } as u16;
+                        }
+                    }
+                    for m in 0..*num as usize {
+                        let mut d = [0u64; 32];
+                        for (lane, out) in d.iter_mut().enumerate() {
+                            let (r, c) = (lane / 4, 2 * (lane % 4));
+                            let (lo, hi) = if *trans {
+                                (rows[m * 8 + c][r], rows[m * 8 + c + 1][r])
+                            } else {
+                                (rows[m * 8 + r][c], rows[m * 8 + r][c + 1])
+                            };
+                            *out = lo as u64 | (hi as u64) << 16;
+                        }
+                        w.regs[*dst as usize + m] = d;
+                    }
+                }
+                Code::CpAsync { dst, src, elems, didx, dty, sidx, sty } => {
+                    let size = self.mems[*dst as usize].size as usize;
+                    let (dv, sv) = (w.regs[*didx as usize], w.regs[*sidx as usize]);
+                    for lane in 0..32 {
+                        if w.active >> lane & 1 == 0 {
+                            continue;
+                        }
+                        // Indices are in elements; the copy is `elems` elements long.
+                        let di = lanes::index_value(*dty, dv[lane]);
+                        let si = lanes::index_value(*sty, sv[lane]);
+                        let n = *elems as i128;
+                        let check = |mem: u32, i: i128| -> Result<*mut u8, String> {
+                            if i % n != 0 {
+                                return Err(format!(
+                                    "kernel `{name}`: cp.async index {i} of `{}` is not aligned to {} elements",
+                                    self.k.func.mems[mem as usize].name, n
+                                ));
+                            }
+                            self.addr(w, shared, mem, i / n, *elems, lane, blk)
+                        };
+                        let (pd, ps) = (check(*dst, di)?, check(*src, si)?);
+                        for k in 0..*elems as usize {
+                            // SAFETY: both ranges were bounds checked by `addr`.
+                            unsafe {
+                                let v = read_mem(ps.add(k * size), size as u32);
+                                write_mem(pd.add(k * size), size as u32, v);
+                            }
+                        }
+                    }
+                }
                 Code::IfBegin { cond, else_pc } => {
                     let cv = &w.regs[*cond as usize];
                     let mut c = 0u32;

@@ -397,6 +397,38 @@ impl Builder {
     }
 
     pub fn intrinsic(&mut self, i: Intrinsic, args: Vec<Value>, result: Option<Type>) -> Option<Value> {
+        match &i {
+            Intrinsic::LdMatrix { mem, num, .. } => {
+                let m = self.func.mem(*mem).clone();
+                let shared = matches!(m.space, MemSpace::Shared { .. } | MemSpace::DynShared);
+                if !shared || m.elem.size() != 2 || ![1, 2, 4].contains(num) {
+                    self.fail(BuildError::Unsupported {
+                        what: format!("ldmatrix x{num} on `{}` ({})", m.name, m.elem),
+                        why: "ldmatrix reads 1, 2 or 4 matrices of 16-bit elements from shared memory".into(),
+                    });
+                }
+            }
+            Intrinsic::CpAsync { dst, src, bytes } => {
+                let (d, s) = (self.func.mem(*dst).clone(), self.func.mem(*src).clone());
+                let ok = matches!(d.space, MemSpace::Shared { .. } | MemSpace::DynShared)
+                    && matches!(s.space, MemSpace::Global { .. })
+                    && d.elem == s.elem
+                    && [4, 8, 16].contains(bytes)
+                    && *bytes as u32 % d.elem.size() == 0;
+                if !ok {
+                    self.fail(BuildError::Unsupported {
+                        what: format!("cp.async of {bytes} bytes from `{}` to `{}`", s.name, d.name),
+                        why: "cp.async copies 4, 8 or 16 bytes from global to shared memory of one element type".into(),
+                    });
+                }
+            }
+            _ => {}
+        }
+        for &a in &args {
+            if a.0 as usize >= self.func.values.len() {
+                self.fail(BuildError::Unbalanced { what: "intrinsic operand" });
+            }
+        }
         self.emit(Op::Intrinsic(i, args), result)
     }
 

@@ -204,6 +204,19 @@ pub enum Intrinsic {
     /// `a` (8 halves), `b` (4 halves) and `c` (4 f32) in the PTX fragment layout; the result
     /// is the 4 f32 of `d`.
     MmaM16N8K16 { elem: ScalarType },
+    /// `ldmatrix.sync.aligned.m8n8.x{num}[.trans].shared.b16`: `num` (1, 2 or 4) 8x8 matrices of
+    /// 16-bit elements from shared memory `mem`. Lane `8m + r` gives (as `args[0]`, an element
+    /// index) the start of row `r` of matrix `m`; each lane receives one `u32` per matrix: row
+    /// `lane / 4`, columns `2 * (lane % 4)` and `+1` (transposed with `trans`).
+    LdMatrix { mem: Mem, num: u8, trans: bool },
+    /// `cp.async`: copies `bytes` (4, 8 or 16) from global `src` at element `args[1]` to shared
+    /// `dst` at element `args[0]`, completing by the next [`Intrinsic::CpAsyncWait`] that covers
+    /// its group (the CPU executor copies at once, which is one valid schedule).
+    CpAsync { dst: Mem, src: Mem, bytes: u8 },
+    /// `cp.async.commit_group`: closes the group of copies issued since the last commit.
+    CpAsyncCommit,
+    /// `cp.async.wait_group n`: waits until at most `n` committed groups are pending.
+    CpAsyncWait { pending: u32 },
 }
 
 /// A constant: its type and its bit pattern (zero-extended to 64 bits).

@@ -1253,3 +1253,87 @@ impl<T: Float> Val<T> {
         cast::<T, _>(r)
     }
 }
+
+// ---------------------------------------------------------------- tensor-core data movement
+
+fn ldmatrix<H: Elem>(s: &Shared<H>, row_start: impl Index, num: u8, trans: bool) -> Value {
+    let (m, i) = (s.mem(), row_start.index());
+    let ty = if num == 1 { Type::Scalar(ScalarType::U32) } else { Type::Vector(ScalarType::U32, num) };
+    b(|b| b.intrinsic(Intrinsic::LdMatrix { mem: m, num, trans }, vec![i], Some(ty))).unwrap_or(Value(0))
+}
+
+/// `ldmatrix .x4`: four 8x8 matrices of 16-bit elements from shared memory. Lane `8m + r` passes
+/// the element index where row `r` of matrix `m` starts (16-byte aligned); each lane gets one
+/// `u32` (two halves: row `lane / 4`, columns `2 * (lane % 4)`, `+1`) per matrix, the layout of
+/// an `mma.m16n8k16` fragment. The whole warp must execute it.
+pub fn ldmatrix_x4<H: Elem>(s: &Shared<H>, row_start: impl Index) -> Vec4<u32> {
+    VecVal::from_ir_value(ldmatrix(s, row_start, 4, false))
+}
+/// [`ldmatrix_x4`] with each matrix transposed.
+pub fn ldmatrix_x4_trans<H: Elem>(s: &Shared<H>, row_start: impl Index) -> Vec4<u32> {
+    VecVal::from_ir_value(ldmatrix(s, row_start, 4, true))
+}
+/// `ldmatrix .x2` (lanes 0..16 give row starts).
+pub fn ldmatrix_x2<H: Elem>(s: &Shared<H>, row_start: impl Index) -> Vec2<u32> {
+    VecVal::from_ir_value(ldmatrix(s, row_start, 2, false))
+}
+/// [`ldmatrix_x2`] with each matrix transposed.
+pub fn ldmatrix_x2_trans<H: Elem>(s: &Shared<H>, row_start: impl Index) -> Vec2<u32> {
+    VecVal::from_ir_value(ldmatrix(s, row_start, 2, true))
+}
+
+/// Starts an asynchronous copy of `bytes` (4, 8 or 16, a compile-time value) from global memory
+/// at element `src_index` to shared memory at element `dst_index` (both aligned to the copy).
+/// The data is ready after [`cp_async_commit`] and a [`cp_async_wait`] covering its group.
+pub fn cp_async<T: Elem, M: Memory<T>>(
+    dst: &Shared<T>,
+    dst_index: impl Index,
+    src: &M,
+    src_index: impl Index,
+    bytes: u32,
+) {
+    let (d, s) = (dst.mem(), src.mem());
+    let (di, si) = (dst_index.index(), src_index.index());
+    b(|b| b.intrinsic(Intrinsic::CpAsync { dst: d, src: s, bytes: bytes as u8 }, vec![di, si], None));
+}
+/// Closes the group of asynchronous copies issued since the previous commit.
+pub fn cp_async_commit() {
+    b(|b| b.intrinsic(Intrinsic::CpAsyncCommit, vec![], None));
+}
+/// Waits until at most `pending` committed groups of this thread's copies are still in flight.
+pub fn cp_async_wait(pending: u32) {
+    b(|b| b.intrinsic(Intrinsic::CpAsyncWait { pending }, vec![], None));
+}
+
+/// A compile-time array of runtime variables (registers), indexed with compile-time indices:
+/// accumulators and fragments of a register-blocked kernel.
+pub struct VarArray<V> {
+    vars: Vec<Var<V>>,
+}
+impl<V: DslValue> VarArray<V> {
+    pub fn get(&self, i: usize) -> V {
+        self.vars[i].get()
+    }
+    pub fn set(&self, i: usize, v: impl IntoDsl<V = V>) {
+        self.vars[i].set(v)
+    }
+    pub fn len(&self) -> usize {
+        self.vars.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.vars.is_empty()
+    }
+}
+
+/// `n` variables, each starting at `init`.
+pub fn var_array<I: IntoDsl>(n: usize, init: I) -> VarArray<I::V> {
+    let v = init.into_dsl().to_ir();
+    let vars = (0..n)
+        .map(|_| {
+            let var = new_var::<I::V>("arr");
+            b(|b| b.write_var(var.var, v));
+            var
+        })
+        .collect();
+    VarArray { vars }
+}

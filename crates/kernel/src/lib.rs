@@ -41,12 +41,13 @@ pub use half::{bf16, f16};
 /// What a kernel body needs in scope: the attributes, DSL types, built-ins and math.
 pub mod prelude {
     pub use crate::dsl::{
-        ballot, block_dim_x, block_dim_y, block_dim_z, block_idx_x, block_idx_y, block_idx_z, dyn_shared,
-        fence_block, fence_device, fence_system, global_index, grid_dim_x, grid_dim_y, grid_dim_z,
-        grid_stride, lane_id, local_array, mma_m16n8k16, pack_half2, select, shared_array, shfl_down,
-        shfl_idx, shfl_up, shfl_xor, sync_threads, thread_idx_x, thread_idx_y, thread_idx_z, vec2, vec4,
-        vote_all, vote_any, warp_size, Atomics, Elem, Float, Int, IntoVal, Local, Memory, MemoryMut, Num,
-        Shared, Signed, Slice, SliceMut, Val, Vec2, Vec4,
+        ballot, block_dim_x, block_dim_y, block_dim_z, block_idx_x, block_idx_y, block_idx_z, cp_async,
+        cp_async_commit, cp_async_wait, dyn_shared, fence_block, fence_device, fence_system, global_index,
+        grid_dim_x, grid_dim_y, grid_dim_z, grid_stride, lane_id, ldmatrix_x2, ldmatrix_x2_trans,
+        ldmatrix_x4, ldmatrix_x4_trans, local_array, mma_m16n8k16, pack_half2, select, shared_array,
+        shfl_down, shfl_idx, shfl_up, shfl_xor, sync_threads, thread_idx_x, thread_idx_y, thread_idx_z,
+        var_array, vec2, vec4, vote_all, vote_any, warp_size, Atomics, Elem, Float, Int, IntoVal, Local,
+        Memory, MemoryMut, Num, Shared, Signed, Slice, SliceMut, Val, VarArray, Vec2, Vec4,
     };
     pub use crate::{device, kernel, Dim3, LaunchDims};
     pub use ferrocm_runtime::{AsDeviceSlice, AsDeviceSliceMut, Device, DeviceBuffer, LaunchConfig, Stream};

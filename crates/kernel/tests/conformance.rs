@@ -2082,3 +2082,65 @@ fn isize_values() {
         assert_eq!(o[i], if v < 0 { -v } else { v * 2 } + i as isize);
     }
 }
+
+/// The tensor-core data path: `cp.async` global->shared, `ldmatrix` fragments (B once from B^T,
+/// once transposed from B itself), `mma.sync`; two results that must both equal A*B.
+#[kernel]
+fn mma_ldmatrix(a: &[f16], bt: &[f16], b: &[f16], c: &mut [f32], c2: &mut [f32]) {
+    let sa = shared_array::<f16>(256);
+    let sbt = shared_array::<f16>(128);
+    let sb = shared_array::<f16>(128);
+    let lane = lane_id();
+    cp_async(&sa, lane * 8u32, &a, lane * 8u32, 16);
+    if lane < 16u32 {
+        cp_async(&sbt, lane * 8u32, &bt, lane * 8u32, 16);
+        cp_async(&sb, lane * 8u32, &b, lane * 8u32, 16);
+    }
+    cp_async_commit();
+    cp_async_wait(0);
+    sync_threads();
+    let m = lane / 8u32;
+    let r = lane % 8u32;
+    let af = ldmatrix_x4(&sa, (r + (m % 2u32) * 8u32) * 16u32 + (m / 2u32) * 8u32);
+    let bf = ldmatrix_x2(&sbt, r * 16u32 + (m % 2u32) * 8u32);
+    let bf2 = ldmatrix_x2_trans(&sb, (lane % 16u32) * 8u32);
+    let zero = vec4(0.0f32, 0.0f32, 0.0f32, 0.0f32);
+    let d = mma_m16n8k16::<f16>(af, bf, zero);
+    let d2 = mma_m16n8k16::<f16>(af, bf2, zero);
+    let g = lane / 4u32;
+    let t = lane % 4u32;
+    for k in 0..4u32 {
+        let row = g + (k / 2u32) * 8u32;
+        let col = t * 2u32 + (k % 2u32);
+        c[row * 8u32 + col] = d.get(k as usize);
+        c2[row * 8u32 + col] = d2.get(k as usize);
+    }
+}
+
+#[test]
+fn cp_async_ldmatrix_and_mma() {
+    let mut r = Rng::new();
+    let a: Vec<f16> = r.f32s(256, -1.0, 1.0).into_iter().map(f16::from_f32).collect();
+    let b: Vec<f16> = r.f32s(128, -1.0, 1.0).into_iter().map(f16::from_f32).collect(); // 16 x 8, k-major
+    let bt: Vec<f16> = (0..128).map(|i| b[(i % 16) * 8 + i / 16]).collect(); // 8 x 16, n-major
+    let out = Launch::new("mma_ldmatrix", mma_ldmatrix::kernel(), 1, 32)
+        .buf(&a)
+        .buf(&bt)
+        .buf(&b)
+        .buf(&[0f32; 128])
+        .buf(&[0f32; 128])
+        .gpu_tol(1e-5, 1e-5)
+        .run();
+    let mut want = vec![0f64; 128];
+    for i in 0..16 {
+        for j in 0..8 {
+            want[i * 8 + j] = (0..16).map(|k| a[i * 16 + k].to_f64() * b[k * 8 + j].to_f64()).sum();
+        }
+    }
+    check_close("via B^T", &f64s(&out.get::<f32>(3)), &want, 1e-5, 1e-5);
+    check_close("via ldmatrix.trans", &f64s(&out.get::<f32>(4)), &want, 1e-5, 1e-5);
+    let ptx = mma_ldmatrix::kernel().unwrap().ptx("sm_90").unwrap();
+    assert!(
+        ptx.contains("ldmatrix.sync.aligned.m8n8.x4.shared.b16") && ptx.contains("cp.async.cg.shared.global")
+    );
+}
