@@ -414,7 +414,7 @@ impl Builder {
                     && matches!(s.space, MemSpace::Global { .. })
                     && d.elem == s.elem
                     && [4, 8, 16].contains(bytes)
-                    && *bytes as u32 % d.elem.size() == 0;
+                    && (*bytes as u32).is_multiple_of(d.elem.size());
                 if !ok {
                     self.fail(BuildError::Unsupported {
                         what: format!("cp.async of {bytes} bytes from `{}` to `{}`", s.name, d.name),
