@@ -895,6 +895,15 @@ macro_rules! mem_type {
     (@atomics true $name:ident) => { impl<T: Elem> Atomics<T> for $name<T> {} };
     (@atomics false $name:ident) => {};
 }
+// A reference to a memory handle is the handle (so `f(&x)` passes a slice to a device function).
+impl<T: Elem, M: Memory<T>> Memory<T> for &M {
+    fn mem(&self) -> Mem {
+        (**self).mem()
+    }
+}
+impl<T: Elem, M: MemoryMut<T>> MemoryMut<T> for &M {}
+impl<T: Elem, M: Atomics<T>> Atomics<T> for &M {}
+
 mem_type!(
     /// A read-only slice parameter (`&[T]`).
     Slice, mut: false, atomics: false

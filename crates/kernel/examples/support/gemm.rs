@@ -1,0 +1,98 @@
+//! A tensor-core bf16 GEMM written in the kernel language: `C = A * B^T` with A `M x K`, B
+//! `N x K` (both row major, "NT" as `torch.matmul(a, b.T)`), C `M x N` in f32.
+//!
+//! Block tile 128x128x32 with 8 warps (2 along M by 4 along N, 64x32 each). Tiles stream into
+//! shared memory with 16-byte `cp.async` in a two-stage pipeline; each 64-byte row is stored with
+//! its four 16-byte chunks XOR-swizzled (`chunk ^ (row / 2) % 4`) so `ldmatrix` reads are free of
+//! bank conflicts; fragments come from `ldmatrix.x4` and feed `mma.sync.m16n8k16`. M and N must be
+//! multiples of 128 and K of 32.
+
+use ferrocm_kernel::prelude::*;
+
+/// Issues this thread's two 16-byte copies of one 128x32 tile (rows `row0..row0+128`, columns
+/// `k0..k0+32` of a row-major matrix with `ld` columns) into stage `stage` of `s`.
+#[device]
+fn load_stage(s: Shared<bf16>, g: &[bf16], row0: u32, ld: u32, k0: u32, stage: u32) {
+    let tid = thread_idx_x();
+    for j in 0..2u32 {
+        let q = tid + j * 256u32;
+        let row = q / 4u32;
+        let ch = q % 4u32;
+        let src = (row0 + row) * ld + k0 + ch * 8u32;
+        let dst = stage * 4096u32 + row * 32u32 + (ch ^ ((row / 2u32) % 4u32)) * 8u32;
+        cp_async(&s, dst, &g, src, 16);
+    }
+}
+
+/// The element index of logical 16-byte chunk `ch` of tile row `row` in stage `stage`.
+#[device]
+fn swizzled(stage: u32, row: u32, ch: u32) -> u32 {
+    stage * 4096u32 + row * 32u32 + (ch ^ ((row / 2u32) % 4u32)) * 8u32
+}
+
+#[kernel]
+pub fn gemm_bf16_nt(a: &[bf16], b: &[bf16], c: &mut [f32], m: u32, n: u32, k: u32) {
+    let sa = shared_array::<bf16>(2 * 128 * 32);
+    let sb = shared_array::<bf16>(2 * 128 * 32);
+    let warp = thread_idx_x() / 32u32;
+    let lane = lane_id();
+    let wm = warp / 4u32;
+    let wn = warp % 4u32;
+    let bm0 = block_idx_y() * 128u32;
+    let bn0 = block_idx_x() * 128u32;
+    let mi = lane / 8u32;
+    let r = lane % 8u32;
+    let acc = var_array(16, vec4(0.0f32, 0.0f32, 0.0f32, 0.0f32));
+    let afr = var_array(4, vec4(0u32, 0u32, 0u32, 0u32));
+    let bfr = var_array(2, vec4(0u32, 0u32, 0u32, 0u32));
+    let ktiles = k / 32u32;
+    load_stage(sa, &a, bm0, k, 0u32, 0u32);
+    load_stage(sb, &b, bn0, k, 0u32, 0u32);
+    cp_async_commit();
+    for kt in 0u32..ktiles {
+        let stage = kt % 2u32;
+        if kt + 1u32 < ktiles {
+            load_stage(sa, &a, bm0, k, (kt + 1u32) * 32u32, 1u32 - stage);
+            load_stage(sb, &b, bn0, k, (kt + 1u32) * 32u32, 1u32 - stage);
+        }
+        cp_async_commit();
+        cp_async_wait(1);
+        sync_threads();
+        for kk in 0..2u32 {
+            for mt in 0..4usize {
+                let row = wm * 64u32 + (mt as u32) * 16u32 + r + (mi % 2u32) * 8u32;
+                afr.set(mt, ldmatrix_x4(&sa, swizzled(stage, row, kk * 2u32 + mi / 2u32)));
+            }
+            for nt2 in 0..2usize {
+                let row = wn * 32u32 + (nt2 as u32) * 16u32 + r + (mi / 2u32) * 8u32;
+                bfr.set(nt2, ldmatrix_x4(&sb, swizzled(stage, row, kk * 2u32 + mi % 2u32)));
+            }
+            for mt in 0..4usize {
+                for nt in 0..4usize {
+                    let bq = bfr.get(nt / 2);
+                    let bv =
+                        if nt % 2 == 0 { vec2(bq.get(0), bq.get(1)) } else { vec2(bq.get(2), bq.get(3)) };
+                    acc.set(mt * 4 + nt, mma_m16n8k16::<bf16>(afr.get(mt), bv, acc.get(mt * 4 + nt)));
+                }
+            }
+        }
+        sync_threads();
+    }
+    let g = lane / 4u32;
+    let t = lane % 4u32;
+    for mt in 0..4usize {
+        for nt in 0..4usize {
+            let d = acc.get(mt * 4 + nt);
+            let row = bm0 + wm * 64u32 + (mt as u32) * 16u32 + g;
+            let col = bn0 + wn * 32u32 + (nt as u32) * 8u32 + t * 2u32;
+            c.store2((row * n + col) / 2u32, vec2(d.get(0), d.get(1)));
+            c.store2(((row + 8u32) * n + col) / 2u32, vec2(d.get(2), d.get(3)));
+        }
+    }
+}
+
+/// The launch for an `m x n` output.
+#[allow(dead_code)]
+pub fn gemm_config(m: u32, n: u32) -> LaunchConfig {
+    LaunchConfig::new((n / 128, m / 128), 256)
+}
