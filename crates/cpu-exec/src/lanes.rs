@@ -477,7 +477,11 @@ pub fn indices(ty: ScalarType, a: &Lanes) -> [i64; 32] {
             out[i] = a[i].min(i64::MAX as u64) as i64;
         }
     } else {
-        with_int!(ty, T => for i in 0..32 { out[i] = T::dec(a[i]) as i64; }, {});
+        // The macro binds `T` to each integer type; for `i64` the cast is the identity.
+        #[allow(clippy::unnecessary_cast)]
+        {
+            with_int!(ty, T => for i in 0..32 { out[i] = T::dec(a[i]) as i64; }, {});
+        }
     }
     out
 }
