@@ -2155,21 +2155,23 @@ fn tensor_core_gemm_with_cp_async_pipeline() {
     let a: Vec<bf16> = r.f32s(m * k, -1.0, 1.0).into_iter().map(bf16::from_f32).collect();
     let b: Vec<bf16> = r.f32s(n * k, -1.0, 1.0).into_iter().map(bf16::from_f32).collect();
     let cfg = gemm::gemm_config(m as u32, n as u32);
-    let o = Launch::new("gemm_bf16_nt", gemm::gemm_bf16_nt::kernel(), cfg.grid, cfg.block)
-        .buf(&a)
-        .buf(&b)
-        .buf(&vec![0f32; m * n])
-        .scalar(m as u32)
-        .scalar(n as u32)
-        .scalar(k as u32)
-        .gpu_tol(1e-5, 1e-4)
-        .run()
-        .get::<f32>(2);
     let mut want = vec![0f64; m * n];
     for i in 0..m {
         for j in 0..n {
             want[i * n + j] = (0..k).map(|p| a[i * k + p].to_f64() * b[j * k + p].to_f64()).sum();
         }
     }
-    check_close("C", &f64s(&o), &want, 1e-5, 1e-4);
+    for (stages, kernel) in [(2, gemm::gemm_bf16_nt::kernel::<2>()), (3, gemm::gemm_bf16_nt::kernel::<3>())] {
+        let o = Launch::new(&format!("gemm_bf16_nt<{stages}>"), kernel, cfg.grid, cfg.block)
+            .buf(&a)
+            .buf(&b)
+            .buf(&vec![0f32; m * n])
+            .scalar(m as u32)
+            .scalar(n as u32)
+            .scalar(k as u32)
+            .gpu_tol(1e-5, 1e-4)
+            .run()
+            .get::<f32>(2);
+        check_close(&format!("C with {stages} stages"), &f64s(&o), &want, 1e-5, 1e-4);
+    }
 }

@@ -2,7 +2,8 @@
 //! `N x K` (both row major, "NT" as `torch.matmul(a, b.T)`), C `M x N` in f32.
 //!
 //! Block tile 128x128x32 with 8 warps (2 along M by 4 along N, 64x32 each). Tiles stream into
-//! shared memory with 16-byte `cp.async` in a two-stage pipeline; each 64-byte row is stored with
+//! shared memory with 16-byte `cp.async` in a `STAGES`-deep pipeline (2 or 3: 16 KiB per stage
+//! within the 48 KiB of static shared memory), one barrier per k-tile; each 64-byte row is stored with
 //! its four 16-byte chunks XOR-swizzled (`chunk ^ (row / 2) % 4`) so `ldmatrix` reads are free of
 //! bank conflicts; fragments come from `ldmatrix.x4` and feed `mma.sync.m16n8k16`. M and N must be
 //! multiples of 128 and K of 32.
@@ -31,9 +32,9 @@ fn swizzled(stage: u32, row: u32, ch: u32) -> u32 {
 }
 
 #[kernel]
-pub fn gemm_bf16_nt(a: &[bf16], b: &[bf16], c: &mut [f32], m: u32, n: u32, k: u32) {
-    let sa = shared_array::<bf16>(2 * 128 * 32);
-    let sb = shared_array::<bf16>(2 * 128 * 32);
+pub fn gemm_bf16_nt<const STAGES: u32>(a: &[bf16], b: &[bf16], c: &mut [f32], m: u32, n: u32, k: u32) {
+    let sa = shared_array::<bf16>(STAGES as usize * 128 * 32);
+    let sb = shared_array::<bf16>(STAGES as usize * 128 * 32);
     let warp = thread_idx_x() / 32u32;
     let lane = lane_id();
     let wm = warp / 4u32;
@@ -46,18 +47,26 @@ pub fn gemm_bf16_nt(a: &[bf16], b: &[bf16], c: &mut [f32], m: u32, n: u32, k: u3
     let afr = var_array(4, vec4(0u32, 0u32, 0u32, 0u32));
     let bfr = var_array(2, vec4(0u32, 0u32, 0u32, 0u32));
     let ktiles = k / 32u32;
-    load_stage(sa, &a, bm0, k, 0u32, 0u32);
-    load_stage(sb, &b, bn0, k, 0u32, 0u32);
-    cp_async_commit();
-    for kt in 0u32..ktiles {
-        let stage = kt % 2u32;
-        if kt + 1u32 < ktiles {
-            load_stage(sa, &a, bm0, k, (kt + 1u32) * 32u32, 1u32 - stage);
-            load_stage(sb, &b, bn0, k, (kt + 1u32) * 32u32, 1u32 - stage);
+    // Prologue: the first STAGES - 1 tiles in flight, one commit group each.
+    for s in 0..(STAGES - 1) {
+        if s < ktiles {
+            load_stage(sa, &a, bm0, k, s * 32u32, s);
+            load_stage(sb, &b, bn0, k, s * 32u32, s);
         }
         cp_async_commit();
-        cp_async_wait(1);
+    }
+    for kt in 0u32..ktiles {
+        // Tile kt has landed once at most STAGES - 2 younger groups are pending; the barrier
+        // also tells every warp that the stage refilled below was consumed in iteration kt - 1.
+        cp_async_wait(STAGES - 2);
         sync_threads();
+        let next = kt + (STAGES - 1);
+        if next < ktiles {
+            load_stage(sa, &a, bm0, k, next * 32u32, next % STAGES);
+            load_stage(sb, &b, bn0, k, next * 32u32, next % STAGES);
+        }
+        cp_async_commit();
+        let stage = kt % STAGES;
         for kk in 0..2u32 {
             for mt in 0..4usize {
                 let row = wm * 64u32 + (mt as u32) * 16u32 + r + (mi % 2u32) * 8u32;
@@ -76,7 +85,6 @@ pub fn gemm_bf16_nt(a: &[bf16], b: &[bf16], c: &mut [f32], m: u32, n: u32, k: u3
                 }
             }
         }
-        sync_threads();
     }
     let g = lane / 4u32;
     let t = lane % 4u32;
