@@ -198,6 +198,15 @@ pub enum FenceScope {
 
 /// Tensor-core and asynchronous-copy intrinsics. Each is selected by device architecture in the
 /// back ends; the CPU executor gives the portable definition.
+///
+/// Room for Hopper (sm_90a) is deliberate: an intrinsic names the memories it touches ([`Mem`],
+/// so shared-memory operands stay bounds-checkable) and returns vectors of registers. `wgmma`
+/// fits as a variant whose A/B operands are shared-memory descriptors (a `Mem` plus layout) and
+/// whose accumulators are a register vector, with fence/commit/wait variants like the `cp.async`
+/// ones; an `mbarrier` is a `u64` shared array with init/arrive/expect-tx/try-wait variants; a TMA
+/// copy is a variant taking a tensor-map kernel parameter (a new `ParamKind` passed by value as a
+/// 128-byte `.param`), a shared destination and an `mbarrier`. The PTX back end already refuses
+/// intrinsics a target lacks ([`Function`]s are checked per target).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Intrinsic {
     /// `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32`: each lane holds

@@ -276,12 +276,18 @@ fn expand_device(mut f: ItemFn) -> syn::Result<TokenStream2> {
         let FnArg::Typed(pt) = arg else {
             return err(arg.span(), "a #[device] function is a free function; `self` is not allowed");
         };
-        take_comptime(&mut pt.attrs);
+        let comptime = take_comptime(&mut pt.attrs);
         let Pat::Ident(pi) = &*pt.pat else {
             return err(pt.pat.span(), "device function parameters must be plain names");
         };
         let id = pi.ident.clone();
         let ty = &pt.ty;
+        if comptime {
+            // A compile-time value: an ordinary Rust parameter.
+            params.push(quote!(#id: #ty));
+            tr.declare(&id.to_string(), false);
+            continue;
+        }
         match classify(ty, &generic_types) {
             Some(ParamKind::Scalar(t)) => {
                 params.push(quote!(#id: impl ::ferrocm_kernel::dsl::IntoVal<#t>));

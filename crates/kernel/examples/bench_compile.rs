@@ -39,7 +39,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let gpus = Device::of_kind(BackendKind::Cuda);
     let arch = gpus.first().map(|d| d.properties().arch.clone()).unwrap_or_else(|| "sm_90".into());
     let kernels: [(&str, &dyn Fn() -> ferrocm_kernel::ir::Function); 2] = [
-        ("gemm", &|| gemm::gemm_bf16_nt::build::<3>().expect("gemm builds")),
+        ("gemm", &|| gemm::gemm_bf16_nt::build::<3, 4>().expect("gemm builds")),
         ("saxpy", &|| saxpy::build().expect("saxpy builds")),
     ];
     for (name, build) in kernels {

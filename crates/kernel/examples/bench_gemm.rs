@@ -35,15 +35,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let b: Vec<bf16> = (0..n * k).map(|_| rnd()).collect();
         let (da, db) = (stream.clone_htod(&a)?, stream.clone_htod(&b)?);
         let mut dc = stream.alloc::<f32>(m * n)?;
-        let cfg = gemm::gemm_config(m as u32, n as u32);
         let (warmup, reps) = if gpu { (2, 10) } else { (0, 1) };
         let (m32, n32, k32) = (m as u32, n as u32, k as u32);
         let mut best = 0f64;
-        for stages in [2u32, 3] {
+        for (stages, nt) in [(2u32, 4u32), (3, 4), (2, 8)] {
+            let cfg = gemm::gemm_config(m32, n32, nt);
             let ms = timing::median_ms(&stream, warmup, reps, || {
-                let r = match stages {
-                    2 => gemm::gemm_bf16_nt::launch::<2>(&stream, cfg, &da, &db, &mut dc, m32, n32, k32),
-                    _ => gemm::gemm_bf16_nt::launch::<3>(&stream, cfg, &da, &db, &mut dc, m32, n32, k32),
+                let r = match (stages, nt) {
+                    (2, 4) => {
+                        gemm::gemm_bf16_nt::launch::<2, 4>(&stream, cfg, &da, &db, &mut dc, m32, n32, k32)
+                    }
+                    (3, 4) => {
+                        gemm::gemm_bf16_nt::launch::<3, 4>(&stream, cfg, &da, &db, &mut dc, m32, n32, k32)
+                    }
+                    _ => gemm::gemm_bf16_nt::launch::<2, 8>(&stream, cfg, &da, &db, &mut dc, m32, n32, k32),
                 };
                 r.expect("gemm")
             })?;
@@ -56,8 +61,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             let tflops = 2.0 * (m * n * k) as f64 / ms / 1e9;
             println!(
-                "bench=gemm_variant device={name} stages={stages} m={m} n={n} k={k} ms={ms:.4} \
-                 tflops={tflops:.1} max_rel_err={worst:.2e}"
+                "bench=gemm_variant device={name} stages={stages} block_n={} m={m} n={n} k={k} ms={ms:.4} \
+                 tflops={tflops:.1} max_rel_err={worst:.2e}",
+                32 * nt
             );
             if worst < 1e-3 {
                 best = best.max(tflops);

@@ -2151,18 +2151,23 @@ mod gemm;
 #[test]
 fn tensor_core_gemm_with_cp_async_pipeline() {
     let mut r = Rng::new();
-    let (m, n, k) = (256usize, 128usize, 96usize);
+    let (m, n, k) = (256usize, 256usize, 96usize);
     let a: Vec<bf16> = r.f32s(m * k, -1.0, 1.0).into_iter().map(bf16::from_f32).collect();
     let b: Vec<bf16> = r.f32s(n * k, -1.0, 1.0).into_iter().map(bf16::from_f32).collect();
-    let cfg = gemm::gemm_config(m as u32, n as u32);
     let mut want = vec![0f64; m * n];
     for i in 0..m {
         for j in 0..n {
             want[i * n + j] = (0..k).map(|p| a[i * k + p].to_f64() * b[j * k + p].to_f64()).sum();
         }
     }
-    for (stages, kernel) in [(2, gemm::gemm_bf16_nt::kernel::<2>()), (3, gemm::gemm_bf16_nt::kernel::<3>())] {
-        let o = Launch::new(&format!("gemm_bf16_nt<{stages}>"), kernel, cfg.grid, cfg.block)
+    let variants = [
+        ("2 stages, 128x128 tile", gemm::gemm_bf16_nt::kernel::<2, 4>(), 4),
+        ("3 stages, 128x128 tile", gemm::gemm_bf16_nt::kernel::<3, 4>(), 4),
+        ("2 stages, 128x256 tile", gemm::gemm_bf16_nt::kernel::<2, 8>(), 8),
+    ];
+    for (stages, kernel, nt) in variants {
+        let cfg = gemm::gemm_config(m as u32, n as u32, nt);
+        let o = Launch::new(&format!("gemm_bf16_nt ({stages})"), kernel, cfg.grid, cfg.block)
             .buf(&a)
             .buf(&b)
             .buf(&vec![0f32; m * n])
