@@ -60,7 +60,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("bench=compile kernel={name} stage=ir_build us={ir_us:.1} ir_insts={insts}");
         println!("bench=compile kernel={name} stage=ptx_codegen us={ptx_us:.1} ptx_bytes={}", ptx.len());
         if let Some(gpu) = gpus.first() {
-            // Each load is a fresh driver JIT of the same text.
+            let first = Instant::now();
+            gpu.load_module(ModuleImage::Ptx(ptx.clone()))?;
+            let first_us = first.elapsed().as_secs_f64() * 1e6;
+            println!("bench=compile kernel={name} stage=driver_jit_first us={first_us:.1} arch={arch}");
+            // Later loads of the same text (the driver may serve these from its JIT cache).
             let jit_us = median_us(5, || {
                 gpu.load_module(ModuleImage::Ptx(ptx.clone())).expect("driver JIT");
             });
