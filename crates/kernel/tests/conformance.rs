@@ -2180,3 +2180,32 @@ fn tensor_core_gemm_with_cp_async_pipeline() {
         check_close(&format!("C with {stages} stages"), &f64s(&o), &want, 1e-5, 1e-4);
     }
 }
+
+#[kernel]
+fn float_rem(a: &[f32], b: &[f32], d: &[f64], e: &[f64], o32: &mut [f32], o64: &mut [f64]) {
+    let i = global_index();
+    if i < a.len() {
+        o32[i] = a[i] % b[i];
+        o64[i] = d[i] % e[i];
+    }
+}
+
+#[test]
+fn float_remainder_f32_and_f64() {
+    let mut r = Rng::new();
+    let (a, b) = (r.f32s(N, -100.0, 100.0), r.f32s(N, 0.5, 7.0));
+    let (d, e) = (r.f64s(N, -1e6, 1e6), r.f64s(N, 0.5, 7.0));
+    let out = Launch::new("float_rem", float_rem::kernel(), grid_for(N, 128), 128)
+        .buf(&a)
+        .buf(&b)
+        .buf(&d)
+        .buf(&e)
+        .buf(&vec![0f32; N])
+        .buf(&vec![0f64; N])
+        .gpu_tol(1e-5, 1e-5)
+        .run();
+    let want32: Vec<f64> = (0..N).map(|i| (a[i] % b[i]) as f64).collect();
+    let want64: Vec<f64> = (0..N).map(|i| d[i] % e[i]).collect();
+    check_close("f32 rem", &f64s(&out.get::<f32>(4)), &want32, 1e-6, 1e-6);
+    check_close("f64 rem", &out.get::<f64>(5), &want64, 1e-9, 1e-9);
+}

@@ -353,6 +353,13 @@ impl Gen<'_> {
                     g.line(format!("lg2.approx.f32 {fd}, {};\n\tmul.rn.f32 {fd}, {fd}, {};\n\tex2.approx.f32 {fd}, {fd};", x[0], x[1]));
                 });
             }
+            (BinaryOp::Rem, _) if t == ScalarType::F64 => {
+                // a - trunc(a / b) * b, in f64.
+                let q = self.reg(Class::F64);
+                self.line(format!(
+                    "div.rn.f64 {q}, {a}, {b};\n\tcvt.rzi.f64.f64 {q}, {q};\n\tneg.f64 {q}, {q};\n\tfma.rn.f64 {d}, {q}, {b}, {a};"
+                ));
+            }
             (BinaryOp::Rem, _) => {
                 // a - trunc(a / b) * b
                 self.via_f32(t, &[a.into(), b.into()], d, |g, x, fd| {
