@@ -78,6 +78,11 @@ impl Builder {
         self.error.is_some()
     }
 
+    /// The first recorded error, if any.
+    pub fn clone_error(&self) -> Option<BuildError> {
+        self.error.clone()
+    }
+
     /// The finished function, or the first error.
     pub fn finish(mut self) -> Result<Function, BuildError> {
         if !self.stack.is_empty() {

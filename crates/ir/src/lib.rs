@@ -12,14 +12,16 @@
 //! Invariants (checked by [`verify`]): a value is used only after its definition, in the region
 //! that defines it or one nested in it; operand types match what each op expects; `break` and
 //! `continue` lie inside as many loops as their depth says; stores target writable memory.
-//! The text form is produced by `Display` for [`Function`].
+//! The text form is produced by `Display` for [`Function`] and read back by [`parse`].
 
 mod builder;
+mod parse;
 mod print;
 mod types;
 mod verify;
 
 pub use builder::{BuildError, Builder};
+pub use parse::{parse, ParseError};
 pub use types::{ScalarType, Type};
 pub use verify::{verify, VerifyError};
 
