@@ -642,7 +642,7 @@ mod tests {
         // Where a GPU driver exists this loads; elsewhere the error says what was tried.
         match CudaBackend::load() {
             Ok(b) => assert_eq!(b.kind(), BackendKind::Cuda),
-            Err(e) => assert!(e.to_string().contains("libcuda"), "{e}"),
+            Err(e) => assert!(e.to_string().contains("libcuda") || e.to_string().contains("cuInit"), "{e}"),
         }
     }
 }
