@@ -18,6 +18,14 @@ enum Command {
     Info(info::Args),
     /// Run a benchmark and print a table (or JSON lines).
     Bench(bench::Args),
+    /// Translate CUDA sources to HIP (hipify-perl and hipify-clang options are accepted;
+    /// `ferrocm hipify --help` lists them).
+    #[command(disable_help_flag = true)]
+    Hipify {
+        /// Options and files, passed to the translator as they are.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<std::ffi::OsString>,
+    },
 }
 
 fn main() -> std::process::ExitCode {
@@ -25,6 +33,10 @@ fn main() -> std::process::ExitCode {
     let result = match cli.command {
         Command::Info(args) => info::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Hipify { args } => {
+            let code = ferrocm_hipify::cli_main(args);
+            return std::process::ExitCode::from(u8::try_from(code).unwrap_or(1));
+        }
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

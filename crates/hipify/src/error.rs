@@ -1,0 +1,28 @@
+//! Errors of the translator and of the command-line front end.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong while translating; messages are sentences
+/// without a trailing period, prefixed with the file by the caller.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum HipifyError {
+    #[error("unterminated {what} starting at {line}:{column}")]
+    Unterminated { what: &'static str, line: usize, column: usize },
+    #[error("input looks binary (NUL byte at offset {offset}); not translated")]
+    Binary { offset: usize },
+    #[error("input is not valid UTF-8 (first bad byte at offset {offset}); not translated")]
+    InvalidUtf8 { offset: usize },
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("unknown option '{option}' (see --help)")]
+    UnknownOption { option: String },
+    #[error("option '{option}' needs a value")]
+    MissingValue { option: String },
+    #[error("{reason}")]
+    Usage { reason: String },
+}

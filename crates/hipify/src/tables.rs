@@ -1,0 +1,186 @@
+//! The CUDA -> HIP name tables, embedded at build time from `data/*.tsv`.
+//!
+//! One table per API, each line `CUDA<TAB>HIP[<TAB>ROC]`; `-` marks a name
+//! with no equivalent. Tables are parsed once into a hash map on first use.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// The API a CUDA name belongs to; used for statistics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Api {
+    Runtime,
+    Driver,
+    Device,
+    Complex,
+    Rtc,
+    Blas,
+    Rand,
+    Fft,
+    Sparse,
+    Solver,
+    Dnn,
+    Cub,
+    Include,
+}
+
+impl Api {
+    pub const ALL: [Api; 13] = [
+        Api::Runtime,
+        Api::Driver,
+        Api::Device,
+        Api::Complex,
+        Api::Rtc,
+        Api::Blas,
+        Api::Rand,
+        Api::Fft,
+        Api::Sparse,
+        Api::Solver,
+        Api::Dnn,
+        Api::Cub,
+        Api::Include,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Api::Runtime => "runtime",
+            Api::Driver => "driver",
+            Api::Device => "device",
+            Api::Complex => "complex",
+            Api::Rtc => "rtc",
+            Api::Blas => "blas",
+            Api::Rand => "rand",
+            Api::Fft => "fft",
+            Api::Sparse => "sparse",
+            Api::Solver => "solver",
+            Api::Dnn => "dnn",
+            Api::Cub => "cub",
+            Api::Include => "include",
+        }
+    }
+
+    /// cuBLAS, cuRAND and cuSPARSE translate to different libraries with `--roc`.
+    pub fn has_roc_flavour(self) -> bool {
+        matches!(self, Api::Blas | Api::Rand | Api::Sparse)
+    }
+
+    fn source(self) -> &'static str {
+        match self {
+            Api::Runtime => include_str!("../data/runtime.tsv"),
+            Api::Driver => include_str!("../data/driver.tsv"),
+            Api::Device => include_str!("../data/device.tsv"),
+            Api::Complex => include_str!("../data/complex.tsv"),
+            Api::Rtc => include_str!("../data/rtc.tsv"),
+            Api::Blas => include_str!("../data/blas.tsv"),
+            Api::Rand => include_str!("../data/rand.tsv"),
+            Api::Fft => include_str!("../data/fft.tsv"),
+            Api::Sparse => include_str!("../data/sparse.tsv"),
+            Api::Solver => include_str!("../data/solver.tsv"),
+            Api::Dnn => include_str!("../data/dnn.tsv"),
+            Api::Cub => include_str!("../data/cub.tsv"),
+            Api::Include => include_str!("../data/headers.tsv"),
+        }
+    }
+}
+
+/// One CUDA name and what it becomes. `None` means "no equivalent".
+#[derive(Debug, Clone, Copy)]
+pub struct Entry {
+    pub api: Api,
+    pub hip: Option<&'static str>,
+    pub roc: Option<&'static str>,
+}
+
+impl Entry {
+    /// The replacement for the chosen flavour; `--roc` falls back to the HIP
+    /// name for APIs that have no separate ROC column.
+    pub fn target(&self, roc: bool) -> Option<&'static str> {
+        if roc {
+            self.roc
+        } else {
+            self.hip
+        }
+    }
+}
+
+pub struct Tables {
+    /// Identifiers of every API except headers and namespaces.
+    pub idents: HashMap<&'static str, Entry>,
+    /// Namespaces renamed where they qualify a name (`cub` -> `hipcub`).
+    pub namespaces: HashMap<&'static str, Entry>,
+    /// Header names for `#include` rewriting.
+    pub headers: HashMap<&'static str, Entry>,
+}
+
+fn col(s: &'static str) -> Option<&'static str> {
+    if s == "-" {
+        None
+    } else {
+        Some(s)
+    }
+}
+
+fn parse(api: Api, into: &mut Tables) {
+    for line in api.source().lines() {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut cols = line.split('\t');
+        let Some(cuda) = cols.next() else { continue };
+        let hip = col(cols.next().unwrap_or("-"));
+        // For the libraries with a ROC flavour a missing ROC name means "none
+        // known": --roc then leaves the name and warns instead of mixing in a
+        // hip* name. Elsewhere the HIP name serves both.
+        let roc = match cols.next() {
+            Some("") | None if api.has_roc_flavour() => None,
+            Some("") | None => hip,
+            Some(r) => col(r),
+        };
+        let entry = Entry { api, hip, roc };
+        if api == Api::Include {
+            into.headers.insert(cuda, entry);
+        } else if let Some(ns) = cuda.strip_suffix("::") {
+            let strip = |s: Option<&'static str>| s.map(|s| s.trim_end_matches("::"));
+            into.namespaces.insert(ns, Entry { api, hip: strip(hip), roc: strip(roc) });
+        } else {
+            into.idents.insert(cuda, entry);
+        }
+    }
+}
+
+/// The parsed tables, built on first use.
+pub fn tables() -> &'static Tables {
+    static TABLES: OnceLock<Tables> = OnceLock::new();
+    TABLES.get_or_init(|| {
+        let mut t = Tables {
+            idents: HashMap::with_capacity(8192),
+            namespaces: HashMap::new(),
+            headers: HashMap::new(),
+        };
+        for api in Api::ALL {
+            parse(api, &mut t);
+        }
+        t
+    })
+}
+
+/// Per-API counts of mapped and unsupported names, for `--list-tables`-style reports.
+pub fn table_counts() -> Vec<(Api, usize, usize)> {
+    let t = tables();
+    Api::ALL
+        .iter()
+        .map(|&api| {
+            let all = t.idents.values().chain(t.namespaces.values()).chain(t.headers.values());
+            let (mut mapped, mut unsupported) = (0, 0);
+            for e in all.filter(|e| e.api == api) {
+                if e.hip.is_some() {
+                    mapped += 1;
+                } else {
+                    unsupported += 1;
+                }
+            }
+            (api, mapped, unsupported)
+        })
+        .collect()
+}

@@ -1,0 +1,491 @@
+//! The translation pass: lexed tokens in, a list of non-overlapping edits out,
+//! then the source copied with the edits applied.
+//!
+//! Invariant: bytes outside an edit are copied unchanged, so a file with
+//! nothing to translate comes back byte for byte (line endings, trailing
+//! whitespace, missing final newline and all).
+
+use std::borrow::Cow;
+
+use crate::calls;
+use crate::error::HipifyError;
+use crate::launch;
+use crate::lexer::{self, Kind, Token, DIRECTIVE_START, IN_DIRECTIVE};
+use crate::stats::Stats;
+use crate::tables::{tables, Api};
+
+/// How to translate. Build with [`Options::new`] and the setter methods.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Options {
+    /// Use the ROC libraries (rocBLAS, rocRAND, rocSPARSE) instead of the hip* wrappers.
+    pub roc: bool,
+    /// Rewrite `k<<<g, b, s, q>>>(args)` into `hipLaunchKernelGGL(...)`.
+    pub hip_kernel_execution_syntax: bool,
+    /// Accepted for hipify compatibility; the tables carry no experimental names.
+    pub experimental: bool,
+    /// Also rename identifiers in code disabled by `#if 0` (hipify-clang's
+    /// `--amap`, "as much as possible").
+    pub amap: bool,
+    /// When to add `#include "hip/hip_runtime.h"` to a file that includes no
+    /// runtime header (nvcc includes it implicitly in `.cu` files).
+    pub runtime_include: RuntimeInclude,
+}
+
+/// When the translator adds the HIP runtime header to a file lacking one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RuntimeInclude {
+    Never,
+    /// When the file has device code (`__global__`, `__device__`, `__shared__`,
+    /// `threadIdx`, a `<<<...>>>` launch, ...), as hipify-perl does for any file.
+    ForDeviceCode,
+    /// When the file uses any CUDA name or device code: for `.cu`/`.cuh` sources.
+    ForCuda,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            roc: false,
+            hip_kernel_execution_syntax: false,
+            experimental: false,
+            amap: false,
+            runtime_include: RuntimeInclude::ForCuda,
+        }
+    }
+}
+
+impl Options {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    pub fn roc(mut self, on: bool) -> Self {
+        self.roc = on;
+        self
+    }
+    pub fn hip_kernel_execution_syntax(mut self, on: bool) -> Self {
+        self.hip_kernel_execution_syntax = on;
+        self
+    }
+    pub fn experimental(mut self, on: bool) -> Self {
+        self.experimental = on;
+        self
+    }
+    pub fn amap(mut self, on: bool) -> Self {
+        self.amap = on;
+        self
+    }
+    pub fn runtime_include(mut self, when: RuntimeInclude) -> Self {
+        self.runtime_include = when;
+        self
+    }
+}
+
+/// A CUDA identifier that was found but has no HIP equivalent; it is left as is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    pub line: usize,
+    pub column: usize,
+    pub identifier: String,
+}
+
+impl std::fmt::Display for Warning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}: warning: unsupported HIP identifier: {}", self.line, self.column, self.identifier)
+    }
+}
+
+/// The result of translating one source text.
+#[derive(Debug, Clone)]
+pub struct Translation {
+    pub text: String,
+    pub stats: Stats,
+    pub warnings: Vec<Warning>,
+}
+
+impl Translation {
+    /// True when the output differs from the input.
+    pub fn changed(&self) -> bool {
+        self.stats.lines_changed > 0
+    }
+}
+
+/// One replacement of `start..end` in the source.
+#[derive(Debug)]
+pub(crate) struct Edit {
+    pub start: usize,
+    pub end: usize,
+    pub text: Cow<'static, str>,
+}
+
+/// The directive added to CUDA sources that rely on nvcc's implicit runtime header.
+const RUNTIME_INCLUDE: &str = "#include \"hip/hip_runtime.h\"";
+
+/// Headers after which the runtime is available, before or after translation.
+const RUNTIME_HEADERS: [&str; 4] = ["cuda_runtime.h", "cuda.h", "hip/hip_runtime.h", "hip_runtime.h"];
+
+/// Identifiers that only make sense in CUDA/HIP device code.
+const DEVICE_MARKERS: [&str; 8] = [
+    "__global__",
+    "__device__",
+    "__shared__",
+    "__constant__",
+    "threadIdx",
+    "blockIdx",
+    "blockDim",
+    "gridDim",
+];
+
+/// Checks raw bytes (binary, UTF-8) before translating them.
+pub fn translate_bytes(input: &[u8], options: &Options) -> Result<Translation, HipifyError> {
+    if let Some(offset) = input.iter().take(8192).position(|&b| b == 0) {
+        return Err(HipifyError::Binary { offset });
+    }
+    let text =
+        std::str::from_utf8(input).map_err(|e| HipifyError::InvalidUtf8 { offset: e.valid_up_to() })?;
+    translate(text, options)
+}
+
+/// Translates CUDA source text into HIP source text.
+pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyError> {
+    if source.len() > u32::MAX as usize {
+        return Err(HipifyError::Usage { reason: "input larger than 4 GiB".into() });
+    }
+    let tokens = lexer::lex(source)?;
+    let t = tables();
+    let mut stats = Stats::default();
+    let mut warnings = Vec::new();
+    let mut edits: Vec<Edit> = Vec::new();
+    let mut lines = LineIndex::new(source);
+
+    let mut uses_cuda = false;
+    let mut has_device_code = false;
+    let mut has_runtime_include = false;
+    let mut first_include: Option<usize> = None;
+    let mut pragma_once_end: Option<usize> = None;
+    let include_guard_end = include_guard(&tokens, source);
+    // Headers already produced from a CUDA include; a second CUDA include of the
+    // same HIP header is dropped, as hipify-clang does.
+    let mut emitted_headers: Vec<&'static str> = Vec::new();
+    let mut templated_kernels = launch::TemplatedKernels::default();
+    let mut directive_start = 0usize;
+    let mut directive_name: &str = "";
+    let mut prev_sig: Option<usize> = None;
+
+    for (i, tok) in tokens.iter().enumerate() {
+        if matches!(tok.kind, Kind::Space | Kind::Comment) {
+            continue;
+        }
+        let prev = prev_sig;
+        prev_sig = Some(i);
+        if tok.flags & DIRECTIVE_START != 0 {
+            directive_start = tok.start as usize;
+            directive_name = next_sig(&tokens, i).map_or("", |j| tokens[j].text(source));
+            if directive_name == "include" && tok.is_active_code() && first_include.is_none() {
+                first_include = Some(directive_start);
+            }
+            if directive_name == "pragma" && tok.is_active_code() && pragma_once_end.is_none() {
+                let once = next_sig(&tokens, i).and_then(|j| next_sig(&tokens, j));
+                if let Some(j) = once.filter(|&j| tokens[j].text(source) == "once") {
+                    pragma_once_end = Some(tokens[j].end as usize);
+                }
+            }
+            continue;
+        }
+        match tok.kind {
+            // Code disabled by `#if 0` is left as it is, as hipify-clang leaves the
+            // ranges its preprocessor skips; `--amap` renames identifiers there too.
+            Kind::HeaderName | Kind::Punct if !tok.is_active_code() => {}
+            Kind::Ident if !tok.is_active_code() && !options.amap => {}
+            Kind::HeaderName => {
+                let text = tok.text(source);
+                let inner = &text[1..text.len() - 1];
+                if RUNTIME_HEADERS.contains(&inner) {
+                    has_runtime_include = true;
+                }
+                let found = t.headers.get_key_value(inner).or_else(|| {
+                    inner.starts_with("cub/").then(|| t.headers.get_key_value("cub/cub.cuh")).flatten()
+                });
+                let Some((&key, &entry)) = found else { continue };
+                uses_cuda = true;
+                match entry.target(options.roc) {
+                    Some("") => {
+                        // The header has no HIP counterpart and nothing to replace it:
+                        // drop the directive, keep the line.
+                        edits.push(Edit {
+                            start: directive_start,
+                            end: tok.end as usize,
+                            text: Cow::Borrowed(""),
+                        });
+                        stats.record(Api::Include, key);
+                        lines.touch(tok.start as usize, &mut stats);
+                    }
+                    Some(new) if emitted_headers.contains(&new) => {
+                        edits.push(Edit {
+                            start: directive_start,
+                            end: tok.end as usize,
+                            text: Cow::Borrowed(""),
+                        });
+                        stats.record(Api::Include, key);
+                        lines.touch(tok.start as usize, &mut stats);
+                    }
+                    Some(new) => {
+                        emitted_headers.push(new);
+                        let (open, close) = (&text[..1], &text[text.len() - 1..]);
+                        let replacement = format!("{open}{new}{close}");
+                        edits.push(Edit {
+                            start: tok.start as usize,
+                            end: tok.end as usize,
+                            text: replacement.into(),
+                        });
+                        stats.record(Api::Include, key);
+                        lines.touch(tok.start as usize, &mut stats);
+                    }
+                    None => {
+                        let (line, column) = lines.line_col(tok.start as usize + 1);
+                        warnings.push(Warning { line, column, identifier: inner.to_string() });
+                        stats.record_unconverted(key);
+                    }
+                }
+            }
+            Kind::Ident => {
+                let name = tok.text(source);
+                if let Some((&key, entry)) = t.namespaces.get_key_value(name) {
+                    let qualifies = next_sig(&tokens, i).is_some_and(|j| is_scope(&tokens, source, j));
+                    let after_namespace = prev.is_some_and(|p| tokens[p].text(source) == "namespace");
+                    if qualifies || after_namespace {
+                        uses_cuda = true;
+                        apply(
+                            entry.target(options.roc),
+                            tok,
+                            key,
+                            entry.api,
+                            &mut edits,
+                            &mut stats,
+                            &mut warnings,
+                            &mut lines,
+                        );
+                    }
+                    continue;
+                }
+                // Names HIP shares with CUDA (`float4`, `CUB_MAX`) need nothing and
+                // say nothing about the file, so they are neither counted nor edited.
+                let shared = |e: &crate::tables::Entry| e.target(options.roc) == Some(name);
+                if let Some((&key, entry)) = t.idents.get_key_value(name).filter(|(_, e)| !shared(e)) {
+                    uses_cuda = true;
+                    let mut target = entry.target(options.roc);
+                    match calls::fix_for(name) {
+                        Some(calls::Fix::RenameWhenArguments(n, other)) => {
+                            let count = calls::call_args(&tokens, source, i).map(|c| c.args.len());
+                            if count == Some(n) && target.is_some() {
+                                target = Some(other);
+                            }
+                        }
+                        Some(fix) if target.is_some() => edits.extend(calls::edits(&tokens, source, i, fix)),
+                        _ => {}
+                    }
+                    apply(target, tok, key, entry.api, &mut edits, &mut stats, &mut warnings, &mut lines);
+                } else if !has_device_code && DEVICE_MARKERS.contains(&name) {
+                    has_device_code = true;
+                }
+            }
+            Kind::Punct if tok.flags & IN_DIRECTIVE == 0 || directive_name == "define" => {
+                if let Some(launch) = launch::find(&tokens, source, i, &mut templated_kernels) {
+                    has_device_code = true;
+                    stats.kernel_launches += 1;
+                    if options.hip_kernel_execution_syntax {
+                        if let Some(launch_edits) = launch.rewrite(&tokens, source) {
+                            lines.touch(tok.start as usize, &mut stats);
+                            stats.record(Api::Runtime, "hipLaunchKernelGGL");
+                            edits.extend(launch_edits);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    // Where the implicit runtime header goes follows hipify-clang: right after
+    // `#pragma once` or the include guard's macro name (whichever comes first),
+    // else on its own line before the first `#include`, else at the top of the
+    // file. Its spelling is the one the HIP documentation and hipify-perl use.
+    let wanted = match options.runtime_include {
+        RuntimeInclude::Never => false,
+        RuntimeInclude::ForDeviceCode => has_device_code,
+        RuntimeInclude::ForCuda => has_device_code || uses_cuda,
+    };
+    if wanted && !has_runtime_include {
+        let eol = if source.find('\n').is_some_and(|n| n > 0 && source.as_bytes()[n - 1] == b'\r') {
+            "\r\n"
+        } else {
+            "\n"
+        };
+        let guard = match (pragma_once_end, include_guard_end) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let (at, text) = match (guard, first_include) {
+            (Some(g), _) => (g, format!("{eol}{RUNTIME_INCLUDE}")),
+            (None, Some(inc)) => (lines.line_start(inc), format!("{RUNTIME_INCLUDE}{eol}")),
+            (None, None) => (0, format!("{RUNTIME_INCLUDE}{eol}")),
+        };
+        edits.push(Edit { start: at, end: at, text: text.into() });
+        stats.record(Api::Include, "[implicit cuda_runtime.h]");
+        stats.lines_changed += 1;
+    }
+
+    stats.lines_total = lines.total_lines();
+    let text = apply_edits(source, edits);
+    Ok(Translation { text, stats, warnings })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn apply(
+    target: Option<&'static str>,
+    tok: &Token,
+    name: &'static str,
+    api: Api,
+    edits: &mut Vec<Edit>,
+    stats: &mut Stats,
+    warnings: &mut Vec<Warning>,
+    lines: &mut LineIndex,
+) {
+    match target {
+        Some(new) => {
+            stats.record(api, name);
+            if new != name {
+                edits.push(Edit {
+                    start: tok.start as usize,
+                    end: tok.end as usize,
+                    text: Cow::Borrowed(new),
+                });
+                lines.touch(tok.start as usize, stats);
+            }
+        }
+        None => {
+            let (line, column) = lines.line_col(tok.start as usize);
+            warnings.push(Warning { line, column, identifier: name.to_string() });
+            stats.record_unconverted(name);
+        }
+    }
+}
+
+/// End offset of the macro name of an include guard (`#ifndef X` / `#define X`
+/// opening the file and `#endif` closing it), if the file has one.
+fn include_guard(tokens: &[Token], src: &str) -> Option<usize> {
+    let sig = |from: usize| next_sig(tokens, from);
+    let first = (0..tokens.len()).find(|&j| !matches!(tokens[j].kind, Kind::Space | Kind::Comment))?;
+    if tokens[first].flags & DIRECTIVE_START == 0 {
+        return None;
+    }
+    let ifndef = sig(first)?;
+    let name = sig(ifndef)?;
+    let hash = sig(name)?;
+    let define = sig(hash)?;
+    let name2 = sig(define)?;
+    let ok = tokens[ifndef].text(src) == "ifndef"
+        && tokens[hash].flags & DIRECTIVE_START != 0
+        && tokens[define].text(src) == "define"
+        && tokens[name2].text(src) == tokens[name].text(src);
+    let last = prev_sig(tokens, tokens.len())?;
+    let last_hash = prev_sig(tokens, last)?;
+    let closes = tokens[last].text(src) == "endif" && tokens[last_hash].flags & DIRECTIVE_START != 0;
+    (ok && closes).then_some(tokens[name].end as usize)
+}
+
+/// The next token after `i` that is not space or comment.
+pub(crate) fn next_sig(tokens: &[Token], i: usize) -> Option<usize> {
+    (i + 1..tokens.len()).find(|&j| !matches!(tokens[j].kind, Kind::Space | Kind::Comment))
+}
+
+/// The previous token before `i` that is not space or comment.
+pub(crate) fn prev_sig(tokens: &[Token], i: usize) -> Option<usize> {
+    (0..i).rev().find(|&j| !matches!(tokens[j].kind, Kind::Space | Kind::Comment))
+}
+
+/// `tokens[j]` starts a `::`.
+fn is_scope(tokens: &[Token], src: &str, j: usize) -> bool {
+    tokens[j].text(src) == ":" && tokens.get(j + 1).is_some_and(|t| t.text(src) == ":")
+}
+
+fn apply_edits(source: &str, mut edits: Vec<Edit>) -> String {
+    if edits.is_empty() {
+        return source.to_string();
+    }
+    edits.sort_by_key(|e| (e.start, e.end));
+    let extra: usize = edits.iter().map(|e| e.text.len()).sum();
+    let mut out = String::with_capacity(source.len() + extra);
+    let mut at = 0;
+    for e in &edits {
+        // Overlapping edits cannot come out of the passes above; skipping one
+        // keeps the output well formed should that ever change.
+        if e.start < at {
+            continue;
+        }
+        out.push_str(&source[at..e.start]);
+        out.push_str(&e.text);
+        at = e.end;
+    }
+    out.push_str(&source[at..]);
+    out
+}
+
+/// Lazily built line-start index, plus the set of lines already counted as changed.
+struct LineIndex<'a> {
+    src: &'a str,
+    starts: Option<Vec<usize>>,
+    last_touched: Option<usize>,
+}
+
+impl<'a> LineIndex<'a> {
+    fn new(src: &'a str) -> Self {
+        LineIndex { src, starts: None, last_touched: None }
+    }
+
+    fn starts(&mut self) -> &[usize] {
+        let src = self.src;
+        self.starts.get_or_insert_with(|| {
+            let mut v = vec![0];
+            v.extend(src.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i + 1));
+            v
+        })
+    }
+
+    fn line_of(&mut self, offset: usize) -> usize {
+        let starts = self.starts();
+        match starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        }
+    }
+
+    fn line_start(&mut self, offset: usize) -> usize {
+        let l = self.line_of(offset);
+        self.starts()[l]
+    }
+
+    fn line_col(&mut self, offset: usize) -> (usize, usize) {
+        let l = self.line_of(offset);
+        (l + 1, offset - self.starts()[l] + 1)
+    }
+
+    /// Counts the line holding `offset` as changed, once. Edits arrive in source
+    /// order, so remembering the last line is enough.
+    fn touch(&mut self, offset: usize, stats: &mut Stats) {
+        let l = self.line_of(offset);
+        if self.last_touched != Some(l) {
+            self.last_touched = Some(l);
+            stats.lines_changed += 1;
+        }
+    }
+
+    fn total_lines(&self) -> usize {
+        if self.src.is_empty() {
+            return 0;
+        }
+        let newlines = self.src.bytes().filter(|&b| b == b'\n').count();
+        newlines + usize::from(!self.src.ends_with('\n'))
+    }
+}

@@ -1,0 +1,149 @@
+//! The command-line front end: options, files, directories, in-place rewriting.
+
+use std::ffi::OsString;
+use std::fs;
+use std::path::PathBuf;
+
+use ferrocm_hipify::cli_main;
+
+/// A fresh scratch directory per test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ferrocm-hipify-{}-{name}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+fn run(args: &[&str]) -> i32 {
+    cli_main(args.iter().map(OsString::from).collect())
+}
+
+/// Runs the CLI with `args` and checks its exit code and the file at `path`.
+fn check(args: &[&str], code: i32, path: &PathBuf, expect: &str) {
+    assert_eq!(run(args), code, "exit code of {args:?}");
+    assert_eq!(fs::read_to_string(path).expect("output file"), expect);
+}
+
+#[test]
+fn output_file_with_perl_and_clang_spellings() {
+    let d = scratch("o");
+    let input = d.join("a.cu");
+    fs::write(&input, "#include <cuda_runtime.h>\ncudaFree(p);\n").expect("write");
+    let out = d.join("a.hip");
+    let out_eq = format!("-o={}", out.display());
+    check(&[input.to_str().unwrap(), &out_eq], 0, &out, "#include <hip/hip_runtime.h>\nhipFree(p);\n");
+    fs::remove_file(&out).expect("rm");
+    check(
+        &["-o", out.to_str().unwrap(), "-quiet-warnings", input.to_str().unwrap()],
+        0,
+        &out,
+        "#include <hip/hip_runtime.h>\nhipFree(p);\n",
+    );
+}
+
+#[test]
+fn inplace_keeps_a_backup_and_reruns_from_it() {
+    let d = scratch("inplace");
+    let f = d.join("k.cu");
+    let original = "#include <cuda_runtime.h>\nk<<<1, 2>>>(cudaMemcpyHostToDevice);\n";
+    fs::write(&f, original).expect("write");
+    let fs_ = f.to_str().unwrap();
+    check(&["-inplace", fs_], 0, &f, "#include <hip/hip_runtime.h>\nk<<<1, 2>>>(hipMemcpyHostToDevice);\n");
+    assert_eq!(fs::read_to_string(d.join("k.cu.prehip")).expect("backup"), original);
+    // A second run starts again from the backup, so options still apply to the CUDA text.
+    check(
+        &["--inplace", "--hip-kernel-execution-syntax", fs_],
+        0,
+        &f,
+        "#include <hip/hip_runtime.h>\nhipLaunchKernelGGL(k, dim3(1), dim3(2), 0, 0, hipMemcpyHostToDevice);\n",
+    );
+    assert_eq!(fs::read_to_string(d.join("k.cu.prehip")).expect("backup"), original);
+    let leftovers: Vec<_> = fs::read_dir(&d)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains("tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "temporary files left behind");
+}
+
+#[test]
+fn bad_input_is_never_overwritten() {
+    let d = scratch("bad");
+    let f = d.join("bad.cu");
+    let text = "cudaFree(p);\n/* unterminated";
+    fs::write(&f, text).expect("write");
+    check(&["--inplace", f.to_str().unwrap()], 1, &f, text);
+    assert!(!d.join("bad.cu.prehip").exists());
+    let bin = d.join("bin.cu");
+    fs::write(&bin, b"cudaFree\0\x01\x02").expect("write");
+    assert_eq!(run(&["--inplace", bin.to_str().unwrap()]), 1);
+    assert_eq!(fs::read(&bin).unwrap(), b"cudaFree\0\x01\x02");
+}
+
+#[test]
+fn directory_trees_by_extension() {
+    let d = scratch("tree");
+    let src = d.join("src");
+    fs::create_dir_all(src.join("sub")).expect("mkdir");
+    fs::write(src.join("a.cu"), "__global__ void k() {}\n").expect("write");
+    fs::write(src.join("sub/b.cuh"), "cudaStream_t s;\n").expect("write");
+    fs::write(src.join("sub/c.txt"), "cudaStream_t s;\n").expect("write");
+    fs::write(src.join("sub/d.h"), "cudaStream_t s;\n").expect("write");
+    fs::write(src.join("sub/e.hpp"), "__device__ int f();\n").expect("write");
+    let out = d.join("out");
+    let out_dir = format!("--o-dir={}", out.display());
+    assert_eq!(run(&[src.to_str().unwrap(), &out_dir]), 0);
+    // .cu and .cuh get the implicit runtime include when they use CUDA, other
+    // files only when they hold device code.
+    let inc = "#include \"hip/hip_runtime.h\"\n";
+    assert_eq!(fs::read_to_string(out.join("a.cu")).unwrap(), format!("{inc}__global__ void k() {{}}\n"));
+    assert_eq!(fs::read_to_string(out.join("sub/b.cuh")).unwrap(), format!("{inc}hipStream_t s;\n"));
+    assert_eq!(fs::read_to_string(out.join("sub/d.h")).unwrap(), "hipStream_t s;\n");
+    assert_eq!(fs::read_to_string(out.join("sub/e.hpp")).unwrap(), format!("{inc}__device__ int f();\n"));
+    assert!(!out.join("sub/c.txt").exists());
+    // A directory without a place to write is a usage error.
+    assert_eq!(run(&[src.to_str().unwrap()]), 2);
+}
+
+#[test]
+fn stats_csv_and_examine() {
+    let d = scratch("stats");
+    let f = d.join("s.cu");
+    fs::write(&f, "cudaMalloc(&p, n);\ncudaFree(p);\n").expect("write");
+    let csv = d.join("stats.csv");
+    let o_stats = format!("--o-stats={}", csv.display());
+    assert_eq!(run(&["-examine", "--print-stats-csv", &o_stats, f.to_str().unwrap()]), 0);
+    let text = fs::read_to_string(&csv).expect("csv");
+    assert!(text.starts_with("section,key,value\n"), "{text}");
+    assert!(text.contains("converted,cudaMalloc,1\n"), "{text}");
+    assert!(text.contains("summary,lines_total,2\n"), "{text}");
+    // --examine writes nothing.
+    assert_eq!(fs::read_to_string(&f).unwrap(), "cudaMalloc(&p, n);\ncudaFree(p);\n");
+}
+
+#[test]
+fn options_errors() {
+    assert_eq!(run(&["--no-such-option"]), 2);
+    assert_eq!(run(&["-o"]), 2);
+    assert_eq!(run(&["--help"]), 0);
+    assert_eq!(run(&["-version"]), 0);
+    let d = scratch("dash");
+    let f = d.join("x.cu");
+    fs::write(&f, "cudaFree(p);\n").expect("write");
+    let out = d.join("x.hip");
+    let o = format!("-o={}", out.display());
+    // hipify-clang's front-end options are accepted and have no effect.
+    check(
+        &[f.to_str().unwrap(), &o, "--cuda-path=/usr/local/cuda", "-I/opt/inc", "-DX=1"],
+        0,
+        &out,
+        "#include \"hip/hip_runtime.h\"\nhipFree(p);\n",
+    );
+    // hipify-clang style: compiler options after `--` are ignored.
+    check(
+        &[f.to_str().unwrap(), &o, "--", "-I/usr/include", "-DX"],
+        0,
+        &out,
+        "#include \"hip/hip_runtime.h\"\nhipFree(p);\n",
+    );
+}

@@ -1,0 +1,470 @@
+//! Translation behaviour: one `check(input, expect)` per case, expectations
+//! written by hand from the CUDA and HIP documentation.
+
+use ferrocm_hipify::{translate, Options, RuntimeInclude};
+
+fn check_with(options: &Options, input: &str, expect: &str) {
+    let t = translate(input, options).expect("translates");
+    assert_eq!(t.text, expect, "\n--- input ---\n{input}\n--- got ---\n{}\n", t.text);
+    // Idempotence: translating the HIP output again changes nothing.
+    let again = translate(&t.text, options).expect("translates again");
+    assert_eq!(again.text, t.text, "second pass changed the output");
+}
+
+fn check(input: &str, expect: &str) {
+    check_with(&Options::new().runtime_include(RuntimeInclude::Never), input, expect);
+}
+
+fn launches() -> Options {
+    Options::new().runtime_include(RuntimeInclude::Never).hip_kernel_execution_syntax(true)
+}
+
+fn roc() -> Options {
+    Options::new().runtime_include(RuntimeInclude::Never).roc(true)
+}
+
+#[test]
+fn runtime_memory_and_errors() {
+    check(
+        "cudaError_t e = cudaMalloc(&p, n);\nif (e != cudaSuccess) puts(cudaGetErrorString(e));\n\
+         cudaMemcpy(d, h, n, cudaMemcpyHostToDevice);\ncudaMemcpyAsync(h, d, n, cudaMemcpyDeviceToHost, s);\n\
+         cudaFree(p); cudaDeviceSynchronize(); cudaGetLastError();\n",
+        "hipError_t e = hipMalloc(&p, n);\nif (e != hipSuccess) puts(hipGetErrorString(e));\n\
+         hipMemcpy(d, h, n, hipMemcpyHostToDevice);\nhipMemcpyAsync(h, d, n, hipMemcpyDeviceToHost, s);\n\
+         hipFree(p); hipDeviceSynchronize(); hipGetLastError();\n",
+    );
+}
+
+#[test]
+fn runtime_types_streams_events() {
+    check(
+        "cudaStream_t s; cudaEvent_t a; cudaDeviceProp prop; cudaFuncAttributes fa;\n\
+         cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking); cudaEventCreate(&a);\n\
+         cudaEventRecord(a, s); cudaEventElapsedTime(&ms, a, b); cudaGetDeviceProperties(&prop, 0);\n\
+         cudaMallocHost(&h, n); cudaFreeHost(h); cudaMallocManaged(&m, n); cudaLaunchKernel(f, g, b, a, 0, s);\n",
+        "hipStream_t s; hipEvent_t a; hipDeviceProp_t prop; hipFuncAttributes fa;\n\
+         hipStreamCreateWithFlags(&s, hipStreamNonBlocking); hipEventCreate(&a);\n\
+         hipEventRecord(a, s); hipEventElapsedTime(&ms, a, b); hipGetDeviceProperties(&prop, 0);\n\
+         hipHostMalloc(&h, n, hipHostMallocDefault); hipHostFree(h); hipMallocManaged(&m, n); hipLaunchKernel(f, g, b, a, 0, s);\n",
+    );
+}
+
+#[test]
+fn runtime_enums_and_attributes() {
+    check(
+        "cudaDeviceGetAttribute(&v, cudaDevAttrMaxThreadsPerBlock, 0);\ncudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, n);\ncudaErrorInvalidValue; cudaErrorMemoryAllocation;\n",
+        "hipDeviceGetAttribute(&v, hipDeviceAttributeMaxThreadsPerBlock, 0);\nhipFuncSetAttribute(k, hipFuncAttributeMaxDynamicSharedMemorySize, n);\nhipErrorInvalidValue; hipErrorOutOfMemory;\n",
+    );
+}
+
+#[test]
+fn symbol_arguments_are_wrapped() {
+    check(
+        "cudaMemcpyToSymbol(c_table, h, n);\ncudaMemcpyToSymbolAsync(ns::tbl<int>, h, n, 0, cudaMemcpyHostToDevice, s);\n\
+         cudaMemcpyFromSymbol(h, c_table, n);\ncudaGetSymbolAddress((void**)&p, c_table);\ncudaGetSymbolSize(&n, f(a, b));\n",
+        "hipMemcpyToSymbol(HIP_SYMBOL(c_table), h, n);\nhipMemcpyToSymbolAsync(HIP_SYMBOL(ns::tbl<int>), h, n, 0, hipMemcpyHostToDevice, s);\n\
+         hipMemcpyFromSymbol(h, HIP_SYMBOL(c_table), n);\nhipGetSymbolAddress((void**)&p, HIP_SYMBOL(c_table));\nhipGetSymbolSize(&n, HIP_SYMBOL(f(a, b)));\n",
+    );
+}
+
+#[test]
+fn call_site_fixes() {
+    check(
+        "cudaMallocHost((void**)&h, bytes);\ncudaEventCreate(&e, cudaEventDisableTiming); cudaEventCreate(&e);\n\
+         cudaGraphInstantiate(&x, g, 0); cudaGraphInstantiate(&x, g, 0, 0, 0);\n\
+         cuOccupancyMaxPotentialBlockSize(&gs, &bs, f, toSmem, 0, 0);\ncudaGraphAddMemcpyNodeToSymbol(&n, g, d, k, sym, src, c, o, kind);\n",
+        "hipHostMalloc((void**)&h, bytes, hipHostMallocDefault);\nhipEventCreateWithFlags(&e, hipEventDisableTiming); hipEventCreate(&e);\n\
+         hipGraphInstantiateWithFlags(&x, g, 0); hipGraphInstantiate(&x, g, 0, 0, 0);\n\
+         hipModuleOccupancyMaxPotentialBlockSize(&gs, &bs, f, 0, 0);\nhipGraphAddMemcpyNodeToSymbol(&n, g, d, k, HIP_SYMBOL(sym), src, c, o, kind);\n",
+    );
+}
+
+#[test]
+fn driver_api() {
+    check(
+        "CUdeviceptr p; CUresult r = cuMemAlloc(&p, n);\nif (r != CUDA_SUCCESS) return;\nCUmodule m; CUfunction f; CUcontext c; CUdevice d;\ncuInit(0); cuDeviceGet(&d, 0); cuCtxCreate(&c, 0, d); cuModuleLoad(&m, \"k.cubin\");\ncuModuleGetFunction(&f, m, \"k\"); cuLaunchKernel(f, 1, 1, 1, 64, 1, 1, 0, 0, args, 0); cuMemFree(p);\n",
+        "hipDeviceptr_t p; hipError_t r = hipMalloc(&p, n);\nif (r != hipSuccess) return;\nhipModule_t m; hipFunction_t f; hipCtx_t c; hipDevice_t d;\nhipInit(0); hipDeviceGet(&d, 0); hipCtxCreate(&c, 0, d); hipModuleLoad(&m, \"k.cubin\");\nhipModuleGetFunction(&f, m, \"k\"); hipModuleLaunchKernel(f, 1, 1, 1, 64, 1, 1, 0, 0, args, 0); hipFree(p);\n",
+    );
+}
+
+#[test]
+fn device_intrinsics_keep_their_names() {
+    let src = "__global__ void k(float* x) {\n  __shared__ float s[32];\n  float v = __shfl_down_sync(0xffffffff, x[threadIdx.x], 16);\n  __syncthreads(); atomicAdd(x, __ldg(x + 1)); s[0] = v;\n}\n";
+    check(src, src);
+}
+
+#[test]
+fn cublas_to_hipblas() {
+    check(
+        "cublasHandle_t h; cublasCreate(&h); cublasSetStream(h, s);\ncublasStatus_t st = cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, m, n, k, &a, A, m, B, k, &b, C, m);\nif (st != CUBLAS_STATUS_SUCCESS) {}\ncublasDgemm_v2(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &a, A, m, B, k, &b, C, m); cublasDestroy(h);\n",
+        "hipblasHandle_t h; hipblasCreate(&h); hipblasSetStream(h, s);\nhipblasStatus_t st = hipblasSgemm(h, HIPBLAS_OP_N, HIPBLAS_OP_T, m, n, k, &a, A, m, B, k, &b, C, m);\nif (st != HIPBLAS_STATUS_SUCCESS) {}\nhipblasDgemm(h, HIPBLAS_OP_N, HIPBLAS_OP_N, m, n, k, &a, A, m, B, k, &b, C, m); hipblasDestroy(h);\n",
+    );
+}
+
+#[test]
+fn cublas_to_rocblas_with_roc() {
+    check_with(
+        &roc(),
+        "#include <cublas_v2.h>\ncublasHandle_t h; cublasCreate(&h);\ncublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, m, n, k, &a, A, m, B, k, &b, C, m);\ncublasSaxpy(h, n, &a, x, 1, y, 1); cublasDgemmStridedBatched(h); cublasDestroy(h);\n",
+        "#include <rocblas/rocblas.h>\nrocblas_handle h; rocblas_create_handle(&h);\nrocblas_sgemm(h, rocblas_operation_none, rocblas_operation_transpose, m, n, k, &a, A, m, B, k, &b, C, m);\nrocblas_saxpy(h, n, &a, x, 1, y, 1); rocblas_dgemm_strided_batched(h); rocblas_destroy_handle(h);\n",
+    );
+}
+
+#[test]
+fn curand_host_and_device() {
+    check(
+        "#include <curand.h>\n#include <curand_kernel.h>\ncurandGenerator_t g; curandCreateGenerator(&g, CURAND_RNG_PSEUDO_DEFAULT);\ncurandSetPseudoRandomGeneratorSeed(g, 1234ULL); curandGenerateUniform(g, d, n);\n__global__ void k(curandState* st) { curand_init(1, threadIdx.x, 0, &st[0]); float f = curand_uniform(&st[0]); }\n",
+        "#include <hiprand/hiprand.h>\n#include <hiprand/hiprand_kernel.h>\nhiprandGenerator_t g; hiprandCreateGenerator(&g, HIPRAND_RNG_PSEUDO_DEFAULT);\nhiprandSetPseudoRandomGeneratorSeed(g, 1234ULL); hiprandGenerateUniform(g, d, n);\n__global__ void k(hiprandState* st) { hiprand_init(1, threadIdx.x, 0, &st[0]); float f = hiprand_uniform(&st[0]); }\n",
+    );
+}
+
+#[test]
+fn curand_to_rocrand_with_roc() {
+    check_with(
+        &roc(),
+        "#include <curand_kernel.h>\ncurandStatePhilox4_32_10_t s; curand_init(1, 0, 0, &s); curandCreateGenerator(&g, CURAND_RNG_PSEUDO_DEFAULT);\nfloat2 v = curand_normal2_double(&s); curandState x;\n",
+        "#include <rocrand/rocrand_kernel.h>\nrocrand_state_philox4x32_10 s; rocrand_init(1, 0, 0, &s); rocrand_create_generator(&g, ROCRAND_RNG_PSEUDO_DEFAULT);\nfloat2 v = rocrand_normal_double2(&s); curandState x;\n",
+    );
+}
+
+#[test]
+fn cufft() {
+    check(
+        "#include <cufft.h>\ncufftHandle p; cufftComplex* d; cufftPlan1d(&p, n, CUFFT_C2C, 1);\ncufftExecC2C(p, d, d, CUFFT_FORWARD); cufftDestroy(p); cufftResult r = CUFFT_SUCCESS; cufftDoubleComplex z;\n",
+        "#include <hipfft/hipfft.h>\nhipfftHandle p; hipfftComplex* d; hipfftPlan1d(&p, n, HIPFFT_C2C, 1);\nhipfftExecC2C(p, d, d, HIPFFT_FORWARD); hipfftDestroy(p); hipfftResult r = HIPFFT_SUCCESS; hipfftDoubleComplex z;\n",
+    );
+}
+
+#[test]
+fn cusparse_and_rocsparse() {
+    let src = "#include <cusparse.h>\ncusparseHandle_t h; cusparseCreate(&h); cusparseMatDescr_t d; cusparseCreateMatDescr(&d);\ncusparseSetMatIndexBase(d, CUSPARSE_INDEX_BASE_ZERO); cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE);\n";
+    check(src, "#include <hipsparse/hipsparse.h>\nhipsparseHandle_t h; hipsparseCreate(&h); hipsparseMatDescr_t d; hipsparseCreateMatDescr(&d);\nhipsparseSetMatIndexBase(d, HIPSPARSE_INDEX_BASE_ZERO); hipsparseSpMV(h, HIPSPARSE_OPERATION_NON_TRANSPOSE);\n");
+    let t = translate(src, &roc()).expect("translates");
+    assert!(t.text.contains("rocsparse_handle h; rocsparse_create_handle(&h);"), "{}", t.text);
+    assert!(t.text.contains("rocsparse_index_base_zero"), "{}", t.text);
+}
+
+#[test]
+fn cusolver() {
+    check(
+        "#include <cusolverDn.h>\ncusolverDnHandle_t h; cusolverDnCreate(&h); cusolverDnSgetrf(h, m, n, A, lda, w, piv, info);\nif (st == CUSOLVER_STATUS_SUCCESS) cusolverDnDestroy(h);\n",
+        "#include <hipsolver/hipsolver.h>\nhipsolverDnHandle_t h; hipsolverDnCreate(&h); hipsolverDnSgetrf(h, m, n, A, lda, w, piv, info);\nif (st == HIPSOLVER_STATUS_SUCCESS) hipsolverDnDestroy(h);\n",
+    );
+}
+
+#[test]
+fn cudnn_to_miopen() {
+    check(
+        "#include <cudnn.h>\ncudnnHandle_t h; cudnnCreate(&h); cudnnTensorDescriptor_t t; cudnnCreateTensorDescriptor(&t);\ncudnnStatus_t s = CUDNN_STATUS_SUCCESS; cudnnDataType_t dt = CUDNN_DATA_FLOAT; cudnnDestroy(h);\n",
+        "#include <miopen/miopen.h>\nmiopenHandle_t h; miopenCreate(&h); miopenTensorDescriptor_t t; miopenCreateTensorDescriptor(&t);\nmiopenStatus_t s = miopenStatusSuccess; miopenDataType_t dt = miopenFloat; miopenDestroy(h);\n",
+    );
+}
+
+#[test]
+fn cub_namespace() {
+    check(
+        "#include <cub/cub.cuh>\n#include <cub/block/block_reduce.cuh>\ntypedef cub::BlockReduce<int, 128> R;\ncub::DeviceReduce::Sum(tmp, bytes, in, out, n);\nusing namespace cub;\nint cub = 1; x.cub = cub;\n",
+        "#include <hipcub/hipcub.hpp>\n\ntypedef hipcub::BlockReduce<int, 128> R;\nhipcub::DeviceReduce::Sum(tmp, bytes, in, out, n);\nusing namespace hipcub;\nint cub = 1; x.cub = cub;\n",
+    );
+}
+
+#[test]
+fn thrust_and_cooperative_groups_stay() {
+    check(
+        "#include <thrust/device_vector.h>\n#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\nthrust::device_vector<int> v; cg::thread_block b = cg::this_thread_block();\n",
+        "#include <thrust/device_vector.h>\n#include <hip/hip_cooperative_groups.h>\nnamespace cg = cooperative_groups;\nthrust::device_vector<int> v; cg::thread_block b = cg::this_thread_block();\n",
+    );
+}
+
+#[test]
+fn nvrtc_and_complex() {
+    check(
+        "#include <nvrtc.h>\n#include <cuComplex.h>\nnvrtcProgram p; nvrtcCreateProgram(&p, src, \"k.cu\", 0, 0, 0); nvrtcCompileProgram(p, 0, 0);\ncuFloatComplex z = make_cuFloatComplex(1, 2); float r = cuCrealf(cuCmulf(z, z)); cuDoubleComplex w;\n",
+        "#include <hip/hiprtc.h>\n#include <hip/hip_complex.h>\nhiprtcProgram p; hiprtcCreateProgram(&p, src, \"k.cu\", 0, 0, 0); hiprtcCompileProgram(p, 0, 0);\nhipFloatComplex z = make_hipFloatComplex(1, 2); float r = hipCrealf(hipCmulf(z, z)); hipDoubleComplex w;\n",
+    );
+}
+
+#[test]
+fn headers_keep_their_delimiters() {
+    check(
+        "#include \"cuda_runtime.h\"\n#  include <cuda.h>\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include \"device_launch_parameters.h\"\n#include <stdio.h>\n",
+        "#include \"hip/hip_runtime.h\"\n\n#include <hip/hip_fp16.h>\n#include <hip/hip_bf16.h>\n\n#include <stdio.h>\n",
+    );
+}
+
+#[test]
+fn names_in_strings_and_comments_are_left_alone() {
+    let src = "// cudaMalloc here\n/* cudaFree(p) */\nconst char* s = \"cudaMalloc\";\nauto r = R\"x(cudaMalloc \" )\" )x\";\nchar c = 'c'; wchar_t w = L'x'; auto u = u8\"cudaFree\";\nint mycudaMalloc, cudaMalloc_x;\n";
+    check(src, src);
+}
+
+#[test]
+fn every_identifier_token_is_renamed_as_hipify_clang_does() {
+    // Members and qualified names are plain tokens to hipify-clang's raw pass.
+    check(
+        "obj.cudaStream = p->cudaStream_t_member + ns::cudaStream_t{};\n",
+        "obj.cudaStream = p->cudaStream_t_member + ns::hipStream_t{};\n",
+    );
+    check("w.cudaMalloc = 1;\n", "w.hipMalloc = 1;\n");
+}
+
+#[test]
+fn if_zero_blocks_are_left_alone() {
+    // Dead code may hold text that is not C++ (a stray apostrophe); it still lexes.
+    check_with(
+        &launches(),
+        "#if 0\n#include <cuda_runtime.h>\ncudaMalloc(&p, n); it's old\nk<<<1, 2>>>(p);\n#else\ncudaFree(p);\n#endif\n",
+        "#if 0\n#include <cuda_runtime.h>\ncudaMalloc(&p, n); it's old\nk<<<1, 2>>>(p);\n#else\nhipFree(p);\n#endif\n",
+    );
+    check(
+        "#if 0\n#ifdef X\n#include <cublas_v2.h>\ncudaFree(a);\n#endif\n#endif\n#include <cublas_v2.h>\n",
+        "#if 0\n#ifdef X\n#include <cublas_v2.h>\ncudaFree(a);\n#endif\n#endif\n#include <hipblas/hipblas.h>\n",
+    );
+    // --amap renames identifiers there too (includes and launches still stay).
+    check_with(
+        &Options::new().runtime_include(RuntimeInclude::Never).amap(true),
+        "#if 0\n#include <cuda.h>\ncudaFree(a);\n#endif\n",
+        "#if 0\n#include <cuda.h>\nhipFree(a);\n#endif\n",
+    );
+}
+
+#[test]
+fn macros_and_continuations() {
+    check(
+        "#define CHECK(x) do { cudaError_t e = (x); \\\n  if (e != cudaSuccess) printf(\"%s\", cudaGetErrorString(e)); } while (0)\n#error don't use cudaMalloc here\n",
+        "#define CHECK(x) do { hipError_t e = (x); \\\n  if (e != hipSuccess) printf(\"%s\", hipGetErrorString(e)); } while (0)\n#error don't use cudaMalloc here\n",
+    );
+}
+
+#[test]
+fn templates_and_lambdas() {
+    check(
+        "template <typename T> void f(std::vector<std::vector<T>> v) { auto g = [&](cudaStream_t s) { cudaStreamSynchronize(s); }; }\nint big = 1'000'000; auto x = a < b ? c >> 2 : d;\n",
+        "template <typename T> void f(std::vector<std::vector<T>> v) { auto g = [&](hipStream_t s) { hipStreamSynchronize(s); }; }\nint big = 1'000'000; auto x = a < b ? c >> 2 : d;\n",
+    );
+}
+
+#[test]
+fn crlf_trailing_space_and_no_final_newline_survive() {
+    check("int a;  \r\ncudaFree(p);\t\r\n  // x  ", "int a;  \r\nhipFree(p);\t\r\n  // x  ");
+    check("no cuda here\r\n\r\n", "no cuda here\r\n\r\n");
+    check("\u{feff}#include <cuda.h>\r\n", "\u{feff}#include <hip/hip_runtime.h>\r\n");
+}
+
+#[test]
+fn launch_stays_by_default() {
+    let src = "k<<<g, b>>>(x);\n";
+    check(src, src);
+}
+
+#[test]
+fn launch_rewritten_with_hip_syntax() {
+    check_with(&launches(), "k<<<g, b>>>(x, y);\n", "hipLaunchKernelGGL(k, dim3(g), dim3(b), 0, 0, x, y);\n");
+    check_with(
+        &launches(),
+        "k<<<g, b, shm>>>(x);\n",
+        "hipLaunchKernelGGL(k, dim3(g), dim3(b), shm, 0, x);\n",
+    );
+    check_with(&launches(), "k<<<g, b, 0, s>>>(x);\n", "hipLaunchKernelGGL(k, dim3(g), dim3(b), 0, s, x);\n");
+    check_with(&launches(), "k<<<g, b>>>();\n", "hipLaunchKernelGGL(k, dim3(g), dim3(b), 0, 0);\n");
+}
+
+#[test]
+fn launch_with_templates_nesting_and_translation_inside() {
+    check_with(
+        &launches(),
+        "k<T, 4><<<dim3((n + 255) / 256, 1), min(256, n), sizeof(float) * f(a, b), st>>>( g(x, y), cudaMemcpyHostToDevice );\n",
+        "hipLaunchKernelGGL(HIP_KERNEL_NAME(k<T, 4>), dim3((n + 255) / 256, 1), dim3(min(256, n)), sizeof(float) * f(a, b), st, g(x, y), hipMemcpyHostToDevice);\n",
+    );
+    check_with(
+        &launches(),
+        "ns::k<<<\n    grid,\n    block>>>(a,\n    b);\n",
+        "hipLaunchKernelGGL(ns::k, dim3(grid), dim3(block), 0, 0, a,\n    b);\n",
+    );
+}
+
+#[test]
+fn launch_forms_that_stay() {
+    // Members, pointer expressions and one-argument configurations are left in
+    // CUDA syntax (valid HIP).
+    let src = "obj.k<<<g, b>>>(x);\np->k<<<g, b>>>(x);\n(*fp)<<<g, b>>>(x);\nk<<<g>>>(x);\n";
+    check_with(&launches(), src, src);
+    check_with(&launches(), "::k<<<g, b>>>(x);\n", "hipLaunchKernelGGL(::k, dim3(g), dim3(b), 0, 0, x);\n");
+}
+
+#[test]
+fn launch_of_a_deduced_template_kernel_uses_hip_kernel_name() {
+    check_with(
+        &launches(),
+        "template <typename T>\n__global__ void __launch_bounds__(256) scale(T* x, T a) {}\n__global__ void plain(int* x) {}\nvoid f(float* x, int* y) { scale<<<1, 256>>>(x, 2.0f); plain<<<1, 256>>>(y); }\n",
+        "template <typename T>\n__global__ void __launch_bounds__(256) scale(T* x, T a) {}\n__global__ void plain(int* x) {}\nvoid f(float* x, int* y) { hipLaunchKernelGGL(HIP_KERNEL_NAME(scale), dim3(1), dim3(256), 0, 0, x, 2.0f); hipLaunchKernelGGL(plain, dim3(1), dim3(256), 0, 0, y); }\n",
+    );
+}
+
+#[test]
+fn launch_inside_a_macro() {
+    check_with(
+        &launches(),
+        "#define RUN(k, n) k<<<(n + 255) / 256, 256>>>(n)\n",
+        "#define RUN(k, n) hipLaunchKernelGGL(k, dim3((n + 255) / 256), dim3(256), 0, 0, n)\n",
+    );
+}
+
+#[test]
+fn shifts_are_not_launches() {
+    let src = "x = a << b; y = c >> d; std::vector<std::vector<std::vector<int>>> v;\n";
+    check_with(&launches(), src, src);
+}
+
+#[test]
+fn unsupported_names_warn_and_stay() {
+    let src = "cuStreamGetCaptureInfo_v3(s);\n  cudaMalloc(&p, n);\n";
+    let t = translate(src, &Options::new().runtime_include(RuntimeInclude::Never)).expect("translates");
+    assert_eq!(t.text, "cuStreamGetCaptureInfo_v3(s);\n  hipMalloc(&p, n);\n");
+    let w: Vec<String> = t.warnings.iter().map(|w| w.to_string()).collect();
+    assert_eq!(w, ["1:1: warning: unsupported HIP identifier: cuStreamGetCaptureInfo_v3"]);
+}
+
+#[test]
+fn runtime_include_added_where_missing() {
+    // Placement follows hipify-clang: before the first #include ...
+    let o = Options::new();
+    check_with(
+        &o,
+        "// header comment\n\n  #include <stdio.h>\n__global__ void k() {}\n",
+        "// header comment\n\n#include \"hip/hip_runtime.h\"\n  #include <stdio.h>\n__global__ void k() {}\n",
+    );
+    // ... or at the very start of a file without includes (CRLF kept) ...
+    check_with(
+        &o,
+        "/* c */\r\nint main() { cudaFree(0); }\r\n",
+        "#include \"hip/hip_runtime.h\"\r\n/* c */\r\nint main() { hipFree(0); }\r\n",
+    );
+    // ... or right after `#pragma once` ...
+    check_with(
+        &o,
+        "// h\n#pragma once\n#include <vector>\n__device__ int f();\n",
+        "// h\n#pragma once\n#include \"hip/hip_runtime.h\"\n#include <vector>\n__device__ int f();\n",
+    );
+    // ... or right after the include guard's macro name.
+    check_with(
+        &o,
+        "#ifndef K_CUH\n#define K_CUH\n#include <vector>\n__device__ int f();\n#endif\n",
+        "#ifndef K_CUH\n#include \"hip/hip_runtime.h\"\n#define K_CUH\n#include <vector>\n__device__ int f();\n#endif\n",
+    );
+    // Already there, or no CUDA at all: nothing is added.
+    check_with(
+        &o,
+        "#include <cuda_runtime.h>\ncudaFree(0);\n",
+        "#include <hip/hip_runtime.h>\nhipFree(0);\n",
+    );
+    check_with(&o, "int main() { return 0; }\n", "int main() { return 0; }\n");
+}
+
+#[test]
+fn duplicate_cuda_headers_collapse_into_one() {
+    check(
+        "#include <cuda.h>\n#include \"cuda_runtime.h\"\n#include <cublas.h>\n#include <cublas_v2.h>\nint x;\n",
+        "#include <hip/hip_runtime.h>\n\n#include <hipblas/hipblas.h>\n\nint x;\n",
+    );
+}
+
+#[test]
+fn statistics() {
+    let src = "#include <cuda_runtime.h>\ncudaMalloc(&a, n); cudaMalloc(&b, n);\ncublasCreate(&h);\ncuStreamGetCaptureInfo_v3(s);\nint x;\n";
+    let t = translate(src, &Options::new()).expect("translates");
+    let s = &t.stats;
+    assert_eq!(s.converted(), 4);
+    assert_eq!(s.unconverted(), 1);
+    assert_eq!(s.converted_by_name.get("cudaMalloc"), Some(&2));
+    assert_eq!(s.converted_by_api.get(&ferrocm_hipify::Api::Blas), Some(&1));
+    assert_eq!((s.lines_changed, s.lines_total), (3, 5));
+    assert!((s.conversion_percent() - 80.0).abs() < 1e-9);
+    assert!(s.csv("f.cu").contains("converted,cudaMalloc,2\n"));
+}
+
+#[test]
+fn bad_input_is_an_error_not_a_partial_output() {
+    let o = Options::new();
+    assert_eq!(
+        translate("int a;\nconst char* s = \"open;\n", &o).unwrap_err().to_string(),
+        "unterminated string literal starting at 2:17"
+    );
+    assert!(translate("/* never closed", &o).is_err());
+    assert!(translate("R\"x(never closed)\"", &o).is_err());
+    assert!(ferrocm_hipify::translate_bytes(b"\x7fELF\0\0", &o).unwrap_err().to_string().contains("binary"));
+    assert!(ferrocm_hipify::translate_bytes(b"int \xff;", &o).unwrap_err().to_string().contains("UTF-8"));
+}
+
+#[test]
+fn arbitrary_input_never_panics_and_untranslated_text_survives() {
+    // A small deterministic generator over C++/CUDA fragments, quotes and
+    // punctuation, including broken ones: translate must return (Ok or Err),
+    // and an Ok result must be idempotent.
+    let pieces = [
+        "cudaMalloc",
+        "k",
+        "<<<",
+        ">>>",
+        "(",
+        ")",
+        ",",
+        "\"",
+        "'",
+        "/*",
+        "*/",
+        "//",
+        "\n",
+        "\r\n",
+        "#if 0",
+        "#endif",
+        "#include <cuda.h>",
+        "R\"x(",
+        ")x\"",
+        "\\\n",
+        " ",
+        "cub",
+        "::",
+        "<",
+        ">",
+        "template",
+        "__global__",
+        "1'000",
+        "cudaMemcpyToSymbol",
+        "{",
+        "}",
+        ";",
+        "u8\"",
+        "L'",
+        "#define X",
+        "cudaStream_t",
+    ];
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut translated = 0;
+    for _ in 0..2000 {
+        let mut src = String::new();
+        for _ in 0..24 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            src.push_str(pieces[(state % pieces.len() as u64) as usize]);
+        }
+        for options in [Options::new(), launches()] {
+            if let Ok(t) = translate(&src, &options) {
+                translated += 1;
+                let again = translate(&t.text, &options).expect("output lexes again");
+                assert_eq!(again.text, t.text, "not idempotent for {src:?}");
+            }
+        }
+    }
+    // The generator must also produce valid inputs, or the idempotence check is empty.
+    assert!(translated > 200, "only {translated} inputs lexed");
+}
+
+#[test]
+fn names_shared_with_hip_are_not_conversions() {
+    let src = "float4 v = make_float4(0, 0, 0, 0); int m = CUB_MAX(a, b);\n";
+    let t = translate(src, &Options::new()).expect("translates");
+    assert_eq!(t.text, src, "a file using only shared names gets no runtime include either");
+    assert_eq!(t.stats.converted(), 0);
+}
