@@ -268,7 +268,14 @@ impl Builder {
     }
 
     pub fn make_vector(&mut self, parts: &[Value]) -> Value {
-        let t = self.expect_scalar("vector", parts[0]);
+        let Some(&first) = parts.first() else {
+            self.fail(BuildError::Unsupported {
+                what: "an empty vector".into(),
+                why: "vectors have 2 or 4 elements".into(),
+            });
+            return self.constant(ScalarType::U32, 0);
+        };
+        let t = self.expect_scalar("vector", first);
         for &p in parts {
             let tp = self.value_type(p);
             if tp != t.into() {

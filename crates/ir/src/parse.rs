@@ -249,7 +249,11 @@ impl<'a> Parser<'a> {
                 Some(self.b.len(m))
             }
             "select" | "fma" => {
-                let [a, b, c] = [self.value(list[0])?, self.value(list[1])?, self.value(list[2])?];
+                let [a, b, c] = [
+                    self.value(list.get(0).copied().unwrap_or(""))?,
+                    self.value(list.get(1).copied().unwrap_or(""))?,
+                    self.value(list.get(2).copied().unwrap_or(""))?,
+                ];
                 Some(if op == "select" { self.b.select(a, b, c) } else { self.b.fma(a, b, c) })
             }
             "cast" => {
@@ -265,8 +269,10 @@ impl<'a> Parser<'a> {
                 Some(self.b.make_vector(&parts))
             }
             "extract" => {
-                let v = self.value(list[0])?;
-                let Ok(k) = list.get(1).unwrap_or(&"").parse::<u8>() else { return self.err("bad lane") };
+                let v = self.value(list.get(0).copied().unwrap_or(""))?;
+                let Ok(k) = list.get(1).copied().unwrap_or("").parse::<u8>() else {
+                    return self.err("bad lane");
+                };
                 Some(self.b.extract(v, k))
             }
             "read" => {
@@ -274,7 +280,10 @@ impl<'a> Parser<'a> {
                 Some(self.b.read_var(v))
             }
             "write" => {
-                let (v, x) = (self.var(list[0])?, self.value(list[1])?);
+                let (v, x) = (
+                    self.var(list.get(0).copied().unwrap_or(""))?,
+                    self.value(list.get(1).copied().unwrap_or(""))?,
+                );
                 self.b.write_var(v, x);
                 None
             }
@@ -408,10 +417,16 @@ impl<'a> Parser<'a> {
             let a = self.value(args)?;
             Some(self.b.unary(UNARY[i].1, a))
         } else if let (Some(i), "") = (find(&BINARY, op), tail) {
-            let (a, b) = (self.value(list[0])?, self.value(list.get(1).unwrap_or(&""))?);
+            let (a, b) = (
+                self.value(list.get(0).copied().unwrap_or(""))?,
+                self.value(list.get(1).copied().unwrap_or(""))?,
+            );
             Some(self.b.binary(BINARY[i].1, a, b))
         } else if let (Some(i), "cmp") = (find(&CMP, tail), head) {
-            let (a, b) = (self.value(list[0])?, self.value(list.get(1).unwrap_or(&""))?);
+            let (a, b) = (
+                self.value(list.get(0).copied().unwrap_or(""))?,
+                self.value(list.get(1).copied().unwrap_or(""))?,
+            );
             Some(self.b.cmp(CMP[i].1, a, b))
         } else if let (Some(i), "atomic") = (find(&ATOMIC, tail), head) {
             let Some((target, rest)) = args.split_once("], ") else {
@@ -419,7 +434,7 @@ impl<'a> Parser<'a> {
             };
             let (m, idx) = self.mem_index(&format!("{target}]"))?;
             let vals: Vec<&str> = rest.split(", ").collect();
-            let v = self.value(vals[0])?;
+            let v = self.value(vals.first().copied().unwrap_or(""))?;
             let c = match vals.get(1) {
                 Some(c) => Some(self.value(c)?),
                 None => None,
@@ -433,7 +448,10 @@ impl<'a> Parser<'a> {
                 "xor" => ShuffleMode::Xor,
                 _ => return self.err(format!("unknown shuffle `{tail}`")),
             };
-            let (v, l) = (self.value(list[0])?, self.value(list.get(1).unwrap_or(&""))?);
+            let (v, l) = (
+                self.value(list.get(0).copied().unwrap_or(""))?,
+                self.value(list.get(1).copied().unwrap_or(""))?,
+            );
             Some(self.b.shuffle(mode, v, l))
         } else if head == "vote" {
             let mode = match tail {

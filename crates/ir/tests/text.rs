@@ -69,3 +69,17 @@ fn type_errors_in_text_are_build_errors() {
     );
     check(&LOOP.replace("%5: f32 = cast %2", "%5: f32 = neg %2"), Err("Neg"));
 }
+
+#[test]
+fn truncated_operand_lists_are_errors_not_panics() {
+    for bad in [
+        "%5: f32 = select %3",
+        "%5: f32 = fma",
+        "%5: u32x4 = extract",
+        "write $i.0",
+        "%5: f32 = shuffle.xor %4",
+    ] {
+        let text = LOOP.replace("%5: f32 = cast %2", bad);
+        assert!(parse(&text).is_err(), "`{bad}` must not parse");
+    }
+}
