@@ -250,7 +250,7 @@ impl<'a> Parser<'a> {
             }
             "select" | "fma" => {
                 let [a, b, c] = [
-                    self.value(list.get(0).copied().unwrap_or(""))?,
+                    self.value(list.first().copied().unwrap_or(""))?,
                     self.value(list.get(1).copied().unwrap_or(""))?,
                     self.value(list.get(2).copied().unwrap_or(""))?,
                 ];
@@ -269,7 +269,7 @@ impl<'a> Parser<'a> {
                 Some(self.b.make_vector(&parts))
             }
             "extract" => {
-                let v = self.value(list.get(0).copied().unwrap_or(""))?;
+                let v = self.value(list.first().copied().unwrap_or(""))?;
                 let Ok(k) = list.get(1).copied().unwrap_or("").parse::<u8>() else {
                     return self.err("bad lane");
                 };
@@ -281,7 +281,7 @@ impl<'a> Parser<'a> {
             }
             "write" => {
                 let (v, x) = (
-                    self.var(list.get(0).copied().unwrap_or(""))?,
+                    self.var(list.first().copied().unwrap_or(""))?,
                     self.value(list.get(1).copied().unwrap_or(""))?,
                 );
                 self.b.write_var(v, x);
@@ -418,13 +418,13 @@ impl<'a> Parser<'a> {
             Some(self.b.unary(UNARY[i].1, a))
         } else if let (Some(i), "") = (find(&BINARY, op), tail) {
             let (a, b) = (
-                self.value(list.get(0).copied().unwrap_or(""))?,
+                self.value(list.first().copied().unwrap_or(""))?,
                 self.value(list.get(1).copied().unwrap_or(""))?,
             );
             Some(self.b.binary(BINARY[i].1, a, b))
         } else if let (Some(i), "cmp") = (find(&CMP, tail), head) {
             let (a, b) = (
-                self.value(list.get(0).copied().unwrap_or(""))?,
+                self.value(list.first().copied().unwrap_or(""))?,
                 self.value(list.get(1).copied().unwrap_or(""))?,
             );
             Some(self.b.cmp(CMP[i].1, a, b))
@@ -449,7 +449,7 @@ impl<'a> Parser<'a> {
                 _ => return self.err(format!("unknown shuffle `{tail}`")),
             };
             let (v, l) = (
-                self.value(list.get(0).copied().unwrap_or(""))?,
+                self.value(list.first().copied().unwrap_or(""))?,
                 self.value(list.get(1).copied().unwrap_or(""))?,
             );
             Some(self.b.shuffle(mode, v, l))
