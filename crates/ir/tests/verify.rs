@@ -85,3 +85,18 @@ fn shared_arrays_are_laid_out_on_16_byte_boundaries() {
     let f = b.finish().expect("builds");
     assert_eq!(f.shared_layout(), (vec![Some(0), Some(16)], 32));
 }
+
+#[test]
+fn intrinsics_with_wrong_operands_are_rejected() {
+    let mut b = Builder::new("mma");
+    let z = b.constant(ScalarType::U32, 0);
+    b.intrinsic(
+        Intrinsic::MmaM16N8K16 { elem: ScalarType::F16 },
+        vec![z],
+        Some(Type::Vector(ScalarType::F32, 4)),
+    );
+    check(
+        &b.finish().expect("the builder leaves intrinsic shapes to the verifier"),
+        Err("do not fit the intrinsic"),
+    );
+}
