@@ -612,3 +612,37 @@ impl Backend for CudaBackend {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A library without the driver's symbols stands in for an old or broken driver: every
+    /// call is an `Err` naming the missing symbol, never a panic.
+    #[test]
+    fn a_missing_symbol_is_an_error_naming_it() {
+        // SAFETY: loading the C library has no preconditions.
+        let Ok(libc) = (unsafe { libloading::Library::new("libc.so.6") }) else { return };
+        let driver = Driver::new(libc, "libc.so.6".into());
+        // SAFETY: the call never reaches a function: the symbol is not there.
+        assert_eq!(unsafe { driver.init(0) }, Err("cuInit"));
+        let mut p = 0;
+        assert_eq!(unsafe { driver.mem_alloc(&mut p, 16) }, Err("cuMemAlloc_v2"));
+    }
+
+    #[test]
+    fn handles_round_trip_device_and_pointer() {
+        let ptr = 0x7f12_3456_7890usize as *mut c_void;
+        assert_eq!(unpack(pack(3, ptr)), (3, ptr));
+        assert_eq!(unpack(pack(0, std::ptr::null_mut())), (0, std::ptr::null_mut()));
+    }
+
+    #[test]
+    fn load_reports_why_cuda_is_unavailable() {
+        // Where a GPU driver exists this loads; elsewhere the error says what was tried.
+        match CudaBackend::load() {
+            Ok(b) => assert_eq!(b.kind(), BackendKind::Cuda),
+            Err(e) => assert!(e.to_string().contains("libcuda") || e.to_string().contains("cuInit"), "{e}"),
+        }
+    }
+}

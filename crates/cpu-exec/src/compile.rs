@@ -119,6 +119,23 @@ pub enum Code {
         b: Reg,
         c: Reg,
     },
+    LdMatrix {
+        mem: u32,
+        num: u32,
+        trans: bool,
+        dst: Reg,
+        idx: Reg,
+        ity: ScalarType,
+    },
+    CpAsync {
+        dst: u32,
+        src: u32,
+        elems: u32,
+        didx: Reg,
+        dty: ScalarType,
+        sidx: Reg,
+        sty: ScalarType,
+    },
     IfBegin {
         cond: Reg,
         else_pc: u32,
@@ -357,6 +374,32 @@ impl Lower<'_> {
                     };
                     self.emit(c);
                 }
+                Op::Intrinsic(Intrinsic::LdMatrix { mem, num, trans }, args) => {
+                    let c = Code::LdMatrix {
+                        mem: mem.0,
+                        num: *num as u32,
+                        trans: *trans,
+                        dst: d,
+                        idx: self.reg(args[0]),
+                        ity: self.ty(args[0]).elem(),
+                    };
+                    self.emit(c);
+                }
+                Op::Intrinsic(Intrinsic::CpAsync { dst, src, bytes }, args) => {
+                    let elems = *bytes as u32 / self.f.mem(*dst).elem.size();
+                    let c = Code::CpAsync {
+                        dst: dst.0,
+                        src: src.0,
+                        elems,
+                        didx: self.reg(args[0]),
+                        dty: self.ty(args[0]).elem(),
+                        sidx: self.reg(args[1]),
+                        sty: self.ty(args[1]).elem(),
+                    };
+                    self.emit(c);
+                }
+                // The executor completes each copy when it is issued, so groups need no tracking.
+                Op::Intrinsic(Intrinsic::CpAsyncCommit | Intrinsic::CpAsyncWait { .. }, _) => {}
                 Op::If { cond, then_region, else_region } => {
                     let at_if = self.emit(Code::IfBegin { cond: self.reg(*cond), else_pc: 0 });
                     let p1 = self.region(*then_region);

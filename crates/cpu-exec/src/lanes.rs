@@ -381,6 +381,15 @@ enum Num {
 }
 
 pub fn cast(from: ScalarType, to: ScalarType, a: &Lanes, d: &mut Lanes) {
+    // Integer to integer, the common case (index arithmetic): one dispatch, then `as`.
+    if from.is_int() && to.is_int() {
+        with_int!(from, F => with_int!(to, T => {
+            for i in 0..32 {
+                d[i] = (F::dec(a[i]) as T).enc();
+            }
+        }, {}), {});
+        return;
+    }
     let mut n = [Num::I(0); 32];
     with_int!(from, T => for i in 0..32 { n[i] = Num::I(T::dec(a[i]).to_i128()); },
         with_float!(from, C => for i in 0..32 { n[i] = Num::F(C::dec(a[i]).into_f64()); },
@@ -457,4 +466,22 @@ pub fn cast(from: ScalarType, to: ScalarType, a: &Lanes, d: &mut Lanes) {
 #[inline]
 pub fn index_value(ty: ScalarType, bits: u64) -> i128 {
     with_int!(ty, T => T::dec(bits).to_i128(), 0)
+}
+
+/// The index registers of all 32 lanes as `i64` (a `u64` past `i64::MAX` saturates, which is
+/// out of range of every memory anyway), decoded with one type dispatch.
+pub fn indices(ty: ScalarType, a: &Lanes) -> [i64; 32] {
+    let mut out = [0i64; 32];
+    if ty == ScalarType::U64 {
+        for i in 0..32 {
+            out[i] = a[i].min(i64::MAX as u64) as i64;
+        }
+    } else {
+        // The macro binds `T` to each integer type; for `i64` the cast is the identity.
+        #[allow(clippy::unnecessary_cast)]
+        {
+            with_int!(ty, T => for i in 0..32 { out[i] = T::dec(a[i]) as i64; }, {});
+        }
+    }
+    out
 }

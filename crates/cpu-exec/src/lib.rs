@@ -28,6 +28,7 @@ use ferrocm_backend::{CpuKernel, CpuModule, FunctionAttributes, LaunchDims};
 use ferrocm_ir::*;
 use rayon::prelude::*;
 
+use compile::Reg;
 pub use compile::{lower, Code, Program};
 use lanes::Lanes;
 
@@ -138,6 +139,8 @@ struct Launch<'a> {
     mems: Vec<MemInfo>,
     block_threads: u32,
     shared_words: usize,
+    /// Thread coordinates (x, y, z) of each lane of each warp; the same for every block.
+    coords: Vec<[[u32; 32]; 3]>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -148,6 +151,8 @@ enum Frame {
 
 struct Warp {
     id: u32,
+    /// Thread coordinates (x, y, z) of each lane, computed once per block.
+    coords: [[u32; 32]; 3],
     pc: usize,
     active: u32,
     gone: u32,
@@ -173,6 +178,7 @@ fn read_le(bytes: &[u8]) -> u64 {
 ///
 /// # Safety
 /// `p` must be valid for reads of `size` bytes and aligned to `size`.
+#[inline(always)]
 unsafe fn read_mem(p: *mut u8, size: u32) -> u64 {
     match size {
         1 => AtomicU8::from_ptr(p).load(Ordering::Relaxed) as u64,
@@ -186,12 +192,54 @@ unsafe fn read_mem(p: *mut u8, size: u32) -> u64 {
 ///
 /// # Safety
 /// `p` must be valid for writes of `size` bytes and aligned to `size`.
+#[inline(always)]
 unsafe fn write_mem(p: *mut u8, size: u32, v: u64) {
     match size {
         1 => AtomicU8::from_ptr(p).store(v as u8, Ordering::Relaxed),
         2 => AtomicU16::from_ptr(p as *mut u16).store(v as u16, Ordering::Relaxed),
         4 => AtomicU32::from_ptr(p as *mut u32).store(v as u32, Ordering::Relaxed),
         _ => AtomicU64::from_ptr(p as *mut u64).store(v, Ordering::Relaxed),
+    }
+}
+
+/// The result register `dst` (mutable) and `N` operand registers (shared) of one instruction.
+/// Lowering gives every result a fresh register, so `dst` never aliases an operand; if it did,
+/// the operand is taken from a copy instead.
+#[inline(always)]
+fn regs_mut<const N: usize>(regs: &mut [Lanes], dst: Reg, ops: [Reg; N]) -> (&mut Lanes, [&Lanes; N]) {
+    let d = dst as usize;
+    assert!(d < regs.len() && ops.iter().all(|&o| (o as usize) < regs.len()), "register out of range");
+    let base = regs.as_mut_ptr();
+    // SAFETY: all indices are in bounds (checked above); `dst` is distinct from every operand
+    // (the lowering allocates a fresh register per result, and the `assert` below keeps it so),
+    // so the one mutable and the shared borrows never overlap.
+    assert!(ops.iter().all(|&o| o as usize != d), "result register aliases an operand");
+    unsafe { (&mut *base.add(d), ops.map(|o| &*base.add(o as usize))) }
+}
+
+/// Loads element `ix[lane]` (of `N` bytes) from `base` into `d` for each active lane.
+///
+/// # Safety
+/// Every active lane's element must lie inside valid, `N`-aligned memory at `base`.
+#[inline]
+unsafe fn gather<const N: u32>(base: *mut u8, ix: &[i64; 32], active: u32, d: &mut Lanes) {
+    for lane in 0..32 {
+        if active >> lane & 1 != 0 {
+            d[lane] = read_mem(base.add(ix[lane] as usize * N as usize), N);
+        }
+    }
+}
+
+/// Stores `v[lane]` (`N` bytes) at element `ix[lane]` of `base` for each active lane.
+///
+/// # Safety
+/// As for [`gather`], for writes.
+#[inline]
+unsafe fn scatter<const N: u32>(base: *mut u8, ix: &[i64; 32], active: u32, v: &Lanes) {
+    for lane in 0..32 {
+        if active >> lane & 1 != 0 {
+            write_mem(base.add(ix[lane] as usize * N as usize), N, v[lane]);
+        }
     }
 }
 
@@ -326,7 +374,20 @@ impl<'a> Launch<'a> {
             ));
         }
         let shared_words = (k.static_shared as usize + dyn_shared as usize).div_ceil(8);
-        Ok(Launch { k, dims, params, mems, block_threads: block_threads as u32, shared_words })
+        let b = dims.block;
+        let coords = (0..(block_threads as u32).div_ceil(32))
+            .map(|w| {
+                let mut c = [[0u32; 32]; 3];
+                for lane in 0..32u32 {
+                    let tid = w * 32 + lane;
+                    c[0][lane as usize] = tid % b.x.max(1);
+                    c[1][lane as usize] = (tid / b.x.max(1)) % b.y.max(1);
+                    c[2][lane as usize] = tid / (b.x.max(1) * b.y.max(1));
+                }
+                c
+            })
+            .collect();
+        Ok(Launch { k, dims, params, mems, block_threads: block_threads as u32, shared_words, coords })
     }
 
     fn thread_coords(&self, tid: u32) -> (u32, u32, u32) {
@@ -348,20 +409,24 @@ impl<'a> Launch<'a> {
         for id in 0..nwarps {
             let threads = (self.block_threads - id * 32).min(32);
             let live = if threads == 32 { !0 } else { (1u32 << threads) - 1 };
+            let coords = self.coords[id as usize];
             if let Some(w) = warps.get_mut(id as usize) {
+                w.coords = coords;
                 w.pc = 0;
                 w.active = live;
                 w.gone = 0;
                 w.live = live;
                 w.frames.clear();
                 w.done = false;
-                w.regs.clear();
+                // Registers need no clearing: every value and variable is written before it is
+                // read (values by construction, variables by their `let mut` initializer).
                 w.regs.resize(nregs, [0; 32]);
                 w.local.clear();
                 w.local.resize(local_words, 0);
             } else {
                 warps.push(Warp {
                     id,
+                    coords,
                     pc: 0,
                     active: live,
                     gone: 0,
@@ -447,26 +512,61 @@ impl<'a> Launch<'a> {
         })
     }
 
-    fn special(&self, w: &Warp, s: Special, blk: (u32, u32, u32), d: &mut Lanes) {
-        let b = self.dims.block;
-        let g = self.dims.grid;
-        for (lane, out) in d.iter_mut().enumerate() {
-            let tid = w.id * 32 + lane as u32;
-            let (tx, ty, tz) = self.thread_coords(tid);
-            let pick = |a: Axis, x: u32, y: u32, z: u32| match a {
-                Axis::X => x,
-                Axis::Y => y,
-                Axis::Z => z,
-            };
-            *out = match s {
-                Special::ThreadIdx(a) => pick(a, tx, ty, tz),
-                Special::BlockIdx(a) => pick(a, blk.0, blk.1, blk.2),
-                Special::BlockDim(a) => pick(a, b.x, b.y, b.z),
-                Special::GridDim(a) => pick(a, g.x, g.y, g.z),
-                Special::LaneId => lane as u32,
-                Special::WarpSize => 32,
-            } as u64;
+    /// The base address of a global or shared memory after checking every active lane's
+    /// (scalar) index against its length.
+    fn checked_base(
+        &self,
+        w: &Warp,
+        shared: *mut u8,
+        mem: u32,
+        ity: ScalarType,
+        idx: u32,
+        blk: (u32, u32, u32),
+    ) -> Result<(*mut u8, [i64; 32]), String> {
+        let m = &self.mems[mem as usize];
+        let ix = lanes::indices(ity, &w.regs[idx as usize]);
+        for lane in 0..32 {
+            if w.active >> lane & 1 != 0 && (ix[lane] < 0 || ix[lane] as u64 >= m.len) {
+                return Err(self.oob(w, lane, mem, ix[lane] as i128, blk));
+            }
         }
+        let base = match m.place {
+            Place::Global { base } => base as *mut u8,
+            // SAFETY: the offset lies inside the block's shared buffer, sized at launch.
+            Place::Shared { offset } => unsafe { shared.add(offset as usize) },
+            Place::Local { .. } => std::ptr::null_mut(),
+        };
+        Ok((base, ix))
+    }
+
+    fn special(&self, w: &Warp, s: Special, blk: (u32, u32, u32), d: &mut Lanes) {
+        let (b, g) = (self.dims.block, self.dims.grid);
+        let axis = |a: Axis| match a {
+            Axis::X => 0,
+            Axis::Y => 1,
+            Axis::Z => 2,
+        };
+        let pick = |a: Axis, x: u32, y: u32, z: u32| [x, y, z][axis(a)];
+        let uniform = match s {
+            Special::ThreadIdx(a) => {
+                let c = &w.coords[axis(a)];
+                for lane in 0..32 {
+                    d[lane] = c[lane] as u64;
+                }
+                return;
+            }
+            Special::LaneId => {
+                for (lane, out) in d.iter_mut().enumerate() {
+                    *out = lane as u64;
+                }
+                return;
+            }
+            Special::BlockIdx(a) => pick(a, blk.0, blk.1, blk.2),
+            Special::BlockDim(a) => pick(a, b.x, b.y, b.z),
+            Special::GridDim(a) => pick(a, g.x, g.y, g.z),
+            Special::WarpSize => 32,
+        };
+        *d = [uniform as u64; 32];
     }
 
     fn loop_frame(w: &mut Warp, depth: u32) -> Option<&mut Frame> {
@@ -489,19 +589,16 @@ impl<'a> Launch<'a> {
                 }
                 Code::Len { dst, mem } => w.regs[*dst as usize] = [self.mems[*mem as usize].len; 32],
                 Code::Unary { op, ty, dst, a } => {
-                    let mut d = [0; 32];
-                    lanes::unary(*op, *ty, &w.regs[*a as usize], &mut d);
-                    w.regs[*dst as usize] = d;
+                    let (d, [a]) = regs_mut(&mut w.regs, *dst, [*a]);
+                    lanes::unary(*op, *ty, a, d);
                 }
                 Code::Binary { op, ty, dst, a, b, bty } => {
-                    let mut d = [0; 32];
-                    lanes::binary(*op, *ty, *bty, &w.regs[*a as usize], &w.regs[*b as usize], &mut d);
-                    w.regs[*dst as usize] = d;
+                    let (d, [a, b]) = regs_mut(&mut w.regs, *dst, [*a, *b]);
+                    lanes::binary(*op, *ty, *bty, a, b, d);
                 }
                 Code::Cmp { op, ty, dst, a, b } => {
-                    let mut d = [0; 32];
-                    lanes::cmp(*op, *ty, &w.regs[*a as usize], &w.regs[*b as usize], &mut d);
-                    w.regs[*dst as usize] = d;
+                    let (d, [a, b]) = regs_mut(&mut w.regs, *dst, [*a, *b]);
+                    lanes::cmp(*op, *ty, a, b, d);
                 }
                 Code::Select { dst, c, a, b, n } => {
                     for k in 0..*n as usize {
@@ -515,15 +612,12 @@ impl<'a> Launch<'a> {
                     }
                 }
                 Code::Cast { from, to, dst, a } => {
-                    let mut d = [0; 32];
-                    lanes::cast(*from, *to, &w.regs[*a as usize], &mut d);
-                    w.regs[*dst as usize] = d;
+                    let (d, [a]) = regs_mut(&mut w.regs, *dst, [*a]);
+                    lanes::cast(*from, *to, a, d);
                 }
                 Code::Fma { ty, dst, a, b, c } => {
-                    let mut d = [0; 32];
-                    let r = &w.regs;
-                    lanes::fma(*ty, &r[*a as usize], &r[*b as usize], &r[*c as usize], &mut d);
-                    w.regs[*dst as usize] = d;
+                    let (d, [a, b, c]) = regs_mut(&mut w.regs, *dst, [*a, *b, *c]);
+                    lanes::fma(*ty, a, b, c, d);
                 }
                 Code::Mov { dst, src, n, masked } => {
                     for k in 0..*n as usize {
@@ -537,6 +631,45 @@ impl<'a> Launch<'a> {
                             }
                         } else {
                             w.regs[*dst as usize + k] = s;
+                        }
+                    }
+                }
+                Code::Load { dst, mem, idx, ity, lanes: 1 }
+                    if !matches!(self.mems[*mem as usize].place, Place::Local { .. }) =>
+                {
+                    let (base, ix) = self.checked_base(w, shared, *mem, *ity, *idx, blk)?;
+                    let m = &self.mems[*mem as usize];
+                    let mut d = w.regs[*dst as usize];
+                    let active = w.active;
+                    // SAFETY: `checked_base` bounds-checked every active lane's index.
+                    unsafe {
+                        match m.size {
+                            4 => gather::<4>(base, &ix, active, &mut d),
+                            8 => gather::<8>(base, &ix, active, &mut d),
+                            2 => gather::<2>(base, &ix, active, &mut d),
+                            _ => gather::<1>(base, &ix, active, &mut d),
+                        }
+                    }
+                    if m.elem == ScalarType::Bool {
+                        for v in d.iter_mut() {
+                            *v = (*v != 0) as u64;
+                        }
+                    }
+                    w.regs[*dst as usize] = d;
+                }
+                Code::Store { src, mem, idx, ity, lanes: 1 }
+                    if !matches!(self.mems[*mem as usize].place, Place::Local { .. }) =>
+                {
+                    let (base, ix) = self.checked_base(w, shared, *mem, *ity, *idx, blk)?;
+                    let size = self.mems[*mem as usize].size;
+                    let v = &w.regs[*src as usize];
+                    // SAFETY: `checked_base` bounds-checked every active lane's index.
+                    unsafe {
+                        match size {
+                            4 => scatter::<4>(base, &ix, w.active, v),
+                            8 => scatter::<8>(base, &ix, w.active, v),
+                            2 => scatter::<2>(base, &ix, w.active, v),
+                            _ => scatter::<1>(base, &ix, w.active, v),
                         }
                     }
                 }
@@ -656,6 +789,71 @@ impl<'a> Launch<'a> {
                     );
                     for (k, lanes) in d.into_iter().enumerate() {
                         w.regs[*dst as usize + k] = lanes;
+                    }
+                }
+                Code::LdMatrix { mem, num, trans, dst, idx, ity } => {
+                    // Row starts come from lanes 8m+r; gather all rows first (every lane's
+                    // address is read, as on the GPU where the whole warp takes part).
+                    let iv = w.regs[*idx as usize];
+                    let mut rows = [[0u16; 8]; 32];
+                    for lane in 0..(*num as usize * 8) {
+                        let index = lanes::index_value(*ity, iv[lane]);
+                        if index % 8 != 0 {
+                            return Err(format!(
+                                "kernel `{name}`: ldmatrix row start {index} of `{}` is not 16-byte aligned",
+                                self.k.func.mems[*mem as usize].name
+                            ));
+                        }
+                        let p = self
+                            .addr(w, shared, *mem, index / 8, 8, lane, blk)
+                            .map_err(|e| format!("{e} (ldmatrix row {} of matrix {})", lane % 8, lane / 8))?;
+                        for (k, v) in rows[lane].iter_mut().enumerate() {
+                            // SAFETY: `addr` checked the 8 elements against the memory's length.
+                            *v = unsafe { read_mem(p.add(k * 2), 2) } as u16;
+                        }
+                    }
+                    for m in 0..*num as usize {
+                        let mut d = [0u64; 32];
+                        for (lane, out) in d.iter_mut().enumerate() {
+                            let (r, c) = (lane / 4, 2 * (lane % 4));
+                            let (lo, hi) = if *trans {
+                                (rows[m * 8 + c][r], rows[m * 8 + c + 1][r])
+                            } else {
+                                (rows[m * 8 + r][c], rows[m * 8 + r][c + 1])
+                            };
+                            *out = lo as u64 | (hi as u64) << 16;
+                        }
+                        w.regs[*dst as usize + m] = d;
+                    }
+                }
+                Code::CpAsync { dst, src, elems, didx, dty, sidx, sty } => {
+                    let size = self.mems[*dst as usize].size as usize;
+                    let (dv, sv) = (w.regs[*didx as usize], w.regs[*sidx as usize]);
+                    for lane in 0..32 {
+                        if w.active >> lane & 1 == 0 {
+                            continue;
+                        }
+                        // Indices are in elements; the copy is `elems` elements long.
+                        let di = lanes::index_value(*dty, dv[lane]);
+                        let si = lanes::index_value(*sty, sv[lane]);
+                        let n = *elems as i128;
+                        let check = |mem: u32, i: i128| -> Result<*mut u8, String> {
+                            if i % n != 0 {
+                                return Err(format!(
+                                    "kernel `{name}`: cp.async index {i} of `{}` is not aligned to {} elements",
+                                    self.k.func.mems[mem as usize].name, n
+                                ));
+                            }
+                            self.addr(w, shared, mem, i / n, *elems, lane, blk)
+                        };
+                        let (pd, ps) = (check(*dst, di)?, check(*src, si)?);
+                        for k in 0..*elems as usize {
+                            // SAFETY: both ranges were bounds checked by `addr`.
+                            unsafe {
+                                let v = read_mem(ps.add(k * size), size as u32);
+                                write_mem(pd.add(k * size), size as u32, v);
+                            }
+                        }
                     }
                 }
                 Code::IfBegin { cond, else_pc } => {

@@ -78,6 +78,11 @@ impl Builder {
         self.error.is_some()
     }
 
+    /// The first recorded error, if any.
+    pub fn clone_error(&self) -> Option<BuildError> {
+        self.error.clone()
+    }
+
     /// The finished function, or the first error.
     pub fn finish(mut self) -> Result<Function, BuildError> {
         if !self.stack.is_empty() {
@@ -263,7 +268,14 @@ impl Builder {
     }
 
     pub fn make_vector(&mut self, parts: &[Value]) -> Value {
-        let t = self.expect_scalar("vector", parts[0]);
+        let Some(&first) = parts.first() else {
+            self.fail(BuildError::Unsupported {
+                what: "an empty vector".into(),
+                why: "vectors have 2 or 4 elements".into(),
+            });
+            return self.constant(ScalarType::U32, 0);
+        };
+        let t = self.expect_scalar("vector", first);
         for &p in parts {
             let tp = self.value_type(p);
             if tp != t.into() {
@@ -397,6 +409,38 @@ impl Builder {
     }
 
     pub fn intrinsic(&mut self, i: Intrinsic, args: Vec<Value>, result: Option<Type>) -> Option<Value> {
+        match &i {
+            Intrinsic::LdMatrix { mem, num, .. } => {
+                let m = self.func.mem(*mem).clone();
+                let shared = matches!(m.space, MemSpace::Shared { .. } | MemSpace::DynShared);
+                if !shared || m.elem.size() != 2 || ![1, 2, 4].contains(num) {
+                    self.fail(BuildError::Unsupported {
+                        what: format!("ldmatrix x{num} on `{}` ({})", m.name, m.elem),
+                        why: "ldmatrix reads 1, 2 or 4 matrices of 16-bit elements from shared memory".into(),
+                    });
+                }
+            }
+            Intrinsic::CpAsync { dst, src, bytes } => {
+                let (d, s) = (self.func.mem(*dst).clone(), self.func.mem(*src).clone());
+                let ok = matches!(d.space, MemSpace::Shared { .. } | MemSpace::DynShared)
+                    && matches!(s.space, MemSpace::Global { .. })
+                    && d.elem == s.elem
+                    && [4, 8, 16].contains(bytes)
+                    && (*bytes as u32).is_multiple_of(d.elem.size());
+                if !ok {
+                    self.fail(BuildError::Unsupported {
+                        what: format!("cp.async of {bytes} bytes from `{}` to `{}`", s.name, d.name),
+                        why: "cp.async copies 4, 8 or 16 bytes from global to shared memory of one element type".into(),
+                    });
+                }
+            }
+            _ => {}
+        }
+        for &a in &args {
+            if a.0 as usize >= self.func.values.len() {
+                self.fail(BuildError::Unbalanced { what: "intrinsic operand" });
+            }
+        }
         self.emit(Op::Intrinsic(i, args), result)
     }
 

@@ -12,14 +12,16 @@
 //! Invariants (checked by [`verify`]): a value is used only after its definition, in the region
 //! that defines it or one nested in it; operand types match what each op expects; `break` and
 //! `continue` lie inside as many loops as their depth says; stores target writable memory.
-//! The text form is produced by `Display` for [`Function`].
+//! The text form is produced by `Display` for [`Function`] and read back by [`parse`].
 
 mod builder;
+mod parse;
 mod print;
 mod types;
 mod verify;
 
 pub use builder::{BuildError, Builder};
+pub use parse::{parse, ParseError};
 pub use types::{ScalarType, Type};
 pub use verify::{verify, VerifyError};
 
@@ -198,12 +200,34 @@ pub enum FenceScope {
 
 /// Tensor-core and asynchronous-copy intrinsics. Each is selected by device architecture in the
 /// back ends; the CPU executor gives the portable definition.
+///
+/// Room for Hopper (sm_90a) is deliberate: an intrinsic names the memories it touches ([`Mem`],
+/// so shared-memory operands stay bounds-checkable) and returns vectors of registers. `wgmma`
+/// fits as a variant whose A/B operands are shared-memory descriptors (a `Mem` plus layout) and
+/// whose accumulators are a register vector, with fence/commit/wait variants like the `cp.async`
+/// ones; an `mbarrier` is a `u64` shared array with init/arrive/expect-tx/try-wait variants; a TMA
+/// copy is a variant taking a tensor-map kernel parameter (a new `ParamKind` passed by value as a
+/// 128-byte `.param`), a shared destination and an `mbarrier`. The PTX back end already refuses
+/// intrinsics a target lacks ([`Function`]s are checked per target).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Intrinsic {
     /// `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32`: each lane holds
     /// `a` (8 halves), `b` (4 halves) and `c` (4 f32) in the PTX fragment layout; the result
     /// is the 4 f32 of `d`.
     MmaM16N8K16 { elem: ScalarType },
+    /// `ldmatrix.sync.aligned.m8n8.x{num}[.trans].shared.b16`: `num` (1, 2 or 4) 8x8 matrices of
+    /// 16-bit elements from shared memory `mem`. Lane `8m + r` gives (as `args[0]`, an element
+    /// index) the start of row `r` of matrix `m`; each lane receives one `u32` per matrix: row
+    /// `lane / 4`, columns `2 * (lane % 4)` and `+1` (transposed with `trans`).
+    LdMatrix { mem: Mem, num: u8, trans: bool },
+    /// `cp.async`: copies `bytes` (4, 8 or 16) from global `src` at element `args[1]` to shared
+    /// `dst` at element `args[0]`, completing by the next [`Intrinsic::CpAsyncWait`] that covers
+    /// its group (the CPU executor copies at once, which is one valid schedule).
+    CpAsync { dst: Mem, src: Mem, bytes: u8 },
+    /// `cp.async.commit_group`: closes the group of copies issued since the last commit.
+    CpAsyncCommit,
+    /// `cp.async.wait_group n`: waits until at most `n` committed groups are pending.
+    CpAsyncWait { pending: u32 },
 }
 
 /// A constant: its type and its bit pattern (zero-extended to 64 bits).

@@ -111,7 +111,27 @@ impl Function {
                 Op::Return => write!(out, "return")?,
                 Op::Intrinsic(i, args) => {
                     let p: Vec<String> = args.iter().map(|v| format!("%{}", v.0)).collect();
-                    write!(out, "intrinsic {i:?} {}", p.join(", "))?
+                    let p = p.join(", ");
+                    match i {
+                        Intrinsic::MmaM16N8K16 { elem } => write!(out, "mma.m16n8k16.{elem} {p}")?,
+                        Intrinsic::LdMatrix { mem, num, trans } => {
+                            let t = if *trans { ".trans" } else { "" };
+                            write!(out, "ldmatrix.x{num}{t} {}[{p}]", m(*mem))?
+                        }
+                        Intrinsic::CpAsync { dst, src, bytes } => {
+                            let a: Vec<&str> = p.split(", ").collect();
+                            write!(
+                                out,
+                                "cp_async.{bytes} {}[{}], {}[{}]",
+                                m(*dst),
+                                a[0],
+                                m(*src),
+                                a.get(1).unwrap_or(&"")
+                            )?
+                        }
+                        Intrinsic::CpAsyncCommit => write!(out, "cp_async.commit")?,
+                        Intrinsic::CpAsyncWait { pending } => write!(out, "cp_async.wait {pending}")?,
+                    }
                 }
             }
             out.push('\n');

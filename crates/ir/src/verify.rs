@@ -114,6 +114,34 @@ impl Checker<'_> {
                         }
                     }
                 }
+                Op::Intrinsic(i, args) => {
+                    let int = |v: &Value| self.ty(*v).is_scalar() && self.ty(*v).elem().is_int();
+                    let u32s = |n: u8| Type::Vector(ScalarType::U32, n);
+                    let result = inst.result.map(|r| self.f.value_type(r));
+                    let ok = match i {
+                        Intrinsic::MmaM16N8K16 { elem } => {
+                            matches!(elem, ScalarType::F16 | ScalarType::BF16)
+                                && args.len() == 3
+                                && self.ty(args[0]) == u32s(4)
+                                && self.ty(args[1]) == u32s(2)
+                                && self.ty(args[2]) == Type::Vector(ScalarType::F32, 4)
+                                && result == Some(Type::Vector(ScalarType::F32, 4))
+                        }
+                        Intrinsic::LdMatrix { num, .. } => {
+                            let want = if *num == 1 { Type::Scalar(ScalarType::U32) } else { u32s(*num) };
+                            args.len() == 1 && int(&args[0]) && result == Some(want)
+                        }
+                        Intrinsic::CpAsync { .. } => {
+                            args.len() == 2 && args.iter().all(int) && result.is_none()
+                        }
+                        Intrinsic::CpAsyncCommit | Intrinsic::CpAsyncWait { .. } => {
+                            args.is_empty() && result.is_none()
+                        }
+                    };
+                    if !ok {
+                        return Err(bad("operands or result do not fit the intrinsic"));
+                    }
+                }
                 Op::WriteVar(var, v) if self.f.vars[var.0 as usize].ty != self.ty(*v) => {
                     return Err(bad("value type differs from the variable's"))
                 }

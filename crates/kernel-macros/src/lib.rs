@@ -276,12 +276,18 @@ fn expand_device(mut f: ItemFn) -> syn::Result<TokenStream2> {
         let FnArg::Typed(pt) = arg else {
             return err(arg.span(), "a #[device] function is a free function; `self` is not allowed");
         };
-        take_comptime(&mut pt.attrs);
+        let comptime = take_comptime(&mut pt.attrs);
         let Pat::Ident(pi) = &*pt.pat else {
             return err(pt.pat.span(), "device function parameters must be plain names");
         };
         let id = pi.ident.clone();
         let ty = &pt.ty;
+        if comptime {
+            // A compile-time value: an ordinary Rust parameter.
+            params.push(quote!(#id: #ty));
+            tr.declare(&id.to_string(), false);
+            continue;
+        }
         match classify(ty, &generic_types) {
             Some(ParamKind::Scalar(t)) => {
                 params.push(quote!(#id: impl ::ferrocm_kernel::dsl::IntoVal<#t>));
@@ -425,6 +431,34 @@ impl Translator {
     fn stmt(&mut self, s: &Stmt) -> syn::Result<TokenStream2> {
         match s {
             Stmt::Local(l) => {
+                // `let (a, b) = (x, y);` is two lets (both values computed first).
+                if let (Pat::Tuple(pt), Some(init)) = (&l.pat, &l.init) {
+                    if let Expr::Tuple(et) = &*init.expr {
+                        if pt.elems.len() == et.elems.len() && init.diverge.is_none() {
+                            let mut temps = Vec::new();
+                            let mut lets = Vec::new();
+                            for (k, (p, e)) in pt.elems.iter().zip(&et.elems).enumerate() {
+                                let tmp = format_ident!("__tuple{k}");
+                                let v = self.expr(e)?;
+                                temps.push(quote!(let #tmp = #v;));
+                                let single = Stmt::Local(syn::Local {
+                                    attrs: Vec::new(),
+                                    let_token: l.let_token,
+                                    pat: p.clone(),
+                                    init: Some(syn::LocalInit {
+                                        eq_token: init.eq_token,
+                                        expr: Box::new(syn::parse_quote!(#tmp)),
+                                        diverge: None,
+                                    }),
+                                    semi_token: l.semi_token,
+                                });
+                                lets.push(single);
+                            }
+                            let lets = lets.iter().map(|s| self.stmt(s)).collect::<syn::Result<Vec<_>>>()?;
+                            return Ok(quote!(#(#temps)* #(#lets)*));
+                        }
+                    }
+                }
                 let (pat, ty) = match &l.pat {
                     Pat::Type(pt) => (&*pt.pat, Some(&*pt.ty)),
                     p => (p, None),

@@ -895,6 +895,15 @@ macro_rules! mem_type {
     (@atomics true $name:ident) => { impl<T: Elem> Atomics<T> for $name<T> {} };
     (@atomics false $name:ident) => {};
 }
+// A reference to a memory handle is the handle (so `f(&x)` passes a slice to a device function).
+impl<T: Elem, M: Memory<T>> Memory<T> for &M {
+    fn mem(&self) -> Mem {
+        (**self).mem()
+    }
+}
+impl<T: Elem, M: MemoryMut<T>> MemoryMut<T> for &M {}
+impl<T: Elem, M: Atomics<T>> Atomics<T> for &M {}
+
 mem_type!(
     /// A read-only slice parameter (`&[T]`).
     Slice, mut: false, atomics: false
@@ -1202,21 +1211,21 @@ macro_rules! unary_math {
 unary_math! {
     /// Square root, correctly rounded.
     sqrt => Sqrt;
-    /// `1 / sqrt(x)`; on NVIDIA `rsqrt.approx` (about 2 ulp in f32).
+    /// `1 / sqrt(x)` (a correctly rounded square root, then a correctly rounded reciprocal).
     rsqrt => Rsqrt;
-    /// `e^x`; on NVIDIA through `ex2.approx` (relative error about 2^-22 in f32).
+    /// `e^x`; on NVIDIA `ex2.approx` of `x * log2(e)` (relative error about 1e-6 for |x| < 10).
     exp => Exp;
     /// `2^x`; on NVIDIA `ex2.approx` (about 2 ulp).
     exp2 => Exp2;
-    /// Natural logarithm; on NVIDIA through `lg2.approx` (absolute error about 2^-22).
+    /// Natural logarithm; on NVIDIA `lg2.approx` times `ln 2` (absolute error about 1e-7).
     ln => Log;
     /// Base-2 logarithm; on NVIDIA `lg2.approx`.
     log2 => Log2;
-    /// Sine; on NVIDIA `sin.approx` (absolute error about 2^-20 for |x| < 100).
+    /// Sine; on NVIDIA `sin.approx` (absolute error about 1e-6 for |x| < 100).
     sin => Sin;
     /// Cosine; on NVIDIA `cos.approx`.
     cos => Cos;
-    /// Hyperbolic tangent; on NVIDIA `tanh.approx` (relative error about 2^-11).
+    /// Hyperbolic tangent; on NVIDIA `tanh.approx` (relative error about 5e-4).
     tanh => Tanh;
     floor => Floor;
     ceil => Ceil;
@@ -1252,4 +1261,88 @@ impl<T: Float> Val<T> {
         let r = select(neg, -y, y);
         cast::<T, _>(r)
     }
+}
+
+// ---------------------------------------------------------------- tensor-core data movement
+
+fn ldmatrix<H: Elem>(s: &Shared<H>, row_start: impl Index, num: u8, trans: bool) -> Value {
+    let (m, i) = (s.mem(), row_start.index());
+    let ty = if num == 1 { Type::Scalar(ScalarType::U32) } else { Type::Vector(ScalarType::U32, num) };
+    b(|b| b.intrinsic(Intrinsic::LdMatrix { mem: m, num, trans }, vec![i], Some(ty))).unwrap_or(Value(0))
+}
+
+/// `ldmatrix .x4`: four 8x8 matrices of 16-bit elements from shared memory. Lane `8m + r` passes
+/// the element index where row `r` of matrix `m` starts (16-byte aligned); each lane gets one
+/// `u32` (two halves: row `lane / 4`, columns `2 * (lane % 4)`, `+1`) per matrix, the layout of
+/// an `mma.m16n8k16` fragment. The whole warp must execute it.
+pub fn ldmatrix_x4<H: Elem>(s: &Shared<H>, row_start: impl Index) -> Vec4<u32> {
+    VecVal::from_ir_value(ldmatrix(s, row_start, 4, false))
+}
+/// [`ldmatrix_x4`] with each matrix transposed.
+pub fn ldmatrix_x4_trans<H: Elem>(s: &Shared<H>, row_start: impl Index) -> Vec4<u32> {
+    VecVal::from_ir_value(ldmatrix(s, row_start, 4, true))
+}
+/// `ldmatrix .x2` (lanes 0..16 give row starts).
+pub fn ldmatrix_x2<H: Elem>(s: &Shared<H>, row_start: impl Index) -> Vec2<u32> {
+    VecVal::from_ir_value(ldmatrix(s, row_start, 2, false))
+}
+/// [`ldmatrix_x2`] with each matrix transposed.
+pub fn ldmatrix_x2_trans<H: Elem>(s: &Shared<H>, row_start: impl Index) -> Vec2<u32> {
+    VecVal::from_ir_value(ldmatrix(s, row_start, 2, true))
+}
+
+/// Starts an asynchronous copy of `bytes` (4, 8 or 16, a compile-time value) from global memory
+/// at element `src_index` to shared memory at element `dst_index` (both aligned to the copy).
+/// The data is ready after [`cp_async_commit`] and a [`cp_async_wait`] covering its group.
+pub fn cp_async<T: Elem, M: Memory<T>>(
+    dst: &Shared<T>,
+    dst_index: impl Index,
+    src: &M,
+    src_index: impl Index,
+    bytes: u32,
+) {
+    let (d, s) = (dst.mem(), src.mem());
+    let (di, si) = (dst_index.index(), src_index.index());
+    b(|b| b.intrinsic(Intrinsic::CpAsync { dst: d, src: s, bytes: bytes as u8 }, vec![di, si], None));
+}
+/// Closes the group of asynchronous copies issued since the previous commit.
+pub fn cp_async_commit() {
+    b(|b| b.intrinsic(Intrinsic::CpAsyncCommit, vec![], None));
+}
+/// Waits until at most `pending` committed groups of this thread's copies are still in flight.
+pub fn cp_async_wait(pending: u32) {
+    b(|b| b.intrinsic(Intrinsic::CpAsyncWait { pending }, vec![], None));
+}
+
+/// A compile-time array of runtime variables (registers), indexed with compile-time indices:
+/// accumulators and fragments of a register-blocked kernel.
+pub struct VarArray<V> {
+    vars: Vec<Var<V>>,
+}
+impl<V: DslValue> VarArray<V> {
+    pub fn get(&self, i: usize) -> V {
+        self.vars[i].get()
+    }
+    pub fn set(&self, i: usize, v: impl IntoDsl<V = V>) {
+        self.vars[i].set(v)
+    }
+    pub fn len(&self) -> usize {
+        self.vars.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.vars.is_empty()
+    }
+}
+
+/// `n` variables, each starting at `init`.
+pub fn var_array<I: IntoDsl>(n: usize, init: I) -> VarArray<I::V> {
+    let v = init.into_dsl().to_ir();
+    let vars = (0..n)
+        .map(|_| {
+            let var = new_var::<I::V>("arr");
+            b(|b| b.write_var(var.var, v));
+            var
+        })
+        .collect();
+    VarArray { vars }
 }

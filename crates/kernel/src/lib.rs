@@ -1,5 +1,5 @@
 //! ferrocm's kernel language: `#[kernel]` Rust functions that build ferrocm IR, compiled once per
-//! set of compile-time values and cached, then run by the CPU executor or as PTX on NVIDIA GPUs.
+//! set of compile-time values and device, and run by the CPU executor or as PTX on NVIDIA GPUs.
 //!
 //! ```ignore
 //! use ferrocm_kernel::prelude::*;
@@ -11,20 +11,64 @@
 //!         y[i] = a * x[i] + y[i];
 //!     }
 //! }
-//! // saxpy::launch(&stream, cfg, 2.0, &x, &mut y)? (any device, through the runtime)
-//! // saxpy::launch_host(dims, 2.0, &x, &mut y)?   (CPU executor on host memory)
-//! // saxpy::ir()? / saxpy::ptx("sm_90")?            (what the compiler made)
+//!
+//! let stream = Device::default_device()?.create_stream()?;
+//! let (x, mut y) = (stream.clone_htod(&xs)?, stream.clone_htod(&ys)?);
+//! saxpy::launch(&stream, LaunchConfig::for_num_elems(n), 2.0, &x, &mut y)?; // any device
+//! saxpy::launch_host(dims, 2.0, &xs, &mut ys)?;  // CPU executor straight on host memory
+//! let ir = saxpy::kernel()?.ir().to_string();    // what the compiler made; also .ptx("sm_90")
 //! ```
 //!
-//! Design: the macro turns the function into a module whose `build` runs the body against an IR
-//! builder ([`dsl`]): runtime values are `Val<T>` handles, compile-time values (generic element
-//! types, const generics, `#[comptime]` config arguments) are plain Rust, so branching on them
-//! is ordinary Rust and loops over constant ranges unroll. Each distinct set of compile-time
-//! values is built once and kept in a process-wide [`cache`] keyed by the kernel's path and those
-//! values; PTX is generated once per architecture.
+//! # What `#[kernel]` generates
+//! A module named after the function with `build(..)` (the IR, uncached), `kernel(..)` (the
+//! cached [`CompiledKernel`]), `launch(stream, cfg, ..)` (typed launch through the runtime, which
+//! validates grid, block and shared memory) and `launch_host(dims, ..)` (the CPU executor over host
+//! slices). Compile-time parameters come first in each: generic element types (`T: Float`), const
+//! generics (`const W: usize`) and arguments marked `#[comptime]` (any `Clone + Debug` value, such
+//! as a config struct). Each distinct set is built once per process (keyed by the kernel's path
+//! and the values' `Debug` text) and loaded once per device.
 //!
-//! Launch ABI (shared with the runtime): a scalar parameter is passed as its bytes; a slice
-//! parameter as two parameters, its device address (`u64`) and its length in elements (`u64`).
+//! # The language
+//! Parameters: scalars (`bool`, `i8`..`i64`, `u8`..`u64`, `isize`, `usize`, `f16`, `bf16`, `f32`,
+//! `f64`, or a generic element type), `&[T]` and `&mut [T]` (with `.len()`). Bodies use `let`,
+//! `let mut` (a kernel variable), arithmetic, bitwise and comparison operators, `&&`/`||`
+//! (short-circuiting at run time too), `as` casts, `if`/`else` (a runtime branch on a runtime
+//! condition, a plain Rust `if` on a compile-time one), `while`, `loop`, `for` over `a..b`, `a..=b`
+//! and `(a..b).step_by(s)` (unrolled when both bounds are compile-time values), `break`,
+//! `continue`, `return`, indexing, method-style math and calls to `#[device]` functions (inlined).
+//! `break`/`continue` inside a loop unrolled at compile time are a build error (use a runtime
+//! bound). Anything else (`match`, closures, macros, labels, struct literals, ...) is a compile
+//! error at its span; type errors are rustc's.
+//!
+//! Built-ins ([`prelude`]): thread/block indices and dimensions, grid dimensions, `lane_id`,
+//! `warp_size` (a device value, not a constant), `global_index`, `grid_stride`; `sync_threads` and
+//! memory fences; `shared_array`, `dyn_shared`, `local_array`; atomics on global and shared memory
+//! (`atomic_add/sub/min/max/and/or/xor/exch/cas` on i32/u32/i64/u64, `atomic_add` on f32/f64);
+//! `shfl_idx/up/down/xor`, `vote_any/all`, `ballot`; 2- and 4-wide vectors with `load2/load4`,
+//! `store2/store4` (16-byte accesses); tensor cores: `mma_m16n8k16` (f16/bf16 -> f32, sm_80+),
+//! `ldmatrix_x2/x4[_trans]`, `cp_async` with `cp_async_commit`/`cp_async_wait`.
+//!
+//! # Accuracy of the math functions
+//! The CPU executor computes with the host's libm (f16/bf16 through f32). On NVIDIA:
+//! `sqrt`, `rsqrt` (as `1/sqrt`), `floor`, `ceil`, `abs`, `min`, `max`, `mul_add` and `+ - * /`
+//! are correctly rounded; `exp2`, `log2` use `ex2.approx`/`lg2.approx` (about 2 ulp), `exp` and
+//! `ln` add one multiply (relative error about 1e-6 for |x| < 10), `sin`/`cos` use `sin.approx`
+//! (absolute error about 1e-6 for |x| < 100), `tanh` uses `tanh.approx` (relative error about
+//! 5e-4), `powf(x, y)` is `exp2(y * log2(x))` for x > 0; `erf` is Abramowitz & Stegun 7.1.26 on
+//! every back end (absolute error 1.5e-7 plus that of `exp`). f64 transcendentals are evaluated
+//! in f32 on NVIDIA (about 1e-7 relative); f64 `sqrt` and arithmetic are exact IEEE.
+//!
+//! # Launch ABI (shared with the runtime and the backends)
+//! A scalar parameter is passed as its bytes (`bool` as one byte); a slice parameter as two
+//! parameters, its device address (`u64`) then its length in elements (`u64`).
+//!
+//! # Layering
+//! `ferrocm-ir`, `ferrocm-ptx` and `ferrocm-cpu-exec` produce `ModuleImage`s and sit below the
+//! runtime; this crate adds the typed launch and the per-device module cache, so it depends on
+//! `ferrocm-runtime` (libraries use it from above the runtime).
+//!
+//! `FERROCM_DUMP=ir,ptx` writes every newly generated IR and PTX to stderr, or to files in
+//! `FERROCM_DUMP_DIR`.
 
 pub mod cache;
 pub mod dsl;
@@ -41,12 +85,13 @@ pub use half::{bf16, f16};
 /// What a kernel body needs in scope: the attributes, DSL types, built-ins and math.
 pub mod prelude {
     pub use crate::dsl::{
-        ballot, block_dim_x, block_dim_y, block_dim_z, block_idx_x, block_idx_y, block_idx_z, dyn_shared,
-        fence_block, fence_device, fence_system, global_index, grid_dim_x, grid_dim_y, grid_dim_z,
-        grid_stride, lane_id, local_array, mma_m16n8k16, pack_half2, select, shared_array, shfl_down,
-        shfl_idx, shfl_up, shfl_xor, sync_threads, thread_idx_x, thread_idx_y, thread_idx_z, vec2, vec4,
-        vote_all, vote_any, warp_size, Atomics, Elem, Float, Int, IntoVal, Local, Memory, MemoryMut, Num,
-        Shared, Signed, Slice, SliceMut, Val, Vec2, Vec4,
+        ballot, block_dim_x, block_dim_y, block_dim_z, block_idx_x, block_idx_y, block_idx_z, cp_async,
+        cp_async_commit, cp_async_wait, dyn_shared, fence_block, fence_device, fence_system, global_index,
+        grid_dim_x, grid_dim_y, grid_dim_z, grid_stride, lane_id, ldmatrix_x2, ldmatrix_x2_trans,
+        ldmatrix_x4, ldmatrix_x4_trans, local_array, mma_m16n8k16, pack_half2, select, shared_array,
+        shfl_down, shfl_idx, shfl_up, shfl_xor, sync_threads, thread_idx_x, thread_idx_y, thread_idx_z,
+        var_array, vec2, vec4, vote_all, vote_any, warp_size, Atomics, Elem, Float, Int, IntoVal, Local,
+        Memory, MemoryMut, Num, Shared, Signed, Slice, SliceMut, Val, VarArray, Vec2, Vec4,
     };
     pub use crate::{device, kernel, Dim3, LaunchDims};
     pub use ferrocm_runtime::{AsDeviceSlice, AsDeviceSliceMut, Device, DeviceBuffer, LaunchConfig, Stream};

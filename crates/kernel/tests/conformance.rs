@@ -2082,3 +2082,130 @@ fn isize_values() {
         assert_eq!(o[i], if v < 0 { -v } else { v * 2 } + i as isize);
     }
 }
+
+/// The tensor-core data path: `cp.async` global->shared, `ldmatrix` fragments (B once from B^T,
+/// once transposed from B itself), `mma.sync`; two results that must both equal A*B.
+#[kernel]
+fn mma_ldmatrix(a: &[f16], bt: &[f16], b: &[f16], c: &mut [f32], c2: &mut [f32]) {
+    let sa = shared_array::<f16>(256);
+    let sbt = shared_array::<f16>(128);
+    let sb = shared_array::<f16>(128);
+    let lane = lane_id();
+    cp_async(&sa, lane * 8u32, &a, lane * 8u32, 16);
+    if lane < 16u32 {
+        cp_async(&sbt, lane * 8u32, &bt, lane * 8u32, 16);
+        cp_async(&sb, lane * 8u32, &b, lane * 8u32, 16);
+    }
+    cp_async_commit();
+    cp_async_wait(0);
+    sync_threads();
+    let m = lane / 8u32;
+    let r = lane % 8u32;
+    let af = ldmatrix_x4(&sa, (r + (m % 2u32) * 8u32) * 16u32 + (m / 2u32) * 8u32);
+    let bf = ldmatrix_x2(&sbt, r * 16u32 + (m % 2u32) * 8u32);
+    let bf2 = ldmatrix_x2_trans(&sb, (lane % 16u32) * 8u32);
+    let zero = vec4(0.0f32, 0.0f32, 0.0f32, 0.0f32);
+    let d = mma_m16n8k16::<f16>(af, bf, zero);
+    let d2 = mma_m16n8k16::<f16>(af, bf2, zero);
+    let g = lane / 4u32;
+    let t = lane % 4u32;
+    for k in 0..4u32 {
+        let row = g + (k / 2u32) * 8u32;
+        let col = t * 2u32 + (k % 2u32);
+        c[row * 8u32 + col] = d.get(k as usize);
+        c2[row * 8u32 + col] = d2.get(k as usize);
+    }
+}
+
+#[test]
+fn cp_async_ldmatrix_and_mma() {
+    let mut r = Rng::new();
+    let a: Vec<f16> = r.f32s(256, -1.0, 1.0).into_iter().map(f16::from_f32).collect();
+    let b: Vec<f16> = r.f32s(128, -1.0, 1.0).into_iter().map(f16::from_f32).collect(); // 16 x 8, k-major
+    let bt: Vec<f16> = (0..128).map(|i| b[(i % 16) * 8 + i / 16]).collect(); // 8 x 16, n-major
+    let out = Launch::new("mma_ldmatrix", mma_ldmatrix::kernel(), 1, 32)
+        .buf(&a)
+        .buf(&bt)
+        .buf(&b)
+        .buf(&[0f32; 128])
+        .buf(&[0f32; 128])
+        .gpu_tol(1e-5, 1e-5)
+        .run();
+    let mut want = vec![0f64; 128];
+    for i in 0..16 {
+        for j in 0..8 {
+            want[i * 8 + j] = (0..16).map(|k| a[i * 16 + k].to_f64() * b[k * 8 + j].to_f64()).sum();
+        }
+    }
+    check_close("via B^T", &f64s(&out.get::<f32>(3)), &want, 1e-5, 1e-5);
+    check_close("via ldmatrix.trans", &f64s(&out.get::<f32>(4)), &want, 1e-5, 1e-5);
+    let ptx = mma_ldmatrix::kernel().unwrap().ptx("sm_90").unwrap();
+    assert!(
+        ptx.contains("ldmatrix.sync.aligned.m8n8.x4.shared.b16") && ptx.contains("cp.async.cg.shared.global")
+    );
+}
+
+#[path = "../examples/support/gemm.rs"]
+mod gemm;
+
+#[test]
+fn tensor_core_gemm_with_cp_async_pipeline() {
+    let mut r = Rng::new();
+    let (m, n, k) = (256usize, 256usize, 96usize);
+    let a: Vec<bf16> = r.f32s(m * k, -1.0, 1.0).into_iter().map(bf16::from_f32).collect();
+    let b: Vec<bf16> = r.f32s(n * k, -1.0, 1.0).into_iter().map(bf16::from_f32).collect();
+    let mut want = vec![0f64; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            want[i * n + j] = (0..k).map(|p| a[i * k + p].to_f64() * b[j * k + p].to_f64()).sum();
+        }
+    }
+    let variants = [
+        ("2 stages, 128x128 tile", gemm::gemm_bf16_nt::kernel::<2, 4>(), 4),
+        ("3 stages, 128x128 tile", gemm::gemm_bf16_nt::kernel::<3, 4>(), 4),
+        ("2 stages, 128x256 tile", gemm::gemm_bf16_nt::kernel::<2, 8>(), 8),
+    ];
+    for (stages, kernel, nt) in variants {
+        let cfg = gemm::gemm_config(m as u32, n as u32, nt);
+        let o = Launch::new(&format!("gemm_bf16_nt ({stages})"), kernel, cfg.grid, cfg.block)
+            .buf(&a)
+            .buf(&b)
+            .buf(&vec![0f32; m * n])
+            .scalar(m as u32)
+            .scalar(n as u32)
+            .scalar(k as u32)
+            .gpu_tol(1e-5, 1e-4)
+            .run()
+            .get::<f32>(2);
+        check_close(&format!("C with {stages} stages"), &f64s(&o), &want, 1e-5, 1e-4);
+    }
+}
+
+#[kernel]
+fn float_rem(a: &[f32], b: &[f32], d: &[f64], e: &[f64], o32: &mut [f32], o64: &mut [f64]) {
+    let i = global_index();
+    if i < a.len() {
+        o32[i] = a[i] % b[i];
+        o64[i] = d[i] % e[i];
+    }
+}
+
+#[test]
+fn float_remainder_f32_and_f64() {
+    let mut r = Rng::new();
+    let (a, b) = (r.f32s(N, -100.0, 100.0), r.f32s(N, 0.5, 7.0));
+    let (d, e) = (r.f64s(N, -1e6, 1e6), r.f64s(N, 0.5, 7.0));
+    let out = Launch::new("float_rem", float_rem::kernel(), grid_for(N, 128), 128)
+        .buf(&a)
+        .buf(&b)
+        .buf(&d)
+        .buf(&e)
+        .buf(&vec![0f32; N])
+        .buf(&vec![0f64; N])
+        .gpu_tol(1e-5, 1e-5)
+        .run();
+    let want32: Vec<f64> = (0..N).map(|i| (a[i] % b[i]) as f64).collect();
+    let want64: Vec<f64> = (0..N).map(|i| d[i] % e[i]).collect();
+    check_close("f32 rem", &f64s(&out.get::<f32>(4)), &want32, 1e-6, 1e-6);
+    check_close("f64 rem", &out.get::<f64>(5), &want64, 1e-9, 1e-9);
+}

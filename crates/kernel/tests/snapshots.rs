@@ -114,3 +114,16 @@ fn mma_tile(a: &[bf16], bt: &[bf16], c: &mut [f32]) {
     c[lane] = d.get(0);
 }
 snapshot!(mma_tile_ir_and_ptx, "mma_tile", mma_tile::kernel(), "sm_80");
+
+#[kernel]
+fn async_fragments(a: &[f16], c: &mut [u32]) {
+    let s = shared_array::<f16>(256);
+    let lane = lane_id();
+    cp_async(&s, lane * 8u32, &a, lane * 8u32, 16);
+    cp_async_commit();
+    cp_async_wait(0);
+    sync_threads();
+    let f = ldmatrix_x4_trans(&s, (lane % 16u32) * 16u32 + (lane / 16u32) * 8u32);
+    c[lane] = f.get(0) ^ f.get(3);
+}
+snapshot!(async_fragments_ir_and_ptx, "async_fragments", async_fragments::kernel(), "sm_90");

@@ -353,6 +353,13 @@ impl Gen<'_> {
                     g.line(format!("lg2.approx.f32 {fd}, {};\n\tmul.rn.f32 {fd}, {fd}, {};\n\tex2.approx.f32 {fd}, {fd};", x[0], x[1]));
                 });
             }
+            (BinaryOp::Rem, _) if t == ScalarType::F64 => {
+                // a - trunc(a / b) * b, in f64.
+                let q = self.reg(Class::F64);
+                self.line(format!(
+                    "div.rn.f64 {q}, {a}, {b};\n\tcvt.rzi.f64.f64 {q}, {q};\n\tneg.f64 {q}, {q};\n\tfma.rn.f64 {d}, {q}, {b}, {a};"
+                ));
+            }
             (BinaryOp::Rem, _) => {
                 // a - trunc(a / b) * b
                 self.via_f32(t, &[a.into(), b.into()], d, |g, x, fd| {
@@ -815,6 +822,28 @@ impl Gen<'_> {
                         dst.join(", ")
                     ));
                 }
+                Op::Intrinsic(Intrinsic::LdMatrix { mem, num, trans }, args) => {
+                    let addr = self.address(*mem, args[0], 1);
+                    let a32 = self.reg(Class::B32);
+                    self.line(format!("cvt.u32.u64 {a32}, {addr};"));
+                    let t = if *trans { ".trans" } else { "" };
+                    self.line(format!(
+                        "ldmatrix.sync.aligned.m8n8.x{num}{t}.shared.b16 {{{}}}, [{a32}];",
+                        dst.join(", ")
+                    ));
+                }
+                Op::Intrinsic(Intrinsic::CpAsync { dst: dmem, src, bytes }, args) => {
+                    let da = self.address(*dmem, args[0], 1);
+                    let sa = self.address(*src, args[1], 1);
+                    let d32 = self.reg(Class::B32);
+                    self.line(format!("cvt.u32.u64 {d32}, {da};"));
+                    let cache = if *bytes == 16 { "cg" } else { "ca" };
+                    self.line(format!("cp.async.{cache}.shared.global [{d32}], [{sa}], {bytes};"));
+                }
+                Op::Intrinsic(Intrinsic::CpAsyncCommit, _) => self.line("cp.async.commit_group;"),
+                Op::Intrinsic(Intrinsic::CpAsyncWait { pending }, _) => {
+                    self.line(format!("cp.async.wait_group {pending};"))
+                }
                 Op::If { cond, then_region, else_region } => {
                     let c = self.v(*cond);
                     let (l_else, l_end) = (self.label("else"), self.label("endif"));
@@ -883,11 +912,11 @@ fn param_decl(t: ScalarType) -> &'static str {
 pub fn generate(f: &Function, target: &Target) -> Result<String, PtxError> {
     verify(f).map_err(|source| PtxError::Invalid { kernel: f.name.clone(), source })?;
     let mut uses_mma = false;
-    f.walk(&mut |i| uses_mma |= matches!(i.op, Op::Intrinsic(Intrinsic::MmaM16N8K16 { .. }, _)));
+    f.walk(&mut |i| uses_mma |= matches!(i.op, Op::Intrinsic(..)));
     if uses_mma && target.sm < 80 {
         return Err(PtxError::TargetTooOld {
             kernel: f.name.clone(),
-            what: "mma.sync m16n8k16".into(),
+            what: "tensor-core and cp.async intrinsics".into(),
             needs: "sm_80".into(),
             target: target.arch.clone(),
         });

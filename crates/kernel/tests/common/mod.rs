@@ -308,6 +308,16 @@ impl Launch {
                 .unwrap_or_else(|e| panic!("{} on device {} ({}): {e}", self.name, d.index(), d.kind()));
             self.compare(&format!("device {} ({})", d.index(), d.properties().name), &out, &got);
         }
+        // The IR text must read back to the same function.
+        let text = self.kernel.ir().to_string();
+        match ferrocm_kernel::ir::parse(&text) {
+            Ok(f) => assert!(
+                &f == self.kernel.ir(),
+                "{}: IR text does not read back to the same function",
+                self.name
+            ),
+            Err(e) => panic!("{}: IR text does not parse: {e}\n{text}", self.name),
+        }
         // PTX must generate for every kernel, whether or not a GPU is here to run it.
         self.kernel.ptx("sm_90").unwrap_or_else(|e| panic!("{}: {e}", self.name));
         out

@@ -1,0 +1,72 @@
+//! PTX generator tests that need no GPU: module structure, the slice ABI, target checks and
+//! the JIT-log helper. (Generated code is run on GPUs by ferrocm-kernel's conformance suite.)
+
+use ferrocm_ir::*;
+use ferrocm_ptx::{annotate_jit_log, generate, PtxError, Target};
+
+fn check(ptx: &str, expect_lines: &[&str]) {
+    for l in expect_lines {
+        assert!(ptx.lines().any(|p| p.trim() == *l), "missing `{l}` in\n{ptx}");
+    }
+}
+
+fn scale_kernel() -> Function {
+    let mut b = Builder::new("scale");
+    let a = b.scalar_param("a", ScalarType::F32);
+    let x = b.slice_param("x", ScalarType::F32, true);
+    let t = b.special(Special::ThreadIdx(Axis::X));
+    let v = b.load(x, t, 1);
+    let r = b.binary(BinaryOp::Mul, a, v);
+    b.store(x, t, r);
+    b.finish().expect("builds")
+}
+
+#[test]
+fn module_header_entry_and_slice_abi() {
+    let ptx = generate(&scale_kernel(), &Target::from_arch("sm_90")).expect("generates");
+    check(
+        &ptx,
+        &[
+            ".version 8.0",
+            ".target sm_90",
+            ".address_size 64",
+            ".visible .entry scale(",
+            ".param .f32 scale_param_0,",
+            ".param .u64 scale_param_1,",
+            ".param .u64 scale_param_1_len",
+            "mul.rn.f32 %f3, %f1, %f2;",
+        ],
+    );
+}
+
+#[test]
+fn tensor_core_intrinsics_need_sm_80() {
+    let mut b = Builder::new("mma");
+    let z = b.constant(ScalarType::U32, 0);
+    let f = b.constant(ScalarType::F32, 0);
+    let a = b.make_vector(&[z, z, z, z]);
+    let bb = b.make_vector(&[z, z]);
+    let c = b.make_vector(&[f, f, f, f]);
+    b.intrinsic(
+        Intrinsic::MmaM16N8K16 { elem: ScalarType::F16 },
+        vec![a, bb, c],
+        Some(Type::Vector(ScalarType::F32, 4)),
+    );
+    let func = b.finish().expect("builds");
+    let e = generate(&func, &Target::from_arch("sm_75")).map(|_| ());
+    // sm_75 is raised to the oldest supported target, sm_80, which has mma.sync.
+    assert!(e.is_ok(), "{e:?}");
+    let t = Target { arch: "sm_75".into(), sm: 75, ptx_version: (8, 0) };
+    assert!(matches!(generate(&func, &t), Err(PtxError::TargetTooOld { .. })));
+}
+
+#[test]
+fn jit_log_lines_are_annotated_with_the_ptx_they_point_at() {
+    let ptx = ".version 8.0\n.target sm_90\n\tbogus.instruction %r1;\n";
+    let log = "ptxas application ptx input, line 3; error   : Unknown instruction 'bogus.instruction'";
+    let out = annotate_jit_log(ptx, log);
+    assert!(out.contains("line 3; error"), "{out}");
+    assert!(out.contains("    3 | bogus.instruction %r1;"), "{out}");
+    // Lines past the end are left alone rather than misreported.
+    assert!(!annotate_jit_log(ptx, "line 99; error").contains(" | "));
+}
