@@ -1,12 +1,45 @@
-//! Reference implementation of cuRAND's random number generators and distributions.
+//! ferrocm's RAND library (rocRAND/hipRAND/cuRAND's role), in three layers:
 //!
-//! This crate owns the *definition* of what ferrocm's RAND library computes: Philox4x32-10,
-//! XORWOW, MRG32k3a, Sobol32 and Sobol64 with cuRAND's `curand_init` seeding, subsequence and
-//! offset semantics, and cuRAND's formulas for uniform, normal, log-normal, Poisson and
-//! discrete outputs. The device library, written later in ferrocm's `#[kernel]` language, is
-//! checked against it the way tinygrad checks its backends against its Python emulator.
+//! - [`reference`]: the *definition* of what is computed, a bit-exact plain-Rust model of
+//!   cuRAND's Philox4x32-10, XORWOW, MRG32k3a, Sobol32 and Sobol64 with `curand_init` seeding,
+//!   subsequence and offset semantics, its distributions and its host-API layouts.
+//! - [`device`]: the device API in ferrocm's kernel language, callable from any `#[kernel]`:
+//!   per-thread states [`device::Philox`], [`device::Xorwow`], [`device::Mrg32k3a`] with
+//!   `init(seed, subsequence, offset)`, `next_u32`, `uniform`, `uniform_double`, `normal`,
+//!   `normal2`, Philox's `next4`/`uniform4`/`normal4`, log-normals and skip-ahead
+//!   ([`device::DeviceGenerator`]); Sobol32 points ([`device::sobol32_point`]). Skip-ahead
+//!   tables are device buffers passed to kernels as slices.
+//! - [`Generator`]: the host API (`curandGenerate*`): create by [`RngType`], set seed, offset,
+//!   [`Ordering`] and Sobol dimensions, then `generate_*` into any device buffer or view,
+//!   asynchronously on the generator's stream. The orderings are documented in [`generator`].
 //!
-//! Design choices:
+//! What matches cuRAND, on every back end (CPU executor and NVIDIA GPUs, checked by the tests
+//! against the cuRAND vectors in `tests/data/`):
+//! - bit for bit: device-API integers, uniforms and doubles of Philox4x32-10, XORWOW and
+//!   MRG32k3a at any seed, subsequence and offset; the legacy host ordering's `generate`,
+//!   `generate_uniform` and `generate_uniform_double`; Sobol32 points and uniforms;
+//! - within a tolerance, relative to max(1, |x|): float normals and log-normals (CPU executor
+//!   4e-6, as the reference; NVIDIA 2e-5, because the kernel language lowers `ln`, `sin`,
+//!   `cos`, `exp` to the `.approx` instructions as cuRAND's `__sincosf` does); double normals
+//!   (CPU executor 2e-15; NVIDIA 3e-4, because f64 transcendentals are lowered through f32
+//!   today, see below).
+//! Integer and uniform outputs are bitwise equal across back ends; normals within the sum of
+//! those tolerances.
+//!
+//! Kernel-language gaps met here, and the workarounds (for the kernel language's owners):
+//! - no `mul.hi`/`mul.wide`: Philox's 32x32->64 multiply is a 64-bit multiply of zero-extended
+//!   operands, left to `ptxas` to narrow;
+//! - no count-trailing-zeros, popcount or bit casts: Sobol's `ctz` is a five-step search;
+//! - f64 `ln`/`sin`/`cos`/`exp` go through f32 on PTX: double normals on NVIDIA are only good
+//!   to about 1e-4; the fast f32 `ln` has an absolute error that would ruin Box-Muller radii
+//!   near `u = 1`, so `-2 ln u` uses a series there ([`device::neg2_ln_f32`]);
+//! - struct literals are rejected inside kernel bodies: kernels are thin entry points calling
+//!   plain Rust functions written against the DSL.
+//!
+//! Not yet: Poisson and discrete distributions in the device and host APIs (the reference has
+//! them), Sobol64 and Sobol normals (inverse CDF) on devices.
+//!
+//! Design choices (of the reference; the device layers keep its state layouts):
 //! - Per-thread state is a small `Copy` struct with plain `u32`/`u64` fields and step functions
 //!   that neither allocate nor panic, so each one can become a device function with little
 //!   change. Skip-ahead uses tables of matrix powers: MRG32k3a's are `static` data computed by
@@ -17,7 +50,7 @@
 //! - Known-answer vectors under `tests/data/` were produced by the real cuRAND on an NVIDIA GPU
 //!   with `tools/curand_vectors.py`.
 //!
-//! Invariants, checked against cuRAND 10.4 (CUDA 13) by the tests:
+//! The reference's invariants, checked against cuRAND 10.4 (CUDA 13) by the tests:
 //! - bit-identical: `curand`, `curand4`, uniform and uniform-double outputs of Philox4x32-10,
 //!   XORWOW and MRG32k3a at any seed, subsequence and offset; `curand_poisson` (all three
 //!   methods); Sobol32/Sobol64 points, direction vectors and uniforms; the host API's

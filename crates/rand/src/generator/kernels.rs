@@ -28,6 +28,7 @@ pub struct Plan {
 pub enum Dist {
     Bits,
     Uniform,
+    UniformHalf,
     Normal,
     LogNormal,
     UniformDouble,
@@ -61,6 +62,11 @@ fn as_t<T: Elem, U: Elem>(v: Val<U>) -> Val<T> {
     Val::from_ir(v.ir())
 }
 
+/// A float uniform rounded to half precision (to nearest even).
+fn half(x: Val<f32>) -> Val<ferrocm_kernel::f16> {
+    cast::<ferrocm_kernel::f16, _>(x)
+}
+
 fn affine32(z: Val<f32>, mean: Val<f64>, stddev: Val<f64>, log: bool) -> Val<f32> {
     let m: Val<f32> = cast::<f32, _>(mean);
     let s: Val<f32> = cast::<f32, _>(stddev);
@@ -86,6 +92,7 @@ fn philox_values<T: Elem>(dist: Dist, w: [Val<u32>; 4], mean: Val<f64>, stddev: 
     match dist {
         Dist::Bits => w.iter().map(|&x| as_t(x)).collect(),
         Dist::Uniform => w.iter().map(|&x| as_t(dev::uniform_f32(x))).collect(),
+        Dist::UniformHalf => w.iter().map(|&x| as_t(half(dev::uniform_f32(x)))).collect(),
         Dist::Normal | Dist::LogNormal => {
             let log = dist == Dist::LogNormal;
             let (a, b) = dev::box_muller(w[0], w[1]);
@@ -113,6 +120,7 @@ fn state_values<T: Elem, G: DeviceGenerator>(
     match dist {
         Dist::Bits => (0..4).map(|_| as_t(g.next_u32())).collect(),
         Dist::Uniform => (0..4).map(|_| as_t(g.uniform())).collect(),
+        Dist::UniformHalf => (0..4).map(|_| as_t(half(g.uniform()))).collect(),
         Dist::Normal | Dist::LogNormal => {
             let log = dist == Dist::LogNormal;
             let (a, b) = g.box_muller();
@@ -415,6 +423,7 @@ fn legacy_body<T: Elem>(
             match plan.dist {
                 Dist::Bits => vec![as_t(g.next_u32())],
                 Dist::Uniform => vec![as_t(g.uniform())],
+                Dist::UniformHalf => vec![as_t(half(g.uniform()))],
                 Dist::UniformDouble => vec![as_t(g.uniform_double())],
                 Dist::Normal | Dist::LogNormal => {
                     let (a, b) = g.box_muller();
@@ -491,6 +500,7 @@ fn sobol_body<T: Elem>(
                 vals.push(match plan.dist {
                     Dist::Bits => as_t::<T, u32>(xi),
                     Dist::UniformDouble => as_t(dev::uniform_f64_from_u32(xi)),
+                    Dist::UniformHalf => as_t(half(dev::uniform_f32(xi))),
                     _ => as_t(dev::uniform_f32(xi)),
                 });
                 let i = i0 + (g as u32 * 4 + e);

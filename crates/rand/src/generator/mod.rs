@@ -164,6 +164,15 @@ impl Generator {
         self.fill(out, Dist::Uniform, 0.0, 1.0)
     }
 
+    /// Half-precision uniforms (rocRAND's `rocrand_generate_uniform_half`): the float uniform
+    /// of the same draw, rounded to nearest even (so in (0, 1]).
+    pub fn generate_uniform_half(
+        &mut self,
+        out: &mut impl AsDeviceSliceMut<ferrocm_kernel::f16>,
+    ) -> Result<(), RandError> {
+        self.fill(out, Dist::UniformHalf, 0.0, 1.0)
+    }
+
     /// `curandGenerateUniformDouble`: doubles in (0, 1].
     pub fn generate_uniform_double(&mut self, out: &mut impl AsDeviceSliceMut<f64>) -> Result<(), RandError> {
         self.fill(out, Dist::UniformDouble, 0.0, 1.0)
@@ -338,7 +347,7 @@ impl Generator {
             (_, true) => {
                 let s = if rng == Rng::Xorwow { 4096 } else { 65_536 };
                 let draws = match (rng, dist) {
-                    (_, Dist::Bits | Dist::Uniform) => 1,
+                    (_, Dist::Bits | Dist::Uniform | Dist::UniformHalf) => 1,
                     (Rng::Mrg32k3a, Dist::UniformDouble) => 1,
                     (Rng::Mrg32k3a, _) => 2,
                     (_, Dist::UniformDouble | Dist::Normal | Dist::LogNormal) => 2,
