@@ -1,6 +1,6 @@
 //! ferrocm's RAND library (rocRAND/hipRAND/cuRAND's role), in three layers:
 //!
-//! - [`reference`]: the *definition* of what is computed, a bit-exact plain-Rust model of
+//! - [`reference`](mod@reference): the *definition* of what is computed, a bit-exact plain-Rust model of
 //!   cuRAND's Philox4x32-10, XORWOW, MRG32k3a, Sobol32 and Sobol64 with `curand_init` seeding,
 //!   subsequence and offset semantics, its distributions and its host-API layouts.
 //! - [`device`]: the device API in ferrocm's kernel language, callable from any `#[kernel]`:
@@ -23,6 +23,7 @@
 //!   `cos`, `exp` to the `.approx` instructions as cuRAND's `__sincosf` does); double normals
 //!   (CPU executor 2e-15; NVIDIA 3e-4, because f64 transcendentals are lowered through f32
 //!   today, see below).
+//!
 //! Integer and uniform outputs are bitwise equal across back ends; normals within the sum of
 //! those tolerances.
 //!
