@@ -1,7 +1,9 @@
 //! Sobol32 points in the kernel language.
 
-use ferrocm_kernel::dsl::{select, DslCmp, Memory, Val};
+use ferrocm_kernel::dsl::{self, select, DslCmp, Memory, Val};
 use ferrocm_kernel::ir::CmpOp;
+
+use super::var_u32;
 
 /// Count of trailing zero bits of a nonzero `x` (the IR has no `ctz`; a five-step search on
 /// the isolated lowest bit).
@@ -17,14 +19,22 @@ pub fn ctz32(x: Val<u32>) -> Val<u32> {
 }
 
 /// Point `i` of the Sobol32 dimension whose 32 direction vectors start at word `base` of
-/// `directions`: the XOR of the vectors selected by the Gray code of `i`. Unrolled and
-/// branch-free, so the 32 loads issue back to back.
+/// `directions`: the XOR of the vectors selected by the Gray code of `i`. A loop that stops
+/// at the Gray code's top bit: on an H200 a fully unrolled, branch-free form (32 loads per
+/// point, 32 points per thread) measured 147 GSample/s against this form's 363.
 pub fn sobol32_point(directions: impl Memory<u32>, base: Val<u32>, i: Val<u32>) -> Val<u32> {
     let gray = i ^ (i >> 1u32);
-    let mut x: Val<u32> = Val::constant(0u32);
-    for k in 0..32u32 {
-        let bit = Val::constant(0u32) - ((gray >> k) & 1u32);
-        x = x ^ (directions.load(base + k) & bit);
-    }
-    x
+    let x = var_u32("sobol_x", 0u32);
+    let g = var_u32("sobol_g", gray);
+    let k = var_u32("sobol_k", 0u32);
+    dsl::while_(
+        || g.get().dsl_cmp(CmpOp::Ne, 0u32),
+        || {
+            let bit = Val::constant(0u32) - (g.get() & 1u32);
+            x.set(x.get() ^ (directions.load(base + k.get()) & bit));
+            g.set(g.get() >> 1u32);
+            k.set(k.get() + 1u32);
+        },
+    );
+    x.get()
 }

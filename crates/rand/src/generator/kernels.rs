@@ -470,7 +470,7 @@ pub(crate) fn legacy_fill<T: Elem>(
 }
 
 /// Sobol32 points per thread unit (a multiple of 4).
-pub const SOBOL_CHUNK: u64 = 32;
+pub const SOBOL_CHUNK: u64 = 16;
 
 /// Sobol32, dimension-major: unit `c` of dimension `d` writes points `offset + c * CHUNK ..`
 /// of that dimension, computing only the first from its Gray code.
