@@ -6,9 +6,10 @@
 //! - [`device`]: the device API in ferrocm's kernel language, callable from any `#[kernel]`:
 //!   per-thread states [`device::Philox`], [`device::Xorwow`], [`device::Mrg32k3a`] with
 //!   `init(seed, subsequence, offset)`, `next_u32`, `uniform`, `uniform_double`, `normal`,
-//!   `normal2`, Philox's `next4`/`uniform4`/`normal4`, log-normals and skip-ahead
+//!   `normal2`, Philox's `next4`/`uniform4`/`normal4`, log-normals, Poisson below 64
+//!   (Knuth's method, cuRAND's there), discrete tables and skip-ahead
 //!   ([`device::DeviceGenerator`]); Sobol32 points ([`device::sobol32_point`]). Skip-ahead
-//!   tables are device buffers passed to kernels as slices.
+//!   and discrete tables are device buffers passed to kernels as slices.
 //! - [`Generator`]: the host API (`curandGenerate*`): create by [`RngType`], set seed, offset,
 //!   [`Ordering`] and Sobol dimensions, then `generate_*` into any device buffer or view,
 //!   asynchronously on the generator's stream. The orderings are documented in [`generator`].
@@ -17,7 +18,8 @@
 //! against the cuRAND vectors in `tests/data/`):
 //! - bit for bit: device-API integers, uniforms and doubles of Philox4x32-10, XORWOW and
 //!   MRG32k3a at any seed, subsequence and offset; the legacy host ordering's `generate`,
-//!   `generate_uniform` and `generate_uniform_double`; Sobol32 points and uniforms;
+//!   `generate_uniform` and `generate_uniform_double`; Sobol32 points and uniforms; device-API
+//!   Poisson for lambda below 64 (given the host's `expf(lambda)`) and discrete draws;
 //! - within a tolerance, relative to max(1, |x|): float normals and log-normals (CPU executor
 //!   4e-6, as the reference; NVIDIA 2e-5, because the kernel language lowers `ln`, `sin`,
 //!   `cos`, `exp` to the `.approx` instructions as cuRAND's `__sincosf` does); double normals
@@ -37,8 +39,9 @@
 //! - struct literals are rejected inside kernel bodies: kernels are thin entry points calling
 //!   plain Rust functions written against the DSL.
 //!
-//! Not yet: Poisson and discrete distributions in the device and host APIs (the reference has
-//! them), Sobol64 and Sobol normals (inverse CDF) on devices.
+//! Not yet: Poisson with lambda of 64 and above (cuRAND's gamma rejection and normal
+//! approximation) on devices, cuRAND's host-API Poisson layout, Sobol64 and Sobol normals
+//! (inverse CDF) on devices.
 //!
 //! Design choices (of the reference; the device layers keep its state layouts):
 //! - Per-thread state is a small `Copy` struct with plain `u32`/`u64` fields and step functions
@@ -93,4 +96,4 @@ pub mod generator;
 pub mod reference;
 
 pub use error::RandError;
-pub use generator::{Generator, Ordering, RngType};
+pub use generator::{DiscreteTable, Generator, Ordering, RngType};

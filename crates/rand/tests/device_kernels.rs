@@ -23,6 +23,7 @@ enum Kind {
 fn kind_of(mode: &str, k: usize) -> Kind {
     match mode {
         "curand" | "curand4" | "curand_curand4" => Kind::Int,
+        m if m.starts_with("poisson") => Kind::Int,
         "uniform_double" | "normal_double" | "normal2_double" | "log_normal_double" | "uniform2_double"
         | "normal4_double" => Kind::F64,
         "mixed" => match k % 8 {
@@ -34,9 +35,14 @@ fn kind_of(mode: &str, k: usize) -> Kind {
     }
 }
 
-/// Modes the kernels replay (Poisson is not in the device API yet).
+/// Modes the kernels replay: all but Poisson means of 64 and above (not in the device API yet).
 fn supported(mode: &str) -> bool {
-    !mode.starts_with("poisson")
+    !matches!(mode, "poisson_100" | "poisson_5000")
+}
+
+/// The Poisson mean of a mode, if it is one.
+fn lambda_of(mode: &str) -> Option<f32> {
+    mode.rsplit('_').next().filter(|_| mode.starts_with("poisson")).and_then(|l| l.parse().ok())
 }
 
 struct Out {
@@ -60,10 +66,11 @@ impl Out {
     }
 }
 
-fn produce_common<G: DeviceGenerator>(g: &G, mode: &str, n: u32, o: &Out) {
+fn produce_common<G: DeviceGenerator>(g: &G, mode: &str, n: u32, o: &Out, exp_l: Val<f32>) {
     let mut k = 0u32;
     while k < n {
         match mode {
+            m if m.starts_with("poisson") => o.u(&mut k, g.poisson_knuth(exp_l)),
             "curand" => o.u(&mut k, g.next_u32()),
             "uniform" => o.f(&mut k, g.uniform()),
             "normal" => o.f(&mut k, g.normal()),
@@ -99,10 +106,11 @@ fn produce_common<G: DeviceGenerator>(g: &G, mode: &str, n: u32, o: &Out) {
     }
 }
 
-fn produce_philox(p: &Philox, mode: &str, n: u32, o: &Out) {
+fn produce_philox(p: &Philox, mode: &str, n: u32, o: &Out, exp_l: Val<f32>) {
     let mut k = 0u32;
     while k < n {
         match mode {
+            "poisson4_3.5" => (0..4).for_each(|_| o.u(&mut k, p.poisson_knuth(exp_l))),
             "curand4" => p.next4().into_iter().for_each(|x| o.u(&mut k, x)),
             "uniform4" => p.uniform4().into_iter().for_each(|x| o.f(&mut k, x)),
             "normal4" => p.normal4().into_iter().for_each(|x| o.f(&mut k, x)),
@@ -112,7 +120,7 @@ fn produce_philox(p: &Philox, mode: &str, n: u32, o: &Out) {
                 o.u(&mut k, p.next_u32());
                 o.u(&mut k, p.next4()[3]);
             }
-            _ => return produce_common(p, mode, n, o),
+            _ => return produce_common(p, mode, n, o, exp_l),
         }
     }
 }
@@ -125,6 +133,7 @@ fn replay_body(
     seed: Val<u64>,
     sub: Val<u64>,
     off: Val<u64>,
+    exp_l: Val<f32>,
     table: Slice<u32>,
     u: SliceMut<u32>,
     f: SliceMut<f32>,
@@ -133,9 +142,9 @@ fn replay_body(
     // Struct literals are not supported inside a kernel body, so the outputs are bundled here.
     let o = Out { u, f, d };
     match gen {
-        "philox" => produce_philox(&Philox::init(seed, sub, off), mode, n, &o),
-        "xorwow" => produce_common(&Xorwow::init(seed, sub, off, table), mode, n, &o),
-        _ => produce_common(&Mrg32k3a::init(seed, sub, off, table), mode, n, &o),
+        "philox" => produce_philox(&Philox::init(seed, sub, off), mode, n, &o, exp_l),
+        "xorwow" => produce_common(&Xorwow::init(seed, sub, off, table), mode, n, &o, exp_l),
+        _ => produce_common(&Mrg32k3a::init(seed, sub, off, table), mode, n, &o, exp_l),
     }
 }
 
@@ -147,12 +156,13 @@ fn replay(
     seed: u64,
     sub: u64,
     off: u64,
+    exp_l: f32,
     table: &[u32],
     ou: &mut [u32],
     of: &mut [f32],
     od: &mut [f64],
 ) {
-    replay_body(gen, mode, n, seed, sub, off, table, ou, of, od);
+    replay_body(gen, mode, n, seed, sub, off, exp_l, table, ou, of, od);
 }
 
 fn table_for(gen: &str) -> Vec<u32> {
@@ -202,6 +212,7 @@ fn kernels_reproduce_curand_device_vectors() {
                 c.u64("seed"),
                 c.u64("subsequence"),
                 c.u64("offset"),
+                lambda_of(mode).map(f32::exp).unwrap_or(1.0),
                 &table,
                 &mut ou,
                 &mut of,

@@ -7,7 +7,7 @@ use common::{assert_close, devices, is_gpu};
 use ferrocm_kernel::runtime::{Device, DeviceBuffer, DeviceRepr};
 use ferrocm_rand::reference::host::{PseudoGenerator, PseudoKind, QuasiGenerator, QuasiKind};
 use ferrocm_rand::reference::{self as r, CurandDevice};
-use ferrocm_rand::{Generator, Ordering, RandError, RngType};
+use ferrocm_rand::{DiscreteTable, Generator, Ordering, RandError, RngType};
 
 /// Float normals on a GPU use `sin/cos/lg2.approx`; f64 normals go through f32 there (see the
 /// crate documentation), so both get a wider tolerance than on the CPU executor.
@@ -305,6 +305,49 @@ fn sobol32_matches_curand_quasi_vectors() {
     }
 }
 
+/// Poisson (lambda < 64) and discrete outputs through the host API, against the reference:
+/// Philox element `g` is `curand_poisson` of `curand_init(seed, g, 0)`; XORWOW's kept states
+/// sample their units in turn; discrete values map the `generate_u32` stream.
+#[test]
+fn poisson_and_discrete_outputs_follow_the_reference() {
+    let seed = 31u64;
+    let weights = [0.5, 0.0, 2.0, 1.25, 0.25];
+    let table = r::DiscreteDistribution::new(&weights).unwrap();
+    for d in devices() {
+        for lambda in [0.25f64, 3.5, 63.5] {
+            let p = r::Poisson::new(lambda).unwrap();
+            let got = run(
+                &d,
+                RngType::Philox4x32_10,
+                |g| g.set_seed(seed),
+                22,
+                |g, b| g.generate_poisson(b, lambda),
+            );
+            let want: Vec<u32> =
+                (0..22u64).map(|j| p.sample(&mut r::Philox4x32_10::new(seed, j, 0))).collect();
+            assert_eq!(got, want, "philox poisson {lambda} on {}", d.properties().name);
+            let got =
+                run(&d, RngType::Xorwow, |g| g.set_seed(seed), 12, |g, b| g.generate_poisson(b, lambda));
+            let want: Vec<u32> = (0..3u64)
+                .flat_map(|t| {
+                    let mut s = r::Xorwow::new(seed, t, 0);
+                    (0..4).map(|_| p.sample(&mut s)).collect::<Vec<_>>()
+                })
+                .collect();
+            assert_eq!(got, want, "xorwow poisson {lambda} on {}", d.properties().name);
+        }
+        let stream = d.create_stream().unwrap();
+        let dt = DiscreteTable::new(&stream, &weights).unwrap();
+        assert_eq!(dt.len(), weights.len());
+        for rng in [RngType::Philox4x32_10, RngType::Mrg32k3a] {
+            let bits = run(&d, rng, |g| g.set_seed(seed), 203, |g, b| g.generate_u32(b));
+            let got = run(&d, rng, |g| g.set_seed(seed), 203, |g, b| g.generate_discrete(b, &dt));
+            let want: Vec<u32> = bits.iter().map(|&x| table.sample_bits(x)).collect();
+            assert_eq!(got, want, "{rng:?} discrete on {}", d.properties().name);
+        }
+    }
+}
+
 #[test]
 fn bad_requests_are_errors() {
     let d = Device::all().unwrap().into_iter().next().unwrap();
@@ -325,6 +368,19 @@ fn bad_requests_are_errors() {
         Err(RandError::LengthNotMultipleOfDimensions { len: 8, dimensions: 3 })
     ));
     assert!(matches!(s.generate_normal(&mut even, 0.0, 1.0), Err(RandError::Unsupported { .. })));
+    let mut ints = stream.alloc_zeroed::<u32>(8).unwrap();
+    assert!(matches!(g.generate_poisson(&mut ints, 0.0), Err(RandError::InvalidLambda { .. })));
+    assert!(matches!(g.generate_poisson(&mut ints, f64::NAN), Err(RandError::InvalidLambda { .. })));
+    assert!(matches!(g.generate_poisson(&mut ints, 100.0), Err(RandError::Unsupported { .. })));
+    let mut legacy = Generator::new(&stream, RngType::Xorwow).unwrap();
+    legacy.set_ordering(Ordering::Legacy);
+    assert!(matches!(legacy.generate_poisson(&mut ints, 2.0), Err(RandError::Unsupported { .. })));
+    assert!(matches!(DiscreteTable::new(&stream, &[]), Err(RandError::Empty { .. })));
+    assert!(matches!(
+        DiscreteTable::new(&stream, &[1.0, -1.0]),
+        Err(RandError::InvalidWeight { index: 1, .. })
+    ));
+    assert!(matches!(DiscreteTable::new(&stream, &[0.0, 0.0]), Err(RandError::InvalidWeight { .. })));
     // A zero-length view.
     let mut e = stream.alloc_zeroed::<u32>(4).unwrap();
     let mut empty = e.slice_mut(0..0).unwrap();

@@ -4,9 +4,9 @@
 mod common;
 
 use common::devices;
-use common::stats::{check_ks, moments, normal_cdf};
+use common::stats::{check_chi2, check_ks, moments, normal_cdf};
 use ferrocm_kernel::runtime::Device;
-use ferrocm_rand::{Generator, RngType};
+use ferrocm_rand::{DiscreteTable, Generator, RngType};
 
 const N: usize = 20_000;
 
@@ -45,6 +45,53 @@ fn host_api_uniform_and_normal_outputs_have_their_distributions() {
             let l = generate(&d, rng, Some((0.25, 0.5)), true);
             let logs: Vec<f64> = l.iter().map(|x| x.ln()).collect();
             check_ks(&format!("{name} log-normal"), logs, |x| normal_cdf((x - 0.25) / 0.5));
+        }
+    }
+}
+
+fn counts(v: &[u32], bins: usize) -> Vec<u64> {
+    let mut c = vec![0u64; bins];
+    for &x in v {
+        c[(x as usize).min(bins - 1)] += 1;
+    }
+    c
+}
+
+/// Poisson (lambda 3.5) and a discrete table, chi-square at the 0.1% level.
+#[test]
+fn host_api_poisson_and_discrete_outputs_have_their_distributions() {
+    let lambda = 3.5f64;
+    let mut probs = Vec::new();
+    let mut p = (-lambda).exp();
+    for k in 0..30 {
+        probs.push(p);
+        p *= lambda / (k + 1) as f64;
+    }
+    let tail = 1.0 - probs.iter().sum::<f64>();
+    *probs.last_mut().unwrap() += tail;
+    let weights = [1.0, 3.0, 0.0, 6.0];
+    let total: f64 = weights.iter().sum();
+    let wprobs: Vec<f64> = weights.iter().map(|w| w / total).collect();
+    for d in devices() {
+        for rng in [RngType::Philox4x32_10, RngType::Xorwow, RngType::Mrg32k3a] {
+            let stream = d.create_stream().unwrap();
+            let mut g = Generator::new(&stream, rng).unwrap();
+            g.set_seed(77);
+            let mut buf = stream.alloc_zeroed::<u32>(N).unwrap();
+            g.generate_poisson(&mut buf, lambda).unwrap();
+            let v = stream.clone_dtoh(&buf).unwrap();
+            check_chi2(
+                &format!("{rng:?} Poisson({lambda}) on {}", d.properties().name),
+                &counts(&v, 30),
+                &probs,
+            );
+            let table = DiscreteTable::new(&stream, &weights).unwrap();
+            g.generate_discrete(&mut buf, &table).unwrap();
+            let v = stream.clone_dtoh(&buf).unwrap();
+            assert!(v.iter().all(|&x| x != 2), "{rng:?}: a zero-weight outcome was drawn");
+            let (obs, exp): (Vec<u64>, Vec<f64>) =
+                counts(&v, 4).into_iter().zip(wprobs.iter().copied()).filter(|(_, p)| *p > 0.0).unzip();
+            check_chi2(&format!("{rng:?} discrete on {}", d.properties().name), &obs, &exp);
         }
     }
 }

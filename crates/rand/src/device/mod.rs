@@ -36,7 +36,7 @@ pub use philox::{philox4x32_10, philox4x32_10_keyed, philox_round_keys, Philox};
 pub use sobol::{ctz32, sobol32_point};
 pub use xorwow::{xorwow_skip_table, Xorwow};
 
-use ferrocm_kernel::dsl::{self, cast, select, IntoVal, Val, Var};
+use ferrocm_kernel::dsl::{self, cast, select, IntoVal, Memory, Val, Var};
 
 use crate::reference::distributions as d;
 
@@ -127,6 +127,18 @@ pub(crate) fn sincospi_scaled(v: Val<f64>, s: Val<f64>) -> (Val<f64>, Val<f64>) 
     let sin = select(q0, sn, select(q1, cs, select(q2, -sn, -cs)));
     let cos = select(q0, cs, select(q1, -sn, select(q2, -cs, sn)));
     (sin * s, cos * s)
+}
+
+/// One 32-bit draw mapped to an outcome of a discrete distribution's square histogram
+/// (`thresholds` and `aliases` of [`crate::reference::DiscreteDistribution`] in device memory):
+/// `u = x * 2^-32 + 2^-32`, `j = min(floor(n u), n - 1)`, `j` if `u < V[j]`, else `K[j]`.
+pub fn discrete_bits(x: Val<u32>, thresholds: impl Memory<f64>, aliases: impl Memory<u32>) -> Val<u32> {
+    let u = uniform_f64_from_u32(x);
+    let n: Val<u64> = cast::<u64, _>(thresholds.len());
+    let nf: Val<f64> = cast::<f64, _>(n);
+    let j: Val<u64> = cast::<u64, _>(nf * u).min(n - 1u64);
+    let keep = dsl::DslCmp::dsl_cmp(u, ferrocm_kernel::ir::CmpOp::Lt, thresholds.load(j));
+    select(keep, cast::<u32, _>(j), aliases.load(j))
 }
 
 /// cuRAND's per-state Box-Muller cache (`boxmuller_flag`, `boxmuller_extra`, and the double
@@ -276,6 +288,29 @@ pub trait DeviceGenerator {
                 c.extra_double.get()
             },
         )
+    }
+    /// `curand_poisson(state, lambda)` for `lambda < 64` (Knuth's product of uniforms, cuRAND's
+    /// method there), given `exp(lambda)` in float: pass the host's `(lambda as f32).exp()`
+    /// for results bit-identical to cuRAND on every back end (a device `exp` is approximate on
+    /// NVIDIA).
+    fn poisson_knuth(&self, exp_lambda: Val<f32>) -> Val<u32> {
+        let p = dsl::var("knuth_p", exp_lambda);
+        let k = var_u32("knuth_k", 0u32);
+        dsl::loop_(|| {
+            k.set(k.get() + 1u32);
+            p.set(p.get() * self.uniform());
+            let done = dsl::DslCmp::dsl_cmp(cast::<f64, _>(p.get()), ferrocm_kernel::ir::CmpOp::Le, 1.0f64);
+            dsl::if_else(done, dsl::break_, || ());
+        });
+        k.get() - 1u32
+    }
+    /// `curand_discrete(state, table)`: one draw mapped through a square-histogram table
+    /// ([`discrete_bits`]).
+    fn discrete(&self, thresholds: impl Memory<f64>, aliases: impl Memory<u32>) -> Val<u32>
+    where
+        Self: Sized,
+    {
+        discrete_bits(self.next_u32(), thresholds, aliases)
     }
     /// `curand_log_normal2(state, mean, stddev)`.
     fn log_normal2(&self, mean: impl IntoVal<f32>, stddev: impl IntoVal<f32>) -> (Val<f32>, Val<f32>)

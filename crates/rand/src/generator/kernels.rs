@@ -29,6 +29,8 @@ pub enum Dist {
     Bits,
     Uniform,
     UniformHalf,
+    /// Knuth's Poisson sampler; the kernels' `mean` parameter carries `exp(lambda)`.
+    Poisson,
     Normal,
     LogNormal,
     UniformDouble,
@@ -93,6 +95,8 @@ fn philox_values<T: Elem>(dist: Dist, w: [Val<u32>; 4], mean: Val<f64>, stddev: 
         Dist::Bits => w.iter().map(|&x| as_t(x)).collect(),
         Dist::Uniform => w.iter().map(|&x| as_t(dev::uniform_f32(x))).collect(),
         Dist::UniformHalf => w.iter().map(|&x| as_t(half(dev::uniform_f32(x)))).collect(),
+        // Per-element states, built by `philox_poisson` (never reached with block words).
+        Dist::Poisson => w.iter().map(|&x| as_t(x)).collect(),
         Dist::Normal | Dist::LogNormal => {
             let log = dist == Dist::LogNormal;
             let (a, b) = dev::box_muller(w[0], w[1]);
@@ -121,6 +125,10 @@ fn state_values<T: Elem, G: DeviceGenerator>(
         Dist::Bits => (0..4).map(|_| as_t(g.next_u32())).collect(),
         Dist::Uniform => (0..4).map(|_| as_t(g.uniform())).collect(),
         Dist::UniformHalf => (0..4).map(|_| as_t(half(g.uniform()))).collect(),
+        Dist::Poisson => {
+            let e: Val<f32> = cast::<f32, _>(mean);
+            (0..4).map(|_| as_t(g.poisson_knuth(e))).collect()
+        }
         Dist::Normal | Dist::LogNormal => {
             let log = dist == Dist::LogNormal;
             let (a, b) = g.box_muller();
@@ -209,6 +217,10 @@ fn philox_body<T: Elem>(
                 cast::<u32, _>(hi),
                 cast::<u32, _>(hi >> 32u32),
             ];
+            if plan.dist == Dist::Poisson {
+                all.push((q, philox_poisson::<T>(key_lo, key_hi, u, mean)));
+                continue;
+            }
             let w = dev::philox4x32_10_keyed(ctr, &keys);
             all.push((q, philox_values::<T>(plan.dist, w, mean, stddev)));
         }
@@ -220,6 +232,24 @@ fn philox_body<T: Elem>(
             }
         }
     });
+}
+
+/// Poisson values of unit `u`: element `g = 4u + e` is Knuth's sampler on the state
+/// `curand_init(seed, g, 0)` (a variable number of draws does not fit one block).
+fn philox_poisson<T: Elem>(
+    key_lo: Val<u32>,
+    key_hi: Val<u32>,
+    u: Val<u64>,
+    exp_lambda: Val<f64>,
+) -> Vec<Val<T>> {
+    let seed = (cast::<u64, _>(key_hi) << 32u32) | cast::<u64, _>(key_lo);
+    let e: Val<f32> = cast::<f32, _>(exp_lambda);
+    (0..4u64)
+        .map(|k| {
+            let s = dev::Philox::init(seed, u * 4u64 + k, 0u64);
+            as_t(s.poisson_knuth(e))
+        })
+        .collect()
 }
 
 /// [`philox_body`] for the default ordering with 32-bit indices.
@@ -424,6 +454,7 @@ fn legacy_body<T: Elem>(
                 Dist::Bits => vec![as_t(g.next_u32())],
                 Dist::Uniform => vec![as_t(g.uniform())],
                 Dist::UniformHalf => vec![as_t(half(g.uniform()))],
+                Dist::Poisson => vec![as_t(g.poisson_knuth(cast::<f32, _>(mean)))],
                 Dist::UniformDouble => vec![as_t(g.uniform_double())],
                 Dist::Normal | Dist::LogNormal => {
                     let (a, b) = g.box_muller();
@@ -526,6 +557,21 @@ fn sobol_body<T: Elem>(
             }
         }
     });
+}
+
+fn discrete_body(thresholds: Slice<f64>, aliases: Slice<u32>, out: SliceMut<u32>) {
+    let n: Val<u64> = cast::<u64, _>(out.len());
+    let start: Val<u64> = cast::<u64, _>(global_index());
+    let stride: Val<u64> = cast::<u64, _>(grid_stride());
+    dsl::for_range_step(start, n, stride, |j: Val<u64>| {
+        out.store(j, dev::discrete_bits(out.load(j), thresholds, aliases));
+    });
+}
+
+/// Maps 32-bit draws in place to outcomes of a discrete distribution.
+#[kernel]
+pub(crate) fn discrete_map(thresholds: &[f64], aliases: &[u32], out: &mut [u32]) {
+    discrete_body(thresholds, aliases, out);
 }
 
 #[kernel]

@@ -19,11 +19,15 @@
 //!   over calls, as with cuRAND's own persistent states.
 //! - Sobol32 (both orderings): dimension-major as cuRAND, `out[d * n + j]` is point
 //!   `offset + j` of dimension `d`.
+//! - Discrete outputs map the 32-bit stream of `generate_u32` (one draw each); Poisson
+//!   outputs are described on [`Generator::generate_poisson`].
 
 mod kernels;
 
 use ferrocm_kernel::dsl::Elem;
-use ferrocm_kernel::runtime::{AsDeviceSliceMut, BackendKind, DeviceBuffer, LaunchConfig, Stream};
+use ferrocm_kernel::runtime::{
+    AsDeviceSlice, AsDeviceSliceMut, BackendKind, DeviceBuffer, LaunchConfig, Stream,
+};
 
 use crate::reference::sobol::{direction_vectors32, SOBOL_MAX_DIMENSIONS};
 use crate::RandError;
@@ -54,6 +58,34 @@ pub enum Ordering {
     Default,
     /// Bit-identical to cuRAND's host API.
     Legacy,
+}
+
+/// A discrete distribution's table in device memory (`curandDiscreteDistribution_t`), built
+/// from user weights with [`crate::reference::DiscreteDistribution`].
+pub struct DiscreteTable {
+    thresholds: DeviceBuffer<f64>,
+    aliases: DeviceBuffer<u32>,
+}
+
+impl DiscreteTable {
+    /// Validates `weights` (finite, non-negative, not all 0) and uploads the table.
+    pub fn new(stream: &Stream, weights: &[f64]) -> Result<DiscreteTable, RandError> {
+        let d = crate::reference::DiscreteDistribution::new(weights)?;
+        Ok(DiscreteTable {
+            thresholds: stream.clone_htod(d.thresholds())?,
+            aliases: stream.clone_htod(d.aliases())?,
+        })
+    }
+
+    /// Number of outcomes.
+    pub fn len(&self) -> usize {
+        self.aliases.len()
+    }
+
+    /// Always false: construction rejects empty tables.
+    pub fn is_empty(&self) -> bool {
+        self.aliases.is_empty()
+    }
 }
 
 /// A host-API generator bound to one stream.
@@ -173,6 +205,46 @@ impl Generator {
         self.fill(out, Dist::UniformHalf, 0.0, 1.0)
     }
 
+    /// `curandGeneratePoisson` for `lambda < 64` (Knuth's method, cuRAND's device sampler
+    /// there), default ordering: with Philox, element `g` of the stream is `curand_poisson` of
+    /// the state `curand_init(seed, g, 0)`; with XORWOW and MRG32k3a each kept state samples
+    /// its units' four values in turn. cuRAND's host layout (built on tables) is not modelled,
+    /// so the legacy ordering, Sobol32 and larger means are [`RandError::Unsupported`].
+    pub fn generate_poisson(
+        &mut self,
+        out: &mut impl AsDeviceSliceMut<u32>,
+        lambda: f64,
+    ) -> Result<(), RandError> {
+        crate::reference::Poisson::new(lambda)?;
+        if lambda >= 64.0 {
+            return Err(RandError::Unsupported {
+                what: format!("Poisson lambda {lambda} (only below 64 so far)"),
+            });
+        }
+        if self.ordering == Ordering::Legacy || self.rng == RngType::Sobol32 {
+            return Err(RandError::Unsupported {
+                what: "Poisson outputs in the legacy ordering or from Sobol32".into(),
+            });
+        }
+        let exp_lambda = (lambda as f32).exp() as f64;
+        self.fill(out, Dist::Poisson, exp_lambda, 1.0)
+    }
+
+    /// `curand_discrete` over a whole buffer: one 32-bit draw per value (as
+    /// [`generate_u32`](Self::generate_u32) lays them out) mapped through `table`.
+    pub fn generate_discrete(
+        &mut self,
+        out: &mut impl AsDeviceSliceMut<u32>,
+        table: &DiscreteTable,
+    ) -> Result<(), RandError> {
+        if self.rng == RngType::Sobol32 {
+            return Err(RandError::Unsupported { what: "discrete outputs from Sobol32".into() });
+        }
+        self.generate_u32(out)?;
+        let cfg = self.cfg(out.len() as u64);
+        kernels::discrete_map::launch(&self.stream, cfg, &table.thresholds, &table.aliases, out).map_err(kerr)
+    }
+
     /// `curandGenerateUniformDouble`: doubles in (0, 1].
     pub fn generate_uniform_double(&mut self, out: &mut impl AsDeviceSliceMut<f64>) -> Result<(), RandError> {
         self.fill(out, Dist::UniformDouble, 0.0, 1.0)
@@ -289,7 +361,7 @@ impl Generator {
                 let cfg = self.cfg(units);
                 let unroll = philox_unroll();
                 let threads = cfg.grid.x as u64 * cfg.block.x as u64;
-                let narrow = units + threads * unroll < 1 << 32 && n < 1 << 32;
+                let narrow = units + threads * unroll < 1 << 32 && n < 1 << 32 && dist != Dist::Poisson;
                 let plan = Plan { dist, rng, legacy, vector: aligned && lead == 0, unroll, narrow };
                 kernels::philox_fill::launch::<T>(
                     &stream,

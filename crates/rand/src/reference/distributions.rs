@@ -479,6 +479,16 @@ impl DiscreteDistribution {
         Ok(Self { thresholds, aliases })
     }
 
+    /// Column thresholds `V[j]` (for a device copy of the table).
+    pub fn thresholds(&self) -> &[f64] {
+        &self.thresholds
+    }
+
+    /// Column aliases `K[j]` (for a device copy of the table).
+    pub fn aliases(&self) -> &[u32] {
+        &self.aliases
+    }
+
     /// Number of outcomes.
     pub fn len(&self) -> usize {
         self.thresholds.len()
