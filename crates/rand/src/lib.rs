@@ -39,9 +39,12 @@
 //! - struct literals are rejected inside kernel bodies: kernels are thin entry points calling
 //!   plain Rust functions written against the DSL.
 //!
+//! Sobol32 float normals use Acklam's inverse CDF in f32 ([`device::normal_icdf_f32`]),
+//! within 1e-5 of the reference's refined double-precision one.
+//!
 //! Not yet: Poisson with lambda of 64 and above (cuRAND's gamma rejection and normal
-//! approximation) on devices, cuRAND's host-API Poisson layout, Sobol64 and Sobol normals
-//! (inverse CDF) on devices.
+//! approximation) on devices, cuRAND's host-API Poisson layout, Sobol64, and Sobol32 double
+//! normals on devices.
 //!
 //! Design choices (of the reference; the device layers keep its state layouts):
 //! - Per-thread state is a small `Copy` struct with plain `u32`/`u64` fields and step functions

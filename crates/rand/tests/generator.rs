@@ -263,6 +263,28 @@ fn sobol32_matches_reference_dimension_major() {
 
 /// cuRAND's Sobol32 host vectors (one line per dimension); with 20,000 dimensions only the
 /// first 8 points of each listed dimension are generated, to keep the CPU run short.
+/// Sobol32 normals by the inverse CDF: Acklam's formula (evaluated in f64) against the reference's
+/// refined double-precision inverse CDF (1e-5 relative to max(1, |x|) on the CPU executor;
+/// 3e-5 on GPUs, where f64 `ln` goes through f32).
+#[test]
+fn sobol32_normals_follow_the_reference_inverse_cdf() {
+    let (dims, points) = (3u32, 301usize);
+    let mut q = QuasiGenerator::new(QuasiKind::Sobol32, dims).unwrap();
+    let mut want = vec![0f32; dims as usize * points];
+    q.generate_normal(&mut want, 0.5, 1.5).unwrap();
+    for d in devices() {
+        let got = run(
+            &d,
+            RngType::Sobol32,
+            |g| g.set_dimensions(dims).unwrap(),
+            want.len(),
+            |g, b| g.generate_normal(b, 0.5, 1.5),
+        );
+        let tol = if is_gpu(&d) { 3e-5 } else { 1e-5 };
+        assert_close(&format!("sobol32 normal on {}", d.properties().name), &f64s(&got), &f64s(&want), tol);
+    }
+}
+
 #[test]
 fn sobol32_matches_curand_quasi_vectors() {
     let cases: Vec<_> = common::parse(common::HOST_QUASI)
@@ -367,7 +389,8 @@ fn bad_requests_are_errors() {
         s.generate_uniform(&mut even),
         Err(RandError::LengthNotMultipleOfDimensions { len: 8, dimensions: 3 })
     ));
-    assert!(matches!(s.generate_normal(&mut even, 0.0, 1.0), Err(RandError::Unsupported { .. })));
+    let mut even64 = stream.alloc_zeroed::<f64>(6).unwrap();
+    assert!(matches!(s.generate_normal_double(&mut even64, 0.0, 1.0), Err(RandError::Unsupported { .. })));
     let mut ints = stream.alloc_zeroed::<u32>(8).unwrap();
     assert!(matches!(g.generate_poisson(&mut ints, 0.0), Err(RandError::InvalidLambda { .. })));
     assert!(matches!(g.generate_poisson(&mut ints, f64::NAN), Err(RandError::InvalidLambda { .. })));

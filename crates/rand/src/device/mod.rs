@@ -90,6 +90,65 @@ pub fn neg2_ln_f64(u: Val<f64>) -> Val<f64> {
     select(small, series, -u.ln()) * 2.0f64
 }
 
+/// The inverse standard normal CDF of a float uniform, for quasi-random normals: Acklam's
+/// rational approximation (relative error 1.2e-9; the reference refines the same formula),
+/// evaluated in f64 because its central branch cancels badly in f32, with the central and
+/// tail branches both computed and one selected (branch-free). The tail uses
+/// `min(u, 1 - u)`, exact for `u > 1/2`.
+pub fn normal_icdf_f32(u: Val<f32>) -> Val<f32> {
+    use ferrocm_kernel::ir::CmpOp;
+    const A: [f64; 6] = [
+        -3.969_683_028_665_376e1,
+        2.209_460_984_245_205e2,
+        -2.759_285_104_469_687e2,
+        1.383_577_518_672_69e2,
+        -3.066_479_806_614_716e1,
+        2.506_628_277_459_239,
+    ];
+    const B: [f64; 5] = [
+        -5.447_609_879_822_406e1,
+        1.615_858_368_580_409e2,
+        -1.556_989_798_598_866e2,
+        6.680_131_188_771_972e1,
+        -1.328_068_155_288_572e1,
+    ];
+    const C: [f64; 6] = [
+        -7.784_894_002_430_293e-3,
+        -3.223_964_580_411_365e-1,
+        -2.400_758_276_161_838,
+        -2.549_732_539_343_734,
+        4.374_664_141_464_968,
+        2.938_163_982_698_783,
+    ];
+    const D: [f64; 4] =
+        [7.784_695_709_041_462e-3, 3.224_671_290_700_398e-1, 2.445_134_137_142_996, 3.754_408_661_907_416];
+    const P_LOW: f64 = 0.024_25;
+    let horner = |x: Val<f64>, c: &[f64], last_one: bool| {
+        let mut p: Val<f64> = Val::constant(c[0]);
+        for &k in &c[1..] {
+            p = p * x + k;
+        }
+        if last_one {
+            p * x + 1.0f64
+        } else {
+            p
+        }
+    };
+    let u: Val<f64> = cast::<f64, _>(u);
+    let q = u - 0.5f64;
+    let r = q * q;
+    let central = horner(r, &A, false) * q / horner(r, &B, true);
+    let upper = dsl::DslCmp::dsl_cmp(u, CmpOp::Gt, 0.5f64);
+    let lo = select(upper, 1.0f64 - u, u);
+    let t = (lo.ln() * -2.0f64).sqrt();
+    let tail = horner(t, &C, false) / horner(t, &D, true);
+    let tail = select(upper, -tail, tail);
+    let in_tail = dsl::DslLogic::or_else(dsl::DslCmp::dsl_cmp(u, CmpOp::Lt, P_LOW), || {
+        dsl::DslCmp::dsl_cmp(u, CmpOp::Gt, 1.0f64 - P_LOW)
+    });
+    cast::<f32, _>(select(in_tail, tail, central))
+}
+
 /// `_curand_box_muller(x, y)`: one pair of standard normal floats.
 pub fn box_muller(x: Val<u32>, y: Val<u32>) -> (Val<f32>, Val<f32>) {
     let u = uniform_f32(x);

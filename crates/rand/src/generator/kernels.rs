@@ -505,11 +505,14 @@ pub const SOBOL_CHUNK: u64 = 16;
 
 /// Sobol32, dimension-major: unit `c` of dimension `d` writes points `offset + c * CHUNK ..`
 /// of that dimension, computing only the first from its Gray code.
+#[allow(clippy::too_many_arguments)]
 fn sobol_body<T: Elem>(
     plan: Plan,
     points: Val<u64>,
     offset: Val<u32>,
     units: Val<u64>,
+    mean: Val<f64>,
+    stddev: Val<f64>,
     directions: Slice<u32>,
     out: SliceMut<T>,
 ) {
@@ -532,6 +535,12 @@ fn sobol_body<T: Elem>(
                     Dist::Bits => as_t::<T, u32>(xi),
                     Dist::UniformDouble => as_t(dev::uniform_f64_from_u32(xi)),
                     Dist::UniformHalf => as_t(half(dev::uniform_f32(xi))),
+                    Dist::Normal | Dist::LogNormal => as_t(affine32(
+                        dev::normal_icdf_f32(dev::uniform_f32(xi)),
+                        mean,
+                        stddev,
+                        plan.dist == Dist::LogNormal,
+                    )),
                     _ => as_t(dev::uniform_f32(xi)),
                 });
                 let i = i0 + (g as u32 * 4 + e);
@@ -580,10 +589,12 @@ pub(crate) fn sobol32_fill<T: Elem>(
     points: u64,
     offset: u32,
     units: u64,
+    mean: f64,
+    stddev: f64,
     directions: &[u32],
     out: &mut [T],
 ) {
-    sobol_body::<T>(plan, points, offset, units, directions, out);
+    sobol_body::<T>(plan, points, offset, units, mean, stddev, directions, out);
 }
 
 #[cfg(test)]

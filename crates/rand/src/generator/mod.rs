@@ -321,12 +321,13 @@ impl Generator {
             return Err(RandError::Empty { what: "output" });
         }
         if dist.pairs() {
-            if self.rng == RngType::Sobol32 {
+            if self.rng == RngType::Sobol32 && dist.per_unit() == 2 {
                 return Err(RandError::Unsupported {
-                    what: "normal outputs of Sobol32 (inverse CDF)".into(),
+                    what: "double-precision normal outputs of Sobol32".into(),
                 });
             }
-            if n % 2 != 0 {
+            // Quasi-random normals come one per point (inverse CDF), not in pairs.
+            if n % 2 != 0 && self.rng != RngType::Sobol32 {
                 return Err(RandError::OddLength {
                     what: "normal and log-normal generation",
                     len: n as usize,
@@ -350,7 +351,7 @@ impl Generator {
             RngType::Philox4x32_10 => Rng::Philox,
             RngType::Xorwow => Rng::Xorwow,
             RngType::Mrg32k3a => Rng::Mrg32k3a,
-            RngType::Sobol32 => return self.sobol(out, dist, aligned),
+            RngType::Sobol32 => return self.sobol(out, dist, aligned, mean, stddev),
         };
         let legacy = self.ordering == Ordering::Legacy;
         let stream = self.stream.clone();
@@ -445,6 +446,8 @@ impl Generator {
         out: &mut impl AsDeviceSliceMut<T>,
         dist: Dist,
         aligned: bool,
+        mean: f64,
+        stddev: f64,
     ) -> Result<(), RandError> {
         let n = out.len() as u64;
         let dims = self.dimensions as u64;
@@ -481,8 +484,19 @@ impl Generator {
         let Some((dirs, _)) = self.directions.as_ref() else {
             unreachable!("directions were uploaded above")
         };
-        kernels::sobol32_fill::launch::<T>(&stream, cfg, plan, points, self.offset as u32, units, dirs, out)
-            .map_err(kerr)?;
+        kernels::sobol32_fill::launch::<T>(
+            &stream,
+            cfg,
+            plan,
+            points,
+            self.offset as u32,
+            units,
+            mean,
+            stddev,
+            dirs,
+            out,
+        )
+        .map_err(kerr)?;
         self.offset = self.offset.wrapping_add(points);
         Ok(())
     }
