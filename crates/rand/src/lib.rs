@@ -39,7 +39,7 @@
 //! - struct literals are rejected inside kernel bodies: kernels are thin entry points calling
 //!   plain Rust functions written against the DSL.
 //!
-//! Sobol32 float normals use Acklam's inverse CDF in f32 ([`device::normal_icdf_f32`]),
+//! Sobol32 float normals use Acklam's inverse CDF evaluated in f64 ([`device::normal_icdf_f32`]),
 //! within 1e-5 of the reference's refined double-precision one.
 //!
 //! Not yet: Poisson with lambda of 64 and above (cuRAND's gamma rejection and normal

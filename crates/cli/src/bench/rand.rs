@@ -67,7 +67,18 @@ fn reference_words(rng: RngType, seed: u64, n: usize) -> Vec<u32> {
 fn reference(rng: RngType, normal: bool, seed: u64, n: usize) -> Vec<f32> {
     let units = n / 4;
     match rng {
-        RngType::Philox4x32_10 | RngType::Sobol32 => {
+        RngType::Sobol32 => reference_words(rng, seed, n)
+            .iter()
+            .map(|&x| {
+                let u = r::distributions::uniform_f32(x);
+                if normal {
+                    r::distributions::normal_icdf(u as f64) as f32
+                } else {
+                    u
+                }
+            })
+            .collect(),
+        RngType::Philox4x32_10 => {
             let w = reference_words(rng, seed, n);
             if normal {
                 w.chunks(2).flat_map(|p| r::distributions::box_muller(p[0], p[1])).collect()
