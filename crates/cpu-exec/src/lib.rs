@@ -12,7 +12,8 @@
 //! atomics, so concurrently running blocks never make undefined behaviour on the host.
 //!
 //! Errors (never UB, never a panic): an out-of-range index names the kernel, the buffer, the
-//! index and the thread; a barrier reached by part of a block names the kernel and the warp.
+//! index and the thread; a barrier reached by part of a block, and a shuffle, `mma` or
+//! `ldmatrix` executed by part of a warp (undefined on the GPU), name the kernel and the warp.
 
 // Lane loops index several parallel register arrays by lane number; iterators would hide that.
 #![allow(clippy::needless_range_loop)]
@@ -728,6 +729,20 @@ impl<'a> Launch<'a> {
                         d[lane] = unsafe { atomic_rmw(*op, elem, p, vv[lane], cv[lane]) };
                     }
                     w.regs[*dst as usize] = d;
+                }
+                Code::Shuffle { .. } | Code::Mma { .. } | Code::LdMatrix { .. } if w.active != w.live => {
+                    // The PTX forms take the full warp (`shfl.sync` with mask -1, `.aligned`
+                    // mma/ldmatrix): a partial warp is undefined behaviour on the GPU.
+                    let what = match &code[pc] {
+                        Code::Shuffle { .. } => "warp shuffle",
+                        Code::Mma { .. } => "mma.sync",
+                        _ => "ldmatrix",
+                    };
+                    return Err(format!(
+                        "kernel `{name}`: a {what} in block {blk:?} was executed by only part of warp {} \
+                         (lanes {:#010x} of {:#010x}); it needs the whole warp converged",
+                        w.id, w.active, w.live
+                    ));
                 }
                 Code::Shuffle { mode, dst, val, lane } => {
                     let (v, l) = (w.regs[*val as usize], w.regs[*lane as usize]);

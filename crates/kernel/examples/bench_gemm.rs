@@ -39,6 +39,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let (m32, n32, k32) = (m as u32, n as u32, k as u32);
         let mut best = 0f64;
         for (stages, nt) in [(2u32, 4u32), (3, 4), (2, 8)] {
+            if m % 128 != 0 || n % (32 * nt as usize) != 0 || k % 32 != 0 {
+                println!("bench=gemm_variant device={name} stages={stages} block_n={} m={m} n={n} k={k} skipped=shape", 32 * nt);
+                continue;
+            }
             let cfg = gemm::gemm_config(m32, n32, nt);
             let ms = timing::median_ms(&stream, warmup, reps, || {
                 let r = match (stages, nt) {

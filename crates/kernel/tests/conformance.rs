@@ -2209,3 +2209,25 @@ fn float_remainder_f32_and_f64() {
     check_close("f32 rem", &f64s(&out.get::<f32>(4)), &want32, 1e-6, 1e-6);
     check_close("f64 rem", &out.get::<f64>(5), &want64, 1e-9, 1e-9);
 }
+
+#[kernel]
+fn divergent_shuffle(x: &[u32], y: &mut [u32]) {
+    let t = thread_idx_x();
+    if t < 16u32 {
+        y[t] = shfl_xor(x[t], 1u32);
+    }
+}
+
+#[test]
+fn shuffle_in_a_partial_warp_is_an_error() {
+    let err = Launch::new("divergent_shuffle", divergent_shuffle::kernel(), 1, 32)
+        .buf(&[1u32; 32])
+        .buf(&[0u32; 32])
+        .try_run()
+        .err()
+        .unwrap_or_else(|| panic!("a shuffle by half a warp must fail"));
+    assert!(
+        err.contains("divergent_shuffle") && err.contains("shuffle") && err.contains("part of warp 0"),
+        "{err}"
+    );
+}
