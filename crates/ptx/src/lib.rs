@@ -146,6 +146,18 @@ const BINARY: &[(BinaryOp, Option<&str>, Option<&str>)] = &[
     (BinaryOp::Shl, Some("shl"), None),
     (BinaryOp::Shr, Some("shr"), None),
     (BinaryOp::Pow, None, None),
+    (BinaryOp::MulHi, Some("mul.hi"), None),
+    (BinaryOp::MulWide, Some("mul.wide"), None),
+];
+
+/// Integer bit operations (32- and 64-bit operands): a template where `{w}` is the width
+/// (`b32`/`b64`), `{d}` the result (a `u32` for counts) and `{a}` the operand. PTX has no
+/// count of trailing zeros, so it is the leading zeros of the reversed bits.
+const UNARY_BITS: &[(UnaryOp, &str)] = &[
+    (UnaryOp::LeadingZeros, "clz.{w} {d}, {a};"),
+    (UnaryOp::TrailingZeros, "brev.{w} {t}, {a};\n\tclz.{w} {d}, {t};"),
+    (UnaryOp::CountOnes, "popc.{w} {d}, {a};"),
+    (UnaryOp::ReverseBits, "brev.{w} {d}, {a};"),
 ];
 
 /// f32 unary math: a template where `{d}` is the result and `{a}` the operand.
@@ -390,7 +402,17 @@ impl Gen<'_> {
                 UnaryOp::Neg => self.line(format!("neg.{} {d}, {a};", sfx(t).replace('u', "s"))),
                 UnaryOp::Not => self.line(format!("not.{} {d}, {a};", bits_sfx(t))),
                 UnaryOp::Abs => self.line(format!("abs.{} {d}, {a};", sfx(t))),
-                _ => return Err(self.unsupported(format!("{op:?} on {t}"))),
+                _ => {
+                    let tpl = UNARY_BITS
+                        .iter()
+                        .find(|r| r.0 == op)
+                        .map(|r| r.1)
+                        .ok_or_else(|| self.unsupported(format!("{op:?} on {t}")))?;
+                    // The scratch register holds the reversed operand, so it has its class.
+                    let scratch = if tpl.contains("{t}") { self.reg(class(t)) } else { String::new() };
+                    self.line(fill(tpl, d, a).replace("{w}", bits_sfx(t)).replace("{t}", &scratch));
+                    return Ok(());
+                }
             }
             self.normalize(t, d);
             return Ok(());

@@ -328,7 +328,8 @@ impl Launch {
 pub fn check_close(what: &str, got: &[f64], want: &[f64], rtol: f64, atol: f64) {
     assert_eq!(got.len(), want.len(), "{what}: length");
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        let ok = (g - w).abs() <= atol + rtol * w.abs() || (g.is_nan() && w.is_nan());
+        // Equal infinities are close (their difference is NaN).
+        let ok = g == w || (g - w).abs() <= atol + rtol * w.abs() || (g.is_nan() && w.is_nan());
         assert!(ok, "{what}: element {i}: got {g}, want {w} (rtol {rtol}, atol {atol})");
     }
 }
