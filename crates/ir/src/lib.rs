@@ -15,12 +15,14 @@
 //! The text form is produced by `Display` for [`Function`] and read back by [`parse`].
 
 mod builder;
+mod expand;
 mod parse;
 mod print;
 mod types;
 mod verify;
 
 pub use builder::{BuildError, Builder};
+pub use expand::{expand_f64_math, has_f64_math};
 pub use parse::{parse, ParseError};
 pub use types::{ScalarType, Type};
 pub use verify::{verify, VerifyError};

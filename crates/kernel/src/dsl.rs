@@ -1213,17 +1213,20 @@ unary_math! {
     sqrt => Sqrt;
     /// `1 / sqrt(x)` (a correctly rounded square root, then a correctly rounded reciprocal).
     rsqrt => Rsqrt;
-    /// `e^x`; on NVIDIA `ex2.approx` of `x * log2(e)` (relative error about 1e-6 for |x| < 10).
+    /// `e^x`; on NVIDIA, f32: `ex2.approx` of `x * log2(e)` (relative error about 1e-6 for
+    /// |x| < 10), f64: an f64 reduction and polynomial (relative error below 1e-15).
     exp => Exp;
     /// `2^x`; on NVIDIA `ex2.approx` (about 2 ulp).
     exp2 => Exp2;
-    /// Natural logarithm; on NVIDIA `lg2.approx` times `ln 2` (absolute error about 1e-7).
+    /// Natural logarithm; on NVIDIA, f32: `lg2.approx` times `ln 2` (absolute error about 1e-7),
+    /// f64: an f64 reduction and polynomial (relative error below 1e-15).
     ln => Log;
     /// Base-2 logarithm; on NVIDIA `lg2.approx`.
     log2 => Log2;
-    /// Sine; on NVIDIA `sin.approx` (absolute error about 1e-6 for |x| < 100).
+    /// Sine; on NVIDIA, f32: `sin.approx` (absolute error about 1e-6 for |x| < 100), f64: an
+    /// f64 reduction by pi/2 and polynomial (relative error below 1e-15 for |x| < 1e5).
     sin => Sin;
-    /// Cosine; on NVIDIA `cos.approx`.
+    /// Cosine; on NVIDIA, f32: `cos.approx`, f64: as `sin`.
     cos => Cos;
     /// Hyperbolic tangent; on NVIDIA `tanh.approx` (relative error about 5e-4).
     tanh => Tanh;

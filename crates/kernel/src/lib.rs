@@ -65,8 +65,21 @@
 //! `ln` add one multiply (relative error about 1e-6 for |x| < 10), `sin`/`cos` use `sin.approx`
 //! (absolute error about 1e-6 for |x| < 100), `tanh` uses `tanh.approx` (relative error about
 //! 5e-4), `powf(x, y)` is `exp2(y * log2(x))` for x > 0; `erf` is Abramowitz & Stegun 7.1.26 on
-//! every back end (absolute error 1.5e-7 plus that of `exp`). f64 transcendentals are evaluated
-//! in f32 on NVIDIA (about 1e-7 relative); f64 `sqrt` and arithmetic are exact IEEE.
+//! every back end (absolute error 1.5e-7 plus that of `exp`). f64 `exp`, `ln`, `sin` and `cos`
+//! are f64 range reductions and polynomials built from correctly rounded f64 ops
+//! ([`ir::expand_f64_math`]): relative error below 1e-15 for `exp` and `ln` over the whole f64
+//! range, and for `sin`/`cos` with |x| < 1e5 (larger arguments lose about a bit per doubling);
+//! the other f64 transcendentals (`exp2`, `log2`, `tanh`, `powf`) are evaluated in f32 on NVIDIA
+//! (about 1e-7 relative); f64 `sqrt` and arithmetic are exact IEEE.
+//!
+//! | function | f32 on NVIDIA | f64 on NVIDIA |
+//! |---|---|---|
+//! | `+ - * /`, `sqrt`, `mul_add`, `floor`, `ceil`, `abs`, `min`, `max` | correctly rounded | correctly rounded |
+//! | `exp`, `ln` | about 1e-6 relative (|x| < 10) | below 1e-15 relative |
+//! | `sin`, `cos` | about 1e-6 absolute (|x| < 100) | below 1e-15 relative (|x| < 1e5) |
+//! | `exp2`, `log2` | about 2 ulp | about 1e-7 relative (via f32) |
+//! | `tanh` | about 5e-4 relative | about 5e-4 relative (via f32) |
+//! | `powf` | `exp2(y log2 x)`, x > 0 | same, via f32 |
 //!
 //! # Launch ABI (shared with the runtime and the backends)
 //! A scalar parameter is passed as its bytes (`bool` as one byte); a slice parameter as two

@@ -1013,7 +1013,7 @@ fn math_functions_f64() {
     let o = Launch::new("math_f64", math_f64::kernel(), grid_for(N, 128), 128)
         .buf(&x)
         .buf(&vec![0f64; N * 4])
-        .gpu_tol(1e-5, 1e-6)
+        .gpu_tol_exact(1e-14, 1e-15)
         .run()
         .get::<f64>(1);
     for i in 0..N {
@@ -2475,5 +2475,37 @@ fn bit_casts_f32_f64_f16_bf16() {
         assert_eq!(d2[i].to_bits(), (-d[i]).to_bits(), "f64 from_bits element {i}");
         assert_eq!(h2[i].to_bits(), (-h[i]).to_bits(), "f16 from_bits element {i}");
         assert_eq!(g2[i].to_bits(), (-g[i]).to_bits(), "bf16 from_bits element {i}");
+    }
+}
+
+#[kernel]
+fn math_f64_wide(e: &[f64], l: &[f64], t: &[f64], out: &mut [f64]) {
+    let i = global_index();
+    if i < e.len() {
+        out[i * 4] = e[i].exp();
+        out[i * 4 + 1] = l[i].ln();
+        out[i * 4 + 2] = t[i].sin();
+        out[i * 4 + 3] = t[i].cos();
+    }
+}
+
+#[test]
+fn f64_exp_ln_sin_cos_to_1e_14_over_wide_ranges() {
+    // On NVIDIA these are f64 range reductions and polynomials (not the f32 approximations).
+    let mut r = Rng::new();
+    let e = r.f64s(N, -700.0, 700.0);
+    let l: Vec<f64> = r.f64s(N, -690.0, 690.0).into_iter().map(f64::exp).collect();
+    let t = r.f64s(N, -1e4, 1e4);
+    let o = Launch::new("math_f64_wide", math_f64_wide::kernel(), grid_for(N, 128), 128)
+        .buf(&e)
+        .buf(&l)
+        .buf(&t)
+        .buf(&vec![0f64; N * 4])
+        .gpu_tol_exact(1e-14, 1e-300)
+        .run()
+        .get::<f64>(3);
+    for i in 0..N {
+        let want = [e[i].exp(), l[i].ln(), t[i].sin(), t[i].cos()];
+        check_close("f64 wide-range math", &o[i * 4..i * 4 + 4], &want, 1e-14, 1e-300);
     }
 }

@@ -4,7 +4,8 @@
 //! Design (after tinygrad's PTX renderer): lowering is table-driven. [`class`] maps each scalar
 //! type to a register class, [`sfx`] to the PTX type suffix, and the op tables (`BINARY`,
 //! `UNARY`, `CMP`) map IR ops to instruction templates; a few rewrite rules cover what PTX has no
-//! single instruction for (half-precision arithmetic goes through f32, f64 transcendentals through
+//! single instruction for (half-precision arithmetic goes through f32, f64 `exp`/`ln`/`sin`/`cos`
+//! through [`ferrocm_ir::expand_f64_math`]'s f64 sequences, other f64 transcendentals through
 //! f32, `pow`, float remainder). Structured control flow becomes labels and `bra`.
 //!
 //! Invariants of the generated code: integers narrower than 32 bits live in 32-bit registers,
@@ -177,7 +178,8 @@ const UNARY_F32: &[(UnaryOp, &str)] = &[
     (UnaryOp::Ceil, "cvt.rpi.f32.f32 {d}, {a};"),
 ];
 
-/// f64 ops with a native instruction; the other transcendentals go through f32.
+/// f64 ops with a native instruction; `exp`, `ln`, `sin`, `cos` are expanded before lowering
+/// and the other transcendentals go through f32.
 const UNARY_F64: &[(UnaryOp, &str)] = &[
     (UnaryOp::Neg, "neg.f64 {d}, {a};"),
     (UnaryOp::Abs, "abs.f64 {d}, {a};"),
@@ -933,6 +935,18 @@ fn param_decl(t: ScalarType) -> &'static str {
 /// Generates a PTX module holding `f` as a `.visible .entry`.
 pub fn generate(f: &Function, target: &Target) -> Result<String, PtxError> {
     verify(f).map_err(|source| PtxError::Invalid { kernel: f.name.clone(), source })?;
+    // PTX has no f64 transcendental instructions: f64 exp, ln, sin and cos become exactly
+    // rounded IR sequences (the f32 `.approx` path would give only about 1e-7).
+    let expanded;
+    let f = if has_f64_math(f) {
+        let mut g = f.clone();
+        expand_f64_math(&mut g);
+        debug_assert_eq!(verify(&g), Ok(()), "the f64 math expansion must verify");
+        expanded = g;
+        &expanded
+    } else {
+        f
+    };
     let mut uses_mma = false;
     f.walk(&mut |i| uses_mma |= matches!(i.op, Op::Intrinsic(..)));
     if uses_mma && target.sm < 80 {

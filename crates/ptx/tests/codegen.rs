@@ -131,3 +131,16 @@ fn float_bit_casts_are_register_moves() {
     check_emits(&int_op_ptx(F16, |b, x, _| b.bitcast(x, U16)), &["cvt.u32.u16 %r"]);
     check_emits(&int_op_ptx(U16, |b, x, _| b.bitcast(x, BF16)), &["cvt.u16.u32 %h"]);
 }
+
+#[test]
+fn f64_exp_ln_sin_cos_are_f64_sequences_not_f32_approximations() {
+    for op in [UnaryOp::Exp, UnaryOp::Log, UnaryOp::Sin, UnaryOp::Cos] {
+        let ptx = int_op_ptx(ScalarType::F64, |b, x, _| b.unary(op, x));
+        check_emits(&ptx, &["fma.rn.f64"]);
+        for f32_path in ["cvt.rn.f32.f64", "ex2.approx", "lg2.approx", "sin.approx", "cos.approx"] {
+            assert!(!ptx.contains(f32_path), "{op:?} still uses `{f32_path}`:\n{ptx}");
+        }
+    }
+    // f32 keeps the fast hardware approximation.
+    check_emits(&int_op_ptx(ScalarType::F32, |b, x, _| b.unary(UnaryOp::Sin, x)), &["sin.approx.f32"]);
+}
