@@ -10,9 +10,13 @@
 //! and an element index, so every back end knows the buffer and can check bounds.
 //!
 //! Invariants (checked by [`verify`]): a value is used only after its definition, in the region
-//! that defines it or one nested in it; operand types match what each op expects; `break` and
+//! that defines it or one nested in it; operand types match what each op expects; unary and
+//! binary results have the type their op gives ([`UnaryOp::result_type`],
+//! [`BinaryOp::result_type`]: bit counts are `u32`, `mul_wide` doubles the width); `break` and
 //! `continue` lie inside as many loops as their depth says; stores target writable memory.
 //! The text form is produced by `Display` for [`Function`] and read back by [`parse`].
+//! [`expand_f64_math`] rewrites f64 `exp`/`ln`/`sin`/`cos` into exactly rounded ops for back
+//! ends without accurate f64 transcendentals.
 
 mod builder;
 mod expand;
