@@ -126,6 +126,14 @@ fn philox_unroll() -> u64 {
     })
 }
 
+/// Variant switches for before/after timings in one run (results never depend on them):
+/// `FERROCM_RAND_VARIANT` holds comma-separated names, e.g. `sobol-chunk` (the per-thread
+/// chunk Sobol32 kernel instead of the warp-coalesced one).
+fn variant(name: &str) -> bool {
+    static V: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    V.get_or_init(|| std::env::var("FERROCM_RAND_VARIANT").unwrap_or_default()).split(',').any(|v| v == name)
+}
+
 fn kerr(e: ferrocm_kernel::KernelError) -> RandError {
     RandError::Kernel { message: e.to_string() }
 }
@@ -478,25 +486,26 @@ impl Generator {
             unroll: 1,
             narrow: false,
         };
-        let units = dims * points.div_ceil(kernels::SOBOL_CHUNK);
-        let cfg = self.cfg(units);
         let stream = self.stream.clone();
         let Some((dirs, _)) = self.directions.as_ref() else {
             unreachable!("directions were uploaded above")
         };
-        kernels::sobol32_fill::launch::<T>(
-            &stream,
-            cfg,
-            plan,
-            points,
-            self.offset as u32,
-            units,
-            mean,
-            stddev,
-            dirs,
-            out,
-        )
-        .map_err(kerr)?;
+        let offset = self.offset as u32;
+        if plan.vector && offset as u64 % kernels::SOBOL_WARP_POINTS == 0 && !variant("sobol-chunk") {
+            let tasks = dims * points.div_ceil(kernels::SOBOL_WARP_POINTS);
+            let cfg = self.cfg(tasks * 32);
+            kernels::sobol32_warp_fill::launch::<T>(
+                &stream, cfg, plan, points, offset, tasks, mean, stddev, dirs, out,
+            )
+            .map_err(kerr)?;
+        } else {
+            let units = dims * points.div_ceil(kernels::SOBOL_CHUNK);
+            let cfg = self.cfg(units);
+            kernels::sobol32_fill::launch::<T>(
+                &stream, cfg, plan, points, offset, units, mean, stddev, dirs, out,
+            )
+            .map_err(kerr)?;
+        }
         self.offset = self.offset.wrapping_add(points);
         Ok(())
     }
