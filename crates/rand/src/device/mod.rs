@@ -52,7 +52,9 @@ pub(crate) fn var_u32(name: &str, v: impl IntoVal<u32>) -> Var<Val<u32>> {
 /// `_curand_uniform(x)`: `x * 2^-32 + 2^-33` in float, in (0, 1].
 pub fn uniform_f32(x: Val<u32>) -> Val<f32> {
     let f: Val<f32> = cast::<f32, _>(x);
-    f * d::TWO_POW_M32_F32 + d::TWO_POW_M32_F32 / 2.0
+    // One fused multiply-add: the product is exact (a power-of-two scaling), so this rounds
+    // once, as the unfused form does.
+    f.mul_add(d::TWO_POW_M32_F32, d::TWO_POW_M32_F32 / 2.0)
 }
 
 /// `_curand_uniform_double_hq(x, y)`: `(x ^ (y << 21)) * 2^-53 + 2^-54`.

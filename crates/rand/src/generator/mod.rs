@@ -127,11 +127,25 @@ fn philox_unroll() -> u64 {
 }
 
 /// Variant switches for before/after timings in one run (results never depend on them):
-/// `FERROCM_RAND_VARIANT` holds comma-separated names, e.g. `sobol-chunk` (the per-thread
-/// chunk Sobol32 kernel instead of the warp-coalesced one).
-fn variant(name: &str) -> bool {
+/// `FERROCM_RAND_VARIANT` holds comma-separated names: `sobol-chunk` (the per-thread chunk
+/// Sobol32 kernel instead of the warp-coalesced one), `mrg-floor` (MRG32k3a's modular step
+/// with `floor` and two corrections instead of the rounding-constant trick).
+pub(crate) fn variant(name: &str) -> bool {
     static V: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     V.get_or_init(|| std::env::var("FERROCM_RAND_VARIANT").unwrap_or_default()).split(',').any(|v| v == name)
+}
+
+/// Most blocks of 256 threads per launch on GPUs: 8192 unless `FERROCM_RAND_GRID_CAP` (64 to
+/// 65,536) says otherwise (a tuning knob; the grid-stride kernels' results never depend on it).
+fn grid_cap() -> u64 {
+    static CAP: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *CAP.get_or_init(|| {
+        std::env::var("FERROCM_RAND_GRID_CAP")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .filter(|c| (64..=65_536).contains(c))
+            .unwrap_or(8192)
+    })
 }
 
 fn kerr(e: ferrocm_kernel::KernelError) -> RandError {
@@ -300,7 +314,7 @@ impl Generator {
 
     fn cfg(&self, work: u64) -> LaunchConfig {
         // Grid-stride kernels: the grid only bounds parallelism, never changes results.
-        let cap: u64 = if self.stream.device().kind() == BackendKind::Cpu { 16 } else { 8192 };
+        let cap: u64 = if self.stream.device().kind() == BackendKind::Cpu { 16 } else { grid_cap() };
         let blocks = work.div_ceil(256).clamp(1, cap) as u32;
         LaunchConfig { grid: blocks.into(), block: 256u32.into(), shared_mem_bytes: 0 }
     }
@@ -389,10 +403,11 @@ impl Generator {
             }
             (_, false) => {
                 let units = n.div_ceil(e);
-                let need = units.min(DEFAULT_STATES);
+                let total = DEFAULT_STATES;
+                let need = units.min(total);
                 let (seed, offset) = (self.seed, self.offset);
                 if self.states.is_none() {
-                    self.states = Some((stream.alloc_zeroed::<u32>(6 * DEFAULT_STATES as usize)?, 0));
+                    self.states = Some((stream.alloc_zeroed::<u32>(6 * total as usize)?, 0));
                 }
                 let ready = self.states.as_ref().map(|s| s.1).unwrap_or(0);
                 if ready < need {
