@@ -42,7 +42,11 @@ macro_rules! impl_fl {
                     UnaryOp::Tanh => self.tanh(),
                     UnaryOp::Floor => self.floor(),
                     UnaryOp::Ceil => self.ceil(),
-                    UnaryOp::Not => self,
+                    UnaryOp::Not
+                    | UnaryOp::LeadingZeros
+                    | UnaryOp::TrailingZeros
+                    | UnaryOp::CountOnes
+                    | UnaryOp::ReverseBits => self,
                 }
             }
             fn min_(self, o: Self) -> Self {
@@ -120,10 +124,14 @@ pub trait In: Copy + Ord {
     fn un(self, op: UnaryOp) -> Self;
     fn shift(self, left: bool, amount: u64) -> Self;
     fn to_i128(self) -> i128;
+    /// A bit count (`leading_zeros`, `trailing_zeros`, `count_ones`) as Rust defines it.
+    fn count(self, op: UnaryOp) -> u32;
+    /// The full product, encoded as a register of the type twice as wide.
+    fn mul_wide(self, o: Self) -> u64;
 }
 
 macro_rules! impl_in {
-    ($t:ty, $u:ty) => {
+    ($t:ty, $u:ty, $w:ty) => {
         impl In for $t {
             #[inline]
             fn dec(b: u64) -> Self {
@@ -160,7 +168,9 @@ macro_rules! impl_in {
                     BinaryOp::Xor => self ^ o,
                     BinaryOp::Min => self.min(o),
                     BinaryOp::Max => self.max(o),
-                    BinaryOp::Shl | BinaryOp::Shr | BinaryOp::Pow => self,
+                    // The high half of the product in the type twice as wide.
+                    BinaryOp::MulHi => ((self as $w * o as $w) >> <$t>::BITS) as $t,
+                    BinaryOp::Shl | BinaryOp::Shr | BinaryOp::Pow | BinaryOp::MulWide => self,
                 }
             }
             #[inline]
@@ -175,6 +185,7 @@ macro_rules! impl_in {
                             self
                         }
                     }
+                    UnaryOp::ReverseBits => self.reverse_bits(),
                     _ => self,
                 }
             }
@@ -199,17 +210,29 @@ macro_rules! impl_in {
             fn to_i128(self) -> i128 {
                 self as i128
             }
+            #[inline]
+            fn count(self, op: UnaryOp) -> u32 {
+                match op {
+                    UnaryOp::LeadingZeros => self.leading_zeros(),
+                    UnaryOp::TrailingZeros => self.trailing_zeros(),
+                    _ => self.count_ones(),
+                }
+            }
+            #[inline]
+            fn mul_wide(self, o: Self) -> u64 {
+                (self as $w).wrapping_mul(o as $w) as u64
+            }
         }
     };
 }
-impl_in!(i8, u8);
-impl_in!(i16, u16);
-impl_in!(i32, u32);
-impl_in!(i64, u64);
-impl_in!(u8, u8);
-impl_in!(u16, u16);
-impl_in!(u32, u32);
-impl_in!(u64, u64);
+impl_in!(i8, u8, i16);
+impl_in!(i16, u16, i32);
+impl_in!(i32, u32, i64);
+impl_in!(i64, u64, i128);
+impl_in!(u8, u8, u16);
+impl_in!(u16, u16, u32);
+impl_in!(u32, u32, u64);
+impl_in!(u64, u64, u128);
 
 /// Runs `$body` with `$T` bound to the Rust integer type of `$ty`.
 macro_rules! with_int {
@@ -311,6 +334,11 @@ fn bin_int<T: In>(op: BinaryOp, bty: ScalarType, a: &Lanes, b: &Lanes, d: &mut L
                 d[i] = T::dec(a[i]).shift(left, amt).enc();
             }
         }
+        BinaryOp::MulWide => {
+            for i in 0..32 {
+                d[i] = T::dec(a[i]).mul_wide(T::dec(b[i]));
+            }
+        }
         _ => {
             for i in 0..32 {
                 d[i] = T::dec(a[i]).bin(op, T::dec(b[i])).enc();
@@ -335,7 +363,13 @@ pub fn binary(op: BinaryOp, ty: ScalarType, bty: ScalarType, a: &Lanes, b: &Lane
 }
 
 pub fn unary(op: UnaryOp, ty: ScalarType, a: &Lanes, d: &mut Lanes) {
-    with_int!(ty, T => for i in 0..32 { d[i] = T::dec(a[i]).un(op).enc(); },
+    let count = matches!(op, UnaryOp::LeadingZeros | UnaryOp::TrailingZeros | UnaryOp::CountOnes);
+    with_int!(ty, T => if count {
+        // The result is a `u32`, held zero-extended like every `u32` register.
+        for i in 0..32 { d[i] = T::dec(a[i]).count(op) as u64; }
+    } else {
+        for i in 0..32 { d[i] = T::dec(a[i]).un(op).enc(); }
+    },
     with_float!(ty, C => for i in 0..32 { d[i] = C::enc(C::dec(a[i]).un(op)); }, {
         for i in 0..32 {
             d[i] = if op == UnaryOp::Not { (a[i] & 1) ^ 1 } else { a[i] };

@@ -127,3 +127,81 @@ fn barrier_after_partial_return_is_an_error() {
     let err = run(b.finish().unwrap(), dims(1, 128), &[&yp, &yl]).unwrap_err();
     assert!(err.contains("barrier") && err.contains("bad_barrier"), "{err}");
 }
+
+/// `y[i] = op(x[i])` on f64, with the f64 math expanded as the PTX back end expands it.
+fn expanded_f64_math(op: UnaryOp, x: &[f64]) -> Vec<f64> {
+    let mut b = Builder::new("f64_math");
+    let xm = b.slice_param("x", ScalarType::F64, false);
+    let ym = b.slice_param("y", ScalarType::F64, true);
+    let i = gid(&mut b);
+    let n = b.len(ym);
+    let c = b.cmp(CmpOp::Lt, i, n);
+    b.begin_if(c);
+    let v = b.load(xm, i, 1);
+    let r = b.unary(op, v);
+    b.store(ym, i, r);
+    b.end_if();
+    let mut f = b.finish().unwrap();
+    assert!(has_f64_math(&f));
+    expand_f64_math(&mut f);
+    assert!(!f.to_string().contains(&format!("= {} ", format!("{op:?}").to_lowercase())), "{f}");
+    verify(&f).unwrap();
+    let y = vec![0f64; x.len()];
+    let [xp, xl] = slice_args(x);
+    let [yp, yl] = slice_args(&y);
+    run(f, dims(x.len().div_ceil(128) as u32, 128), &[&xp, &xl, &yp, &yl]).unwrap();
+    y
+}
+
+#[test]
+fn expanded_f64_exp_ln_sin_cos_match_the_host_to_1e_14() {
+    let mut s =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64 | 1;
+    eprintln!("seed {s}");
+    let mut unit = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        (s >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let specials = [0.0, -0.0, 1.0, -1.0, 0.5, 1e-310, f64::MIN_POSITIVE, f64::INFINITY, f64::NAN];
+    let mut wide: Vec<f64> = (0..4000).map(|_| unit() * 1400.0 - 700.0).collect();
+    wide.extend((0..2000).map(|_| unit() * 2.0 - 1.0));
+    wide.extend(specials);
+    // Positive numbers over the whole range (log-uniform), near 1, and subnormal.
+    let mut pos: Vec<f64> = (0..4000).map(|_| (unit() * 1400.0 - 700.0).exp()).collect();
+    pos.extend((0..1000).map(|_| 1.0 + (unit() - 0.5) * 1e-3));
+    pos.extend((0..200).map(|_| unit() * 2e-308));
+    pos.extend(specials);
+    pos.push(-2.0);
+    let mut trig: Vec<f64> = (0..4000).map(|_| unit() * 2e4 - 1e4).collect();
+    trig.extend((0..2000).map(|_| unit() * 8.0 - 4.0));
+    trig.extend((0..200).map(|_| (unit() - 0.5) * 1e-6));
+    trig.extend(&specials[..7]);
+    type Case<'a> = (UnaryOp, &'a [f64], fn(f64) -> f64);
+    let cases: [Case; 4] = [
+        (UnaryOp::Exp, &wide, f64::exp),
+        (UnaryOp::Log, &pos, f64::ln),
+        (UnaryOp::Sin, &trig, f64::sin),
+        (UnaryOp::Cos, &trig, f64::cos),
+    ];
+    for (op, xs, host) in cases {
+        let got = expanded_f64_math(op, xs);
+        let mut worst = 0f64;
+        for (&x, &g) in xs.iter().zip(&got) {
+            let w = host(x);
+            if w.is_nan() || w.is_infinite() || w == 0.0 {
+                assert!(
+                    g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()),
+                    "{op:?}({x:e}) = {g:e}, want {w:e}"
+                );
+                continue;
+            }
+            // Subnormal results carry fewer bits: compare them absolutely, at their spacing.
+            let err = (g - w).abs() / w.abs().max(f64::MIN_POSITIVE);
+            worst = worst.max(err);
+            assert!(err < 1e-14, "{op:?}({x:e}) = {g:e}, want {w:e} (relative error {err:e})");
+        }
+        eprintln!("{op:?}: worst relative error {worst:e}");
+    }
+}

@@ -184,12 +184,17 @@ impl Builder {
             UnaryOp::Neg => t.is_signed(),
             UnaryOp::Not => t.is_int() || t == ScalarType::Bool,
             UnaryOp::Abs => t.is_signed(),
+            UnaryOp::LeadingZeros | UnaryOp::TrailingZeros | UnaryOp::CountOnes | UnaryOp::ReverseBits => {
+                t.is_int() && t.size() >= 4
+            }
             _ => t.is_float(),
         };
         if !ok {
-            self.mismatch(&format!("{op:?}"), "a type the operation supports", t.into());
+            let expected =
+                if t.is_int() { "a 32- or 64-bit integer" } else { "a type the operation supports" };
+            self.mismatch(&format!("{op:?}"), expected, t.into());
         }
-        self.emit_v(Op::Unary(op, a), t.into())
+        self.emit_v(Op::Unary(op, a), op.result_type(t).into())
     }
 
     pub fn binary(&mut self, op: BinaryOp, a: Value, b: Value) -> Value {
@@ -200,16 +205,23 @@ impl Builder {
             _ if ta != tb => false,
             BinaryOp::And | BinaryOp::Or | BinaryOp::Xor => ta.is_int() || ta == ScalarType::Bool,
             BinaryOp::Pow => ta.is_float(),
+            BinaryOp::MulHi => ta.is_int() && ta.size() >= 4,
+            BinaryOp::MulWide => op.result_type(ta).is_some(),
             _ => ta != ScalarType::Bool,
         };
         if !ok {
+            let expected = match op {
+                BinaryOp::MulHi => "two 32- or 64-bit integers of one type",
+                BinaryOp::MulWide => "two u32 or two i32",
+                _ => "operands of one supported type",
+            };
             self.fail(BuildError::TypeMismatch {
                 op: format!("{op:?}"),
-                expected: "operands of one supported type".into(),
+                expected: expected.into(),
                 found: format!("{ta} and {tb}"),
             });
         }
-        self.emit_v(Op::Binary(op, a, b), ta.into())
+        self.emit_v(Op::Binary(op, a, b), op.result_type(ta).unwrap_or(ta).into())
     }
 
     pub fn cmp(&mut self, op: CmpOp, a: Value, b: Value) -> Value {

@@ -15,12 +15,14 @@
 //! The text form is produced by `Display` for [`Function`] and read back by [`parse`].
 
 mod builder;
+mod expand;
 mod parse;
 mod print;
 mod types;
 mod verify;
 
 pub use builder::{BuildError, Builder};
+pub use expand::{expand_f64_math, has_f64_math};
 pub use parse::{parse, ParseError};
 pub use types::{ScalarType, Type};
 pub use verify::{verify, VerifyError};
@@ -128,6 +130,24 @@ pub enum UnaryOp {
     Tanh,
     Floor,
     Ceil,
+    /// Number of leading zero bits, as a `u32` (the width for 0). 32- and 64-bit integers.
+    LeadingZeros,
+    /// Number of trailing zero bits, as a `u32` (the width for 0). 32- and 64-bit integers.
+    TrailingZeros,
+    /// Number of one bits (population count), as a `u32`. 32- and 64-bit integers.
+    CountOnes,
+    /// The bits in reverse order, same type. 32- and 64-bit integers.
+    ReverseBits,
+}
+
+impl UnaryOp {
+    /// The result type for an operand of type `t` (bit counts are `u32`, all else `t`).
+    pub fn result_type(self, t: ScalarType) -> ScalarType {
+        match self {
+            UnaryOp::LeadingZeros | UnaryOp::TrailingZeros | UnaryOp::CountOnes => ScalarType::U32,
+            _ => t,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -145,6 +165,22 @@ pub enum BinaryOp {
     Min,
     Max,
     Pow,
+    /// The high half of the full product of two 32- or 64-bit integers (same type).
+    MulHi,
+    /// The full product of two 32-bit integers: `u32 x u32 -> u64`, `i32 x i32 -> i64`.
+    MulWide,
+}
+
+impl BinaryOp {
+    /// The result type for a left operand of type `t` (`None` where the op has no wide type).
+    pub fn result_type(self, t: ScalarType) -> Option<ScalarType> {
+        match (self, t) {
+            (BinaryOp::MulWide, ScalarType::U32) => Some(ScalarType::U64),
+            (BinaryOp::MulWide, ScalarType::I32) => Some(ScalarType::I64),
+            (BinaryOp::MulWide, _) => None,
+            _ => Some(t),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

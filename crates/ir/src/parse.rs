@@ -363,7 +363,7 @@ impl<'a> Parser<'a> {
     ) -> Result<(), ParseError> {
         let want = want.flatten();
         let (head, tail) = op.split_once('.').unwrap_or((op, ""));
-        const UNARY: [(&str, UnaryOp); 14] = [
+        const UNARY: [(&str, UnaryOp); 18] = [
             ("neg", UnaryOp::Neg),
             ("not", UnaryOp::Not),
             ("abs", UnaryOp::Abs),
@@ -378,8 +378,12 @@ impl<'a> Parser<'a> {
             ("tanh", UnaryOp::Tanh),
             ("floor", UnaryOp::Floor),
             ("ceil", UnaryOp::Ceil),
+            ("leading_zeros", UnaryOp::LeadingZeros),
+            ("trailing_zeros", UnaryOp::TrailingZeros),
+            ("count_ones", UnaryOp::CountOnes),
+            ("reverse_bits", UnaryOp::ReverseBits),
         ];
-        const BINARY: [(&str, BinaryOp); 13] = [
+        const BINARY: [(&str, BinaryOp); 15] = [
             ("add", BinaryOp::Add),
             ("sub", BinaryOp::Sub),
             ("mul", BinaryOp::Mul),
@@ -393,6 +397,8 @@ impl<'a> Parser<'a> {
             ("min", BinaryOp::Min),
             ("max", BinaryOp::Max),
             ("pow", BinaryOp::Pow),
+            ("mul_hi", BinaryOp::MulHi),
+            ("mul_wide", BinaryOp::MulWide),
         ];
         const CMP: [(&str, CmpOp); 6] = [
             ("eq", CmpOp::Eq),

@@ -71,6 +71,20 @@ impl Checker<'_> {
             for &v in &operands {
                 self.use_(v, op)?;
             }
+            // Unary and binary results have the type their op gives for the operand type.
+            let result_ty = inst.result.map(|r| self.f.value_type(r));
+            match op {
+                Op::Unary(u, a) if result_ty != Some(u.result_type(self.ty(*a).elem()).into()) => {
+                    return Err(bad("result type differs from what the op gives"));
+                }
+                Op::Binary(bop, a, _)
+                    if result_ty.is_none()
+                        || result_ty.map(|t| t.elem()) != bop.result_type(self.ty(*a).elem()) =>
+                {
+                    return Err(bad("result type differs from what the op gives"));
+                }
+                _ => {}
+            }
             match op {
                 Op::Binary(BinaryOp::Shl | BinaryOp::Shr, _, _) => {}
                 Op::Binary(_, a, b) | Op::Cmp(_, a, b) if self.ty(*a) != self.ty(*b) => {

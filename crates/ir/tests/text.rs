@@ -83,3 +83,33 @@ fn truncated_operand_lists_are_errors_not_panics() {
         assert!(parse(&text).is_err(), "`{bad}` must not parse");
     }
 }
+
+const BITS: &str = "kernel bits(a: u32, b: i64, y: &mut [u64]) {
+  %0: u32 = param a
+  %1: i64 = param b
+  %2: u32 = mul_hi %0, %0
+  %3: u64 = mul_wide %0, %2
+  %4: i64 = mul_hi %1, %1
+  %5: u32 = leading_zeros %1
+  %6: u32 = trailing_zeros %0
+  %7: u32 = count_ones %4
+  %8: i64 = reverse_bits %1
+  %9: f32 = bitcast %0
+  %10: u32 = bitcast %9
+  store @y[%0], %3
+}
+";
+
+#[test]
+fn integer_intrinsics_and_bit_casts_round_trip() {
+    check(BITS, Ok(()));
+    verify(&parse(BITS).expect("parses")).expect("verifies");
+}
+
+#[test]
+fn integer_intrinsics_reject_types_they_do_not_define() {
+    // Bit counts and mul_hi are defined on 32- and 64-bit integers, mul_wide on u32 and i32.
+    check(&BITS.replace("%10: u32 = bitcast %9", "%10: u32 = leading_zeros %9"), Err("LeadingZeros"));
+    check(&BITS.replace("%4: i64 = mul_hi %1, %1", "%4: i64 = mul_wide %1, %1"), Err("two u32 or two i32"));
+    check(&BITS.replace("%2: u32 = mul_hi %0, %0", "%2: u32 = mul_hi %0, %1"), Err("found u32 and i64"));
+}

@@ -100,3 +100,23 @@ fn intrinsics_with_wrong_operands_are_rejected() {
         Err("do not fit the intrinsic"),
     );
 }
+
+#[test]
+fn bit_count_and_wide_product_results_must_have_their_op_type() {
+    let mut b = Builder::new("wide");
+    let y = b.slice_param("y", ScalarType::U64, true);
+    let t = b.special(Special::ThreadIdx(Axis::X));
+    let w = b.binary(BinaryOp::MulWide, t, t);
+    let n = b.unary(UnaryOp::CountOnes, w);
+    let n64 = b.cast(n, ScalarType::U64);
+    b.store(y, t, w);
+    b.store(y, t, n64);
+    let f = b.finish().expect("builds");
+    check(&f, Ok(()));
+    // A wide product typed as its operands, and a count typed as its operand, are rejected.
+    for (v, ty) in [(w, ScalarType::U32), (n, ScalarType::U64)] {
+        let mut bad = f.clone();
+        bad.values[v.0 as usize] = ty.into();
+        check(&bad, Err("result type differs"));
+    }
+}

@@ -611,13 +611,25 @@ impl Translator {
                 quote_spanned!(span=> #recv.#method #tf (#(#args),*))
             }
             Expr::Call(c) => {
+                let args = c.args.iter().map(|a| self.expr(a)).collect::<syn::Result<Vec<_>>>()?;
+                // `f32::from_bits(x)` (and f64, f16, bf16) takes a runtime integer too.
+                if let Expr::Path(p) = &*c.func {
+                    let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+                    if p.qself.is_none()
+                        && segs.len() == 2
+                        && segs[1] == "from_bits"
+                        && ["f16", "bf16", "f32", "f64"].contains(&segs[0].as_str())
+                    {
+                        let f = &p.path.segments[0].ident;
+                        return Ok(quote_spanned!(span=> #d::from_bits::<#f, _>(#(#args),*)));
+                    }
+                }
                 let func = match &*c.func {
                     Expr::Path(p) => p.to_token_stream(),
                     other => {
                         return err(other.span(), "only calls of named functions are supported in kernels")
                     }
                 };
-                let args = c.args.iter().map(|a| self.expr(a)).collect::<syn::Result<Vec<_>>>()?;
                 quote_spanned!(span=> #func(#(#args),*))
             }
             Expr::Field(f) => {

@@ -1213,17 +1213,20 @@ unary_math! {
     sqrt => Sqrt;
     /// `1 / sqrt(x)` (a correctly rounded square root, then a correctly rounded reciprocal).
     rsqrt => Rsqrt;
-    /// `e^x`; on NVIDIA `ex2.approx` of `x * log2(e)` (relative error about 1e-6 for |x| < 10).
+    /// `e^x`; on NVIDIA, f32: `ex2.approx` of `x * log2(e)` (relative error about 1e-6 for
+    /// |x| < 10), f64: an f64 reduction and polynomial (relative error below 1e-15).
     exp => Exp;
     /// `2^x`; on NVIDIA `ex2.approx` (about 2 ulp).
     exp2 => Exp2;
-    /// Natural logarithm; on NVIDIA `lg2.approx` times `ln 2` (absolute error about 1e-7).
+    /// Natural logarithm; on NVIDIA, f32: `lg2.approx` times `ln 2` (absolute error about 1e-7),
+    /// f64: an f64 reduction and polynomial (relative error below 1e-15).
     ln => Log;
     /// Base-2 logarithm; on NVIDIA `lg2.approx`.
     log2 => Log2;
-    /// Sine; on NVIDIA `sin.approx` (absolute error about 1e-6 for |x| < 100).
+    /// Sine; on NVIDIA, f32: `sin.approx` (absolute error about 1e-6 for |x| < 100), f64: an
+    /// f64 reduction by pi/2 and polynomial (relative error below 1e-15 for |x| < 1e5).
     sin => Sin;
-    /// Cosine; on NVIDIA `cos.approx`.
+    /// Cosine; on NVIDIA, f32: `cos.approx`, f64: as `sin`.
     cos => Cos;
     /// Hyperbolic tangent; on NVIDIA `tanh.approx` (relative error about 5e-4).
     tanh => Tanh;
@@ -1261,6 +1264,135 @@ impl<T: Float> Val<T> {
         let r = select(neg, -y, y);
         cast::<T, _>(r)
     }
+}
+
+// ---------------------------------------------------------------- integer and bit intrinsics
+
+/// 32- and 64-bit integer element types: [`Val::mul_hi`] and the bit counts.
+pub trait Word: Int {}
+impl Word for i32 {}
+impl Word for u32 {}
+impl Word for i64 {}
+impl Word for u64 {}
+impl Word for isize {}
+impl Word for usize {}
+
+/// 32-bit integer element types and the type of their full product ([`Val::mul_wide`]).
+pub trait Widen: Word {
+    type Wide: Int;
+}
+impl Widen for u32 {
+    type Wide = u64;
+}
+impl Widen for i32 {
+    type Wide = i64;
+}
+
+impl<T: Word> Val<T> {
+    /// The high half of the full product `self * o` (PTX `mul.hi`); with [`Val::mul_wide`] or
+    /// `*` (the low half) it gives the whole product.
+    pub fn mul_hi(self, o: impl IntoVal<T>) -> Val<T> {
+        let o = o.into_val();
+        Val::from_ir(b(|b| b.binary(BinaryOp::MulHi, self.v, o.v)))
+    }
+    /// Number of leading zero bits; the width for 0 (PTX `clz`).
+    pub fn leading_zeros(self) -> Val<u32> {
+        Val::from_ir(b(|b| b.unary(UnaryOp::LeadingZeros, self.v)))
+    }
+    /// Number of trailing zero bits; the width for 0 (PTX `brev` then `clz`).
+    pub fn trailing_zeros(self) -> Val<u32> {
+        Val::from_ir(b(|b| b.unary(UnaryOp::TrailingZeros, self.v)))
+    }
+    /// Number of one bits (PTX `popc`).
+    pub fn count_ones(self) -> Val<u32> {
+        Val::from_ir(b(|b| b.unary(UnaryOp::CountOnes, self.v)))
+    }
+    /// The bits in reverse order (PTX `brev`).
+    pub fn reverse_bits(self) -> Val<T> {
+        Val::from_ir(b(|b| b.unary(UnaryOp::ReverseBits, self.v)))
+    }
+}
+
+impl<T: Widen> Val<T> {
+    /// The full product: `u32 x u32 -> u64`, `i32 x i32 -> i64` (PTX `mul.wide`).
+    pub fn mul_wide(self, o: impl IntoVal<T>) -> Val<T::Wide> {
+        let o = o.into_val();
+        Val::from_ir(b(|b| b.binary(BinaryOp::MulWide, self.v, o.v)))
+    }
+}
+
+/// Float element types and the unsigned integer type of their size (their bit pattern).
+pub trait FloatBits: Float {
+    type Bits: Int;
+}
+impl FloatBits for f16 {
+    type Bits = u16;
+}
+impl FloatBits for bf16 {
+    type Bits = u16;
+}
+impl FloatBits for f32 {
+    type Bits = u32;
+}
+impl FloatBits for f64 {
+    type Bits = u64;
+}
+
+impl<T: FloatBits> Val<T> {
+    /// The value's bit pattern (as Rust's `f32::to_bits`; a register move, no conversion).
+    pub fn to_bits(self) -> Val<T::Bits> {
+        Val::from_ir(b(|b| b.bitcast(self.v, <T::Bits as Elem>::TY)))
+    }
+    /// The float with bit pattern `bits` (as Rust's `f32::from_bits`).
+    pub fn from_bits(bits: impl IntoVal<T::Bits>) -> Val<T> {
+        let bits = bits.into_val();
+        Val::from_ir(b(|b| b.bitcast(bits.v, T::TY)))
+    }
+}
+
+/// `f32::from_bits(x)` and the like in a kernel body (the macro rewrites those calls to
+/// [`from_bits`]): a plain integer gives a plain float, a runtime integer a runtime float.
+pub trait FromBits<F> {
+    type Out;
+    fn float_with_bits(self) -> Self::Out;
+}
+macro_rules! from_bits_plain {
+    ($($f:ty => $u:ty),*) => {$(
+        impl FromBits<$f> for $u {
+            type Out = $f;
+            fn float_with_bits(self) -> $f {
+                <$f>::from_bits(self)
+            }
+        }
+    )*};
+}
+from_bits_plain!(f16 => u16, bf16 => u16, f32 => u32, f64 => u64);
+impl<F: FloatBits> FromBits<F> for Val<F::Bits> {
+    type Out = Val<F>;
+    fn float_with_bits(self) -> Val<F> {
+        Val::<F>::from_bits(self)
+    }
+}
+
+/// `F::from_bits(bits)`: the float `F` with that bit pattern.
+pub fn from_bits<F, B: FromBits<F>>(bits: B) -> B::Out {
+    bits.float_with_bits()
+}
+/// `f32::from_bits` for a runtime `u32`.
+pub fn f32_from_bits(bits: impl IntoVal<u32>) -> Val<f32> {
+    Val::<f32>::from_bits(bits)
+}
+/// `f64::from_bits` for a runtime `u64`.
+pub fn f64_from_bits(bits: impl IntoVal<u64>) -> Val<f64> {
+    Val::<f64>::from_bits(bits)
+}
+/// `f16::from_bits` for a runtime `u16`.
+pub fn f16_from_bits(bits: impl IntoVal<u16>) -> Val<f16> {
+    Val::<f16>::from_bits(bits)
+}
+/// `bf16::from_bits` for a runtime `u16`.
+pub fn bf16_from_bits(bits: impl IntoVal<u16>) -> Val<bf16> {
+    Val::<bf16>::from_bits(bits)
 }
 
 // ---------------------------------------------------------------- tensor-core data movement

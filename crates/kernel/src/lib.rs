@@ -48,6 +48,16 @@
 //! `store2/store4` (16-byte accesses); tensor cores: `mma_m16n8k16` (f16/bf16 -> f32, sm_80+),
 //! `ldmatrix_x2/x4[_trans]`, `cp_async` with `cp_async_commit`/`cp_async_wait`.
 //!
+//! Integer and bit intrinsics, named and defined as in Rust's std (methods on runtime values):
+//! `a.mul_hi(b)` (the high half of the full product; `u32`, `i32`, `u64`, `i64`, PTX `mul.hi`),
+//! `a.mul_wide(b)` (`u32 x u32 -> u64`, `i32 x i32 -> i64`, PTX `mul.wide`), and on the same four
+//! types `leading_zeros`, `trailing_zeros`, `count_ones` (each a `u32`; the width for 0) and
+//! `reverse_bits` (PTX `clz`, `brev` then `clz`, `popc`, `brev`). Float bit casts (register moves):
+//! `x.to_bits()` (f32 -> u32, f64 -> u64, f16/bf16 -> u16) and `f32::from_bits(u)` (also f64,
+//! f16, bf16), which the macro turns into a runtime cast for a runtime `u` and leaves a plain
+//! float for a plain one; `Val::<f32>::from_bits(u)` and `f32_from_bits(u)` say the same where a
+//! macro does not see the call (plain Rust helpers written against the DSL).
+//!
 //! # Accuracy of the math functions
 //! The CPU executor computes with the host's libm (f16/bf16 through f32). On NVIDIA:
 //! `sqrt`, `rsqrt` (as `1/sqrt`), `floor`, `ceil`, `abs`, `min`, `max`, `mul_add` and `+ - * /`
@@ -55,8 +65,21 @@
 //! `ln` add one multiply (relative error about 1e-6 for |x| < 10), `sin`/`cos` use `sin.approx`
 //! (absolute error about 1e-6 for |x| < 100), `tanh` uses `tanh.approx` (relative error about
 //! 5e-4), `powf(x, y)` is `exp2(y * log2(x))` for x > 0; `erf` is Abramowitz & Stegun 7.1.26 on
-//! every back end (absolute error 1.5e-7 plus that of `exp`). f64 transcendentals are evaluated
-//! in f32 on NVIDIA (about 1e-7 relative); f64 `sqrt` and arithmetic are exact IEEE.
+//! every back end (absolute error 1.5e-7 plus that of `exp`). f64 `exp`, `ln`, `sin` and `cos`
+//! are f64 range reductions and polynomials built from correctly rounded f64 ops
+//! ([`ir::expand_f64_math`]): relative error below 1e-15 for `exp` and `ln` over the whole f64
+//! range, and for `sin`/`cos` with |x| < 1e5 (larger arguments lose about a bit per doubling);
+//! the other f64 transcendentals (`exp2`, `log2`, `tanh`, `powf`) are evaluated in f32 on NVIDIA
+//! (about 1e-7 relative); f64 `sqrt` and arithmetic are exact IEEE.
+//!
+//! | function | f32 on NVIDIA | f64 on NVIDIA |
+//! |---|---|---|
+//! | `+ - * /`, `sqrt`, `mul_add`, `floor`, `ceil`, `abs`, `min`, `max` | correctly rounded | correctly rounded |
+//! | `exp`, `ln` | about 1e-6 relative (|x| < 10) | below 1e-15 relative |
+//! | `sin`, `cos` | about 1e-6 absolute (|x| < 100) | below 1e-15 relative (|x| < 1e5) |
+//! | `exp2`, `log2` | about 2 ulp | about 1e-7 relative (via f32) |
+//! | `tanh` | about 5e-4 relative | about 5e-4 relative (via f32) |
+//! | `powf` | `exp2(y log2 x)`, x > 0 | same, via f32 |
 //!
 //! # Launch ABI (shared with the runtime and the backends)
 //! A scalar parameter is passed as its bytes (`bool` as one byte); a slice parameter as two
@@ -85,13 +108,14 @@ pub use half::{bf16, f16};
 /// What a kernel body needs in scope: the attributes, DSL types, built-ins and math.
 pub mod prelude {
     pub use crate::dsl::{
-        ballot, block_dim_x, block_dim_y, block_dim_z, block_idx_x, block_idx_y, block_idx_z, cp_async,
-        cp_async_commit, cp_async_wait, dyn_shared, fence_block, fence_device, fence_system, global_index,
-        grid_dim_x, grid_dim_y, grid_dim_z, grid_stride, lane_id, ldmatrix_x2, ldmatrix_x2_trans,
-        ldmatrix_x4, ldmatrix_x4_trans, local_array, mma_m16n8k16, pack_half2, select, shared_array,
-        shfl_down, shfl_idx, shfl_up, shfl_xor, sync_threads, thread_idx_x, thread_idx_y, thread_idx_z,
-        var_array, vec2, vec4, vote_all, vote_any, warp_size, Atomics, Elem, Float, Int, IntoVal, Local,
-        Memory, MemoryMut, Num, Shared, Signed, Slice, SliceMut, Val, VarArray, Vec2, Vec4,
+        ballot, bf16_from_bits, block_dim_x, block_dim_y, block_dim_z, block_idx_x, block_idx_y, block_idx_z,
+        cp_async, cp_async_commit, cp_async_wait, dyn_shared, f16_from_bits, f32_from_bits, f64_from_bits,
+        fence_block, fence_device, fence_system, global_index, grid_dim_x, grid_dim_y, grid_dim_z,
+        grid_stride, lane_id, ldmatrix_x2, ldmatrix_x2_trans, ldmatrix_x4, ldmatrix_x4_trans, local_array,
+        mma_m16n8k16, pack_half2, select, shared_array, shfl_down, shfl_idx, shfl_up, shfl_xor, sync_threads,
+        thread_idx_x, thread_idx_y, thread_idx_z, var_array, vec2, vec4, vote_all, vote_any, warp_size,
+        Atomics, Elem, Float, FloatBits, Int, IntoVal, Local, Memory, MemoryMut, Num, Shared, Signed, Slice,
+        SliceMut, Val, VarArray, Vec2, Vec4, Widen, Word,
     };
     pub use crate::{device, kernel, Dim3, LaunchDims};
     pub use ferrocm_runtime::{AsDeviceSlice, AsDeviceSliceMut, Device, DeviceBuffer, LaunchConfig, Stream};

@@ -1013,7 +1013,7 @@ fn math_functions_f64() {
     let o = Launch::new("math_f64", math_f64::kernel(), grid_for(N, 128), 128)
         .buf(&x)
         .buf(&vec![0f64; N * 4])
-        .gpu_tol(1e-5, 1e-6)
+        .gpu_tol_exact(1e-14, 1e-15)
         .run()
         .get::<f64>(1);
     for i in 0..N {
@@ -2230,4 +2230,282 @@ fn shuffle_in_a_partial_warp_is_an_error() {
         err.contains("divergent_shuffle") && err.contains("shuffle") && err.contains("part of warp 0"),
         "{err}"
     );
+}
+
+// ------------------------------------------------------------------ integer and bit intrinsics
+
+/// Random words of every magnitude (so every count of leading zeros occurs), with the edge
+/// cases first: 0, 1, all ones, the sign bit alone, the largest positive value, 32-bit limits.
+fn words_u64(r: &mut Rng, n: usize) -> Vec<u64> {
+    let edges = [0, 1, u64::MAX, 1 << 63, (1 << 63) - 1, 1 << 31, 0xffff_ffff, 1 << 32];
+    (0..n)
+        .map(|i| match i {
+            _ if i < edges.len() => edges[i],
+            _ if i % 5 == 0 => 1u64 << (r.u32() % 64),
+            _ => r.u64() >> (r.u32() % 64),
+        })
+        .collect()
+}
+
+fn words_u32(r: &mut Rng, n: usize) -> Vec<u32> {
+    let edges = [0, 1, u32::MAX, 1 << 31, (1 << 31) - 1, 0xffff, 1 << 16];
+    (0..n)
+        .map(|i| match i {
+            _ if i < edges.len() => edges[i],
+            _ if i % 5 == 0 => 1u32 << (r.u32() % 32),
+            _ => r.u32() >> (r.u32() % 32),
+        })
+        .collect()
+}
+
+#[kernel]
+fn mul_hi_words(
+    a32: &[u32],
+    b32: &[u32],
+    a64: &[u64],
+    b64: &[u64],
+    hu32: &mut [u32],
+    hi32: &mut [i32],
+    hu64: &mut [u64],
+    hi64: &mut [i64],
+) {
+    let i = global_index();
+    if i < a32.len() {
+        hu32[i * 2] = a32[i].mul_hi(b32[i]);
+        hu32[i * 2 + 1] = a32[i].mul_hi(0xD251_1F53u32);
+        hi32[i] = (a32[i] as i32).mul_hi(b32[i] as i32);
+        hu64[i] = a64[i].mul_hi(b64[i]);
+        hi64[i] = (a64[i] as i64).mul_hi(b64[i] as i64);
+    }
+}
+
+#[test]
+fn mul_hi_u32_i32_u64_i64() {
+    let mut r = Rng::new();
+    let (a32, b32) = (words_u32(&mut r, N), r.u32s(N, u32::MAX));
+    let (a64, mut b64) = (words_u64(&mut r, N), words_u64(&mut r, N));
+    b64.reverse();
+    let out = Launch::new("mul_hi_words", mul_hi_words::kernel(), grid_for(N, 128), 128)
+        .buf(&a32)
+        .buf(&b32)
+        .buf(&a64)
+        .buf(&b64)
+        .buf(&vec![0u32; 2 * N])
+        .buf(&vec![0i32; N])
+        .buf(&vec![0u64; N])
+        .buf(&vec![0i64; N])
+        .run();
+    let (hu32, hi32, hu64, hi64) =
+        (out.get::<u32>(4), out.get::<i32>(5), out.get::<u64>(6), out.get::<i64>(7));
+    for i in 0..N {
+        let (x, y, p, q) = (a32[i], b32[i], a64[i], b64[i]);
+        assert_eq!(hu32[2 * i], ((x as u64 * y as u64) >> 32) as u32, "u32 element {i}: {x} * {y}");
+        assert_eq!(
+            hu32[2 * i + 1],
+            ((x as u64 * 0xD251_1F53) >> 32) as u32,
+            "u32 by a constant, element {i}"
+        );
+        let s = (x as i32 as i64 * y as i32 as i64) >> 32;
+        assert_eq!(hi32[i], s as i32, "i32 element {i}: {} * {}", x as i32, y as i32);
+        assert_eq!(hu64[i], ((p as u128 * q as u128) >> 64) as u64, "u64 element {i}: {p} * {q}");
+        let s = (p as i64 as i128 * q as i64 as i128) >> 64;
+        assert_eq!(hi64[i], s as i64, "i64 element {i}: {} * {}", p as i64, q as i64);
+    }
+}
+
+#[kernel]
+fn mul_wide_words(a: &[u32], b: &[u32], wu: &mut [u64], wi: &mut [i64]) {
+    let i = global_index();
+    if i < a.len() {
+        wu[i * 2] = a[i].mul_wide(b[i]);
+        wu[i * 2 + 1] = a[i].mul_wide(0xCD9E_8D57u32);
+        wi[i] = (a[i] as i32).mul_wide(b[i] as i32);
+    }
+}
+
+#[test]
+fn mul_wide_u32_and_i32() {
+    let mut r = Rng::new();
+    let (a, mut b) = (words_u32(&mut r, N), words_u32(&mut r, N));
+    b.reverse();
+    let out = Launch::new("mul_wide_words", mul_wide_words::kernel(), grid_for(N, 128), 128)
+        .buf(&a)
+        .buf(&b)
+        .buf(&vec![0u64; 2 * N])
+        .buf(&vec![0i64; N])
+        .run();
+    let (wu, wi) = (out.get::<u64>(2), out.get::<i64>(3));
+    for i in 0..N {
+        let (x, y) = (a[i], b[i]);
+        assert_eq!(wu[2 * i], x as u64 * y as u64, "u32 element {i}: {x} * {y}");
+        assert_eq!(wu[2 * i + 1], x as u64 * 0xCD9E_8D57, "u32 by a constant, element {i}");
+        assert_eq!(wi[i], x as i32 as i64 * y as i32 as i64, "i32 element {i}");
+    }
+}
+
+#[kernel]
+fn bit_counts(a32: &[u32], a64: &[u64], counts: &mut [u32], rev32: &mut [u32], rev64: &mut [u64]) {
+    let i = global_index();
+    if i < a32.len() {
+        let x = a32[i];
+        let s = x as i32;
+        let y = a64[i];
+        let t = y as i64;
+        let o = i * 12;
+        counts[o] = x.leading_zeros();
+        counts[o + 1] = x.trailing_zeros();
+        counts[o + 2] = x.count_ones();
+        counts[o + 3] = s.leading_zeros();
+        counts[o + 4] = s.trailing_zeros();
+        counts[o + 5] = s.count_ones();
+        counts[o + 6] = y.leading_zeros();
+        counts[o + 7] = y.trailing_zeros();
+        counts[o + 8] = y.count_ones();
+        counts[o + 9] = t.leading_zeros();
+        counts[o + 10] = t.trailing_zeros();
+        counts[o + 11] = t.count_ones();
+        rev32[i * 2] = x.reverse_bits();
+        rev32[i * 2 + 1] = s.reverse_bits() as u32;
+        rev64[i * 2] = y.reverse_bits();
+        rev64[i * 2 + 1] = t.reverse_bits() as u64;
+    }
+}
+
+#[test]
+fn bit_counts_and_reversal_u32_i32_u64_i64() {
+    let mut r = Rng::new();
+    let (a32, a64) = (words_u32(&mut r, N), words_u64(&mut r, N));
+    let out = Launch::new("bit_counts", bit_counts::kernel(), grid_for(N, 128), 128)
+        .buf(&a32)
+        .buf(&a64)
+        .buf(&vec![0u32; 12 * N])
+        .buf(&vec![0u32; 2 * N])
+        .buf(&vec![0u64; 2 * N])
+        .run();
+    let (counts, rev32, rev64) = (out.get::<u32>(2), out.get::<u32>(3), out.get::<u64>(4));
+    for i in 0..N {
+        let (x, y) = (a32[i], a64[i]);
+        let (s, t) = (x as i32, y as i64);
+        let want = [
+            x.leading_zeros(),
+            x.trailing_zeros(),
+            x.count_ones(),
+            s.leading_zeros(),
+            s.trailing_zeros(),
+            s.count_ones(),
+            y.leading_zeros(),
+            y.trailing_zeros(),
+            y.count_ones(),
+            t.leading_zeros(),
+            t.trailing_zeros(),
+            t.count_ones(),
+        ];
+        assert_eq!(&counts[i * 12..i * 12 + 12], &want, "element {i}: {x:#x}, {y:#x}");
+        assert_eq!(&rev32[i * 2..i * 2 + 2], &[x.reverse_bits(), s.reverse_bits() as u32], "element {i}");
+        assert_eq!(&rev64[i * 2..i * 2 + 2], &[y.reverse_bits(), t.reverse_bits() as u64], "element {i}");
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+#[kernel]
+fn bit_casts(
+    f: &[f32],
+    d: &[f64],
+    h: &[f16],
+    g: &[bf16],
+    fb: &mut [u32],
+    db: &mut [u64],
+    hb: &mut [u16],
+    gb: &mut [u16],
+    f2: &mut [f32],
+    d2: &mut [f64],
+    h2: &mut [f16],
+    g2: &mut [bf16],
+) {
+    let i = global_index();
+    if i < f.len() {
+        // A plain `from_bits` is a compile-time float.
+        let one = f32::from_bits(0x3F80_0000u32);
+        let u = f[i].to_bits();
+        fb[i] = u;
+        f2[i] = f32::from_bits(u ^ 0x8000_0000u32) * one;
+        let v = d[i].to_bits();
+        db[i] = v;
+        d2[i] = f64::from_bits(v ^ (1u64 << 63));
+        hb[i] = h[i].to_bits();
+        h2[i] = f16::from_bits(h[i].to_bits() ^ 0x8000u16);
+        gb[i] = g[i].to_bits();
+        g2[i] = Val::<bf16>::from_bits(g[i].to_bits() ^ 0x8000u16);
+    }
+}
+
+#[test]
+fn bit_casts_f32_f64_f16_bf16() {
+    let mut r = Rng::new();
+    let mut f = r.f32s(N, -1e6, 1e6);
+    let mut d = r.f64s(N, -1e300, 1e300);
+    let edges32 = [0.0, -0.0, f32::INFINITY, f32::MIN_POSITIVE / 4.0, f32::MAX, 1.0];
+    let edges64 = [0.0, -0.0, f64::NEG_INFINITY, f64::MIN_POSITIVE / 4.0, f64::MIN, 1.0];
+    f[..edges32.len()].copy_from_slice(&edges32);
+    d[..edges64.len()].copy_from_slice(&edges64);
+    let h: Vec<f16> = r.f32s(N, -6e4, 6e4).into_iter().map(f16::from_f32).collect();
+    let g: Vec<bf16> = r.f32s(N, -1e30, 1e30).into_iter().map(bf16::from_f32).collect();
+    let out = Launch::new("bit_casts", bit_casts::kernel(), grid_for(N, 128), 128)
+        .buf(&f)
+        .buf(&d)
+        .buf(&h)
+        .buf(&g)
+        .buf(&vec![0u32; N])
+        .buf(&vec![0u64; N])
+        .buf(&vec![0u16; N])
+        .buf(&vec![0u16; N])
+        .buf(&vec![0f32; N])
+        .buf(&vec![0f64; N])
+        .buf(&vec![f16::ZERO; N])
+        .buf(&vec![bf16::ZERO; N])
+        .run();
+    let (fb, db, hb, gb) = (out.get::<u32>(4), out.get::<u64>(5), out.get::<u16>(6), out.get::<u16>(7));
+    let (f2, d2, h2, g2) = (out.get::<f32>(8), out.get::<f64>(9), out.get::<f16>(10), out.get::<bf16>(11));
+    for i in 0..N {
+        assert_eq!(fb[i], f[i].to_bits(), "f32 element {i}: {}", f[i]);
+        assert_eq!(db[i], d[i].to_bits(), "f64 element {i}: {}", d[i]);
+        assert_eq!(hb[i], h[i].to_bits(), "f16 element {i}: {}", h[i]);
+        assert_eq!(gb[i], g[i].to_bits(), "bf16 element {i}: {}", g[i]);
+        assert_eq!(f2[i].to_bits(), (-f[i]).to_bits(), "f32 from_bits element {i}");
+        assert_eq!(d2[i].to_bits(), (-d[i]).to_bits(), "f64 from_bits element {i}");
+        assert_eq!(h2[i].to_bits(), (-h[i]).to_bits(), "f16 from_bits element {i}");
+        assert_eq!(g2[i].to_bits(), (-g[i]).to_bits(), "bf16 from_bits element {i}");
+    }
+}
+
+#[kernel]
+fn math_f64_wide(e: &[f64], l: &[f64], t: &[f64], out: &mut [f64]) {
+    let i = global_index();
+    if i < e.len() {
+        out[i * 4] = e[i].exp();
+        out[i * 4 + 1] = l[i].ln();
+        out[i * 4 + 2] = t[i].sin();
+        out[i * 4 + 3] = t[i].cos();
+    }
+}
+
+#[test]
+fn f64_exp_ln_sin_cos_to_1e_14_over_wide_ranges() {
+    // On NVIDIA these are f64 range reductions and polynomials (not the f32 approximations).
+    let mut r = Rng::new();
+    let e = r.f64s(N, -700.0, 700.0);
+    let l: Vec<f64> = r.f64s(N, -690.0, 690.0).into_iter().map(f64::exp).collect();
+    let t = r.f64s(N, -1e4, 1e4);
+    let o = Launch::new("math_f64_wide", math_f64_wide::kernel(), grid_for(N, 128), 128)
+        .buf(&e)
+        .buf(&l)
+        .buf(&t)
+        .buf(&vec![0f64; N * 4])
+        .gpu_tol_exact(1e-14, 1e-300)
+        .run()
+        .get::<f64>(3);
+    for i in 0..N {
+        let want = [e[i].exp(), l[i].ln(), t[i].sin(), t[i].cos()];
+        check_close("f64 wide-range math", &o[i * 4..i * 4 + 4], &want, 1e-14, 1e-300);
+    }
 }

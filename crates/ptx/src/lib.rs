@@ -4,7 +4,8 @@
 //! Design (after tinygrad's PTX renderer): lowering is table-driven. [`class`] maps each scalar
 //! type to a register class, [`sfx`] to the PTX type suffix, and the op tables (`BINARY`,
 //! `UNARY`, `CMP`) map IR ops to instruction templates; a few rewrite rules cover what PTX has no
-//! single instruction for (half-precision arithmetic goes through f32, f64 transcendentals through
+//! single instruction for (half-precision arithmetic goes through f32, f64 `exp`/`ln`/`sin`/`cos`
+//! through [`ferrocm_ir::expand_f64_math`]'s f64 sequences, other f64 transcendentals through
 //! f32, `pow`, float remainder). Structured control flow becomes labels and `bra`.
 //!
 //! Invariants of the generated code: integers narrower than 32 bits live in 32-bit registers,
@@ -146,6 +147,18 @@ const BINARY: &[(BinaryOp, Option<&str>, Option<&str>)] = &[
     (BinaryOp::Shl, Some("shl"), None),
     (BinaryOp::Shr, Some("shr"), None),
     (BinaryOp::Pow, None, None),
+    (BinaryOp::MulHi, Some("mul.hi"), None),
+    (BinaryOp::MulWide, Some("mul.wide"), None),
+];
+
+/// Integer bit operations (32- and 64-bit operands): a template where `{w}` is the width
+/// (`b32`/`b64`), `{d}` the result (a `u32` for counts) and `{a}` the operand. PTX has no
+/// count of trailing zeros, so it is the leading zeros of the reversed bits.
+const UNARY_BITS: &[(UnaryOp, &str)] = &[
+    (UnaryOp::LeadingZeros, "clz.{w} {d}, {a};"),
+    (UnaryOp::TrailingZeros, "brev.{w} {t}, {a};\n\tclz.{w} {d}, {t};"),
+    (UnaryOp::CountOnes, "popc.{w} {d}, {a};"),
+    (UnaryOp::ReverseBits, "brev.{w} {d}, {a};"),
 ];
 
 /// f32 unary math: a template where `{d}` is the result and `{a}` the operand.
@@ -165,7 +178,8 @@ const UNARY_F32: &[(UnaryOp, &str)] = &[
     (UnaryOp::Ceil, "cvt.rpi.f32.f32 {d}, {a};"),
 ];
 
-/// f64 ops with a native instruction; the other transcendentals go through f32.
+/// f64 ops with a native instruction; `exp`, `ln`, `sin`, `cos` are expanded before lowering
+/// and the other transcendentals go through f32.
 const UNARY_F64: &[(UnaryOp, &str)] = &[
     (UnaryOp::Neg, "neg.f64 {d}, {a};"),
     (UnaryOp::Abs, "abs.f64 {d}, {a};"),
@@ -390,7 +404,17 @@ impl Gen<'_> {
                 UnaryOp::Neg => self.line(format!("neg.{} {d}, {a};", sfx(t).replace('u', "s"))),
                 UnaryOp::Not => self.line(format!("not.{} {d}, {a};", bits_sfx(t))),
                 UnaryOp::Abs => self.line(format!("abs.{} {d}, {a};", sfx(t))),
-                _ => return Err(self.unsupported(format!("{op:?} on {t}"))),
+                _ => {
+                    let tpl = UNARY_BITS
+                        .iter()
+                        .find(|r| r.0 == op)
+                        .map(|r| r.1)
+                        .ok_or_else(|| self.unsupported(format!("{op:?} on {t}")))?;
+                    // The scratch register holds the reversed operand, so it has its class.
+                    let scratch = if tpl.contains("{t}") { self.reg(class(t)) } else { String::new() };
+                    self.line(fill(tpl, d, a).replace("{w}", bits_sfx(t)).replace("{t}", &scratch));
+                    return Ok(());
+                }
             }
             self.normalize(t, d);
             return Ok(());
@@ -911,6 +935,18 @@ fn param_decl(t: ScalarType) -> &'static str {
 /// Generates a PTX module holding `f` as a `.visible .entry`.
 pub fn generate(f: &Function, target: &Target) -> Result<String, PtxError> {
     verify(f).map_err(|source| PtxError::Invalid { kernel: f.name.clone(), source })?;
+    // PTX has no f64 transcendental instructions: f64 exp, ln, sin and cos become exactly
+    // rounded IR sequences (the f32 `.approx` path would give only about 1e-7).
+    let expanded;
+    let f = if has_f64_math(f) {
+        let mut g = f.clone();
+        expand_f64_math(&mut g);
+        debug_assert_eq!(verify(&g), Ok(()), "the f64 math expansion must verify");
+        expanded = g;
+        &expanded
+    } else {
+        f
+    };
     let mut uses_mma = false;
     f.walk(&mut |i| uses_mma |= matches!(i.op, Op::Intrinsic(..)));
     if uses_mma && target.sm < 80 {

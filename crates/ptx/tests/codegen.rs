@@ -70,3 +70,77 @@ fn jit_log_lines_are_annotated_with_the_ptx_they_point_at() {
     // Lines past the end are left alone rather than misreported.
     assert!(!annotate_jit_log(ptx, "line 99; error").contains(" | "));
 }
+
+/// The PTX of a kernel applying `op` to two `ty` parameters and storing the result.
+fn int_op_ptx(ty: ScalarType, op: impl FnOnce(&mut Builder, Value, Value) -> Value) -> String {
+    let mut b = Builder::new("intrinsic");
+    let (x, y) = (b.scalar_param("x", ty), b.scalar_param("y", ty));
+    let r = op(&mut b, x, y);
+    let out = b.slice_param("out", b.value_type(r).elem(), true);
+    let z = b.constant(ScalarType::U32, 0);
+    b.store(out, z, r);
+    generate(&b.finish().expect("builds"), &Target::from_arch("sm_90")).expect("generates")
+}
+
+/// Asserts that some line of `ptx` starts with each of `mnemonics` (registers vary).
+fn check_emits(ptx: &str, mnemonics: &[&str]) {
+    for m in mnemonics {
+        assert!(ptx.lines().any(|l| l.trim().starts_with(m)), "missing `{m}` in\n{ptx}");
+    }
+}
+
+#[test]
+fn mul_hi_and_mul_wide_lower_to_one_instruction() {
+    use ScalarType::*;
+    for (ty, m) in [(U32, "mul.hi.u32"), (I32, "mul.hi.s32"), (U64, "mul.hi.u64"), (I64, "mul.hi.s64")] {
+        check_emits(&int_op_ptx(ty, |b, x, y| b.binary(BinaryOp::MulHi, x, y)), &[m]);
+    }
+    for (ty, m) in [(U32, "mul.wide.u32 %rd"), (I32, "mul.wide.s32 %rd")] {
+        check_emits(&int_op_ptx(ty, |b, x, y| b.binary(BinaryOp::MulWide, x, y)), &[m]);
+    }
+}
+
+#[test]
+fn bit_counts_lower_to_clz_popc_brev() {
+    for (ty, w) in [
+        (ScalarType::U32, "b32"),
+        (ScalarType::I32, "b32"),
+        (ScalarType::U64, "b64"),
+        (ScalarType::I64, "b64"),
+    ] {
+        let un = |op: UnaryOp| int_op_ptx(ty, move |b, x, _| b.unary(op, x));
+        // Counts land in a 32-bit register whatever the operand's width.
+        check_emits(&un(UnaryOp::LeadingZeros), &[&format!("clz.{w} %r")]);
+        check_emits(&un(UnaryOp::CountOnes), &[&format!("popc.{w} %r")]);
+        check_emits(&un(UnaryOp::TrailingZeros), &[&format!("brev.{w}"), &format!("clz.{w} %r")]);
+        check_emits(&un(UnaryOp::ReverseBits), &[&format!("brev.{w}")]);
+    }
+}
+
+#[test]
+fn float_bit_casts_are_register_moves() {
+    use ScalarType::*;
+    for (from, to, m) in [
+        (F32, U32, "mov.b32 %r"),
+        (U32, F32, "mov.b32 %f"),
+        (F64, U64, "mov.b64 %rd"),
+        (U64, F64, "mov.b64 %fd"),
+    ] {
+        check_emits(&int_op_ptx(from, |b, x, _| b.bitcast(x, to)), &[m]);
+    }
+    check_emits(&int_op_ptx(F16, |b, x, _| b.bitcast(x, U16)), &["cvt.u32.u16 %r"]);
+    check_emits(&int_op_ptx(U16, |b, x, _| b.bitcast(x, BF16)), &["cvt.u16.u32 %h"]);
+}
+
+#[test]
+fn f64_exp_ln_sin_cos_are_f64_sequences_not_f32_approximations() {
+    for op in [UnaryOp::Exp, UnaryOp::Log, UnaryOp::Sin, UnaryOp::Cos] {
+        let ptx = int_op_ptx(ScalarType::F64, |b, x, _| b.unary(op, x));
+        check_emits(&ptx, &["fma.rn.f64"]);
+        for f32_path in ["cvt.rn.f32.f64", "ex2.approx", "lg2.approx", "sin.approx", "cos.approx"] {
+            assert!(!ptx.contains(f32_path), "{op:?} still uses `{f32_path}`:\n{ptx}");
+        }
+    }
+    // f32 keeps the fast hardware approximation.
+    check_emits(&int_op_ptx(ScalarType::F32, |b, x, _| b.unary(UnaryOp::Sin, x)), &["sin.approx.f32"]);
+}

@@ -98,6 +98,8 @@ pub struct Launch {
     args: Vec<Arg>,
     rtol: f64,
     atol: f64,
+    /// Use `rtol`/`atol` as given, without the default floors (1e-6; 1e-12 absolute for f64).
+    exact_tol: bool,
 }
 
 /// The buffers after a launch.
@@ -132,6 +134,7 @@ impl Launch {
             args: Vec::new(),
             rtol: 0.0,
             atol: 0.0,
+            exact_tol: false,
         }
     }
     pub fn shared(mut self, bytes: u32) -> Self {
@@ -156,6 +159,13 @@ impl Launch {
     pub fn gpu_tol(mut self, rtol: f64, atol: f64) -> Self {
         self.rtol = rtol;
         self.atol = atol;
+        self
+    }
+    /// A GPU-versus-CPU tolerance tighter than the default floors (for f64 math held to 1e-14).
+    pub fn gpu_tol_exact(mut self, rtol: f64, atol: f64) -> Self {
+        self.rtol = rtol;
+        self.atol = atol;
+        self.exact_tol = true;
         self
     }
 
@@ -282,13 +292,12 @@ impl Launch {
                 continue;
             }
             let (rv, gv) = (decode(r, *ty), decode(g, *ty));
-            check_close(
-                &what,
-                &gv,
-                &rv,
-                self.rtol.max(1e-6),
-                self.atol.max(if *ty == ScalarType::F64 { 1e-12 } else { 1e-6 }),
-            );
+            let (rtol, atol) = if self.exact_tol {
+                (self.rtol, self.atol)
+            } else {
+                (self.rtol.max(1e-6), self.atol.max(if *ty == ScalarType::F64 { 1e-12 } else { 1e-6 }))
+            };
+            check_close(&what, &gv, &rv, rtol, atol);
         }
     }
 
@@ -328,7 +337,8 @@ impl Launch {
 pub fn check_close(what: &str, got: &[f64], want: &[f64], rtol: f64, atol: f64) {
     assert_eq!(got.len(), want.len(), "{what}: length");
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        let ok = (g - w).abs() <= atol + rtol * w.abs() || (g.is_nan() && w.is_nan());
+        // Equal infinities are close (their difference is NaN).
+        let ok = g == w || (g - w).abs() <= atol + rtol * w.abs() || (g.is_nan() && w.is_nan());
         assert!(ok, "{what}: element {i}: got {g}, want {w} (rtol {rtol}, atol {atol})");
     }
 }
