@@ -1,21 +1,13 @@
 //! Sobol32 points in the kernel language.
 
-use ferrocm_kernel::dsl::{self, select, DslCmp, Memory, Val};
+use ferrocm_kernel::dsl::{self, DslCmp, Memory, Val};
 use ferrocm_kernel::ir::CmpOp;
 
 use super::var_u32;
 
-/// Count of trailing zero bits of a nonzero `x` (the IR has no `ctz`; a five-step search on
-/// the isolated lowest bit).
+/// Count of trailing zero bits of a nonzero `x` (PTX `brev` + `clz` on NVIDIA).
 pub fn ctz32(x: Val<u32>) -> Val<u32> {
-    let low = x & (Val::constant(0u32) - x);
-    let mut n: Val<u32> = Val::constant(0u32);
-    for (mask, add) in
-        [(0xFFFF_0000u32, 16u32), (0xFF00_FF00, 8), (0xF0F0_F0F0, 4), (0xCCCC_CCCC, 2), (0xAAAA_AAAA, 1)]
-    {
-        n = n + select((low & mask).dsl_cmp(CmpOp::Ne, 0u32), add, 0u32);
-    }
-    n
+    x.trailing_zeros()
 }
 
 /// Point `i` of the Sobol32 dimension whose 32 direction vectors start at word `base` of
