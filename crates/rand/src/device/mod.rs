@@ -49,24 +49,9 @@ pub(crate) fn var_u32(name: &str, v: impl IntoVal<u32>) -> Var<Val<u32>> {
     dsl::var(name, v.into_val())
 }
 
-/// `x` rounded to the nearest float, as `cvt.rn.f32.u32`. The variant switch `uniform-alu` of
-/// the generator's measurements computes it without the conversion unit: the low 23 bits and
-/// the high 9 bits become exact floats through the `2^23` exponent pattern, and one fused
-/// multiply-add `hi * 2^23 + lo` rounds the exact sum once, which is the same value.
-pub fn u32_to_f32(x: Val<u32>) -> Val<f32> {
-    if !crate::generator::variant("uniform-alu") {
-        return cast::<f32, _>(x);
-    }
-    const EXP23: u32 = 0x4B00_0000;
-    const TWO23: f32 = 8_388_608.0;
-    let lo = Val::<f32>::from_bits((x & 0x007F_FFFFu32) | EXP23) - TWO23;
-    let hi = Val::<f32>::from_bits((x >> 23u32) | EXP23) - TWO23;
-    hi.mul_add(TWO23, lo)
-}
-
 /// `_curand_uniform(x)`: `x * 2^-32 + 2^-33` in float, in (0, 1].
 pub fn uniform_f32(x: Val<u32>) -> Val<f32> {
-    let f = u32_to_f32(x);
+    let f: Val<f32> = cast::<f32, _>(x);
     // One fused multiply-add: the product is exact (a power-of-two scaling), so this rounds
     // once, as the unfused form does.
     f.mul_add(d::TWO_POW_M32_F32, d::TWO_POW_M32_F32 / 2.0)
@@ -169,7 +154,7 @@ pub fn normal_icdf_f32(u: Val<f32>) -> Val<f32> {
 /// `_curand_box_muller(x, y)`: one pair of standard normal floats.
 pub fn box_muller(x: Val<u32>, y: Val<u32>) -> (Val<f32>, Val<f32>) {
     let u = uniform_f32(x);
-    let yf = u32_to_f32(y);
+    let yf: Val<f32> = cast::<f32, _>(y);
     let v = yf.mul_add(d::TWO_POW_M32_2PI_F32, d::TWO_POW_M32_2PI_F32 / 2.0);
     let s = neg2_ln_f32(u).sqrt();
     (v.sin() * s, v.cos() * s)
