@@ -62,25 +62,7 @@ pub struct Mrg32k3a {
     // canonical residues.
     s1: [Var<Val<f64>>; 3],
     s2: [Var<Val<f64>>; 3],
-    // With the variant switch `mrg-int2`, the second component is held as `u32` words and
-    // stepped in integer arithmetic ([`mrg2_int`]) so that it runs beside the first one's
-    // double-precision work; `s2` is then unused (and removed by the compiler).
-    s2i: [Var<Val<u32>>; 3],
-    int2: bool,
     cache: Cache,
-}
-
-/// The second component's step, `(527612 x - 1370589 y) mod m2`, in integer arithmetic:
-/// `v = 527612 x + (m2 * 2^21 - 1370589 y)` is non-negative and below `2^54`; two folds by
-/// `2^32 = 22853 (mod m2)` bring it below `2^32 + 2^20 < 2 m2`, and one conditional
-/// subtraction gives the canonical residue.
-fn mrg2_int(x: Val<u32>, y: Val<u32>) -> Val<u32> {
-    const C: u32 = 22_853;
-    let v = x.mul_wide(527_612u32) + ((MRG_M2 as u64) << 21) - y.mul_wide(1_370_589u32);
-    let w = cast::<u32, _>(v >> 32u32).mul_wide(C) + cast::<u64, _>(cast::<u32, _>(v));
-    let z = cast::<u32, _>(w >> 32u32).mul_wide(C) + cast::<u64, _>(cast::<u32, _>(w));
-    let z = select(z.dsl_cmp(CmpOp::Ge, MRG_M2 as u64), z - MRG_M2 as u64, z);
-    cast::<u32, _>(z)
 }
 
 fn f64_var(name: &str, v: Val<u32>) -> Var<Val<f64>> {
@@ -140,14 +122,19 @@ impl Mrg32k3a {
             let p: Val<u32> = cast::<u32, _>((x * 12345u64) % (m as u64));
             select(zero, 12345u32, p)
         };
-        let s = Mrg32k3a::from_words([
-            mul(x1, MRG_M1),
-            mul(x2, MRG_M1),
-            mul(x1, MRG_M1),
-            mul(x2, MRG_M2),
-            mul(x1, MRG_M2),
-            mul(x2, MRG_M2),
-        ]);
+        let s = Mrg32k3a {
+            s1: [
+                f64_var("mrg_a0", mul(x1, MRG_M1)),
+                f64_var("mrg_a1", mul(x2, MRG_M1)),
+                f64_var("mrg_a2", mul(x1, MRG_M1)),
+            ],
+            s2: [
+                f64_var("mrg_b0", mul(x2, MRG_M2)),
+                f64_var("mrg_b1", mul(x1, MRG_M2)),
+                f64_var("mrg_b2", mul(x2, MRG_M2)),
+            ],
+            cache: Cache::new(),
+        };
         s.skipahead_sequence(subsequence, table);
         s.skipahead(offset, table);
         s
@@ -158,8 +145,6 @@ impl Mrg32k3a {
         Mrg32k3a {
             s1: [f64_var("mrg_a", w[0]), f64_var("mrg_a", w[1]), f64_var("mrg_a", w[2])],
             s2: [f64_var("mrg_b", w[3]), f64_var("mrg_b", w[4]), f64_var("mrg_b", w[5])],
-            s2i: [var_u32("mrg_c", w[3]), var_u32("mrg_c", w[4]), var_u32("mrg_c", w[5])],
-            int2: crate::generator::variant("mrg-int2"),
             cache: Cache::new(),
         }
     }
@@ -167,32 +152,27 @@ impl Mrg32k3a {
     /// The raw words (`s1[0..3]`, `s2[0..3]`).
     pub fn words(&self) -> [Val<u32>; 6] {
         let w = |v: Var<Val<f64>>| -> Val<u32> { cast::<u32, _>(v.get()) };
-        let s2 = if self.int2 { self.s2i.map(|v| v.get()) } else { self.s2.map(w) };
-        [w(self.s1[0]), w(self.s1[1]), w(self.s1[2]), s2[0], s2[1], s2[2]]
+        [w(self.s1[0]), w(self.s1[1]), w(self.s1[2]), w(self.s2[0]), w(self.s2[1]), w(self.s2[2])]
     }
 
     /// `skipahead(n, &state)`.
     pub fn skipahead(&self, n: impl IntoVal<u64>, table: impl Memory<u32>) {
         let n = n.into_val();
-        let (s1, s2) = (u32_vars(self.s1), if self.int2 { self.s2i } else { u32_vars(self.s2) });
+        let (s1, s2) = (u32_vars(self.s1), u32_vars(self.s2));
         apply_powers(table, 0, n, s1, MRG_M1);
         apply_powers(table, 1, n, s2, MRG_M2);
         store_back(self.s1, s1);
-        if !self.int2 {
-            store_back(self.s2, s2);
-        }
+        store_back(self.s2, s2);
     }
 
     /// `skipahead_sequence(n, &state)`: skip `n * 2^127` values.
     pub fn skipahead_sequence(&self, n: impl IntoVal<u64>, table: impl Memory<u32>) {
         let n = n.into_val();
-        let (s1, s2) = (u32_vars(self.s1), if self.int2 { self.s2i } else { u32_vars(self.s2) });
+        let (s1, s2) = (u32_vars(self.s1), u32_vars(self.s2));
         apply_powers(table, 2, n, s1, MRG_M1);
         apply_powers(table, 3, n, s2, MRG_M2);
         store_back(self.s1, s1);
-        if !self.int2 {
-            store_back(self.s2, s2);
-        }
+        store_back(self.s2, s2);
     }
 
     /// The generator's raw output in `1..=m1` (cuRAND's `curand_MRG32k3a`).
@@ -206,19 +186,10 @@ impl Mrg32k3a {
         self.s1[0].set(self.s1[1].get());
         self.s1[1].set(self.s1[2].get());
         self.s1[2].set(p1);
-        let p2 = if self.int2 {
-            let p2 = mrg2_int(self.s2i[2].get(), self.s2i[0].get());
-            self.s2i[0].set(self.s2i[1].get());
-            self.s2i[1].set(self.s2i[2].get());
-            self.s2i[2].set(p2);
-            cast::<f64, _>(p2)
-        } else {
-            let p2 = mrg_component(527_612.0, self.s2[2].get(), 1_370_589.0, self.s2[0].get(), MRG_M2);
-            self.s2[0].set(self.s2[1].get());
-            self.s2[1].set(self.s2[2].get());
-            self.s2[2].set(p2);
-            p2
-        };
+        let p2 = mrg_component(527_612.0, self.s2[2].get(), 1_370_589.0, self.s2[0].get(), MRG_M2);
+        self.s2[0].set(self.s2[1].get());
+        self.s2[1].set(self.s2[2].get());
+        self.s2[2].set(p2);
         let r = p1 - p2;
         select(p1.dsl_cmp(CmpOp::Le, p2), r + MRG_M1 as f64, r)
     }

@@ -18,7 +18,10 @@
 //!   values in order and is stored back advanced; the result depends on how a request is split
 //!   over calls, as with cuRAND's own persistent states.
 //! - Sobol32 (both orderings): dimension-major as cuRAND, `out[d * n + j]` is point
-//!   `offset + j` of dimension `d`.
+//!   `offset + j` of dimension `d`. When the first index is a multiple of 4096 and rows are
+//!   16-byte aligned, each warp writes 4096 consecutive points of one dimension with
+//!   whole-warp 16-byte stores (`kernels::sobol_warp_body`); otherwise each thread writes
+//!   16 consecutive points. Both give the same bits.
 //! - Discrete outputs map the 32-bit stream of `generate_u32` (one draw each); Poisson
 //!   outputs are described on [`Generator::generate_poisson`].
 
@@ -129,11 +132,12 @@ fn philox_unroll() -> u64 {
 /// Variant switches for before/after timings in one run (results never depend on them):
 /// `FERROCM_RAND_VARIANT` holds comma-separated names: `sobol-chunk` (the per-thread chunk
 /// Sobol32 kernel instead of the warp-coalesced one), `mrg-floor` (MRG32k3a's modular step
-/// with `floor` and two corrections instead of the rounding-constant trick), `mrg-int2`
-/// (MRG32k3a's second component in integer arithmetic), `philox-mul64` and `philox-mulwide`
-/// (Philox's 32x32->64 product as a 64-bit multiply or `mul.wide`). Measured on an H200 and
-/// dropped: `uniform-alu`, floats from `u32` by exponent-pattern arithmetic instead of the
-/// conversion unit (Philox uniform 1059 -> 957 GS/s).
+/// with `floor` and two corrections instead of the rounding-constant trick), `philox-mul64`
+/// and `philox-mulwide` (Philox's 32x32->64 product as a 64-bit multiply of zero-extended
+/// operands or as `mul.wide`). Measured on an H200 and dropped: `uniform-alu` (floats from
+/// `u32` by exponent-pattern arithmetic instead of the conversion unit: Philox uniform 1059 ->
+/// 957 GS/s) and `mrg-int2` (MRG32k3a's second component in 64-bit integer arithmetic beside
+/// the first one's f64 work: uniform 624 -> 541 GS/s).
 pub(crate) fn variant(name: &str) -> bool {
     static V: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     V.get_or_init(|| std::env::var("FERROCM_RAND_VARIANT").unwrap_or_default()).split(',').any(|v| v == name)
