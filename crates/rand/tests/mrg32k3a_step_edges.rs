@@ -63,7 +63,7 @@ fn edge_states() -> Vec<Reference> {
     let (m1, m2) = (MRG_M1 as u64, MRG_M2 as u64);
     let mut states = Vec::new();
     let ys = [0u64, 1, 12345, 2_000_000_000, 4_294_000_000, m2 - 1];
-    let targets = |m: u64| [(m - 1) / 2, (m + 1) / 2, 0, 1, m - 1];
+    let targets = |m: u64| [(m - 1) / 2, m.div_ceil(2), 0, 1, m - 1];
     for (i, &y) in ys.iter().enumerate() {
         for (j, (t1, t2)) in targets(m1).into_iter().zip(targets(m2)).enumerate() {
             // Component 1 steps on (s1[1], s1[0]), component 2 on (s2[2], s2[0]).
