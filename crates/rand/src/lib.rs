@@ -8,7 +8,8 @@
 //!   `init(seed, subsequence, offset)`, `next_u32`, `uniform`, `uniform_double`, `normal`,
 //!   `normal2`, Philox's `next4`/`uniform4`/`normal4`, log-normals, Poisson below 64
 //!   (Knuth's method, cuRAND's there), discrete tables and skip-ahead
-//!   ([`device::DeviceGenerator`]); Sobol32 points ([`device::sobol32_point`]). Skip-ahead
+//!   ([`device::DeviceGenerator`]); Sobol32 points ([`device::sobol32_point`]) and Sobol64
+//!   points and steps ([`device::sobol64_point`], [`device::sobol64_next`]). Skip-ahead
 //!   and discrete tables are device buffers passed to kernels as slices.
 //! - [`Generator`]: the host API (`curandGenerate*`): create by [`RngType`], set seed, offset,
 //!   [`Ordering`] and Sobol dimensions, then `generate_*` into any device buffer or view,
@@ -45,8 +46,8 @@
 //! within 1e-5 of the reference's refined double-precision one.
 //!
 //! Not yet: Poisson with lambda of 64 and above (cuRAND's gamma rejection and normal
-//! approximation) on devices, cuRAND's host-API Poisson layout, Sobol64, and Sobol32 double
-//! normals on devices.
+//! approximation) on devices, cuRAND's host-API Poisson layout, Sobol64 in the host API
+//! ([`Generator`]), and Sobol32 double normals on devices.
 //!
 //! Design choices (of the reference; the device layers keep its state layouts):
 //! - Per-thread state is a small `Copy` struct with plain `u32`/`u64` fields and step functions

@@ -33,7 +33,7 @@ mod xorwow;
 
 pub use mrg32k3a::{mrg32k3a_skip_table, Mrg32k3a};
 pub use philox::{philox4x32_10, philox4x32_10_keyed, philox_round_keys, Philox};
-pub use sobol::{ctz32, sobol32_point};
+pub use sobol::{ctz32, sobol32_point, sobol64_next, sobol64_point};
 pub use xorwow::{xorwow_skip_table, Xorwow};
 
 use ferrocm_kernel::dsl::{self, cast, select, IntoVal, Memory, Val, Var};

@@ -30,3 +30,29 @@ pub fn sobol32_point(directions: impl Memory<u32>, base: Val<u32>, i: Val<u32>) 
     );
     x.get()
 }
+
+/// Point `i` of the Sobol64 dimension whose 64 direction vectors start at word `base` of
+/// `directions` (cuRAND's `curandStateSobol64_t` after `curand_init(vectors, i, &state)`).
+pub fn sobol64_point(directions: impl Memory<u64>, base: Val<u32>, i: Val<u64>) -> Val<u64> {
+    let gray = i ^ (i >> 1u32);
+    let x = dsl::var("sobol64_x", Val::constant(0u64));
+    let g = dsl::var("sobol64_g", gray);
+    let k = dsl::var("sobol64_k", Val::constant(0u32));
+    dsl::while_(
+        || g.get().dsl_cmp(CmpOp::Ne, 0u64),
+        || {
+            let bit = Val::constant(0u64) - (g.get() & 1u64);
+            x.set(x.get() ^ (directions.load(base + k.get()) & bit));
+            g.set(g.get() >> 1u32);
+            k.set(k.get() + 1u32);
+        },
+    );
+    x.get()
+}
+
+/// The Sobol64 point after point `x` of index `i` (`curand` on a Sobol64 state): `x` with the
+/// direction vector of the lowest zero bit of `i` flipped (the last one for `i = 2^64 - 1`).
+pub fn sobol64_next(directions: impl Memory<u64>, base: Val<u32>, i: Val<u64>, x: Val<u64>) -> Val<u64> {
+    let k = (!i).trailing_zeros().min(63u32);
+    x ^ directions.load(base + k)
+}
