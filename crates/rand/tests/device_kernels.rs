@@ -35,9 +35,17 @@ fn kind_of(mode: &str, k: usize) -> Kind {
     }
 }
 
-/// Modes the kernels replay: all but Poisson means of 64 and above (not in the device API yet).
-fn supported(mode: &str) -> bool {
-    !matches!(mode, "poisson_100" | "poisson_5000")
+/// Modes the kernels replay: all of them.
+fn supported(_mode: &str) -> bool {
+    true
+}
+
+/// Poisson modes whose mean takes cuRAND's rejection sampler, which uses f32 `exp` and `ln`:
+/// exact on the CPU executor; on NVIDIA (`.approx` instructions) a trial near its bound may
+/// go the other way and shift the state's later draws, so there at least 90% of the values
+/// must match.
+fn approx_on_gpu(mode: &str) -> bool {
+    lambda_of(mode).is_some_and(|l| (64.0..=4000.0).contains(&l))
 }
 
 /// The Poisson mean of a mode, if it is one.
@@ -70,7 +78,18 @@ fn produce_common<G: DeviceGenerator>(g: &G, mode: &str, n: u32, o: &Out, exp_l:
     let mut k = 0u32;
     while k < n {
         match mode {
-            m if m.starts_with("poisson") => o.u(&mut k, g.poisson_knuth(exp_l)),
+            m if m.starts_with("poisson") => {
+                // The mean is part of the mode, so cuRAND's choice of method is made here.
+                let lambda = lambda_of(m).unwrap_or(0.0) as f64;
+                let v = if lambda < 64.0 {
+                    g.poisson_knuth(exp_l)
+                } else if lambda > 4000.0 {
+                    g.poisson_normal_approx(Val::constant(lambda))
+                } else {
+                    g.poisson_gamma_rejection(Val::constant(lambda as f32))
+                };
+                o.u(&mut k, v)
+            }
             "curand" => o.u(&mut k, g.next_u32()),
             "uniform" => o.f(&mut k, g.uniform()),
             "normal" => o.f(&mut k, g.normal()),
@@ -225,6 +244,12 @@ fn kernels_reproduce_curand_device_vectors() {
                 stream.clone_dtoh(&od).unwrap(),
             );
             let exact_mode = !(mode.contains("normal") || mode == "mixed");
+            if is_gpu(&d) && approx_on_gpu(mode) {
+                let same = c.values.iter().zip(&u).filter(|(w, g)| **w == **g as u64).count();
+                assert!(same * 10 >= c.values.len() * 9, "{}: {same} of {} equal", c.label(), c.values.len());
+                ran += 1;
+                continue;
+            }
             for (k, &want) in c.values.iter().enumerate() {
                 let kind = kind_of(mode, k);
                 let exact = exact_mode || (mode == "mixed" && matches!(k % 8, 1 | 4 | 7));
@@ -363,6 +388,20 @@ fn skip_ahead_routes_agree_in_kernels_and_with_the_reference() {
                     );
                 }
             }
+        }
+    }
+}
+
+/// The Poisson kernels for means of 64 and above lower to PTX (the GPU run replays them).
+#[test]
+fn poisson_kernels_for_large_means_lower_to_ptx() {
+    for gen in ["philox", "xorwow", "mrg"] {
+        for mode in ["poisson_100", "poisson_5000"] {
+            let ptx = replay::kernel(gen, mode, 8).unwrap().ptx("sm_90").unwrap().to_string();
+            if mode == "poisson_100" {
+                assert!(ptx.contains("ex2.approx.f32"), "{gen} {mode}: no f32 exp");
+            }
+            assert!(!ptx.contains(".local"), "{gen} {mode}: local memory");
         }
     }
 }

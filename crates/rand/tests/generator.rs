@@ -261,6 +261,39 @@ fn sobol32_matches_reference_dimension_major() {
     }
 }
 
+/// Calls long enough for the warp-coalesced Sobol32 kernel (first index a multiple of 4096,
+/// several warp tasks per dimension, a partial last task) match the reference, at offset 0
+/// and 4096, for integers and uniforms.
+#[test]
+fn sobol32_warp_kernel_matches_reference() {
+    let (dims, points) = (3u32, 2 * 4096 + 132usize);
+    for offset in [0u64, 4096] {
+        let mut q = QuasiGenerator::new(QuasiKind::Sobol32, dims).unwrap();
+        q.set_offset(offset);
+        let mut want = vec![0u32; dims as usize * points];
+        q.generate_u32(&mut want).unwrap();
+        let want_u: Vec<u64> =
+            want.iter().map(|&x| r::distributions::uniform_f32(x).to_bits() as u64).collect();
+        for d in devices() {
+            let setup = |g: &mut Generator| {
+                g.set_dimensions(dims).unwrap();
+                g.set_offset(offset);
+            };
+            let got = run(&d, RngType::Sobol32, setup, want.len(), |g, b| g.generate_u32(b));
+            let first = got.iter().zip(&want).position(|(a, b)| a != b);
+            assert_eq!(first, None, "offset {offset} on {}: first differing element", d.properties().name);
+            let u = run(&d, RngType::Sobol32, setup, want.len(), |g, b| g.generate_uniform(b));
+            let first = bits32(&u).iter().zip(&want_u).position(|(a, b)| a != b);
+            assert_eq!(
+                first,
+                None,
+                "uniform, offset {offset} on {}: first differing element",
+                d.properties().name
+            );
+        }
+    }
+}
+
 /// cuRAND's Sobol32 host vectors (one line per dimension); with 20,000 dimensions only the
 /// first 8 points of each listed dimension are generated, to keep the CPU run short.
 /// Sobol32 normals by the inverse CDF: Acklam's formula (evaluated in f64) against the reference's

@@ -33,7 +33,7 @@ mod xorwow;
 
 pub use mrg32k3a::{mrg32k3a_skip_table, Mrg32k3a};
 pub use philox::{philox4x32_10, philox4x32_10_keyed, philox_round_keys, Philox};
-pub use sobol::{ctz32, sobol32_point};
+pub use sobol::{ctz32, sobol32_point, sobol64_next, sobol64_point};
 pub use xorwow::{xorwow_skip_table, Xorwow};
 
 use ferrocm_kernel::dsl::{self, cast, select, IntoVal, Memory, Val, Var};
@@ -52,7 +52,9 @@ pub(crate) fn var_u32(name: &str, v: impl IntoVal<u32>) -> Var<Val<u32>> {
 /// `_curand_uniform(x)`: `x * 2^-32 + 2^-33` in float, in (0, 1].
 pub fn uniform_f32(x: Val<u32>) -> Val<f32> {
     let f: Val<f32> = cast::<f32, _>(x);
-    f * d::TWO_POW_M32_F32 + d::TWO_POW_M32_F32 / 2.0
+    // One fused multiply-add: the product is exact (a power-of-two scaling), so this rounds
+    // once, as the unfused form does.
+    f.mul_add(d::TWO_POW_M32_F32, d::TWO_POW_M32_F32 / 2.0)
 }
 
 /// `_curand_uniform_double_hq(x, y)`: `(x ^ (y << 21)) * 2^-53 + 2^-54`.
@@ -363,6 +365,50 @@ pub trait DeviceGenerator {
         });
         k.get() - 1u32
     }
+    /// `curand_poisson(state, lambda)` for `lambda > 4000`: cuRAND's rounded normal
+    /// approximation `(unsigned)(sqrt(lambda) * curand_normal_double(state) + lambda + 0.5)`
+    /// (one double normal, through the Box-Muller cache).
+    fn poisson_normal_approx(&self, lambda: Val<f64>) -> Val<u32>
+    where
+        Self: Sized,
+    {
+        cast::<u32, _>(lambda.sqrt() * self.normal_double() + lambda + 0.5f64)
+    }
+    /// `curand_poisson(state, lambda)` for `64 <= lambda <= 4000`: cuRAND's rejection
+    /// sampler on its closed-form approximation of the incomplete gamma function, two
+    /// uniforms per trial (see [`crate::reference::Poisson`]). Bit-identical to cuRAND where
+    /// the back end's f32 `exp`/`ln` are (the CPU executor); on NVIDIA they are the `.approx`
+    /// instructions, so a draw can differ by one where a trial sits within about 1e-6 of
+    /// its acceptance bound or of an integer.
+    fn poisson_gamma_rejection(&self, lambda: Val<f32>) -> Val<u32>
+    where
+        Self: Sized,
+    {
+        let logl = lambda.ln();
+        let res = var_u32("gamma_res", 0u32);
+        dsl::loop_(|| {
+            let y = self.uniform();
+            let x = pgammaincinv(lambda, y).floor();
+            let z = self.uniform();
+            let v = (pgammainc(lambda, x + 1.0f32) - pgammainc(lambda, x)) * 1.3f32;
+            let z = z * v;
+            let lg: Val<f32> = cast::<f32, _>(lgamma_integer(cast::<i32, _>(x + 1.0f32)));
+            let t = (x.mul_add(logl, Val::constant(0.0f32) - lambda) - lg).exp();
+            let accept =
+                dsl::DslLogic::and_then(dsl::DslCmp::dsl_cmp(z, ferrocm_kernel::ir::CmpOp::Lt, t), || {
+                    dsl::DslCmp::dsl_cmp(cast::<f64, _>(v), ferrocm_kernel::ir::CmpOp::Ge, 1e-20f64)
+                });
+            dsl::if_else(
+                accept,
+                || {
+                    res.set(cast::<u32, _>(x));
+                    dsl::break_()
+                },
+                || (),
+            );
+        });
+        res.get()
+    }
     /// `curand_discrete(state, table)`: one draw mapped through a square-histogram table
     /// ([`discrete_bits`]).
     fn discrete(&self, thresholds: impl Memory<f64>, aliases: impl Memory<u32>) -> Val<u32>
@@ -380,4 +426,51 @@ pub trait DeviceGenerator {
         let (a, b) = self.box_muller();
         ((mean + stddev * a).exp(), (mean + stddev * b).exp())
     }
+}
+
+/// cuRAND's `(alpha, beta)` of the incomplete-gamma approximation for mean `a`.
+fn gamma_alpha_beta(a: Val<f32>) -> (Val<f32>, Val<f32>) {
+    use crate::reference::distributions::{MA1, MA2, MA3, MB1, MB2, MB3};
+    let one = Val::constant(1.0f32);
+    let alpha = Val::constant(MA1).mul_add(one / (a - MA2).sqrt(), MA3);
+    let beta = Val::constant(MB1).mul_add(one / (a - MB2).sqrt(), MB3);
+    (alpha, beta)
+}
+
+/// `P(a, x) ~ 1 / (1 + exp(alpha (a - x) - beta))^2`.
+fn pgammainc(a: Val<f32>, x: Val<f32>) -> Val<f32> {
+    let (alpha, beta) = gamma_alpha_beta(a);
+    let t = alpha.mul_add(a - x, Val::constant(0.0f32) - beta).exp() + 1.0f32;
+    Val::constant(1.0f32) / (t * t)
+}
+
+/// The inverse in `x` of [`pgammainc`].
+fn pgammaincinv(a: Val<f32>, y: Val<f32>) -> Val<f32> {
+    let (alpha, beta) = gamma_alpha_beta(a);
+    let t = (Val::constant(1.0f32) / y.sqrt() - 1.0f32).ln();
+    (Val::constant(0.0f32) - (beta + t)).mul_add(Val::constant(1.0f32) / alpha, a)
+}
+
+/// `ln((a - 1)!)` as cuRAND computes it: its table up to 8, its Stirling series beyond (both
+/// evaluated, one selected).
+fn lgamma_integer(a: Val<i32>) -> Val<f64> {
+    use crate::reference::distributions::{LGAMMA_HALF_LN_2PI, LGAMMA_SERIES, LGAMMA_TABLE};
+    let fa: Val<f64> = cast::<f64, _>(cast::<f32, _>(a).abs());
+    let s = Val::constant(1.0f64) / fa;
+    let t = s * s;
+    let mut sum: Val<f64> = Val::constant(LGAMMA_SERIES[0]);
+    for &c in &LGAMMA_SERIES[1..] {
+        sum = sum * t + c;
+    }
+    let sum = sum * s + LGAMMA_HALF_LN_2PI;
+    let half_log = fa.ln() * 0.5f64;
+    let hs = half_log * (fa - 0.5f64);
+    let stirling = (hs - fa) + (hs + sum);
+    // The table index `max(fa, 1) - 1`, at most 8.
+    let idx: Val<u32> = (cast::<u32, _>(fa).max(1u32) - 1u32).min(8u32);
+    let mut table: Val<f64> = Val::constant(LGAMMA_TABLE[0]);
+    for (k, &v) in LGAMMA_TABLE.iter().enumerate().skip(1) {
+        table = select(dsl::DslCmp::dsl_cmp(idx, ferrocm_kernel::ir::CmpOp::Eq, k as u32), v, table);
+    }
+    select(dsl::DslCmp::dsl_cmp(a, ferrocm_kernel::ir::CmpOp::Gt, 8i32), stirling, table)
 }

@@ -79,14 +79,30 @@ fn store_back(dst: [Var<Val<f64>>; 3], src: [Var<Val<u32>>; 3]) {
     }
 }
 
+/// `2^52 + 2^51`: adding it to a double of magnitude below `2^51` rounds to an integer.
+const ROUND_MAGIC: f64 = 6_755_399_441_055_744.0;
+
 /// One component's step: `(a * x - b * y) mod m`, exact in f64.
+///
+/// `p = a * x - b * y` is an integer below `2^53` in magnitude (one multiply and one fused
+/// multiply-add). `k`, the integer nearest to
+/// `p / m` (the rounding-constant trick: one fused multiply-add and one subtraction, where
+/// `floor` would cost a conversion instruction), may be off by one near a half-integer, so
+/// `r = p - k * m` (exact: an integer below `2^53`) lies in `[-m/2 - 1, m/2 + 1]` and one
+/// conditional `+ m` gives the canonical residue.
 fn mrg_component(a: f64, x: Val<f64>, b: f64, y: Val<f64>, m: u32) -> Val<f64> {
     let m = m as f64;
-    let p = x * a - y * b;
-    let k = (p * (1.0 / m)).floor();
-    let r = p - k * m;
-    let r = dsl::select(r.dsl_cmp(CmpOp::Lt, 0.0f64), r + m, r);
-    dsl::select(r.dsl_cmp(CmpOp::Ge, m), r - m, r)
+    // Both products are exact integers below 2^53, so the fused form is exact too.
+    let p = x.mul_add(a, y * -b);
+    if crate::generator::variant("mrg-floor") {
+        let k = (p * (1.0 / m)).floor();
+        let r = p - k * m;
+        let r = dsl::select(r.dsl_cmp(CmpOp::Lt, 0.0f64), r + m, r);
+        return dsl::select(r.dsl_cmp(CmpOp::Ge, m), r - m, r);
+    }
+    let k = p.mul_add(1.0 / m, ROUND_MAGIC) - ROUND_MAGIC;
+    let r = k.mul_add(-m, p);
+    dsl::select(r.dsl_cmp(CmpOp::Lt, 0.0f64), r + m, r)
 }
 
 impl Mrg32k3a {

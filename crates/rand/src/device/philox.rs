@@ -10,13 +10,20 @@ const M1: u32 = 0xCD9E_8D57;
 const W0: u32 = 0x9E37_79B9;
 const W1: u32 = 0xBB67_AE85;
 
-/// `(hi, lo)` of the 64-bit product of a constant and `x`.
-///
-/// The IR has no `mul.hi.u32`; the widening multiply is written as a 64-bit product of
-/// zero-extended operands (see the crate documentation for what that costs on NVIDIA).
+/// `(hi, lo)` of the 64-bit product of a constant and `x`: `mul.hi.u32` and `mul.lo.u32`, as
+/// cuRAND's `__umulhi` and `*` (the variant switch `philox-mul64` of the generator's
+/// measurements restores the former 64-bit product of zero-extended operands, `philox-mulwide`
+/// uses `mul.wide.u32`; all three give the same bits).
 fn mulhilo(m: u32, x: Val<u32>) -> (Val<u32>, Val<u32>) {
-    let p = cast::<u64, _>(x) * (m as u64);
-    (cast::<u32, _>(p >> 32u32), cast::<u32, _>(p))
+    if crate::generator::variant("philox-mul64") {
+        let p = cast::<u64, _>(x) * (m as u64);
+        return (cast::<u32, _>(p >> 32u32), cast::<u32, _>(p));
+    }
+    if crate::generator::variant("philox-mulwide") {
+        let p = x.mul_wide(m);
+        return (cast::<u32, _>(p >> 32u32), cast::<u32, _>(p));
+    }
+    (x.mul_hi(m), x * m)
 }
 
 /// The ten round keys of `key` (cuRAND adds the Weyl constants round by round); kernels that

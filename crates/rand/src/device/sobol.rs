@@ -1,21 +1,13 @@
 //! Sobol32 points in the kernel language.
 
-use ferrocm_kernel::dsl::{self, select, DslCmp, Memory, Val};
+use ferrocm_kernel::dsl::{self, DslCmp, Memory, Val};
 use ferrocm_kernel::ir::CmpOp;
 
 use super::var_u32;
 
-/// Count of trailing zero bits of a nonzero `x` (the IR has no `ctz`; a five-step search on
-/// the isolated lowest bit).
+/// Count of trailing zero bits of a nonzero `x` (PTX `brev` + `clz` on NVIDIA).
 pub fn ctz32(x: Val<u32>) -> Val<u32> {
-    let low = x & (Val::constant(0u32) - x);
-    let mut n: Val<u32> = Val::constant(0u32);
-    for (mask, add) in
-        [(0xFFFF_0000u32, 16u32), (0xFF00_FF00, 8), (0xF0F0_F0F0, 4), (0xCCCC_CCCC, 2), (0xAAAA_AAAA, 1)]
-    {
-        n = n + select((low & mask).dsl_cmp(CmpOp::Ne, 0u32), add, 0u32);
-    }
-    n
+    x.trailing_zeros()
 }
 
 /// Point `i` of the Sobol32 dimension whose 32 direction vectors start at word `base` of
@@ -37,4 +29,30 @@ pub fn sobol32_point(directions: impl Memory<u32>, base: Val<u32>, i: Val<u32>) 
         },
     );
     x.get()
+}
+
+/// Point `i` of the Sobol64 dimension whose 64 direction vectors start at word `base` of
+/// `directions` (cuRAND's `curandStateSobol64_t` after `curand_init(vectors, i, &state)`).
+pub fn sobol64_point(directions: impl Memory<u64>, base: Val<u32>, i: Val<u64>) -> Val<u64> {
+    let gray = i ^ (i >> 1u32);
+    let x = dsl::var("sobol64_x", Val::constant(0u64));
+    let g = dsl::var("sobol64_g", gray);
+    let k = dsl::var("sobol64_k", Val::constant(0u32));
+    dsl::while_(
+        || g.get().dsl_cmp(CmpOp::Ne, 0u64),
+        || {
+            let bit = Val::constant(0u64) - (g.get() & 1u64);
+            x.set(x.get() ^ (directions.load(base + k.get()) & bit));
+            g.set(g.get() >> 1u32);
+            k.set(k.get() + 1u32);
+        },
+    );
+    x.get()
+}
+
+/// The Sobol64 point after point `x` of index `i` (`curand` on a Sobol64 state): `x` with the
+/// direction vector of the lowest zero bit of `i` flipped (the last one for `i = 2^64 - 1`).
+pub fn sobol64_next(directions: impl Memory<u64>, base: Val<u32>, i: Val<u64>, x: Val<u64>) -> Val<u64> {
+    let k = (!i).trailing_zeros().min(63u32);
+    x ^ directions.load(base + k)
 }

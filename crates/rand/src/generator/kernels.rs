@@ -500,6 +500,19 @@ pub(crate) fn legacy_fill<T: Elem>(
     legacy_body::<T>(plan, seed, base, items, draws, states, mean, stddev, table, out);
 }
 
+/// The output of Sobol32 point `x` under `dist`.
+fn sobol_value<T: Elem>(dist: Dist, x: Val<u32>, mean: Val<f64>, stddev: Val<f64>) -> Val<T> {
+    match dist {
+        Dist::Bits => as_t::<T, u32>(x),
+        Dist::UniformDouble => as_t(dev::uniform_f64_from_u32(x)),
+        Dist::UniformHalf => as_t(half(dev::uniform_f32(x))),
+        Dist::Normal | Dist::LogNormal => {
+            as_t(affine32(dev::normal_icdf_f32(dev::uniform_f32(x)), mean, stddev, dist == Dist::LogNormal))
+        }
+        _ => as_t(dev::uniform_f32(x)),
+    }
+}
+
 /// Sobol32 points per thread unit (a multiple of 4).
 pub const SOBOL_CHUNK: u64 = 16;
 
@@ -531,18 +544,7 @@ fn sobol_body<T: Elem>(
             let mut vals = Vec::new();
             for e in 0..4u32 {
                 let xi = x.get();
-                vals.push(match plan.dist {
-                    Dist::Bits => as_t::<T, u32>(xi),
-                    Dist::UniformDouble => as_t(dev::uniform_f64_from_u32(xi)),
-                    Dist::UniformHalf => as_t(half(dev::uniform_f32(xi))),
-                    Dist::Normal | Dist::LogNormal => as_t(affine32(
-                        dev::normal_icdf_f32(dev::uniform_f32(xi)),
-                        mean,
-                        stddev,
-                        plan.dist == Dist::LogNormal,
-                    )),
-                    _ => as_t(dev::uniform_f32(xi)),
-                });
+                vals.push(sobol_value::<T>(plan.dist, xi, mean, stddev));
                 let i = i0 + (g as u32 * 4 + e);
                 let k = dev::ctz32(!i);
                 x.set(xi ^ directions.load(base + k));
@@ -566,6 +568,87 @@ fn sobol_body<T: Elem>(
             }
         }
     });
+}
+
+/// Points of one warp task of [`sobol_warp_body`]: 32 steps of 128 points.
+pub const SOBOL_WARP_POINTS: u64 = 4096;
+
+/// Sobol32 with whole-warp coalesced stores, for calls whose first point index is a multiple
+/// of [`SOBOL_WARP_POINTS`] and whose rows are 16-byte aligned (`plan.vector`).
+///
+/// Warp task `q` writes points `j0 .. j0 + 4096` of one dimension (`i0 = offset + j0`, a
+/// multiple of 4096). For `r < 128`, `gray(128m + r) = gray(128m) ^ gray(r)`, so point
+/// `128m + r` is `P(128m) ^ P(r)`: lane `l` computes its four `P(4l + e)` once, the warp-uniform
+/// `P(128m)` starts from the direct Gray-code XOR at `i0` and steps by `v[6] ^ v[7 + ctz(s)]`
+/// (step `s` of 32, a compile-time index because `i0 / 128` is a multiple of 32), and each step
+/// stores 32 lanes x 16 contiguous bytes.
+#[allow(clippy::too_many_arguments)]
+fn sobol_warp_body<T: Elem>(
+    plan: Plan,
+    points: Val<u64>,
+    offset: Val<u32>,
+    tasks: Val<u64>,
+    mean: Val<f64>,
+    stddev: Val<f64>,
+    directions: Slice<u32>,
+    out: SliceMut<T>,
+) {
+    let per_dim = (points + (SOBOL_WARP_POINTS - 1)) / SOBOL_WARP_POINTS;
+    let gi: Val<u64> = cast::<u64, _>(global_index());
+    let lane: Val<u32> = cast::<u32, _>(gi) & 31u32;
+    let warps: Val<u64> = cast::<u64, _>(grid_stride()) >> 5u32;
+    dsl::for_range_step(gi >> 5u32, tasks, warps, |q: Val<u64>| {
+        let d = q / per_dim;
+        let j0 = (q - d * per_dim) * SOBOL_WARP_POINTS;
+        let base: Val<u32> = cast::<u32, _>(d * 32u64);
+        let v: Vec<Val<u32>> = (0..32u32).map(|k| directions.load(base + k)).collect();
+        // P(i0): bits 0..10 of gray(i0) are zero.
+        let i0 = offset + cast::<u32, _>(j0);
+        let g0 = i0 ^ (i0 >> 1u32);
+        let mut head = Val::constant(0u32);
+        for (k, &vk) in v.iter().enumerate().skip(11) {
+            head = head ^ (vk & (Val::constant(0u32) - ((g0 >> k as u32) & 1u32)));
+        }
+        // P(4l): gray(4l) has bits 1..6 only; then P(4l+1), P(4l+2), P(4l+3) by the recurrence.
+        let r = lane * 4u32;
+        let gr = r ^ (r >> 1u32);
+        let mut p = Val::constant(0u32);
+        for (k, &vk) in v.iter().enumerate().take(7).skip(1) {
+            p = p ^ (vk & (Val::constant(0u32) - ((gr >> k as u32) & 1u32)));
+        }
+        let own = [p, p ^ v[0], p ^ v[0] ^ v[1], p ^ v[1]];
+        // gray(128(m+1)) ^ gray(128m) = 64 * (gray(2m+2) ^ gray(2m)): bits 6 and 7 + ctz(m+1).
+        let step: Vec<Val<u32>> = (0..5).map(|k| v[6] ^ v[7 + k]).collect();
+        let row = d * points;
+        let col = j0 + cast::<u64, _>(r);
+        for s in 0..32u64 {
+            if s > 0 {
+                head = head ^ step[s.trailing_zeros() as usize];
+            }
+            let j = col + s * 128;
+            let vals: Vec<Val<T>> =
+                own.iter().map(|&o| sobol_value::<T>(plan.dist, head ^ o, mean, stddev)).collect();
+            dsl::if_else(
+                j.dsl_cmp(CmpOp::Lt, points),
+                || out.store4((row + j) >> 2u32, vec4(vals[0], vals[1], vals[2], vals[3])),
+                || (),
+            );
+        }
+    });
+}
+
+#[kernel]
+pub(crate) fn sobol32_warp_fill<T: Elem>(
+    #[comptime] plan: Plan,
+    points: u64,
+    offset: u32,
+    tasks: u64,
+    mean: f64,
+    stddev: f64,
+    directions: &[u32],
+    out: &mut [T],
+) {
+    sobol_warp_body::<T>(plan, points, offset, tasks, mean, stddev, directions, out);
 }
 
 fn discrete_body(thresholds: Slice<f64>, aliases: Slice<u32>, out: SliceMut<u32>) {
@@ -619,6 +702,22 @@ mod tests {
             let plan = Plan { dist, rng: Rng::Philox, legacy: false, vector: true, unroll: 2, narrow: true };
             let ptx = ptx_of(philox_fill::kernel::<f32>(plan));
             assert!(ptx.contains("st.global.v4"), "{dist:?}: no 16-byte store");
+            assert!(!ptx.contains(".local"), "{dist:?}: local memory");
+        }
+    }
+
+    /// The warp-coalesced Sobol32 kernel writes 16 bytes per lane per step and keeps its
+    /// direction numbers and per-lane points in registers.
+    #[test]
+    fn sobol_warp_ptx_has_wide_stores_and_no_local_memory() {
+        let plan =
+            |dist| Plan { dist, rng: Rng::Philox, legacy: false, vector: true, unroll: 1, narrow: false };
+        for (dist, k) in [
+            (Dist::Bits, sobol32_warp_fill::kernel::<u32>(plan(Dist::Bits))),
+            (Dist::Uniform, sobol32_warp_fill::kernel::<f32>(plan(Dist::Uniform))),
+        ] {
+            let ptx = ptx_of(k);
+            assert_eq!(ptx.matches("st.global.v4").count(), 32, "{dist:?}: one 16-byte store per step");
             assert!(!ptx.contains(".local"), "{dist:?}: local memory");
         }
     }

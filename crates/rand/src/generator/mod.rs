@@ -18,7 +18,10 @@
 //!   values in order and is stored back advanced; the result depends on how a request is split
 //!   over calls, as with cuRAND's own persistent states.
 //! - Sobol32 (both orderings): dimension-major as cuRAND, `out[d * n + j]` is point
-//!   `offset + j` of dimension `d`.
+//!   `offset + j` of dimension `d`. When the first index is a multiple of 4096 and rows are
+//!   16-byte aligned, each warp writes 4096 consecutive points of one dimension with
+//!   whole-warp 16-byte stores (`kernels::sobol_warp_body`); otherwise each thread writes
+//!   16 consecutive points. Both give the same bits.
 //! - Discrete outputs map the 32-bit stream of `generate_u32` (one draw each); Poisson
 //!   outputs are described on [`Generator::generate_poisson`].
 
@@ -123,6 +126,33 @@ fn philox_unroll() -> u64 {
             .and_then(|v| v.parse().ok())
             .filter(|u| (1..=4).contains(u))
             .unwrap_or(2)
+    })
+}
+
+/// Variant switches for before/after timings in one run (results never depend on them):
+/// `FERROCM_RAND_VARIANT` holds comma-separated names: `sobol-chunk` (the per-thread chunk
+/// Sobol32 kernel instead of the warp-coalesced one), `mrg-floor` (MRG32k3a's modular step
+/// with `floor` and two corrections instead of the rounding-constant trick), `philox-mul64`
+/// and `philox-mulwide` (Philox's 32x32->64 product as a 64-bit multiply of zero-extended
+/// operands or as `mul.wide`). Measured on an H200 and dropped: `uniform-alu` (floats from
+/// `u32` by exponent-pattern arithmetic instead of the conversion unit: Philox uniform 1059 ->
+/// 957 GS/s) and `mrg-int2` (MRG32k3a's second component in 64-bit integer arithmetic beside
+/// the first one's f64 work: uniform 624 -> 541 GS/s).
+pub(crate) fn variant(name: &str) -> bool {
+    static V: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    V.get_or_init(|| std::env::var("FERROCM_RAND_VARIANT").unwrap_or_default()).split(',').any(|v| v == name)
+}
+
+/// Most blocks of 256 threads per launch on GPUs: 8192 unless `FERROCM_RAND_GRID_CAP` (64 to
+/// 65,536) says otherwise (a tuning knob; the grid-stride kernels' results never depend on it).
+fn grid_cap() -> u64 {
+    static CAP: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *CAP.get_or_init(|| {
+        std::env::var("FERROCM_RAND_GRID_CAP")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .filter(|c| (64..=65_536).contains(c))
+            .unwrap_or(8192)
     })
 }
 
@@ -292,7 +322,7 @@ impl Generator {
 
     fn cfg(&self, work: u64) -> LaunchConfig {
         // Grid-stride kernels: the grid only bounds parallelism, never changes results.
-        let cap: u64 = if self.stream.device().kind() == BackendKind::Cpu { 16 } else { 8192 };
+        let cap: u64 = if self.stream.device().kind() == BackendKind::Cpu { 16 } else { grid_cap() };
         let blocks = work.div_ceil(256).clamp(1, cap) as u32;
         LaunchConfig { grid: blocks.into(), block: 256u32.into(), shared_mem_bytes: 0 }
     }
@@ -381,10 +411,11 @@ impl Generator {
             }
             (_, false) => {
                 let units = n.div_ceil(e);
-                let need = units.min(DEFAULT_STATES);
+                let total = DEFAULT_STATES;
+                let need = units.min(total);
                 let (seed, offset) = (self.seed, self.offset);
                 if self.states.is_none() {
-                    self.states = Some((stream.alloc_zeroed::<u32>(6 * DEFAULT_STATES as usize)?, 0));
+                    self.states = Some((stream.alloc_zeroed::<u32>(6 * total as usize)?, 0));
                 }
                 let ready = self.states.as_ref().map(|s| s.1).unwrap_or(0);
                 if ready < need {
@@ -478,25 +509,26 @@ impl Generator {
             unroll: 1,
             narrow: false,
         };
-        let units = dims * points.div_ceil(kernels::SOBOL_CHUNK);
-        let cfg = self.cfg(units);
         let stream = self.stream.clone();
         let Some((dirs, _)) = self.directions.as_ref() else {
             unreachable!("directions were uploaded above")
         };
-        kernels::sobol32_fill::launch::<T>(
-            &stream,
-            cfg,
-            plan,
-            points,
-            self.offset as u32,
-            units,
-            mean,
-            stddev,
-            dirs,
-            out,
-        )
-        .map_err(kerr)?;
+        let offset = self.offset as u32;
+        if plan.vector && offset as u64 % kernels::SOBOL_WARP_POINTS == 0 && !variant("sobol-chunk") {
+            let tasks = dims * points.div_ceil(kernels::SOBOL_WARP_POINTS);
+            let cfg = self.cfg(tasks * 32);
+            kernels::sobol32_warp_fill::launch::<T>(
+                &stream, cfg, plan, points, offset, tasks, mean, stddev, dirs, out,
+            )
+            .map_err(kerr)?;
+        } else {
+            let units = dims * points.div_ceil(kernels::SOBOL_CHUNK);
+            let cfg = self.cfg(units);
+            kernels::sobol32_fill::launch::<T>(
+                &stream, cfg, plan, points, offset, units, mean, stddev, dirs, out,
+            )
+            .map_err(kerr)?;
+        }
         self.offset = self.offset.wrapping_add(points);
         Ok(())
     }

@@ -345,12 +345,12 @@ fn poisson_knuth<G: CurandDevice + ?Sized>(g: &mut G, lambda: f32) -> u32 {
 
 // Parameters of cuRAND's closed-form approximation of the regularized lower incomplete gamma
 // function P(a, x) and of its inverse in x.
-const MA1: f32 = 1.432_480_4;
-const MA2: f32 = 0.124_009_79;
-const MA3: f32 = 0.000_253_610_75;
-const MB1: f32 = 0.210_967_35;
-const MB2: f32 = 1.973_811_6;
-const MB3: f32 = 0.942_017_3;
+pub(crate) const MA1: f32 = 1.432_480_4;
+pub(crate) const MA2: f32 = 0.124_009_79;
+pub(crate) const MA3: f32 = 0.000_253_610_75;
+pub(crate) const MB1: f32 = 0.210_967_35;
+pub(crate) const MB2: f32 = 1.973_811_6;
+pub(crate) const MB3: f32 = 0.942_017_3;
 
 fn gamma_alpha_beta(a: f32) -> (f32, f32) {
     // nvcc contracts `m * r + c` into one fused multiply-add.
@@ -374,29 +374,43 @@ fn pgammaincinv(a: f32, y: f32) -> f32 {
 }
 
 /// `ln((a - 1)!)` for a positive integer `a`: a table up to 9, Stirling's series beyond.
+/// `ln((a - 1)!)` for `a` in `1..=9`, cuRAND's table.
+pub(crate) const LGAMMA_TABLE: [f64; 9] = [
+    0.0,
+    0.0,
+    core::f64::consts::LN_2,
+    1.791_759_469_228_055,
+    3.178_053_830_347_945_6,
+    4.787_491_742_782_046,
+    6.579_251_212_010_101,
+    8.525_161_361_065_415,
+    1.060_460_290_274_525e1,
+];
+
+/// Coefficients of the Stirling series of [`lgamma_integer`], highest order first (in `1/a^2`).
+pub(crate) const LGAMMA_SERIES: [f64; 6] = [
+    -0.163_343_643_1e-2,
+    0.836_458_789_22e-3,
+    -0.595_189_686_119_7e-3,
+    0.793_650_576_493_454e-3,
+    -0.277_777_777_735_865e-2,
+    0.833_333_333_333_331e-1,
+];
+
+/// `0.5 ln(2 pi)`, the Stirling series' constant as cuRAND writes it.
+pub(crate) const LGAMMA_HALF_LN_2PI: f64 = 0.918_938_533_204_672;
+
 fn lgamma_integer(a: i32) -> f64 {
-    const TABLE: [f64; 9] = [
-        0.0,
-        0.0,
-        core::f64::consts::LN_2,
-        1.791_759_469_228_055,
-        3.178_053_830_347_945_6,
-        4.787_491_742_782_046,
-        6.579_251_212_010_101,
-        8.525_161_361_065_415,
-        1.060_460_290_274_525e1,
-    ];
+    const TABLE: [f64; 9] = LGAMMA_TABLE;
     let fa = (a as f32).abs() as f64;
     if a > 8 {
         let s = 1.0 / fa;
         let t = s * s;
-        let mut sum = -0.163_343_643_1e-2;
-        sum = sum * t + 0.836_458_789_22e-3;
-        sum = sum * t - 0.595_189_686_119_7e-3;
-        sum = sum * t + 0.793_650_576_493_454e-3;
-        sum = sum * t - 0.277_777_777_735_865e-2;
-        sum = sum * t + 0.833_333_333_333_331e-1;
-        sum = sum * s + 0.918_938_533_204_672;
+        let mut sum = LGAMMA_SERIES[0];
+        for &c in &LGAMMA_SERIES[1..] {
+            sum = sum * t + c;
+        }
+        sum = sum * s + LGAMMA_HALF_LN_2PI;
         let half_log = 0.5 * fa.ln();
         let s = half_log * (fa - 0.5);
         let t = s - fa;
