@@ -263,7 +263,7 @@ impl Backend for CpuBackend {
     fn stream_create(&self, device: u32, _flags: StreamFlags) -> Result<StreamHandle> {
         let id = self.handle();
         let stream = CpuStream::new(device, format!("ferrocm-cpu{device}-stream{id}"))
-            .map_err(|e| BackendError::Unsupported { backend: BackendKind::Cpu, what: leak_reason(e) })?;
+            .map_err(|e| BackendError::Os { what: "a stream worker thread", message: e.to_string() })?;
         lock(&self.streams).insert(id, Arc::new(stream));
         Ok(StreamHandle(id))
     }
@@ -418,12 +418,6 @@ impl Backend for CpuBackend {
         }));
         Ok(())
     }
-}
-
-fn leak_reason(e: std::io::Error) -> &'static str {
-    // Thread creation failing is rare and fatal for the stream; the message is kept for the
-    // lifetime of the process so the error type can stay `'static`.
-    Box::leak(format!("a stream worker thread ({e})").into_boxed_str())
 }
 
 /// Reads a `/proc/meminfo` field in bytes.

@@ -31,6 +31,9 @@ pub enum BackendError {
     /// A kernel failed while running (CPU executor errors: out-of-range access, divergent barrier).
     #[error("kernel `{kernel}` failed: {message}")]
     KernelFailed { kernel: String, message: String },
+    /// The operating system refused a resource the backend needs (a thread, a mapping).
+    #[error("could not create {what}: {message}")]
+    Os { what: &'static str, message: String },
     /// An event was queried for elapsed time before it completed or without timing.
     #[error("event not ready: {reason}")]
     EventNotReady { reason: &'static str },
