@@ -53,8 +53,13 @@
 //! Sobol32 float normals use Acklam's inverse CDF evaluated in f64 ([`device::normal_icdf_f32`]),
 //! within 1e-5 of the reference's refined double-precision one.
 //!
-//! Not yet: Poisson with lambda of 64 and above in the host API, cuRAND's host-API Poisson
-//! layout, Sobol64 in the host API
+//! The host API's Poisson ([`Generator::generate_poisson`]) covers every lambda in the default
+//! ordering (cuRAND's three device methods, per element for Philox and per kept state for
+//! XORWOW and MRG32k3a). The legacy ordering returns [`RandError::Unsupported`] for Poisson:
+//! cuRAND's host-API Poisson layout (built on precomputed tables) is not known, so it is not
+//! modelled.
+//!
+//! Not yet: cuRAND's host-API Poisson layout (see above), Sobol64 in the host API
 //! ([`Generator`]), and Sobol32 double normals on devices.
 //!
 //! Design choices (of the reference; the device layers keep its state layouts):

@@ -29,13 +29,34 @@ pub enum Dist {
     Bits,
     Uniform,
     UniformHalf,
-    /// Knuth's Poisson sampler; the kernels' `mean` parameter carries `exp(lambda)`.
-    Poisson,
+    /// `curand_poisson` by the given method; the kernels' `mean` parameter carries
+    /// `exp(lambda)` for Knuth's sampler and `lambda` for the other two.
+    Poisson(PoissonKind),
     Normal,
     LogNormal,
     UniformDouble,
     NormalDouble,
     LogNormalDouble,
+}
+
+/// cuRAND's Poisson method for a lambda (see [`crate::reference::distributions::PoissonMethod`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PoissonKind {
+    /// `lambda < 64`: Knuth's product of uniforms.
+    Knuth,
+    /// `64 <= lambda <= 4000`: rejection on the incomplete-gamma approximation.
+    Gamma,
+    /// `lambda > 4000`: the rounded normal approximation (one double normal).
+    Normal,
+}
+
+/// One `curand_poisson(g, lambda)`; `mean` as [`Dist::Poisson`] describes.
+fn poisson_value<G: DeviceGenerator>(g: &G, kind: PoissonKind, mean: Val<f64>) -> Val<u32> {
+    match kind {
+        PoissonKind::Knuth => g.poisson_knuth(cast::<f32, _>(mean)),
+        PoissonKind::Gamma => g.poisson_gamma_rejection(cast::<f32, _>(mean)),
+        PoissonKind::Normal => g.poisson_normal_approx(mean),
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -96,7 +117,7 @@ fn philox_values<T: Elem>(dist: Dist, w: [Val<u32>; 4], mean: Val<f64>, stddev: 
         Dist::Uniform => w.iter().map(|&x| as_t(dev::uniform_f32(x))).collect(),
         Dist::UniformHalf => w.iter().map(|&x| as_t(half(dev::uniform_f32(x)))).collect(),
         // Per-element states, built by `philox_poisson` (never reached with block words).
-        Dist::Poisson => w.iter().map(|&x| as_t(x)).collect(),
+        Dist::Poisson(_) => w.iter().map(|&x| as_t(x)).collect(),
         Dist::Normal | Dist::LogNormal => {
             let log = dist == Dist::LogNormal;
             let (a, b) = dev::box_muller(w[0], w[1]);
@@ -125,10 +146,7 @@ fn state_values<T: Elem, G: DeviceGenerator>(
         Dist::Bits => (0..4).map(|_| as_t(g.next_u32())).collect(),
         Dist::Uniform => (0..4).map(|_| as_t(g.uniform())).collect(),
         Dist::UniformHalf => (0..4).map(|_| as_t(half(g.uniform()))).collect(),
-        Dist::Poisson => {
-            let e: Val<f32> = cast::<f32, _>(mean);
-            (0..4).map(|_| as_t(g.poisson_knuth(e))).collect()
-        }
+        Dist::Poisson(kind) => (0..4).map(|_| as_t(poisson_value(g, kind, mean))).collect(),
         Dist::Normal | Dist::LogNormal => {
             let log = dist == Dist::LogNormal;
             let (a, b) = g.box_muller();
@@ -217,8 +235,8 @@ fn philox_body<T: Elem>(
                 cast::<u32, _>(hi),
                 cast::<u32, _>(hi >> 32u32),
             ];
-            if plan.dist == Dist::Poisson {
-                all.push((q, philox_poisson::<T>(key_lo, key_hi, u, mean)));
+            if let Dist::Poisson(kind) = plan.dist {
+                all.push((q, philox_poisson::<T>(kind, key_lo, key_hi, u, mean)));
                 continue;
             }
             let w = dev::philox4x32_10_keyed(ctr, &keys);
@@ -234,20 +252,20 @@ fn philox_body<T: Elem>(
     });
 }
 
-/// Poisson values of unit `u`: element `g = 4u + e` is Knuth's sampler on the state
-/// `curand_init(seed, g, 0)` (a variable number of draws does not fit one block).
+/// Poisson values of unit `u`: element `g = 4u + e` is one `curand_poisson` on the fresh
+/// state `curand_init(seed, g, 0)` (a variable number of draws does not fit one block).
 fn philox_poisson<T: Elem>(
+    kind: PoissonKind,
     key_lo: Val<u32>,
     key_hi: Val<u32>,
     u: Val<u64>,
-    exp_lambda: Val<f64>,
+    mean: Val<f64>,
 ) -> Vec<Val<T>> {
     let seed = (cast::<u64, _>(key_hi) << 32u32) | cast::<u64, _>(key_lo);
-    let e: Val<f32> = cast::<f32, _>(exp_lambda);
     (0..4u64)
         .map(|k| {
             let s = dev::Philox::init(seed, u * 4u64 + k, 0u64);
-            as_t(s.poisson_knuth(e))
+            as_t(poisson_value(&s, kind, mean))
         })
         .collect()
 }
@@ -454,7 +472,8 @@ fn legacy_body<T: Elem>(
                 Dist::Bits => vec![as_t(g.next_u32())],
                 Dist::Uniform => vec![as_t(g.uniform())],
                 Dist::UniformHalf => vec![as_t(half(g.uniform()))],
-                Dist::Poisson => vec![as_t(g.poisson_knuth(cast::<f32, _>(mean)))],
+                // The host API rejects legacy Poisson before launching; Knuth keeps this total.
+                Dist::Poisson(_) => vec![as_t(g.poisson_knuth(cast::<f32, _>(mean)))],
                 Dist::UniformDouble => vec![as_t(g.uniform_double())],
                 Dist::Normal | Dist::LogNormal => {
                     let (a, b) = g.box_muller();

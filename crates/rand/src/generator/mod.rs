@@ -34,7 +34,7 @@ use ferrocm_kernel::runtime::{
 
 use crate::reference::sobol::{direction_vectors32, SOBOL_MAX_DIMENSIONS};
 use crate::RandError;
-use kernels::{Dist, Plan, Rng};
+use kernels::{Dist, Plan, PoissonKind, Rng};
 
 /// States the default ordering keeps for XORWOW and MRG32k3a.
 pub const DEFAULT_STATES: u64 = 1 << 17;
@@ -235,29 +235,34 @@ impl Generator {
         self.fill(out, Dist::UniformHalf, 0.0, 1.0)
     }
 
-    /// `curandGeneratePoisson` for `lambda < 64` (Knuth's method, cuRAND's device sampler
-    /// there), default ordering: with Philox, element `g` of the stream is `curand_poisson` of
-    /// the state `curand_init(seed, g, 0)`; with XORWOW and MRG32k3a each kept state samples
-    /// its units' four values in turn. cuRAND's host layout (built on tables) is not modelled,
-    /// so the legacy ordering, Sobol32 and larger means are [`RandError::Unsupported`].
+    /// `curandGeneratePoisson` for any finite positive `lambda`, in the default ordering, with
+    /// cuRAND's device methods ([`crate::reference::Poisson`]): Knuth's product of uniforms
+    /// below 64, the incomplete-gamma rejection from 64 to 4000, the rounded normal
+    /// approximation above. With Philox, element `g` of the stream is `curand_poisson` of the
+    /// fresh state `curand_init(seed, g, 0)`; with XORWOW and MRG32k3a each kept state
+    /// samples its units' four values in turn. On GPUs the gamma rejection uses approximate
+    /// f32 `exp`/`ln` and the normal approximation approximate f64 normals, so a draw can
+    /// differ by one from the CPU executor and the reference (and with the rejection a kept
+    /// state's later draws can shift). cuRAND's host layout for Poisson (built on tables) is
+    /// not known, so the legacy ordering and Sobol32 are [`RandError::Unsupported`].
     pub fn generate_poisson(
         &mut self,
         out: &mut impl AsDeviceSliceMut<u32>,
         lambda: f64,
     ) -> Result<(), RandError> {
-        crate::reference::Poisson::new(lambda)?;
-        if lambda >= 64.0 {
-            return Err(RandError::Unsupported {
-                what: format!("Poisson lambda {lambda} (only below 64 so far)"),
-            });
-        }
+        let method = crate::reference::Poisson::new(lambda)?.method();
         if self.ordering == Ordering::Legacy || self.rng == RngType::Sobol32 {
             return Err(RandError::Unsupported {
                 what: "Poisson outputs in the legacy ordering or from Sobol32".into(),
             });
         }
-        let exp_lambda = (lambda as f32).exp() as f64;
-        self.fill(out, Dist::Poisson, exp_lambda, 1.0)
+        use crate::reference::distributions::PoissonMethod;
+        let (kind, param) = match method {
+            PoissonMethod::Knuth => (PoissonKind::Knuth, (lambda as f32).exp() as f64),
+            PoissonMethod::GammaRejection => (PoissonKind::Gamma, lambda),
+            PoissonMethod::NormalApproximation => (PoissonKind::Normal, lambda),
+        };
+        self.fill(out, Dist::Poisson(kind), param, 1.0)
     }
 
     /// `curand_discrete` over a whole buffer: one 32-bit draw per value (as
@@ -392,7 +397,8 @@ impl Generator {
                 let cfg = self.cfg(units);
                 let unroll = philox_unroll();
                 let threads = cfg.grid.x as u64 * cfg.block.x as u64;
-                let narrow = units + threads * unroll < 1 << 32 && n < 1 << 32 && dist != Dist::Poisson;
+                let narrow =
+                    units + threads * unroll < 1 << 32 && n < 1 << 32 && !matches!(dist, Dist::Poisson(_));
                 let plan = Plan { dist, rng, legacy, vector: aligned && lead == 0, unroll, narrow };
                 kernels::philox_fill::launch::<T>(
                     &stream,
