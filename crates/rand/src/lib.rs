@@ -59,8 +59,13 @@
 //! cuRAND's host-API Poisson layout (built on precomputed tables) is not known, so it is not
 //! modelled.
 //!
-//! Not yet: cuRAND's host-API Poisson layout (see above), Sobol64 in the host API
-//! ([`Generator`]), and Sobol32 double normals on devices.
+//! Sobol64 in the host API ([`RngType::Sobol64`]): raw `u64` points
+//! ([`Generator::generate_u64`]) and f64 uniforms bit-identical to cuRAND, f64 normals by
+//! Acklam's inverse CDF ([`device::normal_icdf_acklam`]) within 1e-8 of cuRAND's (relative to
+//! max(1, |x|)), dimension-major as Sobol32; 32-bit and float outputs of Sobol64 are
+//! [`RandError::Unsupported`].
+//!
+//! Not yet: cuRAND's host-API Poisson layout (see above), Sobol32 double normals on devices.
 //!
 //! Design choices (of the reference; the device layers keep its state layouts):
 //! - Per-thread state is a small `Copy` struct with plain `u32`/`u64` fields and step functions

@@ -685,6 +685,67 @@ pub(crate) fn discrete_map(thresholds: &[f64], aliases: &[u32], out: &mut [u32])
     discrete_body(thresholds, aliases, out);
 }
 
+/// Sobol64, dimension-major as [`sobol_body`]: unit `c` of dimension `d` writes points
+/// `offset + c * CHUNK ..` of that dimension (raw `u64`, f64 uniforms or f64 inverse-CDF
+/// normals), computing only the first from its Gray code.
+#[allow(clippy::too_many_arguments)]
+fn sobol64_body<T: Elem>(
+    plan: Plan,
+    points: Val<u64>,
+    offset: Val<u64>,
+    units: Val<u64>,
+    mean: Val<f64>,
+    stddev: Val<f64>,
+    directions: Slice<u64>,
+    out: SliceMut<T>,
+) {
+    let chunks = (points + (SOBOL_CHUNK - 1)) / SOBOL_CHUNK;
+    let start: Val<u64> = cast::<u64, _>(global_index());
+    let stride: Val<u64> = cast::<u64, _>(grid_stride());
+    dsl::for_range_step(start, units, stride, |q: Val<u64>| {
+        let d = q / chunks;
+        let c = q - d * chunks;
+        let base: Val<u32> = cast::<u32, _>(d * 64u64);
+        let j0 = c * SOBOL_CHUNK;
+        let i0 = offset + j0;
+        let x = dsl::var("sobol64_cur", dev::sobol64_point(directions, base, i0));
+        let row = d * points;
+        for e in 0..SOBOL_CHUNK {
+            let xi = x.get();
+            let v: Val<T> = match plan.dist {
+                Dist::UniformDouble => as_t(uniform_f64_from_u64(xi)),
+                Dist::NormalDouble => as_t(mean + stddev * dev::normal_icdf_acklam(uniform_f64_from_u64(xi))),
+                _ => as_t(xi),
+            };
+            let j = j0 + e;
+            dsl::if_else(j.dsl_cmp(CmpOp::Lt, points), || out.store(row + j, v), || ());
+            if e + 1 < SOBOL_CHUNK {
+                x.set(dev::sobol64_next(directions, base, i0 + e, xi));
+            }
+        }
+    });
+}
+
+/// cuRAND's Sobol64 double uniform: `(x >> 11) * 2^-53 + 2^-54`, in (0, 1).
+fn uniform_f64_from_u64(x: Val<u64>) -> Val<f64> {
+    let m: Val<f64> = cast::<f64, _>(x >> 11u32);
+    m * (1.0f64 / 9_007_199_254_740_992.0) + 1.0f64 / 18_014_398_509_481_984.0
+}
+
+#[kernel]
+pub(crate) fn sobol64_fill<T: Elem>(
+    #[comptime] plan: Plan,
+    points: u64,
+    offset: u64,
+    units: u64,
+    mean: f64,
+    stddev: f64,
+    directions: &[u64],
+    out: &mut [T],
+) {
+    sobol64_body::<T>(plan, points, offset, units, mean, stddev, directions, out);
+}
+
 #[kernel]
 pub(crate) fn sobol32_fill<T: Elem>(
     #[comptime] plan: Plan,

@@ -32,7 +32,7 @@ use ferrocm_kernel::runtime::{
     AsDeviceSlice, AsDeviceSliceMut, BackendKind, DeviceBuffer, LaunchConfig, Stream,
 };
 
-use crate::reference::sobol::{direction_vectors32, SOBOL_MAX_DIMENSIONS};
+use crate::reference::sobol::{direction_vectors32, direction_vectors64, SOBOL_MAX_DIMENSIONS};
 use crate::RandError;
 use kernels::{Dist, Plan, PoissonKind, Rng};
 
@@ -51,6 +51,9 @@ pub enum RngType {
     Mrg32k3a,
     /// `CURAND_RNG_QUASI_SOBOL32`.
     Sobol32,
+    /// `CURAND_RNG_QUASI_SOBOL64`: raw points through [`Generator::generate_u64`], f64
+    /// uniforms and f64 inverse-CDF normals; dimension-major as Sobol32.
+    Sobol64,
 }
 
 /// Output ordering (`curandOrdering`); see the module documentation.
@@ -102,6 +105,7 @@ pub struct Generator {
     table: Option<DeviceBuffer<u32>>,
     states: Option<(DeviceBuffer<u32>, u64)>,
     directions: Option<(DeviceBuffer<u32>, u32)>,
+    directions64: Option<(DeviceBuffer<u64>, u32)>,
 }
 
 impl std::fmt::Debug for Generator {
@@ -173,6 +177,7 @@ impl Generator {
             table: None,
             states: None,
             directions: None,
+            directions64: None,
         })
     }
 
@@ -201,7 +206,7 @@ impl Generator {
 
     /// `curandSetQuasiRandomGeneratorDimensions` (Sobol only; 1 to 20,000).
     pub fn set_dimensions(&mut self, dimensions: u32) -> Result<(), RandError> {
-        if self.rng != RngType::Sobol32 {
+        if !matches!(self.rng, RngType::Sobol32 | RngType::Sobol64) {
             return Err(RandError::Unsupported { what: "dimensions of a pseudo-random generator".into() });
         }
         if dimensions == 0 || dimensions > SOBOL_MAX_DIMENSIONS {
@@ -218,6 +223,15 @@ impl Generator {
 
     /// `curandGenerate`: 32-bit values.
     pub fn generate_u32(&mut self, out: &mut impl AsDeviceSliceMut<u32>) -> Result<(), RandError> {
+        self.fill(out, Dist::Bits, 0.0, 1.0)
+    }
+
+    /// `curandGenerateLongLong`: raw 64-bit Sobol64 points, `out[d * n + j]` point
+    /// `offset + j` of dimension `d` (Sobol64 only).
+    pub fn generate_u64(&mut self, out: &mut impl AsDeviceSliceMut<u64>) -> Result<(), RandError> {
+        if self.rng != RngType::Sobol64 {
+            return Err(RandError::Unsupported { what: "64-bit outputs of a 32-bit generator".into() });
+        }
         self.fill(out, Dist::Bits, 0.0, 1.0)
     }
 
@@ -251,9 +265,9 @@ impl Generator {
         lambda: f64,
     ) -> Result<(), RandError> {
         let method = crate::reference::Poisson::new(lambda)?.method();
-        if self.ordering == Ordering::Legacy || self.rng == RngType::Sobol32 {
+        if self.ordering == Ordering::Legacy || matches!(self.rng, RngType::Sobol32 | RngType::Sobol64) {
             return Err(RandError::Unsupported {
-                what: "Poisson outputs in the legacy ordering or from Sobol32".into(),
+                what: "Poisson outputs in the legacy ordering or from Sobol".into(),
             });
         }
         use crate::reference::distributions::PoissonMethod;
@@ -272,8 +286,8 @@ impl Generator {
         out: &mut impl AsDeviceSliceMut<u32>,
         table: &DiscreteTable,
     ) -> Result<(), RandError> {
-        if self.rng == RngType::Sobol32 {
-            return Err(RandError::Unsupported { what: "discrete outputs from Sobol32".into() });
+        if matches!(self.rng, RngType::Sobol32 | RngType::Sobol64) {
+            return Err(RandError::Unsupported { what: "discrete outputs from Sobol".into() });
         }
         self.generate_u32(out)?;
         let cfg = self.cfg(out.len() as u64);
@@ -362,7 +376,7 @@ impl Generator {
                 });
             }
             // Quasi-random normals come one per point (inverse CDF), not in pairs.
-            if n % 2 != 0 && self.rng != RngType::Sobol32 {
+            if n % 2 != 0 && !matches!(self.rng, RngType::Sobol32 | RngType::Sobol64) {
                 return Err(RandError::OddLength {
                     what: "normal and log-normal generation",
                     len: n as usize,
@@ -380,6 +394,9 @@ impl Generator {
                 what: "an output buffer on another device than the stream".into(),
             });
         }
+        if self.rng == RngType::Sobol64 {
+            return self.sobol64(out, dist, mean, stddev);
+        }
         let e = dist.per_unit();
         let aligned = out.device_ptr().0 % (e * T::TY.size() as u64) == 0;
         let rng = match self.rng {
@@ -387,6 +404,7 @@ impl Generator {
             RngType::Xorwow => Rng::Xorwow,
             RngType::Mrg32k3a => Rng::Mrg32k3a,
             RngType::Sobol32 => return self.sobol(out, dist, aligned, mean, stddev),
+            RngType::Sobol64 => unreachable!("Sobol64 returned above"),
         };
         let legacy = self.ordering == Ordering::Legacy;
         let stream = self.stream.clone();
@@ -535,6 +553,63 @@ impl Generator {
             )
             .map_err(kerr)?;
         }
+        self.offset = self.offset.wrapping_add(points);
+        Ok(())
+    }
+
+    /// Sobol64: dimension-major as Sobol32, raw points (as `u64`), f64 uniforms and f64
+    /// normals (Acklam's inverse CDF, [`crate::device::normal_icdf_acklam`]).
+    fn sobol64<T: Elem<Repr = T> + ferrocm_kernel::runtime::DeviceRepr>(
+        &mut self,
+        out: &mut impl AsDeviceSliceMut<T>,
+        dist: Dist,
+        mean: f64,
+        stddev: f64,
+    ) -> Result<(), RandError> {
+        // `Dist::Bits` reaches here with `u64` only from `generate_u64`; `generate_u32` is
+        // refused (cuRAND's Sobol64 has no 32-bit output).
+        let wide_bits = dist == Dist::Bits && T::TY.size() == 8;
+        if !(wide_bits || matches!(dist, Dist::UniformDouble | Dist::NormalDouble)) {
+            return Err(RandError::Unsupported {
+                what: "Sobol64 outputs other than u64 points, f64 uniforms and f64 normals".into(),
+            });
+        }
+        let n = out.len() as u64;
+        let dims = self.dimensions as u64;
+        if n % dims != 0 {
+            return Err(RandError::LengthNotMultipleOfDimensions {
+                len: n as usize,
+                dimensions: self.dimensions,
+            });
+        }
+        let points = n / dims;
+        if self.directions64.as_ref().map(|d| d.1) != Some(self.dimensions) {
+            let mut v = Vec::with_capacity(64 * self.dimensions as usize);
+            for d in 0..self.dimensions {
+                v.extend_from_slice(&direction_vectors64(d)?);
+            }
+            self.directions64 = Some((self.stream.clone_htod(&v)?, self.dimensions));
+        }
+        let plan = Plan { dist, rng: Rng::Philox, legacy: false, vector: false, unroll: 1, narrow: false };
+        let units = dims * points.div_ceil(kernels::SOBOL_CHUNK);
+        let cfg = self.cfg(units);
+        let stream = self.stream.clone();
+        let Some((dirs, _)) = self.directions64.as_ref() else {
+            unreachable!("directions were uploaded above")
+        };
+        kernels::sobol64_fill::launch::<T>(
+            &stream,
+            cfg,
+            plan,
+            points,
+            self.offset,
+            units,
+            mean,
+            stddev,
+            dirs,
+            out,
+        )
+        .map_err(kerr)?;
         self.offset = self.offset.wrapping_add(points);
         Ok(())
     }
