@@ -120,4 +120,4 @@ pub mod generator;
 pub mod reference;
 
 pub use error::RandError;
-pub use generator::{DiscreteTable, Generator, Ordering, RngType};
+pub use generator::{DiscreteTable, Generator, Ordering, RngType, DEFAULT_STATES};

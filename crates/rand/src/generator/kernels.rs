@@ -404,28 +404,64 @@ fn stateful_body<T: Elem>(
     let count: Val<u64> = cast::<u64, _>(states.len()) / 6u64;
     let start: Val<u64> = cast::<u64, _>(global_index());
     let stride: Val<u64> = cast::<u64, _>(grid_stride());
-    let lead = Val::constant(0u64);
     dsl::for_range_step(start, count.min(units), stride, |t: Val<u64>| {
         let words = load_words(states, t, count);
         match plan.rng {
             Rng::Xorwow => {
                 let g = dev::Xorwow::from_words(words[0], [words[1], words[2], words[3], words[4], words[5]]);
-                dsl::for_range_step(t, units, count, |q: Val<u64>| {
-                    let vals = state_values::<T, _>(&g, plan.dist, mean, stddev);
-                    store_unit(plan, out, q, lead, &vals);
-                });
+                state_units(plan, &g, t, units, count, mean, stddev, out);
                 store_words(states, t, count, g.words());
             }
             _ => {
                 let g = dev::Mrg32k3a::from_words(words);
-                dsl::for_range_step(t, units, count, |q: Val<u64>| {
-                    let vals = state_values::<T, _>(&g, plan.dist, mean, stddev);
-                    store_unit(plan, out, q, lead, &vals);
-                });
+                state_units(plan, &g, t, units, count, mean, stddev, out);
                 store_words(states, t, count, g.words());
             }
         }
     });
+}
+
+/// State `g` (index `t` of `count`) draws units `t, t + count, ...` below `units` in order.
+/// With `plan.unroll == 2` the loop body draws two units (while both exist) so one unit's
+/// float work can overlap the next unit's state steps; the values are the same.
+#[allow(clippy::too_many_arguments)]
+fn state_units<T: Elem, G: DeviceGenerator>(
+    plan: Plan,
+    g: &G,
+    t: Val<u64>,
+    units: Val<u64>,
+    count: Val<u64>,
+    mean: Val<f64>,
+    stddev: Val<f64>,
+    out: SliceMut<T>,
+) {
+    let lead = Val::constant(0u64);
+    if plan.unroll != 2 {
+        dsl::for_range_step(t, units, count, |q: Val<u64>| {
+            let vals = state_values::<T, _>(g, plan.dist, mean, stddev);
+            store_unit(plan, out, q, lead, &vals);
+        });
+        return;
+    }
+    // Pairs (q, q + count) with q + count < units, then at most one unit left.
+    let end = units.max(count) - count;
+    let step = count * 2u64;
+    dsl::for_range_step(t, end, step, |q: Val<u64>| {
+        let a = state_values::<T, _>(g, plan.dist, mean, stddev);
+        let b = state_values::<T, _>(g, plan.dist, mean, stddev);
+        store_unit(plan, out, q, lead, &a);
+        store_unit(plan, out, q + count, lead, &b);
+    });
+    let pairs = dsl::select(end.dsl_cmp(CmpOp::Gt, t), (end - t + (step - 1u64)) / step, Val::constant(0u64));
+    let q = t + pairs * step;
+    dsl::if_else(
+        q.dsl_cmp(CmpOp::Lt, units),
+        || {
+            let vals = state_values::<T, _>(g, plan.dist, mean, stddev);
+            store_unit(plan, out, q, lead, &vals);
+        },
+        || (),
+    );
 }
 
 #[kernel]

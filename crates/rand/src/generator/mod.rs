@@ -141,7 +141,9 @@ fn philox_unroll() -> u64 {
 /// operands or as `mul.wide`). Measured on an H200 and dropped: `uniform-alu` (floats from
 /// `u32` by exponent-pattern arithmetic instead of the conversion unit: Philox uniform 1059 ->
 /// 957 GS/s) and `mrg-int2` (MRG32k3a's second component in 64-bit integer arithmetic beside
-/// the first one's f64 work: uniform 624 -> 541 GS/s).
+/// the first one's f64 work: uniform 624 -> 541 GS/s). `state-unroll2`: the XORWOW/MRG32k3a
+/// default-ordering loop draws two units per trip (same values), to overlap one unit's float
+/// work with the next unit's state steps.
 pub(crate) fn variant(name: &str) -> bool {
     static V: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     V.get_or_init(|| std::env::var("FERROCM_RAND_VARIANT").unwrap_or_default()).split(',').any(|v| v == name)
@@ -464,7 +466,8 @@ impl Generator {
                         s.1 = need;
                     }
                 }
-                let plan = Plan { dist, rng, legacy, vector: aligned, unroll: 1, narrow: false };
+                let unroll = if variant("state-unroll2") { 2 } else { 1 };
+                let plan = Plan { dist, rng, legacy, vector: aligned, unroll, narrow: false };
                 let cfg = self.cfg(need);
                 let Some((states, _)) = self.states.as_mut() else {
                     unreachable!("states were created above")
