@@ -24,11 +24,11 @@
 //!   `generate_uniform` and `generate_uniform_double`; Sobol32 points and uniforms; device-API
 //!   Poisson for lambda below 64 (given the host's `expf(lambda)`) and discrete draws;
 //!   device-API Poisson for lambda above 4000 (an integer rounded from the f64 normal, so
-//!   equal unless that normal's last bits straddle an integer; not yet run on a GPU) and from
-//!   64 to 4000 on the CPU executor (on
-//!   NVIDIA its f32 `exp`/`ln` are the `.approx` instructions, so a trial near its acceptance
-//!   bound can go the other way; the tests require 90% of cuRAND's draws there and have not
-//!   yet run on a GPU);
+//!   equal unless that normal's last bits straddle an integer) and from 64 to 4000 on the CPU
+//!   executor (on NVIDIA its f32 `exp`/`ln` are the `.approx` instructions, so a trial near
+//!   its acceptance bound can go the other way; the tests require 90% of cuRAND's draws
+//!   there); these tests and the host-API Poisson and Sobol64 tests passed on an H200 on
+//!   2026-11-22;
 //! - within a tolerance, relative to max(1, |x|): float normals and log-normals (CPU executor
 //!   4e-6, as the reference; NVIDIA 2e-5, because the kernel language lowers `ln`, `sin`,
 //!   `cos`, `exp` to the `.approx` instructions as cuRAND's `__sincosf` does); double normals
@@ -53,9 +53,19 @@
 //! Sobol32 float normals use Acklam's inverse CDF evaluated in f64 ([`device::normal_icdf_f32`]),
 //! within 1e-5 of the reference's refined double-precision one.
 //!
-//! Not yet: Poisson with lambda of 64 and above in the host API, cuRAND's host-API Poisson
-//! layout, Sobol64 in the host API
-//! ([`Generator`]), and Sobol32 double normals on devices.
+//! The host API's Poisson ([`Generator::generate_poisson`]) covers every lambda in the default
+//! ordering (cuRAND's three device methods, per element for Philox and per kept state for
+//! XORWOW and MRG32k3a). The legacy ordering returns [`RandError::Unsupported`] for Poisson:
+//! cuRAND's host-API Poisson layout (built on precomputed tables) is not known, so it is not
+//! modelled.
+//!
+//! Sobol64 in the host API ([`RngType::Sobol64`]): raw `u64` points
+//! ([`Generator::generate_u64`]) and f64 uniforms bit-identical to cuRAND, f64 normals by
+//! Acklam's inverse CDF ([`device::normal_icdf_acklam`]) within 1e-8 of cuRAND's (relative to
+//! max(1, |x|)), dimension-major as Sobol32; 32-bit and float outputs of Sobol64 are
+//! [`RandError::Unsupported`].
+//!
+//! Not yet: cuRAND's host-API Poisson layout (see above), Sobol32 double normals on devices.
 //!
 //! Design choices (of the reference; the device layers keep its state layouts):
 //! - Per-thread state is a small `Copy` struct with plain `u32`/`u64` fields and step functions
@@ -110,4 +120,4 @@ pub mod generator;
 pub mod reference;
 
 pub use error::RandError;
-pub use generator::{DiscreteTable, Generator, Ordering, RngType};
+pub use generator::{DiscreteTable, Generator, Ordering, RngType, DEFAULT_STATES};

@@ -360,17 +360,34 @@ fn sobol32_matches_curand_quasi_vectors() {
     }
 }
 
-/// Poisson (lambda < 64) and discrete outputs through the host API, against the reference:
-/// Philox element `g` is `curand_poisson` of `curand_init(seed, g, 0)`; XORWOW's kept states
-/// sample their units in turn; discrete values map the `generate_u32` stream.
+/// Poisson (every method) and discrete outputs through the host API, against the reference:
+/// Philox element `g` is `curand_poisson` of `curand_init(seed, g, 0)`; XORWOW's and
+/// MRG32k3a's kept states sample their units in turn; discrete values map the `generate_u32`
+/// stream. On GPUs the f32 `exp`/`ln` and f64 normals are approximate: with the gamma
+/// rejection and the normal approximation a draw may differ by one (rarely), and a changed
+/// rejection decision shifts a kept state's later draws, so stateful gamma output is only
+/// compared on the CPU executor there.
 #[test]
 fn poisson_and_discrete_outputs_follow_the_reference() {
     let seed = 31u64;
     let weights = [0.5, 0.0, 2.0, 1.25, 0.25];
     let table = r::DiscreteDistribution::new(&weights).unwrap();
     for d in devices() {
-        for lambda in [0.25f64, 3.5, 63.5] {
+        for lambda in [0.25f64, 3.5, 63.5, 64.0, 100.0, 4000.0, 4000.5, 5000.0] {
             let p = r::Poisson::new(lambda).unwrap();
+            let exact = !is_gpu(&d) || lambda < 64.0;
+            let check = |label: &str, got: &[u32], want: &[u32]| {
+                if exact {
+                    assert_eq!(got, want, "{label} poisson {lambda} on {}", d.properties().name);
+                } else {
+                    let off: Vec<_> = got.iter().zip(want).filter(|(a, b)| a != b).collect();
+                    assert!(
+                        off.len() <= 2 && off.iter().all(|(a, b)| a.abs_diff(**b) <= 1),
+                        "{label} poisson {lambda} on {}: {got:?} vs {want:?}",
+                        d.properties().name
+                    );
+                }
+            };
             let got = run(
                 &d,
                 RngType::Philox4x32_10,
@@ -380,7 +397,10 @@ fn poisson_and_discrete_outputs_follow_the_reference() {
             );
             let want: Vec<u32> =
                 (0..22u64).map(|j| p.sample(&mut r::Philox4x32_10::new(seed, j, 0))).collect();
-            assert_eq!(got, want, "philox poisson {lambda} on {}", d.properties().name);
+            check("philox", &got, &want);
+            if is_gpu(&d) && p.method() == r::distributions::PoissonMethod::GammaRejection {
+                continue;
+            }
             let got =
                 run(&d, RngType::Xorwow, |g| g.set_seed(seed), 12, |g, b| g.generate_poisson(b, lambda));
             let want: Vec<u32> = (0..3u64)
@@ -389,7 +409,16 @@ fn poisson_and_discrete_outputs_follow_the_reference() {
                     (0..4).map(|_| p.sample(&mut s)).collect::<Vec<_>>()
                 })
                 .collect();
-            assert_eq!(got, want, "xorwow poisson {lambda} on {}", d.properties().name);
+            check("xorwow", &got, &want);
+            let got =
+                run(&d, RngType::Mrg32k3a, |g| g.set_seed(seed), 8, |g, b| g.generate_poisson(b, lambda));
+            let want: Vec<u32> = (0..2u64)
+                .flat_map(|t| {
+                    let mut s = r::Mrg32k3a::new(seed, t, 0);
+                    (0..4).map(|_| p.sample(&mut s)).collect::<Vec<_>>()
+                })
+                .collect();
+            check("mrg32k3a", &got, &want);
         }
         let stream = d.create_stream().unwrap();
         let dt = DiscreteTable::new(&stream, &weights).unwrap();
@@ -427,10 +456,16 @@ fn bad_requests_are_errors() {
     let mut ints = stream.alloc_zeroed::<u32>(8).unwrap();
     assert!(matches!(g.generate_poisson(&mut ints, 0.0), Err(RandError::InvalidLambda { .. })));
     assert!(matches!(g.generate_poisson(&mut ints, f64::NAN), Err(RandError::InvalidLambda { .. })));
-    assert!(matches!(g.generate_poisson(&mut ints, 100.0), Err(RandError::Unsupported { .. })));
+    assert!(matches!(g.generate_poisson(&mut ints, -1.0), Err(RandError::InvalidLambda { .. })));
+    assert!(matches!(g.generate_poisson(&mut ints, f64::INFINITY), Err(RandError::InvalidLambda { .. })));
+    g.generate_poisson(&mut ints, 100.0).unwrap();
+    let mut sobol = Generator::new(&stream, RngType::Sobol32).unwrap();
+    assert!(matches!(sobol.generate_poisson(&mut ints, 2.0), Err(RandError::Unsupported { .. })));
     let mut legacy = Generator::new(&stream, RngType::Xorwow).unwrap();
     legacy.set_ordering(Ordering::Legacy);
-    assert!(matches!(legacy.generate_poisson(&mut ints, 2.0), Err(RandError::Unsupported { .. })));
+    for lambda in [2.0, 100.0, 5000.0] {
+        assert!(matches!(legacy.generate_poisson(&mut ints, lambda), Err(RandError::Unsupported { .. })));
+    }
     assert!(matches!(DiscreteTable::new(&stream, &[]), Err(RandError::Empty { .. })));
     assert!(matches!(
         DiscreteTable::new(&stream, &[1.0, -1.0]),

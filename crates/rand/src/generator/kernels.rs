@@ -29,13 +29,34 @@ pub enum Dist {
     Bits,
     Uniform,
     UniformHalf,
-    /// Knuth's Poisson sampler; the kernels' `mean` parameter carries `exp(lambda)`.
-    Poisson,
+    /// `curand_poisson` by the given method; the kernels' `mean` parameter carries
+    /// `exp(lambda)` for Knuth's sampler and `lambda` for the other two.
+    Poisson(PoissonKind),
     Normal,
     LogNormal,
     UniformDouble,
     NormalDouble,
     LogNormalDouble,
+}
+
+/// cuRAND's Poisson method for a lambda (see [`crate::reference::distributions::PoissonMethod`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PoissonKind {
+    /// `lambda < 64`: Knuth's product of uniforms.
+    Knuth,
+    /// `64 <= lambda <= 4000`: rejection on the incomplete-gamma approximation.
+    Gamma,
+    /// `lambda > 4000`: the rounded normal approximation (one double normal).
+    Normal,
+}
+
+/// One `curand_poisson(g, lambda)`; `mean` as [`Dist::Poisson`] describes.
+fn poisson_value<G: DeviceGenerator>(g: &G, kind: PoissonKind, mean: Val<f64>) -> Val<u32> {
+    match kind {
+        PoissonKind::Knuth => g.poisson_knuth(cast::<f32, _>(mean)),
+        PoissonKind::Gamma => g.poisson_gamma_rejection(cast::<f32, _>(mean)),
+        PoissonKind::Normal => g.poisson_normal_approx(mean),
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -96,7 +117,7 @@ fn philox_values<T: Elem>(dist: Dist, w: [Val<u32>; 4], mean: Val<f64>, stddev: 
         Dist::Uniform => w.iter().map(|&x| as_t(dev::uniform_f32(x))).collect(),
         Dist::UniformHalf => w.iter().map(|&x| as_t(half(dev::uniform_f32(x)))).collect(),
         // Per-element states, built by `philox_poisson` (never reached with block words).
-        Dist::Poisson => w.iter().map(|&x| as_t(x)).collect(),
+        Dist::Poisson(_) => w.iter().map(|&x| as_t(x)).collect(),
         Dist::Normal | Dist::LogNormal => {
             let log = dist == Dist::LogNormal;
             let (a, b) = dev::box_muller(w[0], w[1]);
@@ -125,10 +146,7 @@ fn state_values<T: Elem, G: DeviceGenerator>(
         Dist::Bits => (0..4).map(|_| as_t(g.next_u32())).collect(),
         Dist::Uniform => (0..4).map(|_| as_t(g.uniform())).collect(),
         Dist::UniformHalf => (0..4).map(|_| as_t(half(g.uniform()))).collect(),
-        Dist::Poisson => {
-            let e: Val<f32> = cast::<f32, _>(mean);
-            (0..4).map(|_| as_t(g.poisson_knuth(e))).collect()
-        }
+        Dist::Poisson(kind) => (0..4).map(|_| as_t(poisson_value(g, kind, mean))).collect(),
         Dist::Normal | Dist::LogNormal => {
             let log = dist == Dist::LogNormal;
             let (a, b) = g.box_muller();
@@ -217,8 +235,8 @@ fn philox_body<T: Elem>(
                 cast::<u32, _>(hi),
                 cast::<u32, _>(hi >> 32u32),
             ];
-            if plan.dist == Dist::Poisson {
-                all.push((q, philox_poisson::<T>(key_lo, key_hi, u, mean)));
+            if let Dist::Poisson(kind) = plan.dist {
+                all.push((q, philox_poisson::<T>(kind, key_lo, key_hi, u, mean)));
                 continue;
             }
             let w = dev::philox4x32_10_keyed(ctr, &keys);
@@ -234,20 +252,20 @@ fn philox_body<T: Elem>(
     });
 }
 
-/// Poisson values of unit `u`: element `g = 4u + e` is Knuth's sampler on the state
-/// `curand_init(seed, g, 0)` (a variable number of draws does not fit one block).
+/// Poisson values of unit `u`: element `g = 4u + e` is one `curand_poisson` on the fresh
+/// state `curand_init(seed, g, 0)` (a variable number of draws does not fit one block).
 fn philox_poisson<T: Elem>(
+    kind: PoissonKind,
     key_lo: Val<u32>,
     key_hi: Val<u32>,
     u: Val<u64>,
-    exp_lambda: Val<f64>,
+    mean: Val<f64>,
 ) -> Vec<Val<T>> {
     let seed = (cast::<u64, _>(key_hi) << 32u32) | cast::<u64, _>(key_lo);
-    let e: Val<f32> = cast::<f32, _>(exp_lambda);
     (0..4u64)
         .map(|k| {
             let s = dev::Philox::init(seed, u * 4u64 + k, 0u64);
-            as_t(s.poisson_knuth(e))
+            as_t(poisson_value(&s, kind, mean))
         })
         .collect()
 }
@@ -386,28 +404,64 @@ fn stateful_body<T: Elem>(
     let count: Val<u64> = cast::<u64, _>(states.len()) / 6u64;
     let start: Val<u64> = cast::<u64, _>(global_index());
     let stride: Val<u64> = cast::<u64, _>(grid_stride());
-    let lead = Val::constant(0u64);
     dsl::for_range_step(start, count.min(units), stride, |t: Val<u64>| {
         let words = load_words(states, t, count);
         match plan.rng {
             Rng::Xorwow => {
                 let g = dev::Xorwow::from_words(words[0], [words[1], words[2], words[3], words[4], words[5]]);
-                dsl::for_range_step(t, units, count, |q: Val<u64>| {
-                    let vals = state_values::<T, _>(&g, plan.dist, mean, stddev);
-                    store_unit(plan, out, q, lead, &vals);
-                });
+                state_units(plan, &g, t, units, count, mean, stddev, out);
                 store_words(states, t, count, g.words());
             }
             _ => {
                 let g = dev::Mrg32k3a::from_words(words);
-                dsl::for_range_step(t, units, count, |q: Val<u64>| {
-                    let vals = state_values::<T, _>(&g, plan.dist, mean, stddev);
-                    store_unit(plan, out, q, lead, &vals);
-                });
+                state_units(plan, &g, t, units, count, mean, stddev, out);
                 store_words(states, t, count, g.words());
             }
         }
     });
+}
+
+/// State `g` (index `t` of `count`) draws units `t, t + count, ...` below `units` in order.
+/// With `plan.unroll == 2` the loop body draws two units (while both exist) so one unit's
+/// float work can overlap the next unit's state steps; the values are the same.
+#[allow(clippy::too_many_arguments)]
+fn state_units<T: Elem, G: DeviceGenerator>(
+    plan: Plan,
+    g: &G,
+    t: Val<u64>,
+    units: Val<u64>,
+    count: Val<u64>,
+    mean: Val<f64>,
+    stddev: Val<f64>,
+    out: SliceMut<T>,
+) {
+    let lead = Val::constant(0u64);
+    if plan.unroll != 2 {
+        dsl::for_range_step(t, units, count, |q: Val<u64>| {
+            let vals = state_values::<T, _>(g, plan.dist, mean, stddev);
+            store_unit(plan, out, q, lead, &vals);
+        });
+        return;
+    }
+    // Pairs (q, q + count) with q + count < units, then at most one unit left.
+    let end = units.max(count) - count;
+    let step = count * 2u64;
+    dsl::for_range_step(t, end, step, |q: Val<u64>| {
+        let a = state_values::<T, _>(g, plan.dist, mean, stddev);
+        let b = state_values::<T, _>(g, plan.dist, mean, stddev);
+        store_unit(plan, out, q, lead, &a);
+        store_unit(plan, out, q + count, lead, &b);
+    });
+    let pairs = dsl::select(end.dsl_cmp(CmpOp::Gt, t), (end - t + (step - 1u64)) / step, Val::constant(0u64));
+    let q = t + pairs * step;
+    dsl::if_else(
+        q.dsl_cmp(CmpOp::Lt, units),
+        || {
+            let vals = state_values::<T, _>(g, plan.dist, mean, stddev);
+            store_unit(plan, out, q, lead, &vals);
+        },
+        || (),
+    );
 }
 
 #[kernel]
@@ -454,7 +508,8 @@ fn legacy_body<T: Elem>(
                 Dist::Bits => vec![as_t(g.next_u32())],
                 Dist::Uniform => vec![as_t(g.uniform())],
                 Dist::UniformHalf => vec![as_t(half(g.uniform()))],
-                Dist::Poisson => vec![as_t(g.poisson_knuth(cast::<f32, _>(mean)))],
+                // The host API rejects legacy Poisson before launching; Knuth keeps this total.
+                Dist::Poisson(_) => vec![as_t(g.poisson_knuth(cast::<f32, _>(mean)))],
                 Dist::UniformDouble => vec![as_t(g.uniform_double())],
                 Dist::Normal | Dist::LogNormal => {
                     let (a, b) = g.box_muller();
@@ -664,6 +719,67 @@ fn discrete_body(thresholds: Slice<f64>, aliases: Slice<u32>, out: SliceMut<u32>
 #[kernel]
 pub(crate) fn discrete_map(thresholds: &[f64], aliases: &[u32], out: &mut [u32]) {
     discrete_body(thresholds, aliases, out);
+}
+
+/// Sobol64, dimension-major as [`sobol_body`]: unit `c` of dimension `d` writes points
+/// `offset + c * CHUNK ..` of that dimension (raw `u64`, f64 uniforms or f64 inverse-CDF
+/// normals), computing only the first from its Gray code.
+#[allow(clippy::too_many_arguments)]
+fn sobol64_body<T: Elem>(
+    plan: Plan,
+    points: Val<u64>,
+    offset: Val<u64>,
+    units: Val<u64>,
+    mean: Val<f64>,
+    stddev: Val<f64>,
+    directions: Slice<u64>,
+    out: SliceMut<T>,
+) {
+    let chunks = (points + (SOBOL_CHUNK - 1)) / SOBOL_CHUNK;
+    let start: Val<u64> = cast::<u64, _>(global_index());
+    let stride: Val<u64> = cast::<u64, _>(grid_stride());
+    dsl::for_range_step(start, units, stride, |q: Val<u64>| {
+        let d = q / chunks;
+        let c = q - d * chunks;
+        let base: Val<u32> = cast::<u32, _>(d * 64u64);
+        let j0 = c * SOBOL_CHUNK;
+        let i0 = offset + j0;
+        let x = dsl::var("sobol64_cur", dev::sobol64_point(directions, base, i0));
+        let row = d * points;
+        for e in 0..SOBOL_CHUNK {
+            let xi = x.get();
+            let v: Val<T> = match plan.dist {
+                Dist::UniformDouble => as_t(uniform_f64_from_u64(xi)),
+                Dist::NormalDouble => as_t(mean + stddev * dev::normal_icdf_acklam(uniform_f64_from_u64(xi))),
+                _ => as_t(xi),
+            };
+            let j = j0 + e;
+            dsl::if_else(j.dsl_cmp(CmpOp::Lt, points), || out.store(row + j, v), || ());
+            if e + 1 < SOBOL_CHUNK {
+                x.set(dev::sobol64_next(directions, base, i0 + e, xi));
+            }
+        }
+    });
+}
+
+/// cuRAND's Sobol64 double uniform: `(x >> 11) * 2^-53 + 2^-54`, in (0, 1).
+fn uniform_f64_from_u64(x: Val<u64>) -> Val<f64> {
+    let m: Val<f64> = cast::<f64, _>(x >> 11u32);
+    m * (1.0f64 / 9_007_199_254_740_992.0) + 1.0f64 / 18_014_398_509_481_984.0
+}
+
+#[kernel]
+pub(crate) fn sobol64_fill<T: Elem>(
+    #[comptime] plan: Plan,
+    points: u64,
+    offset: u64,
+    units: u64,
+    mean: f64,
+    stddev: f64,
+    directions: &[u64],
+    out: &mut [T],
+) {
+    sobol64_body::<T>(plan, points, offset, units, mean, stddev, directions, out);
 }
 
 #[kernel]

@@ -32,9 +32,9 @@ use ferrocm_kernel::runtime::{
     AsDeviceSlice, AsDeviceSliceMut, BackendKind, DeviceBuffer, LaunchConfig, Stream,
 };
 
-use crate::reference::sobol::{direction_vectors32, SOBOL_MAX_DIMENSIONS};
+use crate::reference::sobol::{direction_vectors32, direction_vectors64, SOBOL_MAX_DIMENSIONS};
 use crate::RandError;
-use kernels::{Dist, Plan, Rng};
+use kernels::{Dist, Plan, PoissonKind, Rng};
 
 /// States the default ordering keeps for XORWOW and MRG32k3a.
 pub const DEFAULT_STATES: u64 = 1 << 17;
@@ -51,6 +51,9 @@ pub enum RngType {
     Mrg32k3a,
     /// `CURAND_RNG_QUASI_SOBOL32`.
     Sobol32,
+    /// `CURAND_RNG_QUASI_SOBOL64`: raw points through [`Generator::generate_u64`], f64
+    /// uniforms and f64 inverse-CDF normals; dimension-major as Sobol32.
+    Sobol64,
 }
 
 /// Output ordering (`curandOrdering`); see the module documentation.
@@ -102,6 +105,7 @@ pub struct Generator {
     table: Option<DeviceBuffer<u32>>,
     states: Option<(DeviceBuffer<u32>, u64)>,
     directions: Option<(DeviceBuffer<u32>, u32)>,
+    directions64: Option<(DeviceBuffer<u64>, u32)>,
 }
 
 impl std::fmt::Debug for Generator {
@@ -137,7 +141,9 @@ fn philox_unroll() -> u64 {
 /// operands or as `mul.wide`). Measured on an H200 and dropped: `uniform-alu` (floats from
 /// `u32` by exponent-pattern arithmetic instead of the conversion unit: Philox uniform 1059 ->
 /// 957 GS/s) and `mrg-int2` (MRG32k3a's second component in 64-bit integer arithmetic beside
-/// the first one's f64 work: uniform 624 -> 541 GS/s).
+/// the first one's f64 work: uniform 624 -> 541 GS/s). `state-unroll2`: the XORWOW/MRG32k3a
+/// default-ordering loop draws two units per trip (same values), to overlap one unit's float
+/// work with the next unit's state steps.
 pub(crate) fn variant(name: &str) -> bool {
     static V: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     V.get_or_init(|| std::env::var("FERROCM_RAND_VARIANT").unwrap_or_default()).split(',').any(|v| v == name)
@@ -173,6 +179,7 @@ impl Generator {
             table: None,
             states: None,
             directions: None,
+            directions64: None,
         })
     }
 
@@ -201,7 +208,7 @@ impl Generator {
 
     /// `curandSetQuasiRandomGeneratorDimensions` (Sobol only; 1 to 20,000).
     pub fn set_dimensions(&mut self, dimensions: u32) -> Result<(), RandError> {
-        if self.rng != RngType::Sobol32 {
+        if !matches!(self.rng, RngType::Sobol32 | RngType::Sobol64) {
             return Err(RandError::Unsupported { what: "dimensions of a pseudo-random generator".into() });
         }
         if dimensions == 0 || dimensions > SOBOL_MAX_DIMENSIONS {
@@ -221,6 +228,15 @@ impl Generator {
         self.fill(out, Dist::Bits, 0.0, 1.0)
     }
 
+    /// `curandGenerateLongLong`: raw 64-bit Sobol64 points, `out[d * n + j]` point
+    /// `offset + j` of dimension `d` (Sobol64 only).
+    pub fn generate_u64(&mut self, out: &mut impl AsDeviceSliceMut<u64>) -> Result<(), RandError> {
+        if self.rng != RngType::Sobol64 {
+            return Err(RandError::Unsupported { what: "64-bit outputs of a 32-bit generator".into() });
+        }
+        self.fill(out, Dist::Bits, 0.0, 1.0)
+    }
+
     /// `curandGenerateUniform`: floats in (0, 1].
     pub fn generate_uniform(&mut self, out: &mut impl AsDeviceSliceMut<f32>) -> Result<(), RandError> {
         self.fill(out, Dist::Uniform, 0.0, 1.0)
@@ -235,29 +251,34 @@ impl Generator {
         self.fill(out, Dist::UniformHalf, 0.0, 1.0)
     }
 
-    /// `curandGeneratePoisson` for `lambda < 64` (Knuth's method, cuRAND's device sampler
-    /// there), default ordering: with Philox, element `g` of the stream is `curand_poisson` of
-    /// the state `curand_init(seed, g, 0)`; with XORWOW and MRG32k3a each kept state samples
-    /// its units' four values in turn. cuRAND's host layout (built on tables) is not modelled,
-    /// so the legacy ordering, Sobol32 and larger means are [`RandError::Unsupported`].
+    /// `curandGeneratePoisson` for any finite positive `lambda`, in the default ordering, with
+    /// cuRAND's device methods ([`crate::reference::Poisson`]): Knuth's product of uniforms
+    /// below 64, the incomplete-gamma rejection from 64 to 4000, the rounded normal
+    /// approximation above. With Philox, element `g` of the stream is `curand_poisson` of the
+    /// fresh state `curand_init(seed, g, 0)`; with XORWOW and MRG32k3a each kept state
+    /// samples its units' four values in turn. On GPUs the gamma rejection uses approximate
+    /// f32 `exp`/`ln` and the normal approximation approximate f64 normals, so a draw can
+    /// differ by one from the CPU executor and the reference (and with the rejection a kept
+    /// state's later draws can shift). cuRAND's host layout for Poisson (built on tables) is
+    /// not known, so the legacy ordering and Sobol32 are [`RandError::Unsupported`].
     pub fn generate_poisson(
         &mut self,
         out: &mut impl AsDeviceSliceMut<u32>,
         lambda: f64,
     ) -> Result<(), RandError> {
-        crate::reference::Poisson::new(lambda)?;
-        if lambda >= 64.0 {
+        let method = crate::reference::Poisson::new(lambda)?.method();
+        if self.ordering == Ordering::Legacy || matches!(self.rng, RngType::Sobol32 | RngType::Sobol64) {
             return Err(RandError::Unsupported {
-                what: format!("Poisson lambda {lambda} (only below 64 so far)"),
+                what: "Poisson outputs in the legacy ordering or from Sobol".into(),
             });
         }
-        if self.ordering == Ordering::Legacy || self.rng == RngType::Sobol32 {
-            return Err(RandError::Unsupported {
-                what: "Poisson outputs in the legacy ordering or from Sobol32".into(),
-            });
-        }
-        let exp_lambda = (lambda as f32).exp() as f64;
-        self.fill(out, Dist::Poisson, exp_lambda, 1.0)
+        use crate::reference::distributions::PoissonMethod;
+        let (kind, param) = match method {
+            PoissonMethod::Knuth => (PoissonKind::Knuth, (lambda as f32).exp() as f64),
+            PoissonMethod::GammaRejection => (PoissonKind::Gamma, lambda),
+            PoissonMethod::NormalApproximation => (PoissonKind::Normal, lambda),
+        };
+        self.fill(out, Dist::Poisson(kind), param, 1.0)
     }
 
     /// `curand_discrete` over a whole buffer: one 32-bit draw per value (as
@@ -267,8 +288,8 @@ impl Generator {
         out: &mut impl AsDeviceSliceMut<u32>,
         table: &DiscreteTable,
     ) -> Result<(), RandError> {
-        if self.rng == RngType::Sobol32 {
-            return Err(RandError::Unsupported { what: "discrete outputs from Sobol32".into() });
+        if matches!(self.rng, RngType::Sobol32 | RngType::Sobol64) {
+            return Err(RandError::Unsupported { what: "discrete outputs from Sobol".into() });
         }
         self.generate_u32(out)?;
         let cfg = self.cfg(out.len() as u64);
@@ -357,7 +378,7 @@ impl Generator {
                 });
             }
             // Quasi-random normals come one per point (inverse CDF), not in pairs.
-            if n % 2 != 0 && self.rng != RngType::Sobol32 {
+            if n % 2 != 0 && !matches!(self.rng, RngType::Sobol32 | RngType::Sobol64) {
                 return Err(RandError::OddLength {
                     what: "normal and log-normal generation",
                     len: n as usize,
@@ -375,6 +396,9 @@ impl Generator {
                 what: "an output buffer on another device than the stream".into(),
             });
         }
+        if self.rng == RngType::Sobol64 {
+            return self.sobol64(out, dist, mean, stddev);
+        }
         let e = dist.per_unit();
         let aligned = out.device_ptr().0 % (e * T::TY.size() as u64) == 0;
         let rng = match self.rng {
@@ -382,6 +406,7 @@ impl Generator {
             RngType::Xorwow => Rng::Xorwow,
             RngType::Mrg32k3a => Rng::Mrg32k3a,
             RngType::Sobol32 => return self.sobol(out, dist, aligned, mean, stddev),
+            RngType::Sobol64 => unreachable!("Sobol64 returned above"),
         };
         let legacy = self.ordering == Ordering::Legacy;
         let stream = self.stream.clone();
@@ -392,7 +417,8 @@ impl Generator {
                 let cfg = self.cfg(units);
                 let unroll = philox_unroll();
                 let threads = cfg.grid.x as u64 * cfg.block.x as u64;
-                let narrow = units + threads * unroll < 1 << 32 && n < 1 << 32 && dist != Dist::Poisson;
+                let narrow =
+                    units + threads * unroll < 1 << 32 && n < 1 << 32 && !matches!(dist, Dist::Poisson(_));
                 let plan = Plan { dist, rng, legacy, vector: aligned && lead == 0, unroll, narrow };
                 kernels::philox_fill::launch::<T>(
                     &stream,
@@ -440,7 +466,8 @@ impl Generator {
                         s.1 = need;
                     }
                 }
-                let plan = Plan { dist, rng, legacy, vector: aligned, unroll: 1, narrow: false };
+                let unroll = if variant("state-unroll2") { 2 } else { 1 };
+                let plan = Plan { dist, rng, legacy, vector: aligned, unroll, narrow: false };
                 let cfg = self.cfg(need);
                 let Some((states, _)) = self.states.as_mut() else {
                     unreachable!("states were created above")
@@ -529,6 +556,63 @@ impl Generator {
             )
             .map_err(kerr)?;
         }
+        self.offset = self.offset.wrapping_add(points);
+        Ok(())
+    }
+
+    /// Sobol64: dimension-major as Sobol32, raw points (as `u64`), f64 uniforms and f64
+    /// normals (Acklam's inverse CDF, [`crate::device::normal_icdf_acklam`]).
+    fn sobol64<T: Elem<Repr = T> + ferrocm_kernel::runtime::DeviceRepr>(
+        &mut self,
+        out: &mut impl AsDeviceSliceMut<T>,
+        dist: Dist,
+        mean: f64,
+        stddev: f64,
+    ) -> Result<(), RandError> {
+        // `Dist::Bits` reaches here with `u64` only from `generate_u64`; `generate_u32` is
+        // refused (cuRAND's Sobol64 has no 32-bit output).
+        let wide_bits = dist == Dist::Bits && T::TY.size() == 8;
+        if !(wide_bits || matches!(dist, Dist::UniformDouble | Dist::NormalDouble)) {
+            return Err(RandError::Unsupported {
+                what: "Sobol64 outputs other than u64 points, f64 uniforms and f64 normals".into(),
+            });
+        }
+        let n = out.len() as u64;
+        let dims = self.dimensions as u64;
+        if n % dims != 0 {
+            return Err(RandError::LengthNotMultipleOfDimensions {
+                len: n as usize,
+                dimensions: self.dimensions,
+            });
+        }
+        let points = n / dims;
+        if self.directions64.as_ref().map(|d| d.1) != Some(self.dimensions) {
+            let mut v = Vec::with_capacity(64 * self.dimensions as usize);
+            for d in 0..self.dimensions {
+                v.extend_from_slice(&direction_vectors64(d)?);
+            }
+            self.directions64 = Some((self.stream.clone_htod(&v)?, self.dimensions));
+        }
+        let plan = Plan { dist, rng: Rng::Philox, legacy: false, vector: false, unroll: 1, narrow: false };
+        let units = dims * points.div_ceil(kernels::SOBOL_CHUNK);
+        let cfg = self.cfg(units);
+        let stream = self.stream.clone();
+        let Some((dirs, _)) = self.directions64.as_ref() else {
+            unreachable!("directions were uploaded above")
+        };
+        kernels::sobol64_fill::launch::<T>(
+            &stream,
+            cfg,
+            plan,
+            points,
+            self.offset,
+            units,
+            mean,
+            stddev,
+            dirs,
+            out,
+        )
+        .map_err(kerr)?;
         self.offset = self.offset.wrapping_add(points);
         Ok(())
     }
