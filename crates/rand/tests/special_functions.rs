@@ -1,26 +1,11 @@
 //! The error function and normal quantile behind the quasi-random normal outputs.
 
-use ferrocm_rand::reference::distributions::{erfc, normal_cdf, normal_icdf};
+mod common;
 
-/// Numerical Recipes' `erfcc`, fractional error below 1.2e-7: an independent cross-check.
-fn erfc_nr(x: f64) -> f64 {
-    let z = x.abs();
-    let t = 1.0 / (1.0 + 0.5 * z);
-    let poly = -z * z - 1.265_512_23
-        + t * (1.000_023_68
-            + t * (0.374_091_96
-                + t * (0.096_784_18
-                    + t * (-0.186_288_06
-                        + t * (0.278_868_07
-                            + t * (-1.135_203_98
-                                + t * (1.488_515_87 + t * (-0.822_152_23 + t * 0.170_872_77))))))));
-    let r = t * poly.exp();
-    if x >= 0.0 {
-        r
-    } else {
-        2.0 - r
-    }
-}
+// Numerical Recipes' `erfcc` (fractional error below 1.2e-7), shared with the statistical
+// tests: an independent cross-check of the reference's erfc.
+use common::stats::erfc as erfc_nr;
+use ferrocm_rand::reference::distributions::{erfc, normal_cdf, normal_icdf};
 
 fn check(what: &str, got: f64, want: f64, rel: f64) {
     assert!((got - want).abs() <= rel * want.abs(), "{what}: got {got:e}, want {want:e}");
