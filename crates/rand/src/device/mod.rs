@@ -104,33 +104,8 @@ pub fn normal_icdf_f32(u: Val<f32>) -> Val<f32> {
 /// Acklam's inverse standard normal CDF in f64 (relative error about 1.2e-9, unrefined), as
 /// [`normal_icdf_f32`] describes; the Sobol64 host API's double normals use it directly.
 pub fn normal_icdf_acklam(u: Val<f64>) -> Val<f64> {
+    use crate::reference::distributions::acklam::{A, B, C, D, P_LOW};
     use ferrocm_kernel::ir::CmpOp;
-    const A: [f64; 6] = [
-        -3.969_683_028_665_376e1,
-        2.209_460_984_245_205e2,
-        -2.759_285_104_469_687e2,
-        1.383_577_518_672_69e2,
-        -3.066_479_806_614_716e1,
-        2.506_628_277_459_239,
-    ];
-    const B: [f64; 5] = [
-        -5.447_609_879_822_406e1,
-        1.615_858_368_580_409e2,
-        -1.556_989_798_598_866e2,
-        6.680_131_188_771_972e1,
-        -1.328_068_155_288_572e1,
-    ];
-    const C: [f64; 6] = [
-        -7.784_894_002_430_293e-3,
-        -3.223_964_580_411_365e-1,
-        -2.400_758_276_161_838,
-        -2.549_732_539_343_734,
-        4.374_664_141_464_968,
-        2.938_163_982_698_783,
-    ];
-    const D: [f64; 4] =
-        [7.784_695_709_041_462e-3, 3.224_671_290_700_398e-1, 2.445_134_137_142_996, 3.754_408_661_907_416];
-    const P_LOW: f64 = 0.024_25;
     let horner = |x: Val<f64>, c: &[f64], last_one: bool| {
         let mut p: Val<f64> = Val::constant(c[0]);
         for &k in &c[1..] {

@@ -160,8 +160,10 @@ pub fn normal_icdf(p: f64) -> f64 {
     z - u / (1.0 + 0.5 * z * u)
 }
 
-fn normal_icdf_acklam(p: f64) -> f64 {
-    const A: [f64; 6] = [
+/// Coefficients of Acklam's rational approximation to the inverse standard normal CDF, shared
+/// with the device version so the two cannot drift apart.
+pub(crate) mod acklam {
+    pub(crate) const A: [f64; 6] = [
         -3.969_683_028_665_376e1,
         2.209_460_984_245_205e2,
         -2.759_285_104_469_687e2,
@@ -169,14 +171,14 @@ fn normal_icdf_acklam(p: f64) -> f64 {
         -3.066_479_806_614_716e1,
         2.506_628_277_459_239,
     ];
-    const B: [f64; 5] = [
+    pub(crate) const B: [f64; 5] = [
         -5.447_609_879_822_406e1,
         1.615_858_368_580_409e2,
         -1.556_989_798_598_866e2,
         6.680_131_188_771_972e1,
         -1.328_068_155_288_572e1,
     ];
-    const C: [f64; 6] = [
+    pub(crate) const C: [f64; 6] = [
         -7.784_894_002_430_293e-3,
         -3.223_964_580_411_365e-1,
         -2.400_758_276_161_838,
@@ -184,9 +186,13 @@ fn normal_icdf_acklam(p: f64) -> f64 {
         4.374_664_141_464_968,
         2.938_163_982_698_783,
     ];
-    const D: [f64; 4] =
+    pub(crate) const D: [f64; 4] =
         [7.784_695_709_041_462e-3, 3.224_671_290_700_398e-1, 2.445_134_137_142_996, 3.754_408_661_907_416];
-    const P_LOW: f64 = 0.02425;
+    pub(crate) const P_LOW: f64 = 0.02425;
+}
+
+fn normal_icdf_acklam(p: f64) -> f64 {
+    use acklam::{A, B, C, D, P_LOW};
     let tail = |q: f64| {
         (((((C[0] * q + C[1]) * q + C[2]) * q + C[3]) * q + C[4]) * q + C[5])
             / ((((D[0] * q + D[1]) * q + D[2]) * q + D[3]) * q + 1.0)
