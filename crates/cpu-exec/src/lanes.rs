@@ -31,7 +31,7 @@ macro_rules! impl_fl {
                 match op {
                     UnaryOp::Neg => -self,
                     UnaryOp::Abs => self.abs(),
-                    UnaryOp::Sqrt => self.sqrt(),
+                    UnaryOp::Sqrt | UnaryOp::SqrtApprox => self.sqrt(),
                     UnaryOp::Rsqrt => 1.0 / self.sqrt(),
                     UnaryOp::Exp => self.exp(),
                     UnaryOp::Exp2 => self.exp2(),

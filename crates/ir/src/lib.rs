@@ -124,6 +124,9 @@ pub enum UnaryOp {
     Not,
     Abs,
     Sqrt,
+    /// Square root with a relative error of a few ulp (NVIDIA: `sqrt.approx.ftz.f32`, CUDA's
+    /// `__fsqrt_rn` with fast math); correctly rounded for f64 and on the CPU executor.
+    SqrtApprox,
     Rsqrt,
     Exp,
     Exp2,

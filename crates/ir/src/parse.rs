@@ -363,11 +363,12 @@ impl<'a> Parser<'a> {
     ) -> Result<(), ParseError> {
         let want = want.flatten();
         let (head, tail) = op.split_once('.').unwrap_or((op, ""));
-        const UNARY: [(&str, UnaryOp); 18] = [
+        const UNARY: [(&str, UnaryOp); 19] = [
             ("neg", UnaryOp::Neg),
             ("not", UnaryOp::Not),
             ("abs", UnaryOp::Abs),
             ("sqrt", UnaryOp::Sqrt),
+            ("sqrt_approx", UnaryOp::SqrtApprox),
             ("rsqrt", UnaryOp::Rsqrt),
             ("exp", UnaryOp::Exp),
             ("exp2", UnaryOp::Exp2),

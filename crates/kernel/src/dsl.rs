@@ -1211,6 +1211,10 @@ macro_rules! unary_math {
 unary_math! {
     /// Square root, correctly rounded.
     sqrt => Sqrt;
+    /// Square root with a relative error of about 2^-22: on NVIDIA, f32: `sqrt.approx.ftz.f32`
+    /// (one special-function instruction instead of the correctly rounded sequence; inputs
+    /// below 2^-126 count as zero), f64: correctly rounded. Exact on the CPU executor.
+    sqrt_approx => SqrtApprox;
     /// `1 / sqrt(x)` (a correctly rounded square root, then a correctly rounded reciprocal).
     rsqrt => Rsqrt;
     /// `e^x`; on NVIDIA, f32: `ex2.approx` of `x * log2(e)` (relative error about 1e-6 for

@@ -78,6 +78,7 @@
 //! | `exp`, `ln` | about 1e-6 relative (|x| < 10) | below 1e-15 relative |
 //! | `sin`, `cos` | about 1e-6 absolute (|x| < 100) | below 1e-15 relative (|x| < 1e5) |
 //! | `exp2`, `log2` | about 2 ulp | about 1e-7 relative (via f32) |
+//! | `sqrt_approx` | about 2^-22 relative (`sqrt.approx.ftz`; below 2^-126 counts as 0) | correctly rounded |
 //! | `tanh` | about 5e-4 relative | about 5e-4 relative (via f32) |
 //! | `powf` | `exp2(y log2 x)`, x > 0 | same, via f32 |
 //!

@@ -930,20 +930,21 @@ fn math_f32(x: &[f32], out: &mut [f32]) {
     if i < x.len() {
         let v = x[i];
         let a = v.abs() + 0.5f32;
-        out[i * 14] = a.sqrt();
-        out[i * 14 + 1] = a.rsqrt();
-        out[i * 14 + 2] = v.exp();
-        out[i * 14 + 3] = v.exp2();
-        out[i * 14 + 4] = a.ln();
-        out[i * 14 + 5] = a.log2();
-        out[i * 14 + 6] = v.sin();
-        out[i * 14 + 7] = v.cos();
-        out[i * 14 + 8] = v.tanh();
-        out[i * 14 + 9] = a.powf(v);
-        out[i * 14 + 10] = v.erf();
-        out[i * 14 + 11] = (v * 3.0f32).floor() + (v * 3.0f32).ceil() * 10.0f32;
-        out[i * 14 + 12] = v.mul_add(2.0f32, -1.0f32);
-        out[i * 14 + 13] = v.min(0.25f32).max(-0.25f32);
+        out[i * 15] = a.sqrt();
+        out[i * 15 + 1] = a.rsqrt();
+        out[i * 15 + 2] = v.exp();
+        out[i * 15 + 3] = v.exp2();
+        out[i * 15 + 4] = a.ln();
+        out[i * 15 + 5] = a.log2();
+        out[i * 15 + 6] = v.sin();
+        out[i * 15 + 7] = v.cos();
+        out[i * 15 + 8] = v.tanh();
+        out[i * 15 + 9] = a.powf(v);
+        out[i * 15 + 10] = v.erf();
+        out[i * 15 + 11] = (v * 3.0f32).floor() + (v * 3.0f32).ceil() * 10.0f32;
+        out[i * 15 + 12] = v.mul_add(2.0f32, -1.0f32);
+        out[i * 15 + 13] = v.min(0.25f32).max(-0.25f32);
+        out[i * 15 + 14] = a.sqrt_approx();
     }
 }
 
@@ -966,7 +967,7 @@ fn math_functions_f32_within_documented_accuracy() {
     let x = r.f32s(N, -3.0, 3.0);
     let o = Launch::new("math_f32", math_f32::kernel(), grid_for(N, 128), 128)
         .buf(&x)
-        .buf(&vec![0f32; N * 14])
+        .buf(&vec![0f32; N * 15])
         .gpu_tol(2e-3, 2e-5)
         .run()
         .get::<f32>(1);
@@ -988,8 +989,9 @@ fn math_functions_f32_within_documented_accuracy() {
             (x[i] * 3.0).floor() as f64 + (x[i] * 3.0).ceil() as f64 * 10.0,
             v * 2.0 - 1.0,
             v.clamp(-0.25, 0.25),
+            a.sqrt(),
         ];
-        let got: Vec<f64> = f64s(&o[i * 14..i * 14 + 14]);
+        let got: Vec<f64> = f64s(&o[i * 15..i * 15 + 15]);
         check_close(&format!("math of {v}"), &got, &want, 2e-6, 2e-6);
     }
 }
