@@ -196,11 +196,10 @@ fn tol(d: &Device, kind: Kind) -> f64 {
     match (is_gpu(d), kind) {
         (_, Kind::Int) => 0.0,
         (false, Kind::F32) => 4e-6,
-        (false, Kind::F64) => 2e-15,
         // f32 `.approx` transcendentals.
         (true, Kind::F32) => 2e-5,
-        // f64 `ln`, `sin`, `cos`, `exp` go through f32 on NVIDIA today (see the crate docs).
-        (true, Kind::F64) => 3e-4,
+        // f64 `ln`, `sin`, `cos`, `exp` are f64 polynomials on every back end.
+        (_, Kind::F64) => 2e-15,
     }
 }
 

@@ -31,7 +31,7 @@ mod philox;
 mod sobol;
 mod xorwow;
 
-pub use mrg32k3a::{mrg32k3a_skip_table, Mrg32k3a};
+pub use mrg32k3a::{mrg32k3a_skip_table, Mrg32k3a, MrgConstants};
 pub use philox::{philox4x32_10, philox4x32_10_keyed, philox_round_keys, Philox};
 pub use sobol::{ctz32, sobol32_point, sobol64_next, sobol64_point};
 pub use xorwow::{xorwow_skip_table, Xorwow};
@@ -72,12 +72,21 @@ pub fn uniform_f64_from_u32(x: Val<u32>) -> Val<f64> {
 
 /// `-2 ln(u)` for `u` in (0, 1]. Near 1 the logarithm is a short series in `t = 1 - u`
 /// (exact by Sterbenz), because the back ends' fast `ln` (NVIDIA's `lg2.approx`) has an
-/// absolute error that would dominate the tiny Box-Muller radius there.
+/// absolute error that would dominate the tiny Box-Muller radius there. Elsewhere it is
+/// `-2 ln 2 * log2(u)` (one `lg2.approx` and one multiply on NVIDIA).
 pub fn neg2_ln_f32(u: Val<f32>) -> Val<f32> {
     let t = 1.0f32 - u;
-    let series = t * (t * (t * (t * 0.25f32 + 0.333_333_34f32) + 0.5f32) + 1.0f32);
+    // 2 (t + t^2/2 + t^3/3 + t^4/4), Horner form in fused multiply-adds.
+    let series = t * t.mul_add(t.mul_add(t.mul_add(0.5f32, 2.0f32 / 3.0), 1.0f32), 2.0f32);
     let small = dsl::DslCmp::dsl_cmp(t, ferrocm_kernel::ir::CmpOp::Lt, 1.0f32 / 128.0);
-    select(small, series, -u.ln()) * 2.0f32
+    select(small, series, u.log2() * (-2.0 * std::f32::consts::LN_2))
+}
+
+/// The Box-Muller radius `sqrt(-2 ln u)` in f32: [`neg2_ln_f32`], then the back end's fast
+/// square root (NVIDIA: `sqrt.approx`, relative error about 2^-22, well inside the normals'
+/// stated tolerance; the correctly rounded `sqrt.rn` costs a slow-path branch per pair).
+pub fn box_muller_radius(u: Val<f32>) -> Val<f32> {
+    neg2_ln_f32(u).sqrt_approx()
 }
 
 /// `-2 ln(u)` in double precision, with the same series near 1 (to `t^8`).
@@ -136,7 +145,7 @@ pub fn box_muller(x: Val<u32>, y: Val<u32>) -> (Val<f32>, Val<f32>) {
     let u = uniform_f32(x);
     let yf: Val<f32> = cast::<f32, _>(y);
     let v = yf.mul_add(d::TWO_POW_M32_2PI_F32, d::TWO_POW_M32_2PI_F32 / 2.0);
-    let s = neg2_ln_f32(u).sqrt();
+    let s = box_muller_radius(u);
     (v.sin() * s, v.cos() * s)
 }
 

@@ -53,6 +53,41 @@ fn apply_powers(table: impl Memory<u32>, which: u32, n: Val<u64>, v: [Var<Val<u3
     );
 }
 
+/// The doubles of an MRG32k3a step that are not PTX immediates (an immediate double needs a
+/// zero low word): the moduli, their reciprocals and the two output scales.
+///
+/// [`MrgConstants::immediate`] writes them into the code, which is what a device-API kernel
+/// gets. In a loop `ptxas` then rebuilds each one with two moves at every use rather than
+/// keep it in registers; kernels that loop over many steps (the host API's) pass them as
+/// kernel parameters instead ([`MrgConstants::VALUES`], [`MrgConstants::from_params`]), which
+/// `ptxas` cannot rebuild and so keeps. The values, and so the results, are the same.
+#[derive(Clone, Copy)]
+pub struct MrgConstants {
+    m1: Val<f64>,
+    m2: Val<f64>,
+    m1_inv: Val<f64>,
+    m2_inv: Val<f64>,
+    norm: Val<f64>,
+    bits_norm: Val<f64>,
+}
+
+impl MrgConstants {
+    /// `[m1, m2, 1/m1, 1/m2, MRG_NORM, MRG_BITS_NORM]`, the order of
+    /// [`from_params`](Self::from_params).
+    pub const VALUES: [f64; 6] =
+        [MRG_M1 as f64, MRG_M2 as f64, 1.0 / MRG_M1 as f64, 1.0 / MRG_M2 as f64, MRG_NORM, MRG_BITS_NORM];
+
+    /// The constants as code immediates.
+    pub fn immediate() -> MrgConstants {
+        Self::from_params(Self::VALUES.map(Val::constant))
+    }
+
+    /// The constants from kernel parameters holding [`VALUES`](Self::VALUES).
+    pub fn from_params(v: [Val<f64>; 6]) -> MrgConstants {
+        MrgConstants { m1: v[0], m2: v[1], m1_inv: v[2], m2_inv: v[3], norm: v[4], bits_norm: v[5] }
+    }
+}
+
 /// An MRG32k3a state: the two 3-word components and the Box-Muller cache.
 #[derive(Clone, Copy)]
 pub struct Mrg32k3a {
@@ -63,6 +98,7 @@ pub struct Mrg32k3a {
     s1: [Var<Val<f64>>; 3],
     s2: [Var<Val<f64>>; 3],
     cache: Cache,
+    k: MrgConstants,
 }
 
 fn f64_var(name: &str, v: Val<u32>) -> Var<Val<f64>> {
@@ -90,19 +126,33 @@ const ROUND_MAGIC: f64 = 6_755_399_441_055_744.0;
 /// `floor` would cost a conversion instruction), may be off by one near a half-integer, so
 /// `r = p - k * m` (exact: an integer below `2^53`) lies in `[-m/2 - 1, m/2 + 1]` and one
 /// conditional `+ m` gives the canonical residue.
-fn mrg_component(a: f64, x: Val<f64>, b: f64, y: Val<f64>, m: u32) -> Val<f64> {
-    let m = m as f64;
+fn mrg_component(a: f64, x: Val<f64>, b: f64, y: Val<f64>, m: Val<f64>, m_inv: Val<f64>) -> Val<f64> {
     // Both products are exact integers below 2^53, so the fused form is exact too.
     let p = x.mul_add(a, y * -b);
-    if crate::generator::variant("mrg-floor") {
-        let k = (p * (1.0 / m)).floor();
-        let r = p - k * m;
-        let r = dsl::select(r.dsl_cmp(CmpOp::Lt, 0.0f64), r + m, r);
-        return dsl::select(r.dsl_cmp(CmpOp::Ge, m), r - m, r);
-    }
-    let k = p.mul_add(1.0 / m, ROUND_MAGIC) - ROUND_MAGIC;
+    let k = p.mul_add(m_inv, ROUND_MAGIC) - ROUND_MAGIC;
     let r = k.mul_add(-m, p);
-    dsl::select(r.dsl_cmp(CmpOp::Lt, 0.0f64), r + m, r)
+    if crate::generator::variant("mrg-select") {
+        return dsl::select(r.dsl_cmp(CmpOp::Lt, 0.0f64), r + m, r);
+    }
+    // `r` is never -0 (an exact sum of opposite-signed terms rounds to +0), so "negative" is
+    // its sign bit.
+    add_if(r, high_word(r).dsl_cmp(CmpOp::Lt, 0i32), m)
+}
+
+/// The high 32 bits of a double, as a signed integer: negative exactly when the sign bit is
+/// set, and at most 0 for an integer-valued double exactly when it is at most 0 (+0's high
+/// word is 0, a positive integer's is at least `0x3ff0_0000`). Comparing it is an integer
+/// instruction, which leaves the f64 pipe (the MRG32k3a step's bottleneck) to the arithmetic.
+fn high_word(x: Val<f64>) -> Val<i32> {
+    cast::<i32, _>(cast::<u32, _>(x.to_bits() >> 32u32))
+}
+
+/// `x + add` where `cond`, else `x`: a branch around one add, which `ptxas` turns into a
+/// predicated add (a `select` of doubles costs the add and two 32-bit selects).
+fn add_if(x: Val<f64>, cond: Val<bool>, add: Val<f64>) -> Val<f64> {
+    let r = dsl::var("mrg_r", x);
+    dsl::if_else(cond, || r.set(r.get() + add), || ());
+    r.get()
 }
 
 impl Mrg32k3a {
@@ -134,6 +184,7 @@ impl Mrg32k3a {
                 f64_var("mrg_b2", mul(x2, MRG_M2)),
             ],
             cache: Cache::new(),
+            k: MrgConstants::immediate(),
         };
         s.skipahead_sequence(subsequence, table);
         s.skipahead(offset, table);
@@ -142,10 +193,17 @@ impl Mrg32k3a {
 
     /// A state from its raw words (`s1[0..3]`, `s2[0..3]`).
     pub fn from_words(w: [Val<u32>; 6]) -> Mrg32k3a {
+        Self::from_words_with(w, MrgConstants::immediate())
+    }
+
+    /// [`from_words`](Self::from_words) with the step's constants from `k` (see
+    /// [`MrgConstants`]).
+    pub fn from_words_with(w: [Val<u32>; 6], k: MrgConstants) -> Mrg32k3a {
         Mrg32k3a {
             s1: [f64_var("mrg_a", w[0]), f64_var("mrg_a", w[1]), f64_var("mrg_a", w[2])],
             s2: [f64_var("mrg_b", w[3]), f64_var("mrg_b", w[4]), f64_var("mrg_b", w[5])],
             cache: Cache::new(),
+            k,
         }
     }
 
@@ -182,22 +240,27 @@ impl Mrg32k3a {
 
     /// The raw output as an (exact) double.
     pub fn next_raw_f64(&self) -> Val<f64> {
-        let p1 = mrg_component(1_403_580.0, self.s1[1].get(), 810_728.0, self.s1[0].get(), MRG_M1);
+        let k = self.k;
+        let p1 = mrg_component(1_403_580.0, self.s1[1].get(), 810_728.0, self.s1[0].get(), k.m1, k.m1_inv);
         self.s1[0].set(self.s1[1].get());
         self.s1[1].set(self.s1[2].get());
         self.s1[2].set(p1);
-        let p2 = mrg_component(527_612.0, self.s2[2].get(), 1_370_589.0, self.s2[0].get(), MRG_M2);
+        let p2 = mrg_component(527_612.0, self.s2[2].get(), 1_370_589.0, self.s2[0].get(), k.m2, k.m2_inv);
         self.s2[0].set(self.s2[1].get());
         self.s2[1].set(self.s2[2].get());
         self.s2[2].set(p2);
         let r = p1 - p2;
-        select(p1.dsl_cmp(CmpOp::Le, p2), r + MRG_M1 as f64, r)
+        if crate::generator::variant("mrg-select") {
+            return select(p1.dsl_cmp(CmpOp::Le, p2), r + k.m1, r);
+        }
+        // `p1 <= p2` for the exact integer difference `r`.
+        add_if(r, high_word(r).dsl_cmp(CmpOp::Le, 0i32), k.m1)
     }
 }
 
 impl DeviceGenerator for Mrg32k3a {
     fn next_u32(&self) -> Val<u32> {
-        cast::<u32, _>(self.next_raw_f64() * MRG_BITS_NORM)
+        cast::<u32, _>(self.next_raw_f64() * self.k.bits_norm)
     }
 
     fn cache(&self) -> Cache {
@@ -205,17 +268,17 @@ impl DeviceGenerator for Mrg32k3a {
     }
 
     fn uniform(&self) -> Val<f32> {
-        cast::<f32, _>(self.next_raw_f64() * MRG_NORM)
+        cast::<f32, _>(self.next_raw_f64() * self.k.norm)
     }
 
     fn uniform_double(&self) -> Val<f64> {
-        self.next_raw_f64() * MRG_NORM
+        self.next_raw_f64() * self.k.norm
     }
 
     fn box_muller(&self) -> (Val<f32>, Val<f32>) {
         let x = self.uniform();
         let y = self.uniform() * TWO_PI_F32;
-        let s = super::neg2_ln_f32(x).sqrt();
+        let s = super::box_muller_radius(x);
         (y.sin() * s, y.cos() * s)
     }
 

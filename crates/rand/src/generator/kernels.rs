@@ -398,6 +398,7 @@ fn stateful_body<T: Elem>(
     units: Val<u64>,
     mean: Val<f64>,
     stddev: Val<f64>,
+    mrg: dev::MrgConstants,
     states: SliceMut<u32>,
     out: SliceMut<T>,
 ) {
@@ -413,7 +414,7 @@ fn stateful_body<T: Elem>(
                 store_words(states, t, count, g.words());
             }
             _ => {
-                let g = dev::Mrg32k3a::from_words(words);
+                let g = dev::Mrg32k3a::from_words_with(words, mrg);
                 state_units(plan, &g, t, units, count, mean, stddev, out);
                 store_words(states, t, count, g.words());
             }
@@ -464,16 +465,35 @@ fn state_units<T: Elem, G: DeviceGenerator>(
     );
 }
 
+fn mrg_constants(
+    m1: Val<f64>,
+    m2: Val<f64>,
+    m1_inv: Val<f64>,
+    m2_inv: Val<f64>,
+    norm: Val<f64>,
+    bits_norm: Val<f64>,
+) -> dev::MrgConstants {
+    dev::MrgConstants::from_params([m1, m2, m1_inv, m2_inv, norm, bits_norm])
+}
+
+/// The `mrg_*` parameters are [`dev::MrgConstants::VALUES`] (unused by XORWOW).
 #[kernel]
 pub(crate) fn stateful_fill<T: Elem>(
     #[comptime] plan: Plan,
     units: u64,
     mean: f64,
     stddev: f64,
+    mrg_m1: f64,
+    mrg_m2: f64,
+    mrg_m1_inv: f64,
+    mrg_m2_inv: f64,
+    mrg_norm: f64,
+    mrg_bits_norm: f64,
     states: &mut [u32],
     out: &mut [T],
 ) {
-    stateful_body::<T>(plan, units, mean, stddev, states, out);
+    let mrg = mrg_constants(mrg_m1, mrg_m2, mrg_m1_inv, mrg_m2_inv, mrg_norm, mrg_bits_norm);
+    stateful_body::<T>(plan, units, mean, stddev, mrg, states, out);
 }
 
 /// Legacy XORWOW / MRG32k3a: element (or pair) `p = base + j` is draw `(p / S) * draws` of

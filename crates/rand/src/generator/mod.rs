@@ -135,15 +135,15 @@ fn philox_unroll() -> u64 {
 
 /// Variant switches for before/after timings in one run (results never depend on them):
 /// `FERROCM_RAND_VARIANT` holds comma-separated names: `sobol-chunk` (the per-thread chunk
-/// Sobol32 kernel instead of the warp-coalesced one), `mrg-floor` (MRG32k3a's modular step
-/// with `floor` and two corrections instead of the rounding-constant trick), `philox-mul64`
+/// Sobol32 kernel instead of the warp-coalesced one), `mrg-select` (MRG32k3a's canonical-residue
+/// corrections as selects of doubles instead of predicated adds), `philox-mul64`
 /// and `philox-mulwide` (Philox's 32x32->64 product as a 64-bit multiply of zero-extended
 /// operands or as `mul.wide`). Measured on an H200 and dropped: `uniform-alu` (floats from
 /// `u32` by exponent-pattern arithmetic instead of the conversion unit: Philox uniform 1059 ->
 /// 957 GS/s) and `mrg-int2` (MRG32k3a's second component in 64-bit integer arithmetic beside
-/// the first one's f64 work: uniform 624 -> 541 GS/s). `state-unroll2`: the XORWOW/MRG32k3a
-/// default-ordering loop draws two units per trip (same values), to overlap one unit's float
-/// work with the next unit's state steps.
+/// the first one's f64 work: uniform 624 -> 541 GS/s). `state-unroll1`: the XORWOW/MRG32k3a
+/// default-ordering loop draws one unit per trip instead of two (the default pairs them, same
+/// values, so one unit's float work overlaps the next unit's state steps).
 pub(crate) fn variant(name: &str) -> bool {
     static V: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     V.get_or_init(|| std::env::var("FERROCM_RAND_VARIANT").unwrap_or_default()).split(',').any(|v| v == name)
@@ -466,14 +466,18 @@ impl Generator {
                         s.1 = need;
                     }
                 }
-                let unroll = if variant("state-unroll2") { 2 } else { 1 };
+                let unroll = if variant("state-unroll1") { 1 } else { 2 };
                 let plan = Plan { dist, rng, legacy, vector: aligned, unroll, narrow: false };
                 let cfg = self.cfg(need);
                 let Some((states, _)) = self.states.as_mut() else {
                     unreachable!("states were created above")
                 };
-                kernels::stateful_fill::launch::<T>(&stream, cfg, plan, units, mean, stddev, states, out)
-                    .map_err(kerr)?;
+                let [m1, m2, m1_inv, m2_inv, norm, bits_norm] = crate::device::MrgConstants::VALUES;
+                kernels::stateful_fill::launch::<T>(
+                    &stream, cfg, plan, units, mean, stddev, m1, m2, m1_inv, m2_inv, norm, bits_norm, states,
+                    out,
+                )
+                .map_err(kerr)?;
             }
             (_, true) => {
                 let s = if rng == Rng::Xorwow { 4096 } else { 65_536 };

@@ -72,9 +72,18 @@ pub fn is_gpu(d: &ferrocm_kernel::runtime::Device) -> bool {
 }
 
 /// Relative-to-max(1, |b|) closeness, with a label on failure.
+///
+/// With `FERROCM_RAND_REPORT_ERROR` set, also prints the worst relative error seen (how the
+/// tolerances in these tests were measured; run the test binary with `--nocapture`).
 pub fn assert_close(label: &str, ours: &[f64], theirs: &[f64], tol: f64) {
     assert_eq!(ours.len(), theirs.len(), "{label}: lengths");
+    let mut worst = 0.0f64;
     for (j, (a, b)) in ours.iter().zip(theirs).enumerate() {
-        assert!((a - b).abs() <= tol * b.abs().max(1.0), "{label} value {j}: ours {a} expected {b}");
+        let err = (a - b).abs() / b.abs().max(1.0);
+        assert!(err <= tol, "{label} value {j}: ours {a} expected {b}");
+        worst = worst.max(err);
+    }
+    if std::env::var_os("FERROCM_RAND_REPORT_ERROR").is_some() {
+        eprintln!("worst relative error {worst:.3e} (tolerance {tol:.0e}): {label}");
     }
 }
