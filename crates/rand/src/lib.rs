@@ -56,8 +56,10 @@
 //! - struct literals are rejected inside kernel bodies: kernels are thin entry points calling
 //!   plain Rust functions written against the DSL.
 //!
-//! Sobol32 float normals use Acklam's inverse CDF evaluated in f64 ([`device::normal_icdf_f32`]),
-//! within 1e-5 of the reference's refined double-precision one.
+//! Sobol32 float normals use an f32 inverse CDF ([`device::normal_icdf_f32`]: Giles' erfinv
+//! structure with coefficients fitted by `tools/fit_normal_icdf.py`), within 1e-5 of the
+//! reference's refined double-precision one (3e-5 on GPUs); double normals use Acklam's
+//! formula in f64 ([`device::normal_icdf_acklam`], within 2e-9).
 //!
 //! The host API's Poisson ([`Generator::generate_poisson`]) covers every lambda in the default
 //! ordering (cuRAND's three device methods, per element for Philox and per kept state for
@@ -71,7 +73,7 @@
 //! max(1, |x|)), dimension-major as Sobol32; 32-bit and float outputs of Sobol64 are
 //! [`RandError::Unsupported`].
 //!
-//! Not yet: cuRAND's host-API Poisson layout (see above), Sobol32 double normals on devices.
+//! Not yet: cuRAND's host-API Poisson layout (see above).
 //!
 //! Design choices (of the reference; the device layers keep its state layouts):
 //! - Per-thread state is a small `Copy` struct with plain `u32`/`u64` fields and step functions

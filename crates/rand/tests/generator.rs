@@ -295,16 +295,27 @@ fn sobol32_warp_kernel_matches_reference() {
 
 /// cuRAND's Sobol32 host vectors (one line per dimension); with 20,000 dimensions only the
 /// first 8 points of each listed dimension are generated, to keep the CPU run short.
-/// Sobol32 normals by the inverse CDF: Acklam's formula (evaluated in f64) against the reference's
-/// refined double-precision inverse CDF (1e-5 relative to max(1, |x|) on the CPU executor;
-/// 3e-5 on GPUs, where f64 `ln` goes through f32).
+/// Sobol32 normals by the inverse CDF against the reference's refined double-precision one:
+/// floats by the f32 polynomial (1e-5 relative to max(1, |x|) on the CPU executor, 3e-5 on
+/// GPUs, whose `ln` is approximate), doubles by Acklam's formula in f64 (2e-9 everywhere).
 #[test]
 fn sobol32_normals_follow_the_reference_inverse_cdf() {
     let (dims, points) = (3u32, 301usize);
     let mut q = QuasiGenerator::new(QuasiKind::Sobol32, dims).unwrap();
     let mut want = vec![0f32; dims as usize * points];
     q.generate_normal(&mut want, 0.5, 1.5).unwrap();
+    let mut want64 = vec![0f64; dims as usize * points];
+    q.set_offset(0);
+    q.generate_normal_double(&mut want64, -1.0, 0.25).unwrap();
     for d in devices() {
+        let got64 = run(
+            &d,
+            RngType::Sobol32,
+            |g| g.set_dimensions(dims).unwrap(),
+            want64.len(),
+            |g, b| g.generate_normal_double(b, -1.0, 0.25),
+        );
+        assert_close(&format!("sobol32 double normal on {}", d.properties().name), &got64, &want64, 2e-9);
         let got = run(
             &d,
             RngType::Sobol32,

@@ -584,6 +584,10 @@ fn sobol_value<T: Elem>(dist: Dist, x: Val<u32>, mean: Val<f64>, stddev: Val<f64
         Dist::Normal | Dist::LogNormal => {
             as_t(affine32(dev::normal_icdf_f32(dev::uniform_f32(x)), mean, stddev, dist == Dist::LogNormal))
         }
+        Dist::NormalDouble | Dist::LogNormalDouble => {
+            let z = dev::normal_icdf_acklam(dev::uniform_f64_from_u32(x));
+            as_t(affine64(z, mean, stddev, dist == Dist::LogNormalDouble))
+        }
         _ => as_t(dev::uniform_f32(x)),
     }
 }

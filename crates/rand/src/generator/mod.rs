@@ -372,11 +372,6 @@ impl Generator {
             return Err(RandError::Empty { what: "output" });
         }
         if dist.pairs() {
-            if self.rng == RngType::Sobol32 && dist.per_unit() == 2 {
-                return Err(RandError::Unsupported {
-                    what: "double-precision normal outputs of Sobol32".into(),
-                });
-            }
             // Quasi-random normals come one per point (inverse CDF), not in pairs.
             if n % 2 != 0 && !matches!(self.rng, RngType::Sobol32 | RngType::Sobol64) {
                 return Err(RandError::OddLength {
