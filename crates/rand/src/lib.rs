@@ -68,10 +68,12 @@
 //! modelled.
 //!
 //! Sobol64 in the host API ([`RngType::Sobol64`]): raw `u64` points
-//! ([`Generator::generate_u64`]) and f64 uniforms bit-identical to cuRAND, f64 normals by
-//! Acklam's inverse CDF ([`device::normal_icdf_acklam`]) within 1e-8 of cuRAND's (relative to
-//! max(1, |x|)), dimension-major as Sobol32; 32-bit and float outputs of Sobol64 are
-//! [`RandError::Unsupported`].
+//! ([`Generator::generate_u64`]), f64 uniforms and float uniforms (from the upper 32 bits)
+//! bit-identical to cuRAND, f64 normals by Acklam's inverse CDF
+//! ([`device::normal_icdf_acklam`]) within 1e-8 of cuRAND's (relative to max(1, |x|)), float
+//! normals as Sobol32's from the upper 32 bits, dimension-major as Sobol32; 32-bit integer
+//! outputs (cuRAND's `curandGenerate` refuses 64-bit generators too) and Poisson outputs of
+//! Sobol64 are [`RandError::Unsupported`].
 //!
 //! Not yet: cuRAND's host-API Poisson layout (see above).
 //!

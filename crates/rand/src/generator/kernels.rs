@@ -746,8 +746,9 @@ pub(crate) fn discrete_map(thresholds: &[f64], aliases: &[u32], out: &mut [u32])
 }
 
 /// Sobol64, dimension-major as [`sobol_body`]: unit `c` of dimension `d` writes points
-/// `offset + c * CHUNK ..` of that dimension (raw `u64`, f64 uniforms or f64 inverse-CDF
-/// normals), computing only the first from its Gray code.
+/// `offset + c * CHUNK ..` of that dimension (raw `u64`, f64 uniforms and inverse-CDF
+/// normals from all 64 bits, float outputs from the upper 32), computing only the first from
+/// its Gray code.
 #[allow(clippy::too_many_arguments)]
 fn sobol64_body<T: Elem>(
     plan: Plan,
@@ -773,9 +774,14 @@ fn sobol64_body<T: Elem>(
         for e in 0..SOBOL_CHUNK {
             let xi = x.get();
             let v: Val<T> = match plan.dist {
+                Dist::Bits => as_t(xi),
                 Dist::UniformDouble => as_t(uniform_f64_from_u64(xi)),
                 Dist::NormalDouble => as_t(mean + stddev * dev::normal_icdf_acklam(uniform_f64_from_u64(xi))),
-                _ => as_t(xi),
+                Dist::LogNormalDouble => {
+                    as_t(affine64(dev::normal_icdf_acklam(uniform_f64_from_u64(xi)), mean, stddev, true))
+                }
+                // Float outputs come from the upper 32 bits, as Sobol32's from its points.
+                dist => sobol_value::<T>(dist, cast::<u32, _>(xi >> 32u32), mean, stddev),
             };
             let j = j0 + e;
             dsl::if_else(j.dsl_cmp(CmpOp::Lt, points), || out.store(row + j, v), || ());

@@ -559,8 +559,10 @@ impl Generator {
         Ok(())
     }
 
-    /// Sobol64: dimension-major as Sobol32, raw points (as `u64`), f64 uniforms and f64
-    /// normals (Acklam's inverse CDF, [`crate::device::normal_icdf_acklam`]).
+    /// Sobol64: dimension-major as Sobol32: raw points (as `u64`), f64 uniforms and
+    /// (log-)normals from all 64 bits (Acklam's inverse CDF,
+    /// [`crate::device::normal_icdf_acklam`]), float and half outputs from the upper 32 bits as
+    /// Sobol32's ([`crate::device::normal_icdf_f32`] for normals).
     fn sobol64<T: Elem<Repr = T> + ferrocm_kernel::runtime::DeviceRepr>(
         &mut self,
         out: &mut impl AsDeviceSliceMut<T>,
@@ -568,12 +570,12 @@ impl Generator {
         mean: f64,
         stddev: f64,
     ) -> Result<(), RandError> {
-        // `Dist::Bits` reaches here with `u64` only from `generate_u64`; `generate_u32` is
-        // refused (cuRAND's Sobol64 has no 32-bit output).
-        let wide_bits = dist == Dist::Bits && T::TY.size() == 8;
-        if !(wide_bits || matches!(dist, Dist::UniformDouble | Dist::NormalDouble)) {
+        // `Dist::Bits` reaches here with `u64` from `generate_u64`; `generate_u32` is refused
+        // (cuRAND's Sobol64 has no 32-bit output), as are Poisson outputs.
+        let narrow_bits = dist == Dist::Bits && T::TY.size() != 8;
+        if narrow_bits || matches!(dist, Dist::Poisson(_)) {
             return Err(RandError::Unsupported {
-                what: "Sobol64 outputs other than u64 points, f64 uniforms and f64 normals".into(),
+                what: "32-bit integer and Poisson outputs of Sobol64 (it has u64 points)".into(),
             });
         }
         let n = out.len() as u64;
