@@ -23,7 +23,8 @@
 //!   whole-warp 16-byte stores (`kernels::sobol_warp_body`); otherwise each thread writes
 //!   16 consecutive points. Both give the same bits.
 //! - Discrete outputs map the 32-bit stream of `generate_u32` (one draw each); Poisson
-//!   outputs are described on [`Generator::generate_poisson`].
+//!   outputs are described on [`Generator::generate_poisson`] (in the legacy ordering and for
+//!   Sobol32 they are cuRAND's host-API Poisson, [`crate::reference::host_poisson`]).
 
 mod kernels;
 

@@ -108,11 +108,10 @@ pub fn square_histogram(p: &[f64]) -> Result<DiscreteDistribution, RandError> {
     let mut aliases: Vec<u32> = (0..n as u32).collect();
     // The donor: the highest-index column not yet taken that holds at least `a`; it only
     // moves down, because a column that drops below `a` never rises again.
-    let mut donor = n;
     let next_donor = |from: usize, rest: &[f64], done: &[bool]| {
         (0..from).rev().find(|&l| !done[l] && rest[l] >= a).unwrap_or(usize::MAX)
     };
-    donor = next_donor(donor, &rest, &done);
+    let mut donor = next_donor(n, &rest, &done);
     let mut taken = true;
     while taken && donor != usize::MAX {
         taken = false;
@@ -181,7 +180,7 @@ impl PoissonTable {
     }
 
     /// `_curand_discrete` of one 32-bit draw for the square histogram; for the Gaussian method
-    /// (which the host API feeds with normals, see [`PoissonTable::gauss`]) the normal is the
+    /// (which the pseudo-random host API feeds with float normals instead, see [`gauss`]) the normal is the
     /// inverse CDF of `x 2^-32 + 2^-33`, as `curand_discrete` computes it.
     pub fn sample_bits(&self, x: u32) -> u32 {
         match self {
