@@ -24,6 +24,14 @@ pub enum RandError {
         /// The rejected mean.
         lambda: f64,
     },
+    /// A Poisson mean above the largest that cuRAND's host API was seen to accept.
+    #[error("Poisson lambda {lambda} is above the largest supported, {max}")]
+    LambdaOutOfRange {
+        /// The rejected mean.
+        lambda: f64,
+        /// The largest mean supported.
+        max: f64,
+    },
     /// A standard deviation that is not a finite positive number.
     #[error("standard deviation must be finite and greater than 0, got {stddev}")]
     InvalidStddev {

@@ -528,8 +528,9 @@ fn legacy_body<T: Elem>(
                 Dist::Bits => vec![as_t(g.next_u32())],
                 Dist::Uniform => vec![as_t(g.uniform())],
                 Dist::UniformHalf => vec![as_t(half(g.uniform()))],
-                // The host API rejects legacy Poisson before launching; Knuth keeps this total.
-                Dist::Poisson(_) => vec![as_t(g.poisson_knuth(cast::<f32, _>(mean)))],
+                // cuRAND's host-API Gaussian Poisson: one float `curand_normal` per element,
+                // the state's Box-Muller cache carried from element to element.
+                Dist::Poisson(_) => vec![as_t(poisson_gauss(cast::<f64, _>(g.normal()), mean, stddev))],
                 Dist::UniformDouble => vec![as_t(g.uniform_double())],
                 Dist::Normal | Dist::LogNormal => {
                     let (a, b) = g.box_muller();
@@ -743,6 +744,92 @@ fn discrete_body(thresholds: Slice<f64>, aliases: Slice<u32>, out: SliceMut<u32>
 #[kernel]
 pub(crate) fn discrete_map(thresholds: &[f64], aliases: &[u32], out: &mut [u32]) {
     discrete_body(thresholds, aliases, out);
+}
+
+/// cuRAND's host-API Poisson, Gaussian method: `(u32)(stddev z + mean + 0.5)` in double
+/// (see [`crate::reference::host_poisson::gauss`]).
+fn poisson_gauss(z: Val<f64>, mean: Val<f64>, stddev: Val<f64>) -> Val<u32> {
+    cast::<u32, _>(stddev * z + mean + 0.5f64)
+}
+
+/// The least `j` with `cdf[j] >= u` (the last index when the sum falls short of `u`): a
+/// branch-free lower bound, 33 halvings covering any 32-bit length.
+fn poisson_cdf_index(cdf: Slice<f64>, u: Val<f64>) -> Val<u32> {
+    let n: Val<u64> = cast::<u64, _>(cdf.len());
+    let lo = dsl::var("cdf_lo", Val::constant(0u64));
+    let len = dsl::var("cdf_len", n);
+    dsl::for_range(0u32, 33u32, |_| {
+        let (l, at) = (len.get(), lo.get());
+        let half = l / 2u64;
+        let mid = (at + half).min(n - 1u64);
+        let below =
+            dsl::DslLogic::and_then(l.dsl_cmp(CmpOp::Gt, 0u64), || cdf.load(mid).dsl_cmp(CmpOp::Lt, u));
+        lo.set(dsl::select(below, at + half + 1u64, at));
+        len.set(dsl::select(below, l - half - 1u64, half));
+    });
+    cast::<u32, _>(lo.get().min(n - 1u64))
+}
+
+/// One of the host-API Poisson maps over a `u32` buffer, in place (see the kernels below).
+#[derive(Clone, Copy)]
+enum PoissonMap {
+    Histogram(Val<u32>, Slice<f64>, Slice<u32>),
+    Cdf(Val<u32>, Slice<f64>),
+    Icdf(Val<f64>, Val<f64>),
+    Normals(Val<f64>, Val<f64>, Val<u64>, Slice<f32>),
+}
+
+fn poisson_map_body(map: PoissonMap, out: SliceMut<u32>) {
+    let n: Val<u64> = cast::<u64, _>(out.len());
+    let start: Val<u64> = cast::<u64, _>(global_index());
+    let stride: Val<u64> = cast::<u64, _>(grid_stride());
+    dsl::for_range_step(start, n, stride, |j: Val<u64>| {
+        let v = match map {
+            PoissonMap::Histogram(shift, thresholds, aliases) => {
+                dev::discrete_bits(out.load(j), thresholds, aliases) + shift
+            }
+            PoissonMap::Cdf(shift, cdf) => {
+                poisson_cdf_index(cdf, dev::uniform_f64_from_u32(out.load(j))) + shift
+            }
+            PoissonMap::Icdf(mean, stddev) => {
+                let x: Val<f64> = cast::<f64, _>(out.load(j));
+                let half = crate::reference::distributions::TWO_POW_M32_F64 / 2.0;
+                let u = x * crate::reference::distributions::TWO_POW_M32_F64 + half;
+                poisson_gauss(dev::normal_icdf_acklam(u), mean, stddev)
+            }
+            PoissonMap::Normals(mean, stddev, lead, normals) => {
+                poisson_gauss(cast::<f64, _>(normals.load(j + lead)), mean, stddev)
+            }
+        };
+        out.store(j, v);
+    });
+}
+
+/// Maps 32-bit draws in place to Poisson outcomes through cuRAND's square histogram
+/// (`shift + curand_discrete`).
+#[kernel]
+pub(crate) fn poisson_histogram_map(shift: u32, thresholds: &[f64], aliases: &[u32], out: &mut [u32]) {
+    poisson_map_body(PoissonMap::Histogram(shift, thresholds, aliases), out);
+}
+
+/// Maps Sobol32 points in place to Poisson outcomes by the inverse CDF (`shift + j`, `j`
+/// from [`poisson_cdf_index`] of `u = x 2^-32 + 2^-32`).
+#[kernel]
+pub(crate) fn poisson_cdf_map(shift: u32, cdf: &[f64], out: &mut [u32]) {
+    poisson_map_body(PoissonMap::Cdf(shift, cdf), out);
+}
+
+/// Maps Sobol32 points in place by the Gaussian method: `z` the inverse normal CDF of
+/// `x 2^-32 + 2^-33` (Acklam's, unrefined: see the crate documentation for what that costs).
+#[kernel]
+pub(crate) fn poisson_icdf_map(mean: f64, stddev: f64, out: &mut [u32]) {
+    poisson_map_body(PoissonMap::Icdf(mean, stddev), out);
+}
+
+/// Rounds float normals `normals[lead + j]` to Poisson outcomes by the Gaussian method.
+#[kernel]
+pub(crate) fn poisson_normal_map(mean: f64, stddev: f64, lead: u64, normals: &[f32], out: &mut [u32]) {
+    poisson_map_body(PoissonMap::Normals(mean, stddev, lead, normals), out);
 }
 
 /// Sobol64, dimension-major as [`sobol_body`]: unit `c` of dimension `d` writes points

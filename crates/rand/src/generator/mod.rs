@@ -23,7 +23,8 @@
 //!   whole-warp 16-byte stores (`kernels::sobol_warp_body`); otherwise each thread writes
 //!   16 consecutive points. Both give the same bits.
 //! - Discrete outputs map the 32-bit stream of `generate_u32` (one draw each); Poisson
-//!   outputs are described on [`Generator::generate_poisson`].
+//!   outputs are described on [`Generator::generate_poisson`] (in the legacy ordering and for
+//!   Sobol32 they are cuRAND's host-API Poisson, [`crate::reference::host_poisson`]).
 
 mod kernels;
 
@@ -106,6 +107,17 @@ pub struct Generator {
     states: Option<(DeviceBuffer<u32>, u64)>,
     directions: Option<(DeviceBuffer<u32>, u32)>,
     directions64: Option<(DeviceBuffer<u64>, u32)>,
+    poisson: Option<(PoissonKey, PoissonDeviceTable)>,
+}
+
+/// Which host-API Poisson table is uploaded: lambda's bits and whether it is Sobol32's map.
+type PoissonKey = (u64, bool);
+
+/// A host-API Poisson map in device memory (see [`crate::reference::host_poisson`]).
+enum PoissonDeviceTable {
+    Histogram { shift: u32, thresholds: DeviceBuffer<f64>, aliases: DeviceBuffer<u32> },
+    Cdf { shift: u32, cdf: DeviceBuffer<f64> },
+    Gauss { mean: f64, stddev: f64 },
 }
 
 impl std::fmt::Debug for Generator {
@@ -180,6 +192,7 @@ impl Generator {
             states: None,
             directions: None,
             directions64: None,
+            poisson: None,
         })
     }
 
@@ -251,26 +264,40 @@ impl Generator {
         self.fill(out, Dist::UniformHalf, 0.0, 1.0)
     }
 
-    /// `curandGeneratePoisson` for any finite positive `lambda`, in the default ordering, with
-    /// cuRAND's device methods ([`crate::reference::Poisson`]): Knuth's product of uniforms
-    /// below 64, the incomplete-gamma rejection from 64 to 4000, the rounded normal
-    /// approximation above. With Philox, element `g` of the stream is `curand_poisson` of the
-    /// fresh state `curand_init(seed, g, 0)`; with XORWOW and MRG32k3a each kept state
-    /// samples its units' four values in turn. On GPUs the gamma rejection uses approximate
-    /// f32 `exp`/`ln` and the normal approximation approximate f64 normals, so a draw can
-    /// differ by one from the CPU executor and the reference (and with the rejection a kept
-    /// state's later draws can shift). cuRAND's host layout for Poisson (built on tables) is
-    /// not known, so the legacy ordering and Sobol32 are [`RandError::Unsupported`].
+    /// `curandGeneratePoisson`.
+    ///
+    /// In the default ordering, for any finite positive `lambda`, with cuRAND's device methods
+    /// ([`crate::reference::Poisson`]): Knuth's product of uniforms below 64, the
+    /// incomplete-gamma rejection from 64 to 4000, the rounded normal approximation above.
+    /// With Philox, element `g` of the stream is `curand_poisson` of the fresh state
+    /// `curand_init(seed, g, 0)`; with XORWOW and MRG32k3a each kept state samples its units'
+    /// four values in turn. On GPUs the gamma rejection uses approximate f32 `exp`/`ln` and
+    /// the normal approximation approximate f64 normals, so a draw can differ by one from the
+    /// CPU executor and the reference (and with the rejection a kept state's later draws can
+    /// shift).
+    ///
+    /// In the legacy ordering, and always for Sobol32, cuRAND's host-API Poisson
+    /// ([`crate::reference::host_poisson`]): the `generate_u32` stream mapped through the
+    /// square histogram of `curandCreatePoissonDistribution` (lambda up to 1000; bit for bit),
+    /// or from lambda 2000 up to 1e5 float normals rounded (`curand_normal`'s layout described
+    /// there; equal unless a normal's last bits straddle a rounding boundary). Sobol32 uses
+    /// the histogram up to lambda 4, the inverse CDF from 10 to 5000 and the Gaussian map of
+    /// each point from 20,000 up to 1e5. Lambdas cuRAND was not probed at ((1000, 2000);
+    /// for Sobol32 (4, 10) and (5000, 20,000)) are [`RandError::Unsupported`], lambdas above
+    /// 1e5 [`RandError::LambdaOutOfRange`]. The uploaded table of the last lambda is kept.
     pub fn generate_poisson(
         &mut self,
         out: &mut impl AsDeviceSliceMut<u32>,
         lambda: f64,
     ) -> Result<(), RandError> {
         let method = crate::reference::Poisson::new(lambda)?.method();
-        if self.ordering == Ordering::Legacy || matches!(self.rng, RngType::Sobol32 | RngType::Sobol64) {
-            return Err(RandError::Unsupported {
-                what: "Poisson outputs in the legacy ordering or from Sobol".into(),
-            });
+        match self.rng {
+            RngType::Sobol64 => {
+                return Err(RandError::Unsupported { what: "Poisson outputs of Sobol64".into() });
+            }
+            RngType::Sobol32 => return self.poisson_host(out, lambda, true),
+            _ if self.ordering == Ordering::Legacy => return self.poisson_host(out, lambda, false),
+            _ => {}
         }
         use crate::reference::distributions::PoissonMethod;
         let (kind, param) = match method {
@@ -279,6 +306,96 @@ impl Generator {
             PoissonMethod::NormalApproximation => (PoissonKind::Normal, lambda),
         };
         self.fill(out, Dist::Poisson(kind), param, 1.0)
+    }
+
+    /// The uploaded host-API Poisson table for `lambda` (Sobol32's map when `quasi`).
+    fn poisson_table(&mut self, lambda: f64, quasi: bool) -> Result<&PoissonDeviceTable, RandError> {
+        use crate::reference::host_poisson::{PoissonTable, QuasiPoisson};
+        let key = (lambda.to_bits(), quasi);
+        if self.poisson.as_ref().map(|p| p.0) != Some(key) {
+            let histogram = |t: PoissonTable| -> Result<PoissonDeviceTable, RandError> {
+                Ok(match t {
+                    PoissonTable::SquareHistogram { shift, histogram } => PoissonDeviceTable::Histogram {
+                        shift,
+                        thresholds: self.stream.clone_htod(histogram.thresholds())?,
+                        aliases: self.stream.clone_htod(histogram.aliases())?,
+                    },
+                    PoissonTable::Gauss { mean, stddev } => PoissonDeviceTable::Gauss { mean, stddev },
+                })
+            };
+            let table = if quasi {
+                match QuasiPoisson::new(lambda)? {
+                    QuasiPoisson::SquareHistogram(t) => histogram(t)?,
+                    QuasiPoisson::InverseCdf { shift, cdf } => {
+                        PoissonDeviceTable::Cdf { shift, cdf: self.stream.clone_htod(&cdf)? }
+                    }
+                    QuasiPoisson::Gauss { mean, stddev } => PoissonDeviceTable::Gauss { mean, stddev },
+                }
+            } else {
+                histogram(PoissonTable::new(lambda)?)?
+            };
+            self.poisson = Some((key, table));
+        }
+        // Set just above.
+        Ok(&self.poisson.as_ref().expect("poisson table uploaded").1)
+    }
+
+    /// cuRAND's host-API Poisson (legacy ordering, Sobol32).
+    fn poisson_host(
+        &mut self,
+        out: &mut impl AsDeviceSliceMut<u32>,
+        lambda: f64,
+        quasi: bool,
+    ) -> Result<(), RandError> {
+        let n = out.len() as u64;
+        if n == 0 {
+            return Err(RandError::Empty { what: "output" });
+        }
+        let (mean, stddev) = match self.poisson_table(lambda, quasi)? {
+            PoissonDeviceTable::Gauss { mean, stddev } => (*mean, *stddev),
+            _ => (0.0, 0.0),
+        };
+        // Sobol32's maps and the square histogram map the 32-bit stream; pseudo-random
+        // generators' Gaussian method rounds normals instead.
+        if quasi || stddev == 0.0 {
+            // A map of the 32-bit stream.
+            self.generate_u32(out)?;
+            let cfg = self.cfg(n);
+            let Some((_, table)) = self.poisson.as_ref() else {
+                unreachable!("poisson table uploaded above")
+            };
+            let stream = &self.stream;
+            return match table {
+                PoissonDeviceTable::Histogram { shift, thresholds, aliases } => {
+                    kernels::poisson_histogram_map::launch(stream, cfg, *shift, thresholds, aliases, out)
+                }
+                PoissonDeviceTable::Cdf { shift, cdf } => {
+                    kernels::poisson_cdf_map::launch(stream, cfg, *shift, cdf, out)
+                }
+                PoissonDeviceTable::Gauss { mean, stddev } => {
+                    kernels::poisson_icdf_map::launch(stream, cfg, *mean, *stddev, out)
+                }
+            }
+            .map_err(kerr);
+        }
+        if self.rng == RngType::Philox4x32_10 {
+            // Philox: the legacy `generate_normal` stream, element `e` being value `e % 2` of
+            // pair `e / 2`.
+            let start = self.offset;
+            let lead = start % 2;
+            let mut normals = self.stream.alloc_zeroed::<f32>((n + lead).next_multiple_of(2) as usize)?;
+            self.offset = start - lead;
+            let filled = self.generate_normal(&mut normals, 0.0, 1.0);
+            self.offset = start;
+            filled?;
+            let cfg = self.cfg(n);
+            kernels::poisson_normal_map::launch(&self.stream, cfg, mean, stddev, lead, &normals, out)
+                .map_err(kerr)?;
+            self.offset = start.wrapping_add(n);
+            return Ok(());
+        }
+        // XORWOW and MRG32k3a: one float normal per element from state `e % T`.
+        self.fill(out, Dist::Poisson(PoissonKind::Normal), mean, stddev)
     }
 
     /// `curand_discrete` over a whole buffer: one 32-bit draw per value (as
@@ -477,7 +594,9 @@ impl Generator {
             (_, true) => {
                 let s = if rng == Rng::Xorwow { 4096 } else { 65_536 };
                 let draws = match (rng, dist) {
-                    (_, Dist::Bits | Dist::Uniform | Dist::UniformHalf) => 1,
+                    // Host-API Gaussian Poisson: each state starts where the 32-bit stream
+                    // has it (one draw per element), then draws what its normals need.
+                    (_, Dist::Bits | Dist::Uniform | Dist::UniformHalf | Dist::Poisson(_)) => 1,
                     (Rng::Mrg32k3a, Dist::UniformDouble) => 1,
                     (Rng::Mrg32k3a, _) => 2,
                     (_, Dist::UniformDouble | Dist::Normal | Dist::LogNormal) => 2,

@@ -499,6 +499,11 @@ impl DiscreteDistribution {
         Ok(Self { thresholds, aliases })
     }
 
+    /// A table built elsewhere (cuRAND's own construction, [`super::host_poisson::square_histogram`]).
+    pub(crate) fn from_parts(thresholds: Vec<f64>, aliases: Vec<u32>) -> Self {
+        Self { thresholds, aliases }
+    }
+
     /// Column thresholds `V[j]` (for a device copy of the table).
     pub fn thresholds(&self) -> &[f64] {
         &self.thresholds

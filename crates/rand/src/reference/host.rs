@@ -5,6 +5,7 @@
 //! `out[d * n + j]` is point `offset + j` of dimension `d`, with `n = out.len() / dimensions`.
 
 use super::distributions::{self as d, Normal};
+use super::host_poisson::{self, PoissonTable, QuasiPoisson};
 use super::sobol::{direction_vectors32, direction_vectors64, Sobol32, Sobol64, SOBOL_MAX_DIMENSIONS};
 use std::collections::HashMap;
 
@@ -108,6 +109,16 @@ impl QuasiGenerator {
             QuasiKind::Sobol32 => self.fill(out, |x| d::uniform_f64_from_u32(x as u32)),
             QuasiKind::Sobol64 => self.fill(out, d::uniform_f64_from_u64),
         }
+    }
+
+    /// `curandGeneratePoisson` (Sobol32 only): each point mapped by [`QuasiPoisson`] (square
+    /// histogram, inverse CDF or Gaussian map, by lambda).
+    pub fn generate_poisson(&mut self, out: &mut [u32], lambda: f64) -> Result<(), RandError> {
+        if self.kind != QuasiKind::Sobol32 {
+            return Err(RandError::Unsupported { what: "Poisson outputs of Sobol64".into() });
+        }
+        let map = QuasiPoisson::new(lambda)?;
+        self.fill(out, |x| map.sample_bits(x as u32))
     }
 
     /// `curandGenerateNormal`: inverse-CDF normals (quasi-random generators cannot pair
@@ -332,6 +343,56 @@ impl PseudoGenerator {
             }
             other => dev(other).box_muller_double().map(|z| stddev.mul_add(z, mean)),
         })
+    }
+
+    /// `curandGeneratePoisson` (see [`super::host_poisson`]): the square histogram maps the
+    /// `generate` stream; the Gaussian method rounds float normals, Philox's in the
+    /// `generate_normal` layout (value `e % 2` of pair `e / 2` for element `e`), XORWOW's and
+    /// MRG32k3a's one per element from state `e % T`, started at draw `e0 / T` for the call's
+    /// first element `e0` of that state and calling `curand_normal` (with its cache) after.
+    pub fn generate_poisson(&mut self, out: &mut [u32], lambda: f64) -> Result<(), RandError> {
+        if out.is_empty() {
+            return Err(RandError::Empty { what: "output" });
+        }
+        let (mean, stddev) = match PoissonTable::new(lambda)? {
+            table @ PoissonTable::SquareHistogram { .. } => {
+                self.generate(out)?;
+                for o in out.iter_mut() {
+                    *o = table.sample_bits(*o);
+                }
+                return Ok(());
+            }
+            PoissonTable::Gauss { mean, stddev } => (mean, stddev),
+        };
+        let n = out.len() as u64;
+        let start = self.offset;
+        if self.kind == PseudoKind::Philox4x32_10 {
+            let lead = start % 2;
+            let mut z = vec![0f32; (n + lead).next_multiple_of(2) as usize];
+            self.offset = start - lead;
+            self.generate_normal(&mut z, 0.0, 1.0)?;
+            for (o, &z) in out.iter_mut().zip(&z[lead as usize..]) {
+                *o = host_poisson::gauss(mean, stddev, z as f64);
+            }
+        } else {
+            let t = self.threads;
+            let mut states: HashMap<u64, State> = HashMap::new();
+            for (j, o) in out.iter_mut().enumerate() {
+                let e = start.wrapping_add(j as u64);
+                let s = states.entry(e % t).or_insert_with(|| {
+                    let mut s = self.state(e % t);
+                    match &mut s {
+                        State::Xorwow(g) => g.skip(e / t),
+                        State::Mrg(g) => g.skip(e / t),
+                        State::Philox(g) => g.skip(e / t),
+                    }
+                    s
+                });
+                *o = host_poisson::gauss(mean, stddev, dev(s).normal() as f64);
+            }
+        }
+        self.offset = start.wrapping_add(n);
+        Ok(())
     }
 
     /// `curandGenerateLogNormal`.

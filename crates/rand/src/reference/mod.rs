@@ -8,12 +8,14 @@
 
 pub mod distributions;
 pub mod host;
+pub mod host_poisson;
 pub mod mrg32k3a;
 pub mod philox;
 pub mod sobol;
 pub mod xorwow;
 
 pub use distributions::{DiscreteDistribution, LogNormal, Normal, Poisson};
+pub use host_poisson::{PoissonTable, QuasiPoisson};
 pub use mrg32k3a::Mrg32k3a;
 pub use philox::Philox4x32_10;
 pub use sobol::{Sobol32, Sobol64, SOBOL_MAX_DIMENSIONS};

@@ -51,6 +51,19 @@ pub const DEVICE: &str = include_str!("../data/curand_device_vectors.txt");
 pub const HOST: &str = include_str!("../data/curand_host_vectors.txt");
 pub const HOST_QUASI: &str = include_str!("../data/curand_host_quasi_vectors.txt");
 pub const HOST_RAW_DIGESTS: &str = include_str!("../data/curand_host_raw_digests.txt");
+pub const HOST_POISSON: &str = include_str!("../data/curand_host_poisson.txt");
+pub const POISSON_TABLES: &str = include_str!("../data/curand_poisson_tables.txt");
+
+/// FNV-1a-64 over the little-endian bytes of `width`-byte values (the data tools' digest).
+pub fn fnv1a(values: impl IntoIterator<Item = u64>, width: usize) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for v in values {
+        for &b in &v.to_le_bytes()[..width] {
+            h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+    h
+}
 
 /// Every device the runtime sees (the CPU always). With `FERROCM_REQUIRE_GPU=1` a missing GPU
 /// is a failure, so a GPU run cannot pass by skipping.
