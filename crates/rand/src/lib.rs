@@ -21,9 +21,8 @@
 //! against the cuRAND vectors in `tests/data/`):
 //! - bit for bit: device-API integers, uniforms and doubles of Philox4x32-10, XORWOW and
 //!   MRG32k3a at any seed, subsequence and offset; the legacy host ordering's `generate`,
-//!   `generate_uniform` and `generate_uniform_double`, and its Poisson up to lambda 1000;
-//!   Sobol32 points, uniforms and Poisson outputs (see below; the host-API Poisson of the
-//!   legacy ordering and Sobol32 is tested on the CPU executor only so far); device-API
+//!   `generate_uniform` and `generate_uniform_double`, and its Poisson below lambda 2000;
+//!   Sobol32 points, uniforms and Poisson outputs (see below); device-API
 //!   Poisson for lambda below 64 (given the host's `expf(lambda)`) and discrete draws;
 //!   device-API Poisson for lambda above 4000 (an integer rounded from the f64 normal, so
 //!   equal unless that normal's last bits straddle an integer) and from 64 to 4000 on the CPU
@@ -66,16 +65,16 @@
 //! The host API's Poisson ([`Generator::generate_poisson`]) covers every lambda in the default
 //! ordering (cuRAND's three device methods, per element for Philox and per kept state for
 //! XORWOW and MRG32k3a). The legacy ordering and Sobol32 follow cuRAND's host-API Poisson
-//! ([`reference::host_poisson`], read off cuRAND 10.4 on an H200): the `curandGenerate` stream
-//! mapped through the square histogram `curandCreatePoissonDistribution` builds (lambda up to
-//! 1000; tables and outputs bit for bit), float `curand_normal`s rounded from lambda 2000 to
-//! 1e5 (18 of 737,280 probed values differ by one: the reference's and cuRAND's float normals
-//! differ in their last bits); Sobol32 maps each point by the histogram (lambda up to 4), the
-//! inverse CDF (10 to 5000) or the inverse normal CDF (20,000 to 1e5), bit for bit in the
+//! ([`reference::host_poisson`], read off cuRAND 10.4 on an H200, method switches bisected to
+//! adjacent doubles): the `curandGenerate` stream mapped through the square histogram
+//! `curandCreatePoissonDistribution` builds (lambda below 2000; tables and outputs bit for
+//! bit), float `curand_normal`s rounded from lambda 2000 to 400,000 (a value differs by one
+//! where the float normal's last bits straddle a rounding boundary: 18 of 737,280 probed
+//! values in the reference); Sobol32 maps each point by the histogram (lambda below 10), the
+//! inverse CDF (10 to 8000) or the inverse normal CDF (above 8000), bit for bit in the
 //! reference and on the CPU executor (on devices the last uses Acklam's unrefined inverse
-//! CDF, so a value can differ by one, rarely). Lambdas where cuRAND's method was not probed
-//! ((1000, 2000); for Sobol32 (4, 10) and (5000, 20,000)) are [`RandError::Unsupported`],
-//! lambdas above 1e5 (cuRAND refused 1e6) [`RandError::LambdaOutOfRange`].
+//! CDF, so a value can differ by one, rarely). Lambdas above 400,000 (cuRAND's limit) are
+//! [`RandError::LambdaOutOfRange`].
 //!
 //! Sobol64 in the host API ([`RngType::Sobol64`]): raw `u64` points
 //! ([`Generator::generate_u64`]), f64 uniforms and float uniforms (from the upper 32 bits)
@@ -84,8 +83,6 @@
 //! normals as Sobol32's from the upper 32 bits, dimension-major as Sobol32; 32-bit integer
 //! outputs (cuRAND's `curandGenerate` refuses 64-bit generators too) and Poisson outputs of
 //! Sobol64 are [`RandError::Unsupported`].
-//!
-//! Not yet: cuRAND's host-API Poisson between the probed lambdas (see above).
 //!
 //! Design choices (of the reference; the device layers keep its state layouts):
 //! - Per-thread state is a small `Copy` struct with plain `u32`/`u64` fields and step functions

@@ -278,13 +278,12 @@ impl Generator {
     ///
     /// In the legacy ordering, and always for Sobol32, cuRAND's host-API Poisson
     /// ([`crate::reference::host_poisson`]): the `generate_u32` stream mapped through the
-    /// square histogram of `curandCreatePoissonDistribution` (lambda up to 1000; bit for bit),
-    /// or from lambda 2000 up to 1e5 float normals rounded (`curand_normal`'s layout described
-    /// there; equal unless a normal's last bits straddle a rounding boundary). Sobol32 uses
-    /// the histogram up to lambda 4, the inverse CDF from 10 to 5000 and the Gaussian map of
-    /// each point from 20,000 up to 1e5. Lambdas cuRAND was not probed at ((1000, 2000);
-    /// for Sobol32 (4, 10) and (5000, 20,000)) are [`RandError::Unsupported`], lambdas above
-    /// 1e5 [`RandError::LambdaOutOfRange`]. The uploaded table of the last lambda is kept.
+    /// square histogram of `curandCreatePoissonDistribution` (lambda below 2000; bit for bit),
+    /// or from lambda 2000 up to 400,000 float normals rounded (`curand_normal`'s layout
+    /// described there; equal unless a normal's last bits straddle a rounding boundary).
+    /// Sobol32 uses the histogram below lambda 10, the inverse CDF from 10 to 8000 and the
+    /// Gaussian map of each point above. Lambdas above 400,000 (cuRAND's limit) are
+    /// [`RandError::LambdaOutOfRange`]. The uploaded table of the last lambda is kept.
     pub fn generate_poisson(
         &mut self,
         out: &mut impl AsDeviceSliceMut<u32>,

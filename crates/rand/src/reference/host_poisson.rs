@@ -1,8 +1,10 @@
 //! cuRAND's host-API Poisson (`curandCreatePoissonDistribution`, `curandGeneratePoisson`),
-//! read off the real cuRAND 10.4 (CUDA 13, H200) by `tools/curand_poisson_probe.py`.
+//! read off the real cuRAND 10.4 (CUDA 13, H200) by `tools/curand_poisson_probe.py` (tables
+//! and streams) and `tools/curand_poisson_switch_probe.py` (the lambdas where the method
+//! changes, bisected to adjacent doubles).
 //!
 //! `curandCreatePoissonDistribution(lambda)` builds one of two things:
-//! - up to lambda 1000 (seen: 0.25 to 1000), a square histogram (`CURAND_M2`) over the `k`
+//! - below lambda 2000 (tables compared: 0.25 to 1999), a square histogram (`CURAND_M2`) over the `k`
 //!   whose probability does not underflow in double: `p(k) = exp(k ln lambda - lambda -
 //!   ln k!)`, `ln k!` summed term by term, not normalised; `shift` is the first such `k`
 //!   (71 for lambda 1000), `length` their count. The histogram is built in probability units
@@ -10,14 +12,11 @@
 //!   column below `a` and fill it from the highest-index column still at or above `a`, which
 //!   gives up `a - p(j)`; a column that drops below `a` is taken when a later pass reaches it.
 //!   `V[j] = j a + p(j)` (absolute thresholds), `K[j]` the donor, and the last donor keeps
-//!   `V[j] = j a + remainder`. This reproduces cuRAND's `K` and `V` bit for bit at all nine
-//!   probed lambdas (up to 2374 columns);
-//! - from lambda 2000 (seen: 2000 to 1e5), `CURAND_DISCRETE_GAUSS` with mean `lambda` and
-//!   standard deviation `sqrt(lambda)`. cuRAND rejects 1e6 (`CURAND_STATUS_OUT_OF_RANGE`);
-//!   the largest accepted lambda lies in [1e5, 1e6) and is not known, so 1e5 is the limit here.
-//!
-//! Where between 1000 and 2000 cuRAND switches was not probed; lambdas there are refused
-//! ([`RandError::Unsupported`]) rather than guessed.
+//!   `V[j] = j a + remainder`. This reproduces cuRAND's `K` and `V` bit for bit at every
+//!   probed lambda;
+//! - from lambda 2000 up to 400,000, `CURAND_DISCRETE_GAUSS` with mean `lambda` and standard
+//!   deviation `sqrt(lambda)`. Above 400,000 cuRAND returns `CURAND_STATUS_OUT_OF_RANGE`
+//!   (here [`RandError::LambdaOutOfRange`]).
 //!
 //! `curandGeneratePoisson` then maps the generator's stream:
 //! - pseudo-random generators, square histogram: value `i` is `shift + (u < V[j] ? j : K[j])`
@@ -30,26 +29,22 @@
 //!   its first element `e0` of the call and drawing successive `curand_normal`s (with the
 //!   Box-Muller cache) for `e0 + T`, `e0 + 2T`, ...;
 //! - Sobol32 (a monotone map keeps the point set's structure, except for the smallest
-//!   lambdas): square histogram up to lambda 4 as above; from 10 to 5000 the inverse CDF,
-//!   the least `k` whose running sum of `p` from `shift` reaches `u = x 2^-32 + 2^-32`; from
-//!   20,000 up the Gaussian map of one point, `z` the inverse normal CDF of `x 2^-32 + 2^-33`.
-//!   Lambdas in the unprobed gaps (4, 10) and (5000, 20,000) are refused.
+//!   lambdas): square histogram below lambda 10 as above; from 10 to 8000 the inverse CDF,
+//!   the least `k` whose running sum of `p` from `shift` reaches `u = x 2^-32 + 2^-32`; above
+//!   8000 the Gaussian map of one point, `z` the inverse normal CDF of `x 2^-32 + 2^-33`.
 
 use super::distributions::{self as d, DiscreteDistribution};
 use crate::RandError;
 
-/// The largest lambda accepted: cuRAND accepted 1e5 and refused 1e6.
-pub const MAX_LAMBDA: f64 = 1e5;
-/// The largest lambda seen to get a square histogram.
-pub const SQUARE_HISTOGRAM_MAX_LAMBDA: f64 = 1000.0;
-/// The smallest lambda seen to get the Gaussian method.
+/// The largest lambda cuRAND accepts (400,000 is accepted, the next double refused).
+pub const MAX_LAMBDA: f64 = 400_000.0;
+/// Pseudo-random generators: the square histogram below this lambda, the Gaussian method
+/// from it on.
 pub const GAUSS_MIN_LAMBDA: f64 = 2000.0;
-/// Sobol32: the largest lambda seen to use the square histogram.
-pub const QUASI_SQUARE_HISTOGRAM_MAX_LAMBDA: f64 = 4.0;
-/// Sobol32: the range of lambdas seen to use the inverse CDF.
-pub const QUASI_INVERSE_CDF_LAMBDAS: (f64, f64) = (10.0, 5000.0);
-/// Sobol32: the smallest lambda seen to use the Gaussian map.
-pub const QUASI_GAUSS_MIN_LAMBDA: f64 = 20_000.0;
+/// Sobol32: the square histogram below this lambda, the inverse CDF from it on.
+pub const QUASI_INVERSE_CDF_MIN_LAMBDA: f64 = 10.0;
+/// Sobol32: the inverse CDF up to this lambda, the Gaussian map above it.
+pub const QUASI_INVERSE_CDF_MAX_LAMBDA: f64 = 8000.0;
 
 /// cuRAND's Poisson probabilities: the first `k` whose `p(k)` is not 0 in double, and `p(k)`
 /// for it and the following `k` up to the last that is not 0.
@@ -163,19 +158,11 @@ impl PoissonTable {
     /// `curandCreatePoissonDistribution(lambda)`.
     pub fn new(lambda: f64) -> Result<Self, RandError> {
         check_lambda(lambda)?;
-        if lambda <= SQUARE_HISTOGRAM_MAX_LAMBDA {
+        if lambda < GAUSS_MIN_LAMBDA {
             let (shift, p) = poisson_probabilities(lambda)?;
             Ok(PoissonTable::SquareHistogram { shift, histogram: square_histogram(&p)? })
-        } else if lambda >= GAUSS_MIN_LAMBDA {
-            Ok(PoissonTable::Gauss { mean: lambda, stddev: lambda.sqrt() })
         } else {
-            Err(RandError::Unsupported {
-                what: format!(
-                    "cuRAND's host Poisson for lambda {lambda}: its switch from the square histogram \
-                     (seen up to {SQUARE_HISTOGRAM_MAX_LAMBDA}) to the Gaussian method (seen from \
-                     {GAUSS_MIN_LAMBDA}) is not known"
-                ),
-            })
+            Ok(PoissonTable::Gauss { mean: lambda, stddev: lambda.sqrt() })
         }
     }
 
@@ -226,10 +213,9 @@ impl QuasiPoisson {
     /// The map Sobol32 uses for `lambda`.
     pub fn new(lambda: f64) -> Result<Self, RandError> {
         check_lambda(lambda)?;
-        let (cdf_lo, cdf_hi) = QUASI_INVERSE_CDF_LAMBDAS;
-        if lambda <= QUASI_SQUARE_HISTOGRAM_MAX_LAMBDA {
+        if lambda < QUASI_INVERSE_CDF_MIN_LAMBDA {
             Ok(QuasiPoisson::SquareHistogram(PoissonTable::new(lambda)?))
-        } else if (cdf_lo..=cdf_hi).contains(&lambda) {
+        } else if lambda <= QUASI_INVERSE_CDF_MAX_LAMBDA {
             let (shift, p) = poisson_probabilities(lambda)?;
             let cdf = p
                 .iter()
@@ -239,16 +225,8 @@ impl QuasiPoisson {
                 })
                 .collect();
             Ok(QuasiPoisson::InverseCdf { shift, cdf })
-        } else if lambda >= QUASI_GAUSS_MIN_LAMBDA {
-            Ok(QuasiPoisson::Gauss { mean: lambda, stddev: lambda.sqrt() })
         } else {
-            Err(RandError::Unsupported {
-                what: format!(
-                    "Sobol32 Poisson for lambda {lambda}: cuRAND's method there is not known (seen: \
-                     square histogram up to {QUASI_SQUARE_HISTOGRAM_MAX_LAMBDA}, inverse CDF from \
-                     {cdf_lo} to {cdf_hi}, Gaussian from {QUASI_GAUSS_MIN_LAMBDA})"
-                ),
-            })
+            Ok(QuasiPoisson::Gauss { mean: lambda, stddev: lambda.sqrt() })
         }
     }
 
