@@ -6,7 +6,7 @@ Prints one JSON object per line: {"bench", "metric", "value", "unit", "library"}
 
   python3 scripts/vendor_baselines.py copy [--mib 1024]
   python3 scripts/vendor_baselines.py gemm [--dtype bf16] [--n 4096 8192]
-  python3 scripts/vendor_baselines.py curand [--generator philox] [--distribution uniform] [--count 268435456]
+  python3 scripts/vendor_baselines.py curand [--generator philox] [--distribution uniform|normal|poisson] [--lambda 4] [--count 268435456]
   python3 scripts/vendor_baselines.py launch
 
 Method (see the device notes): inputs are fresh random data, never zeros; the result is checked
@@ -73,16 +73,20 @@ def curand(args):
     g = cr.createGenerator(gens[args.generator])
     if args.generator != "sobol32":
         cr.setPseudoRandomGeneratorSeed(g, 1234)
-    out = cp.empty(args.count, dtype=cp.float32)
+    poisson = args.distribution == "poisson"
+    out = cp.empty(args.count, dtype=cp.uint32 if poisson else cp.float32)
     if args.distribution == "uniform":
         fn = lambda: cr.generateUniform(g, out.data.ptr, args.count)
     elif args.distribution == "normal":
         fn = lambda: cr.generateNormal(g, out.data.ptr, args.count, 0.0, 1.0)
+    elif poisson:
+        fn = lambda: cr.generatePoisson(g, out.data.ptr, args.count, args.lambda_)
     else:
         sys.exit(f"unknown distribution {args.distribution}")
     fn()
-    m = float(out[: 1 << 20].mean())
-    assert (abs(m - 0.5) < 0.01) if args.distribution == "uniform" else (abs(m) < 0.01), m
+    m = float(out[: 1 << 20].astype(cp.float64).mean())
+    want, tol = {"uniform": (0.5, 0.01), "normal": (0.0, 0.01)}.get(args.distribution, (args.lambda_, 0.01 * args.lambda_ + 0.05))
+    assert abs(m - want) < tol, m
     times = []
     for _ in range(args.reps + 3):
         s, e = cp.cuda.Event(), cp.cuda.Event()
@@ -92,7 +96,8 @@ def curand(args):
         e.synchronize()
         times.append(cp.cuda.get_elapsed_time(s, e))
     ms = statistics.median(times[3:])
-    emit("rand", f"{args.generator} {args.distribution} f32 n={args.count}", args.count / ms / 1e6, "GSample/s", "cuRAND (CuPy)")
+    dist = f"poisson lambda={args.lambda_} u32" if poisson else f"{args.distribution} f32"
+    emit("rand", f"{args.generator} {dist} n={args.count}", args.count / ms / 1e6, "GSample/s", "cuRAND (CuPy)")
 
 
 def launch(args):
@@ -117,7 +122,7 @@ def main():
     sub = p.add_subparsers(dest="what", required=True)
     c = sub.add_parser("copy"); c.add_argument("--mib", type=int, default=1024)
     g = sub.add_parser("gemm"); g.add_argument("--dtype", default="bf16"); g.add_argument("--n", type=int, nargs="+", default=[4096, 8192]); g.add_argument("--reps", type=int, default=20)
-    r = sub.add_parser("curand"); r.add_argument("--generator", default="philox"); r.add_argument("--distribution", default="uniform"); r.add_argument("--count", type=int, default=1 << 28); r.add_argument("--reps", type=int, default=20)
+    r = sub.add_parser("curand"); r.add_argument("--generator", default="philox"); r.add_argument("--distribution", default="uniform"); r.add_argument("--count", type=int, default=1 << 28); r.add_argument("--reps", type=int, default=20); r.add_argument("--lambda", dest="lambda_", type=float, default=4.0)
     sub.add_parser("launch")
     a = p.parse_args()
     {"copy": copy, "gemm": gemm, "curand": curand, "launch": launch}[a.what](a)

@@ -15,9 +15,12 @@ pub struct Args {
     /// philox, xorwow, mrg32k3a or sobol32.
     #[arg(long, default_value = "philox")]
     generator: String,
-    /// uniform or normal (f32).
+    /// uniform or normal (f32), or poisson (u32, with --lambda).
     #[arg(long, default_value = "uniform")]
     distribution: String,
+    /// Poisson mean, for --distribution poisson.
+    #[arg(long, default_value_t = 4.0)]
+    lambda: f64,
     /// Values per call.
     #[arg(long, default_value_t = 1 << 28)]
     count: usize,
@@ -116,7 +119,8 @@ pub fn run(a: Args) -> Result<()> {
     let normal = match a.distribution.as_str() {
         "uniform" => false,
         "normal" => true,
-        other => bail!("unknown distribution {other}: use uniform or normal"),
+        "poisson" => false,
+        other => bail!("unknown distribution {other}: use uniform, normal or poisson"),
     };
     let ordering = match a.ordering.as_str() {
         "default" => Ordering::Default,
@@ -133,6 +137,9 @@ pub fn run(a: Args) -> Result<()> {
         None => Device::default_device()?,
     };
     eprintln!("device {}: {} [{}]", dev.index(), dev.properties().name, dev.kind());
+    if a.distribution == "poisson" {
+        return run_poisson(&a, rng, ordering, &dev);
+    }
     let stream = dev.create_stream()?;
     let mut out = stream.alloc::<f32>(a.count)?;
     let make = |seed: u64| -> Result<Generator> {
@@ -186,11 +193,21 @@ pub fn run(a: Args) -> Result<()> {
         ms.push(s.elapsed_ms(&e)? as f64);
     }
     let t = median(ms);
+    report(&a, t)
+}
+
+/// The throughput rows of one timed request (median `t` ms).
+fn report(a: &Args, t: f64) -> Result<()> {
     let gs = a.count as f64 / t / 1e6;
+    let dist = if a.distribution == "poisson" {
+        format!("poisson lambda={} u32", a.lambda)
+    } else {
+        format!("{} f32", a.distribution)
+    };
     let rows = vec![
         Row {
             bench: "rand",
-            metric: format!("{} {} f32 n={} ({})", a.generator, a.distribution, a.count, a.ordering),
+            metric: format!("{} {dist} n={} ({})", a.generator, a.count, a.ordering),
             ferrocm: gs,
             baseline: None,
             baseline_name: "cuRAND (scripts/vendor_baselines.py curand)",
@@ -212,4 +229,64 @@ pub fn run(a: Args) -> Result<()> {
         },
     ];
     print(&rows, a.json)
+}
+
+/// Poisson outputs: the legacy ordering's prefix against the reference (cuRAND's host-API
+/// layout: exact, except that rounded float normals, lambda 2000 and up, may differ by one in
+/// a few values), the default ordering's prefix by its mean; then timed as the others.
+fn run_poisson(a: &Args, rng: RngType, ordering: Ordering, dev: &Device) -> Result<()> {
+    let stream = dev.create_stream()?;
+    let mut out = stream.alloc::<u32>(a.count)?;
+    let seed = fresh_seed();
+    let mut g = Generator::new(&stream, rng)?;
+    g.set_ordering(ordering);
+    if rng != RngType::Sobol32 {
+        g.set_seed(seed);
+    }
+    g.generate_poisson(&mut out, a.lambda).context("first generate call")?;
+    let got = stream.clone_dtoh(&out.slice(0..CHECK)?)?;
+    if ordering == Ordering::Legacy || rng == RngType::Sobol32 {
+        let mut want = vec![0u32; CHECK];
+        if rng == RngType::Sobol32 {
+            r::host::QuasiGenerator::new(r::host::QuasiKind::Sobol32, 1)?
+                .generate_poisson(&mut want, a.lambda)?;
+        } else {
+            let kind = match rng {
+                RngType::Philox4x32_10 => r::host::PseudoKind::Philox4x32_10,
+                RngType::Xorwow => r::host::PseudoKind::Xorwow,
+                _ => r::host::PseudoKind::Mrg32k3a,
+            };
+            let mut h = r::host::PseudoGenerator::new(kind);
+            h.set_seed(seed);
+            h.generate_poisson(&mut want, a.lambda)?;
+        }
+        let off = got.iter().zip(&want).filter(|(x, y)| x != y).count();
+        let far = got.iter().zip(&want).any(|(x, y)| x.abs_diff(*y) > 1);
+        ensure!(
+            !far && off <= 8,
+            "poisson lambda {}: {off} of {CHECK} values differ from the reference",
+            a.lambda
+        );
+        eprintln!("checked the first {CHECK} values against the reference ({off} off by one; seed {seed})");
+    } else {
+        let mean = got.iter().map(|&x| x as f64).sum::<f64>() / CHECK as f64;
+        let sigma = (a.lambda / CHECK as f64).sqrt();
+        ensure!(
+            (mean - a.lambda).abs() <= 6.0 * sigma,
+            "poisson lambda {}: mean of the first {CHECK} values is {mean}",
+            a.lambda
+        );
+        eprintln!("mean of the first {CHECK} values {mean:.4} (lambda {}; seed {seed})", a.lambda);
+    }
+    g.generate_poisson(&mut out, a.lambda)?;
+    let mut ms = Vec::with_capacity(a.reps);
+    for _ in 0..a.reps {
+        let (s, e) = (Event::new(dev)?, Event::new(dev)?);
+        s.record(&stream)?;
+        g.generate_poisson(&mut out, a.lambda)?;
+        e.record(&stream)?;
+        e.synchronize()?;
+        ms.push(s.elapsed_ms(&e)? as f64);
+    }
+    report(a, median(ms))
 }
