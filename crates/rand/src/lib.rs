@@ -62,9 +62,9 @@
 //! reference's refined double-precision one (3e-5 on GPUs); double normals use Acklam's
 //! formula in f64 ([`device::normal_icdf_acklam`], within 2e-9).
 //!
-//! The host API's Poisson ([`Generator::generate_poisson`]) covers every lambda in the default
-//! ordering (cuRAND's three device methods, per element for Philox and per kept state for
-//! XORWOW and MRG32k3a). The legacy ordering and Sobol32 follow cuRAND's host-API Poisson
+//! The host API's Poisson ([`Generator::generate_poisson`]) uses cuRAND's host-API methods in
+//! both orderings: in the default one on that ordering's own `u32` and normal streams, fused
+//! into the generating kernels. The legacy ordering and Sobol32 follow cuRAND's host-API Poisson
 //! ([`reference::host_poisson`], read off cuRAND 10.4 on an H200, method switches bisected to
 //! adjacent doubles): the `curandGenerate` stream mapped through the square histogram
 //! `curandCreatePoissonDistribution` builds (lambda below 2000; tables and outputs bit for

@@ -29,9 +29,12 @@ pub enum Dist {
     Bits,
     Uniform,
     UniformHalf,
-    /// `curand_poisson` by the given method; the kernels' `mean` parameter carries
-    /// `exp(lambda)` for Knuth's sampler and `lambda` for the other two.
-    Poisson(PoissonKind),
+    /// Poisson outcomes by cuRAND's host-API Gaussian method: float normals rounded,
+    /// `(u32)(stddev z + mean + 0.5)` in double, `mean = lambda`, `stddev = sqrt(lambda)`.
+    PoissonGauss,
+    /// Poisson outcomes by cuRAND's host-API square histogram: each 32-bit draw mapped
+    /// through the table of [`Values::Histogram`].
+    PoissonHistogram,
     Normal,
     LogNormal,
     UniformDouble,
@@ -39,23 +42,31 @@ pub enum Dist {
     LogNormalDouble,
 }
 
-/// cuRAND's Poisson method for a lambda (see [`crate::reference::distributions::PoissonMethod`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum PoissonKind {
-    /// `lambda < 64`: Knuth's product of uniforms.
-    Knuth,
-    /// `64 <= lambda <= 4000`: rejection on the incomplete-gamma approximation.
-    Gamma,
-    /// `lambda > 4000`: the rounded normal approximation (one double normal).
-    Normal,
+/// What a unit's values are made of: a distribution's mean and standard deviation (kernel
+/// parameters; `Dist::PoissonGauss` takes lambda and its square root), or the Poisson square
+/// histogram in device memory (`Dist::PoissonHistogram`: outcome `shift + j`).
+#[derive(Clone, Copy)]
+pub(crate) enum Values {
+    Dist { mean: Val<f64>, stddev: Val<f64> },
+    Histogram { shift: Val<u32>, thresholds: Slice<f64>, aliases: Slice<u32> },
 }
 
-/// One `curand_poisson(g, lambda)`; `mean` as [`Dist::Poisson`] describes.
-fn poisson_value<G: DeviceGenerator>(g: &G, kind: PoissonKind, mean: Val<f64>) -> Val<u32> {
-    match kind {
-        PoissonKind::Knuth => g.poisson_knuth(cast::<f32, _>(mean)),
-        PoissonKind::Gamma => g.poisson_gamma_rejection(cast::<f32, _>(mean)),
-        PoissonKind::Normal => g.poisson_normal_approx(mean),
+impl Values {
+    fn mean_stddev(self) -> (Val<f64>, Val<f64>) {
+        match self {
+            Values::Dist { mean, stddev } => (mean, stddev),
+            Values::Histogram { .. } => (Val::constant(0.0), Val::constant(1.0)),
+        }
+    }
+
+    /// One 32-bit draw through the Poisson square histogram.
+    fn histogram(self, x: Val<u32>) -> Val<u32> {
+        match self {
+            Values::Histogram { shift, thresholds, aliases } => {
+                dev::discrete_bits(x, thresholds, aliases) + shift
+            }
+            Values::Dist { .. } => x,
+        }
     }
 }
 
@@ -111,13 +122,18 @@ fn affine64(z: Val<f64>, mean: Val<f64>, stddev: Val<f64>, log: bool) -> Val<f64
 }
 
 /// The values of one Philox block under `dist` (4, or 2 for doubles).
-fn philox_values<T: Elem>(dist: Dist, w: [Val<u32>; 4], mean: Val<f64>, stddev: Val<f64>) -> Vec<Val<T>> {
+fn philox_values<T: Elem>(dist: Dist, w: [Val<u32>; 4], v: Values) -> Vec<Val<T>> {
+    let (mean, stddev) = v.mean_stddev();
     match dist {
         Dist::Bits => w.iter().map(|&x| as_t(x)).collect(),
         Dist::Uniform => w.iter().map(|&x| as_t(dev::uniform_f32(x))).collect(),
         Dist::UniformHalf => w.iter().map(|&x| as_t(half(dev::uniform_f32(x)))).collect(),
-        // Per-element states, built by `philox_poisson` (never reached with block words).
-        Dist::Poisson(_) => w.iter().map(|&x| as_t(x)).collect(),
+        Dist::PoissonHistogram => w.iter().map(|&x| as_t(v.histogram(x))).collect(),
+        Dist::PoissonGauss => {
+            let (a, b) = dev::box_muller(w[0], w[1]);
+            let (c, d) = dev::box_muller(w[2], w[3]);
+            [a, b, c, d].iter().map(|&z| as_t(poisson_gauss(cast::<f64, _>(z), mean, stddev))).collect()
+        }
         Dist::Normal | Dist::LogNormal => {
             let log = dist == Dist::LogNormal;
             let (a, b) = dev::box_muller(w[0], w[1]);
@@ -136,17 +152,18 @@ fn philox_values<T: Elem>(dist: Dist, w: [Val<u32>; 4], mean: Val<f64>, stddev: 
 }
 
 /// The values of one unit drawn from a stateful generator (the same element counts as Philox).
-fn state_values<T: Elem, G: DeviceGenerator>(
-    g: &G,
-    dist: Dist,
-    mean: Val<f64>,
-    stddev: Val<f64>,
-) -> Vec<Val<T>> {
+fn state_values<T: Elem, G: DeviceGenerator>(g: &G, dist: Dist, v: Values) -> Vec<Val<T>> {
+    let (mean, stddev) = v.mean_stddev();
     match dist {
         Dist::Bits => (0..4).map(|_| as_t(g.next_u32())).collect(),
         Dist::Uniform => (0..4).map(|_| as_t(g.uniform())).collect(),
         Dist::UniformHalf => (0..4).map(|_| as_t(half(g.uniform()))).collect(),
-        Dist::Poisson(kind) => (0..4).map(|_| as_t(poisson_value(g, kind, mean))).collect(),
+        Dist::PoissonHistogram => (0..4).map(|_| as_t(v.histogram(g.next_u32()))).collect(),
+        Dist::PoissonGauss => {
+            let (a, b) = g.box_muller();
+            let (c, d) = g.box_muller();
+            [a, b, c, d].iter().map(|&z| as_t(poisson_gauss(cast::<f64, _>(z), mean, stddev))).collect()
+        }
         Dist::Normal | Dist::LogNormal => {
             let log = dist == Dist::LogNormal;
             let (a, b) = g.box_muller();
@@ -205,8 +222,7 @@ fn philox_body<T: Elem>(
     u_first: Val<u64>,
     lead: Val<u64>,
     units: Val<u64>,
-    mean: Val<f64>,
-    stddev: Val<f64>,
+    v: Values,
     out: SliceMut<T>,
 ) {
     let start: Val<u64> = cast::<u64, _>(global_index());
@@ -214,7 +230,7 @@ fn philox_body<T: Elem>(
     let keys = dev::philox_round_keys([key_lo, key_hi]);
     let unroll = plan.unroll.max(1);
     if plan.narrow && !plan.legacy {
-        return philox_narrow(plan, &keys, u_first, lead, units, mean, stddev, out);
+        return philox_narrow(plan, &keys, u_first, lead, units, v, out);
     }
     dsl::for_range_step(start, units, stride * unroll, |q0: Val<u64>| {
         let mut all = Vec::new();
@@ -235,12 +251,8 @@ fn philox_body<T: Elem>(
                 cast::<u32, _>(hi),
                 cast::<u32, _>(hi >> 32u32),
             ];
-            if let Dist::Poisson(kind) = plan.dist {
-                all.push((q, philox_poisson::<T>(kind, key_lo, key_hi, u, mean)));
-                continue;
-            }
             let w = dev::philox4x32_10_keyed(ctr, &keys);
-            all.push((q, philox_values::<T>(plan.dist, w, mean, stddev)));
+            all.push((q, philox_values::<T>(plan.dist, w, v)));
         }
         for (k, (q, vals)) in all.into_iter().enumerate() {
             if k == 0 {
@@ -252,24 +264,6 @@ fn philox_body<T: Elem>(
     });
 }
 
-/// Poisson values of unit `u`: element `g = 4u + e` is one `curand_poisson` on the fresh
-/// state `curand_init(seed, g, 0)` (a variable number of draws does not fit one block).
-fn philox_poisson<T: Elem>(
-    kind: PoissonKind,
-    key_lo: Val<u32>,
-    key_hi: Val<u32>,
-    u: Val<u64>,
-    mean: Val<f64>,
-) -> Vec<Val<T>> {
-    let seed = (cast::<u64, _>(key_hi) << 32u32) | cast::<u64, _>(key_lo);
-    (0..4u64)
-        .map(|k| {
-            let s = dev::Philox::init(seed, u * 4u64 + k, 0u64);
-            as_t(poisson_value(&s, kind, mean))
-        })
-        .collect()
-}
-
 /// [`philox_body`] for the default ordering with 32-bit indices.
 #[allow(clippy::too_many_arguments)]
 fn philox_narrow<T: Elem>(
@@ -278,8 +272,7 @@ fn philox_narrow<T: Elem>(
     u_first: Val<u64>,
     lead: Val<u64>,
     units: Val<u64>,
-    mean: Val<f64>,
-    stddev: Val<f64>,
+    v: Values,
     out: SliceMut<T>,
 ) {
     let start: Val<u32> = block_idx_x() * block_dim_x() + thread_idx_x();
@@ -297,7 +290,7 @@ fn philox_narrow<T: Elem>(
             let c1 = f_hi + dsl::select(c0.dsl_cmp(CmpOp::Lt, q), 1u32, 0u32);
             let zero = Val::constant(0u32);
             let w = dev::philox4x32_10_keyed([c0, c1, zero, zero], keys);
-            all.push((q, philox_values::<T>(plan.dist, w, mean, stddev)));
+            all.push((q, philox_values::<T>(plan.dist, w, v)));
         }
         for (k, (q, vals)) in all.into_iter().enumerate() {
             let store = || {
@@ -341,7 +334,35 @@ pub(crate) fn philox_fill<T: Elem>(
     stddev: f64,
     out: &mut [T],
 ) {
-    philox_body::<T>(plan, key_lo, key_hi, u_first, lead, units, mean, stddev, out);
+    let v = dist_values(mean, stddev);
+    philox_body::<T>(plan, key_lo, key_hi, u_first, lead, units, v, out);
+}
+
+fn dist_values(mean: Val<f64>, stddev: Val<f64>) -> Values {
+    Values::Dist { mean, stddev }
+}
+
+fn histogram_values(shift: Val<u32>, thresholds: Slice<f64>, aliases: Slice<u32>) -> Values {
+    Values::Histogram { shift, thresholds, aliases }
+}
+
+/// [`philox_fill`] of Poisson outcomes through the square histogram (`Dist::PoissonHistogram`).
+#[kernel]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn philox_histogram_fill<T: Elem>(
+    #[comptime] plan: Plan,
+    key_lo: u32,
+    key_hi: u32,
+    u_first: u64,
+    lead: u64,
+    units: u64,
+    shift: u32,
+    thresholds: &[f64],
+    aliases: &[u32],
+    out: &mut [T],
+) {
+    let v = histogram_values(shift, thresholds, aliases);
+    philox_body::<T>(plan, key_lo, key_hi, u_first, lead, units, v, out);
 }
 
 fn load_words(states: SliceMut<u32>, t: Val<u64>, count: Val<u64>) -> [Val<u32>; 6] {
@@ -396,8 +417,7 @@ pub(crate) fn state_init(
 fn stateful_body<T: Elem>(
     plan: Plan,
     units: Val<u64>,
-    mean: Val<f64>,
-    stddev: Val<f64>,
+    v: Values,
     mrg: dev::MrgConstants,
     states: SliceMut<u32>,
     out: SliceMut<T>,
@@ -410,12 +430,12 @@ fn stateful_body<T: Elem>(
         match plan.rng {
             Rng::Xorwow => {
                 let g = dev::Xorwow::from_words(words[0], [words[1], words[2], words[3], words[4], words[5]]);
-                state_units(plan, &g, t, units, count, mean, stddev, out);
+                state_units(plan, &g, t, units, count, v, out);
                 store_words(states, t, count, g.words());
             }
             _ => {
                 let g = dev::Mrg32k3a::from_words_with(words, mrg);
-                state_units(plan, &g, t, units, count, mean, stddev, out);
+                state_units(plan, &g, t, units, count, v, out);
                 store_words(states, t, count, g.words());
             }
         }
@@ -432,14 +452,13 @@ fn state_units<T: Elem, G: DeviceGenerator>(
     t: Val<u64>,
     units: Val<u64>,
     count: Val<u64>,
-    mean: Val<f64>,
-    stddev: Val<f64>,
+    v: Values,
     out: SliceMut<T>,
 ) {
     let lead = Val::constant(0u64);
     if plan.unroll != 2 {
         dsl::for_range_step(t, units, count, |q: Val<u64>| {
-            let vals = state_values::<T, _>(g, plan.dist, mean, stddev);
+            let vals = state_values::<T, _>(g, plan.dist, v);
             store_unit(plan, out, q, lead, &vals);
         });
         return;
@@ -448,8 +467,8 @@ fn state_units<T: Elem, G: DeviceGenerator>(
     let end = units.max(count) - count;
     let step = count * 2u64;
     dsl::for_range_step(t, end, step, |q: Val<u64>| {
-        let a = state_values::<T, _>(g, plan.dist, mean, stddev);
-        let b = state_values::<T, _>(g, plan.dist, mean, stddev);
+        let a = state_values::<T, _>(g, plan.dist, v);
+        let b = state_values::<T, _>(g, plan.dist, v);
         store_unit(plan, out, q, lead, &a);
         store_unit(plan, out, q + count, lead, &b);
     });
@@ -458,7 +477,7 @@ fn state_units<T: Elem, G: DeviceGenerator>(
     dsl::if_else(
         q.dsl_cmp(CmpOp::Lt, units),
         || {
-            let vals = state_values::<T, _>(g, plan.dist, mean, stddev);
+            let vals = state_values::<T, _>(g, plan.dist, v);
             store_unit(plan, out, q, lead, &vals);
         },
         || (),
@@ -493,7 +512,32 @@ pub(crate) fn stateful_fill<T: Elem>(
     out: &mut [T],
 ) {
     let mrg = mrg_constants(mrg_m1, mrg_m2, mrg_m1_inv, mrg_m2_inv, mrg_norm, mrg_bits_norm);
-    stateful_body::<T>(plan, units, mean, stddev, mrg, states, out);
+    let v = dist_values(mean, stddev);
+    stateful_body::<T>(plan, units, v, mrg, states, out);
+}
+
+/// [`stateful_fill`] of Poisson outcomes through the square histogram
+/// (`Dist::PoissonHistogram`).
+#[kernel]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn stateful_histogram_fill<T: Elem>(
+    #[comptime] plan: Plan,
+    units: u64,
+    shift: u32,
+    thresholds: &[f64],
+    aliases: &[u32],
+    mrg_m1: f64,
+    mrg_m2: f64,
+    mrg_m1_inv: f64,
+    mrg_m2_inv: f64,
+    mrg_norm: f64,
+    mrg_bits_norm: f64,
+    states: &mut [u32],
+    out: &mut [T],
+) {
+    let mrg = mrg_constants(mrg_m1, mrg_m2, mrg_m1_inv, mrg_m2_inv, mrg_norm, mrg_bits_norm);
+    let v = histogram_values(shift, thresholds, aliases);
+    stateful_body::<T>(plan, units, v, mrg, states, out);
 }
 
 /// Legacy XORWOW / MRG32k3a: element (or pair) `p = base + j` is draw `(p / S) * draws` of
@@ -530,7 +574,10 @@ fn legacy_body<T: Elem>(
                 Dist::UniformHalf => vec![as_t(half(g.uniform()))],
                 // cuRAND's host-API Gaussian Poisson: one float `curand_normal` per element,
                 // the state's Box-Muller cache carried from element to element.
-                Dist::Poisson(_) => vec![as_t(poisson_gauss(cast::<f64, _>(g.normal()), mean, stddev))],
+                Dist::PoissonGauss => vec![as_t(poisson_gauss(cast::<f64, _>(g.normal()), mean, stddev))],
+                // Not reached: this ordering maps `generate_u32`'s output in a second pass (see
+                // `Generator::poisson_host`).
+                Dist::PoissonHistogram => vec![as_t(g.next_u32())],
                 Dist::UniformDouble => vec![as_t(g.uniform_double())],
                 Dist::Normal | Dist::LogNormal => {
                     let (a, b) = g.box_muller();
@@ -752,29 +799,32 @@ fn poisson_gauss(z: Val<f64>, mean: Val<f64>, stddev: Val<f64>) -> Val<u32> {
     cast::<u32, _>(stddev * z + mean + 0.5f64)
 }
 
-/// The least `j` with `cdf[j] >= u` (the last index when the sum falls short of `u`): a
-/// branch-free lower bound, 33 halvings covering any 32-bit length.
-fn poisson_cdf_index(cdf: Slice<f64>, u: Val<f64>) -> Val<u32> {
+/// The least `j` with `cdf[j] >= u` (the last index when the sum falls short of `u`): from
+/// the guide table's start (see `cdf_guide` in the generator), a forward scan, about two steps
+/// on average.
+fn poisson_cdf_index(cdf: Slice<f64>, guide: Slice<u32>, u: Val<f64>) -> Val<u32> {
     let n: Val<u64> = cast::<u64, _>(cdf.len());
-    let lo = dsl::var("cdf_lo", Val::constant(0u64));
-    let len = dsl::var("cdf_len", n);
-    dsl::for_range(0u32, 33u32, |_| {
-        let (l, at) = (len.get(), lo.get());
-        let half = l / 2u64;
-        let mid = (at + half).min(n - 1u64);
-        let below =
-            dsl::DslLogic::and_then(l.dsl_cmp(CmpOp::Gt, 0u64), || cdf.load(mid).dsl_cmp(CmpOp::Lt, u));
-        lo.set(dsl::select(below, at + half + 1u64, at));
-        len.set(dsl::select(below, l - half - 1u64, half));
-    });
-    cast::<u32, _>(lo.get().min(n - 1u64))
+    let m: Val<u64> = cast::<u64, _>(guide.len());
+    let mf: Val<f64> = cast::<f64, _>(m);
+    let i: Val<u64> = cast::<u64, _>(u * mf).min(m);
+    let start = guide.load(i.max(1u64) - 1u64);
+    let j = dsl::var("cdf_j", cast::<u64, _>(start));
+    dsl::while_(
+        || {
+            dsl::DslLogic::and_then((j.get() + 1u64).dsl_cmp(CmpOp::Lt, n), || {
+                cdf.load(j.get()).dsl_cmp(CmpOp::Lt, u)
+            })
+        },
+        || j.set(j.get() + 1u64),
+    );
+    cast::<u32, _>(j.get())
 }
 
 /// One of the host-API Poisson maps over a `u32` buffer, in place (see the kernels below).
 #[derive(Clone, Copy)]
 enum PoissonMap {
     Histogram(Val<u32>, Slice<f64>, Slice<u32>),
-    Cdf(Val<u32>, Slice<f64>),
+    Cdf(Val<u32>, Slice<f64>, Slice<u32>),
     Icdf(Val<f64>, Val<f64>),
     Normals(Val<f64>, Val<f64>, Val<u64>, Slice<f32>),
 }
@@ -788,8 +838,8 @@ fn poisson_map_body(map: PoissonMap, out: SliceMut<u32>) {
             PoissonMap::Histogram(shift, thresholds, aliases) => {
                 dev::discrete_bits(out.load(j), thresholds, aliases) + shift
             }
-            PoissonMap::Cdf(shift, cdf) => {
-                poisson_cdf_index(cdf, dev::uniform_f64_from_u32(out.load(j))) + shift
+            PoissonMap::Cdf(shift, cdf, guide) => {
+                poisson_cdf_index(cdf, guide, dev::uniform_f64_from_u32(out.load(j))) + shift
             }
             PoissonMap::Icdf(mean, stddev) => {
                 let x: Val<f64> = cast::<f64, _>(out.load(j));
@@ -813,10 +863,10 @@ pub(crate) fn poisson_histogram_map(shift: u32, thresholds: &[f64], aliases: &[u
 }
 
 /// Maps Sobol32 points in place to Poisson outcomes by the inverse CDF (`shift + j`, `j`
-/// from [`poisson_cdf_index`] of `u = x 2^-32 + 2^-32`).
+/// from [`poisson_cdf_index`] of `u = x 2^-32 + 2^-32`, `guide` its guide table).
 #[kernel]
-pub(crate) fn poisson_cdf_map(shift: u32, cdf: &[f64], out: &mut [u32]) {
-    poisson_map_body(PoissonMap::Cdf(shift, cdf), out);
+pub(crate) fn poisson_cdf_map(shift: u32, cdf: &[f64], guide: &[u32], out: &mut [u32]) {
+    poisson_map_body(PoissonMap::Cdf(shift, cdf, guide), out);
 }
 
 /// Maps Sobol32 points in place by the Gaussian method: `z` the inverse normal CDF of

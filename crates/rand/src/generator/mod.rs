@@ -35,7 +35,7 @@ use ferrocm_kernel::runtime::{
 
 use crate::reference::sobol::{direction_vectors32, direction_vectors64, SOBOL_MAX_DIMENSIONS};
 use crate::RandError;
-use kernels::{Dist, Plan, PoissonKind, Rng};
+use kernels::{Dist, Plan, Rng};
 
 /// States the default ordering keeps for XORWOW and MRG32k3a.
 pub const DEFAULT_STATES: u64 = 1 << 17;
@@ -115,9 +115,40 @@ type PoissonKey = (u64, bool);
 
 /// A host-API Poisson map in device memory (see [`crate::reference::host_poisson`]).
 enum PoissonDeviceTable {
-    Histogram { shift: u32, thresholds: DeviceBuffer<f64>, aliases: DeviceBuffer<u32> },
-    Cdf { shift: u32, cdf: DeviceBuffer<f64> },
-    Gauss { mean: f64, stddev: f64 },
+    Histogram {
+        shift: u32,
+        thresholds: DeviceBuffer<f64>,
+        aliases: DeviceBuffer<u32>,
+    },
+    /// `guide[i]`: the least `j` with `cdf[j] >= i / guide.len()` (see
+    /// [`cdf_guide`]).
+    Cdf {
+        shift: u32,
+        cdf: DeviceBuffer<f64>,
+        guide: DeviceBuffer<u32>,
+    },
+    Gauss {
+        mean: f64,
+        stddev: f64,
+    },
+}
+
+/// A guide table for inverse-CDF search (Chen and Asau's indexed search): `guide[i]` is the
+/// least `j` with `cdf[j] >= i / m` (`m = guide.len()`, one entry per CDF entry), the last
+/// index if none. A search for `u` starts at `guide[i - 1]` for `i = floor(u m)` (one bucket
+/// early, so rounding in `u m` cannot start it past the answer) and steps forward.
+fn cdf_guide(cdf: &[f64]) -> Vec<u32> {
+    let m = cdf.len();
+    let mut guide = Vec::with_capacity(m);
+    let mut j = 0usize;
+    for i in 0..m {
+        let q = i as f64 / m as f64;
+        while j + 1 < m && cdf[j] < q {
+            j += 1;
+        }
+        guide.push(j as u32);
+    }
+    guide
 }
 
 impl std::fmt::Debug for Generator {
@@ -266,15 +297,12 @@ impl Generator {
 
     /// `curandGeneratePoisson`.
     ///
-    /// In the default ordering, for any finite positive `lambda`, with cuRAND's device methods
-    /// ([`crate::reference::Poisson`]): Knuth's product of uniforms below 64, the
-    /// incomplete-gamma rejection from 64 to 4000, the rounded normal approximation above.
-    /// With Philox, element `g` of the stream is `curand_poisson` of the fresh state
-    /// `curand_init(seed, g, 0)`; with XORWOW and MRG32k3a each kept state samples its units'
-    /// four values in turn. On GPUs the gamma rejection uses approximate f32 `exp`/`ln` and
-    /// the normal approximation approximate f64 normals, so a draw can differ by one from the
-    /// CPU executor and the reference (and with the rejection a kept state's later draws can
-    /// shift).
+    /// In the default ordering, cuRAND's host-API methods (below) on this ordering's own
+    /// streams, fused into the generating kernel: below lambda 2000 value `e` is the square
+    /// histogram's outcome for element `e` of the [`generate_u32`](Self::generate_u32) stream,
+    /// from 2000 element `e` of the [`generate_normal`](Self::generate_normal) stream rounded
+    /// (same seed and offset). (The device API's `curand_poisson` methods, one state per
+    /// value, cost 10 to 100 times more per value on a GPU.)
     ///
     /// In the legacy ordering, and always for Sobol32, cuRAND's host-API Poisson
     /// ([`crate::reference::host_poisson`]): the `generate_u32` stream mapped through the
@@ -289,7 +317,6 @@ impl Generator {
         out: &mut impl AsDeviceSliceMut<u32>,
         lambda: f64,
     ) -> Result<(), RandError> {
-        let method = crate::reference::Poisson::new(lambda)?.method();
         match self.rng {
             RngType::Sobol64 => {
                 return Err(RandError::Unsupported { what: "Poisson outputs of Sobol64".into() });
@@ -298,13 +325,15 @@ impl Generator {
             _ if self.ordering == Ordering::Legacy => return self.poisson_host(out, lambda, false),
             _ => {}
         }
-        use crate::reference::distributions::PoissonMethod;
-        let (kind, param) = match method {
-            PoissonMethod::Knuth => (PoissonKind::Knuth, (lambda as f32).exp() as f64),
-            PoissonMethod::GammaRejection => (PoissonKind::Gamma, lambda),
-            PoissonMethod::NormalApproximation => (PoissonKind::Normal, lambda),
-        };
-        self.fill(out, Dist::Poisson(kind), param, 1.0)
+        // Default ordering: cuRAND's host-API methods on this ordering's streams, fused into
+        // the generating kernel.
+        match self.poisson_table(lambda, false)? {
+            PoissonDeviceTable::Gauss { mean, stddev } => {
+                let (mean, stddev) = (*mean, *stddev);
+                self.fill(out, Dist::PoissonGauss, mean, stddev)
+            }
+            _ => self.fill(out, Dist::PoissonHistogram, 0.0, 1.0),
+        }
     }
 
     /// The uploaded host-API Poisson table for `lambda` (Sobol32's map when `quasi`).
@@ -325,9 +354,11 @@ impl Generator {
             let table = if quasi {
                 match QuasiPoisson::new(lambda)? {
                     QuasiPoisson::SquareHistogram(t) => histogram(t)?,
-                    QuasiPoisson::InverseCdf { shift, cdf } => {
-                        PoissonDeviceTable::Cdf { shift, cdf: self.stream.clone_htod(&cdf)? }
-                    }
+                    QuasiPoisson::InverseCdf { shift, cdf } => PoissonDeviceTable::Cdf {
+                        shift,
+                        guide: self.stream.clone_htod(&cdf_guide(&cdf))?,
+                        cdf: self.stream.clone_htod(&cdf)?,
+                    },
                     QuasiPoisson::Gauss { mean, stddev } => PoissonDeviceTable::Gauss { mean, stddev },
                 }
             } else {
@@ -354,8 +385,12 @@ impl Generator {
             PoissonDeviceTable::Gauss { mean, stddev } => (*mean, *stddev),
             _ => (0.0, 0.0),
         };
-        // Sobol32's maps and the square histogram map the 32-bit stream; pseudo-random
-        // generators' Gaussian method rounds normals instead.
+        // Sobol32's maps and the square histogram map the 32-bit stream (fused into Philox's
+        // generating kernel, a second pass otherwise); pseudo-random generators' Gaussian
+        // method rounds normals instead.
+        if !quasi && stddev == 0.0 && self.rng == RngType::Philox4x32_10 {
+            return self.fill(out, Dist::PoissonHistogram, 0.0, 1.0);
+        }
         if quasi || stddev == 0.0 {
             // A map of the 32-bit stream.
             self.generate_u32(out)?;
@@ -368,8 +403,8 @@ impl Generator {
                 PoissonDeviceTable::Histogram { shift, thresholds, aliases } => {
                     kernels::poisson_histogram_map::launch(stream, cfg, *shift, thresholds, aliases, out)
                 }
-                PoissonDeviceTable::Cdf { shift, cdf } => {
-                    kernels::poisson_cdf_map::launch(stream, cfg, *shift, cdf, out)
+                PoissonDeviceTable::Cdf { shift, cdf, guide } => {
+                    kernels::poisson_cdf_map::launch(stream, cfg, *shift, cdf, guide, out)
                 }
                 PoissonDeviceTable::Gauss { mean, stddev } => {
                     kernels::poisson_icdf_map::launch(stream, cfg, *mean, *stddev, out)
@@ -394,7 +429,7 @@ impl Generator {
             return Ok(());
         }
         // XORWOW and MRG32k3a: one float normal per element from state `e % T`.
-        self.fill(out, Dist::Poisson(PoissonKind::Normal), mean, stddev)
+        self.fill(out, Dist::PoissonGauss, mean, stddev)
     }
 
     /// `curand_discrete` over a whole buffer: one 32-bit draw per value (as
@@ -528,22 +563,21 @@ impl Generator {
                 let cfg = self.cfg(units);
                 let unroll = philox_unroll();
                 let threads = cfg.grid.x as u64 * cfg.block.x as u64;
-                let narrow =
-                    units + threads * unroll < 1 << 32 && n < 1 << 32 && !matches!(dist, Dist::Poisson(_));
+                let narrow = units + threads * unroll < 1 << 32 && n < 1 << 32;
                 let plan = Plan { dist, rng, legacy, vector: aligned && lead == 0, unroll, narrow };
-                kernels::philox_fill::launch::<T>(
-                    &stream,
-                    cfg,
-                    plan,
-                    self.seed as u32,
-                    (self.seed >> 32) as u32,
-                    self.offset / e,
-                    lead,
-                    units,
-                    mean,
-                    stddev,
-                    out,
-                )
+                let (key_lo, key_hi, u_first) = (self.seed as u32, (self.seed >> 32) as u32, self.offset / e);
+                match (dist, self.poisson.as_ref()) {
+                    (
+                        Dist::PoissonHistogram,
+                        Some((_, PoissonDeviceTable::Histogram { shift, thresholds, aliases })),
+                    ) => kernels::philox_histogram_fill::launch::<T>(
+                        &stream, cfg, plan, key_lo, key_hi, u_first, lead, units, *shift, thresholds,
+                        aliases, out,
+                    ),
+                    _ => kernels::philox_fill::launch::<T>(
+                        &stream, cfg, plan, key_lo, key_hi, u_first, lead, units, mean, stddev, out,
+                    ),
+                }
                 .map_err(kerr)?;
             }
             (_, false) => {
@@ -584,10 +618,19 @@ impl Generator {
                     unreachable!("states were created above")
                 };
                 let [m1, m2, m1_inv, m2_inv, norm, bits_norm] = crate::device::MrgConstants::VALUES;
-                kernels::stateful_fill::launch::<T>(
-                    &stream, cfg, plan, units, mean, stddev, m1, m2, m1_inv, m2_inv, norm, bits_norm, states,
-                    out,
-                )
+                match (dist, self.poisson.as_ref()) {
+                    (
+                        Dist::PoissonHistogram,
+                        Some((_, PoissonDeviceTable::Histogram { shift, thresholds, aliases })),
+                    ) => kernels::stateful_histogram_fill::launch::<T>(
+                        &stream, cfg, plan, units, *shift, thresholds, aliases, m1, m2, m1_inv, m2_inv, norm,
+                        bits_norm, states, out,
+                    ),
+                    _ => kernels::stateful_fill::launch::<T>(
+                        &stream, cfg, plan, units, mean, stddev, m1, m2, m1_inv, m2_inv, norm, bits_norm,
+                        states, out,
+                    ),
+                }
                 .map_err(kerr)?;
             }
             (_, true) => {
@@ -595,7 +638,7 @@ impl Generator {
                 let draws = match (rng, dist) {
                     // Host-API Gaussian Poisson: each state starts where the 32-bit stream
                     // has it (one draw per element), then draws what its normals need.
-                    (_, Dist::Bits | Dist::Uniform | Dist::UniformHalf | Dist::Poisson(_)) => 1,
+                    (_, Dist::Bits | Dist::Uniform | Dist::UniformHalf | Dist::PoissonGauss) => 1,
                     (Rng::Mrg32k3a, Dist::UniformDouble) => 1,
                     (Rng::Mrg32k3a, _) => 2,
                     (_, Dist::UniformDouble | Dist::Normal | Dist::LogNormal) => 2,
@@ -691,7 +734,7 @@ impl Generator {
         // `Dist::Bits` reaches here with `u64` from `generate_u64`; `generate_u32` is refused
         // (cuRAND's Sobol64 has no 32-bit output), as are Poisson outputs.
         let narrow_bits = dist == Dist::Bits && T::TY.size() != 8;
-        if narrow_bits || matches!(dist, Dist::Poisson(_)) {
+        if narrow_bits || matches!(dist, Dist::PoissonGauss | Dist::PoissonHistogram) {
             return Err(RandError::Unsupported {
                 what: "32-bit integer and Poisson outputs of Sobol64 (it has u64 points)".into(),
             });
