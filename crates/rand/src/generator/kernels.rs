@@ -799,25 +799,28 @@ fn poisson_gauss(z: Val<f64>, mean: Val<f64>, stddev: Val<f64>) -> Val<u32> {
     cast::<u32, _>(stddev * z + mean + 0.5f64)
 }
 
-/// The least `j` with `cdf[j] >= u` (the last index when the sum falls short of `u`): from
-/// the guide table's start (see `cdf_guide` in the generator), a forward scan, about two steps
-/// on average.
+/// The least `j` with `cdf[j] >= u` (the last index when the sum falls short of `u`): the
+/// guide table (see `cdf_guide` in the generator) brackets it between `guide[i - 1]` and
+/// `guide[i + 2]` for `i = floor(u m)` (a bucket of slack on each side for the rounding of
+/// `u m`), then a binary search: no steps for most `u`, about 11 for far-tail buckets that
+/// hold many tiny probabilities.
 fn poisson_cdf_index(cdf: Slice<f64>, guide: Slice<u32>, u: Val<f64>) -> Val<u32> {
     let n: Val<u64> = cast::<u64, _>(cdf.len());
     let m: Val<u64> = cast::<u64, _>(guide.len());
     let mf: Val<f64> = cast::<f64, _>(m);
     let i: Val<u64> = cast::<u64, _>(u * mf).min(m);
-    let start = guide.load(i.max(1u64) - 1u64);
-    let j = dsl::var("cdf_j", cast::<u64, _>(start));
+    let lo = dsl::var("cdf_lo", cast::<u64, _>(guide.load(i.max(1u64) - 1u64)));
+    let top = (i + 2u64).dsl_cmp(CmpOp::Lt, m);
+    let hi =
+        dsl::var("cdf_hi", dsl::select(top, cast::<u64, _>(guide.load((i + 2u64).min(m - 1u64))), n - 1u64));
     dsl::while_(
+        || lo.get().dsl_cmp(CmpOp::Lt, hi.get()),
         || {
-            dsl::DslLogic::and_then((j.get() + 1u64).dsl_cmp(CmpOp::Lt, n), || {
-                cdf.load(j.get()).dsl_cmp(CmpOp::Lt, u)
-            })
+            let mid = (lo.get() + hi.get()) / 2u64;
+            dsl::if_else(cdf.load(mid).dsl_cmp(CmpOp::Lt, u), || lo.set(mid + 1u64), || hi.set(mid));
         },
-        || j.set(j.get() + 1u64),
     );
-    cast::<u32, _>(j.get())
+    cast::<u32, _>(lo.get())
 }
 
 /// One of the host-API Poisson maps over a `u32` buffer, in place (see the kernels below).

@@ -133,10 +133,10 @@ enum PoissonDeviceTable {
     },
 }
 
-/// A guide table for inverse-CDF search (Chen and Asau's indexed search): `guide[i]` is the
-/// least `j` with `cdf[j] >= i / m` (`m = guide.len()`, one entry per CDF entry), the last
-/// index if none. A search for `u` starts at `guide[i - 1]` for `i = floor(u m)` (one bucket
-/// early, so rounding in `u m` cannot start it past the answer) and steps forward.
+/// A guide table for inverse-CDF search (after Chen and Asau's indexed search): `guide[i]` is
+/// the least `j` with `cdf[j] >= i / m` (`m = guide.len()`, one entry per CDF entry), the last
+/// index if none. A search for `u` in bucket `i = floor(u m)` then only looks between
+/// `guide[i - 1]` and `guide[i + 2]`.
 fn cdf_guide(cdf: &[f64]) -> Vec<u32> {
     let m = cdf.len();
     let mut guide = Vec::with_capacity(m);
