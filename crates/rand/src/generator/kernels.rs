@@ -551,11 +551,11 @@ fn legacy_body<T: Elem>(
     items: Val<u64>,
     draws: Val<u64>,
     states: Val<u64>,
-    mean: Val<f64>,
-    stddev: Val<f64>,
+    v: Values,
     table: Slice<u32>,
     out: SliceMut<T>,
 ) {
+    let (mean, stddev) = v.mean_stddev();
     let start: Val<u64> = cast::<u64, _>(global_index());
     let stride: Val<u64> = cast::<u64, _>(grid_stride());
     let per = if plan.dist.pairs() { 2u64 } else { 1u64 };
@@ -575,9 +575,7 @@ fn legacy_body<T: Elem>(
                 // cuRAND's host-API Gaussian Poisson: one float `curand_normal` per element,
                 // the state's Box-Muller cache carried from element to element.
                 Dist::PoissonGauss => vec![as_t(poisson_gauss(cast::<f64, _>(g.normal()), mean, stddev))],
-                // Not reached: this ordering maps `generate_u32`'s output in a second pass (see
-                // `Generator::poisson_host`).
-                Dist::PoissonHistogram => vec![as_t(g.next_u32())],
+                Dist::PoissonHistogram => vec![as_t(v.histogram(g.next_u32()))],
                 Dist::UniformDouble => vec![as_t(g.uniform_double())],
                 Dist::Normal | Dist::LogNormal => {
                     let (a, b) = g.box_muller();
@@ -620,7 +618,28 @@ pub(crate) fn legacy_fill<T: Elem>(
     table: &[u32],
     out: &mut [T],
 ) {
-    legacy_body::<T>(plan, seed, base, items, draws, states, mean, stddev, table, out);
+    let v = dist_values(mean, stddev);
+    legacy_body::<T>(plan, seed, base, items, draws, states, v, table, out);
+}
+
+/// [`legacy_fill`] of Poisson outcomes through the square histogram (`Dist::PoissonHistogram`).
+#[kernel]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn legacy_histogram_fill<T: Elem>(
+    #[comptime] plan: Plan,
+    seed: u64,
+    base: u64,
+    items: u64,
+    draws: u64,
+    states: u64,
+    shift: u32,
+    thresholds: &[f64],
+    aliases: &[u32],
+    table: &[u32],
+    out: &mut [T],
+) {
+    let v = histogram_values(shift, thresholds, aliases);
+    legacy_body::<T>(plan, seed, base, items, draws, states, v, table, out);
 }
 
 /// The output of Sobol32 point `x` under `dist`.
@@ -829,7 +848,6 @@ enum PoissonMap {
     Histogram(Val<u32>, Slice<f64>, Slice<u32>),
     Cdf(Val<u32>, Slice<f64>, Slice<u32>),
     Icdf(Val<f64>, Val<f64>),
-    Normals(Val<f64>, Val<f64>, Val<u64>, Slice<f32>),
 }
 
 fn poisson_map_body(map: PoissonMap, out: SliceMut<u32>) {
@@ -849,9 +867,6 @@ fn poisson_map_body(map: PoissonMap, out: SliceMut<u32>) {
                 let half = crate::reference::distributions::TWO_POW_M32_F64 / 2.0;
                 let u = x * crate::reference::distributions::TWO_POW_M32_F64 + half;
                 poisson_gauss(dev::normal_icdf_acklam(u), mean, stddev)
-            }
-            PoissonMap::Normals(mean, stddev, lead, normals) => {
-                poisson_gauss(cast::<f64, _>(normals.load(j + lead)), mean, stddev)
             }
         };
         out.store(j, v);
@@ -877,12 +892,6 @@ pub(crate) fn poisson_cdf_map(shift: u32, cdf: &[f64], guide: &[u32], out: &mut 
 #[kernel]
 pub(crate) fn poisson_icdf_map(mean: f64, stddev: f64, out: &mut [u32]) {
     poisson_map_body(PoissonMap::Icdf(mean, stddev), out);
-}
-
-/// Rounds float normals `normals[lead + j]` to Poisson outcomes by the Gaussian method.
-#[kernel]
-pub(crate) fn poisson_normal_map(mean: f64, stddev: f64, lead: u64, normals: &[f32], out: &mut [u32]) {
-    poisson_map_body(PoissonMap::Normals(mean, stddev, lead, normals), out);
 }
 
 /// Sobol64, dimension-major as [`sobol_body`]: unit `c` of dimension `d` writes points

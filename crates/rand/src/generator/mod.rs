@@ -385,10 +385,10 @@ impl Generator {
             PoissonDeviceTable::Gauss { mean, stddev } => (*mean, *stddev),
             _ => (0.0, 0.0),
         };
-        // Sobol32's maps and the square histogram map the 32-bit stream (fused into Philox's
-        // generating kernel, a second pass otherwise); pseudo-random generators' Gaussian
-        // method rounds normals instead.
-        if !quasi && stddev == 0.0 && self.rng == RngType::Philox4x32_10 {
+        // The square histogram maps the 32-bit stream (fused into the pseudo-random
+        // generators' kernels), as do Sobol32's maps (a second pass); pseudo-random
+        // generators' Gaussian method rounds normals instead.
+        if !quasi && stddev == 0.0 {
             return self.fill(out, Dist::PoissonHistogram, 0.0, 1.0);
         }
         if quasi || stddev == 0.0 {
@@ -412,23 +412,9 @@ impl Generator {
             }
             .map_err(kerr);
         }
-        if self.rng == RngType::Philox4x32_10 {
-            // Philox: the legacy `generate_normal` stream, element `e` being value `e % 2` of
-            // pair `e / 2`.
-            let start = self.offset;
-            let lead = start % 2;
-            let mut normals = self.stream.alloc_zeroed::<f32>((n + lead).next_multiple_of(2) as usize)?;
-            self.offset = start - lead;
-            let filled = self.generate_normal(&mut normals, 0.0, 1.0);
-            self.offset = start;
-            filled?;
-            let cfg = self.cfg(n);
-            kernels::poisson_normal_map::launch(&self.stream, cfg, mean, stddev, lead, &normals, out)
-                .map_err(kerr)?;
-            self.offset = start.wrapping_add(n);
-            return Ok(());
-        }
-        // XORWOW and MRG32k3a: one float normal per element from state `e % T`.
+        // Rounded float normals, generated in the same kernel: Philox's legacy
+        // `generate_normal` layout (element `e` is value `e % 2` of pair `e / 2`), XORWOW's and
+        // MRG32k3a's one normal per element from state `e % T`.
         self.fill(out, Dist::PoissonGauss, mean, stddev)
     }
 
@@ -545,6 +531,11 @@ impl Generator {
         if self.rng == RngType::Sobol64 {
             return self.sobol64(out, dist, mean, stddev);
         }
+        // The histogram's kernels read the table `generate_poisson` uploaded.
+        let histogram_ready = matches!(self.poisson, Some((_, PoissonDeviceTable::Histogram { .. })));
+        if dist == Dist::PoissonHistogram && !histogram_ready {
+            return Err(RandError::Unsupported { what: "a Poisson histogram fill without its table".into() });
+        }
         let e = dist.per_unit();
         let aligned = out.device_ptr().0 % (e * T::TY.size() as u64) == 0;
         let rng = match self.rng {
@@ -638,7 +629,14 @@ impl Generator {
                 let draws = match (rng, dist) {
                     // Host-API Gaussian Poisson: each state starts where the 32-bit stream
                     // has it (one draw per element), then draws what its normals need.
-                    (_, Dist::Bits | Dist::Uniform | Dist::UniformHalf | Dist::PoissonGauss) => 1,
+                    (
+                        _,
+                        Dist::Bits
+                        | Dist::Uniform
+                        | Dist::UniformHalf
+                        | Dist::PoissonGauss
+                        | Dist::PoissonHistogram,
+                    ) => 1,
                     (Rng::Mrg32k3a, Dist::UniformDouble) => 1,
                     (Rng::Mrg32k3a, _) => 2,
                     (_, Dist::UniformDouble | Dist::Normal | Dist::LogNormal) => 2,
@@ -648,10 +646,20 @@ impl Generator {
                 let plan = Plan { dist, rng, legacy, vector: false, unroll: 1, narrow: false };
                 let cfg = self.cfg(s);
                 let seed = self.seed;
-                let table = self.table()?;
-                kernels::legacy_fill::launch::<T>(
-                    &stream, cfg, plan, seed, base, items, draws, s, mean, stddev, table, out,
-                )
+                self.table()?;
+                let Some(table) = self.table.as_ref() else { unreachable!("table uploaded above") };
+                match (dist, self.poisson.as_ref()) {
+                    (
+                        Dist::PoissonHistogram,
+                        Some((_, PoissonDeviceTable::Histogram { shift, thresholds, aliases })),
+                    ) => kernels::legacy_histogram_fill::launch::<T>(
+                        &stream, cfg, plan, seed, base, items, draws, s, *shift, thresholds, aliases, table,
+                        out,
+                    ),
+                    _ => kernels::legacy_fill::launch::<T>(
+                        &stream, cfg, plan, seed, base, items, draws, s, mean, stddev, table, out,
+                    ),
+                }
                 .map_err(kerr)?;
             }
         }
