@@ -29,21 +29,6 @@ LAMBDAS = [0.25, 1.0, 3.5, 4.0, 9.5, 10.0, 63.5, 100.0, 500.0, 1000.0, 1500.0, 1
            8000.0, 8001.0, 20000.0, 1e5, 1e6]
 N = 1 << 14
 
-def include_dirs():
-    cands = []
-    for env in ("CUDA_PATH", "CUDA_HOME"):
-        if os.environ.get(env):
-            cands.append(os.path.join(os.environ[env], "include"))
-    try:
-        cands.append(os.path.join(cp.cuda.get_cuda_path(), "include"))
-    except Exception:
-        pass
-    cands += ["/usr/local/cuda/include"] + sorted(glob.glob("/usr/local/cuda-*/include"))
-    for site in sys.path:
-        cands += glob.glob(os.path.join(site, "nvidia", "*", "include"))
-    return [d for d in cands if os.path.isdir(d)]
-
-
 def load_curand():
     cands = [ctypes.util.find_library("curand")]
     for site in sys.path:
@@ -65,6 +50,18 @@ P = ctypes.c_void_p
 def ck(st, what):
     if st != 0:
         raise RuntimeError(f"{what}: curandStatus {st}")
+
+
+def generator(rng, quasi, seed=1234, offset=0):
+    """A cuRAND generator: one Sobol dimension, or the pseudo-random seed; then the offset."""
+    g = P()
+    ck(lib.curandCreateGenerator(ctypes.byref(g), rng), "create")
+    if quasi:
+        ck(lib.curandSetQuasiRandomGeneratorDimensions(g, ctypes.c_uint(1)), "dims")
+    else:
+        ck(lib.curandSetPseudoRandomGeneratorSeed(g, ctypes.c_ulonglong(seed)), "seed")
+    ck(lib.curandSetGeneratorOffset(g, ctypes.c_ulonglong(offset)), "offset")
+    return g
 
 
 def read(ptr, nbytes):
@@ -118,17 +115,10 @@ def streams():
     out = []
     for gname, rng in GENS.items():
         for seed, offset in ((1234, 0), (1234, 100), (42, 0)):
-            g = P()
-            ck(lib.curandCreateGenerator(ctypes.byref(g), rng), "create")
             quasi = gname.startswith("sobol")
-            if quasi:
-                if seed != 1234:
-                    lib.curandDestroyGenerator(g)
-                    continue
-                ck(lib.curandSetQuasiRandomGeneratorDimensions(g, ctypes.c_uint(1)), "dims")
-            else:
-                ck(lib.curandSetPseudoRandomGeneratorSeed(g, ctypes.c_ulonglong(seed)), "seed")
-            ck(lib.curandSetGeneratorOffset(g, ctypes.c_ulonglong(offset)), "offset")
+            if quasi and seed != 1234:
+                continue
+            g = generator(rng, quasi, seed, offset)
             a = cp.zeros(N, dtype=np.uint32)
             ck(lib.curandGenerate(g, P(a.data.ptr), ctypes.c_size_t(N)), "generate")
             cp.cuda.Device().synchronize()
@@ -136,13 +126,7 @@ def streams():
                    "poisson": {}}
             for lam in LAMBDAS:
                 # A fresh generator per call, so each stream starts at the same offset.
-                h = P()
-                ck(lib.curandCreateGenerator(ctypes.byref(h), rng), "create")
-                if quasi:
-                    ck(lib.curandSetQuasiRandomGeneratorDimensions(h, ctypes.c_uint(1)), "dims")
-                else:
-                    ck(lib.curandSetPseudoRandomGeneratorSeed(h, ctypes.c_ulonglong(seed)), "seed")
-                ck(lib.curandSetGeneratorOffset(h, ctypes.c_ulonglong(offset)), "offset")
+                h = generator(rng, quasi, seed, offset)
                 b = cp.zeros(N, dtype=np.uint32)
                 st = lib.curandGeneratePoisson(h, P(b.data.ptr), ctypes.c_size_t(N), ctypes.c_double(lam))
                 cp.cuda.Device().synchronize()
@@ -152,13 +136,7 @@ def streams():
                     rec["poisson"][repr(lam)] = f"status {st}"
                 lib.curandDestroyGenerator(h)
             # Two calls in a row: does the second continue where the first stopped?
-            h = P()
-            ck(lib.curandCreateGenerator(ctypes.byref(h), rng), "create")
-            if quasi:
-                ck(lib.curandSetQuasiRandomGeneratorDimensions(h, ctypes.c_uint(1)), "dims")
-            else:
-                ck(lib.curandSetPseudoRandomGeneratorSeed(h, ctypes.c_ulonglong(seed)), "seed")
-            ck(lib.curandSetGeneratorOffset(h, ctypes.c_ulonglong(offset)), "offset")
+            h = generator(rng, quasi, seed, offset)
             b = cp.zeros(1000, dtype=np.uint32)
             ck(lib.curandGeneratePoisson(h, P(b.data.ptr), ctypes.c_size_t(1000), ctypes.c_double(4.0)), "p1")
             c = cp.zeros(1000, dtype=np.uint32)

@@ -24,7 +24,7 @@ import statistics
 import cupy as cp
 import numpy as np
 
-from curand_poisson_probe import P, ck, lib, read
+from curand_poisson_probe import P, ck, generator, lib, read
 
 N = 4096
 ND = statistics.NormalDist()
@@ -46,16 +46,6 @@ def table(lam):
                    K=read(int(kptr), 4 * length).view(np.uint32).copy())
     ck(lib.curandDestroyDistribution(dd), "destroy")
     return out
-
-
-def generator(rng, quasi):
-    g = P()
-    ck(lib.curandCreateGenerator(ctypes.byref(g), rng), "create")
-    if quasi:
-        ck(lib.curandSetQuasiRandomGeneratorDimensions(g, ctypes.c_uint(1)), "dims")
-    else:
-        ck(lib.curandSetPseudoRandomGeneratorSeed(g, ctypes.c_ulonglong(1234)), "seed")
-    return g
 
 
 def stream(rng, quasi, call, dtype):
