@@ -181,18 +181,7 @@ pub fn run(a: Args) -> Result<()> {
         eprintln!("checked the first {CHECK} values against the reference (seed {seed})");
     }
 
-    // Timing: one warm-up call, then events around each call.
-    call(&mut g, &mut out)?;
-    let mut ms = Vec::with_capacity(a.reps);
-    for _ in 0..a.reps {
-        let (s, e) = (Event::new(&dev)?, Event::new(&dev)?);
-        s.record(&stream)?;
-        call(&mut g, &mut out)?;
-        e.record(&stream)?;
-        e.synchronize()?;
-        ms.push(s.elapsed_ms(&e)? as f64);
-    }
-    let t = median(ms);
+    let t = timed_median(&dev, &stream, a.reps, || call(&mut g, &mut out))?;
     report(&a, t)
 }
 
@@ -278,15 +267,26 @@ fn run_poisson(a: &Args, rng: RngType, ordering: Ordering, dev: &Device) -> Resu
         );
         eprintln!("mean of the first {CHECK} values {mean:.4} (lambda {}; seed {seed})", a.lambda);
     }
-    g.generate_poisson(&mut out, a.lambda)?;
-    let mut ms = Vec::with_capacity(a.reps);
-    for _ in 0..a.reps {
+    let t = timed_median(dev, &stream, a.reps, || Ok(g.generate_poisson(&mut out, a.lambda)?))?;
+    report(a, t)
+}
+
+/// One warm-up call, then `reps` calls each between two events on `stream`: the median in ms.
+fn timed_median(
+    dev: &Device,
+    stream: &ferrocm::Stream,
+    reps: usize,
+    mut call: impl FnMut() -> Result<()>,
+) -> Result<f64> {
+    call()?;
+    let mut ms = Vec::with_capacity(reps);
+    for _ in 0..reps {
         let (s, e) = (Event::new(dev)?, Event::new(dev)?);
-        s.record(&stream)?;
-        g.generate_poisson(&mut out, a.lambda)?;
-        e.record(&stream)?;
+        s.record(stream)?;
+        call()?;
+        e.record(stream)?;
         e.synchronize()?;
         ms.push(s.elapsed_ms(&e)? as f64);
     }
-    report(a, median(ms))
+    Ok(median(ms))
 }
