@@ -99,8 +99,9 @@
 //! - bit-identical: `curand`, `curand4`, uniform and uniform-double outputs of Philox4x32-10,
 //!   XORWOW and MRG32k3a at any seed, subsequence and offset; `curand_poisson` (all three
 //!   methods); `curandCreatePoissonDistribution`'s square histograms and the host API's
-//!   Poisson but for its rounded float normals; Sobol32/Sobol64 points, direction vectors and uniforms; the host API's
-//!   `curandGenerate`, `GenerateUniform` and `GenerateUniformDouble` layouts;
+//!   Poisson but for its rounded float normals; Sobol32/Sobol64 points, direction vectors
+//!   and uniforms; the host API's `curandGenerate`, `GenerateUniform` and
+//!   `GenerateUniformDouble` layouts;
 //! - within a stated tolerance: Box-Muller normals and log-normals (float: 4e-6 of
 //!   max(1, |x|), worst seen 1.4e-6, because the GPU uses the approximate `__sincosf`; double:
 //!   2e-15, worst seen 4.5e-16) and the inverse-CDF normals of the Sobol generators;
