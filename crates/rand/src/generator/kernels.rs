@@ -797,19 +797,11 @@ pub(crate) fn sobol32_warp_fill<T: Elem>(
     sobol_warp_body::<T>(plan, points, offset, tasks, mean, stddev, directions, out);
 }
 
-fn discrete_body(thresholds: Slice<f64>, aliases: Slice<u32>, out: SliceMut<u32>) {
-    let n: Val<u64> = cast::<u64, _>(out.len());
-    let start: Val<u64> = cast::<u64, _>(global_index());
-    let stride: Val<u64> = cast::<u64, _>(grid_stride());
-    dsl::for_range_step(start, n, stride, |j: Val<u64>| {
-        out.store(j, dev::discrete_bits(out.load(j), thresholds, aliases));
-    });
-}
-
-/// Maps 32-bit draws in place to outcomes of a discrete distribution.
+/// Maps 32-bit draws in place to outcomes `shift + curand_discrete` of a square histogram: a
+/// user's discrete table (`shift` 0) or cuRAND's Poisson histogram.
 #[kernel]
-pub(crate) fn discrete_map(thresholds: &[f64], aliases: &[u32], out: &mut [u32]) {
-    discrete_body(thresholds, aliases, out);
+pub(crate) fn discrete_map(shift: u32, thresholds: &[f64], aliases: &[u32], out: &mut [u32]) {
+    poisson_map_body(PoissonMap::Histogram(shift, thresholds, aliases), out);
 }
 
 /// cuRAND's host-API Poisson, Gaussian method: `(u32)(stddev z + mean + 0.5)` in double
@@ -842,7 +834,8 @@ fn poisson_cdf_index(cdf: Slice<f64>, guide: Slice<u32>, u: Val<f64>) -> Val<u32
     cast::<u32, _>(lo.get())
 }
 
-/// One of the host-API Poisson maps over a `u32` buffer, in place (see the kernels below).
+/// One of the maps of a `u32` buffer in place: a square histogram (discrete tables, the
+/// host-API Poisson's) or Sobol32's other Poisson maps (see the kernels below).
 #[derive(Clone, Copy)]
 enum PoissonMap {
     Histogram(Val<u32>, Slice<f64>, Slice<u32>),
@@ -871,13 +864,6 @@ fn poisson_map_body(map: PoissonMap, out: SliceMut<u32>) {
         };
         out.store(j, v);
     });
-}
-
-/// Maps 32-bit draws in place to Poisson outcomes through cuRAND's square histogram
-/// (`shift + curand_discrete`).
-#[kernel]
-pub(crate) fn poisson_histogram_map(shift: u32, thresholds: &[f64], aliases: &[u32], out: &mut [u32]) {
-    poisson_map_body(PoissonMap::Histogram(shift, thresholds, aliases), out);
 }
 
 /// Maps Sobol32 points in place to Poisson outcomes by the inverse CDF (`shift + j`, `j`

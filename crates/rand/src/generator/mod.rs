@@ -317,22 +317,26 @@ impl Generator {
         out: &mut impl AsDeviceSliceMut<u32>,
         lambda: f64,
     ) -> Result<(), RandError> {
-        match self.rng {
-            RngType::Sobol64 => {
-                return Err(RandError::Unsupported { what: "Poisson outputs of Sobol64".into() });
-            }
-            RngType::Sobol32 => return self.poisson_host(out, lambda, true),
-            _ if self.ordering == Ordering::Legacy => return self.poisson_host(out, lambda, false),
-            _ => {}
+        if self.rng == RngType::Sobol64 {
+            return Err(RandError::Unsupported { what: "Poisson outputs of Sobol64".into() });
         }
-        // Default ordering: cuRAND's host-API methods on this ordering's streams, fused into
-        // the generating kernel.
-        match self.poisson_table(lambda, false)? {
-            PoissonDeviceTable::Gauss { mean, stddev } => {
-                let (mean, stddev) = (*mean, *stddev);
-                self.fill(out, Dist::PoissonGauss, mean, stddev)
-            }
-            _ => self.fill(out, Dist::PoissonHistogram, 0.0, 1.0),
+        let quasi = self.rng == RngType::Sobol32;
+        let gauss = match self.poisson_table(lambda, quasi)? {
+            PoissonDeviceTable::Gauss { mean, stddev } => Some((*mean, *stddev)),
+            _ => None,
+        };
+        // The legacy XORWOW layout has only 4096 states, each drawing its elements in
+        // sequence, where the table lookups in that sequence cost more than a second, parallel
+        // pass (an H200 measured 30 against 77 GSample/s at lambda 4).
+        let legacy_xorwow = self.ordering == Ordering::Legacy && self.rng == RngType::Xorwow;
+        match gauss {
+            // Rounded float normals, generated in the same kernel: in the legacy ordering
+            // Philox's `generate_normal` layout (element `e` is value `e % 2` of pair `e / 2`),
+            // XORWOW's and MRG32k3a's one normal per element from state `e % T`.
+            Some((mean, stddev)) if !quasi => self.fill(out, Dist::PoissonGauss, mean, stddev),
+            // The square histogram of the 32-bit stream, fused into the generating kernel.
+            None if !quasi && !legacy_xorwow => self.fill(out, Dist::PoissonHistogram, 0.0, 1.0),
+            _ => self.poisson_map(out),
         }
     }
 
@@ -370,55 +374,25 @@ impl Generator {
         Ok(&self.poisson.as_ref().expect("poisson table uploaded").1)
     }
 
-    /// cuRAND's host-API Poisson (legacy ordering, Sobol32).
-    fn poisson_host(
-        &mut self,
-        out: &mut impl AsDeviceSliceMut<u32>,
-        lambda: f64,
-        quasi: bool,
-    ) -> Result<(), RandError> {
-        let n = out.len() as u64;
-        if n == 0 {
-            return Err(RandError::Empty { what: "output" });
-        }
-        let (mean, stddev) = match self.poisson_table(lambda, quasi)? {
-            PoissonDeviceTable::Gauss { mean, stddev } => (*mean, *stddev),
-            _ => (0.0, 0.0),
-        };
-        // The square histogram maps the 32-bit stream, as do Sobol32's maps; pseudo-random
-        // generators' Gaussian method rounds normals instead. The histogram is fused into
-        // Philox's and MRG32k3a's generating kernels; XORWOW's legacy layout has only 4096
-        // states, each drawing its elements in sequence, where the table lookups in that
-        // sequence cost more than a second, parallel pass (an H200 measured 30 against 77
-        // GSample/s at lambda 4).
-        if !quasi && stddev == 0.0 && self.rng != RngType::Xorwow {
-            return self.fill(out, Dist::PoissonHistogram, 0.0, 1.0);
-        }
-        if quasi || stddev == 0.0 {
-            // A map of the 32-bit stream.
-            self.generate_u32(out)?;
-            let cfg = self.cfg(n);
-            let Some((_, table)) = self.poisson.as_ref() else {
-                unreachable!("poisson table uploaded above")
-            };
-            let stream = &self.stream;
-            return match table {
-                PoissonDeviceTable::Histogram { shift, thresholds, aliases } => {
-                    kernels::poisson_histogram_map::launch(stream, cfg, *shift, thresholds, aliases, out)
-                }
-                PoissonDeviceTable::Cdf { shift, cdf, guide } => {
-                    kernels::poisson_cdf_map::launch(stream, cfg, *shift, cdf, guide, out)
-                }
-                PoissonDeviceTable::Gauss { mean, stddev } => {
-                    kernels::poisson_icdf_map::launch(stream, cfg, *mean, *stddev, out)
-                }
+    /// The uploaded Poisson map applied to the `generate_u32` stream in a second pass
+    /// (Sobol32's maps, legacy XORWOW's histogram).
+    fn poisson_map(&mut self, out: &mut impl AsDeviceSliceMut<u32>) -> Result<(), RandError> {
+        self.generate_u32(out)?;
+        let cfg = self.cfg(out.len() as u64);
+        let Some((_, table)) = self.poisson.as_ref() else { unreachable!("poisson table uploaded first") };
+        let stream = &self.stream;
+        match table {
+            PoissonDeviceTable::Histogram { shift, thresholds, aliases } => {
+                kernels::discrete_map::launch(stream, cfg, *shift, thresholds, aliases, out)
             }
-            .map_err(kerr);
+            PoissonDeviceTable::Cdf { shift, cdf, guide } => {
+                kernels::poisson_cdf_map::launch(stream, cfg, *shift, cdf, guide, out)
+            }
+            PoissonDeviceTable::Gauss { mean, stddev } => {
+                kernels::poisson_icdf_map::launch(stream, cfg, *mean, *stddev, out)
+            }
         }
-        // Rounded float normals, generated in the same kernel: Philox's legacy
-        // `generate_normal` layout (element `e` is value `e % 2` of pair `e / 2`), XORWOW's and
-        // MRG32k3a's one normal per element from state `e % T`.
-        self.fill(out, Dist::PoissonGauss, mean, stddev)
+        .map_err(kerr)
     }
 
     /// `curand_discrete` over a whole buffer: one 32-bit draw per value (as
@@ -433,7 +407,8 @@ impl Generator {
         }
         self.generate_u32(out)?;
         let cfg = self.cfg(out.len() as u64);
-        kernels::discrete_map::launch(&self.stream, cfg, &table.thresholds, &table.aliases, out).map_err(kerr)
+        kernels::discrete_map::launch(&self.stream, cfg, 0, &table.thresholds, &table.aliases, out)
+            .map_err(kerr)
     }
 
     /// `curandGenerateUniformDouble`: doubles in (0, 1].
