@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use ferrocm_backend::{
     Backend, BackendError, BackendInfo, BackendKind, CopyOp, CpuKernel, CpuModule, DeviceProperties,
     DevicePtr, EventFlags, EventHandle, FunctionAttributes, FunctionHandle, HostCallback, LaunchDims,
-    ModuleHandle, ModuleImage, Result, StreamFlags, StreamHandle,
+    ModuleHandle, ModuleImage, Result, StreamFlags, StreamHandle, Target,
 };
 use stream::{CpuEvent, CpuStream};
 
@@ -494,5 +494,6 @@ fn host_properties(index: u32) -> DeviceProperties {
         managed_memory: true,
         concurrent_kernels: true,
         async_engines: 1,
+        target: Target::cpu_exec(),
     }
 }

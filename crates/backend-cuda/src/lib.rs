@@ -241,6 +241,7 @@ impl Backend for CudaBackend {
             managed_memory: a(attr::MANAGED_MEMORY)? != 0,
             concurrent_kernels: a(attr::CONCURRENT_KERNELS)? != 0,
             async_engines: a(attr::ASYNC_ENGINE_COUNT)?,
+            target: ferrocm_backend::Target::nvidia((major, minor), self.version as u32),
         })
     }
 

@@ -17,9 +17,11 @@ use std::sync::Arc;
 
 mod error;
 mod props;
+pub mod target;
 
 pub use error::{BackendError, Result};
 pub use props::{BackendKind, DeviceProperties, Dim3};
+pub use target::{Feature, FeatureSet, Isa, Target};
 
 /// An address in a device's memory. On the CPU backend this is a host address.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]

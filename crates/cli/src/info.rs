@@ -90,6 +90,8 @@ pub fn run(args: Args) -> Result<()> {
             ("Name", p.name.clone()),
             ("Architecture", p.arch.clone()),
             ("Compute capability", format!("{}.{}", p.compute_capability.0, p.compute_capability.1)),
+            ("Code target", p.target.to_string()),
+            ("Target features", p.target.features.iter().map(|f| f.name()).collect::<Vec<_>>().join(", ")),
             ("Compute units", p.compute_units.to_string()),
             ("Warp size", p.warp_size.to_string()),
             ("Max threads per block", p.max_threads_per_block.to_string()),

@@ -3,7 +3,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use ferrocm_backend::{
-    Backend, BackendError, BackendKind, DeviceProperties, DevicePtr, ModuleImage, StreamFlags,
+    Backend, BackendError, BackendKind, DeviceProperties, DevicePtr, ModuleImage, StreamFlags, Target,
 };
 
 use crate::memory::{DeviceBuffer, DeviceRepr, Origin};
@@ -131,6 +131,12 @@ impl Device {
     /// Name, architecture and limits.
     pub fn properties(&self) -> &DeviceProperties {
         &self.inner.properties
+    }
+
+    /// What code the device runs and which features that code may use; the kernel compiler
+    /// chooses its code generator by it.
+    pub fn target(&self) -> &Target {
+        &self.inner.properties.target
     }
 
     /// Free and total memory in bytes.

@@ -31,8 +31,8 @@ pub use stream::Stream;
 
 pub use ferrocm_backend as backend;
 pub use ferrocm_backend::{
-    BackendError, BackendKind, CpuKernel, CpuModule, DeviceProperties, DevicePtr, Dim3, EventFlags,
-    FunctionAttributes, LaunchDims, ModuleImage, StreamFlags,
+    BackendError, BackendKind, CpuKernel, CpuModule, DeviceProperties, DevicePtr, Dim3, EventFlags, Feature,
+    FeatureSet, FunctionAttributes, Isa, LaunchDims, ModuleImage, StreamFlags, Target,
 };
 
 pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
