@@ -18,6 +18,7 @@ use std::sync::Arc;
 mod error;
 mod props;
 pub mod target;
+pub mod tensor_map;
 
 pub use error::{BackendError, Result};
 pub use props::{BackendKind, DeviceProperties, Dim3};
@@ -110,12 +111,38 @@ pub enum CopyOp {
 unsafe impl Send for CopyOp {}
 unsafe impl Sync for CopyOp {}
 
-/// Grid, block and dynamic shared memory of one kernel launch.
+/// The shape of one kernel launch: grid, block, dynamic shared memory, thread-block cluster and
+/// whether the launch is cooperative.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LaunchDims {
     pub grid: Dim3,
     pub block: Dim3,
     pub shared_mem_bytes: u32,
+    /// Blocks per cluster in each dimension; (1, 1, 1) is no cluster. Each grid dimension is a
+    /// multiple of the cluster's, and the blocks of a cluster run at the same time.
+    pub cluster: Dim3,
+    /// All blocks of the grid run at the same time, so they may synchronize with each other
+    /// (a grid-wide barrier).
+    pub cooperative: bool,
+}
+
+impl LaunchDims {
+    /// A launch of `grid` blocks of `block` threads with `shared_mem_bytes` of dynamic shared
+    /// memory, no cluster, not cooperative.
+    pub fn new(grid: impl Into<Dim3>, block: impl Into<Dim3>, shared_mem_bytes: u32) -> LaunchDims {
+        LaunchDims {
+            grid: grid.into(),
+            block: block.into(),
+            shared_mem_bytes,
+            cluster: Dim3::new(1, 1, 1),
+            cooperative: false,
+        }
+    }
+
+    /// Whether the launch groups blocks into clusters larger than one block.
+    pub fn has_cluster(&self) -> bool {
+        self.cluster.volume() > 1
+    }
 }
 
 /// A compiled artifact a backend can load as a module.

@@ -8,7 +8,7 @@ use ferrocm_cpu_exec::ExecKernel;
 use ferrocm_ir::*;
 
 fn dims(grid: u32, block: u32) -> LaunchDims {
-    LaunchDims { grid: Dim3::new(grid, 1, 1), block: Dim3::new(block, 1, 1), shared_mem_bytes: 0 }
+    LaunchDims::new(Dim3::new(grid, 1, 1), Dim3::new(block, 1, 1), 0)
 }
 
 fn slice_args<T>(s: &[T]) -> [[u8; 8]; 2] {

@@ -160,7 +160,7 @@ impl<T: dsl::Elem> HostArg for &mut [T] {
 
 /// Builds launch dimensions from anything convertible to [`Dim3`].
 pub fn dims(grid: impl Into<Dim3>, block: impl Into<Dim3>, shared_mem_bytes: u32) -> LaunchDims {
-    LaunchDims { grid: grid.into(), block: block.into(), shared_mem_bytes }
+    LaunchDims::new(grid, block, shared_mem_bytes)
 }
 
 /// Support for the macro's expansion; not a stable API.

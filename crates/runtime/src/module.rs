@@ -81,28 +81,70 @@ impl Function {
     }
 }
 
-/// Grid, block and dynamic shared memory of a launch.
+/// The shape of a launch: grid, block, dynamic shared memory, thread-block cluster and whether
+/// it is cooperative. Build it with [`LaunchConfig::new`] or [`LaunchConfig::for_num_elems`]
+/// and the `with_*` methods.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LaunchConfig {
     pub grid: Dim3,
     pub block: Dim3,
     pub shared_mem_bytes: u32,
+    /// Blocks per cluster in each dimension; (1, 1, 1) is no cluster.
+    pub cluster: Dim3,
+    /// Whether all blocks must be resident at once (grid-wide synchronization).
+    pub cooperative: bool,
 }
 
 impl LaunchConfig {
     /// A one-dimensional launch of 256-thread blocks covering `n` elements (at least one block).
     pub fn for_num_elems(n: u32) -> LaunchConfig {
-        LaunchConfig { grid: Dim3::from(n.div_ceil(256).max(1)), block: Dim3::from(256), shared_mem_bytes: 0 }
+        LaunchConfig::new(n.div_ceil(256).max(1), 256)
     }
 
-    /// A launch with the given grid and block and no dynamic shared memory.
+    /// A launch with the given grid and block, no dynamic shared memory and no cluster.
     pub fn new(grid: impl Into<Dim3>, block: impl Into<Dim3>) -> LaunchConfig {
-        LaunchConfig { grid: grid.into(), block: block.into(), shared_mem_bytes: 0 }
+        LaunchDims::new(grid, block, 0).into()
     }
 
     /// The same launch with `bytes` of dynamic shared memory.
     pub fn with_shared_mem(self, bytes: u32) -> LaunchConfig {
         LaunchConfig { shared_mem_bytes: bytes, ..self }
+    }
+
+    /// The same launch grouped into clusters of `cluster` blocks (each grid dimension must be a
+    /// multiple of the cluster's).
+    pub fn with_cluster(self, cluster: impl Into<Dim3>) -> LaunchConfig {
+        LaunchConfig { cluster: cluster.into(), ..self }
+    }
+
+    /// The same launch as a cooperative launch: every block is resident at once, so the grid
+    /// may synchronize as a whole.
+    pub fn cooperative(self) -> LaunchConfig {
+        LaunchConfig { cooperative: true, ..self }
+    }
+}
+
+impl From<LaunchDims> for LaunchConfig {
+    fn from(d: LaunchDims) -> LaunchConfig {
+        LaunchConfig {
+            grid: d.grid,
+            block: d.block,
+            shared_mem_bytes: d.shared_mem_bytes,
+            cluster: d.cluster,
+            cooperative: d.cooperative,
+        }
+    }
+}
+
+impl From<LaunchConfig> for LaunchDims {
+    fn from(c: LaunchConfig) -> LaunchDims {
+        LaunchDims {
+            grid: c.grid,
+            block: c.block,
+            shared_mem_bytes: c.shared_mem_bytes,
+            cluster: c.cluster,
+            cooperative: c.cooperative,
+        }
     }
 }
 
@@ -230,7 +272,7 @@ impl Stream {
             }
         }
         validate(device, f, &cfg)?;
-        let dims = LaunchDims { grid: cfg.grid, block: cfg.block, shared_mem_bytes: cfg.shared_mem_bytes };
+        let dims = LaunchDims::from(cfg);
         args.with_slices(|slices| device.inner.backend.launch(f.handle, dims, self.handle(), slices))
             .map_err(|e| device.error(e))
     }

@@ -245,11 +245,7 @@ impl Launch {
                 }
             }
         }
-        let cfg = LaunchConfig {
-            grid: self.dims.grid,
-            block: self.dims.block,
-            shared_mem_bytes: self.dims.shared_mem_bytes,
-        };
+        let cfg = LaunchConfig::from(self.dims);
         // SAFETY: the arguments follow the kernel's parameters under the slice ABI, and the
         // buffers live until after the synchronize below.
         unsafe { self.kernel.launch_raw(&stream, cfg, &args) }.map_err(|e| e.to_string())?;

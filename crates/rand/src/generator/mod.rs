@@ -460,7 +460,7 @@ impl Generator {
         // Grid-stride kernels: the grid only bounds parallelism, never changes results.
         let cap: u64 = if self.stream.device().kind() == BackendKind::Cpu { 16 } else { grid_cap() };
         let blocks = work.div_ceil(256).clamp(1, cap) as u32;
-        LaunchConfig { grid: blocks.into(), block: 256u32.into(), shared_mem_bytes: 0 }
+        LaunchConfig::new(blocks, 256)
     }
 
     fn table(&mut self) -> Result<&DeviceBuffer<u32>, RandError> {
