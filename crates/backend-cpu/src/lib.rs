@@ -396,6 +396,17 @@ impl Backend for CpuBackend {
         Ok(f.kernel.attributes())
     }
 
+    fn tensor_map_encode(
+        &self,
+        _device: u32,
+        desc: &ferrocm_backend::tensor_map::TensorMapDesc,
+    ) -> Result<[u8; ferrocm_backend::tensor_map::TENSOR_MAP_BYTES]> {
+        desc.to_cpu_bytes().map_err(|rule| BackendError::InvalidValue {
+            call: "tensor_map_encode",
+            message: rule.to_string(),
+        })
+    }
+
     fn launch(
         &self,
         function: FunctionHandle,

@@ -561,6 +561,37 @@ impl Backend for CudaBackend {
         })
     }
 
+    fn tensor_map_encode(
+        &self,
+        device: u32,
+        desc: &ferrocm_backend::tensor_map::TensorMapDesc,
+    ) -> Result<[u8; ferrocm_backend::tensor_map::TENSOR_MAP_BYTES]> {
+        self.bind(device)?;
+        #[repr(C, align(64))]
+        struct Aligned([u8; 128]);
+        let mut map = Aligned([0; 128]);
+        // SAFETY: the out-pointer is 64-byte aligned and 128 bytes long as CUtensorMap is; the
+        // arrays hold at least `rank` (and `rank - 1` strides) entries; the driver only records
+        // the global address, it does not dereference it here.
+        self.check("cuTensorMapEncodeTiled", unsafe {
+            self.driver.tensor_map_encode_tiled(
+                &mut map.0,
+                desc.data_type as u32,
+                desc.rank,
+                desc.global_address.0 as *mut c_void,
+                desc.global_dims.as_ptr(),
+                desc.global_strides.as_ptr(),
+                desc.box_dims.as_ptr(),
+                desc.element_strides.as_ptr(),
+                desc.interleave as u32,
+                desc.swizzle as u32,
+                desc.l2_promotion as u32,
+                desc.oob_fill as u32,
+            )
+        })?;
+        Ok(map.0)
+    }
+
     fn launch(
         &self,
         function: FunctionHandle,

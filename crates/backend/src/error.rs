@@ -34,6 +34,9 @@ pub enum BackendError {
     /// The operating system refused a resource the backend needs (a thread, a mapping).
     #[error("could not create {what}: {message}")]
     Os { what: &'static str, message: String },
+    /// A value the backend cannot accept (a runtime bug: the runtime validates first).
+    #[error("{call}: invalid value: {message}")]
+    InvalidValue { call: &'static str, message: String },
     /// An event was queried for elapsed time before it completed or without timing.
     #[error("event not ready: {reason}")]
     EventNotReady { reason: &'static str },

@@ -290,6 +290,14 @@ pub trait Backend: Send + Sync {
     fn module_function(&self, module: ModuleHandle, name: &str) -> Result<FunctionHandle>;
     /// Static facts about a kernel.
     fn function_attributes(&self, function: FunctionHandle) -> Result<FunctionAttributes>;
+    /// Encodes a tiled tensor map for `device` (`cuTensorMapEncodeTiled` on NVIDIA; the CPU
+    /// executor's own layout on the CPU). The description has been validated.
+    fn tensor_map_encode(
+        &self,
+        device: u32,
+        desc: &tensor_map::TensorMapDesc,
+    ) -> Result<[u8; tensor_map::TENSOR_MAP_BYTES]>;
+
     /// Queues a kernel launch. `args` holds each parameter's bytes, in order.
     fn launch(
         &self,

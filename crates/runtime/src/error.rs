@@ -52,6 +52,12 @@ pub enum Error {
     /// An event used for timing before it was recorded and completed.
     #[error("event not ready: {reason}")]
     EventNotReady { reason: &'static str },
+    /// A tensor map that breaks one of the driver's rules (named in `rule`).
+    #[error("invalid tensor map: {rule}")]
+    InvalidTensorMap { rule: String },
+    /// The device cannot do what was asked.
+    #[error("device {device} does not support this: {what}")]
+    Unsupported { device: usize, what: String },
     /// A backend reported an error.
     #[error("device {device} ({backend}): {source}")]
     Backend { device: usize, backend: BackendKind, source: BackendError },

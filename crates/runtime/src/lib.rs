@@ -18,6 +18,7 @@ mod module;
 pub mod platform;
 mod pool;
 mod stream;
+mod tensor_map;
 
 pub use device::Device;
 pub use error::{Error, Result};
@@ -28,8 +29,13 @@ pub use memory::{
 pub use module::{Function, KernelArgs, LaunchConfig, Module};
 pub use platform::{report, PlatformReport};
 pub use stream::Stream;
+pub use tensor_map::{TensorMap, TensorMapBytes, TensorMapElement, TiledLayout};
 
 pub use ferrocm_backend as backend;
+pub use ferrocm_backend::tensor_map::{
+    TensorMapDataType, TensorMapDesc, TensorMapInterleave, TensorMapL2Promotion, TensorMapOobFill,
+    TensorMapSwizzle,
+};
 pub use ferrocm_backend::{
     BackendError, BackendKind, CpuKernel, CpuModule, DeviceProperties, DevicePtr, Dim3, EventFlags, Feature,
     FeatureSet, FunctionAttributes, Isa, LaunchDims, ModuleImage, StreamFlags, Target,

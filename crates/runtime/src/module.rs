@@ -188,6 +188,17 @@ impl KernelArgs {
         self.push(buffer.device_ptr().0)
     }
 
+    /// Appends a tensor map by value (128 bytes), remembering its device.
+    pub fn push_tensor_map(&mut self, map: &crate::TensorMap<'_>) -> &mut Self {
+        if !self.devices.contains(map.device()) {
+            self.devices.push(map.device().clone());
+        }
+        let start = self.bytes.len();
+        self.bytes.extend_from_slice(&map.bytes().0);
+        self.spans.push((start as u32, map.bytes().0.len() as u32));
+        self
+    }
+
     /// The number of parameters.
     pub fn len(&self) -> usize {
         self.spans.len()
