@@ -20,6 +20,7 @@ pub type CUhostFn = unsafe extern "C" fn(user_data: *mut c_void);
 
 pub const CUDA_SUCCESS: CUresult = 0;
 pub const CUDA_ERROR_OUT_OF_MEMORY: CUresult = 2;
+pub const CUDA_ERROR_NOT_FOUND: CUresult = 500;
 pub const CUDA_ERROR_NOT_READY: CUresult = 600;
 pub const CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED: CUresult = 704;
 
@@ -39,6 +40,38 @@ pub const CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: c_int = 1;
 pub const CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: c_int = 3;
 pub const CU_FUNC_ATTRIBUTE_NUM_REGS: c_int = 4;
 pub const CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: c_int = 8;
+pub const CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED: c_int = 14;
+
+/// Special stream handles: the legacy default stream and the per-thread default stream.
+pub const CU_STREAM_LEGACY: usize = 0x1;
+pub const CU_STREAM_PER_THREAD: usize = 0x2;
+
+pub const CU_LAUNCH_ATTRIBUTE_COOPERATIVE: c_uint = 2;
+pub const CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION: c_uint = 4;
+
+/// `CUlaunchAttribute`: an id, padding to 8 bytes, and a 64-byte value union (8-byte aligned).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CUlaunchAttribute {
+    pub id: c_uint,
+    pub pad: [u8; 4],
+    pub value: [u64; 8],
+}
+
+/// `CUlaunchConfig` (`cuLaunchKernelEx`).
+#[repr(C)]
+pub struct CUlaunchConfig {
+    pub grid_dim_x: c_uint,
+    pub grid_dim_y: c_uint,
+    pub grid_dim_z: c_uint,
+    pub block_dim_x: c_uint,
+    pub block_dim_y: c_uint,
+    pub block_dim_z: c_uint,
+    pub shared_mem_bytes: c_uint,
+    pub h_stream: CUstream,
+    pub attrs: *mut CUlaunchAttribute,
+    pub num_attrs: c_uint,
+}
 
 /// `CUdevice_attribute` values used for [`ferrocm_backend::DeviceProperties`].
 pub mod attr {
@@ -66,7 +99,10 @@ pub mod attr {
     pub const MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: c_int = 81;
     pub const MAX_REGISTERS_PER_MULTIPROCESSOR: c_int = 82;
     pub const MANAGED_MEMORY: c_int = 83;
+    pub const COOPERATIVE_LAUNCH: c_int = 95;
     pub const MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: c_int = 97;
+    pub const MAX_BLOCKS_PER_MULTIPROCESSOR: c_int = 106;
+    pub const CLUSTER_LAUNCH: c_int = 120;
 }
 
 /// The library names tried, in order.
@@ -176,5 +212,7 @@ driver_api! {
     func_get_attribute = "cuFuncGetAttribute"(value: *mut c_int, attribute: c_int, f: CUfunction);
     func_set_attribute = "cuFuncSetAttribute"(f: CUfunction, attribute: c_int, value: c_int);
     tensor_map_encode_tiled = "cuTensorMapEncodeTiled"(map: *mut [u8; 128], data_type: c_uint, rank: c_uint, address: *mut c_void, dims: *const u64, strides: *const u64, box_dims: *const u32, element_strides: *const u32, interleave: c_uint, swizzle: c_uint, l2_promotion: c_uint, oob_fill: c_uint);
+    launch_kernel_ex = "cuLaunchKernelEx"(config: *const CUlaunchConfig, f: CUfunction, params: *mut *mut c_void, extra: *mut *mut c_void);
+    occupancy_max_active_blocks = "cuOccupancyMaxActiveBlocksPerMultiprocessor"(blocks: *mut c_int, f: CUfunction, block_size: c_int, dynamic_shared: usize);
     launch_kernel = "cuLaunchKernel"(f: CUfunction, gx: c_uint, gy: c_uint, gz: c_uint, bx: c_uint, by: c_uint, bz: c_uint, shared: c_uint, stream: CUstream, params: *mut *mut c_void, extra: *mut *mut c_void);
 }

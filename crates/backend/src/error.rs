@@ -10,6 +10,12 @@ pub enum BackendError {
     /// The vendor driver returned an error code.
     #[error("{call} failed: {name} ({code}): {message}")]
     Driver { call: &'static str, code: i32, name: String, message: String },
+    /// A device ordinal past the backend's devices.
+    #[error("invalid device ordinal {device}: the backend has {count} device(s)")]
+    InvalidDevice { device: u32, count: u32 },
+    /// The operation is not allowed in the current state (e.g. from inside a host callback).
+    #[error("{what} is not permitted: {reason}")]
+    NotPermitted { what: &'static str, reason: &'static str },
     /// The driver library or one of its symbols could not be loaded.
     #[error("{backend} driver not available: {reason}")]
     Unavailable { backend: BackendKind, reason: String },

@@ -218,10 +218,39 @@ pub struct BackendInfo {
 /// A host function queued on a stream (as `hipLaunchHostFunc`).
 pub type HostCallback = Box<dyn FnOnce() + Send + 'static>;
 
-/// What a device backend does. Object-safe; the runtime holds it as `Arc<dyn Backend>`.
+/// Which default stream of a device (see [`Backend::default_stream`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DefaultStream {
+    /// CUDA's legacy default stream (`CU_STREAM_LEGACY`, HIP's null stream): work on it waits
+    /// for all earlier work of the device's blocking streams, and their later work waits for it.
+    Legacy,
+    /// The calling thread's own default stream (`CU_STREAM_PER_THREAD`,
+    /// `hipStreamPerThread`): an ordinary blocking stream, one per host thread.
+    PerThread,
+}
+
+/// A function attribute that can be set (`cuFuncSetAttribute`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FunctionAttribute {
+    /// The largest dynamic shared memory a launch may use, in bytes.
+    MaxDynamicSharedBytes,
+    /// Whether the kernel may be launched with clusters larger than the portable size of 8.
+    NonPortableClusterSizeAllowed,
+}
+
+/// The hardware layer: what a device backend does, with no validation (wgpu-hal's rule).
+/// Object-safe; the runtime holds it as `Arc<dyn Backend>` and is its only caller.
 ///
-/// All `*_async` operations are queued on a stream and return at once. The runtime validates
-/// every argument before calling in.
+/// All `*_async` operations are queued on a stream and return at once. Device ordinals passed to
+/// safe methods are checked (an out-of-range ordinal is [`BackendError::InvalidDevice`]).
+///
+/// # Safety (of the `unsafe` methods)
+/// A method that takes a handle requires a live handle made by this backend (not destroyed);
+/// one that takes a device address or a byte count requires the range to lie inside a live
+/// allocation of this backend (or pinned host memory for host addresses) that stays allocated
+/// until the queued work completes; host pointers must stay valid and unaliased by writers until
+/// then. Breaking this is undefined behaviour: the CUDA backend hands these values to the driver.
 pub trait Backend: Send + Sync {
     /// Name and versions.
     fn info(&self) -> BackendInfo;
@@ -240,17 +269,34 @@ pub trait Backend: Send + Sync {
     fn alloc(&self, device: u32, bytes: u64) -> Result<DevicePtr>;
     /// Allocates memory reachable from the host and the device (managed/unified memory).
     fn alloc_managed(&self, device: u32, bytes: u64) -> Result<DevicePtr>;
-    /// Frees memory from [`Backend::alloc`] or [`Backend::alloc_managed`].
-    fn free(&self, device: u32, ptr: DevicePtr) -> Result<()>;
-    /// Allocates page-locked host memory, usable for asynchronous copies.
-    fn alloc_host(&self, bytes: u64) -> Result<*mut u8>;
+    /// Frees memory from [`Backend::alloc`] or [`Backend::alloc_managed`]. Queued work that uses
+    /// it must have completed (the runtime orders frees after the streams that used the memory).
+    ///
+    /// # Safety
+    /// `ptr` is a live allocation of `device` from this backend, freed once, and no queued or
+    /// running work uses it.
+    unsafe fn free(&self, device: u32, ptr: DevicePtr) -> Result<()>;
+    /// Allocates zero-filled page-locked host memory, usable for asynchronous copies by every
+    /// device of the backend. `device` names a visible device whose context may be used to make the allocation
+    /// (so a hidden GPU never gets a context).
+    fn alloc_host(&self, device: u32, bytes: u64) -> Result<*mut u8>;
     /// Frees memory from [`Backend::alloc_host`].
-    fn free_host(&self, ptr: *mut u8) -> Result<()>;
+    ///
+    /// # Safety
+    /// `ptr` came from `alloc_host` with the same `device`, is freed once and no queued work uses it.
+    unsafe fn free_host(&self, device: u32, ptr: *mut u8) -> Result<()>;
 
     /// Fills `bytes` bytes at `dst` with `value`, in stream order.
-    fn memset_async(&self, stream: StreamHandle, dst: DevicePtr, value: u8, bytes: u64) -> Result<()>;
+    ///
+    /// # Safety
+    /// See the trait: live stream, `[dst, dst + bytes)` inside a live allocation.
+    unsafe fn memset_async(&self, stream: StreamHandle, dst: DevicePtr, value: u8, bytes: u64) -> Result<()>;
     /// Copies `bytes` bytes, in stream order.
-    fn copy_async(&self, stream: StreamHandle, copy: CopyOp, bytes: u64) -> Result<()>;
+    ///
+    /// # Safety
+    /// See the trait: live stream; both ranges inside live allocations (or host memory kept valid
+    /// until the copy completes).
+    unsafe fn copy_async(&self, stream: StreamHandle, copy: CopyOp, bytes: u64) -> Result<()>;
     /// Whether `device` can read and write memory of `peer` directly.
     fn can_access_peer(&self, device: u32, peer: u32) -> Result<bool>;
     /// Lets `device` access `peer`'s memory. Enabling twice is not an error.
@@ -258,48 +304,118 @@ pub trait Backend: Send + Sync {
 
     /// Creates a stream on `device`.
     fn stream_create(&self, device: u32, flags: StreamFlags) -> Result<StreamHandle>;
-    /// Destroys a stream once its queued work has completed.
-    fn stream_destroy(&self, stream: StreamHandle) -> Result<()>;
+    /// The handle of one of `device`'s default streams. It is never destroyed.
+    fn default_stream(&self, device: u32, which: DefaultStream) -> Result<StreamHandle>;
+    /// Releases a stream: it returns at once, and the stream's resources are freed once its
+    /// queued work has completed (as `cuStreamDestroy`).
+    ///
+    /// # Safety
+    /// A live stream from `stream_create`, destroyed once; no work is queued on it afterwards.
+    unsafe fn stream_destroy(&self, stream: StreamHandle) -> Result<()>;
     /// Blocks until all work queued on the stream has completed.
-    fn stream_synchronize(&self, stream: StreamHandle) -> Result<()>;
+    ///
+    /// # Safety
+    /// A live stream.
+    unsafe fn stream_synchronize(&self, stream: StreamHandle) -> Result<()>;
     /// Whether all work queued on the stream has completed.
-    fn stream_query(&self, stream: StreamHandle) -> Result<bool>;
+    ///
+    /// # Safety
+    /// A live stream.
+    unsafe fn stream_query(&self, stream: StreamHandle) -> Result<bool>;
     /// Makes later work on `stream` wait until `event`'s last recorded point has been reached.
-    fn stream_wait_event(&self, stream: StreamHandle, event: EventHandle) -> Result<()>;
+    /// The event may belong to another device of the backend.
+    ///
+    /// # Safety
+    /// A live stream and a live event.
+    unsafe fn stream_wait_event(&self, stream: StreamHandle, event: EventHandle) -> Result<()>;
     /// Queues a host function; it runs after earlier work on the stream and before later work.
-    fn stream_add_callback(&self, stream: StreamHandle, callback: HostCallback) -> Result<()>;
+    ///
+    /// # Safety
+    /// A live stream.
+    unsafe fn stream_add_callback(&self, stream: StreamHandle, callback: HostCallback) -> Result<()>;
 
     /// Creates an event on `device`.
     fn event_create(&self, device: u32, flags: EventFlags) -> Result<EventHandle>;
     /// Destroys an event.
-    fn event_destroy(&self, event: EventHandle) -> Result<()>;
+    ///
+    /// # Safety
+    /// A live event, destroyed once.
+    unsafe fn event_destroy(&self, event: EventHandle) -> Result<()>;
     /// Records the event at the current end of the stream.
-    fn event_record(&self, event: EventHandle, stream: StreamHandle) -> Result<()>;
+    ///
+    /// # Safety
+    /// A live event and a live stream.
+    unsafe fn event_record(&self, event: EventHandle, stream: StreamHandle) -> Result<()>;
     /// Blocks until the event's recorded point has been reached.
-    fn event_synchronize(&self, event: EventHandle) -> Result<()>;
+    ///
+    /// # Safety
+    /// A live event.
+    unsafe fn event_synchronize(&self, event: EventHandle) -> Result<()>;
     /// Whether the event's recorded point has been reached.
-    fn event_query(&self, event: EventHandle) -> Result<bool>;
+    ///
+    /// # Safety
+    /// A live event.
+    unsafe fn event_query(&self, event: EventHandle) -> Result<bool>;
     /// Milliseconds between two completed, timing-enabled events.
-    fn event_elapsed_ms(&self, start: EventHandle, end: EventHandle) -> Result<f32>;
+    ///
+    /// # Safety
+    /// Two live events.
+    unsafe fn event_elapsed_ms(&self, start: EventHandle, end: EventHandle) -> Result<f32>;
 
     /// Loads a compiled artifact on `device`.
     fn module_load(&self, device: u32, image: &ModuleImage) -> Result<ModuleHandle>;
     /// Unloads a module; its functions must no longer be launched.
-    fn module_unload(&self, module: ModuleHandle) -> Result<()>;
+    ///
+    /// # Safety
+    /// A live module, unloaded once, whose functions have no queued launches.
+    unsafe fn module_unload(&self, module: ModuleHandle) -> Result<()>;
     /// Looks up a kernel by name.
-    fn module_function(&self, module: ModuleHandle, name: &str) -> Result<FunctionHandle>;
+    ///
+    /// # Safety
+    /// A live module.
+    unsafe fn module_function(&self, module: ModuleHandle, name: &str) -> Result<FunctionHandle>;
     /// Static facts about a kernel.
-    fn function_attributes(&self, function: FunctionHandle) -> Result<FunctionAttributes>;
+    ///
+    /// # Safety
+    /// A live function (its module is loaded).
+    unsafe fn function_attributes(&self, function: FunctionHandle) -> Result<FunctionAttributes>;
+    /// Sets an attribute of a kernel (once per function: the runtime caches what it set).
+    ///
+    /// # Safety
+    /// A live function.
+    unsafe fn function_set_attribute(
+        &self,
+        function: FunctionHandle,
+        attribute: FunctionAttribute,
+        value: i32,
+    ) -> Result<()>;
+    /// How many blocks of `block_threads` threads with `dynamic_shared_bytes` of dynamic shared
+    /// memory can be resident on one compute unit at once (the occupancy calculator).
+    ///
+    /// # Safety
+    /// A live function.
+    unsafe fn max_active_blocks_per_cu(
+        &self,
+        function: FunctionHandle,
+        block_threads: u32,
+        dynamic_shared_bytes: u32,
+    ) -> Result<u32>;
     /// Encodes a tiled tensor map for `device` (`cuTensorMapEncodeTiled` on NVIDIA; the CPU
-    /// executor's own layout on the CPU). The description has been validated.
+    /// executor's own layout on the CPU). The description has been validated; encoding does not
+    /// access the memory it describes.
     fn tensor_map_encode(
         &self,
         device: u32,
         desc: &tensor_map::TensorMapDesc,
     ) -> Result<[u8; tensor_map::TENSOR_MAP_BYTES]>;
 
-    /// Queues a kernel launch. `args` holds each parameter's bytes, in order.
-    fn launch(
+    /// Queues a kernel launch. `args` holds each parameter's bytes, in order. The dimensions,
+    /// cluster and shared memory were validated against the device and the function.
+    ///
+    /// # Safety
+    /// A live function and stream of the same device; `args` match the kernel's parameters, and
+    /// every address in them stays valid for the kernel's accesses until it completes.
+    unsafe fn launch(
         &self,
         function: FunctionHandle,
         dims: LaunchDims,

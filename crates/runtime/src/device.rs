@@ -3,12 +3,14 @@ use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use ferrocm_backend::{
-    Backend, BackendError, BackendKind, DeviceProperties, DevicePtr, ModuleImage, StreamFlags, Target,
+    Backend, BackendError, BackendKind, DefaultStream, DeviceProperties, DevicePtr, EventFlags, ModuleImage,
+    StreamFlags, Target,
 };
 
 use crate::memory::{DeviceBuffer, DeviceRepr, Origin};
 use crate::module::Module;
 use crate::platform::platform;
+use crate::pointer::MemoryKind;
 use crate::pool::Pool;
 use crate::stream::Stream;
 use crate::{lock, Error, Result};
@@ -19,6 +21,7 @@ pub(crate) struct DeviceInner {
     pub(crate) ordinal: u32,
     pub(crate) properties: DeviceProperties,
     default_stream: OnceLock<Stream>,
+    legacy_stream: OnceLock<Stream>,
     pub(crate) pool: Pool,
     /// Devices (by index) whose memory this device may access.
     peers: Mutex<HashSet<usize>>,
@@ -37,6 +40,7 @@ impl DeviceInner {
             ordinal,
             properties,
             default_stream: OnceLock::new(),
+            legacy_stream: OnceLock::new(),
             pool: Pool::default(),
             peers: Mutex::default(),
         })
@@ -144,19 +148,59 @@ impl Device {
         self.inner.backend.mem_info(self.inner.ordinal).map_err(|e| self.error(e))
     }
 
-    /// Blocks until all work on the device has completed.
+    /// Blocks until all work on the device has completed. Not permitted inside a host callback.
     pub fn synchronize(&self) -> Result<()> {
-        self.inner.backend.device_synchronize(self.inner.ordinal).map_err(|e| self.error(e))
+        crate::callback::forbid("synchronizing a device")?;
+        self.inner.backend.device_synchronize(self.inner.ordinal).map_err(|e| self.error(e))?;
+        self.inner.pool.release_over_threshold(self, None);
+        Ok(())
     }
 
-    /// The device's default stream, created on first use. Unlike CUDA's legacy default
-    /// stream it does not synchronize with other streams.
+    /// The device's default stream, created on first use: an ordinary stream that, unlike
+    /// CUDA's legacy default stream, does not synchronize with other streams (ferrocm's choice:
+    /// implicit synchronization costs concurrency; order work explicitly with events).
     pub fn default_stream(&self) -> Result<Stream> {
         if let Some(s) = self.inner.default_stream.get() {
             return Ok(s.clone());
         }
         let s = self.create_stream()?;
         Ok(self.inner.default_stream.get_or_init(|| s).clone())
+    }
+
+    /// CUDA's legacy default stream (HIP's null stream, `hipStreamLegacy`): work queued on it
+    /// waits for all earlier work of the device's blocking streams, and their later work waits
+    /// for it. Streams made by [`Device::create_stream`] are non-blocking and unaffected; create
+    /// blocking ones with [`Device::create_stream_with`] and `non_blocking: false`.
+    pub fn legacy_default_stream(&self) -> Result<Stream> {
+        if let Some(s) = self.inner.legacy_stream.get() {
+            return Ok(s.clone());
+        }
+        let h = self
+            .inner
+            .backend
+            .default_stream(self.inner.ordinal, DefaultStream::Legacy)
+            .map_err(|e| self.error(e))?;
+        let s = Stream::from_default(self.clone(), h);
+        Ok(self.inner.legacy_stream.get_or_init(|| s).clone())
+    }
+
+    /// The calling thread's per-thread default stream (`hipStreamPerThread`): a blocking stream
+    /// of its own for each host thread.
+    pub fn per_thread_default_stream(&self) -> Result<Stream> {
+        thread_local! {
+            static STREAMS: std::cell::RefCell<Vec<Stream>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        if let Some(s) = STREAMS.with(|v| v.borrow().iter().find(|s| s.device() == self).cloned()) {
+            return Ok(s);
+        }
+        let h = self
+            .inner
+            .backend
+            .default_stream(self.inner.ordinal, DefaultStream::PerThread)
+            .map_err(|e| self.error(e))?;
+        let s = Stream::from_default(self.clone(), h);
+        STREAMS.with(|v| v.borrow_mut().push(s.clone()));
+        Ok(s)
     }
 
     /// A new stream with default options.
@@ -174,6 +218,7 @@ impl Device {
     /// Allocates `len` elements of device memory directly from the driver (not pooled). The
     /// contents are unspecified; see [`Stream::alloc_zeroed`].
     pub fn alloc<T: DeviceRepr>(&self, len: usize) -> Result<DeviceBuffer<T>> {
+        crate::callback::forbid("allocating device memory")?;
         let bytes = self.checked_bytes::<T>(len)?;
         let ptr = self.backend_alloc(bytes, false)?;
         Ok(DeviceBuffer::from_raw(self.clone(), ptr, len, Origin::Direct))
@@ -186,6 +231,7 @@ impl Device {
                 self.error(BackendError::Unsupported { backend: self.kind(), what: "managed memory" })
             );
         }
+        crate::callback::forbid("allocating managed memory")?;
         let bytes = self.checked_bytes::<T>(len)?;
         let ptr = self.backend_alloc(bytes, true)?;
         Ok(DeviceBuffer::from_raw(self.clone(), ptr, len, Origin::Direct))
@@ -248,6 +294,15 @@ impl Device {
         self.inner.pool.cached_bytes()
     }
 
+    /// How many cached bytes the pool may keep across a synchronize (as
+    /// `cudaMemPoolAttrReleaseThreshold`): after [`Device::synchronize`] or
+    /// [`Stream::synchronize`], cached blocks whose work is done are given back to the driver
+    /// until at most `bytes` remain. `None` (the default) keeps everything; the cache is still
+    /// given back whenever an allocation would otherwise run out of memory.
+    pub fn set_pool_release_threshold(&self, bytes: Option<u64>) {
+        self.inner.pool.set_release_threshold(bytes.unwrap_or(u64::MAX));
+    }
+
     pub(crate) fn error(&self, source: BackendError) -> Error {
         match source {
             BackendError::OutOfMemory { requested, free, .. } => {
@@ -280,12 +335,41 @@ impl Device {
                 b.alloc(self.inner.ordinal, bytes)
             }
         };
-        match alloc() {
-            Err(BackendError::OutOfMemory { .. }) if self.inner.pool.cached_bytes() > 0 => {
+        let ptr = match alloc() {
+            Err(BackendError::OutOfMemory { .. })
+                if self.inner.pool.cached_bytes() > 0 && !crate::callback::active() =>
+            {
                 self.inner.pool.trim(self)?;
                 alloc().map_err(|e| self.error(e))
             }
             r => r.map_err(|e| self.error(e)),
-        }
+        }?;
+        let kind = if managed { MemoryKind::Managed } else { MemoryKind::Device };
+        crate::pointer::register(ptr.0, bytes, self.index(), kind);
+        Ok(ptr)
     }
+}
+
+/// Frees driver memory once the work that `streams` queued on it has completed (waiting on an
+/// event per stream, so errors stay with the stream for its next synchronize).
+pub(crate) fn free_now(device: &Device, ptr: DevicePtr, streams: &[Stream]) -> Result<()> {
+    for s in streams {
+        let e =
+            crate::event::Event::with_flags(s.device(), EventFlags { timing: false, blocking_sync: false })?;
+        e.record(s)?;
+        e.synchronize()?;
+    }
+    crate::pointer::unregister(ptr.0);
+    // SAFETY: `ptr` is a live allocation of this device made by `backend_alloc`, freed once, and
+    // the work of every stream that used it has completed (waited for above).
+    unsafe { device.inner.backend.free(device.inner.ordinal, ptr) }.map_err(|e| device.error(e))
+}
+
+/// [`free_now`], deferred off a host callback (where waiting could wait for itself).
+pub(crate) fn free_after(device: &Device, ptr: DevicePtr, streams: Vec<Stream>) {
+    let device = device.clone();
+    crate::callback::now_or_later(move || {
+        // An error here cannot be returned from `drop`: the memory stays allocated.
+        let _ = free_now(&device, ptr, &streams);
+    });
 }

@@ -43,6 +43,9 @@ pub enum Error {
     /// A launch dimension over the device or kernel limit.
     #[error("launch {what} = {requested} exceeds the limit {max}")]
     LaunchTooLarge { what: &'static str, requested: u64, max: u64 },
+    /// A kernel that declares more of a resource than a GPU allows.
+    #[error("kernel `{kernel}` declares {requested} {what}, over the limit of {max}")]
+    KernelTooLarge { kernel: String, what: &'static str, requested: u64, max: u64 },
     /// A launch dimension of zero.
     #[error("launch {what} is zero: every grid and block dimension must be at least 1")]
     EmptyLaunch { what: &'static str },
@@ -58,6 +61,15 @@ pub enum Error {
     /// The device cannot do what was asked.
     #[error("device {device} does not support this: {what}")]
     Unsupported { device: usize, what: String },
+    /// A call that is not allowed where it was made (inside a host callback).
+    #[error("{what} is not permitted {reason}")]
+    NotPermitted { what: &'static str, reason: &'static str },
+    /// The host could not allocate memory for a result.
+    #[error("out of host memory: {requested} bytes requested")]
+    HostOutOfMemory { requested: u64 },
+    /// A launch shape that breaks a rule (cluster divisibility, cooperative residency).
+    #[error("invalid launch: {rule}")]
+    InvalidLaunch { rule: String },
     /// A backend reported an error.
     #[error("device {device} ({backend}): {source}")]
     Backend { device: usize, backend: BackendKind, source: BackendError },

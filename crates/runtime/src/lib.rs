@@ -10,12 +10,14 @@
 //! streams, events, modules and buffers can be shared across threads).
 
 pub mod builtin;
+mod callback;
 mod device;
 mod error;
 mod event;
 mod memory;
 mod module;
 pub mod platform;
+pub mod pointer;
 mod pool;
 mod stream;
 mod tensor_map;
@@ -26,8 +28,11 @@ pub use event::Event;
 pub use memory::{
     AsDeviceSlice, AsDeviceSliceMut, DeviceBuffer, DeviceRepr, DeviceSlice, DeviceSliceMut, HostBuffer,
 };
-pub use module::{Function, KernelArgs, LaunchConfig, Module};
+pub use module::{
+    Function, KernelArgs, LaunchConfig, Module, MAX_LOCAL_BYTES_PER_THREAD, MAX_STATIC_SHARED_BYTES,
+};
 pub use platform::{report, PlatformReport};
+pub use pointer::{pointer_attributes, MemoryKind, PointerAttributes};
 pub use stream::Stream;
 pub use tensor_map::{TensorMap, TensorMapBytes, TensorMapElement, TiledLayout};
 

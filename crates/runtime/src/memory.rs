@@ -1,6 +1,7 @@
 use std::marker::PhantomData;
 use std::ops::{Bound, Deref, DerefMut, RangeBounds};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use ferrocm_backend::DevicePtr;
 
@@ -35,12 +36,52 @@ pub(crate) enum Origin {
     Pooled { stream: Stream, block_bytes: u64 },
 }
 
-/// A typed region of device memory, owned. Freed (or returned to the pool) when dropped.
+/// The streams that have queued work on one allocation (copies, memsets, kernel arguments), so
+/// that freeing or reusing the memory can wait for exactly those streams (as CUDA's stream-ordered
+/// allocator asks its users to do by hand with events).
+#[derive(Default)]
+#[doc(hidden)]
+pub struct UseTracker {
+    /// The stream recorded last (its identity), the fast path for the common one-stream case.
+    last: AtomicU64,
+    streams: Mutex<Vec<Stream>>,
+}
+
+impl std::fmt::Debug for UseTracker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UseTracker").field("streams", &lock(&self.streams).len()).finish()
+    }
+}
+
+impl UseTracker {
+    /// Records that `stream` queued work on the allocation.
+    pub(crate) fn record(&self, stream: &Stream) {
+        let id = stream.id();
+        if self.last.load(Ordering::Acquire) == id {
+            return;
+        }
+        let mut v = lock(&self.streams);
+        if !v.iter().any(|s| s == stream) {
+            v.push(stream.clone());
+        }
+        self.last.store(id, Ordering::Release);
+    }
+
+    /// The streams recorded so far.
+    pub(crate) fn take(&self) -> Vec<Stream> {
+        self.last.store(0, Ordering::Release);
+        std::mem::take(&mut *lock(&self.streams))
+    }
+}
+
+/// A typed region of device memory, owned. Freed (or returned to the pool) when dropped, once
+/// the work queued on it by every stream that used it is done.
 pub struct DeviceBuffer<T: DeviceRepr> {
     device: Device,
     ptr: DevicePtr,
     len: usize,
     origin: Origin,
+    uses: Arc<UseTracker>,
     _t: PhantomData<T>,
 }
 
@@ -59,13 +100,19 @@ impl<T: DeviceRepr> std::fmt::Debug for DeviceBuffer<T> {
 
 impl<T: DeviceRepr> DeviceBuffer<T> {
     pub(crate) fn from_raw(device: Device, ptr: DevicePtr, len: usize, origin: Origin) -> Self {
-        DeviceBuffer { device, ptr, len, origin, _t: PhantomData }
+        DeviceBuffer { device, ptr, len, origin, uses: Arc::default(), _t: PhantomData }
     }
 
     /// A read-only view of `range`.
     pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<DeviceSlice<'_, T>> {
         let (start, end) = bounds(range, self.len)?;
-        Ok(DeviceSlice { device: &self.device, ptr: self.offset(start), len: end - start, _t: PhantomData })
+        Ok(DeviceSlice {
+            device: &self.device,
+            ptr: self.offset(start),
+            len: end - start,
+            uses: &self.uses,
+            _t: PhantomData,
+        })
     }
 
     /// A writable view of `range`.
@@ -75,6 +122,7 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             device: &self.device,
             ptr: self.offset(start),
             len: end - start,
+            uses: &self.uses,
             _t: PhantomData,
         })
     }
@@ -86,14 +134,11 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
 
 impl<T: DeviceRepr> Drop for DeviceBuffer<T> {
     fn drop(&mut self) {
+        let used_on = self.uses.take();
         match std::mem::replace(&mut self.origin, Origin::Direct) {
-            Origin::Direct => {
-                // Freeing waits for outstanding work on the device (as cudaFree does); an error
-                // here cannot be returned from `drop` and leaves nothing to clean up.
-                let _ = self.device.inner.backend.free(self.device.inner.ordinal, self.ptr);
-            }
+            Origin::Direct => crate::device::free_after(&self.device, self.ptr, used_on),
             Origin::Pooled { stream, block_bytes } => {
-                self.device.inner.pool.release(self.ptr, block_bytes, stream);
+                self.device.inner.pool.release(&self.device, self.ptr, block_bytes, stream, used_on);
             }
         }
     }
@@ -122,6 +167,7 @@ pub struct DeviceSlice<'a, T> {
     device: &'a Device,
     ptr: DevicePtr,
     len: usize,
+    uses: &'a Arc<UseTracker>,
     _t: PhantomData<&'a T>,
 }
 
@@ -130,11 +176,19 @@ pub struct DeviceSliceMut<'a, T> {
     device: &'a Device,
     ptr: DevicePtr,
     len: usize,
+    uses: &'a Arc<UseTracker>,
     _t: PhantomData<&'a mut T>,
 }
 
-/// Anything that names a typed range of device memory: buffers and their views.
-pub trait AsDeviceSlice<T: DeviceRepr> {
+mod sealed {
+    /// Only the runtime's memory types name device memory: a view made up by other code could
+    /// point anywhere, and every copy and launch trusts these addresses.
+    pub trait Sealed {}
+}
+
+/// Anything that names a typed range of device memory: buffers and their views. Sealed: only
+/// the runtime's own types implement it, so every address it yields lies in a live allocation.
+pub trait AsDeviceSlice<T: DeviceRepr>: sealed::Sealed {
     /// The device that owns the memory.
     fn device(&self) -> &Device;
     /// Address of the first element.
@@ -149,6 +203,9 @@ pub trait AsDeviceSlice<T: DeviceRepr> {
     fn byte_len(&self) -> u64 {
         (self.len() * std::mem::size_of::<T>()) as u64
     }
+    #[doc(hidden)]
+    /// The allocation's record of the streams that used it.
+    fn uses(&self) -> &Arc<UseTracker>;
 }
 
 /// A typed range of device memory the holder may write.
@@ -156,10 +213,12 @@ pub trait AsDeviceSliceMut<T: DeviceRepr>: AsDeviceSlice<T> {}
 
 macro_rules! as_slice {
     ($($ty:ty),*) => { $(
+        impl<T: DeviceRepr> sealed::Sealed for $ty {}
         impl<T: DeviceRepr> AsDeviceSlice<T> for $ty {
             fn device(&self) -> &Device { &self.device }
             fn device_ptr(&self) -> DevicePtr { self.ptr }
             fn len(&self) -> usize { self.len }
+            fn uses(&self) -> &Arc<UseTracker> { &self.uses }
         }
     )* };
 }
@@ -170,7 +229,7 @@ impl<T: DeviceRepr> AsDeviceSliceMut<T> for DeviceSliceMut<'_, T> {}
 impl<'a, T: DeviceRepr> DeviceSliceMut<'a, T> {
     /// A read-only view of the same memory.
     pub fn as_slice(&self) -> DeviceSlice<'_, T> {
-        DeviceSlice { device: self.device, ptr: self.ptr, len: self.len, _t: PhantomData }
+        DeviceSlice { device: self.device, ptr: self.ptr, len: self.len, uses: self.uses, _t: PhantomData }
     }
 }
 
@@ -194,10 +253,11 @@ impl<T: DeviceRepr> HostBuffer<T> {
     /// Allocates `len` zeroed elements of pinned memory through `device`'s backend.
     pub fn new(device: &Device, len: usize) -> Result<HostBuffer<T>> {
         let bytes = device.checked_bytes::<T>(len)?;
-        let ptr = device.inner.backend.alloc_host(bytes).map_err(|e| device.error(e))? as *mut T;
-        // SAFETY: fresh allocation of `bytes` bytes; zeroing makes every element a valid value
-        // (DeviceRepr types accept any bit pattern, zero included).
-        unsafe { std::ptr::write_bytes(ptr as *mut u8, 0, bytes as usize) };
+        crate::callback::forbid("allocating pinned host memory")?;
+        // The backend returns zero-filled memory, so every element is initialised.
+        let ptr =
+            device.inner.backend.alloc_host(device.ordinal(), bytes).map_err(|e| device.error(e))? as *mut T;
+        crate::pointer::register(ptr as u64, bytes, device.index(), crate::pointer::MemoryKind::PinnedHost);
         Ok(HostBuffer { device: device.clone(), ptr, len, pending: Mutex::default() })
     }
 
@@ -221,7 +281,11 @@ impl<T: DeviceRepr> HostBuffer<T> {
     }
 
     fn wait_pending(&self) {
-        for e in lock(&self.pending).drain(..) {
+        let mut pending = lock(&self.pending);
+        if pending.is_empty() {
+            return;
+        }
+        for e in pending.drain(..) {
             // A failed wait means the device reported an error, which the stream's next
             // synchronize returns; the host memory itself is then no longer in use.
             let _ = e.synchronize();
@@ -248,7 +312,17 @@ impl<T: DeviceRepr> DerefMut for HostBuffer<T> {
 
 impl<T: DeviceRepr> Drop for HostBuffer<T> {
     fn drop(&mut self) {
-        self.wait_pending();
-        let _ = self.device.inner.backend.free_host(self.ptr as *mut u8);
+        let pending = std::mem::take(&mut *lock(&self.pending));
+        let (device, addr) = (self.device.clone(), self.ptr as usize);
+        // Waiting for the copies cannot happen inside a host callback: there it is deferred.
+        crate::callback::now_or_later(move || {
+            for e in pending {
+                let _ = e.synchronize();
+            }
+            crate::pointer::unregister(addr as u64);
+            // SAFETY: the pointer came from `alloc_host` on this device, is freed once, and every
+            // copy that used it has completed (waited for above).
+            let _ = unsafe { device.inner.backend.free_host(device.ordinal(), addr as *mut u8) };
+        });
     }
 }
