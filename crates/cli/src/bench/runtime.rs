@@ -4,8 +4,9 @@
 
 use std::time::Instant;
 
-use anyhow::{ensure, Result};
+use anyhow::{bail, ensure, Context, Result};
 use ferrocm::{builtin, BackendKind, Device, HostBuffer, KernelArgs, LaunchConfig};
+use ferrocm_kernel::prelude::*;
 
 use super::raw;
 use super::{median, print, Row};
@@ -15,21 +16,21 @@ pub struct Args {
     /// Device index (see `ferrocm info`); default: the default device.
     #[arg(long)]
     device: Option<usize>,
-    /// Kernel launches per timed batch.
-    #[arg(long, default_value_t = 20_000)]
-    launches: usize,
-    /// Pinned host<->device copy size in MiB.
-    #[arg(long, default_value_t = 256)]
-    copy_mib: usize,
-    /// Device-to-device copy size in MiB.
-    #[arg(long, default_value_t = 1024)]
-    d2d_mib: usize,
-    /// Allocate+free pairs per timed batch.
-    #[arg(long, default_value_t = 2_000)]
-    allocs: usize,
-    /// Timed repetitions; the median is reported.
-    #[arg(long, default_value_t = 7)]
-    reps: usize,
+    /// Kernel launches per timed batch (at least 10).
+    #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u32).range(10..=100_000_000))]
+    launches: u32,
+    /// Pinned host<->device copy size in MiB (1 to 1048576).
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=1 << 20))]
+    copy_mib: u32,
+    /// Device-to-device copy size in MiB (1 to 1048576).
+    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..=1 << 20))]
+    d2d_mib: u32,
+    /// Allocate+free pairs per timed batch (at least 1).
+    #[arg(long, default_value_t = 2_000, value_parser = clap::value_parser!(u32).range(1..=100_000_000))]
+    allocs: u32,
+    /// Timed repetitions; the median is reported (at least 1).
+    #[arg(long, default_value_t = 7, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    reps: u32,
     /// One JSON object per line.
     #[arg(long)]
     json: bool,
@@ -45,12 +46,12 @@ fn timed(f: &mut dyn FnMut() -> Result<()>) -> Result<f64> {
 
 /// Times `ferrocm` and, where present, `baseline`, alternating them within each repetition
 /// so clock and thermal drift fall on both alike; returns each one's median in seconds.
-fn compare(reps: usize, ferrocm: Work, mut baseline: Option<Work>) -> Result<(f64, Option<f64>)> {
+fn compare(reps: u32, ferrocm: Work, mut baseline: Option<Work>) -> Result<(f64, Option<f64>)> {
     ferrocm()?; // warm-up
     if let Some(b) = baseline.as_mut() {
         b()?;
     }
-    let (mut tf, mut tb) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
+    let (mut tf, mut tb) = (Vec::new(), Vec::new());
     for _ in 0..reps {
         tf.push(timed(ferrocm)?);
         if let Some(b) = baseline.as_mut() {
@@ -60,16 +61,42 @@ fn compare(reps: usize, ferrocm: Work, mut baseline: Option<Work>) -> Result<(f6
     Ok((median(tf), (!tb.is_empty()).then(|| median(tb))))
 }
 
-fn random_bytes(n: usize, seed: u64) -> Vec<u8> {
+fn random_bytes(n: usize, seed: u64, flag: &str) -> Result<Vec<u8>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n)
+        .map_err(|_| anyhow::anyhow!("{flag}: the host cannot allocate {n} bytes for the test data"))?;
     let mut x = seed | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 24) as u8
-        })
-        .collect()
+    v.extend((0..n).map(|_| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x >> 24) as u8
+    }));
+    Ok(v)
+}
+
+/// Refuses a copy size whose buffers (`count` of them) cannot fit in the device's memory.
+fn check_fits(dev: &Device, flag: &str, mib: u32, count: u64) -> Result<usize> {
+    let bytes = (mib as u64) << 20;
+    let total = dev.properties().total_memory;
+    if bytes * count > total {
+        bail!(
+            "{flag} {mib} needs {count} buffer(s) of {mib} MiB ({} MiB), more than device {}'s {} MiB",
+            (bytes * count) >> 20,
+            dev.index(),
+            total >> 20
+        );
+    }
+    Ok(bytes as usize)
+}
+
+/// The kernel of the typed-launch row: a scalar and a slice, as most library kernels take.
+#[kernel]
+fn bench_scale(a: f32, x: &mut [f32]) {
+    let i = global_index();
+    if i < x.len() {
+        x[i] = a * x[i];
+    }
 }
 
 /// Turns an optional closure into the optional trait object `compare` takes.
@@ -90,7 +117,9 @@ pub fn run(a: Args) -> Result<()> {
     let empty = builtin::load(&dev)?.function("empty")?;
     let no_args = KernelArgs::new();
     let one = LaunchConfig::new(1, 1);
-    let per = |t: f64, k: usize| t / k as f64 * 1e6;
+    let per = |t: f64, k: u32| t / k as f64 * 1e6;
+    let copy_bytes = check_fits(&dev, "--copy-mib", a.copy_mib, 1)?;
+    let d2d_bytes = check_fits(&dev, "--d2d-mib", a.d2d_mib, 2)?;
 
     // Launch: enqueue rate of a batch (then one synchronize), and launch + synchronize.
     for (metric, batch, sync_each) in [
@@ -123,10 +152,54 @@ pub fn run(a: Args) -> Result<()> {
         rows.push(latency_row(metric, per(f, batch), b.map(|b| per(b, batch))));
     }
 
+    // Typed launch: a `#[kernel]` launched through its generated `launch` against the same PTX
+    // launched with raw `cuLaunchKernel`.
+    {
+        let batch = a.launches;
+        let mut x = s.clone_htod(&[1.5f32; 32])?;
+        bench_scale::launch(&s, LaunchConfig::new(1, 32), 2.0, &mut x)?;
+        ensure!(s.clone_dtoh(&x)? == vec![3.0f32; 32], "the typed launch computed a wrong result");
+        let raw_fn = match &raw {
+            Some(r) => {
+                let k = bench_scale::kernel()?;
+                let ptx = k.ptx(&dev.properties().arch)?;
+                Some((r, r.function(&ptx, k.name())?, r.alloc(32 * 4)?))
+            }
+            None => None,
+        };
+        let mut ours = || -> Result<()> {
+            for _ in 0..batch {
+                bench_scale::launch(&s, LaunchConfig::new(1, 32), 1.0, &mut x)?;
+            }
+            Ok(s.synchronize()?)
+        };
+        let mut theirs = raw_fn.map(|(r, f, p)| {
+            move || -> Result<()> {
+                let (mut a, mut ptr, mut len) = (1.0f32, p, 32u64);
+                for _ in 0..batch {
+                    let mut params = [
+                        &mut a as *mut f32 as *mut std::ffi::c_void,
+                        &mut ptr as *mut u64 as *mut std::ffi::c_void,
+                        &mut len as *mut u64 as *mut std::ffi::c_void,
+                    ];
+                    // SAFETY: the parameters are the kernel's (f32, then the slice's address
+                    // and length), over a live 32-element allocation.
+                    unsafe { r.launch(f, &mut params)? };
+                }
+                r.sync()
+            }
+        });
+        let (f, b) = compare(a.reps, &mut ours, dynamic(&mut theirs))?;
+        rows.push(latency_row("typed #[kernel] launch (batched)", per(f, batch), b.map(|b| per(b, batch))));
+        if let Some((r, _, p)) = raw_fn {
+            r.free(p)?;
+        }
+    }
+
     // Pinned copies, checked on fresh random data before timing.
-    let bytes = a.copy_mib << 20;
-    let data = random_bytes(bytes, 0x5eed);
-    let host = HostBuffer::from_slice(&dev, &data)?;
+    let bytes = copy_bytes;
+    let data = random_bytes(bytes, 0x5eed, "--copy-mib")?;
+    let host = HostBuffer::from_slice(&dev, &data).context("--copy-mib")?;
     let mut back = HostBuffer::<u8>::new(&dev, bytes)?;
     let mut d = s.alloc::<u8>(bytes)?;
     s.copy_htod_async(&host, &mut d)?;
@@ -181,8 +254,8 @@ pub fn run(a: Args) -> Result<()> {
     drop((host, back, d));
 
     // Device-to-device: bytes read plus bytes written.
-    let bytes = a.d2d_mib << 20;
-    let src = s.clone_htod(&random_bytes(bytes, 0xd2d))?;
+    let bytes = d2d_bytes;
+    let src = s.clone_htod(&random_bytes(bytes, 0xd2d, "--d2d-mib")?).context("--d2d-mib")?;
     let mut dst = s.alloc::<u8>(bytes)?;
     s.copy_dtod(&src, &mut dst)?;
     ensure!(s.clone_dtoh(&dst)? == s.clone_dtoh(&src)?, "device-to-device copy returned different bytes");
