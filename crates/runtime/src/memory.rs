@@ -69,6 +69,10 @@ impl UseTracker {
 
     /// The streams recorded so far.
     pub(crate) fn take(&self) -> Vec<Stream> {
+        if self.last.load(Ordering::Acquire) == 0 {
+            // Nothing was ever recorded: the common allocate-and-drop path takes no lock.
+            return Vec::new();
+        }
         self.last.store(0, Ordering::Release);
         std::mem::take(&mut *lock(&self.streams))
     }
