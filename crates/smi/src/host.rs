@@ -250,6 +250,15 @@ pub struct HostStatic {
     pub kernel: Option<String>,
 }
 
+/// Microjoules between two readings of a RAPL counter that wraps to 0 after `range`.
+pub fn energy_delta(before: u64, after: u64, range: u64) -> u64 {
+    if after >= before {
+        after - before
+    } else {
+        range.saturating_sub(before).saturating_add(after)
+    }
+}
+
 /// One RAPL package's energy counter.
 #[derive(Debug, Clone, Copy)]
 struct Energy {
@@ -459,20 +468,9 @@ impl HostReader {
         let seconds = now.at.duration_since(previous.at).as_secs_f64();
         let power_w = match (&previous.energy, &now.energy) {
             (Some(a), Some(b)) if a.len() == b.len() && seconds > 0.0 => {
-                let joules: f64 = a
-                    .iter()
-                    .zip(b)
-                    .map(|(x, y)| {
-                        // The counter wraps at `max_energy_range_uj`.
-                        let delta = if y.microjoules >= x.microjoules {
-                            y.microjoules - x.microjoules
-                        } else {
-                            y.range.saturating_sub(x.microjoules).saturating_add(y.microjoules)
-                        };
-                        delta as f64 / 1e6
-                    })
-                    .sum();
-                Some(joules / seconds)
+                let microjoules: u64 =
+                    a.iter().zip(b).map(|(x, y)| energy_delta(x.microjoules, y.microjoules, y.range)).sum();
+                Some(microjoules as f64 / 1e6 / seconds)
             }
             _ => None,
         };

@@ -188,7 +188,8 @@ pub enum Layout {
     Wide,
     /// One block per row: a heading from the first `heading` columns, then `title: value`.
     Sections { heading: usize },
-    /// Rows are pairs (`from`, `to` in the first two columns); one matrix per further column.
+    /// Rows are pairs (`from`, `to` in the first two columns); one matrix per further column
+    /// that is not N/A for every pair.
     Matrix,
 }
 
@@ -340,7 +341,11 @@ impl Table {
         devices.sort_by_key(|d| d.parse::<u64>().unwrap_or(u64::MAX));
         let mut out = String::new();
         for (col, c) in self.columns.iter().enumerate().skip(2) {
-            if col > 2 {
+            // A value no pair has (NVLinks between CPU devices) would be a matrix of N/A.
+            if self.rows.iter().all(|r| r[col].is_na()) {
+                continue;
+            }
+            if !out.is_empty() {
                 out.push('\n');
             }
             out.push_str(c.title);
