@@ -112,7 +112,7 @@ fn monitor(
                         eprintln!("note: {n}");
                     }
                     // Room for values wider than the first sample's.
-                    widths = table.widths().iter().map(|w| w + 2).collect();
+                    widths = table.widths().iter().map(|w| w + 1).collect();
                     text.push_str(&table.text_header(&widths));
                     text.push('\n');
                 }
