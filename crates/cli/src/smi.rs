@@ -16,7 +16,8 @@ pub struct Args {
     /// Print JSON (an object per view; one object per line for `monitor`).
     #[arg(long, global = true, conflicts_with = "csv")]
     json: bool,
-    /// Print CSV: a header of keys, then one line per device (or process, or pair).
+    /// Print CSV: a header of keys, then one line per device (or process, or pair); the default
+    /// view's CSV is its device table (`smi process --csv` gives the processes).
     #[arg(long, global = true)]
     csv: bool,
     /// Devices to show, by index (as `ferrocm info` numbers them), PCI bus id or UUID, or `all`;
