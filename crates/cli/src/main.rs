@@ -1,7 +1,8 @@
-//! `ferrocm`: the command-line tools (rocminfo, benchmarks, and more as they land).
+//! `ferrocm`: the command-line tools (rocminfo, rocm-smi, benchmarks, and more as they land).
 
 mod bench;
 mod info;
+mod smi;
 
 use clap::{Parser, Subcommand};
 
@@ -16,6 +17,9 @@ struct Cli {
 enum Command {
     /// Show the runtime, the drivers found and every device with its properties (like rocminfo).
     Info(info::Args),
+    /// Show temperature, power, clocks, memory, utilisation and processes of every device (like
+    /// rocm-smi / amd-smi; read-only).
+    Smi(smi::Args),
     /// Run a benchmark and print a table (or JSON lines).
     Bench(bench::Args),
     /// Translate CUDA sources to HIP (hipify-perl and hipify-clang options are accepted;
@@ -32,6 +36,7 @@ fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info(args) => info::run(args),
+        Command::Smi(args) => smi::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Hipify { args } => {
             let code = ferrocm_hipify::cli_main(args);
