@@ -223,9 +223,12 @@ conformance! {
         spin(&s, &module, 100)?;
         end.record(&s)?;
         let queued = t.elapsed();
-        assert!(queued < Duration::from_millis(60), "queuing a 100 ms kernel took {queued:?}");
-        assert!(!s.query()? && !end.query()?, "the stream finished a 100 ms kernel at once");
-        assert!(matches!(start.elapsed_ms(&end), Err(Error::EventNotReady { .. }) | Err(Error::Backend { .. })));
+        // compute-sanitizer serialises and instruments every call: then only ordering is checked.
+        if std::env::var_os("FERROCM_SANITIZE").is_none() {
+            assert!(queued < Duration::from_millis(60), "queuing a 100 ms kernel took {queued:?}");
+            assert!(!s.query()? && !end.query()?, "the stream finished a 100 ms kernel at once");
+            assert!(matches!(start.elapsed_ms(&end), Err(Error::EventNotReady { .. }) | Err(Error::Backend { .. })));
+        }
         end.synchronize()?;
         assert!(s.query()? && end.query()?);
         let ms = start.elapsed_ms(&end)?;
