@@ -33,6 +33,10 @@ enum Command {
 }
 
 fn main() -> std::process::ExitCode {
+    // Like other Unix tools, end quietly when the reader of our output goes away
+    // (`ferrocm info | head`) instead of failing a write.
+    // SAFETY: restoring the default disposition of SIGPIPE before any thread exists.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info(args) => info::run(args),
