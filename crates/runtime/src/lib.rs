@@ -26,7 +26,8 @@ pub use device::Device;
 pub use error::{Error, Result};
 pub use event::Event;
 pub use memory::{
-    AsDeviceSlice, AsDeviceSliceMut, DeviceBuffer, DeviceRepr, DeviceSlice, DeviceSliceMut, HostBuffer,
+    AsDeviceSlice, AsDeviceSliceMut, DeviceBuffer, DeviceRepr, DeviceSlice, DeviceSliceMut, ExternalBuffer,
+    HostBuffer,
 };
 pub use module::{
     Function, KernelArgs, LaunchConfig, Module, MAX_LOCAL_BYTES_PER_THREAD, MAX_STATIC_SHARED_BYTES,

@@ -184,6 +184,66 @@ pub struct DeviceSliceMut<'a, T> {
     _t: PhantomData<&'a mut T>,
 }
 
+/// Device memory owned by someone else (another library's tensor received through DLPack, a
+/// pointer from a C caller), borrowed as a typed buffer so the runtime's copies and kernels can
+/// use it. Dropping it frees nothing: it waits for the work this runtime queued on the memory, so
+/// the owner may free it afterwards.
+pub struct ExternalBuffer<T: DeviceRepr> {
+    device: Device,
+    ptr: DevicePtr,
+    len: usize,
+    uses: Arc<UseTracker>,
+    _t: PhantomData<T>,
+}
+
+impl<T: DeviceRepr> ExternalBuffer<T> {
+    /// Borrows `len` elements at `ptr` on `device`.
+    ///
+    /// # Safety
+    /// `[ptr, ptr + len * size_of::<T>())` is memory of `device` (or, for a CPU device, host
+    /// memory) that stays allocated, and is not written by others while this runtime's work may
+    /// use it, until the `ExternalBuffer` is dropped; `ptr` is aligned for `T`.
+    pub unsafe fn new(device: &Device, ptr: DevicePtr, len: usize) -> ExternalBuffer<T> {
+        ExternalBuffer { device: device.clone(), ptr, len, uses: Arc::default(), _t: PhantomData }
+    }
+
+    /// A read-only view of `range`.
+    pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<DeviceSlice<'_, T>> {
+        let (start, end) = bounds(range, self.len)?;
+        let ptr = self.ptr.offset((start * std::mem::size_of::<T>()) as u64);
+        Ok(DeviceSlice { device: &self.device, ptr, len: end - start, uses: &self.uses, _t: PhantomData })
+    }
+
+    /// A writable view of `range`.
+    pub fn slice_mut(&mut self, range: impl RangeBounds<usize>) -> Result<DeviceSliceMut<'_, T>> {
+        let (start, end) = bounds(range, self.len)?;
+        let ptr = self.ptr.offset((start * std::mem::size_of::<T>()) as u64);
+        Ok(DeviceSliceMut { device: &self.device, ptr, len: end - start, uses: &self.uses, _t: PhantomData })
+    }
+}
+
+impl<T: DeviceRepr> Drop for ExternalBuffer<T> {
+    fn drop(&mut self) {
+        let streams = self.uses.take();
+        if streams.is_empty() {
+            return;
+        }
+        // The owner may free the memory as soon as this returns: wait for our work on it. Inside
+        // a host callback waiting is not possible; the owner then must not free before the
+        // stream is synchronized.
+        if crate::callback::active() {
+            return;
+        }
+        for s in streams {
+            let _ = crate::event::Event::with_flags(
+                s.device(),
+                ferrocm_backend::EventFlags { timing: false, blocking_sync: false },
+            )
+            .and_then(|e| e.record(&s).and_then(|_| e.synchronize()));
+        }
+    }
+}
+
 mod sealed {
     /// Only the runtime's memory types name device memory: a view made up by other code could
     /// point anywhere, and every copy and launch trusts these addresses.
@@ -226,8 +286,9 @@ macro_rules! as_slice {
         }
     )* };
 }
-as_slice!(DeviceBuffer<T>, DeviceSlice<'_, T>, DeviceSliceMut<'_, T>);
+as_slice!(DeviceBuffer<T>, ExternalBuffer<T>, DeviceSlice<'_, T>, DeviceSliceMut<'_, T>);
 impl<T: DeviceRepr> AsDeviceSliceMut<T> for DeviceBuffer<T> {}
+impl<T: DeviceRepr> AsDeviceSliceMut<T> for ExternalBuffer<T> {}
 impl<T: DeviceRepr> AsDeviceSliceMut<T> for DeviceSliceMut<'_, T> {}
 
 impl<'a, T: DeviceRepr> DeviceSliceMut<'a, T> {

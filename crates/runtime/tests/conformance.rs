@@ -310,6 +310,29 @@ conformance! {
         Ok(())
     }
 
+    external_memory_is_used_in_place(dev) {
+        // Memory owned elsewhere (here: a buffer the test keeps) borrowed as an ExternalBuffer:
+        // copies and kernels act on it in place, and its drop waits for that work.
+        let s = dev.create_stream()?;
+        let owner = s.clone_htod(&[1.0f32; 1024])?;
+        s.synchronize()?;
+        {
+            // SAFETY: `owner` holds 1024 f32s and outlives `ext`.
+            let mut ext = unsafe { ferrocm_runtime::ExternalBuffer::<f32>::new(dev, owner.device_ptr(), 1024) };
+            let module = builtin::load(dev)?;
+            let f = module.function("axpy_f32")?;
+            let x = s.clone_htod(&[2.0f32; 1024])?;
+            // SAFETY: axpy over two 1024-element f32 buffers.
+            unsafe { s.launch(&f, LaunchConfig::for_num_elems(1024), &axpy_args(&x, &ext, 1024, 1.5))? };
+            let mut tail = ext.slice_mut(1000..)?;
+            s.memset_zero(&mut tail)?;
+            assert!(ext.slice(0..1025).is_err());
+        }
+        let got = s.clone_dtoh(&owner)?;
+        assert!(got[..1000].iter().all(|&v| v == 4.0) && got[1000..].iter().all(|&v| v == 0.0));
+        Ok(())
+    }
+
     managed_memory(dev) {
         let s = dev.create_stream()?;
         let mut m = dev.alloc_managed::<u64>(1 << 12)?;
