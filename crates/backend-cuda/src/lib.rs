@@ -313,6 +313,10 @@ impl Backend for CudaBackend {
         Ok(StreamHandle(pack(device, special as *mut c_void)))
     }
 
+    fn native_stream_handle(&self, stream: StreamHandle) -> Option<u64> {
+        Some(unpack(stream.0).1 as u64)
+    }
+
     unsafe fn stream_destroy(&self, stream: StreamHandle) -> Result<()> {
         let s = self.stream_ptr(stream)?;
         // SAFETY: forwarded from the caller's contract.

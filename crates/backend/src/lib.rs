@@ -306,6 +306,11 @@ pub trait Backend: Send + Sync {
     fn stream_create(&self, device: u32, flags: StreamFlags) -> Result<StreamHandle>;
     /// The handle of one of `device`'s default streams. It is never destroyed.
     fn default_stream(&self, device: u32, which: DefaultStream) -> Result<StreamHandle>;
+    /// The vendor's own handle of a stream (a `CUstream` on NVIDIA), for interoperation with
+    /// other libraries on the same context; `None` where there is none.
+    fn native_stream_handle(&self, _stream: StreamHandle) -> Option<u64> {
+        None
+    }
     /// Releases a stream: it returns at once, and the stream's resources are freed once its
     /// queued work has completed (as `cuStreamDestroy`).
     ///

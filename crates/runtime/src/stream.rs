@@ -81,6 +81,13 @@ impl Stream {
         self.inner.handle
     }
 
+    /// The vendor's handle of this stream (a `CUstream` on NVIDIA, in the primary context that
+    /// CUDA libraries share), for handing to other libraries (DLPack's `stream` argument,
+    /// `__cuda_array_interface__`); `None` on the CPU.
+    pub fn native_handle(&self) -> Option<u64> {
+        self.device().inner.backend.native_stream_handle(self.inner.handle)
+    }
+
     fn backend_err(&self, e: ferrocm_backend::BackendError) -> Error {
         self.inner.device.error(e)
     }
