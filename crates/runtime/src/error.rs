@@ -70,6 +70,9 @@ pub enum Error {
     /// A launch shape that breaks a rule (cluster divisibility, cooperative residency).
     #[error("invalid launch: {rule}")]
     InvalidLaunch { rule: String },
+    /// A view reinterpreted as a type its address or length does not fit.
+    #[error("cannot view {bytes} bytes at {address:#x} as {to} (from {from}): the address must be aligned and the length a multiple of the element size")]
+    InvalidCast { from: &'static str, to: &'static str, bytes: usize, address: u64 },
     /// A backend reported an error.
     #[error("device {device} ({backend}): {source}")]
     Backend { device: usize, backend: BackendKind, source: BackendError },

@@ -296,6 +296,36 @@ impl<'a, T: DeviceRepr> DeviceSliceMut<'a, T> {
     pub fn as_slice(&self) -> DeviceSlice<'_, T> {
         DeviceSlice { device: self.device, ptr: self.ptr, len: self.len, uses: self.uses, _t: PhantomData }
     }
+
+    /// The same bytes viewed as elements of another plain-data type (as `bytemuck::cast_slice`):
+    /// the address must be aligned for `U` and the byte length a multiple of its size.
+    pub fn reinterpret<U: DeviceRepr>(self) -> Result<DeviceSliceMut<'a, U>> {
+        let (len, ptr) = reinterpret_len::<T, U>(self.ptr, self.len)?;
+        Ok(DeviceSliceMut { device: self.device, ptr, len, uses: self.uses, _t: PhantomData })
+    }
+}
+
+impl<'a, T: DeviceRepr> DeviceSlice<'a, T> {
+    /// The same bytes viewed as elements of another plain-data type; see
+    /// [`DeviceSliceMut::reinterpret`].
+    pub fn reinterpret<U: DeviceRepr>(self) -> Result<DeviceSlice<'a, U>> {
+        let (len, ptr) = reinterpret_len::<T, U>(self.ptr, self.len)?;
+        Ok(DeviceSlice { device: self.device, ptr, len, uses: self.uses, _t: PhantomData })
+    }
+}
+
+fn reinterpret_len<T, U>(ptr: DevicePtr, len: usize) -> Result<(usize, DevicePtr)> {
+    let bytes = len * std::mem::size_of::<T>();
+    let (size, align) = (std::mem::size_of::<U>(), std::mem::align_of::<U>());
+    if !ptr.0.is_multiple_of(align as u64) || !bytes.is_multiple_of(size) {
+        return Err(Error::InvalidCast {
+            from: std::any::type_name::<T>(),
+            to: std::any::type_name::<U>(),
+            bytes,
+            address: ptr.0,
+        });
+    }
+    Ok((bytes / size, ptr))
 }
 
 /// Page-locked (pinned) host memory, the fast path for asynchronous copies.
