@@ -369,3 +369,18 @@ fn many_streams_do_not_hold_many_threads() {
     assert_eq!(s.clone_dtoh(&bufs[1999]).unwrap(), vec![1u8; 64]);
     drop(bufs);
 }
+
+#[test]
+fn events_recorded_before_a_synchronize_are_complete_after_it() {
+    // The CPU backend counted an event's marker done before stamping the event, so a
+    // synchronized stream could still report its last event not ready.
+    let dev = Device::cpu().unwrap();
+    let s = dev.create_stream().unwrap();
+    for _ in 0..2000 {
+        let (a, b) = (ferrocm_runtime::Event::new(&dev).unwrap(), ferrocm_runtime::Event::new(&dev).unwrap());
+        a.record(&s).unwrap();
+        b.record(&s).unwrap();
+        s.synchronize().unwrap();
+        assert!(a.elapsed_ms(&b).is_ok(), "an event recorded before synchronize was not complete after it");
+    }
+}
