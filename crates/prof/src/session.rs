@@ -94,7 +94,12 @@ const WHAT_ALLOWED: &str = "a comma-separated list of kernel, copy, alloc, api a
 impl Session {
     /// The session the environment describes, or `None` when `FERROCM_PROF` is unset or empty.
     pub fn from_env() -> Result<Option<Session>> {
-        let get = |var| std::env::var(var).ok().filter(|v| !v.trim().is_empty());
+        Session::from_vars(|var| std::env::var(var).ok())
+    }
+
+    /// [`Session::from_env`] with the variables looked up by `var`.
+    pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Option<Session>> {
+        let get = |name| var(name).filter(|v| !v.trim().is_empty());
         let Some(what) = get(ENV_WHAT) else { return Ok(None) };
         let mut s = Session::default();
         for item in what.split(',').map(str::trim).filter(|i| !i.is_empty()) {
