@@ -550,36 +550,32 @@ pub(crate) fn break_chain(stream: &Stream) {
     }
 }
 
-/// Delivers every pending activity whose end event has completed.
+/// Delivers pending activities in the order they were queued, up to the first whose end event
+/// has not completed (work completes in order on each stream; a busy stream holds back the
+/// others only until it completes). Events are queried outside the lock, one not-ready query
+/// per pass, so the collector does not compete with the threads queuing work.
 fn drain(st: &State) {
-    let done: Vec<Pending> = {
-        let mut q = lock(&st.pending);
-        let mut done = Vec::new();
-        let mut i = 0;
-        while i < q.len() {
-            if q[i].end.complete() {
-                done.extend(q.remove(i));
-            } else {
-                i += 1;
-            }
-        }
-        done
-    };
-    if done.is_empty() {
-        return;
-    }
     static LAST_END: OnceLock<Mutex<HashMap<u64, u64>>> = OnceLock::new();
-    let mut last = lock(LAST_END.get_or_init(Mutex::default));
-    for p in done {
+    // One drainer at a time (the collector and `flush`), so records keep their order.
+    static DRAINING: Mutex<()> = Mutex::new(());
+    let _one = lock(&DRAINING);
+    loop {
+        let Some(p) = lock(&st.pending).pop_front() else { return };
+        if !p.end.complete() {
+            lock(&st.pending).push_front(p);
+            return;
+        }
         let (Some(s), Some(e)) = (p.start.time(), p.end.time()) else {
             DROPPED.fetch_add(1, Ordering::Relaxed);
             continue;
         };
         let mut a = p.activity;
+        let mut last = lock(LAST_END.get_or_init(Mutex::default));
         let floor = last.get(&a.stream).copied().unwrap_or(0);
         a.start_ns = s.max(floor);
         a.end_ns = e.max(a.start_ns);
         last.insert(a.stream, a.end_ns);
+        drop(last);
         st.tracer.record(Record::Device(a));
     }
 }
@@ -589,7 +585,7 @@ fn collector() {
     loop {
         {
             let q = lock(&st.pending);
-            let _ = st.wake.wait_timeout(q, Duration::from_millis(2));
+            let _ = st.wake.wait_timeout(q, Duration::from_millis(5));
         }
         drain(st);
     }
