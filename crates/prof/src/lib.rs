@@ -19,7 +19,7 @@
 //! | `agent_info.csv` | CSV output | `Node_Id`, `Logical_Node_Id`, `Agent_Type`, `Name`, `Backend` |
 //! | `kernel_stats.csv`, `memory_copy_stats.csv`, `hip_api_stats.csv` | `stats` with the matching trace | `Name`, `Calls`, `TotalDurationNs`, `AverageNs`, `Percentage`, `MinNs`, `MaxNs`, `StdDev` |
 //! | `roofline.csv` | `stats` with kernels or copies traced | see [`roofline`] |
-//! | `results.json` | JSON output | Chrome trace events (see [`json`](crate::write)) |
+//! | `results.json` | JSON output | Chrome trace events: a process per agent with a track per stream, a track per host thread |
 //!
 //! Columns that mean nothing on NVIDIA or CPU devices hold 0: `Accum_VGPR_Count` and
 //! `SGPR_Count` always; `VGPR_Count` (registers per thread), `LDS_Block_Size` (shared memory)
