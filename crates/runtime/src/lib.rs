@@ -21,6 +21,7 @@ pub mod pointer;
 mod pool;
 mod stream;
 mod tensor_map;
+pub mod trace;
 
 pub use device::Device;
 pub use error::{Error, Result};

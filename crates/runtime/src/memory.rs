@@ -8,6 +8,7 @@ use ferrocm_backend::DevicePtr;
 use crate::device::Device;
 use crate::event::Event;
 use crate::stream::Stream;
+use crate::trace::{AllocOp, MemoryKind as TraceKind};
 use crate::{lock, Error, Result};
 
 /// A type whose values can be copied to and from a device byte for byte.
@@ -34,6 +35,15 @@ pub(crate) enum Origin {
     Direct,
     /// From the stream-ordered pool; returned to it in the order of this stream.
     Pooled { stream: Stream, block_bytes: u64 },
+}
+
+impl Origin {
+    fn trace_kind(&self) -> TraceKind {
+        match self {
+            Origin::Direct => TraceKind::Device,
+            Origin::Pooled { .. } => TraceKind::Pooled,
+        }
+    }
 }
 
 /// The streams that have queued work on one allocation (copies, memsets, kernel arguments), so
@@ -104,6 +114,13 @@ impl<T: DeviceRepr> std::fmt::Debug for DeviceBuffer<T> {
 
 impl<T: DeviceRepr> DeviceBuffer<T> {
     pub(crate) fn from_raw(device: Device, ptr: DevicePtr, len: usize, origin: Origin) -> Self {
+        crate::trace::allocation(
+            AllocOp::Allocate,
+            origin.trace_kind(),
+            &device,
+            (len * size_of::<T>()) as u64,
+            ptr.0,
+        );
         DeviceBuffer { device, ptr, len, origin, uses: Arc::default(), _t: PhantomData }
     }
 
@@ -138,6 +155,14 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
 
 impl<T: DeviceRepr> Drop for DeviceBuffer<T> {
     fn drop(&mut self) {
+        let _t = crate::trace::api("DeviceBuffer::drop");
+        crate::trace::allocation(
+            AllocOp::Free,
+            self.origin.trace_kind(),
+            &self.device,
+            self.byte_len(),
+            self.ptr.0,
+        );
         let used_on = self.uses.take();
         match std::mem::replace(&mut self.origin, Origin::Direct) {
             Origin::Direct => crate::device::free_after(&self.device, self.ptr, used_on),
@@ -347,12 +372,14 @@ unsafe impl<T: DeviceRepr> Sync for HostBuffer<T> {}
 impl<T: DeviceRepr> HostBuffer<T> {
     /// Allocates `len` zeroed elements of pinned memory through `device`'s backend.
     pub fn new(device: &Device, len: usize) -> Result<HostBuffer<T>> {
+        let _t = crate::trace::api("HostBuffer::new");
         let bytes = device.checked_bytes::<T>(len)?;
         crate::callback::forbid("allocating pinned host memory")?;
         // The backend returns zero-filled memory, so every element is initialised.
         let ptr =
             device.inner.backend.alloc_host(device.ordinal(), bytes).map_err(|e| device.error(e))? as *mut T;
         crate::pointer::register(ptr as u64, bytes, device.index(), crate::pointer::MemoryKind::PinnedHost);
+        crate::trace::allocation(AllocOp::Allocate, TraceKind::PinnedHost, device, bytes, ptr as u64);
         Ok(HostBuffer { device: device.clone(), ptr, len, pending: Mutex::default() })
     }
 
@@ -407,6 +434,14 @@ impl<T: DeviceRepr> DerefMut for HostBuffer<T> {
 
 impl<T: DeviceRepr> Drop for HostBuffer<T> {
     fn drop(&mut self) {
+        let _t = crate::trace::api("HostBuffer::drop");
+        crate::trace::allocation(
+            AllocOp::Free,
+            TraceKind::PinnedHost,
+            &self.device,
+            (self.len * size_of::<T>()) as u64,
+            self.ptr as u64,
+        );
         let pending = std::mem::take(&mut *lock(&self.pending));
         let (device, addr) = (self.device.clone(), self.ptr as usize);
         // Waiting for the copies cannot happen inside a host callback: there it is deferred.

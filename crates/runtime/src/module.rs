@@ -59,6 +59,7 @@ impl Module {
     /// memory per thread than a GPU allows is refused here on every backend, with the size and
     /// the limit.
     pub fn function(&self, name: &str) -> Result<Function> {
+        let _t = crate::trace::api("Module::function");
         forbid("looking up a kernel")?;
         let d = &self.inner.device;
         // SAFETY: the module is live while `self` is.
@@ -122,6 +123,10 @@ impl Function {
         &self.name
     }
 
+    pub(crate) fn name_arc(&self) -> Arc<str> {
+        Arc::clone(&self.name)
+    }
+
     /// The device the kernel is loaded on.
     pub fn device(&self) -> &Device {
         self.module.device()
@@ -135,6 +140,7 @@ impl Function {
     /// How many blocks of `block_threads` threads with `dynamic_shared_bytes` of dynamic shared
     /// memory fit on one compute unit at once (`cuOccupancyMaxActiveBlocksPerMultiprocessor`).
     pub fn max_active_blocks_per_cu(&self, block_threads: u32, dynamic_shared_bytes: u32) -> Result<u32> {
+        let _t = crate::trace::api("Function::max_active_blocks_per_cu");
         forbid("computing occupancy")?;
         let d = self.device();
         // SAFETY: the function's module is live while `self` is.
@@ -429,6 +435,7 @@ impl Stream {
     /// address must point to memory the kernel may access for as long as it runs. The
     /// kernel language's typed launches uphold this; raw modules are the caller's promise.
     pub unsafe fn launch(&self, f: &Function, cfg: LaunchConfig, args: &KernelArgs) -> Result<()> {
+        let (_t, work) = crate::trace::api_launch();
         forbid("launching a kernel")?;
         let device = self.device();
         self.same_device("kernel", f.device())?;
@@ -445,9 +452,16 @@ impl Stream {
         let dims = LaunchDims::from(cfg);
         // SAFETY: function and stream are live and of this device; the shape was validated;
         // the arguments are the caller's promise (this function's contract).
-        args.with_slices(|slices| unsafe {
-            device.inner.backend.launch(f.handle, dims, self.handle(), slices)
-        })
-        .map_err(|e| device.error(e))
+        crate::trace::device_work(
+            self,
+            crate::trace::Kind::Kernel,
+            || crate::trace::kernel(f, &cfg, work),
+            || {
+                args.with_slices(|slices| unsafe {
+                    device.inner.backend.launch(f.handle, dims, self.handle(), slices)
+                })
+                .map_err(|e| device.error(e))
+            },
+        )
     }
 }

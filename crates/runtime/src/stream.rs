@@ -14,6 +14,7 @@ struct StreamInner {
     /// Streams the runtime created are destroyed with their last clone; the device's special
     /// default streams (legacy, per-thread) never are.
     owned: bool,
+    trace: crate::trace::StreamTrace,
 }
 
 impl Drop for StreamInner {
@@ -59,16 +60,20 @@ impl Eq for Stream {}
 
 impl Stream {
     pub(crate) fn from_handle(device: Device, handle: StreamHandle) -> Stream {
-        Stream { inner: Arc::new(StreamInner { device, handle, owned: true }) }
+        Stream { inner: Arc::new(StreamInner { device, handle, owned: true, trace: Default::default() }) }
     }
 
     pub(crate) fn from_default(device: Device, handle: StreamHandle) -> Stream {
-        Stream { inner: Arc::new(StreamInner { device, handle, owned: false }) }
+        Stream { inner: Arc::new(StreamInner { device, handle, owned: false, trace: Default::default() }) }
     }
 
     /// A number unique among live streams (for use tracking).
     pub(crate) fn id(&self) -> u64 {
         Arc::as_ptr(&self.inner) as u64
+    }
+
+    pub(crate) fn trace_state(&self) -> &crate::trace::StreamTrace {
+        &self.inner.trace
     }
 
     /// The device the stream belongs to.
@@ -94,6 +99,7 @@ impl Stream {
 
     /// Blocks until all queued work has completed; reports a failure of any of it.
     pub fn synchronize(&self) -> Result<()> {
+        let _t = crate::trace::api("Stream::synchronize");
         forbid("synchronizing a stream")?;
         // SAFETY: the stream is live while `self` is.
         unsafe { self.device().inner.backend.stream_synchronize(self.inner.handle) }
@@ -104,6 +110,7 @@ impl Stream {
 
     /// Whether all queued work has completed.
     pub fn query(&self) -> Result<bool> {
+        let _t = crate::trace::api("Stream::query");
         forbid("querying a stream")?;
         // SAFETY: the stream is live while `self` is.
         unsafe { self.device().inner.backend.stream_query(self.inner.handle) }
@@ -113,7 +120,9 @@ impl Stream {
     /// Makes later work on this stream wait for `event`'s last record. The event may have been
     /// recorded on another device of the same backend (as CUDA allows; ring collectives need it).
     pub fn wait_event(&self, event: &Event) -> Result<()> {
+        let _t = crate::trace::api("Stream::wait_event");
         forbid("making a stream wait on an event")?;
+        crate::trace::break_chain(self);
         if event.device().kind() != self.device().kind() {
             return Err(Error::DeviceMismatch {
                 what: "event (of another backend)",
@@ -130,7 +139,9 @@ impl Stream {
     /// runtime calls that touch a device return [`Error::NotPermitted`]; dropping buffers and
     /// streams is allowed (their release happens once the callback has returned).
     pub fn add_callback(&self, f: impl FnOnce() + Send + 'static) -> Result<()> {
+        let _t = crate::trace::api("Stream::add_callback");
         forbid("adding a host callback")?;
+        crate::trace::break_chain(self);
         // SAFETY: the stream is live while `self` is.
         unsafe {
             self.device()
@@ -156,6 +167,7 @@ impl Stream {
     /// reused once dropped, in this stream's order (after every other stream that used it);
     /// its contents are unspecified.
     pub fn alloc<T: DeviceRepr>(&self, len: usize) -> Result<DeviceBuffer<T>> {
+        let _t = crate::trace::api("Stream::alloc");
         forbid("allocating memory")?;
         let bytes = self.device().checked_bytes::<T>(len)?;
         let (ptr, block_bytes) = self.device().inner.pool.alloc(self, bytes)?;
@@ -169,6 +181,7 @@ impl Stream {
 
     /// Like [`Stream::alloc`], with every byte set to zero (in stream order).
     pub fn alloc_zeroed<T: DeviceRepr>(&self, len: usize) -> Result<DeviceBuffer<T>> {
+        let _t = crate::trace::api("Stream::alloc_zeroed");
         let mut b = self.alloc::<T>(len)?;
         self.memset_zero(&mut b)?;
         Ok(b)
@@ -181,6 +194,7 @@ impl Stream {
 
     /// Sets every byte of `dst` to `value`, in stream order.
     pub fn memset_bytes<T: DeviceRepr>(&self, dst: &mut impl AsDeviceSliceMut<T>, value: u8) -> Result<()> {
+        let _t = crate::trace::api("Stream::memset");
         forbid("setting memory")?;
         self.same_device("destination buffer", dst.device())?;
         if dst.is_empty() {
@@ -189,15 +203,16 @@ impl Stream {
         dst.uses().record(self);
         // SAFETY: the view names a live allocation of this device; its use by this stream is
         // recorded, so the memory is not freed or reused before the memset completes.
-        unsafe {
-            self.device().inner.backend.memset_async(
-                self.inner.handle,
-                dst.device_ptr(),
-                value,
-                dst.byte_len(),
-            )
-        }
-        .map_err(|e| self.backend_err(e))
+        let (ptr, bytes) = (dst.device_ptr(), dst.byte_len());
+        crate::trace::device_work(
+            self,
+            crate::trace::Kind::Kernel,
+            || (crate::trace::DeviceOp::Memset { bytes }, Some(crate::trace::Work::bytes(bytes))),
+            || {
+                unsafe { self.device().inner.backend.memset_async(self.inner.handle, ptr, value, bytes) }
+                    .map_err(|e| self.backend_err(e))
+            },
+        )
     }
 
     /// Queues a copy after the checks; records the stream's use of the device memory involved.
@@ -210,8 +225,15 @@ impl Stream {
         }
         // SAFETY: device ranges come from sealed views of live allocations whose use is
         // recorded by the callers; host memory is the caller's promise.
-        unsafe { self.device().inner.backend.copy_async(self.inner.handle, op, bytes) }
-            .map_err(|e| self.backend_err(e))
+        crate::trace::device_work(
+            self,
+            crate::trace::Kind::Copy,
+            || crate::trace::copy(self.device(), &op, bytes),
+            || {
+                unsafe { self.device().inner.backend.copy_async(self.inner.handle, op, bytes) }
+                    .map_err(|e| self.backend_err(e))
+            },
+        )
     }
 
     fn check_len(operation: &'static str, destination: usize, source_len: usize) -> Result<()> {
@@ -223,6 +245,7 @@ impl Stream {
 
     /// Copies host memory to the device and waits for the copy (and earlier work) to finish.
     pub fn copy_htod<T: DeviceRepr>(&self, src: &[T], dst: &mut impl AsDeviceSliceMut<T>) -> Result<()> {
+        let _t = crate::trace::api("Stream::copy_htod");
         forbid("copying memory")?;
         self.same_device("destination buffer", dst.device())?;
         Self::check_len("host-to-device copy", dst.len(), src.len())?;
@@ -240,6 +263,7 @@ impl Stream {
 
     /// Copies device memory to the host and waits for it.
     pub fn copy_dtoh<T: DeviceRepr>(&self, src: &impl AsDeviceSlice<T>, dst: &mut [T]) -> Result<()> {
+        let _t = crate::trace::api("Stream::copy_dtoh");
         forbid("copying memory")?;
         self.same_device("source buffer", src.device())?;
         Self::check_len("device-to-host copy", dst.len(), src.len())?;
@@ -256,6 +280,7 @@ impl Stream {
 
     /// A new pooled device buffer holding a copy of `src`.
     pub fn clone_htod<T: DeviceRepr>(&self, src: &[T]) -> Result<DeviceBuffer<T>> {
+        let _t = crate::trace::api("Stream::clone_htod");
         let mut b = self.alloc::<T>(src.len())?;
         self.copy_htod(src, &mut b)?;
         Ok(b)
@@ -263,6 +288,7 @@ impl Stream {
 
     /// The contents of `src`, copied to a new `Vec` (waits for the copy).
     pub fn clone_dtoh<T: DeviceRepr>(&self, src: &impl AsDeviceSlice<T>) -> Result<Vec<T>> {
+        let _t = crate::trace::api("Stream::clone_dtoh");
         forbid("copying memory")?;
         self.same_device("source buffer", src.device())?;
         let mut v = Vec::new();
@@ -292,6 +318,7 @@ impl Stream {
         src: &HostBuffer<T>,
         dst: &mut impl AsDeviceSliceMut<T>,
     ) -> Result<()> {
+        let _t = crate::trace::api("Stream::copy_htod_async");
         forbid("copying memory")?;
         self.same_device("destination buffer", dst.device())?;
         Self::check_len("host-to-device copy", dst.len(), src.len_raw())?;
@@ -315,6 +342,7 @@ impl Stream {
         src: &impl AsDeviceSlice<T>,
         dst: &mut HostBuffer<T>,
     ) -> Result<()> {
+        let _t = crate::trace::api("Stream::copy_dtoh_async");
         forbid("copying memory")?;
         self.same_device("source buffer", src.device())?;
         Self::check_len("device-to-host copy", dst.len_raw(), src.len())?;
@@ -346,6 +374,7 @@ impl Stream {
         src: &impl AsDeviceSlice<T>,
         dst: &mut impl AsDeviceSliceMut<T>,
     ) -> Result<()> {
+        let _t = crate::trace::api("Stream::copy_dtod");
         forbid("copying memory")?;
         Self::check_len("device-to-device copy", dst.len(), src.len())?;
         let here = self.device();

@@ -196,6 +196,36 @@ pub fn run(a: Args) -> Result<()> {
         }
     }
 
+    // Timing events, the profiler's unit of cost: recording one, and querying one that is
+    // still pending (behind a 20 ms spin).
+    let k = a.launches.max(1);
+    let e = ferrocm::Event::new(&dev)?;
+    let mut record = || -> Result<()> {
+        for _ in 0..k {
+            e.record(&s)?;
+        }
+        Ok(s.synchronize()?)
+    };
+    let (f, _) = compare(a.reps, &mut record, None)?;
+    rows.push(event_row("timing event record (batched)", per(f, k)));
+    let spin = builtin::load(&dev)?.function("spin")?;
+    let mut spin_args = KernelArgs::new();
+    spin_args.push(20_000_000u64);
+    let mut q = Vec::new();
+    for _ in 0..a.reps.max(1) {
+        // SAFETY: `spin` takes one u64.
+        unsafe { s.launch(&spin, one, &spin_args)? };
+        e.record(&s)?;
+        let t = Instant::now();
+        let mut n = 0;
+        while n < k && !e.query()? {
+            n += 1;
+        }
+        q.push(t.elapsed().as_secs_f64() / n.max(1) as f64 * 1e6);
+        s.synchronize()?;
+    }
+    rows.push(event_row("event query (pending)", median(q)));
+
     // Pinned copies, checked on fresh random data before timing.
     let bytes = copy_bytes;
     let data = random_bytes(bytes, 0x5eed, "--copy-mib")?;
@@ -331,6 +361,20 @@ fn latency_row(metric: &str, ferrocm: f64, baseline: Option<f64>) -> Row {
         ratio: baseline.map(|b| ferrocm / b),
         ratio_meaning: "time relative to the driver",
         target: "<= 1.1",
+    }
+}
+
+fn event_row(metric: &str, ferrocm: f64) -> Row {
+    Row {
+        bench: "runtime",
+        metric: metric.into(),
+        ferrocm,
+        baseline: None,
+        baseline_name: "",
+        unit: "us/call",
+        ratio: None,
+        ratio_meaning: "",
+        target: "",
     }
 }
 

@@ -29,6 +29,7 @@
 mod kernels;
 
 use ferrocm_kernel::dsl::Elem;
+use ferrocm_kernel::runtime::trace::{self, Work};
 use ferrocm_kernel::runtime::{
     AsDeviceSlice, AsDeviceSliceMut, BackendKind, DeviceBuffer, LaunchConfig, Stream,
 };
@@ -535,6 +536,8 @@ impl Generator {
                 let narrow = units + threads * unroll < 1 << 32 && n < 1 << 32;
                 let plan = Plan { dist, rng, legacy, vector: aligned && lead == 0, unroll, narrow };
                 let (key_lo, key_hi, u_first) = (self.seed as u32, (self.seed >> 32) as u32, self.offset / e);
+                // For the profiler's roofline: the output is written once (no other traffic).
+                trace::annotate_next_launch(Work::bytes(n * T::TY.size() as u64));
                 match (dist, self.poisson.as_ref()) {
                     (
                         Dist::PoissonHistogram,
@@ -587,6 +590,8 @@ impl Generator {
                     unreachable!("states were created above")
                 };
                 let [m1, m2, m1_inv, m2_inv, norm, bits_norm] = crate::device::MrgConstants::VALUES;
+                // For the profiler's roofline: the output written, each state read and written.
+                trace::annotate_next_launch(Work::bytes(n * T::TY.size() as u64 + 2 * 24 * need));
                 match (dist, self.poisson.as_ref()) {
                     (
                         Dist::PoissonHistogram,
