@@ -86,18 +86,21 @@ fn num(row: &HashMap<String, String>, col: &str) -> u64 {
     row[col].parse().unwrap_or_else(|_| panic!("{col} = {:?} is not a number", row[col]))
 }
 
-/// Complete events of one track either follow each other or nest, never partly overlap.
+/// Complete events of one track either follow each other or nest, never partly overlap. Times
+/// are whole nanoseconds written as microseconds; f64 sums at ~1e10 us round by picoseconds, so a
+/// real overlap is one of at least 1 ns (half of that is the tolerance).
 fn check_nesting(events: &[(f64, f64)], what: &str) {
+    const TOL: f64 = 5e-4;
     let mut ev = events.to_vec();
     ev.sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.total_cmp(&a.1)));
     let mut open: Vec<f64> = Vec::new();
     for (ts, dur) in ev {
-        while open.last().is_some_and(|&end| end <= ts + 1e-9) {
+        while open.last().is_some_and(|&end| end <= ts + TOL) {
             open.pop();
         }
         if let Some(&end) = open.last() {
             assert!(
-                ts + dur <= end + 1e-9,
+                ts + dur <= end + TOL,
                 "{what}: an event at {ts} us partly overlaps one ending at {end} us"
             );
         }
