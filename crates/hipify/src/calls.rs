@@ -8,7 +8,8 @@
 use std::borrow::Cow;
 
 use crate::lexer::{Kind, Token};
-use crate::translate::{next_sig, Edit};
+use crate::structure::Structure;
+use crate::translate::{next_sig, prev_sig, Edit};
 
 /// What to do at a call of one CUDA function.
 #[derive(Debug, Clone, Copy)]
@@ -59,42 +60,32 @@ pub(crate) struct CallArgs {
     pub close: usize,
 }
 
-/// Parses the argument list of the call whose name is token `i`.
-pub(crate) fn call_args(tokens: &[Token], src: &str, i: usize) -> Option<CallArgs> {
-    let open = next_sig(tokens, i).filter(|&o| tokens[o].text(src) == "(")?;
-    let mut depth = 0i32;
-    let mut args = Vec::new();
-    let mut current: Option<(usize, usize)> = None;
-    for t in &tokens[open + 1..] {
-        if matches!(t.kind, Kind::Space | Kind::Comment) {
-            continue;
-        }
-        if t.kind == Kind::Punct {
-            match t.text(src) {
-                "(" | "[" | "{" => depth += 1,
-                ")" if depth == 0 => {
-                    args.extend(current);
-                    return Some(CallArgs { args, close: t.start as usize });
-                }
-                ")" | "]" | "}" => depth -= 1,
-                "," if depth == 0 => {
-                    args.push(current.take()?);
-                    continue;
-                }
-                ";" => return None,
-                _ => {}
+/// Parses the argument list of the call whose name is token `i`, from the
+/// bracket structure (no scanning, so a file of unclosed calls stays linear).
+pub(crate) fn call_args(tokens: &[Token], src: &str, structure: &Structure, i: usize) -> Option<CallArgs> {
+    let open =
+        next_sig(tokens, i).filter(|&o| tokens[o].kind == Kind::Punct && tokens[o].text(src) == "(")?;
+    let seps = structure.separators(open)?;
+    let close = *seps.last()?;
+    let mut args = Vec::with_capacity(seps.len());
+    for w in seps.windows(2) {
+        match next_sig(tokens, w[0]).filter(|&f| f < w[1]) {
+            Some(first) => {
+                let last = prev_sig(tokens, w[1])?;
+                args.push((tokens[first].start as usize, tokens[last].end as usize));
             }
+            // `f()` has no arguments; an empty one between commas is malformed.
+            None if seps.len() == 2 => {}
+            None => return None,
         }
-        let c = current.get_or_insert((t.start as usize, t.end as usize));
-        c.1 = t.end as usize;
     }
-    None
+    Some(CallArgs { args, close: tokens[close].start as usize })
 }
 
 /// Edits for `fix` at the call whose name is token `i`. `RenameWhenArguments`
 /// is resolved by the caller, which owns the name edit.
-pub(crate) fn edits(tokens: &[Token], src: &str, i: usize, fix: Fix) -> Vec<Edit> {
-    let Some(call) = call_args(tokens, src, i) else { return Vec::new() };
+pub(crate) fn edits(tokens: &[Token], src: &str, structure: &Structure, i: usize, fix: Fix) -> Vec<Edit> {
+    let Some(call) = call_args(tokens, src, structure, i) else { return Vec::new() };
     let a = &call.args;
     let edit = |start: usize, end: usize, text: Cow<'static, str>| Edit { start, end, text };
     match fix {

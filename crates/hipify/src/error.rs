@@ -9,6 +9,11 @@ use std::path::PathBuf;
 pub enum HipifyError {
     #[error("unterminated {what} starting at {line}:{column}")]
     Unterminated { what: &'static str, line: usize, column: usize },
+    #[error(
+        "raw string literal starting at {line}:{column}: its delimiter {reason} \
+         (a delimiter is at most 16 characters, without spaces, parentheses, backslashes or control characters)"
+    )]
+    RawStringDelimiter { line: usize, column: usize, reason: &'static str },
     #[error("input looks binary (NUL byte at offset {offset}); not translated")]
     Binary { offset: usize },
     #[error("input is not valid UTF-8 (first bad byte at offset {offset}); not translated")]

@@ -297,12 +297,35 @@ impl<'a> Lexer<'a> {
     }
 
     fn raw_string(&mut self, start: usize) -> Result<(), HipifyError> {
-        // Cursor is on the opening quote.
+        // Cursor is on the opening quote. The delimiter is at most 16 characters
+        // from the basic source set, without spaces, parentheses, backslashes or
+        // control characters ([lex.string]).
         let open = self.pos + 1;
-        let paren = match self.b[open..].iter().take(17).position(|&c| c == b'(') {
-            Some(i) => open + i,
-            None => return Err(self.error(start, "raw string literal")),
-        };
+        let mut paren = None;
+        for (i, &c) in self.b[open..].iter().enumerate() {
+            if c == b'(' {
+                paren = Some(open + i);
+                break;
+            }
+            if i == 16 {
+                let (line, column) = line_col(self.src, start);
+                return Err(HipifyError::RawStringDelimiter {
+                    line,
+                    column,
+                    reason: "is longer than 16 characters",
+                });
+            }
+            if matches!(c, b' ' | b')' | b'\\' | b'"') || c.is_ascii_control() || c >= 0x80 {
+                let (line, column) = line_col(self.src, start);
+                let reason = if c == b'\n' || c == b'"' {
+                    "has no opening parenthesis"
+                } else {
+                    "holds a space, ')', '\\' or control character"
+                };
+                return Err(HipifyError::RawStringDelimiter { line, column, reason });
+            }
+        }
+        let Some(paren) = paren else { return Err(self.error(start, "raw string literal")) };
         let delim = &self.b[open..paren];
         let mut close = Vec::with_capacity(delim.len() + 2);
         close.push(b')');

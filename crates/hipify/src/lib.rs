@@ -39,6 +39,7 @@ pub mod error;
 mod launch;
 pub mod lexer;
 pub mod stats;
+mod structure;
 pub mod tables;
 mod translate;
 

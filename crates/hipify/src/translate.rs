@@ -12,6 +12,7 @@ use crate::error::HipifyError;
 use crate::launch;
 use crate::lexer::{self, Kind, Token, DIRECTIVE_START, IN_DIRECTIVE};
 use crate::stats::Stats;
+use crate::structure::{self, Structure};
 use crate::tables::{tables, Api};
 
 /// How to translate. Build with [`Options::new`] and the setter methods.
@@ -169,6 +170,9 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
     // same HIP header is dropped, as hipify-clang does.
     let mut emitted_headers: Vec<&'static str> = Vec::new();
     let mut templated_kernels = launch::TemplatedKernels::default();
+    // Built on first need: most files have no launch and no call-site fix.
+    let structure = std::cell::OnceCell::new();
+    let structure = || structure.get_or_init(|| Structure::build(&tokens, source));
     let mut directive_start = 0usize;
     let mut directive_name: &str = "";
     let mut prev_sig: Option<usize> = None;
@@ -210,21 +214,14 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
                 let Some((&key, &entry)) = found else { continue };
                 uses_cuda = true;
                 match entry.target(options.roc) {
-                    Some("") => {
-                        // The header has no HIP counterpart and nothing to replace it:
-                        // drop the directive, keep the line.
+                    Some(new) if new.is_empty() || emitted_headers.contains(&new) => {
+                        // The header has no HIP counterpart, or its HIP header is
+                        // already included: drop the directive, keep the line.
+                        // Tokens after the header name go too, or they would
+                        // become code; comments stay.
                         edits.push(Edit {
                             start: directive_start,
-                            end: tok.end as usize,
-                            text: Cow::Borrowed(""),
-                        });
-                        stats.record(Api::Include, key);
-                        lines.touch(tok.start as usize, &mut stats);
-                    }
-                    Some(new) if emitted_headers.contains(&new) => {
-                        edits.push(Edit {
-                            start: directive_start,
-                            end: tok.end as usize,
+                            end: directive_code_end(&tokens, i),
                             text: Cow::Borrowed(""),
                         });
                         stats.record(Api::Include, key);
@@ -277,12 +274,15 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
                     let mut target = entry.target(options.roc);
                     match calls::fix_for(name) {
                         Some(calls::Fix::RenameWhenArguments(n, other)) => {
-                            let count = calls::call_args(&tokens, source, i).map(|c| c.args.len());
+                            let count =
+                                calls::call_args(&tokens, source, structure(), i).map(|c| c.args.len());
                             if count == Some(n) && target.is_some() {
                                 target = Some(other);
                             }
                         }
-                        Some(fix) if target.is_some() => edits.extend(calls::edits(&tokens, source, i, fix)),
+                        Some(fix) if target.is_some() => {
+                            edits.extend(calls::edits(&tokens, source, structure(), i, fix))
+                        }
                         _ => {}
                     }
                     apply(target, tok, key, entry.api, &mut edits, &mut stats, &mut warnings, &mut lines);
@@ -291,15 +291,18 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
                 }
             }
             Kind::Punct if tok.flags & IN_DIRECTIVE == 0 || directive_name == "define" => {
-                if let Some(launch) = launch::find(&tokens, source, i, &mut templated_kernels) {
+                let launch = if structure::is_launch_open(&tokens, source.as_bytes(), i) {
+                    launch::find(&tokens, source, structure(), i, &mut templated_kernels)
+                } else {
+                    None
+                };
+                if let Some(launch) = launch {
                     has_device_code = true;
                     stats.kernel_launches += 1;
                     if options.hip_kernel_execution_syntax {
-                        if let Some(launch_edits) = launch.rewrite(&tokens, source) {
-                            lines.touch(tok.start as usize, &mut stats);
-                            stats.record(Api::Runtime, "hipLaunchKernelGGL");
-                            edits.extend(launch_edits);
-                        }
+                        lines.touch(tok.start as usize, &mut stats);
+                        stats.record(Api::Runtime, "hipLaunchKernelGGL");
+                        edits.extend(launch.rewrite(&tokens, source));
                     }
                 }
             }
@@ -326,10 +329,12 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
+        // A byte order mark stays the first thing in the file.
+        let top = if source.starts_with('\u{feff}') { 3 } else { 0 };
         let (at, text) = match (guard, first_include) {
             (Some(g), _) => (g, format!("{eol}{RUNTIME_INCLUDE}")),
-            (None, Some(inc)) => (lines.line_start(inc), format!("{RUNTIME_INCLUDE}{eol}")),
-            (None, None) => (0, format!("{RUNTIME_INCLUDE}{eol}")),
+            (None, Some(inc)) => (lines.line_start(inc).max(top), format!("{RUNTIME_INCLUDE}{eol}")),
+            (None, None) => (top, format!("{RUNTIME_INCLUDE}{eol}")),
         };
         edits.push(Edit { start: at, end: at, text: text.into() });
         stats.record(Api::Include, "[implicit cuda_runtime.h]");
@@ -370,6 +375,18 @@ fn apply(
             stats.record_unconverted(name);
         }
     }
+}
+
+/// End offset of the last token of the directive holding token `i` that is
+/// not a comment or space.
+fn directive_code_end(tokens: &[Token], i: usize) -> usize {
+    let mut end = tokens[i].end as usize;
+    for t in tokens[i + 1..].iter().take_while(|t| t.flags & IN_DIRECTIVE != 0) {
+        if !matches!(t.kind, Kind::Space | Kind::Comment) {
+            end = t.end as usize;
+        }
+    }
+    end
 }
 
 /// End offset of the macro name of an include guard (`#ifndef X` / `#define X`

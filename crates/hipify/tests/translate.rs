@@ -468,3 +468,115 @@ fn names_shared_with_hip_are_not_conversions() {
     assert_eq!(t.text, src, "a file using only shared names gets no runtime include either");
     assert_eq!(t.stats.converted(), 0);
 }
+
+// Regression tests for issue 9 ("Reliability I"), named after what broke.
+
+#[test]
+fn hip_launch_syntax_keeps_comments_inside_a_launch() {
+    check_with(
+        &launches(),
+        "k<<<g /* grid */, b, // block\n    0>>>(x /* first */, y // last\n);\n",
+        "hipLaunchKernelGGL(k, dim3(g) /* grid */, dim3(b), // block\n    0, 0, x /* first */, y // last\n);\n",
+    );
+    check_with(
+        &launches(),
+        "k /* name */ <<< /* cfg */ g, b >>> /* args */ ( /* none */ );\n",
+        "hipLaunchKernelGGL(k /* name */ ,  /* cfg */ dim3(g), dim3(b), 0, 0 /* args */  /* none */ );\n",
+    );
+}
+
+#[test]
+fn hip_launch_syntax_keeps_preprocessor_lines_in_arguments() {
+    check_with(
+        &launches(),
+        "k<<<g, b>>>(x,\n#if USE_Y\n  y\n#else\n  z\n#endif\n);\n",
+        "hipLaunchKernelGGL(k, dim3(g), dim3(b), 0, 0, x,\n#if USE_Y\n  y\n#else\n  z\n#endif\n);\n",
+    );
+    check_with(
+        &launches(),
+        "k<<<g, b>>>(\n#ifdef A\n a\n#endif\n);\n",
+        "hipLaunchKernelGGL(k, dim3(g), dim3(b), 0, 0, \n#ifdef A\n a\n#endif\n);\n",
+    );
+    // A directive inside the configuration: the launch stays in CUDA syntax.
+    let src = "k<<<g, b\n#ifdef S\n, 0, s\n#endif\n>>>(x);\n";
+    check_with(&launches(), src, src);
+}
+
+#[test]
+fn runtime_include_goes_after_a_byte_order_mark() {
+    check_with(
+        &Options::new(),
+        "\u{feff}__global__ void k() {}\n",
+        "\u{feff}#include \"hip/hip_runtime.h\"\n__global__ void k() {}\n",
+    );
+    check_with(
+        &Options::new(),
+        "\u{feff}#include <stdio.h>\n__global__ void k() {}\n",
+        "\u{feff}#include \"hip/hip_runtime.h\"\n#include <stdio.h>\n__global__ void k() {}\n",
+    );
+}
+
+#[test]
+fn junk_after_a_dropped_include_does_not_become_code() {
+    check(
+        "#include <cuda.h>\n#include <cuda_runtime.h> extra tokens // note\n#include \"device_launch_parameters.h\" x\nint y;\n",
+        "#include <hip/hip_runtime.h>\n // note\n\nint y;\n",
+    );
+}
+
+#[test]
+fn raw_string_delimiter_rule_is_explained() {
+    let sixteen = "R\"0123456789abcdef(x)0123456789abcdef\"";
+    check(sixteen, sixteen);
+    let err = translate("int a;\nR\"0123456789abcdefg(x)0123456789abcdefg\"", &Options::new()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "raw string literal starting at 2:1: its delimiter is longer than 16 characters (a delimiter is at most 16 \
+         characters, without spaces, parentheses, backslashes or control characters)"
+    );
+    let err = translate("R\"a b(x)a b\"", &Options::new()).unwrap_err();
+    assert!(err.to_string().contains("holds a space"), "{err}");
+}
+
+/// Translation time of `input`, the best of five runs.
+fn best_time(input: &str, options: &Options) -> std::time::Duration {
+    (0..5)
+        .map(|_| {
+            let t = std::time::Instant::now();
+            let _ = translate(input, options);
+            t.elapsed()
+        })
+        .min()
+        .expect("five runs")
+}
+
+#[test]
+fn translation_time_is_linear_on_pathological_inputs() {
+    // Each input once and 16 times over: linear work takes about 16 times as
+    // long, quadratic work about 256 times. The bound (48) leaves room for a
+    // noisy machine without letting a quadratic pass through.
+    let templated: String = (0..300)
+        .map(|i| format!("template <typename T> __global__ void k{i}(T* x) {{}}\nvoid f{i}() {{ k{i}<<<1, 2>>>(p); }}\n"))
+        .collect();
+    let cases: Vec<(&str, String)> = vec![
+        ("unclosed launches", "k<<<a, ".repeat(4000)),
+        ("unclosed calls", "cudaMemcpyToSymbol(x, ".repeat(4000)),
+        ("nested calls", format!("{}{}", "cudaMemcpyToSymbol(".repeat(2000), ")".repeat(2000))),
+        ("many templated kernels", templated),
+        ("kernel qualifiers", "__global__ ".repeat(8000)),
+        ("template closers", format!("{}k<<<a, b>>>(x);\n", ">".repeat(8000))),
+        ("launches", "k<<<g, b>>>(cudaMemcpyHostToDevice);\n".repeat(2000)),
+    ];
+    for (name, unit) in cases {
+        let big = unit.repeat(16);
+        for options in [Options::new(), launches()] {
+            let small_time = best_time(&unit, &options).as_secs_f64().max(1e-4);
+            let big_time = best_time(&big, &options).as_secs_f64();
+            let ratio = big_time / small_time;
+            assert!(
+                ratio < 48.0,
+                "{name}: 16x input took {ratio:.1}x as long ({small_time:.4}s -> {big_time:.4}s)"
+            );
+        }
+    }
+}
