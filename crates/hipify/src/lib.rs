@@ -43,8 +43,10 @@ mod structure;
 pub mod tables;
 mod translate;
 
-pub use cli::cli_main;
+pub use cli::{cli_main, cli_run, CliOutcome};
 pub use error::HipifyError;
 pub use stats::Stats;
 pub use tables::{table_counts, Api};
-pub use translate::{translate, translate_bytes, Options, RuntimeInclude, Translation, Warning};
+pub use translate::{
+    translate, translate_bytes, HeaderStyle, Macro, Options, RuntimeInclude, Translation, Warning,
+};

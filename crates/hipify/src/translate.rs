@@ -19,18 +19,53 @@ use crate::tables::{tables, Api};
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct Options {
-    /// Use the ROC libraries (rocBLAS, rocRAND, rocSPARSE) instead of the hip* wrappers.
+    /// Use the ROC libraries (rocBLAS, rocRAND, rocSPARSE, rocSOLVER, MIOpen)
+    /// instead of the hip* wrappers (hipify-clang's `--roc`).
     pub roc: bool,
+    /// Translate cuDNN to MIOpen instead of hipDNN (hipify-clang's `--miopen`;
+    /// `--roc` implies it).
+    pub miopen: bool,
+    /// With `--roc`, keep `hipDataType` and `HIP_R_32F` for the CUDA library
+    /// data types instead of rocBLAS's `rocblas_datatype` names.
+    pub use_hip_data_types: bool,
     /// Rewrite `k<<<g, b, s, q>>>(args)` into `hipLaunchKernelGGL(...)`.
     pub hip_kernel_execution_syntax: bool,
     /// Accepted for hipify compatibility; the tables carry no experimental names.
     pub experimental: bool,
-    /// Also rename identifiers in code disabled by `#if 0` (hipify-clang's
+    /// Also rename identifiers in code the preprocessor excludes (hipify-clang's
     /// `--amap`, "as much as possible").
     pub amap: bool,
-    /// When to add `#include "hip/hip_runtime.h"` to a file that includes no
+    /// Macros defined (`-D NAME[=VALUE]`) or undefined (`-U NAME`) before the
+    /// file, in order; they decide which `#if` groups are translated.
+    pub macros: Vec<Macro>,
+    /// Library headers spelled as HIPIFY writes them (`hipblas.h`) or with
+    /// ROCm 7's subdirectories (`hipblas/hipblas.h`).
+    pub header_style: HeaderStyle,
+    /// Identifiers never translated (hipify-perl's `--whitelist`).
+    pub keep: Vec<String>,
+    /// When to add `#include <hip/hip_runtime.h>` to a file that includes no
     /// runtime header (nvcc includes it implicitly in `.cu` files).
     pub runtime_include: RuntimeInclude,
+}
+
+/// A command-line macro definition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Macro {
+    /// `-D NAME` (value 1) or `-D NAME=VALUE`.
+    Define { name: String, value: String },
+    /// `-U NAME`.
+    Undefine { name: String },
+}
+
+/// How library headers are spelled in the output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum HeaderStyle {
+    /// HIPIFY's table: `cublas_v2.h` -> `hipblas.h`, `cusparse.h` -> `hipsparse.h`.
+    #[default]
+    Hipify,
+    /// ROCm 7's install layout: `hipblas/hipblas.h`, `hipsparse/hipsparse.h`.
+    Subdirectories,
 }
 
 /// When the translator adds the HIP runtime header to a file lacking one.
@@ -49,9 +84,14 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             roc: false,
+            miopen: false,
+            use_hip_data_types: false,
             hip_kernel_execution_syntax: false,
             experimental: false,
             amap: false,
+            macros: Vec::new(),
+            header_style: HeaderStyle::Hipify,
+            keep: Vec::new(),
             runtime_include: RuntimeInclude::ForCuda,
         }
     }
@@ -65,6 +105,14 @@ impl Options {
         self.roc = on;
         self
     }
+    pub fn miopen(mut self, on: bool) -> Self {
+        self.miopen = on;
+        self
+    }
+    pub fn use_hip_data_types(mut self, on: bool) -> Self {
+        self.use_hip_data_types = on;
+        self
+    }
     pub fn hip_kernel_execution_syntax(mut self, on: bool) -> Self {
         self.hip_kernel_execution_syntax = on;
         self
@@ -75,6 +123,25 @@ impl Options {
     }
     pub fn amap(mut self, on: bool) -> Self {
         self.amap = on;
+        self
+    }
+    /// Defines `name` as `value` before the file (`-D name=value`).
+    pub fn define(mut self, name: &str, value: &str) -> Self {
+        self.macros.push(Macro::Define { name: name.to_string(), value: value.to_string() });
+        self
+    }
+    /// Undefines `name` before the file (`-U name`).
+    pub fn undefine(mut self, name: &str) -> Self {
+        self.macros.push(Macro::Undefine { name: name.to_string() });
+        self
+    }
+    pub fn header_style(mut self, style: HeaderStyle) -> Self {
+        self.header_style = style;
+        self
+    }
+    /// Never translates `name` (hipify-perl's `--whitelist`).
+    pub fn keep(mut self, name: &str) -> Self {
+        self.keep.push(name.to_string());
         self
     }
     pub fn runtime_include(mut self, when: RuntimeInclude) -> Self {

@@ -50,7 +50,8 @@ fn inplace_keeps_a_backup_and_reruns_from_it() {
     let fs_ = f.to_str().unwrap();
     check(&["-inplace", fs_], 0, &f, "#include <hip/hip_runtime.h>\nk<<<1, 2>>>(hipMemcpyHostToDevice);\n");
     assert_eq!(fs::read_to_string(d.join("k.cu.prehip")).expect("backup"), original);
-    // A second run starts again from the backup, so options still apply to the CUDA text.
+    // A second run translates the current file (HIP text translates to itself),
+    // so options still apply and the backup stays the pristine source.
     check(
         &["--inplace", "--hip-kernel-execution-syntax", fs_],
         0,
@@ -146,4 +147,114 @@ fn options_errors() {
         &out,
         "#include \"hip/hip_runtime.h\"\nhipFree(p);\n",
     );
+}
+
+// Regression tests for issue 9 ("Reliability I"), named after what broke.
+
+#[test]
+fn second_inplace_run_keeps_hand_edits() {
+    let d = scratch("inplace-edits");
+    let f = d.join("k.cu");
+    let original = "#include <cuda_runtime.h>\ncudaFree(p);\n";
+    fs::write(&f, original).expect("write");
+    let fs_ = f.to_str().unwrap();
+    check(&["--inplace", fs_], 0, &f, "#include <hip/hip_runtime.h>\nhipFree(p);\n");
+    // A hand edit after the first run, with one more CUDA call in it.
+    fs::write(&f, "#include <hip/hip_runtime.h>\nhipFree(p); // checked by hand\ncudaDeviceReset();\n")
+        .expect("edit");
+    check(
+        &["--inplace", fs_],
+        0,
+        &f,
+        "#include <hip/hip_runtime.h>\nhipFree(p); // checked by hand\nhipDeviceReset();\n",
+    );
+    assert_eq!(fs::read_to_string(d.join("k.cu.prehip")).expect("backup"), original);
+}
+
+#[cfg(unix)]
+#[test]
+fn inplace_on_a_symlink_translates_its_target() {
+    let d = scratch("inplace-link");
+    fs::create_dir_all(d.join("real")).expect("mkdir");
+    let target = d.join("real/k.cu");
+    fs::write(&target, "cudaFree(p);\n").expect("write");
+    let link = d.join("k.cu");
+    std::os::unix::fs::symlink(&target, &link).expect("symlink");
+    assert_eq!(run(&["--inplace", link.to_str().unwrap()]), 0);
+    assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "the link was replaced");
+    assert_eq!(fs::read_to_string(&target).unwrap(), "#include \"hip/hip_runtime.h\"\nhipFree(p);\n");
+    assert_eq!(fs::read_to_string(d.join("real/k.cu.prehip")).unwrap(), "cudaFree(p);\n");
+}
+
+#[cfg(unix)]
+#[test]
+fn output_onto_a_read_only_file_is_refused_and_keeps_its_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = scratch("readonly");
+    let input = d.join("a.cu");
+    fs::write(&input, "cudaFree(p);\n").expect("write");
+    let out = d.join("a.hip");
+    fs::write(&out, "old\n").expect("write");
+    fs::set_permissions(&out, fs::Permissions::from_mode(0o444)).expect("chmod");
+    check(&["-o", out.to_str().unwrap(), input.to_str().unwrap()], 1, &out, "old\n");
+    assert_eq!(fs::metadata(&out).unwrap().permissions().mode() & 0o777, 0o444);
+    // A writable destination keeps its own mode, not the input's.
+    fs::set_permissions(&out, fs::Permissions::from_mode(0o640)).expect("chmod");
+    fs::set_permissions(&input, fs::Permissions::from_mode(0o755)).expect("chmod");
+    check(
+        &["-o", out.to_str().unwrap(), input.to_str().unwrap()],
+        0,
+        &out,
+        "#include \"hip/hip_runtime.h\"\nhipFree(p);\n",
+    );
+    assert_eq!(fs::metadata(&out).unwrap().permissions().mode() & 0o777, 0o640);
+}
+
+#[test]
+fn o_dir_refuses_two_inputs_with_one_name() {
+    let d = scratch("collide");
+    for sub in ["a", "b"] {
+        fs::create_dir_all(d.join(sub)).expect("mkdir");
+        fs::write(d.join(sub).join("k.cu"), format!("// {sub}\ncudaFree(p);\n")).expect("write");
+    }
+    let out = d.join("out");
+    let o_dir = format!("--o-dir={}", out.display());
+    let (a, b) = (d.join("a/k.cu"), d.join("b/k.cu"));
+    assert_eq!(run(&[&o_dir, a.to_str().unwrap(), b.to_str().unwrap()]), 2);
+    assert!(!out.exists(), "nothing is written when two inputs collide");
+}
+
+#[test]
+fn parallel_runs_onto_one_output_never_trip_over_temporary_files() {
+    let d = scratch("parallel");
+    let input = d.join("a.cu");
+    fs::write(&input, "cudaFree(p);\n").expect("write");
+    let out = d.join("a.hip");
+    let threads: Vec<_> = (0..8)
+        .map(|_| {
+            let (input, out) = (input.clone(), out.clone());
+            std::thread::spawn(move || {
+                (0..25).all(|_| run(&["-o", out.to_str().unwrap(), input.to_str().unwrap()]) == 0)
+            })
+        })
+        .collect();
+    for t in threads {
+        assert!(t.join().expect("thread"), "a run failed");
+    }
+    assert_eq!(fs::read_to_string(&out).unwrap(), "#include \"hip/hip_runtime.h\"\nhipFree(p);\n");
+    let names: Vec<String> =
+        fs::read_dir(&d).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert_eq!(names.len(), 2, "temporary files left behind: {names:?}");
+}
+
+#[test]
+fn a_missing_input_is_named_once() {
+    let d = scratch("missing");
+    let nope = d.join("nope.cu");
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let outcome = ferrocm_hipify::cli_run(vec![OsString::from(&nope)], &mut out, &mut err);
+    assert_eq!(outcome.code, 1);
+    let err = String::from_utf8(err).unwrap();
+    assert_eq!(err.matches("nope.cu").count(), 1, "{err}");
+    assert!(err.starts_with("hipify: error: ") && err.contains("No such file"), "{err}");
 }
