@@ -563,13 +563,10 @@ struct Done {
 
 fn run_job(job: &Job, a: &Args) -> Done {
     let label = job.input.as_ref().map_or_else(|| "<stdin>".to_string(), |p| p.display().to_string());
+    // hipify-clang compiles every input as CUDA, so every file that uses CUDA
+    // gets the runtime header nvcc would have included.
     let mut options = a.options.clone();
-    // nvcc includes cuda_runtime.h implicitly only for .cu files.
-    let ext = job.input.as_ref().and_then(|p| p.extension()).and_then(|e| e.to_str());
-    options.runtime_include = match ext {
-        None | Some("cu" | "cuh") => RuntimeInclude::ForCuda,
-        Some(_) => RuntimeInclude::ForDeviceCode,
-    };
+    options.runtime_include = RuntimeInclude::ForCuda;
     let mut done = Done { label, translation: None, stdout: None, written: None, error: None };
     let bytes = match &job.input {
         None => {

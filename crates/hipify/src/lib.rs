@@ -38,6 +38,7 @@ pub mod cli;
 pub mod error;
 mod launch;
 pub mod lexer;
+mod pp;
 pub mod stats;
 mod structure;
 pub mod tables;

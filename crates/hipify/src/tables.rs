@@ -60,9 +60,23 @@ impl Api {
         }
     }
 
-    /// cuBLAS, cuRAND and cuSPARSE translate to different libraries with `--roc`.
+    /// The APIs whose names have a ROC column of their own (rocBLAS,
+    /// rocSPARSE, rocSOLVER, MIOpen): there an empty ROC column means "no ROC
+    /// name known", and `--roc` leaves the name with a warning.
     pub fn has_roc_flavour(self) -> bool {
-        matches!(self, Api::Blas | Api::Rand | Api::Sparse)
+        matches!(self, Api::Blas | Api::Sparse | Api::Dnn)
+    }
+
+    /// The APIs `--roc` translates to ROC libraries, as hipify-clang decides
+    /// it (`Statistics::isToRoc`): BLAS, DNN, SPARSE, SOLVER, and the runtime
+    /// and complex names of the library data types. cuRAND and cuFFT keep
+    /// their hip* names.
+    pub fn is_to_roc(self) -> bool {
+        matches!(self, Api::Blas | Api::Dnn | Api::Sparse | Api::Solver | Api::Runtime | Api::Complex)
+    }
+
+    fn from_name(name: &str) -> Option<Api> {
+        Api::ALL.iter().copied().find(|a| a.name() == name)
     }
 
     fn source(self) -> &'static str {
@@ -93,15 +107,52 @@ pub struct Entry {
 }
 
 impl Entry {
-    /// The replacement for the chosen flavour; `--roc` falls back to the HIP
-    /// name for APIs that have no separate ROC column.
+    /// The replacement for the chosen flavour; `--roc` applies only to the
+    /// APIs hipify-clang translates to ROC libraries.
     pub fn target(&self, roc: bool) -> Option<&'static str> {
-        if roc {
+        if roc && self.api.is_to_roc() {
             self.roc
         } else {
             self.hip
         }
     }
+}
+
+/// One `#include` target.
+#[derive(Debug, Clone, Copy)]
+pub struct Header {
+    pub api: Api,
+    /// `None`: the directive is dropped.
+    pub hip: Option<&'static str>,
+    pub roc: Option<&'static str>,
+    /// The "main header" group; only the first include of a group is kept.
+    pub group: Option<&'static str>,
+}
+
+impl Header {
+    pub fn target(&self, roc: bool) -> Option<&'static str> {
+        if roc && self.api.is_to_roc() {
+            self.roc.or(self.hip)
+        } else {
+            self.hip
+        }
+    }
+}
+
+/// ROCm 7's subdirectory spelling of a flat library header, for
+/// `--hip-header-subdirs`.
+pub fn header_subdirectory(name: &str) -> Option<&'static str> {
+    const SUBDIRS: &[(&str, &str)] = &[
+        ("hipblas.h", "hipblas/hipblas.h"),
+        ("hipblaslt.h", "hipblaslt/hipblaslt.h"),
+        ("hipsparse.h", "hipsparse/hipsparse.h"),
+        ("hipsparseLt.h", "hipsparselt/hipsparselt.h"),
+        ("hipsolver.h", "hipsolver/hipsolver.h"),
+        ("hiptensor.h", "hiptensor/hiptensor.hpp"),
+        ("rocblas.h", "rocblas/rocblas.h"),
+        ("rocsparse.h", "rocsparse/rocsparse.h"),
+    ];
+    SUBDIRS.iter().find(|(flat, _)| *flat == name).map(|&(_, sub)| sub)
 }
 
 pub struct Tables {
@@ -110,7 +161,7 @@ pub struct Tables {
     /// Namespaces renamed where they qualify a name (`cub` -> `hipcub`).
     pub namespaces: HashMap<&'static str, Entry>,
     /// Header names for `#include` rewriting.
-    pub headers: HashMap<&'static str, Entry>,
+    pub headers: HashMap<&'static str, Header>,
 }
 
 fn col(s: &'static str) -> Option<&'static str> {
@@ -137,10 +188,16 @@ fn parse(api: Api, into: &mut Tables) {
             Some("") | None => hip,
             Some(r) => col(r),
         };
-        let entry = Entry { api, hip, roc };
         if api == Api::Include {
-            into.headers.insert(cuda, entry);
-        } else if let Some(ns) = cuda.strip_suffix("::") {
+            let hip = hip.filter(|h| !h.is_empty());
+            let roc = roc.filter(|r| !r.is_empty());
+            let group = cols.next().filter(|g| !g.is_empty() && *g != "-");
+            let api = cols.next().and_then(Api::from_name).unwrap_or(Api::Include);
+            into.headers.insert(cuda, Header { api, hip, roc, group });
+            continue;
+        }
+        let entry = Entry { api, hip, roc };
+        if let Some(ns) = cuda.strip_suffix("::") {
             let strip = |s: Option<&'static str>| s.map(|s| s.trim_end_matches("::"));
             into.namespaces.insert(ns, Entry { api, hip: strip(hip), roc: strip(roc) });
         } else {
@@ -171,7 +228,7 @@ pub fn table_counts() -> Vec<(Api, usize, usize)> {
     Api::ALL
         .iter()
         .map(|&api| {
-            let all = t.idents.values().chain(t.namespaces.values()).chain(t.headers.values());
+            let all = t.idents.values().chain(t.namespaces.values());
             let (mut mapped, mut unsupported) = (0, 0);
             for e in all.filter(|e| e.api == api) {
                 if e.hip.is_some() {
@@ -179,6 +236,9 @@ pub fn table_counts() -> Vec<(Api, usize, usize)> {
                 } else {
                     unsupported += 1;
                 }
+            }
+            if api == Api::Include {
+                mapped += t.headers.len();
             }
             (api, mapped, unsupported)
         })

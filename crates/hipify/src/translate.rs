@@ -13,7 +13,7 @@ use crate::launch;
 use crate::lexer::{self, Kind, Token, DIRECTIVE_START, IN_DIRECTIVE};
 use crate::stats::Stats;
 use crate::structure::{self, Structure};
-use crate::tables::{tables, Api};
+use crate::tables::{self, tables, Api};
 
 /// How to translate. Build with [`Options::new`] and the setter methods.
 #[derive(Debug, Clone)]
@@ -187,11 +187,11 @@ pub(crate) struct Edit {
     pub text: Cow<'static, str>,
 }
 
-/// The directive added to CUDA sources that rely on nvcc's implicit runtime header.
-const RUNTIME_INCLUDE: &str = "#include \"hip/hip_runtime.h\"";
+/// The text hipify-clang inserts for nvcc's implicit runtime header.
+const RUNTIME_INCLUDE: &str = "\n#include <hip/hip_runtime.h>\n";
 
-/// Headers after which the runtime is available, before or after translation.
-const RUNTIME_HEADERS: [&str; 4] = ["cuda_runtime.h", "cuda.h", "hip/hip_runtime.h", "hip_runtime.h"];
+/// Headers after which no runtime header is added, before or after translation.
+const RUNTIME_HEADERS: [&str; 3] = ["cuda_runtime.h", "cuda.h", "hip/hip_runtime.h"];
 
 /// Identifiers that only make sense in CUDA/HIP device code.
 const DEVICE_MARKERS: [&str; 8] = [
@@ -220,7 +220,7 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
     if source.len() > u32::MAX as usize {
         return Err(HipifyError::Usage { reason: "input larger than 4 GiB".into() });
     }
-    let tokens = lexer::lex(source)?;
+    let tokens = lexer::lex_with_macros(source, &options.macros)?;
     let t = tables();
     let mut stats = Stats::default();
     let mut warnings = Vec::new();
@@ -233,9 +233,8 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
     let mut first_include: Option<usize> = None;
     let mut pragma_once_end: Option<usize> = None;
     let include_guard_end = include_guard(&tokens, source);
-    // Headers already produced from a CUDA include; a second CUDA include of the
-    // same HIP header is dropped, as hipify-clang does.
-    let mut emitted_headers: Vec<&'static str> = Vec::new();
+    // Main-header groups already included (`runtime`, `blas`, ...).
+    let mut included_groups: Vec<&'static str> = Vec::new();
     let mut templated_kernels = launch::TemplatedKernels::default();
     // Built on first need: most files have no launch and no call-site fix.
     let structure = std::cell::OnceCell::new();
@@ -275,43 +274,43 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
                 if RUNTIME_HEADERS.contains(&inner) {
                     has_runtime_include = true;
                 }
-                let found = t.headers.get_key_value(inner).or_else(|| {
-                    inner.starts_with("cub/").then(|| t.headers.get_key_value("cub/cub.cuh")).flatten()
-                });
-                let Some((&key, &entry)) = found else { continue };
+                let Some((&key, &header)) = t.headers.get_key_value(inner) else { continue };
                 uses_cuda = true;
-                match entry.target(options.roc) {
-                    Some(new) if new.is_empty() || emitted_headers.contains(&new) => {
-                        // The header has no HIP counterpart, or its HIP header is
-                        // already included: drop the directive, keep the line.
-                        // Tokens after the header name go too, or they would
-                        // become code; comments stay.
+                // hipify-clang keeps the first include of each API's main header
+                // and drops later ones (`cublas_v2.h` also after `cublas.h`).
+                let repeated = header.group.is_some_and(|g| {
+                    let base = g.strip_suffix("_v2");
+                    let seen =
+                        included_groups.contains(&g) || base.is_some_and(|b| included_groups.contains(&b));
+                    included_groups.push(g);
+                    seen
+                });
+                match header.target(options.roc) {
+                    Some(new) if !repeated => {
+                        let new = match options.header_style {
+                            HeaderStyle::Subdirectories => tables::header_subdirectory(new).unwrap_or(new),
+                            _ => new,
+                        };
+                        let (open, close) = (&text[..1], &text[text.len() - 1..]);
+                        edits.push(Edit {
+                            start: tok.start as usize,
+                            end: tok.end as usize,
+                            text: format!("{open}{new}{close}").into(),
+                        });
+                    }
+                    _ => {
+                        // No HIP counterpart, or already included: drop the
+                        // directive, keep the line. Tokens after the header name go
+                        // too, or they would become code; comments stay.
                         edits.push(Edit {
                             start: directive_start,
                             end: directive_code_end(&tokens, i),
                             text: Cow::Borrowed(""),
                         });
-                        stats.record(Api::Include, key);
-                        lines.touch(tok.start as usize, &mut stats);
-                    }
-                    Some(new) => {
-                        emitted_headers.push(new);
-                        let (open, close) = (&text[..1], &text[text.len() - 1..]);
-                        let replacement = format!("{open}{new}{close}");
-                        edits.push(Edit {
-                            start: tok.start as usize,
-                            end: tok.end as usize,
-                            text: replacement.into(),
-                        });
-                        stats.record(Api::Include, key);
-                        lines.touch(tok.start as usize, &mut stats);
-                    }
-                    None => {
-                        let (line, column) = lines.line_col(tok.start as usize + 1);
-                        warnings.push(Warning { line, column, identifier: inner.to_string() });
-                        stats.record_unconverted(key);
                     }
                 }
+                stats.record(Api::Include, key);
+                lines.touch(tok.start as usize, &mut stats);
             }
             Kind::Ident => {
                 let name = tok.text(source);
@@ -377,33 +376,27 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
         }
     }
 
-    // Where the implicit runtime header goes follows hipify-clang: right after
-    // `#pragma once` or the include guard's macro name (whichever comes first),
-    // else on its own line before the first `#include`, else at the top of the
-    // file. Its spelling is the one the HIP documentation and hipify-perl use.
+    // hipify-clang adds the runtime header unless the file includes `cuda.h` or
+    // `cuda_runtime.h` (nvcc includes it implicitly): after the name of the
+    // include guard's `#ifndef` or after `#pragma once` (whichever comes first),
+    // else at the `#` of the first `#include`, else at the top of the file
+    // (after a byte order mark), always as "\n#include <hip/hip_runtime.h>\n".
+    // Unlike hipify-clang it is added only to files that use CUDA, so a file
+    // with nothing to translate stays byte for byte.
     let wanted = match options.runtime_include {
         RuntimeInclude::Never => false,
         RuntimeInclude::ForDeviceCode => has_device_code,
         RuntimeInclude::ForCuda => has_device_code || uses_cuda,
     };
     if wanted && !has_runtime_include {
-        let eol = if source.find('\n').is_some_and(|n| n > 0 && source.as_bytes()[n - 1] == b'\r') {
-            "\r\n"
-        } else {
-            "\n"
-        };
-        let guard = match (pragma_once_end, include_guard_end) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        // A byte order mark stays the first thing in the file.
         let top = if source.starts_with('\u{feff}') { 3 } else { 0 };
-        let (at, text) = match (guard, first_include) {
-            (Some(g), _) => (g, format!("{eol}{RUNTIME_INCLUDE}")),
-            (None, Some(inc)) => (lines.line_start(inc).max(top), format!("{RUNTIME_INCLUDE}{eol}")),
-            (None, None) => (top, format!("{RUNTIME_INCLUDE}{eol}")),
+        let at = match (pragma_once_end, include_guard_end) {
+            (Some(a), Some(b)) => a.min(b),
+            (a, b) => a.or(b).or(first_include).unwrap_or(top),
         };
-        edits.push(Edit { start: at, end: at, text: text.into() });
+        // First among edits at the same offset (the sort below is stable), so a
+        // launch rewritten at the top of the file comes after the include.
+        edits.insert(0, Edit { start: at, end: at, text: Cow::Borrowed(RUNTIME_INCLUDE) });
         stats.record(Api::Include, "[implicit cuda_runtime.h]");
         stats.lines_changed += 1;
     }
@@ -456,27 +449,39 @@ fn directive_code_end(tokens: &[Token], i: usize) -> usize {
     end
 }
 
-/// End offset of the macro name of an include guard (`#ifndef X` / `#define X`
-/// opening the file and `#endif` closing it), if the file has one.
+/// End offset of the macro name of an include guard: the file opens with
+/// `#ifndef X` and the `#endif` that closes it ends the file.
 fn include_guard(tokens: &[Token], src: &str) -> Option<usize> {
-    let sig = |from: usize| next_sig(tokens, from);
     let first = (0..tokens.len()).find(|&j| !matches!(tokens[j].kind, Kind::Space | Kind::Comment))?;
     if tokens[first].flags & DIRECTIVE_START == 0 {
         return None;
     }
-    let ifndef = sig(first)?;
-    let name = sig(ifndef)?;
-    let hash = sig(name)?;
-    let define = sig(hash)?;
-    let name2 = sig(define)?;
-    let ok = tokens[ifndef].text(src) == "ifndef"
-        && tokens[hash].flags & DIRECTIVE_START != 0
-        && tokens[define].text(src) == "define"
-        && tokens[name2].text(src) == tokens[name].text(src);
-    let last = prev_sig(tokens, tokens.len())?;
-    let last_hash = prev_sig(tokens, last)?;
-    let closes = tokens[last].text(src) == "endif" && tokens[last_hash].flags & DIRECTIVE_START != 0;
-    (ok && closes).then_some(tokens[name].end as usize)
+    let ifndef = next_sig(tokens, first)?;
+    let name = next_sig(tokens, ifndef)?;
+    if tokens[ifndef].text(src) != "ifndef" || tokens[name].kind != Kind::Ident {
+        return None;
+    }
+    let mut depth = 0usize;
+    let mut i = first;
+    while i < tokens.len() {
+        if tokens[i].flags & DIRECTIVE_START != 0 {
+            let d = next_sig(tokens, i).map_or("", |j| tokens[j].text(src));
+            match d {
+                "if" | "ifdef" | "ifndef" => depth += 1,
+                "endif" => {
+                    depth = depth.checked_sub(1)?;
+                    if depth == 0 {
+                        // Nothing but space and comments may follow this directive.
+                        let end = next_sig(tokens, i)?;
+                        return next_sig(tokens, end).is_none().then_some(tokens[name].end as usize);
+                    }
+                }
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    None
 }
 
 /// The next token after `i` that is not space or comment.
@@ -543,11 +548,6 @@ impl<'a> LineIndex<'a> {
             Ok(i) => i,
             Err(i) => i - 1,
         }
-    }
-
-    fn line_start(&mut self, offset: usize) -> usize {
-        let l = self.line_of(offset);
-        self.starts()[l]
     }
 
     fn line_col(&mut self, offset: usize) -> (usize, usize) {

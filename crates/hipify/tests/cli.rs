@@ -94,12 +94,12 @@ fn directory_trees_by_extension() {
     let out = d.join("out");
     let out_dir = format!("--o-dir={}", out.display());
     assert_eq!(run(&[src.to_str().unwrap(), &out_dir]), 0);
-    // .cu and .cuh get the implicit runtime include when they use CUDA, other
-    // files only when they hold device code.
-    let inc = "#include \"hip/hip_runtime.h\"\n";
+    // Every file that uses CUDA gets the runtime include hipify-clang adds
+    // (it compiles every input as CUDA); the others stay byte for byte.
+    let inc = "\n#include <hip/hip_runtime.h>\n";
     assert_eq!(fs::read_to_string(out.join("a.cu")).unwrap(), format!("{inc}__global__ void k() {{}}\n"));
     assert_eq!(fs::read_to_string(out.join("sub/b.cuh")).unwrap(), format!("{inc}hipStream_t s;\n"));
-    assert_eq!(fs::read_to_string(out.join("sub/d.h")).unwrap(), "hipStream_t s;\n");
+    assert_eq!(fs::read_to_string(out.join("sub/d.h")).unwrap(), format!("{inc}hipStream_t s;\n"));
     assert_eq!(fs::read_to_string(out.join("sub/e.hpp")).unwrap(), format!("{inc}__device__ int f();\n"));
     assert!(!out.join("sub/c.txt").exists());
     // A directory without a place to write is a usage error.
@@ -138,14 +138,14 @@ fn options_errors() {
         &[f.to_str().unwrap(), &o, "--cuda-path=/usr/local/cuda", "-I/opt/inc", "-DX=1"],
         0,
         &out,
-        "#include \"hip/hip_runtime.h\"\nhipFree(p);\n",
+        "\n#include <hip/hip_runtime.h>\nhipFree(p);\n",
     );
     // hipify-clang style: compiler options after `--` are ignored.
     check(
         &[f.to_str().unwrap(), &o, "--", "-I/usr/include", "-DX"],
         0,
         &out,
-        "#include \"hip/hip_runtime.h\"\nhipFree(p);\n",
+        "\n#include <hip/hip_runtime.h>\nhipFree(p);\n",
     );
 }
 
@@ -182,7 +182,7 @@ fn inplace_on_a_symlink_translates_its_target() {
     std::os::unix::fs::symlink(&target, &link).expect("symlink");
     assert_eq!(run(&["--inplace", link.to_str().unwrap()]), 0);
     assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "the link was replaced");
-    assert_eq!(fs::read_to_string(&target).unwrap(), "#include \"hip/hip_runtime.h\"\nhipFree(p);\n");
+    assert_eq!(fs::read_to_string(&target).unwrap(), "\n#include <hip/hip_runtime.h>\nhipFree(p);\n");
     assert_eq!(fs::read_to_string(d.join("real/k.cu.prehip")).unwrap(), "cudaFree(p);\n");
 }
 
@@ -205,7 +205,7 @@ fn output_onto_a_read_only_file_is_refused_and_keeps_its_mode() {
         &["-o", out.to_str().unwrap(), input.to_str().unwrap()],
         0,
         &out,
-        "#include \"hip/hip_runtime.h\"\nhipFree(p);\n",
+        "\n#include <hip/hip_runtime.h>\nhipFree(p);\n",
     );
     assert_eq!(fs::metadata(&out).unwrap().permissions().mode() & 0o777, 0o640);
 }
@@ -241,7 +241,7 @@ fn parallel_runs_onto_one_output_never_trip_over_temporary_files() {
     for t in threads {
         assert!(t.join().expect("thread"), "a run failed");
     }
-    assert_eq!(fs::read_to_string(&out).unwrap(), "#include \"hip/hip_runtime.h\"\nhipFree(p);\n");
+    assert_eq!(fs::read_to_string(&out).unwrap(), "\n#include <hip/hip_runtime.h>\nhipFree(p);\n");
     let names: Vec<String> =
         fs::read_dir(&d).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     assert_eq!(names.len(), 2, "temporary files left behind: {names:?}");

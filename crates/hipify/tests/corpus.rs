@@ -33,11 +33,8 @@ fn corpus() {
         if ext == "hip" {
             continue;
         }
-        let options = Options::new().runtime_include(if ext == "cu" {
-            RuntimeInclude::ForCuda
-        } else {
-            RuntimeInclude::ForDeviceCode
-        });
+        let _ = ext;
+        let options = Options::new().runtime_include(RuntimeInclude::ForCuda);
         check(&input, &input.with_extension("hip"), &options);
         let launch = input.with_extension("launch.hip");
         if launch.exists() {

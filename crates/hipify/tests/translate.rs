@@ -106,7 +106,7 @@ fn cublas_to_rocblas_with_roc() {
     check_with(
         &roc(),
         "#include <cublas_v2.h>\ncublasHandle_t h; cublasCreate(&h);\ncublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, m, n, k, &a, A, m, B, k, &b, C, m);\ncublasSaxpy(h, n, &a, x, 1, y, 1); cublasDgemmStridedBatched(h); cublasDestroy(h);\n",
-        "#include <rocblas/rocblas.h>\nrocblas_handle h; rocblas_create_handle(&h);\nrocblas_sgemm(h, rocblas_operation_none, rocblas_operation_transpose, m, n, k, &a, A, m, B, k, &b, C, m);\nrocblas_saxpy(h, n, &a, x, 1, y, 1); rocblas_dgemm_strided_batched(h); rocblas_destroy_handle(h);\n",
+        "#include <rocblas.h>\nrocblas_handle h; rocblas_create_handle(&h);\nrocblas_sgemm(h, rocblas_operation_none, rocblas_operation_transpose, m, n, k, &a, A, m, B, k, &b, C, m);\nrocblas_saxpy(h, n, &a, x, 1, y, 1); rocblas_dgemm_strided_batched(h); rocblas_destroy_handle(h);\n",
     );
 }
 
@@ -119,11 +119,12 @@ fn curand_host_and_device() {
 }
 
 #[test]
-fn curand_to_rocrand_with_roc() {
+fn curand_stays_hiprand_with_roc() {
+    // hipify-clang's --roc covers BLAS, SPARSE, SOLVER and DNN only.
     check_with(
         &roc(),
-        "#include <curand_kernel.h>\ncurandStatePhilox4_32_10_t s; curand_init(1, 0, 0, &s); curandCreateGenerator(&g, CURAND_RNG_PSEUDO_DEFAULT);\nfloat2 v = curand_normal2_double(&s); curandState x;\n",
-        "#include <rocrand/rocrand_kernel.h>\nrocrand_state_philox4x32_10 s; rocrand_init(1, 0, 0, &s); rocrand_create_generator(&g, ROCRAND_RNG_PSEUDO_DEFAULT);\nfloat2 v = rocrand_normal_double2(&s); curandState x;\n",
+        "#include <curand_kernel.h>\ncurandStatePhilox4_32_10_t s; curand_init(1, 0, 0, &s); curandCreateGenerator(&g, CURAND_RNG_PSEUDO_DEFAULT);\n",
+        "#include <hiprand/hiprand_kernel.h>\nhiprandStatePhilox4_32_10_t s; hiprand_init(1, 0, 0, &s); hiprandCreateGenerator(&g, HIPRAND_RNG_PSEUDO_DEFAULT);\n",
     );
 }
 
@@ -138,7 +139,7 @@ fn cufft() {
 #[test]
 fn cusparse_and_rocsparse() {
     let src = "#include <cusparse.h>\ncusparseHandle_t h; cusparseCreate(&h); cusparseMatDescr_t d; cusparseCreateMatDescr(&d);\ncusparseSetMatIndexBase(d, CUSPARSE_INDEX_BASE_ZERO); cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE);\n";
-    check(src, "#include <hipsparse/hipsparse.h>\nhipsparseHandle_t h; hipsparseCreate(&h); hipsparseMatDescr_t d; hipsparseCreateMatDescr(&d);\nhipsparseSetMatIndexBase(d, HIPSPARSE_INDEX_BASE_ZERO); hipsparseSpMV(h, HIPSPARSE_OPERATION_NON_TRANSPOSE);\n");
+    check(src, "#include <hipsparse.h>\nhipsparseHandle_t h; hipsparseCreate(&h); hipsparseMatDescr_t d; hipsparseCreateMatDescr(&d);\nhipsparseSetMatIndexBase(d, HIPSPARSE_INDEX_BASE_ZERO); hipsparseSpMV(h, HIPSPARSE_OPERATION_NON_TRANSPOSE);\n");
     let t = translate(src, &roc()).expect("translates");
     assert!(t.text.contains("rocsparse_handle h; rocsparse_create_handle(&h);"), "{}", t.text);
     assert!(t.text.contains("rocsparse_index_base_zero"), "{}", t.text);
@@ -148,13 +149,14 @@ fn cusparse_and_rocsparse() {
 fn cusolver() {
     check(
         "#include <cusolverDn.h>\ncusolverDnHandle_t h; cusolverDnCreate(&h); cusolverDnSgetrf(h, m, n, A, lda, w, piv, info);\nif (st == CUSOLVER_STATUS_SUCCESS) cusolverDnDestroy(h);\n",
-        "#include <hipsolver/hipsolver.h>\nhipsolverDnHandle_t h; hipsolverDnCreate(&h); hipsolverDnSgetrf(h, m, n, A, lda, w, piv, info);\nif (st == HIPSOLVER_STATUS_SUCCESS) hipsolverDnDestroy(h);\n",
+        "#include <hipsolver.h>\nhipsolverDnHandle_t h; hipsolverDnCreate(&h); hipsolverDnSgetrf(h, m, n, A, lda, w, piv, info);\nif (st == HIPSOLVER_STATUS_SUCCESS) hipsolverDnDestroy(h);\n",
     );
 }
 
 #[test]
 fn cudnn_to_miopen() {
-    check(
+    check_with(
+        &roc(),
         "#include <cudnn.h>\ncudnnHandle_t h; cudnnCreate(&h); cudnnTensorDescriptor_t t; cudnnCreateTensorDescriptor(&t);\ncudnnStatus_t s = CUDNN_STATUS_SUCCESS; cudnnDataType_t dt = CUDNN_DATA_FLOAT; cudnnDestroy(h);\n",
         "#include <miopen/miopen.h>\nmiopenHandle_t h; miopenCreate(&h); miopenTensorDescriptor_t t; miopenCreateTensorDescriptor(&t);\nmiopenStatus_t s = miopenStatusSuccess; miopenDataType_t dt = miopenFloat; miopenDestroy(h);\n",
     );
@@ -164,7 +166,7 @@ fn cudnn_to_miopen() {
 fn cub_namespace() {
     check(
         "#include <cub/cub.cuh>\n#include <cub/block/block_reduce.cuh>\ntypedef cub::BlockReduce<int, 128> R;\ncub::DeviceReduce::Sum(tmp, bytes, in, out, n);\nusing namespace cub;\nint cub = 1; x.cub = cub;\n",
-        "#include <hipcub/hipcub.hpp>\n\ntypedef hipcub::BlockReduce<int, 128> R;\nhipcub::DeviceReduce::Sum(tmp, bytes, in, out, n);\nusing namespace hipcub;\nint cub = 1; x.cub = cub;\n",
+        "#include <hipcub/hipcub.hpp>\n#include <cub/block/block_reduce.cuh>\ntypedef hipcub::BlockReduce<int, 128> R;\nhipcub::DeviceReduce::Sum(tmp, bytes, in, out, n);\nusing namespace hipcub;\nint cub = 1; x.cub = cub;\n",
     );
 }
 
@@ -218,7 +220,7 @@ fn if_zero_blocks_are_left_alone() {
     );
     check(
         "#if 0\n#ifdef X\n#include <cublas_v2.h>\ncudaFree(a);\n#endif\n#endif\n#include <cublas_v2.h>\n",
-        "#if 0\n#ifdef X\n#include <cublas_v2.h>\ncudaFree(a);\n#endif\n#endif\n#include <hipblas/hipblas.h>\n",
+        "#if 0\n#ifdef X\n#include <cublas_v2.h>\ncudaFree(a);\n#endif\n#endif\n#include <hipblas.h>\n",
     );
     // --amap renames identifiers there too (includes and launches still stay).
     check_with(
@@ -327,45 +329,60 @@ fn unsupported_names_warn_and_stay() {
 
 #[test]
 fn runtime_include_added_where_missing() {
-    // Placement follows hipify-clang: before the first #include ...
+    // hipify-clang inserts "\n#include <hip/hip_runtime.h>\n" at the `#` of the
+    // first #include ...
     let o = Options::new();
     check_with(
         &o,
         "// header comment\n\n  #include <stdio.h>\n__global__ void k() {}\n",
-        "// header comment\n\n#include \"hip/hip_runtime.h\"\n  #include <stdio.h>\n__global__ void k() {}\n",
+        "// header comment\n\n  \n#include <hip/hip_runtime.h>\n#include <stdio.h>\n__global__ void k() {}\n",
     );
-    // ... or at the very start of a file without includes (CRLF kept) ...
+    // ... or at the very start of a file without includes (its text is LF) ...
     check_with(
         &o,
         "/* c */\r\nint main() { cudaFree(0); }\r\n",
-        "#include \"hip/hip_runtime.h\"\r\n/* c */\r\nint main() { hipFree(0); }\r\n",
+        "\n#include <hip/hip_runtime.h>\n/* c */\r\nint main() { hipFree(0); }\r\n",
     );
     // ... or right after `#pragma once` ...
     check_with(
         &o,
         "// h\n#pragma once\n#include <vector>\n__device__ int f();\n",
-        "// h\n#pragma once\n#include \"hip/hip_runtime.h\"\n#include <vector>\n__device__ int f();\n",
+        "// h\n#pragma once\n#include <hip/hip_runtime.h>\n\n#include <vector>\n__device__ int f();\n",
     );
-    // ... or right after the include guard's macro name.
+    // ... or right after the include guard's macro name (a `#define` need not follow).
     check_with(
         &o,
         "#ifndef K_CUH\n#define K_CUH\n#include <vector>\n__device__ int f();\n#endif\n",
-        "#ifndef K_CUH\n#include \"hip/hip_runtime.h\"\n#define K_CUH\n#include <vector>\n__device__ int f();\n#endif\n",
+        "#ifndef K_CUH\n#include <hip/hip_runtime.h>\n\n#define K_CUH\n#include <vector>\n__device__ int f();\n#endif\n",
     );
-    // Already there, or no CUDA at all: nothing is added.
+    // Not a guard: the #endif that closes the first #ifndef is not the last thing.
+    check_with(
+        &o,
+        "#ifndef A\n#endif\ncudaStream_t s;\n",
+        "\n#include <hip/hip_runtime.h>\n#ifndef A\n#endif\nhipStream_t s;\n",
+    );
+    // Files that use CUDA without including any CUDA header get it too ...
+    check_with(&o, "void f(cudaStream_t s);\n", "\n#include <hip/hip_runtime.h>\nvoid f(hipStream_t s);\n");
+    // ... but not files that include cuda.h or cuda_runtime.h, or use no CUDA at all.
     check_with(
         &o,
         "#include <cuda_runtime.h>\ncudaFree(0);\n",
         "#include <hip/hip_runtime.h>\nhipFree(0);\n",
     );
     check_with(&o, "int main() { return 0; }\n", "int main() { return 0; }\n");
+    // cuda_runtime_api.h is not the runtime header: it is renamed and the runtime still added.
+    check_with(
+        &o,
+        "#include <cuda_runtime_api.h>\ncudaFree(0);\n",
+        "\n#include <hip/hip_runtime.h>\n#include <hip/hip_runtime_api.h>\nhipFree(0);\n",
+    );
 }
 
 #[test]
 fn duplicate_cuda_headers_collapse_into_one() {
     check(
         "#include <cuda.h>\n#include \"cuda_runtime.h\"\n#include <cublas.h>\n#include <cublas_v2.h>\nint x;\n",
-        "#include <hip/hip_runtime.h>\n\n#include <hipblas/hipblas.h>\n\nint x;\n",
+        "#include <hip/hip_runtime.h>\n\n#include <hipblas.h>\n\nint x;\n",
     );
 }
 
@@ -507,12 +524,12 @@ fn runtime_include_goes_after_a_byte_order_mark() {
     check_with(
         &Options::new(),
         "\u{feff}__global__ void k() {}\n",
-        "\u{feff}#include \"hip/hip_runtime.h\"\n__global__ void k() {}\n",
+        "\u{feff}\n#include <hip/hip_runtime.h>\n__global__ void k() {}\n",
     );
     check_with(
         &Options::new(),
         "\u{feff}#include <stdio.h>\n__global__ void k() {}\n",
-        "\u{feff}#include \"hip/hip_runtime.h\"\n#include <stdio.h>\n__global__ void k() {}\n",
+        "\u{feff}\n#include <hip/hip_runtime.h>\n#include <stdio.h>\n__global__ void k() {}\n",
     );
 }
 
@@ -579,4 +596,80 @@ fn translation_time_is_linear_on_pathological_inputs() {
             );
         }
     }
+}
+
+#[test]
+fn runtime_include_comes_before_a_launch_rewritten_at_the_top() {
+    // Found by fuzzing: both edits sat at offset 0 and the launch came first.
+    check_with(
+        &Options::new().hip_kernel_execution_syntax(true),
+        "k<<<g, b>>>(x);\n",
+        "\n#include <hip/hip_runtime.h>\nhipLaunchKernelGGL(k, dim3(g), dim3(b), 0, 0, x);\n",
+    );
+}
+
+#[test]
+fn only_what_the_preprocessor_keeps_is_translated() {
+    // Host compilation: __CUDA_ARCH__ is not defined, __CUDACC__ is, and
+    // CUDA_VERSION is a CUDA 12 toolkit's.
+    check(
+        "#ifdef __CUDA_ARCH__\ncudaFree(a);\n#elif defined(__CUDACC__) && CUDA_VERSION >= 11000\ncudaFree(b);\n#else\ncudaFree(c);\n#endif\n",
+        "#ifdef __CUDA_ARCH__\ncudaFree(a);\n#elif defined(__HIPCC__) && CUDA_VERSION >= 11000\nhipFree(b);\n#else\ncudaFree(c);\n#endif\n",
+    );
+    // Macros defined and undefined in the file, in order.
+    check(
+        "#define USE_X 2\n#if USE_X > 1\ncudaFree(a);\n#endif\n#undef USE_X\n#if USE_X\ncudaFree(b);\n#endif\n",
+        "#define USE_X 2\n#if USE_X > 1\nhipFree(a);\n#endif\n#undef USE_X\n#if USE_X\ncudaFree(b);\n#endif\n",
+    );
+    // A value only CUDA's library headers know keeps both groups.
+    check(
+        "#if CUBLAS_VERSION >= 11000\ncudaFree(a);\n#else\ncudaFree(b);\n#endif\n",
+        "#if CUBLAS_VERSION >= 11000\nhipFree(a);\n#else\nhipFree(b);\n#endif\n",
+    );
+    // Excluded groups keep their launches and includes, also with HIP launch syntax.
+    check_with(
+        &launches(),
+        "#ifdef NEVER\n#include <cublas_v2.h>\nk<<<1, 2>>>(x);\n#endif\nk<<<1, 2>>>(x);\n",
+        "#ifdef NEVER\n#include <cublas_v2.h>\nk<<<1, 2>>>(x);\n#endif\nhipLaunchKernelGGL(k, dim3(1), dim3(2), 0, 0, x);\n",
+    );
+}
+
+#[test]
+fn command_line_macros_decide_groups() {
+    let src =
+        "#ifdef USE_CUBLAS\n#include <cublas_v2.h>\n#endif\n#if !defined(__CUDACC__)\ncudaFree(p);\n#endif\n";
+    // The condition of an excluded group belongs to it and stays too.
+    check(src, src);
+    check_with(
+        &Options::new()
+            .runtime_include(RuntimeInclude::Never)
+            .define("USE_CUBLAS", "1")
+            .undefine("__CUDACC__"),
+        src,
+        "#ifdef USE_CUBLAS\n#include <hipblas.h>\n#endif\n#if !defined(__HIPCC__)\nhipFree(p);\n#endif\n",
+    );
+    // --amap translates identifiers in excluded groups too.
+    check_with(
+        &Options::new().runtime_include(RuntimeInclude::Never).amap(true),
+        "#ifdef NEVER\ncudaFree(p);\n#endif\n",
+        "#ifdef NEVER\nhipFree(p);\n#endif\n",
+    );
+}
+
+#[test]
+fn main_headers_are_included_once_per_api() {
+    // cublas_v2.h after cublas.h is dropped; cublas.h after cublas_v2.h is kept,
+    // as hipify-clang does; curand's kernel headers collapse into one.
+    check(
+        "#include <cublas_v2.h>\n#include <cublas.h>\n#include <curand_kernel.h>\n#include <curand_normal.h>\n#include <curand.h>\n",
+        "#include <hipblas.h>\n#include <hipblas.h>\n#include <hiprand/hiprand_kernel.h>\n\n#include <hiprand/hiprand.h>\n",
+    );
+    // ROCm 7's subdirectory spelling on request.
+    check_with(
+        &Options::new().runtime_include(RuntimeInclude::Never).header_style(ferrocm_hipify::HeaderStyle::Subdirectories),
+        "#include \"cublas_v2.h\"\n#include <cusparse.h>\n#include <cusolverDn.h>\n",
+        "#include \"hipblas/hipblas.h\"\n#include <hipsparse/hipsparse.h>\n#include <hipsolver/hipsolver.h>\n",
+    );
+    // cuDNN: hipDNN by default, MIOpen with --roc.
+    check("#include <cudnn.h>\ncudnnHandle_t h;\n", "#include <hipDNN.h>\nhipdnnHandle_t h;\n");
 }

@@ -1,7 +1,8 @@
 /*
  * Vector addition, the first example of the CUDA C++ Programming Guide.
  */
-#include "hip/hip_runtime.h"
+
+#include <hip/hip_runtime.h>
 #include <cstdio>
 #include <vector>
 
