@@ -26,18 +26,19 @@ fn option_sets() -> [Options; 3] {
 fuzz_target!(|data: &[u8]| {
     for options in option_sets() {
         let Ok(t) = translate_bytes(data, &options) else { continue };
+        let out = t.output_bytes();
         if t.stats.lines_changed == 0 {
-            assert_eq!(t.text.as_bytes(), data, "nothing was translated, yet the output differs");
+            assert_eq!(out, data, "nothing was translated, yet the output differs");
         }
-        let again = match translate_bytes(t.text.as_bytes(), &options) {
+        let again = match translate_bytes(out, &options) {
             Ok(again) => again,
-            Err(e) => panic!("the output is refused: {e}\n--- output ---\n{}", String::from_utf8_lossy(t.text.as_bytes())),
+            Err(e) => panic!("the output is refused: {e}\n--- output ---\n{}", String::from_utf8_lossy(out)),
         };
         assert!(
-            again.text == t.text,
+            again.output_bytes() == out,
             "not idempotent\n--- output ---\n{}\n--- again ---\n{}",
-            String::from_utf8_lossy(t.text.as_bytes()),
-            String::from_utf8_lossy(again.text.as_bytes())
+            String::from_utf8_lossy(out),
+            String::from_utf8_lossy(again.output_bytes())
         );
     }
 });

@@ -556,7 +556,7 @@ fn backup_path(p: &Path) -> PathBuf {
 struct Done {
     label: String,
     translation: Option<Translation>,
-    stdout: Option<String>,
+    stdout: Option<Vec<u8>>,
     written: Option<PathBuf>,
     error: Option<HipifyError>,
 }
@@ -597,13 +597,13 @@ fn run_job(job: &Job, a: &Args) -> Done {
     };
     let written = match &job.sink {
         Sink::Stdout => {
-            done.stdout = Some(t.text.clone());
+            done.stdout = Some(t.output_bytes().to_vec());
             Ok(())
         }
         Sink::File(out) => {
             write_atomic(out, t.text.as_bytes(), false).map(|_| done.written = Some(out.clone()))
         }
-        Sink::InPlace(p) if t.text.as_bytes() != bytes.as_slice() => {
+        Sink::InPlace(p) if t.output_bytes() != bytes.as_slice() => {
             let backup = backup_path(p);
             // Refuse a read-only file before making its backup.
             let writable = match fs::metadata(p) {
@@ -620,7 +620,7 @@ fn run_job(job: &Job, a: &Args) -> Done {
                         write_atomic(&backup, &bytes, true)
                     }
                 })
-                .and_then(|_| write_atomic(p, t.text.as_bytes(), true))
+                .and_then(|_| write_atomic(p, t.output_bytes(), true))
                 .map(|_| done.written = Some(p.clone()))
         }
         Sink::InPlace(_) | Sink::Nowhere => Ok(()),
@@ -720,7 +720,7 @@ pub fn cli_run(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) ->
     let mut errors = Vec::new();
     for (d, job) in done.into_iter().zip(&jobs) {
         if let Some(text) = &d.stdout {
-            let _ = out.write_all(text.as_bytes());
+            let _ = out.write_all(text);
         }
         if let Some(t) = &d.translation {
             if !a.quiet_warnings {

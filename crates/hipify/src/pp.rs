@@ -214,7 +214,7 @@ fn tokenize(s: &str) -> Vec<Tok> {
             }
             i += 1;
             out.push(Tok::Num(Val::Unknown));
-        } else if let Some(op) = OPS.iter().find(|op| s[i..].starts_with(**op)) {
+        } else if let Some(op) = OPS.iter().find(|op| b[i..].starts_with(op.as_bytes())) {
             out.push(Tok::Op(op));
             i += op.len();
         } else {
@@ -494,6 +494,8 @@ mod tests {
         assert_eq!(eval(&[], "CUBLAS_VERSION >= 11000"), Truth::Unknown);
         assert_eq!(eval(&[], "0 && CUBLAS_VERSION"), Truth::False);
         assert_eq!(eval(&[], "__has_include(<x.h>)"), Truth::Unknown);
+        // Found by fuzzing: a multi-byte character in a condition.
+        assert_eq!(eval(&[], "CUDA_VERSION >= 1\u{e7}u"), Truth::Unknown);
     }
 
     #[test]

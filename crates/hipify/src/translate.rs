@@ -167,9 +167,14 @@ impl std::fmt::Display for Warning {
 /// The result of translating one source text.
 #[derive(Debug, Clone)]
 pub struct Translation {
+    /// The HIP source. For input that is not UTF-8 (see [`translate_bytes`]),
+    /// each byte outside UTF-8 stands here as the private-use character
+    /// U+10FF00 + byte; [`Translation::output_bytes`] gives the real output.
     pub text: String,
     pub stats: Stats,
     pub warnings: Vec<Warning>,
+    /// The output bytes, when the input was not UTF-8.
+    raw: Option<Vec<u8>>,
 }
 
 impl Translation {
@@ -177,6 +182,43 @@ impl Translation {
     pub fn changed(&self) -> bool {
         self.stats.lines_changed > 0
     }
+
+    /// The output as bytes: bytes of the input that were not UTF-8 come back
+    /// unchanged.
+    pub fn output_bytes(&self) -> &[u8] {
+        self.raw.as_deref().unwrap_or(self.text.as_bytes())
+    }
+}
+
+/// First code point standing for a byte that is not UTF-8.
+const ESCAPE_BASE: u32 = 0x10FF00;
+
+/// Replaces each byte of `input` outside UTF-8 by U+10FF00 + byte; `None`
+/// when the input already holds such characters (it could not be undone).
+fn escape_non_utf8(input: &[u8]) -> Option<String> {
+    let mut out = String::with_capacity(input.len() + 64);
+    for chunk in input.utf8_chunks() {
+        if chunk.valid().chars().any(|c| c as u32 >= ESCAPE_BASE) {
+            return None;
+        }
+        out.push_str(chunk.valid());
+        for &b in chunk.invalid() {
+            out.push(char::from_u32(ESCAPE_BASE + u32::from(b))?);
+        }
+    }
+    Some(out)
+}
+
+fn unescape_non_utf8(text: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len());
+    let mut buf = [0u8; 4];
+    for c in text.chars() {
+        match (c as u32).checked_sub(ESCAPE_BASE) {
+            Some(b) => out.push(b as u8),
+            None => out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes()),
+        }
+    }
+    out
 }
 
 /// One replacement of `start..end` in the source.
@@ -206,13 +248,24 @@ const DEVICE_MARKERS: [&str; 8] = [
 ];
 
 /// Checks raw bytes (binary, UTF-8) before translating them.
+///
+/// A NUL byte marks a binary and is refused. Bytes that are not UTF-8 (a
+/// Windows-1252 character in a comment or string) pass through untouched:
+/// write [`Translation::output_bytes`].
 pub fn translate_bytes(input: &[u8], options: &Options) -> Result<Translation, HipifyError> {
-    if let Some(offset) = input.iter().take(8192).position(|&b| b == 0) {
+    if let Some(offset) = input.iter().position(|&b| b == 0) {
         return Err(HipifyError::Binary { offset });
     }
-    let text =
-        std::str::from_utf8(input).map_err(|e| HipifyError::InvalidUtf8 { offset: e.valid_up_to() })?;
-    translate(text, options)
+    match std::str::from_utf8(input) {
+        Ok(text) => translate(text, options),
+        Err(e) => {
+            let escaped =
+                escape_non_utf8(input).ok_or(HipifyError::InvalidUtf8 { offset: e.valid_up_to() })?;
+            let mut t = translate(&escaped, options)?;
+            t.raw = Some(unescape_non_utf8(&t.text));
+            Ok(t)
+        }
+    }
 }
 
 /// Translates CUDA source text into HIP source text.
@@ -335,6 +388,9 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
                 // Names HIP shares with CUDA (`float4`, `CUB_MAX`) need nothing and
                 // say nothing about the file, so they are neither counted nor edited.
                 let shared = |e: &crate::tables::Entry| e.target(options.roc) == Some(name);
+                if !options.keep.is_empty() && options.keep.iter().any(|k| k == name) {
+                    continue;
+                }
                 if let Some((&key, entry)) = t.idents.get_key_value(name).filter(|(_, e)| !shared(e)) {
                     uses_cuda = true;
                     let mut target = entry.target(options.roc);
@@ -354,6 +410,14 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
                     apply(target, tok, key, entry.api, &mut edits, &mut stats, &mut warnings, &mut lines);
                 } else if !has_device_code && DEVICE_MARKERS.contains(&name) {
                     has_device_code = true;
+                }
+            }
+            Kind::Literal if tok.is_active_code() || options.amap => {
+                let before = edits.len();
+                string_literal(tok, source, options, &mut edits, &mut stats);
+                if edits.len() > before {
+                    uses_cuda = true;
+                    lines.touch(tok.start as usize, &mut stats);
                 }
             }
             Kind::Punct if tok.flags & IN_DIRECTIVE == 0 || directive_name == "define" => {
@@ -403,7 +467,49 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
 
     stats.lines_total = lines.total_lines();
     let text = apply_edits(source, edits);
-    Ok(Translation { text, stats, warnings })
+    Ok(Translation { text, stats, warnings, raw: None })
+}
+
+/// CUDA names inside a plain string literal (`"..."` or `R"(...)"`), found as
+/// hipify-clang finds them: from each `cu` to the next space (or the end of
+/// the string) must be a whole CUDA name with a HIP equivalent.
+fn string_literal(tok: &Token, src: &str, options: &Options, edits: &mut Vec<Edit>, stats: &mut Stats) {
+    let text = tok.text(src);
+    let (from, to) = if text.len() >= 2 && text.starts_with('"') && text.ends_with('"') {
+        (1, text.len() - 1)
+    } else if let Some(raw) = text.strip_prefix("R\"") {
+        let (Some(open), Some(close)) = (raw.find('('), raw.rfind(')')) else { return };
+        if close < open {
+            return;
+        }
+        (2 + open + 1, 2 + close)
+    } else {
+        return;
+    };
+    let body = &text.as_bytes()[from..to];
+    let t = tables();
+    let mut begin = 0;
+    while let Some(p) = body[begin..].windows(2).position(|w| w == b"cu") {
+        begin += p;
+        let end = body
+            .get(begin + 4..)
+            .and_then(|rest| rest.iter().position(|&b| b == b' '))
+            .map(|e| begin + 4 + e);
+        let name = &body[begin..end.unwrap_or(body.len())];
+        if let Some((&key, entry)) = std::str::from_utf8(name).ok().and_then(|n| t.idents.get_key_value(n)) {
+            if let Some(new) = entry.target(options.roc).filter(|&new| new != key) {
+                if !options.keep.iter().any(|k| k == key) {
+                    let at = tok.start as usize + from + begin;
+                    edits.push(Edit { start: at, end: at + key.len(), text: Cow::Borrowed(new) });
+                    stats.record(entry.api, key);
+                }
+            }
+        }
+        match end {
+            Some(e) => begin = e + 1,
+            None => break,
+        }
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
