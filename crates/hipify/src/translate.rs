@@ -292,12 +292,27 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
     // Built on first need: most files have no launch and no call-site fix.
     let structure = std::cell::OnceCell::new();
     let structure = || structure.get_or_init(|| Structure::build(&tokens, source));
+    // Byte ranges replaced by call-site rules, by start; and the end of those
+    // already reached.
+    let mut masks: std::collections::BTreeMap<usize, usize> = std::collections::BTreeMap::new();
+    let mut masked_until = 0usize;
     let mut directive_start = 0usize;
     let mut directive_name: &str = "";
     let mut prev_sig: Option<usize> = None;
 
     for (i, tok) in tokens.iter().enumerate() {
         if matches!(tok.kind, Kind::Space | Kind::Comment) {
+            continue;
+        }
+        // Arguments a call-site rule replaces or removes are not translated.
+        while let Some((&s, &e)) = masks.first_key_value() {
+            if s > tok.start as usize {
+                break;
+            }
+            masked_until = masked_until.max(e);
+            masks.pop_first();
+        }
+        if (tok.start as usize) < masked_until {
             continue;
         }
         let prev = prev_sig;
@@ -394,18 +409,19 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
                 if let Some((&key, entry)) = t.idents.get_key_value(name).filter(|(_, e)| !shared(e)) {
                     uses_cuda = true;
                     let mut target = entry.target(options.roc);
-                    match calls::fix_for(name) {
-                        Some(calls::Fix::RenameWhenArguments(n, other)) => {
-                            let count =
-                                calls::call_args(&tokens, source, structure(), i).map(|c| c.args.len());
-                            if count == Some(n) && target.is_some() {
+                    if target.is_some() && calls::rules_for(name, options).next().is_some() {
+                        if let Some(call) = calls::call_args(&tokens, source, structure(), i) {
+                            if let Some(other) = calls::overload(name, options, call.args.len()) {
                                 target = Some(other);
                             }
+                            let (call_edits, covered) =
+                                calls::edits(&call, source, calls::rules_for(name, options));
+                            for (s, e) in covered {
+                                let end = masks.entry(s).or_insert(e);
+                                *end = (*end).max(e);
+                            }
+                            edits.extend(call_edits);
                         }
-                        Some(fix) if target.is_some() => {
-                            edits.extend(calls::edits(&tokens, source, structure(), i, fix))
-                        }
-                        _ => {}
                     }
                     apply(target, tok, key, entry.api, &mut edits, &mut stats, &mut warnings, &mut lines);
                 } else if !has_device_code && DEVICE_MARKERS.contains(&name) {

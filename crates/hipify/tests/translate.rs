@@ -709,3 +709,47 @@ fn main_headers_are_included_once_per_api() {
     // cuDNN: hipDNN by default, MIOpen with --roc.
     check("#include <cudnn.h>\ncudnnHandle_t h;\n", "#include <hipDNN.h>\nhipdnnHandle_t h;\n");
 }
+
+#[test]
+fn rocsparse_calls_get_policies_buffers_and_casts() {
+    check_with(
+        &roc(),
+        "cusparseScsrilu02_analysis(h, m, nnz, descr, vals, rowPtr, colInd, info, CUSPARSE_SOLVE_POLICY_USE_LEVEL, buffer);\n\
+         cusparseScsrmv(h, op, m, n, nnz, &alpha, descr, vals, rowPtr, colInd, x, &beta, y);\n\
+         cusparseScsrilu02_bufferSize(h, m, nnz, descr, vals, rowPtr, colInd, info, &size);\n\
+         cusparseDcsrgeam2(h, m, n, &a, dA, nA, vA, rA, cA, &b, dB, nB, vB, rB, cB, dC, vC, rC, cC, buf);\n",
+        "rocsparse_scsrilu0_analysis(h, m, nnz, descr, vals, rowPtr, colInd, info, rocsparse_analysis_policy_force, rocsparse_solve_policy_auto, buffer);\n\
+         rocsparse_scsrmv(h, op, m, n, nnz, &alpha, descr, vals, rowPtr, colInd, nullptr, x, &beta, y);\n\
+         rocsparse_scsrilu0_buffer_size(h, m, nnz, descr, vals, rowPtr, colInd, info, reinterpret_cast<size_t*>(&size));\n\
+         rocsparse_dcsrgeam(h, m, n, &a, dA, nA, vA, rA, cA, &b, dB, nB, vB, rB, cB, dC, vC, rC, cC);\n",
+    );
+    // Without --roc the hipSPARSE signatures need none of that, except the
+    // extra buffer of the newer hipsparseSpSM_solve.
+    check(
+        "cusparseScsrmv(h, op, m, n, nnz, &alpha, descr, vals, rowPtr, colInd, x, &beta, y);\ncusparseSpSM_solve(h, op, opB, &alpha, A, B, C, type, alg, d);\n",
+        "hipsparseScsrmv(h, op, m, n, nnz, &alpha, descr, vals, rowPtr, colInd, x, &beta, y);\nhipsparseSpSM_solve(h, op, opB, &alpha, A, B, C, type, alg, d, nullptr);\n",
+    );
+}
+
+#[test]
+fn miopen_calls_reorder_and_drop_arguments() {
+    check_with(
+        &roc(),
+        "cudnnSoftmaxForward(h, algo, mode, &alpha, xDesc, x, &beta, yDesc, y);\n\
+         cudnnGetConvolutionForwardWorkspaceSize(h, xDesc, wDesc, convDesc, yDesc, algo, &bytes);\n\
+         cudnnSetPooling2dDescriptor(p, mode, nan, 2, 2, 0, 0, 2, 2);\n",
+        "miopenSoftmaxForward_V2(h, &alpha, xDesc, x, &beta, yDesc, y, algo, mode);\n\
+         miopenConvolutionForwardGetWorkSpaceSize(h, wDesc, xDesc, convDesc, yDesc, &bytes);\n\
+         miopenSet2dPoolingDescriptor(p, mode, 2, 2, 0, 0, 2, 2);\n",
+    );
+}
+
+#[test]
+fn default_only_rewrites_stay_off_with_roc() {
+    // hipify-clang adds hipHostMallocDefault and HIP_SYMBOL only in its default mode.
+    check_with(
+        &roc(),
+        "cudaMallocHost(&p, n);\ncudaMemcpyToSymbol(s, h, n);\n",
+        "hipHostMalloc(&p, n);\nhipMemcpyToSymbol(s, h, n);\n",
+    );
+}
