@@ -326,7 +326,9 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
             if directive_name == "pragma" && tok.is_active_code() && pragma_once_end.is_none() {
                 let once = next_sig(&tokens, i).and_then(|j| next_sig(&tokens, j));
                 if let Some(j) = once.filter(|&j| tokens[j].text(source) == "once") {
-                    pragma_once_end = Some(tokens[j].end as usize);
+                    // Right after `once`, as hipify-clang does; should more tokens
+                    // follow on the line, after them, so they stay on the directive.
+                    pragma_once_end = Some(directive_code_end(&tokens, j));
                 }
             }
             continue;
@@ -595,7 +597,7 @@ fn include_guard(tokens: &[Token], src: &str) -> Option<usize> {
                     if depth == 0 {
                         // Nothing but space and comments may follow this directive.
                         let end = next_sig(tokens, i)?;
-                        return next_sig(tokens, end).is_none().then_some(tokens[name].end as usize);
+                        return next_sig(tokens, end).is_none().then_some(directive_code_end(tokens, name));
                     }
                 }
                 _ => {}

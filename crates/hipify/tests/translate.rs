@@ -753,3 +753,18 @@ fn default_only_rewrites_stay_off_with_roc() {
         "hipHostMalloc(&p, n);\nhipMemcpyToSymbol(s, h, n);\n",
     );
 }
+
+#[test]
+fn runtime_include_never_splits_a_directive_line() {
+    // Found by fuzzing: a stray quote after `#pragma once` became code.
+    check_with(
+        &Options::new(),
+        "#pragma once\"\nthreadIdx",
+        "#pragma once\"\n#include <hip/hip_runtime.h>\n\nthreadIdx",
+    );
+    check_with(
+        &Options::new(),
+        "#ifndef G extra\n__device__ int f();\n#endif\n",
+        "#ifndef G extra\n#include <hip/hip_runtime.h>\n\n__device__ int f();\n#endif\n",
+    );
+}
