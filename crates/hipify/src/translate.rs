@@ -148,6 +148,22 @@ impl Options {
         self.runtime_include = when;
         self
     }
+
+    /// Whether names of the ROC-capable APIs go to ROC libraries: `--miopen`
+    /// implies it, as in hipify-clang.
+    pub(crate) fn to_roc(&self) -> bool {
+        self.roc || self.miopen
+    }
+
+    /// What `entry` (the table row of CUDA name `name`) becomes under these options.
+    pub(crate) fn target(&self, entry: &crate::tables::Entry, name: &str) -> Option<&'static str> {
+        let data_type =
+            name.starts_with("CUDA_R_") || name.starts_with("CUDA_C_") || name.starts_with("cudaDataType");
+        if self.use_hip_data_types && data_type {
+            return entry.hip;
+        }
+        entry.target(self.to_roc())
+    }
 }
 
 /// A CUDA identifier that was found but has no HIP equivalent; it is left as is.
@@ -355,7 +371,7 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
                     included_groups.push(g);
                     seen
                 });
-                match header.target(options.roc) {
+                match header.target(options.to_roc()) {
                     Some(new) if !repeated => {
                         let new = match options.header_style {
                             HeaderStyle::Subdirectories => tables::header_subdirectory(new).unwrap_or(new),
@@ -390,7 +406,7 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
                     if qualifies || after_namespace {
                         uses_cuda = true;
                         apply(
-                            entry.target(options.roc),
+                            entry.target(options.to_roc()),
                             tok,
                             key,
                             entry.api,
@@ -404,13 +420,13 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
                 }
                 // Names HIP shares with CUDA (`float4`, `CUB_MAX`) need nothing and
                 // say nothing about the file, so they are neither counted nor edited.
-                let shared = |e: &crate::tables::Entry| e.target(options.roc) == Some(name);
+                let shared = |e: &crate::tables::Entry| options.target(e, name) == Some(name);
                 if !options.keep.is_empty() && options.keep.iter().any(|k| k == name) {
                     continue;
                 }
                 if let Some((&key, entry)) = t.idents.get_key_value(name).filter(|(_, e)| !shared(e)) {
                     uses_cuda = true;
-                    let mut target = entry.target(options.roc);
+                    let mut target = options.target(entry, key);
                     if target.is_some() && calls::rules_for(name, options).next().is_some() {
                         if let Some(call) = calls::call_args(&tokens, source, structure(), i) {
                             if let Some(other) = calls::overload(name, options, call.args.len()) {
@@ -515,7 +531,7 @@ fn string_literal(tok: &Token, src: &str, options: &Options, edits: &mut Vec<Edi
             .map(|e| begin + 4 + e);
         let name = &body[begin..end.unwrap_or(body.len())];
         if let Some((&key, entry)) = std::str::from_utf8(name).ok().and_then(|n| t.idents.get_key_value(n)) {
-            if let Some(new) = entry.target(options.roc).filter(|&new| new != key) {
+            if let Some(new) = options.target(entry, key).filter(|&new| new != key) {
                 if !options.keep.iter().any(|k| k == key) {
                     let at = tok.start as usize + from + begin;
                     edits.push(Edit { start: at, end: at + key.len(), text: Cow::Borrowed(new) });

@@ -768,3 +768,22 @@ fn runtime_include_never_splits_a_directive_line() {
         "#ifndef G extra\n#include <hip/hip_runtime.h>\n\n__device__ int f();\n#endif\n",
     );
 }
+
+#[test]
+fn hip_data_types_and_miopen_options() {
+    let src = "cudaDataType_t t = CUDA_R_32F; cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, a, A, CUDA_R_16F, m, B, CUDA_R_16F, k, b, C, CUDA_R_32F, m, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);\n";
+    let t = translate(src, &roc()).expect("translates");
+    // `cudaDataType_t` is the enum tag: rocBLAS names its tag `rocblas_datatype_`.
+    assert!(t.text.starts_with("rocblas_datatype_ t = rocblas_datatype_f32_r;"), "{}", t.text);
+    check_with(
+        &roc().use_hip_data_types(true),
+        "cudaDataType_t t = CUDA_R_32F;\n",
+        "hipDataType t = HIP_R_32F;\n",
+    );
+    // --miopen alone sends cuDNN to MIOpen.
+    check_with(
+        &Options::new().runtime_include(RuntimeInclude::Never).miopen(true),
+        "#include <cudnn.h>\ncudnnHandle_t h;\n",
+        "#include <miopen/miopen.h>\nmiopenHandle_t h;\n",
+    );
+}
