@@ -208,8 +208,12 @@ pub(crate) fn find<'a>(
             }
         }
     }
-    // The name must not span a directive line.
-    if (name_first..=name_last).any(|k| tokens[k].flags & DIRECTIVE_START != 0) {
+    // The name must be on the same side of a directive line as the `<<<`: not
+    // on the line before a launch in code, nor split over directives.
+    let in_directive = tokens[i].flags & IN_DIRECTIVE;
+    if (name_first..i)
+        .any(|k| tokens[k].flags & DIRECTIVE_START != 0 || tokens[k].flags & IN_DIRECTIVE != in_directive)
+    {
         return None;
     }
 

@@ -787,3 +787,10 @@ fn hip_data_types_and_miopen_options() {
         "#include <miopen/miopen.h>\nmiopenHandle_t h;\n",
     );
 }
+
+#[test]
+fn launch_name_on_a_directive_line_is_not_a_launch() {
+    // Found by fuzzing: `e` ends the directive `#e`, the `<<<` is on the next line.
+    let src = "#e\n<<<g,b>>>();\n";
+    check_with(&launches(), src, src);
+}
