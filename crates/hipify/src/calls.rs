@@ -55,7 +55,7 @@ pub(crate) enum Rule {
     Args(usize, String),
 }
 
-type CallTable = HashMap<String, Vec<(When, Vec<Rule>)>>;
+type CallTable = HashMap<String, Vec<(When, Vec<Rule>)>, foldhash::fast::FixedState>;
 
 fn parse_rule(s: &str) -> Option<Rule> {
     let mut parts = s.splitn(3, ':');
@@ -84,7 +84,7 @@ fn parse_rule(s: &str) -> Option<Rule> {
 fn table() -> &'static CallTable {
     static TABLE: OnceLock<CallTable> = OnceLock::new();
     TABLE.get_or_init(|| {
-        let mut t: CallTable = HashMap::new();
+        let mut t = CallTable::default();
         for line in include_str!("../data/calls.tsv").lines() {
             if line.is_empty() || line.starts_with('#') {
                 continue;
@@ -108,6 +108,11 @@ fn table() -> &'static CallTable {
         }
         t
     })
+}
+
+/// Every function name that has rules.
+pub(crate) fn names() -> impl Iterator<Item = &'static str> {
+    table().keys().map(String::as_str)
 }
 
 /// The rules for a call of `name` under `options`.

@@ -14,6 +14,8 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 
+type Set<'a> = HashSet<&'a str, foldhash::fast::FixedState>;
+
 use crate::lexer::{Kind, Token, DIRECTIVE_START, IN_DIRECTIVE};
 use crate::structure::{is_launch_open, Structure};
 use crate::translate::{next_sig, prev_sig, Edit};
@@ -28,7 +30,7 @@ const MAX_TEMPLATE_TOKENS: usize = 4096;
 /// also when the template arguments are deduced.
 #[derive(Debug, Default)]
 pub(crate) struct TemplatedKernels<'a> {
-    names: Option<HashSet<&'a str>>,
+    names: Option<Set<'a>>,
 }
 
 impl<'a> TemplatedKernels<'a> {
@@ -40,8 +42,8 @@ impl<'a> TemplatedKernels<'a> {
 /// One forward pass over the declarations: `template <...> ... __global__ ...
 /// name(`. A declaration starts after `;`, `{` or `}`; attributes written as
 /// `__name__(...)` before the kernel name are skipped.
-fn templated_kernels<'a>(tokens: &[Token], src: &'a str) -> HashSet<&'a str> {
-    let mut out = HashSet::new();
+fn templated_kernels<'a>(tokens: &[Token], src: &'a str) -> Set<'a> {
+    let mut out = Set::default();
     let mut template_seen = false;
     // Inside a `__global__` declaration: whether it is a template, and the last
     // identifier seen (the name, once `(` follows).

@@ -4,6 +4,11 @@
 //! with no equivalent. Tables are parsed once into a hash map on first use.
 
 use std::collections::HashMap;
+
+/// Identifier look-ups are the translator's hottest path; foldhash is several
+/// times faster than the default SipHash there (no untrusted keys to defend
+/// against: the tables are compiled in).
+type Map<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 use std::sync::OnceLock;
 
 /// The API a CUDA name belongs to; used for statistics.
@@ -104,6 +109,8 @@ pub struct Entry {
     pub api: Api,
     pub hip: Option<&'static str>,
     pub roc: Option<&'static str>,
+    /// `data/calls.tsv` has rewrites for calls of this name.
+    pub call_rules: bool,
 }
 
 impl Entry {
@@ -157,11 +164,11 @@ pub fn header_subdirectory(name: &str) -> Option<&'static str> {
 
 pub struct Tables {
     /// Identifiers of every API except headers and namespaces.
-    pub idents: HashMap<&'static str, Entry>,
+    pub idents: Map<&'static str, Entry>,
     /// Namespaces renamed where they qualify a name (`cub` -> `hipcub`).
-    pub namespaces: HashMap<&'static str, Entry>,
+    pub namespaces: Map<&'static str, Entry>,
     /// Header names for `#include` rewriting.
-    pub headers: HashMap<&'static str, Header>,
+    pub headers: Map<&'static str, Header>,
 }
 
 fn col(s: &'static str) -> Option<&'static str> {
@@ -196,10 +203,10 @@ fn parse(api: Api, into: &mut Tables) {
             into.headers.insert(cuda, Header { api, hip, roc, group });
             continue;
         }
-        let entry = Entry { api, hip, roc };
+        let entry = Entry { api, hip, roc, call_rules: false };
         if let Some(ns) = cuda.strip_suffix("::") {
             let strip = |s: Option<&'static str>| s.map(|s| s.trim_end_matches("::"));
-            into.namespaces.insert(ns, Entry { api, hip: strip(hip), roc: strip(roc) });
+            into.namespaces.insert(ns, Entry { api, hip: strip(hip), roc: strip(roc), call_rules: false });
         } else {
             into.idents.insert(cuda, entry);
         }
@@ -211,12 +218,17 @@ pub fn tables() -> &'static Tables {
     static TABLES: OnceLock<Tables> = OnceLock::new();
     TABLES.get_or_init(|| {
         let mut t = Tables {
-            idents: HashMap::with_capacity(8192),
-            namespaces: HashMap::new(),
-            headers: HashMap::new(),
+            idents: Map::with_capacity_and_hasher(16384, Default::default()),
+            namespaces: Map::default(),
+            headers: Map::default(),
         };
         for api in Api::ALL {
             parse(api, &mut t);
+        }
+        for name in crate::calls::names() {
+            if let Some(e) = t.idents.get_mut(name) {
+                e.call_rules = true;
+            }
         }
         t
     })

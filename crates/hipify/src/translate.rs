@@ -427,7 +427,10 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
                 if let Some((&key, entry)) = t.idents.get_key_value(name).filter(|(_, e)| !shared(e)) {
                     uses_cuda = true;
                     let mut target = options.target(entry, key);
-                    if target.is_some() && calls::rules_for(name, options).next().is_some() {
+                    if target.is_some()
+                        && entry.call_rules
+                        && calls::rules_for(name, options).next().is_some()
+                    {
                         if let Some(call) = calls::call_args(&tokens, source, structure(), i) {
                             if let Some(other) = calls::overload(name, options, call.args.len()) {
                                 target = Some(other);
