@@ -392,6 +392,12 @@ fn walk(a: &Args, dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), HipifyError>
 
 /// `path` with symbolic links resolved, for a file that may not exist yet.
 fn resolve(path: &Path) -> Result<PathBuf, HipifyError> {
+    resolve_cached(path, &mut HashMap::new())
+}
+
+/// [`resolve`], remembering resolved parent directories: a tree of a thousand
+/// outputs has a few dozen directories.
+fn resolve_cached(path: &Path, parents: &mut HashMap<PathBuf, PathBuf>) -> Result<PathBuf, HipifyError> {
     let io = |source| HipifyError::Io { path: path.to_path_buf(), source };
     match fs::symlink_metadata(path) {
         Ok(_) => fs::canonicalize(path).map_err(io),
@@ -400,7 +406,15 @@ fn resolve(path: &Path) -> Result<PathBuf, HipifyError> {
             let name = path.file_name().ok_or_else(|| HipifyError::Usage {
                 reason: format!("{} does not name a file", path.display()),
             })?;
-            Ok(fs::canonicalize(parent).map(|p| p.join(name)).unwrap_or_else(|_| path.to_path_buf()))
+            let dir = match parents.get(parent) {
+                Some(d) => d.clone(),
+                None => {
+                    let d = fs::canonicalize(parent).unwrap_or_else(|_| parent.to_path_buf());
+                    parents.insert(parent.to_path_buf(), d.clone());
+                    d
+                }
+            };
+            Ok(dir.join(name))
         }
         Err(e) => Err(io(e)),
     }
@@ -464,14 +478,15 @@ fn plan(a: &Args) -> Result<Vec<Job>, HipifyError> {
         }
     }
     let mut outputs: HashMap<PathBuf, PathBuf> = HashMap::new();
+    let mut parents = HashMap::new();
     let mut jobs = Vec::with_capacity(files.len());
     for (f, rel) in files {
         let sink = if a.no_output {
             Sink::Nowhere
         } else if a.inplace {
-            Sink::InPlace(resolve(&f)?)
+            Sink::InPlace(resolve_cached(&f, &mut parents)?)
         } else if let Some(dir) = &a.output_dir {
-            Sink::File(resolve(&dir.join(&rel))?)
+            Sink::File(resolve_cached(&dir.join(&rel), &mut parents)?)
         } else if let Some(o) = &a.output {
             Sink::File(resolve(o)?)
         } else {
