@@ -138,6 +138,8 @@ pub(crate) fn overload(name: &str, options: &Options, count: usize) -> Option<&'
 /// The arguments of a call: trimmed byte ranges, and where `)` starts.
 pub(crate) struct CallArgs {
     pub args: Vec<(usize, usize)>,
+    /// First and last token of each argument.
+    pub arg_tokens: Vec<(usize, usize)>,
     pub close: usize,
 }
 
@@ -149,26 +151,29 @@ pub(crate) fn call_args(tokens: &[Token], src: &str, structure: &Structure, i: u
     let seps = structure.separators(open)?;
     let close = *seps.last()?;
     let mut args = Vec::with_capacity(seps.len());
+    let mut arg_tokens = Vec::with_capacity(seps.len());
     for w in seps.windows(2) {
         match next_sig(tokens, w[0]).filter(|&f| f < w[1]) {
             Some(first) => {
                 let last = prev_sig(tokens, w[1])?;
                 args.push((tokens[first].start as usize, tokens[last].end as usize));
+                arg_tokens.push((first, last));
             }
             // `f()` has no arguments; an empty one between commas is malformed.
             None if seps.len() == 2 => {}
             None => return None,
         }
     }
-    Some(CallArgs { args, close: tokens[close].start as usize })
+    Some(CallArgs { args, arg_tokens, close: tokens[close].start as usize })
 }
 
 /// Edits for the rules of one call, plus the byte ranges they replace (no
-/// rename may happen inside those).
+/// rename may happen inside those). `translated(first, last)` gives the
+/// translation of the tokens `first..=last`, for arguments copied or moved.
 pub(crate) fn edits<'r>(
     call: &CallArgs,
-    src: &str,
     rules: impl Iterator<Item = &'r Rule>,
+    translated: &dyn Fn(usize, usize) -> String,
 ) -> (Vec<Edit>, Vec<(usize, usize)>) {
     let a = &call.args;
     let mut out = Vec::new();
@@ -222,14 +227,14 @@ pub(crate) fn edits<'r>(
                 }
             }
             Rule::Copy(n, to) => {
-                if let Some(&(s, e)) = a.get(*n) {
-                    out.push(insert_at(*to, &src[s..e]));
+                if let Some(&(first, last)) = call.arg_tokens.get(*n) {
+                    out.push(insert_at(*to, &translated(first, last)));
                 }
             }
             Rule::Move { from, to, count } => {
                 let Some((s, e)) = removal(*from, *count) else { continue };
-                let text = &src[a[*from].0..a[*from + *count - 1].1];
-                out.push(insert_at(*to, text));
+                let text = translated(call.arg_tokens[*from].0, call.arg_tokens[*from + *count - 1].1);
+                out.push(insert_at(*to, &text));
                 out.push(edit(s, e, Cow::Borrowed("")));
                 covered.push((s, e));
             }

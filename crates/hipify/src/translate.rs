@@ -435,8 +435,22 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
                             if let Some(other) = calls::overload(name, options, call.args.len()) {
                                 target = Some(other);
                             }
+                            // Copied and moved arguments are written translated.
+                            let translated = |first: usize, last: usize| -> String {
+                                tokens[first..=last]
+                                    .iter()
+                                    .map(|t| {
+                                        let text = t.text(source);
+                                        if t.kind == Kind::Ident {
+                                            renamed(text, options).unwrap_or(text)
+                                        } else {
+                                            text
+                                        }
+                                    })
+                                    .collect()
+                            };
                             let (call_edits, covered) =
-                                calls::edits(&call, source, calls::rules_for(name, options));
+                                calls::edits(&call, calls::rules_for(name, options), &translated);
                             for (s, e) in covered {
                                 let end = masks.entry(s).or_insert(e);
                                 *end = (*end).max(e);
@@ -505,6 +519,15 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
     stats.lines_total = lines.total_lines();
     let text = apply_edits(source, edits);
     Ok(Translation { text, stats, warnings, raw: None })
+}
+
+/// The translation of identifier `name`, when it has one.
+fn renamed(name: &str, options: &Options) -> Option<&'static str> {
+    if options.keep.iter().any(|k| k == name) {
+        return None;
+    }
+    let (&key, entry) = tables().idents.get_key_value(name)?;
+    options.target(entry, key).filter(|&new| new != key)
 }
 
 /// CUDA names inside a plain string literal (`"..."` or `R"(...)"`), found as
