@@ -258,3 +258,87 @@ fn a_missing_input_is_named_once() {
     assert_eq!(err.matches("nope.cu").count(), 1, "{err}");
     assert!(err.starts_with("hipify: error: ") && err.contains("No such file"), "{err}");
 }
+
+/// Runs `cli_run` and returns (exit code, stdout, stderr).
+fn run_captured(args: &[&str]) -> (i32, String, String) {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let o = ferrocm_hipify::cli_run(args.iter().map(OsString::from).collect(), &mut out, &mut err);
+    (o.code, String::from_utf8_lossy(&out).into_owned(), String::from_utf8_lossy(&err).into_owned())
+}
+
+#[test]
+fn every_hipify_clang_and_hipify_perl_option_is_accepted() {
+    let d = scratch("all-options");
+    let f = d.join("a.cu");
+    fs::write(&f, "cudaFree(p);\n").expect("write");
+    let f = f.to_str().unwrap();
+    let plain = "\n#include <hip/hip_runtime.h>\nhipFree(p);\n";
+    // Options that leave this translation as it is (some only report that they
+    // have no effect here); each alone, in its hipify-clang or hipify-perl spelling.
+    let neutral: &[&[&str]] = &[
+        &["--cuda-kernel-execution-syntax"],
+        &["--hip-kernel-execution-syntax"],
+        &["--skip-excluded-preprocessor-conditional-blocks"],
+        &["--default-preprocessor"],
+        &["--amap"],
+        &["--experimental"],
+        &["--use-hip-data-types"],
+        &["--no-undocumented-features"],
+        &["--no-warnings-on-undocumented-features"],
+        &["--save-temps"],
+        &["-v"],
+        &["--quiet-warnings"],
+        &["-quiet-warnings"],
+        &["--whitelist=cudaMalloc"],
+        &["--exclude-dirs=x"],
+        &["--exclude-files=y"],
+        &["-DUSE_X=1"],
+        &["-D", "USE_X"],
+        &["-UUSE_Y"],
+        &["-I/opt/include"],
+        &["-I", "/opt/include"],
+        &["--cuda-path=/usr/local/cuda"],
+        &["--cuda-gpu-arch=sm_90"],
+        &["--clang-resource-directory=/usr/lib/clang"],
+        &["--temp-dir=/tmp"],
+        &["--extra-arg=-DZ"],
+        &["--extra-arg-before=-std=c++17"],
+        &["-p", "/build"],
+        &["--perl"],
+        &["--python"],
+        &["--o-hipify-perl-dir=/tmp"],
+        &["--o-python-map-dir=/tmp"],
+        &["--"],
+    ];
+    for opts in neutral {
+        let mut args: Vec<&str> = vec![f];
+        args.extend_from_slice(opts);
+        let (code, out, err) = run_captured(&args);
+        assert_eq!((code, out.as_str()), (0, plain), "{opts:?}: {err}");
+    }
+    // Clang front-end options say they have no effect.
+    let (_, _, err) = run_captured(&[f, "--cuda-path=/usr/local/cuda"]);
+    assert!(err.contains("'--cuda-path' has no effect"), "{err}");
+    // Options with an effect.
+    assert_eq!(run_captured(&[f, "--roc"]).1, plain);
+    assert_eq!(run_captured(&[f, "--miopen"]).1, plain);
+    // A file whose only CUDA name is whitelisted has nothing to translate.
+    assert_eq!(run_captured(&["--whitelist=cudaFree", f]).1, "cudaFree(p);\n");
+    let (code, out, _) = run_captured(&[f, "--no-output", "--print-stats"]);
+    assert_eq!((code, out.as_str()), (0, ""));
+    assert_eq!(run_captured(&["--version"]).0, 0);
+    assert_eq!(run_captured(&["--versions"]).0, 0);
+    assert_eq!(run_captured(&["--help-hidden"]).0, 0);
+}
+
+#[test]
+fn documentation_tables_in_markdown_and_csv() {
+    let d = scratch("docs");
+    let o_dir = format!("--o-dir={}", d.display());
+    let (code, _, err) = run_captured(&["--md", "--csv", "--doc-format=full", "--doc-roc=joint", &o_dir]);
+    assert_eq!(code, 0, "{err}");
+    let md = fs::read_to_string(d.join("SPARSE_API_supported_by_HIP.md")).expect("markdown");
+    assert!(md.contains("|`cusparseScsrmv`|`hipsparseScsrmv`|`rocsparse_scsrmv`|"), "{}", &md[..200]);
+    let csv = fs::read_to_string(d.join("RUNTIME_API_supported_by_HIP.csv")).expect("csv");
+    assert!(csv.starts_with("CUDA,HIP,ROC\n") && csv.contains("\ncudaMalloc,hipMalloc,"), "{}", &csv[..100]);
+}
