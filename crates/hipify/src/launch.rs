@@ -17,7 +17,7 @@ use std::collections::HashSet;
 type Set<'a> = HashSet<&'a str, foldhash::fast::FixedState>;
 
 use crate::lexer::{Kind, Token, DIRECTIVE_START, IN_DIRECTIVE};
-use crate::structure::{is_launch_open, Structure};
+use crate::structure::{is_launch_close, is_launch_open, Structure};
 use crate::translate::{next_sig, prev_sig, Edit};
 
 /// How far back the template argument list of a launched kernel name is
@@ -162,7 +162,14 @@ pub(crate) fn find<'a>(
         let mut steps = 0;
         loop {
             if tokens[k].kind == Kind::Punct {
+                // A `<<<` or `>>>` among the template arguments means these are
+                // not a kernel's template arguments (nested launch syntax).
+                let b = src.as_bytes();
+                let part_of =
+                    |f: fn(&[Token], &[u8], usize) -> bool| (0..3).any(|d| k >= d && f(tokens, b, k - d));
                 match text(tokens, src, k) {
+                    "<" if part_of(is_launch_open) => return None,
+                    ">" if part_of(is_launch_close) => return None,
                     ">" => depth += 1,
                     "<" => depth -= 1,
                     ";" | "{" | "}" => return None,

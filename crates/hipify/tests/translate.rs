@@ -808,3 +808,11 @@ fn launch_name_on_a_directive_line_is_not_a_launch() {
     let src = "#e\n<<<g,b>>>();\n";
     check_with(&launches(), src, src);
 }
+
+#[test]
+fn launch_syntax_is_not_a_kernels_template_arguments() {
+    // Found by fuzzing: `k<<<<<,R>>>(>>` was taken for the template name of the next launch.
+    let t = translate("k<<<<<,R>>>(>><<<m,8>>>(x)", &launches()).expect("translates");
+    let again = translate(&t.text, &launches()).expect("translates again");
+    assert_eq!(again.text, t.text);
+}
