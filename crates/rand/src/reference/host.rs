@@ -351,14 +351,35 @@ impl PseudoGenerator {
         mean: f64,
         stddev: f64,
     ) -> Result<(), RandError> {
+        self.normal_double_pairs(out, "generate_normal_double", mean, stddev, |z| z)
+    }
+
+    /// `curandGenerateLogNormalDouble`: the normal doubles' layout, exponentiated.
+    pub fn generate_log_normal_double(
+        &mut self,
+        out: &mut [f64],
+        mean: f64,
+        stddev: f64,
+    ) -> Result<(), RandError> {
+        self.normal_double_pairs(out, "generate_log_normal_double", mean, stddev, f64::exp)
+    }
+
+    fn normal_double_pairs(
+        &mut self,
+        out: &mut [f64],
+        what: &'static str,
+        mean: f64,
+        stddev: f64,
+        map: fn(f64) -> f64,
+    ) -> Result<(), RandError> {
         Normal::new(mean, stddev)?;
         let draws = if self.kind == PseudoKind::Mrg32k3a { 2 } else { 4 };
-        self.pairs(out, "generate_normal_double", (draws, 2), |s| match s {
+        self.pairs(out, what, (draws, 2), |s| match s {
             State::Philox(g) => {
                 let x: [u32; 4] = core::array::from_fn(|_| g.next_u32());
-                d::box_muller_double(x[0], x[1], x[2], x[3]).map(|z| stddev.mul_add(z, mean))
+                d::box_muller_double(x[0], x[1], x[2], x[3]).map(|z| map(stddev.mul_add(z, mean)))
             }
-            other => dev(other).box_muller_double().map(|z| stddev.mul_add(z, mean)),
+            other => dev(other).box_muller_double().map(|z| map(stddev.mul_add(z, mean))),
         })
     }
 
