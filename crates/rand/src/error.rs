@@ -78,6 +78,16 @@ pub enum RandError {
         /// The largest length supported.
         max: usize,
     },
+    /// A request whose values would pass the end of the 64-bit offset range.
+    #[error(
+        "offset {offset} plus {count} values passes the end of the generator's 64-bit stream; offset + count must be at most 2^64"
+    )]
+    OffsetOverflow {
+        /// The generator offset of the call.
+        offset: u64,
+        /// The values asked for.
+        count: u64,
+    },
     /// The runtime refused an allocation, copy or launch.
     #[error("device runtime: {0}")]
     Runtime(#[from] ferrocm_kernel::runtime::Error),

@@ -105,7 +105,7 @@ def digest(a):
 
 def windows(kind, count):
     t = STATES[kind]
-    marks = [0, count - 8] + [k * count // 7 for k in range(1, 7)]
+    marks = [0, count - 8, 1000, 1001 - 8] + [k * count // 7 for k in range(1, 7)]
     for b in [t, 2 * t, 3 * t, 4 * t, 8 * t, 16 * t, 64 * t, 4 * 65536, 1 << 20, 1 << 22, 1 << 24]:
         marks.append(b - 4)
     return sorted({m for m in marks if 0 <= m <= count - 8})
@@ -142,6 +142,9 @@ for kind in ["philox", "xorwow", "mrg"]:
     c("poisson:4", 1001, 1 << 18)
     c("poisson:5000", 0, 1 << 18)
     c("poisson:5000", 3, 1 << 17)
+    # Up to the end of the 64-bit offset range (ferrocm refuses to go past it).
+    for dist in ["u32", "uniform_double", "normal", "normal_double", "poisson:5000"]:
+        c(dist, (1 << 64) - 4096, 4096)
 
 
 def close(a, b, dist):

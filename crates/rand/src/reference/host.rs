@@ -249,30 +249,37 @@ impl PseudoGenerator {
     /// [`PseudoGenerator::pairs`]). XORWOW and MRG32k3a: slot `o + j` of the layout described on
     /// [`PseudoGenerator`], `o` the generator offset.
     fn locate(&self, j: u64, base: u64, draws: u64, per_unit: u64) -> (u64, u64) {
+        // `check_end` keeps every position below 2^64.
         let t = self.threads;
         match self.kind {
             PseudoKind::Philox4x32_10 => {
-                let g = base.wrapping_add(j);
-                let u = g / per_unit;
+                let g = base + j;
+                let (u, within) = (g / per_unit, g % per_unit);
                 let (state, row) = (u % t, u / t);
                 // The state starts where the 32-bit stream has it at the offset (one block of
                 // four values per unit there), then spends `per_unit * draws` per unit row.
                 let o = self.offset / 4;
                 let r0 = o / t + u64::from(state < o % t);
-                let first = r0
-                    .wrapping_mul(4)
-                    .wrapping_add((per_unit * draws).wrapping_mul(row.wrapping_sub(r0)))
-                    .wrapping_add((g % per_unit) * draws);
-                (state, first)
+                (state, 4 * r0 + per_unit * draws * (row - r0) + within * draws)
             }
             _ => {
                 let o = self.offset;
-                let s = o.wrapping_add(j);
+                let s = o + j;
                 let (state, row) = (s % t, s / t);
                 let r0 = o / t + u64::from(state < o % t);
-                (state, r0.wrapping_add(draws.wrapping_mul(row.wrapping_sub(r0))))
+                (state, r0 + draws * (row - r0))
             }
         }
+    }
+
+    /// Refuses a call whose values would pass the end of the 64-bit offset range (cuRAND
+    /// continues Philox's and MRG32k3a's layouts there and wraps XORWOW's; ferrocm keeps every
+    /// position below 2^64).
+    fn check_end(&self, len: usize) -> Result<(), RandError> {
+        if self.offset as u128 + len as u128 > 1u128 << 64 {
+            return Err(RandError::OffsetOverflow { offset: self.offset, count: len as u64 });
+        }
+        Ok(())
     }
 
     /// Calls `f` with a state positioned at the first draw of each output group; `f`
@@ -310,6 +317,7 @@ impl PseudoGenerator {
 
     /// `curandGenerate`: 32-bit values.
     pub fn generate(&mut self, out: &mut [u32]) -> Result<(), RandError> {
+        self.check_end(out.len())?;
         let base = self.offset;
         self.fill(out, (1, 4), base, |s| dev(s).next_u32())?;
         self.offset = self.offset.wrapping_add(out.len() as u64);
@@ -318,6 +326,7 @@ impl PseudoGenerator {
 
     /// `curandGenerateUniform`.
     pub fn generate_uniform(&mut self, out: &mut [f32]) -> Result<(), RandError> {
+        self.check_end(out.len())?;
         self.fill(out, (1, 4), self.offset, |s| dev(s).uniform())?;
         self.offset = self.offset.wrapping_add(out.len() as u64);
         Ok(())
@@ -325,6 +334,7 @@ impl PseudoGenerator {
 
     /// `curandGenerateUniformDouble`: XORWOW and Philox spend two 32-bit draws per value.
     pub fn generate_uniform_double(&mut self, out: &mut [f64]) -> Result<(), RandError> {
+        self.check_end(out.len())?;
         let draws = if self.kind == PseudoKind::Mrg32k3a { 1 } else { 2 };
         self.fill(out, (draws, 4), self.offset, |s| match s {
             State::Philox(g) => {
@@ -389,6 +399,7 @@ impl PseudoGenerator {
     /// MRG32k3a's one per element from state `e % T`, started at draw `e0 / T` for the call's
     /// first element `e0` of that state and calling `curand_normal` (with its cache) after.
     pub fn generate_poisson(&mut self, out: &mut [u32], lambda: f64) -> Result<(), RandError> {
+        self.check_end(out.len())?;
         if out.is_empty() {
             return Err(RandError::Empty { what: "output" });
         }
@@ -457,6 +468,7 @@ impl PseudoGenerator {
         if out.len() % 2 != 0 {
             return Err(RandError::OddLength { what, len: out.len() });
         }
+        self.check_end(out.len())?;
         let lead = if self.kind == PseudoKind::Philox4x32_10 { (self.offset % 2) as usize } else { 0 };
         let mut pairs = vec![[T::default(); 2]; (out.len() + lead).div_ceil(2)];
         self.fill(&mut pairs, draws, self.offset / 2, &mut f)?;
