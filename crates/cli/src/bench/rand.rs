@@ -18,8 +18,9 @@ pub struct Args {
     /// uniform or normal (f32), or poisson (u32, with --lambda).
     #[arg(long, default_value = "uniform")]
     distribution: String,
-    /// Poisson mean, for --distribution poisson.
-    #[arg(long, default_value_t = 4.0)]
+    /// Poisson mean, for --distribution poisson (a negative value is passed on, and refused
+    /// by the library with its own message).
+    #[arg(long, default_value_t = 4.0, allow_negative_numbers = true)]
     lambda: f64,
     /// Values per call.
     #[arg(long, default_value_t = 1 << 28)]

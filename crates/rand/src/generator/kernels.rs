@@ -210,8 +210,8 @@ fn store_unit<T: Elem>(plan: Plan, out: SliceMut<T>, q: Val<u64>, lead: Val<u64>
     }
 }
 
-/// Legacy Philox: the host API's 16,384 interleaved subsequences.
-pub const PHILOX_LEGACY_STATES: u64 = 16_384;
+/// Legacy Philox: the host API's 65,536 interleaved subsequences.
+pub const PHILOX_LEGACY_STATES: u64 = 65_536;
 
 /// Philox: unit `q` of the call is block `u_first + q` of the stream.
 #[allow(clippy::too_many_arguments)]
@@ -240,10 +240,16 @@ fn philox_body<T: Elem>(
             let (lo, hi) = if !plan.legacy {
                 (u, Val::constant(0u64))
             } else if plan.dist.per_unit() == 4 {
-                (u >> 14u32, u & (PHILOX_LEGACY_STATES - 1))
+                (u >> 16u32, u & (PHILOX_LEGACY_STATES - 1))
             } else {
+                // Doubles: two blocks per state and row; the state starts at its block row
+                // `r0` of the 32-bit stream at the offset (`o4 = offset / 4` blocks).
                 let b = u >> 1u32;
-                ((b >> 14u32) * 2u64 + (u & 1u64), b & (PHILOX_LEGACY_STATES - 1))
+                let (state, row) = (b & (PHILOX_LEGACY_STATES - 1), b >> 16u32);
+                let o4 = u_first >> 1u32;
+                let r0 = (o4 >> 16u32)
+                    + dsl::select(state.dsl_cmp(CmpOp::Lt, o4 & (PHILOX_LEGACY_STATES - 1)), 1u64, 0u64);
+                (row * 2u64 - r0 + (u & 1u64), state)
             };
             let ctr = [
                 cast::<u32, _>(lo),
@@ -540,16 +546,17 @@ pub(crate) fn stateful_histogram_fill<T: Elem>(
     stateful_body::<T>(plan, units, v, mrg, states, out);
 }
 
-/// Legacy XORWOW / MRG32k3a: element (or pair) `p = base + j` is draw `(p / S) * draws` of
-/// state `p % S`, `S` the host API's state count; pairs take their two values from one
-/// Box-Muller call. Thread `t` initialises state `t` at its first draw of the call.
+/// Legacy XORWOW / MRG32k3a (see [`crate::reference::host::PseudoGenerator`]): group `j` of
+/// the call (a value, or a normal pair) is slot `offset + j`, drawn by state
+/// `(offset + j) % S`; thread `t` initialises state `t` at its row `r0` of the 32-bit stream at
+/// the offset and draws its groups `j0, j0 + S, ...` in order. Indices stay below the call's
+/// `items`, so no position wraps (the generator refuses calls that pass 2^64).
 #[allow(clippy::too_many_arguments)]
 fn legacy_body<T: Elem>(
     plan: Plan,
     seed: Val<u64>,
-    base: Val<u64>,
+    offset: Val<u64>,
     items: Val<u64>,
-    draws: Val<u64>,
     states: Val<u64>,
     v: Values,
     table: Slice<u32>,
@@ -562,11 +569,11 @@ fn legacy_body<T: Elem>(
     let log32 = plan.dist == Dist::LogNormal;
     let log64 = plan.dist == Dist::LogNormalDouble;
     dsl::for_range_step(start, states, stride, |t: Val<u64>| {
-        // The first p >= base with p % S == t.
-        let r = base % states;
-        let p0 = base - r + t + dsl::select(t.dsl_cmp(CmpOp::Lt, r), states, Val::constant(0u64));
-        let end = base + items;
-        let first_draw = (p0 / states) * draws;
+        // The first group of state t: j0 = (t - offset % S) mod S; its row r0.
+        let r = offset % states;
+        let before = t.dsl_cmp(CmpOp::Lt, r);
+        let j0 = t + dsl::select(before, states, Val::constant(0u64)) - r;
+        let r0 = offset / states + dsl::select(before, 1u64, 0u64);
         let values = |g: &dyn DeviceGenerator| -> Vec<Val<T>> {
             match plan.dist {
                 Dist::Bits => vec![as_t(g.next_u32())],
@@ -588,17 +595,17 @@ fn legacy_body<T: Elem>(
             }
         };
         let run = |g: &dyn DeviceGenerator| {
-            dsl::for_range_step(p0, end, states, |p: Val<u64>| {
+            dsl::for_range_step(j0, items, states, |j: Val<u64>| {
                 for (k, v) in values(g).into_iter().enumerate() {
-                    out.store((p - base) * per + k as u64, v);
+                    out.store(j * per + k as u64, v);
                 }
             });
         };
         dsl::if_else(
-            p0.dsl_cmp(CmpOp::Lt, end),
+            j0.dsl_cmp(CmpOp::Lt, items),
             || match plan.rng {
-                Rng::Xorwow => run(&dev::Xorwow::init(seed, t, first_draw, table)),
-                _ => run(&dev::Mrg32k3a::init(seed, t, first_draw, table)),
+                Rng::Xorwow => run(&dev::Xorwow::init(seed, t, r0, table)),
+                _ => run(&dev::Mrg32k3a::init(seed, t, r0, table)),
             },
             || (),
         );
@@ -609,9 +616,8 @@ fn legacy_body<T: Elem>(
 pub(crate) fn legacy_fill<T: Elem>(
     #[comptime] plan: Plan,
     seed: u64,
-    base: u64,
+    offset: u64,
     items: u64,
-    draws: u64,
     states: u64,
     mean: f64,
     stddev: f64,
@@ -619,7 +625,7 @@ pub(crate) fn legacy_fill<T: Elem>(
     out: &mut [T],
 ) {
     let v = dist_values(mean, stddev);
-    legacy_body::<T>(plan, seed, base, items, draws, states, v, table, out);
+    legacy_body::<T>(plan, seed, offset, items, states, v, table, out);
 }
 
 /// [`legacy_fill`] of Poisson outcomes through the square histogram (`Dist::PoissonHistogram`).
@@ -628,9 +634,8 @@ pub(crate) fn legacy_fill<T: Elem>(
 pub(crate) fn legacy_histogram_fill<T: Elem>(
     #[comptime] plan: Plan,
     seed: u64,
-    base: u64,
+    offset: u64,
     items: u64,
-    draws: u64,
     states: u64,
     shift: u32,
     thresholds: &[f64],
@@ -639,7 +644,7 @@ pub(crate) fn legacy_histogram_fill<T: Elem>(
     out: &mut [T],
 ) {
     let v = histogram_values(shift, thresholds, aliases);
-    legacy_body::<T>(plan, seed, base, items, draws, states, v, table, out);
+    legacy_body::<T>(plan, seed, offset, items, states, v, table, out);
 }
 
 /// The output of Sobol32 point `x` under `dist`.
@@ -692,7 +697,9 @@ fn sobol_body<T: Elem>(
                 let xi = x.get();
                 vals.push(sobol_value::<T>(plan.dist, xi, mean, stddev));
                 let i = i0 + (g as u32 * 4 + e);
-                let k = dev::ctz32(!i);
+                // Point 2^32 - 1 is followed by point 0 (the index wraps, as cuRAND's state
+                // index does): its step flips the last direction vector, never a 33rd.
+                let k = dev::ctz32(!i).min(31u32);
                 x.set(xi ^ directions.load(base + k));
             }
             let jg = j0 + g * 4;

@@ -33,6 +33,7 @@ use ferrocm_kernel::runtime::{
     AsDeviceSlice, AsDeviceSliceMut, BackendKind, DeviceBuffer, LaunchConfig, Stream,
 };
 
+use crate::reference::host::PseudoKind;
 use crate::reference::sobol::{direction_vectors32, direction_vectors64, SOBOL_MAX_DIMENSIONS};
 use crate::RandError;
 use kernels::{Dist, Plan, Rng};
@@ -524,6 +525,10 @@ impl Generator {
             RngType::Sobol64 => unreachable!("Sobol64 returned above"),
         };
         let legacy = self.ordering == Ordering::Legacy;
+        // Stream positions stay below 2^64 (see `reference::host::PseudoGenerator`).
+        if (legacy || rng == Rng::Philox) && self.offset as u128 + n as u128 > 1u128 << 64 {
+            return Err(RandError::OffsetOverflow { offset: self.offset, count: n });
+        }
         let stream = self.stream.clone();
         match (rng, legacy) {
             (Rng::Philox, _) => {
@@ -603,27 +608,14 @@ impl Generator {
                 .map_err(kerr)?;
             }
             (_, true) => {
-                let s = if rng == Rng::Xorwow { 4096 } else { 65_536 };
-                let draws = match (rng, dist) {
-                    // Host-API Gaussian Poisson: each state starts where the 32-bit stream
-                    // has it (one draw per element), then draws what its normals need.
-                    (
-                        _,
-                        Dist::Bits
-                        | Dist::Uniform
-                        | Dist::UniformHalf
-                        | Dist::PoissonGauss
-                        | Dist::PoissonHistogram,
-                    ) => 1,
-                    (Rng::Mrg32k3a, Dist::UniformDouble) => 1,
-                    (Rng::Mrg32k3a, _) => 2,
-                    (_, Dist::UniformDouble | Dist::Normal | Dist::LogNormal) => 2,
-                    _ => 4,
+                let s = match rng {
+                    Rng::Xorwow => PseudoKind::Xorwow.host_threads(),
+                    _ => PseudoKind::Mrg32k3a.host_threads(),
                 };
-                let (base, items) = if dist.pairs() { (self.offset / 2, n / 2) } else { (self.offset, n) };
+                let items = if dist.pairs() { n / 2 } else { n };
                 let plan = Plan { dist, rng, legacy, vector: false, unroll: 1, narrow: false };
                 let cfg = self.cfg(s);
-                let seed = self.seed;
+                let (seed, offset) = (self.seed, self.offset);
                 self.table()?;
                 let Some(table) = self.table.as_ref() else { unreachable!("table uploaded above") };
                 match (dist, self.poisson.as_ref()) {
@@ -631,11 +623,10 @@ impl Generator {
                         Dist::PoissonHistogram,
                         Some((_, PoissonDeviceTable::Histogram { shift, thresholds, aliases })),
                     ) => kernels::legacy_histogram_fill::launch::<T>(
-                        &stream, cfg, plan, seed, base, items, draws, s, *shift, thresholds, aliases, table,
-                        out,
+                        &stream, cfg, plan, seed, offset, items, s, *shift, thresholds, aliases, table, out,
                     ),
                     _ => kernels::legacy_fill::launch::<T>(
-                        &stream, cfg, plan, seed, base, items, draws, s, mean, stddev, table, out,
+                        &stream, cfg, plan, seed, offset, items, s, mean, stddev, table, out,
                     ),
                 }
                 .map_err(kerr)?;
