@@ -21,7 +21,10 @@
 //! against the cuRAND vectors in `tests/data/`):
 //! - bit for bit: device-API integers, uniforms and doubles of Philox4x32-10, XORWOW and
 //!   MRG32k3a at any seed, subsequence and offset; the legacy host ordering's `generate`,
-//!   `generate_uniform` and `generate_uniform_double`, and its Poisson below lambda 2000;
+//!   `generate_uniform` and `generate_uniform_double`, and its Poisson below lambda 2000, at
+//!   any length and offset (checked against cuRAND's own streams up to 2^24 values, offsets
+//!   0, 1, odd, even, above 2^32 and up to 2^64; normals of that ordering within the tolerances
+//!   below);
 //!   Sobol32 points, uniforms and Poisson outputs (see below); device-API
 //!   Poisson for lambda below 64 (given the host's `expf(lambda)`) and discrete draws;
 //!   device-API Poisson for lambda above 4000 (an integer rounded from the f64 normal, so

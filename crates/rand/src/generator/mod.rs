@@ -3,9 +3,12 @@
 //!
 //! # Orderings
 //!
-//! [`Ordering::Legacy`] reproduces cuRAND's host API bit for bit (the layouts of
-//! [`crate::reference::host`]): Philox runs 16,384 interleaved subsequences, XORWOW 4,096 and
-//! MRG32k3a 65,536, and `set_offset` skips values of that interleaved stream.
+//! [`Ordering::Legacy`] reproduces cuRAND's host API (its default ordering) bit for bit, the
+//! layouts of [`crate::reference::host::PseudoGenerator`]: Philox interleaves 65,536
+//! subsequences, XORWOW 4,096 and MRG32k3a 81,920; checked against cuRAND 10.4's streams up to
+//! 2^24 values and at offsets up to the end of the 64-bit range. A call whose values would pass
+//! 2^64 (offset + count > 2^64) is [`RandError::OffsetOverflow`] in this ordering and for
+//! Philox (cuRAND continues or wraps there).
 //!
 //! [`Ordering::Default`] is laid out for speed:
 //! - Philox4x32-10: value `4k + w` of the stream is word `w` of `philox(counter k, key seed)`,

@@ -172,7 +172,7 @@ pub enum PseudoKind {
 impl PseudoKind {
     /// Subsequences the host API interleaves (`T` in [`PseudoGenerator`]): 4096 for XORWOW,
     /// 81,920 for MRG32k3a and 65,536 Philox blocks, read off cuRAND 10.4 by locating its
-    /// outputs among the subsequences' draws (`tools/curand_layout.py`).
+    /// outputs among the subsequences' draws (`tools/curand_host_layout.py`).
     pub fn host_threads(self) -> u64 {
         match self {
             PseudoKind::Xorwow => 4096,
