@@ -211,6 +211,7 @@ pub struct PseudoGenerator {
 }
 
 /// Draw source for one device state.
+#[derive(Clone, Copy)]
 enum State {
     Xorwow(super::Xorwow),
     Mrg(super::Mrg32k3a),
@@ -296,9 +297,26 @@ impl PseudoGenerator {
             return Err(RandError::Empty { what: "output" });
         }
         let mut states: HashMap<u64, (State, u64)> = HashMap::new();
+        // States are first touched in subsequence order, so each fresh state is the previous
+        // one moved on by one subsequence (one matrix-vector product instead of a full skip).
+        let mut last: Option<(u64, State)> = None;
         for (j, o) in out.iter_mut().enumerate() {
             let (t, first) = self.locate(j as u64, base, draws, per_unit);
-            let (s, at) = states.entry(t).or_insert_with(|| (self.state(t), 0));
+            let (s, at) = states.entry(t).or_insert_with(|| {
+                let fresh = match last {
+                    Some((lt, mut s)) if lt + 1 == t => {
+                        match &mut s {
+                            State::Xorwow(g) => g.skip_subsequence(1),
+                            State::Mrg(g) => g.skip_subsequence(1),
+                            State::Philox(g) => g.skip_subsequence(1),
+                        }
+                        s
+                    }
+                    _ => self.state(t),
+                };
+                last = Some((t, fresh));
+                (fresh, 0)
+            });
             if *at > first {
                 *s = self.state(t);
                 *at = 0;
