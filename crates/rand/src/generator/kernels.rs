@@ -75,6 +75,9 @@ pub enum Rng {
     Philox,
     Xorwow,
     Mrg32k3a,
+    Lfsr113,
+    /// Counter-based like Philox: unit `u` is values `4u .. 4u + 4` of the stream.
+    Threefry(crate::reference::ThreefryKind),
 }
 
 impl Dist {
@@ -229,9 +232,10 @@ fn philox_body<T: Elem>(
     let stride: Val<u64> = cast::<u64, _>(grid_stride());
     let keys = dev::philox_round_keys([key_lo, key_hi]);
     let unroll = plan.unroll.max(1);
-    if plan.narrow && !plan.legacy {
+    if plan.narrow && !plan.legacy && plan.rng == Rng::Philox {
         return philox_narrow(plan, &keys, u_first, lead, units, v, out);
     }
+    let seed = cast::<u64, _>(key_lo) | (cast::<u64, _>(key_hi) << 32u32);
     dsl::for_range_step(start, units, stride * unroll, |q0: Val<u64>| {
         let mut all = Vec::new();
         for k in 0..unroll {
@@ -257,7 +261,10 @@ fn philox_body<T: Elem>(
                 cast::<u32, _>(hi),
                 cast::<u32, _>(hi >> 32u32),
             ];
-            let w = dev::philox4x32_10_keyed(ctr, &keys);
+            let w = match plan.rng {
+                Rng::Threefry(kind) => dev::threefry_unit(kind, seed, u),
+                _ => dev::philox4x32_10_keyed(ctr, &keys),
+            };
             all.push((q, philox_values::<T>(plan.dist, w, v)));
         }
         for (k, (q, vals)) in all.into_iter().enumerate() {
@@ -399,6 +406,10 @@ fn init_body(
         let t = first + i;
         let words = match rng {
             Rng::Xorwow => dev::Xorwow::init(seed, t, offset, table).words(),
+            Rng::Lfsr113 => {
+                let z = dev::Lfsr113::init(seed, t, offset, table).words();
+                [z[0], z[1], z[2], z[3], Val::constant(0u32), Val::constant(0u32)]
+            }
             _ => dev::Mrg32k3a::init(seed, t, offset, table).words(),
         };
         store_words(states, t, count, words);
@@ -438,6 +449,12 @@ fn stateful_body<T: Elem>(
                 let g = dev::Xorwow::from_words(words[0], [words[1], words[2], words[3], words[4], words[5]]);
                 state_units(plan, &g, t, units, count, v, out);
                 store_words(states, t, count, g.words());
+            }
+            Rng::Lfsr113 => {
+                let g = dev::Lfsr113::from_words([words[0], words[1], words[2], words[3]]);
+                state_units(plan, &g, t, units, count, v, out);
+                let z = g.words();
+                store_words(states, t, count, [z[0], z[1], z[2], z[3], words[4], words[5]]);
             }
             _ => {
                 let g = dev::Mrg32k3a::from_words_with(words, mrg);

@@ -59,6 +59,18 @@ pub enum RngType {
     /// `CURAND_RNG_QUASI_SOBOL64`: raw points through [`Generator::generate_u64`], f64
     /// uniforms and f64 inverse-CDF normals; dimension-major as Sobol32.
     Sobol64,
+    /// `ROCRAND_RNG_PSEUDO_LFSR113` (L'Ecuyer's LFSR113, [`crate::reference::Lfsr113`]): laid out
+    /// as XORWOW's default ordering (one ordering: the legacy one is the same).
+    Lfsr113,
+    /// `ROCRAND_RNG_PSEUDO_THREEFRY2_32_20`: value `i` is word `i % 2` of block `i / 2`
+    /// ([`crate::reference::ThreefryKind::value`]), in both orderings.
+    Threefry2x32_20,
+    /// `ROCRAND_RNG_PSEUDO_THREEFRY4_32_20` (4 words per block).
+    Threefry4x32_20,
+    /// `ROCRAND_RNG_PSEUDO_THREEFRY2_64_20` (2 64-bit words per block, low half first).
+    Threefry2x64_20,
+    /// `ROCRAND_RNG_PSEUDO_THREEFRY4_64_20` (4 64-bit words per block, low half first).
+    Threefry4x64_20,
 }
 
 /// Output ordering (`curandOrdering`); see the module documentation.
@@ -471,6 +483,7 @@ impl Generator {
         if self.table.is_none() {
             let t = match self.rng {
                 RngType::Xorwow => crate::device::xorwow_skip_table(),
+                RngType::Lfsr113 => crate::device::lfsr113_skip_table(),
                 _ => crate::device::mrg32k3a_skip_table(),
             };
             self.table = Some(self.stream.clone_htod(&t)?);
@@ -520,27 +533,36 @@ impl Generator {
         }
         let e = dist.per_unit();
         let aligned = out.device_ptr().0 % (e * T::TY.size() as u64) == 0;
+        use crate::reference::ThreefryKind as K;
         let rng = match self.rng {
             RngType::Philox4x32_10 => Rng::Philox,
             RngType::Xorwow => Rng::Xorwow,
             RngType::Mrg32k3a => Rng::Mrg32k3a,
+            RngType::Lfsr113 => Rng::Lfsr113,
+            RngType::Threefry2x32_20 => Rng::Threefry(K::X2x32),
+            RngType::Threefry4x32_20 => Rng::Threefry(K::X4x32),
+            RngType::Threefry2x64_20 => Rng::Threefry(K::X2x64),
+            RngType::Threefry4x64_20 => Rng::Threefry(K::X4x64),
             RngType::Sobol32 => return self.sobol(out, dist, aligned, mean, stddev),
             RngType::Sobol64 => unreachable!("Sobol64 returned above"),
         };
-        let legacy = self.ordering == Ordering::Legacy;
+        // LFSR113 and ThreeFry have one ordering each (no cuRAND layout to follow).
+        let legacy =
+            self.ordering == Ordering::Legacy && matches!(rng, Rng::Philox | Rng::Xorwow | Rng::Mrg32k3a);
         // Stream positions stay below 2^64 (see `reference::host::PseudoGenerator`).
-        if (legacy || rng == Rng::Philox) && self.offset as u128 + n as u128 > 1u128 << 64 {
+        let counter = matches!(rng, Rng::Philox | Rng::Threefry(_));
+        if (legacy || counter) && self.offset as u128 + n as u128 > 1u128 << 64 {
             return Err(RandError::OffsetOverflow { offset: self.offset, count: n });
         }
         let stream = self.stream.clone();
         match (rng, legacy) {
-            (Rng::Philox, _) => {
+            (Rng::Philox | Rng::Threefry(_), _) => {
                 let lead = self.offset % e;
                 let units = (lead + n).div_ceil(e);
                 let cfg = self.cfg(units);
                 let unroll = philox_unroll();
                 let threads = cfg.grid.x as u64 * cfg.block.x as u64;
-                let narrow = units + threads * unroll < 1 << 32 && n < 1 << 32;
+                let narrow = rng == Rng::Philox && units + threads * unroll < 1 << 32 && n < 1 << 32;
                 let plan = Plan { dist, rng, legacy, vector: aligned && lead == 0, unroll, narrow };
                 let (key_lo, key_hi, u_first) = (self.seed as u32, (self.seed >> 32) as u32, self.offset / e);
                 match (dist, self.poisson.as_ref()) {
