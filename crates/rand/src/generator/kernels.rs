@@ -985,6 +985,109 @@ pub(crate) fn sobol32_fill<T: Elem>(
     sobol_body::<T>(plan, points, offset, units, mean, stddev, directions, out);
 }
 
+/// Words per MTGP32 generator in the parameter buffer: `pos`, `sh1`, `sh2`, `tbl[16]`,
+/// `tmp_tbl[16]`.
+pub const MTGP32_PARAM_WORDS: u64 = 35;
+
+/// cuRAND's host-API MTGP32 (see [`crate::reference::mtgp32`]): block `g` runs generator `g`
+/// (its state in shared memory, 256 threads), computing its rounds in order from where it
+/// stopped (`meta[2g]` the state offset, `meta[2g + 1]` the rounds done) and writing the
+/// values `first .. first + n` of the stream that fall in them. A round only partly inside
+/// the call is computed but not kept, so the next call starts there again.
+#[allow(clippy::too_many_arguments)]
+fn mtgp32_body<T: Elem>(
+    plan: Plan,
+    first: Val<u64>,
+    mask: Val<u32>,
+    params: Slice<u32>,
+    states: SliceMut<u32>,
+    meta: SliceMut<u32>,
+    out: SliceMut<T>,
+) {
+    use crate::reference::mtgp32::{MTGP32_HOST_GENERATORS as GENS, MTGP32_N, MTGP32_STATE_SIZE};
+    let g: Val<u32> = block_idx_x();
+    let t: Val<u32> = thread_idx_x();
+    let sh = dsl::shared_array::<u32>(MTGP32_STATE_SIZE);
+    let base: Val<u64> = cast::<u64, _>(g) * MTGP32_STATE_SIZE as u64;
+    for k in 0..(MTGP32_STATE_SIZE as u32 / 256) {
+        let i = t + k * 256;
+        sh.store(i, states.load(base + cast::<u64, _>(i)));
+    }
+    let pbase = g * MTGP32_PARAM_WORDS as u32;
+    let (pos, sh1, sh2) = (params.load(pbase), params.load(pbase + 1u32), params.load(pbase + 2u32));
+    let off = dsl::var("mtgp_off", meta.load(g * 2u32));
+    let done = dsl::var("mtgp_done", cast::<u64, _>(meta.load(g * 2u32 + 1u32)));
+    let n: Val<u64> = cast::<u64, _>(out.len());
+    let end = first + n;
+    let m = MTGP32_STATE_SIZE as u32 - 1;
+    dsl::sync_threads();
+    dsl::while_(
+        || (done.get() * GENS as u64 + cast::<u64, _>(g)).dsl_cmp(CmpOp::Lt, (end + 255u64) / 256u64),
+        || {
+            let chunk = done.get() * GENS as u64 + cast::<u64, _>(g);
+            let o = off.get();
+            let mut x = (sh.load((o + t) & m) & mask) ^ sh.load((o + t + 1u32) & m);
+            x = x ^ (x << sh1);
+            let y = x ^ (sh.load((o + t + pos) & m) >> sh2);
+            let r = y ^ params.load(pbase + 3u32 + (y & 15u32));
+            let tt = sh.load((o + t + pos - 1u32) & m);
+            let tt = tt ^ (tt >> 16u32);
+            let tt = tt ^ (tt >> 8u32);
+            let v = r ^ params.load(pbase + 19u32 + (tt & 15u32));
+            let i = chunk * 256u64 + cast::<u64, _>(t);
+            let inside = dsl::DslLogic::and_then(i.dsl_cmp(CmpOp::Ge, first), || i.dsl_cmp(CmpOp::Lt, end));
+            let val: Val<T> = match plan.dist {
+                Dist::Bits => as_t(v),
+                Dist::UniformHalf => as_t(half(dev::uniform_f32(v))),
+                _ => as_t(dev::uniform_f32(v)),
+            };
+            dsl::if_else(inside, || out.store(i - first, val), || ());
+            // Keep the round only when the call consumed all of it.
+            let whole = ((chunk + 1u64) * 256u64).dsl_cmp(CmpOp::Le, end);
+            dsl::sync_threads();
+            dsl::if_else(whole, || sh.store((o + t + MTGP32_N as u32) & m, r), || ());
+            dsl::sync_threads();
+            dsl::if_else(
+                whole,
+                || {
+                    off.set((o + 256u32) & m);
+                    done.set(done.get() + 1u64);
+                },
+                || {
+                    // Leave the loop: the rest of this round belongs to the next call.
+                    done.set(done.get() + (1u64 << 40));
+                },
+            );
+        },
+    );
+    let finished = done.get() & ((1u64 << 40) - 1u64);
+    for k in 0..(MTGP32_STATE_SIZE as u32 / 256) {
+        let i = t + k * 256;
+        states.store(base + cast::<u64, _>(i), sh.load(i));
+    }
+    dsl::if_else(
+        t.dsl_cmp(CmpOp::Eq, 0u32),
+        || {
+            meta.store(g * 2u32, off.get());
+            meta.store(g * 2u32 + 1u32, cast::<u32, _>(finished));
+        },
+        || (),
+    );
+}
+
+#[kernel]
+pub(crate) fn mtgp32_fill<T: Elem>(
+    #[comptime] plan: Plan,
+    first: u64,
+    mask: u32,
+    params: &[u32],
+    states: &mut [u32],
+    meta: &mut [u32],
+    out: &mut [T],
+) {
+    mtgp32_body::<T>(plan, first, mask, params, states, meta, out);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

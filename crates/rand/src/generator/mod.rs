@@ -59,6 +59,12 @@ pub enum RngType {
     /// `CURAND_RNG_QUASI_SOBOL64`: raw points through [`Generator::generate_u64`], f64
     /// uniforms and f64 inverse-CDF normals; dimension-major as Sobol32.
     Sobol64,
+    /// `CURAND_RNG_PSEUDO_MTGP32`: bit-identical to cuRAND's host API for 32-bit values,
+    /// uniforms and half uniforms ([`crate::reference::mtgp32`]; one ordering). The offset
+    /// (which cuRAND refuses for MTGP32) is honoured by computing the rounds before it. Other
+    /// distributions are [`RandError::Unsupported`] (cuRAND's MTGP32 normal layout is not
+    /// reproduced yet).
+    Mtgp32,
     /// `ROCRAND_RNG_PSEUDO_LFSR113` (L'Ecuyer's LFSR113, [`crate::reference::Lfsr113`]): laid out
     /// as XORWOW's default ordering (one ordering: the legacy one is the same).
     Lfsr113,
@@ -124,6 +130,15 @@ pub struct Generator {
     directions: Option<(DeviceBuffer<u32>, u32)>,
     directions64: Option<(DeviceBuffer<u64>, u32)>,
     poisson: Option<(PoissonKey, PoissonDeviceTable)>,
+    mtgp: Option<MtgpDevice>,
+}
+
+/// MTGP32's device state: parameters, the 192 generators' state arrays, and per generator its
+/// offset and rounds done.
+struct MtgpDevice {
+    params: DeviceBuffer<u32>,
+    states: DeviceBuffer<u32>,
+    meta: DeviceBuffer<u32>,
 }
 
 /// Which host-API Poisson table is uploaded: lambda's bits and whether it is Sobol32's map.
@@ -240,6 +255,7 @@ impl Generator {
             directions: None,
             directions64: None,
             poisson: None,
+            mtgp: None,
         })
     }
 
@@ -252,12 +268,14 @@ impl Generator {
     pub fn set_seed(&mut self, seed: u64) {
         self.seed = seed;
         self.states = None;
+        self.mtgp = None;
     }
 
     /// `curandSetGeneratorOffset`; resets kept states.
     pub fn set_offset(&mut self, offset: u64) {
         self.offset = offset;
         self.states = None;
+        self.mtgp = None;
     }
 
     /// `curandSetGeneratorOrdering`; resets kept states.
@@ -526,6 +544,9 @@ impl Generator {
         if self.rng == RngType::Sobol64 {
             return self.sobol64(out, dist, mean, stddev);
         }
+        if self.rng == RngType::Mtgp32 {
+            return self.mtgp32(out, dist);
+        }
         // The histogram's kernels read the table `generate_poisson` uploaded.
         let histogram_ready = matches!(self.poisson, Some((_, PoissonDeviceTable::Histogram { .. })));
         if dist == Dist::PoissonHistogram && !histogram_ready {
@@ -544,7 +565,7 @@ impl Generator {
             RngType::Threefry2x64_20 => Rng::Threefry(K::X2x64),
             RngType::Threefry4x64_20 => Rng::Threefry(K::X4x64),
             RngType::Sobol32 => return self.sobol(out, dist, aligned, mean, stddev),
-            RngType::Sobol64 => unreachable!("Sobol64 returned above"),
+            RngType::Sobol64 | RngType::Mtgp32 => unreachable!("returned above"),
         };
         // LFSR113 and ThreeFry have one ordering each (no cuRAND layout to follow).
         let legacy =
@@ -719,6 +740,64 @@ impl Generator {
             .map_err(kerr)?;
         }
         self.offset = self.offset.wrapping_add(points);
+        Ok(())
+    }
+
+    /// MTGP32 in cuRAND's host layout ([`crate::reference::mtgp32`]): one block of 256 threads
+    /// per generator, states kept in device memory between calls.
+    fn mtgp32<T: Elem<Repr = T> + ferrocm_kernel::runtime::DeviceRepr>(
+        &mut self,
+        out: &mut impl AsDeviceSliceMut<T>,
+        dist: Dist,
+    ) -> Result<(), RandError> {
+        use crate::reference::mtgp32::{params, Mtgp32, MTGP32_HOST_GENERATORS};
+        if !matches!(dist, Dist::Bits | Dist::Uniform | Dist::UniformHalf) {
+            return Err(RandError::Unsupported {
+                what: "MTGP32 outputs other than 32-bit values and uniforms".into(),
+            });
+        }
+        let n = out.len() as u64;
+        if self.offset as u128 + n as u128 > 1u128 << 64 {
+            return Err(RandError::OffsetOverflow { offset: self.offset, count: n });
+        }
+        if self.mtgp.is_none() {
+            let mut p = Vec::with_capacity(MTGP32_HOST_GENERATORS * kernels::MTGP32_PARAM_WORDS as usize);
+            let mut states = Vec::with_capacity(MTGP32_HOST_GENERATORS * 1024);
+            for (g, q) in params().iter().take(MTGP32_HOST_GENERATORS).enumerate() {
+                p.extend([q.pos, q.sh1, q.sh2]);
+                p.extend(q.tbl);
+                p.extend(q.tmp_tbl);
+                states.extend(Mtgp32::new(self.seed, g).s);
+            }
+            self.mtgp = Some(MtgpDevice {
+                params: self.stream.clone_htod(&p)?,
+                states: self.stream.clone_htod(&states)?,
+                meta: self.stream.alloc_zeroed::<u32>(2 * MTGP32_HOST_GENERATORS)?,
+            });
+        }
+        let mask = params()[0].mask;
+        let plan = Plan { dist, rng: Rng::Philox, legacy: false, vector: false, unroll: 1, narrow: false };
+        let cfg = LaunchConfig {
+            grid: (MTGP32_HOST_GENERATORS as u32).into(),
+            block: 256u32.into(),
+            shared_mem_bytes: 0,
+        };
+        let stream = self.stream.clone();
+        let first = self.offset;
+        let Some(m) = self.mtgp.as_mut() else { unreachable!("MTGP32 state uploaded above") };
+        kernels::mtgp32_fill::launch::<T>(
+            &stream,
+            cfg,
+            plan,
+            first,
+            mask,
+            &m.params,
+            &mut m.states,
+            &mut m.meta,
+            out,
+        )
+        .map_err(kerr)?;
+        self.offset = self.offset.wrapping_add(n);
         Ok(())
     }
 
