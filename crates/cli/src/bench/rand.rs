@@ -12,8 +12,8 @@ use super::{median, print, Row};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// philox, xorwow, mrg32k3a, sobol32, lfsr113, threefry2x32, threefry4x32, threefry2x64 or
-    /// threefry4x64.
+    /// philox, xorwow, mrg32k3a, sobol32, mtgp32, lfsr113, threefry2x32, threefry4x32,
+    /// threefry2x64 or threefry4x64.
     #[arg(long, default_value = "philox")]
     generator: String,
     /// uniform or normal (f32), bits (u32) or poisson (u32, with --lambda).
@@ -65,6 +65,11 @@ fn reference_words(rng: RngType, seed: u64, n: usize) -> Vec<u32> {
     if let Some(kind) = threefry(rng) {
         return (0..n as u64).map(|i| kind.value(seed, i)).collect();
     }
+    if rng == RngType::Mtgp32 {
+        let mut w = vec![0u32; n];
+        r::mtgp32::host_generate(seed, 0, &mut w);
+        return w;
+    }
     match rng {
         RngType::Philox4x32_10 => (0..n as u64)
             .map(|g| {
@@ -97,7 +102,7 @@ fn reference(rng: RngType, normal: bool, seed: u64, n: usize) -> Vec<f32> {
                 }
             })
             .collect(),
-        _ if rng == RngType::Philox4x32_10 || threefry(rng).is_some() => {
+        _ if rng == RngType::Philox4x32_10 || rng == RngType::Mtgp32 || threefry(rng).is_some() => {
             let w = reference_words(rng, seed, n);
             if normal {
                 w.chunks(2).flat_map(|p| r::distributions::box_muller(p[0], p[1])).collect()
@@ -131,12 +136,13 @@ pub fn run(a: Args) -> Result<()> {
         "mrg32k3a" => RngType::Mrg32k3a,
         "sobol32" => RngType::Sobol32,
         "lfsr113" => RngType::Lfsr113,
+        "mtgp32" => RngType::Mtgp32,
         "threefry2x32" => RngType::Threefry2x32_20,
         "threefry4x32" => RngType::Threefry4x32_20,
         "threefry2x64" => RngType::Threefry2x64_20,
         "threefry4x64" => RngType::Threefry4x64_20,
         other => bail!(
-            "unknown generator {other}: use philox, xorwow, mrg32k3a, sobol32, lfsr113, threefry2x32, threefry4x32, threefry2x64 or threefry4x64"
+            "unknown generator {other}: use philox, xorwow, mrg32k3a, sobol32, mtgp32, lfsr113, threefry2x32, threefry4x32, threefry2x64 or threefry4x64"
         ),
     };
     let normal = match a.distribution.as_str() {
@@ -230,7 +236,7 @@ fn report(a: &Args, t: f64) -> Result<()> {
             unit: "GSample/s",
             ratio: None,
             ratio_meaning: "ferrocm / cuRAND",
-            target: "philox uniform >= 1.0x, normal >= 1.3x; xorwow/mrg32k3a uniform >= 1.5x, normal >= 2x; sobol32 >= 1.0x (lfsr113/threefry: no cuRAND counterpart)",
+            target: "philox uniform >= 1.0x, normal >= 1.3x; xorwow/mrg32k3a uniform >= 1.5x, normal >= 2x; sobol32, mtgp32 >= 1.0x (lfsr113/threefry: no cuRAND counterpart)",
         },
         Row {
             bench: "rand",
