@@ -35,6 +35,10 @@ pub enum Dist {
     /// Poisson outcomes by cuRAND's host-API square histogram: each 32-bit draw mapped
     /// through the table of [`Values::Histogram`].
     PoissonHistogram,
+    /// Sobol32 Poisson outcomes by the inverse CDF (fused [`PoissonMap::Cdf`]).
+    PoissonCdf,
+    /// Sobol32 Poisson outcomes by the Gaussian map (fused [`PoissonMap::Icdf`]).
+    PoissonIcdf,
     Normal,
     LogNormal,
     UniformDouble,
@@ -128,7 +132,8 @@ fn affine64(z: Val<f64>, mean: Val<f64>, stddev: Val<f64>, log: bool) -> Val<f64
 fn philox_values<T: Elem>(dist: Dist, w: [Val<u32>; 4], v: Values) -> Vec<Val<T>> {
     let (mean, stddev) = v.mean_stddev();
     match dist {
-        Dist::Bits => w.iter().map(|&x| as_t(x)).collect(),
+        // Only the Sobol32 kernels are built with the Sobol Poisson maps (see `Generator`).
+        Dist::Bits | Dist::PoissonCdf | Dist::PoissonIcdf => w.iter().map(|&x| as_t(x)).collect(),
         Dist::Uniform => w.iter().map(|&x| as_t(dev::uniform_f32(x))).collect(),
         Dist::UniformHalf => w.iter().map(|&x| as_t(half(dev::uniform_f32(x)))).collect(),
         Dist::PoissonHistogram => w.iter().map(|&x| as_t(v.histogram(x))).collect(),
@@ -158,7 +163,8 @@ fn philox_values<T: Elem>(dist: Dist, w: [Val<u32>; 4], v: Values) -> Vec<Val<T>
 fn state_values<T: Elem, G: DeviceGenerator>(g: &G, dist: Dist, v: Values) -> Vec<Val<T>> {
     let (mean, stddev) = v.mean_stddev();
     match dist {
-        Dist::Bits => (0..4).map(|_| as_t(g.next_u32())).collect(),
+        // Only the Sobol32 kernels are built with the Sobol Poisson maps (see `Generator`).
+        Dist::Bits | Dist::PoissonCdf | Dist::PoissonIcdf => (0..4).map(|_| as_t(g.next_u32())).collect(),
         Dist::Uniform => (0..4).map(|_| as_t(g.uniform())).collect(),
         Dist::UniformHalf => (0..4).map(|_| as_t(half(g.uniform()))).collect(),
         Dist::PoissonHistogram => (0..4).map(|_| as_t(v.histogram(g.next_u32()))).collect(),
@@ -593,7 +599,7 @@ fn legacy_body<T: Elem>(
         let r0 = offset / states + dsl::select(before, 1u64, 0u64);
         let values = |g: &dyn DeviceGenerator| -> Vec<Val<T>> {
             match plan.dist {
-                Dist::Bits => vec![as_t(g.next_u32())],
+                Dist::Bits | Dist::PoissonCdf | Dist::PoissonIcdf => vec![as_t(g.next_u32())],
                 Dist::Uniform => vec![as_t(g.uniform())],
                 Dist::UniformHalf => vec![as_t(half(g.uniform()))],
                 // cuRAND's host-API Gaussian Poisson: one float `curand_normal` per element,
@@ -666,6 +672,21 @@ pub(crate) fn legacy_histogram_fill<T: Elem>(
 
 /// The output of Sobol32 point `x` under `dist`.
 fn sobol_value<T: Elem>(dist: Dist, x: Val<u32>, mean: Val<f64>, stddev: Val<f64>) -> Val<T> {
+    sobol_mapped::<T>(dist, x, mean, stddev, None)
+}
+
+/// [`sobol_value`], or the Poisson outcome of point `x` when `map` is given (Sobol32's
+/// host-API Poisson fused into the generating kernel).
+fn sobol_mapped<T: Elem>(
+    dist: Dist,
+    x: Val<u32>,
+    mean: Val<f64>,
+    stddev: Val<f64>,
+    map: Option<PoissonMap>,
+) -> Val<T> {
+    if let Some(m) = map {
+        return as_t(poisson_of(m, x));
+    }
     match dist {
         Dist::Bits => as_t::<T, u32>(x),
         Dist::UniformDouble => as_t(dev::uniform_f64_from_u32(x)),
@@ -694,6 +715,7 @@ fn sobol_body<T: Elem>(
     units: Val<u64>,
     mean: Val<f64>,
     stddev: Val<f64>,
+    map: Option<PoissonMap>,
     directions: Slice<u32>,
     out: SliceMut<T>,
 ) {
@@ -712,7 +734,7 @@ fn sobol_body<T: Elem>(
             let mut vals = Vec::new();
             for e in 0..4u32 {
                 let xi = x.get();
-                vals.push(sobol_value::<T>(plan.dist, xi, mean, stddev));
+                vals.push(sobol_mapped::<T>(plan.dist, xi, mean, stddev, map));
                 let i = i0 + (g as u32 * 4 + e);
                 // Point 2^32 - 1 is followed by point 0 (the index wraps, as cuRAND's state
                 // index does): its step flips the last direction vector, never a 33rd.
@@ -760,6 +782,7 @@ fn sobol_warp_body<T: Elem>(
     tasks: Val<u64>,
     mean: Val<f64>,
     stddev: Val<f64>,
+    map: Option<PoissonMap>,
     directions: Slice<u32>,
     out: SliceMut<T>,
 ) {
@@ -797,7 +820,7 @@ fn sobol_warp_body<T: Elem>(
             }
             let j = col + s * 128;
             let vals: Vec<Val<T>> =
-                own.iter().map(|&o| sobol_value::<T>(plan.dist, head ^ o, mean, stddev)).collect();
+                own.iter().map(|&o| sobol_mapped::<T>(plan.dist, head ^ o, mean, stddev, map)).collect();
             dsl::if_else(
                 j.dsl_cmp(CmpOp::Lt, points),
                 || out.store4((row + j) >> 2u32, vec4(vals[0], vals[1], vals[2], vals[3])),
@@ -818,7 +841,7 @@ pub(crate) fn sobol32_warp_fill<T: Elem>(
     directions: &[u32],
     out: &mut [T],
 ) {
-    sobol_warp_body::<T>(plan, points, offset, tasks, mean, stddev, directions, out);
+    sobol_warp_body::<T>(plan, points, offset, tasks, mean, stddev, None, directions, out);
 }
 
 /// Maps 32-bit draws in place to outcomes `shift + curand_discrete` of a square histogram: a
@@ -872,22 +895,84 @@ fn poisson_map_body(map: PoissonMap, out: SliceMut<u32>) {
     let start: Val<u64> = cast::<u64, _>(global_index());
     let stride: Val<u64> = cast::<u64, _>(grid_stride());
     dsl::for_range_step(start, n, stride, |j: Val<u64>| {
-        let v = match map {
-            PoissonMap::Histogram(shift, thresholds, aliases) => {
-                dev::discrete_bits(out.load(j), thresholds, aliases) + shift
-            }
-            PoissonMap::Cdf(shift, cdf, guide) => {
-                poisson_cdf_index(cdf, guide, dev::uniform_f64_from_u32(out.load(j))) + shift
-            }
-            PoissonMap::Icdf(mean, stddev) => {
-                let x: Val<f64> = cast::<f64, _>(out.load(j));
-                let half = crate::reference::distributions::TWO_POW_M32_F64 / 2.0;
-                let u = x * crate::reference::distributions::TWO_POW_M32_F64 + half;
-                poisson_gauss(dev::normal_icdf_acklam(u), mean, stddev)
-            }
-        };
-        out.store(j, v);
+        out.store(j, poisson_of(map, out.load(j)));
     });
+}
+
+/// One 32-bit draw (or Sobol32 point) through a Poisson map.
+fn poisson_of(map: PoissonMap, x: Val<u32>) -> Val<u32> {
+    match map {
+        PoissonMap::Histogram(shift, thresholds, aliases) => {
+            dev::discrete_bits(x, thresholds, aliases) + shift
+        }
+        PoissonMap::Cdf(shift, cdf, guide) => {
+            poisson_cdf_index(cdf, guide, dev::uniform_f64_from_u32(x)) + shift
+        }
+        PoissonMap::Icdf(mean, stddev) => {
+            let xf: Val<f64> = cast::<f64, _>(x);
+            let half = crate::reference::distributions::TWO_POW_M32_F64 / 2.0;
+            let u = xf * crate::reference::distributions::TWO_POW_M32_F64 + half;
+            poisson_gauss(dev::normal_icdf_acklam(u), mean, stddev)
+        }
+    }
+}
+
+/// The Poisson map of a fused Sobol32 kernel, from its parameters (`plan.dist` says which:
+/// histogram `shift, a = thresholds, b = aliases`; inverse CDF `shift, a = cdf, b = guide`;
+/// Gaussian `mean, stddev`, tables unused).
+fn sobol_poisson_map(
+    plan: Plan,
+    shift: Val<u32>,
+    mean: Val<f64>,
+    stddev: Val<f64>,
+    a: Slice<f64>,
+    b: Slice<u32>,
+) -> PoissonMap {
+    match plan.dist {
+        Dist::PoissonHistogram => PoissonMap::Histogram(shift, a, b),
+        Dist::PoissonCdf => PoissonMap::Cdf(shift, a, b),
+        _ => PoissonMap::Icdf(mean, stddev),
+    }
+}
+
+/// Sobol32's host-API Poisson fused into the warp-coalesced Sobol32 kernel.
+#[kernel]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn sobol32_poisson_warp_fill(
+    #[comptime] plan: Plan,
+    points: u64,
+    offset: u32,
+    tasks: u64,
+    shift: u32,
+    mean: f64,
+    stddev: f64,
+    a: &[f64],
+    b: &[u32],
+    directions: &[u32],
+    out: &mut [u32],
+) {
+    let map = sobol_poisson_map(plan, shift, mean, stddev, a, b);
+    sobol_warp_body::<u32>(plan, points, offset, tasks, mean, stddev, Some(map), directions, out);
+}
+
+/// Sobol32's host-API Poisson fused into the per-thread-chunk Sobol32 kernel.
+#[kernel]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn sobol32_poisson_fill(
+    #[comptime] plan: Plan,
+    points: u64,
+    offset: u32,
+    units: u64,
+    shift: u32,
+    mean: f64,
+    stddev: f64,
+    a: &[f64],
+    b: &[u32],
+    directions: &[u32],
+    out: &mut [u32],
+) {
+    let map = sobol_poisson_map(plan, shift, mean, stddev, a, b);
+    sobol_body::<u32>(plan, points, offset, units, mean, stddev, Some(map), directions, out);
 }
 
 /// Maps Sobol32 points in place to Poisson outcomes by the inverse CDF (`shift + j`, `j`
@@ -982,7 +1067,7 @@ pub(crate) fn sobol32_fill<T: Elem>(
     directions: &[u32],
     out: &mut [T],
 ) {
-    sobol_body::<T>(plan, points, offset, units, mean, stddev, directions, out);
+    sobol_body::<T>(plan, points, offset, units, mean, stddev, None, directions, out);
 }
 
 /// Words per MTGP32 generator in the parameter buffer: `pos`, `sh1`, `sh2`, `tbl[16]`,

@@ -370,8 +370,83 @@ impl Generator {
             Some((mean, stddev)) if !quasi => self.fill(out, Dist::PoissonGauss, mean, stddev),
             // The square histogram of the 32-bit stream, fused into the generating kernel.
             None if !quasi && !legacy_xorwow => self.fill(out, Dist::PoissonHistogram, 0.0, 1.0),
+            _ if quasi => self.sobol_poisson(out),
             _ => self.poisson_map(out),
         }
+    }
+
+    /// Sobol32's host-API Poisson fused into the Sobol32 kernels: each point mapped by the
+    /// uploaded table (histogram, inverse CDF or Gaussian map) before its one store.
+    fn sobol_poisson(&mut self, out: &mut impl AsDeviceSliceMut<u32>) -> Result<(), RandError> {
+        let n = out.len() as u64;
+        if n == 0 {
+            return Err(RandError::Empty { what: "output" });
+        }
+        let dims = self.dimensions as u64;
+        if n % dims != 0 {
+            return Err(RandError::LengthNotMultipleOfDimensions {
+                len: n as usize,
+                dimensions: self.dimensions,
+            });
+        }
+        let points = n / dims;
+        if points > 1 << 32 {
+            return Err(RandError::TooLong { what: "Sobol32 request", len: points as usize, max: 1 << 32 });
+        }
+        self.upload_directions32()?;
+        let stream = self.stream.clone();
+        let dummy = stream.alloc_zeroed::<f64>(1)?;
+        let (Some((dirs, _)), Some((_, table))) = (self.directions.as_ref(), self.poisson.as_ref()) else {
+            unreachable!("directions and the Poisson table were uploaded first")
+        };
+        let (dist, shift, mean, stddev, a, b) = match table {
+            PoissonDeviceTable::Histogram { shift, thresholds, aliases } => {
+                (Dist::PoissonHistogram, *shift, 0.0, 1.0, thresholds, aliases)
+            }
+            PoissonDeviceTable::Cdf { shift, cdf, guide } => (Dist::PoissonCdf, *shift, 0.0, 1.0, cdf, guide),
+            PoissonDeviceTable::Gauss { mean, stddev } => {
+                (Dist::PoissonIcdf, 0, *mean, *stddev, &dummy, dirs)
+            }
+        };
+        let aligned = out.device_ptr().0 % 16 == 0;
+        let plan = Plan {
+            dist,
+            rng: Rng::Philox,
+            legacy: false,
+            vector: aligned && points % 4 == 0,
+            unroll: 1,
+            narrow: false,
+        };
+        let offset = self.offset as u32;
+        if plan.vector && offset as u64 % kernels::SOBOL_WARP_POINTS == 0 {
+            let tasks = dims * points.div_ceil(kernels::SOBOL_WARP_POINTS);
+            let cfg = self.cfg(tasks * 32);
+            kernels::sobol32_poisson_warp_fill::launch(
+                &stream, cfg, plan, points, offset, tasks, shift, mean, stddev, a, b, dirs, out,
+            )
+        } else {
+            let units = dims * points.div_ceil(kernels::SOBOL_CHUNK);
+            let cfg = self.cfg(units);
+            kernels::sobol32_poisson_fill::launch(
+                &stream, cfg, plan, points, offset, units, shift, mean, stddev, a, b, dirs, out,
+            )
+        }
+        .map_err(kerr)?;
+        self.offset = self.offset.wrapping_add(points);
+        Ok(())
+    }
+
+    /// Uploads the direction vectors of the configured Sobol32 dimensions (kept while they
+    /// stay the same).
+    fn upload_directions32(&mut self) -> Result<(), RandError> {
+        if self.directions.as_ref().map(|d| d.1) != Some(self.dimensions) {
+            let mut v = Vec::with_capacity(32 * self.dimensions as usize);
+            for d in 0..self.dimensions {
+                v.extend_from_slice(&direction_vectors32(d)?);
+            }
+            self.directions = Some((self.stream.clone_htod(&v)?, self.dimensions));
+        }
+        Ok(())
     }
 
     /// The uploaded host-API Poisson table for `lambda` (Sobol32's map when `quasi`).
@@ -704,13 +779,7 @@ impl Generator {
         if points > 1 << 32 {
             return Err(RandError::TooLong { what: "Sobol32 request", len: points as usize, max: 1 << 32 });
         }
-        if self.directions.as_ref().map(|d| d.1) != Some(self.dimensions) {
-            let mut v = Vec::with_capacity(32 * self.dimensions as usize);
-            for d in 0..self.dimensions {
-                v.extend_from_slice(&direction_vectors32(d)?);
-            }
-            self.directions = Some((self.stream.clone_htod(&v)?, self.dimensions));
-        }
+        self.upload_directions32()?;
         let plan = Plan {
             dist,
             rng: Rng::Philox,
