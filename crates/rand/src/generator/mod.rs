@@ -194,47 +194,13 @@ impl std::fmt::Debug for Generator {
     }
 }
 
-/// Philox blocks per thread and loop trip: 2 unless `FERROCM_RAND_PHILOX_UNROLL` (1 to 4)
-/// says otherwise (a tuning knob; results never depend on it).
-fn philox_unroll() -> u64 {
-    static UNROLL: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
-    *UNROLL.get_or_init(|| {
-        std::env::var("FERROCM_RAND_PHILOX_UNROLL")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .filter(|u| (1..=4).contains(u))
-            .unwrap_or(2)
-    })
-}
+/// Philox blocks each thread computes per loop trip (independent, for instruction-level
+/// parallelism; results never depend on it). Measurements behind it are in `NOTES.md`.
+const PHILOX_UNROLL: u64 = 2;
 
-/// Variant switches for before/after timings in one run (results never depend on them):
-/// `FERROCM_RAND_VARIANT` holds comma-separated names: `sobol-chunk` (the per-thread chunk
-/// Sobol32 kernel instead of the warp-coalesced one), `mrg-select` (MRG32k3a's canonical-residue
-/// corrections as selects of doubles instead of predicated adds), `philox-mul64`
-/// and `philox-mulwide` (Philox's 32x32->64 product as a 64-bit multiply of zero-extended
-/// operands or as `mul.wide`). Measured on an H200 and dropped: `uniform-alu` (floats from
-/// `u32` by exponent-pattern arithmetic instead of the conversion unit: Philox uniform 1059 ->
-/// 957 GS/s) and `mrg-int2` (MRG32k3a's second component in 64-bit integer arithmetic beside
-/// the first one's f64 work: uniform 624 -> 541 GS/s). `state-unroll1`: the XORWOW/MRG32k3a
-/// default-ordering loop draws one unit per trip instead of two (the default pairs them, same
-/// values, so one unit's float work overlaps the next unit's state steps).
-pub(crate) fn variant(name: &str) -> bool {
-    static V: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    V.get_or_init(|| std::env::var("FERROCM_RAND_VARIANT").unwrap_or_default()).split(',').any(|v| v == name)
-}
-
-/// Most blocks of 256 threads per launch on GPUs: 8192 unless `FERROCM_RAND_GRID_CAP` (64 to
-/// 65,536) says otherwise (a tuning knob; the grid-stride kernels' results never depend on it).
-fn grid_cap() -> u64 {
-    static CAP: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
-    *CAP.get_or_init(|| {
-        std::env::var("FERROCM_RAND_GRID_CAP")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .filter(|c| (64..=65_536).contains(c))
-            .unwrap_or(8192)
-    })
-}
+/// Most blocks of 256 threads per launch on GPUs (the grid-stride kernels' results never
+/// depend on it).
+const GRID_CAP: u64 = 8192;
 
 fn kerr(e: ferrocm_kernel::KernelError) -> RandError {
     RandError::Kernel { message: e.to_string() }
@@ -567,7 +533,7 @@ impl Generator {
 
     fn cfg(&self, work: u64) -> LaunchConfig {
         // Grid-stride kernels: the grid only bounds parallelism, never changes results.
-        let cap: u64 = if self.stream.device().kind() == BackendKind::Cpu { 16 } else { grid_cap() };
+        let cap: u64 = if self.stream.device().kind() == BackendKind::Cpu { 16 } else { GRID_CAP };
         let blocks = work.div_ceil(256).clamp(1, cap) as u32;
         LaunchConfig { grid: blocks.into(), block: 256u32.into(), shared_mem_bytes: 0 }
     }
@@ -656,7 +622,7 @@ impl Generator {
                 let lead = self.offset % e;
                 let units = (lead + n).div_ceil(e);
                 let cfg = self.cfg(units);
-                let unroll = philox_unroll();
+                let unroll = PHILOX_UNROLL;
                 let threads = cfg.grid.x as u64 * cfg.block.x as u64;
                 let narrow = rng == Rng::Philox && units + threads * unroll < 1 << 32 && n < 1 << 32;
                 let plan = Plan { dist, rng, legacy, vector: aligned && lead == 0, unroll, narrow };
@@ -706,7 +672,8 @@ impl Generator {
                         s.1 = need;
                     }
                 }
-                let unroll = if variant("state-unroll1") { 1 } else { 2 };
+                // Two units per loop trip: one unit's float work overlaps the next unit's steps.
+                let unroll = 2;
                 let plan = Plan { dist, rng, legacy, vector: aligned, unroll, narrow: false };
                 let cfg = self.cfg(need);
                 let Some((states, _)) = self.states.as_mut() else {
@@ -793,7 +760,7 @@ impl Generator {
             unreachable!("directions were uploaded above")
         };
         let offset = self.offset as u32;
-        if plan.vector && offset as u64 % kernels::SOBOL_WARP_POINTS == 0 && !variant("sobol-chunk") {
+        if plan.vector && offset as u64 % kernels::SOBOL_WARP_POINTS == 0 {
             let tasks = dims * points.div_ceil(kernels::SOBOL_WARP_POINTS);
             let cfg = self.cfg(tasks * 32);
             kernels::sobol32_warp_fill::launch::<T>(
