@@ -4,7 +4,7 @@
 # -p ferrocm-cli` (FERROCM is the staged binary).
 F=${FERROCM:-.gpu/stage/bin/ferrocm}
 N=268435456
-V="python3 scripts/vendor_baselines.py"
+V=${VENDOR:-"python3 scripts/vendor_baselines.py"}
 $V copy
 for g in philox xorwow mrg32k3a sobol32; do
   for d in uniform normal; do
