@@ -17,6 +17,15 @@
 //!   [`Ordering`] and Sobol dimensions, then `generate_*` into any device buffer or view,
 //!   asynchronously on the generator's stream. The orderings are documented in [`generator`].
 //!
+//! rocRAND's further generators: MTGP32 ([`reference::mtgp32`], host API bit-identical to
+//! cuRAND's `CURAND_RNG_PSEUDO_MTGP32` for 32-bit values and uniforms, checked against cuRAND
+//! 10.4's streams up to 2^20 values and across calls; its other distributions are
+//! [`RandError::Unsupported`] because cuRAND's MTGP32 normal layout is not reproduced yet),
+//! LFSR113 and ThreeFry 2x32/4x32/2x64/4x64-20 ([`reference::Lfsr113`],
+//! [`reference::threefry`]: the published known answers of L'Ecuyer and of Random123; device
+//! states [`device::Lfsr113`], [`device::Threefry`]; every distribution in the host API, laid
+//! out by ferrocm since cuRAND has no such generators). MT19937 is not provided.
+//!
 //! What matches cuRAND, on every back end (CPU executor and NVIDIA GPUs, checked by the tests
 //! against the cuRAND vectors in `tests/data/`):
 //! - bit for bit: device-API integers, uniforms and doubles of Philox4x32-10, XORWOW and
