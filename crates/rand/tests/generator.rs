@@ -99,8 +99,9 @@ fn legacy_ordering_matches_curand_host_vectors() {
     }
 }
 
-/// Longer legacy streams than the cuRAND vectors, against the reference host layouts: past
-/// Philox's 16,384 subsequences, with an offset.
+/// Longer legacy streams than the cuRAND vectors, against the reference host layouts (a
+/// quarter of Philox's 65,536 subsequences and into their doubles, with an offset; the
+/// boundaries themselves are crossed in `generator_layouts.rs`).
 #[test]
 fn legacy_philox_matches_reference_past_one_round_of_states() {
     let n = 4 * 16_384 + 36;
