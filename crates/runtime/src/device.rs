@@ -3,8 +3,8 @@ use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use ferrocm_backend::{
-    Backend, BackendError, BackendKind, DefaultStream, DeviceProperties, DevicePtr, EventFlags, ModuleImage,
-    StreamFlags, Target,
+    Backend, BackendError, BackendKind, DefaultStream, DeviceProperties, DevicePtr, ModuleImage, StreamFlags,
+    Target,
 };
 
 use crate::memory::{DeviceBuffer, DeviceRepr, Origin};
@@ -151,6 +151,7 @@ impl Device {
     /// Blocks until all work on the device has completed. Not permitted inside a host callback.
     pub fn synchronize(&self) -> Result<()> {
         crate::callback::forbid("synchronizing a device")?;
+        crate::graph::forbid_while_capturing(self, "synchronizing a device")?;
         self.inner.backend.device_synchronize(self.inner.ordinal).map_err(|e| self.error(e))?;
         self.inner.pool.release_over_threshold(self, None);
         Ok(())
@@ -303,6 +304,11 @@ impl Device {
         self.inner.pool.set_release_threshold(bytes.unwrap_or(u64::MAX));
     }
 
+    /// Whether `stream` is this device's legacy default stream.
+    pub(crate) fn is_legacy_stream(&self, stream: &Stream) -> bool {
+        self.inner.legacy_stream.get() == Some(stream)
+    }
+
     pub(crate) fn error(&self, source: BackendError) -> Error {
         match source {
             BackendError::OutOfMemory { requested, free, .. } => {
@@ -354,10 +360,7 @@ impl Device {
 /// event per stream, so errors stay with the stream for its next synchronize).
 pub(crate) fn free_now(device: &Device, ptr: DevicePtr, streams: &[Stream]) -> Result<()> {
     for s in streams {
-        let e =
-            crate::event::Event::with_flags(s.device(), EventFlags { timing: false, blocking_sync: false })?;
-        e.record(s)?;
-        e.synchronize()?;
+        s.completion_event()?.synchronize()?;
     }
     crate::pointer::unregister(ptr.0);
     // SAFETY: `ptr` is a live allocation of this device made by `backend_alloc`, freed once, and

@@ -104,7 +104,7 @@ struct FunctionState {
 #[derive(Clone)]
 pub struct Function {
     module: Module,
-    handle: FunctionHandle,
+    pub(crate) handle: FunctionHandle,
     attributes: FunctionAttributes,
     name: Arc<str>,
     state: Arc<FunctionState>,
@@ -144,7 +144,7 @@ impl Function {
 
     /// Raises the function's dynamic shared memory limit to allow `bytes`, once: later launches
     /// that need no more than what was set skip the driver call.
-    fn allow_dynamic_shared(&self, bytes: u32) -> Result<()> {
+    pub(crate) fn allow_dynamic_shared(&self, bytes: u32) -> Result<()> {
         if bytes <= self.state.dynamic_shared_limit.load(Ordering::Acquire) {
             return Ok(());
         }
@@ -243,11 +243,11 @@ impl From<LaunchConfig> for LaunchDims {
 #[derive(Clone, Debug, Default)]
 pub struct KernelArgs {
     bytes: Vec<u8>,
-    spans: Vec<(u32, u32)>,
+    pub(crate) spans: Vec<(u32, u32)>,
     /// Devices whose memory the arguments point into (checked against peer access).
-    devices: Vec<Device>,
+    pub(crate) devices: Vec<Device>,
     /// The allocations the arguments point into: the launch records its stream on each.
-    uses: Vec<Arc<UseTracker>>,
+    pub(crate) uses: Vec<Arc<UseTracker>>,
 }
 
 impl KernelArgs {
@@ -305,7 +305,7 @@ impl KernelArgs {
         self.spans.is_empty()
     }
 
-    fn with_slices<R>(&self, f: impl FnOnce(&[&[u8]]) -> R) -> R {
+    pub(crate) fn with_slices<R>(&self, f: impl FnOnce(&[&[u8]]) -> R) -> R {
         const INLINE: usize = 16;
         let slice = |&(s, n): &(u32, u32)| &self.bytes[s as usize..(s + n) as usize];
         if self.spans.len() <= INLINE {
@@ -426,10 +426,12 @@ impl Stream {
     ///
     /// # Safety
     /// The arguments must match the kernel's parameters in number, order and type, and every
-    /// address must point to memory the kernel may access for as long as it runs. The
+    /// address must point to memory the kernel may access for as long as it runs (for a launch
+    /// captured into a graph, every launch of the graph; buffers passed with
+    /// [`KernelArgs::push_buffer`] are kept alive by the graph, raw addresses are not). The
     /// kernel language's typed launches uphold this; raw modules are the caller's promise.
     pub unsafe fn launch(&self, f: &Function, cfg: LaunchConfig, args: &KernelArgs) -> Result<()> {
-        forbid("launching a kernel")?;
+        let op = self.op("launching a kernel", crate::graph::InCapture::Recorded)?;
         let device = self.device();
         self.same_device("kernel", f.device())?;
         for other in &args.devices {
@@ -448,6 +450,7 @@ impl Stream {
         args.with_slices(|slices| unsafe {
             device.inner.backend.launch(f.handle, dims, self.handle(), slices)
         })
-        .map_err(|e| device.error(e))
+        .map_err(|e| device.error(e))?;
+        op.captured_launch(f, cfg, args)
     }
 }

@@ -2,9 +2,9 @@ use std::sync::Arc;
 
 use ferrocm_backend::{CopyOp, StreamHandle};
 
-use crate::callback::forbid;
 use crate::device::Device;
 use crate::event::Event;
+use crate::graph::{Capture, InCapture};
 use crate::memory::{AsDeviceSlice, AsDeviceSliceMut, DeviceBuffer, DeviceRepr, HostBuffer, Origin};
 use crate::{Error, Result};
 
@@ -14,10 +14,13 @@ struct StreamInner {
     /// Streams the runtime created are destroyed with their last clone; the device's special
     /// default streams (legacy, per-thread) never are.
     owned: bool,
+    /// Graph capture (see `graph`).
+    pub(crate) capture: Capture,
 }
 
 impl Drop for StreamInner {
     fn drop(&mut self) {
+        self.capture.abandon(&self.device, self.handle);
         if !self.owned {
             return;
         }
@@ -59,16 +62,21 @@ impl Eq for Stream {}
 
 impl Stream {
     pub(crate) fn from_handle(device: Device, handle: StreamHandle) -> Stream {
-        Stream { inner: Arc::new(StreamInner { device, handle, owned: true }) }
+        Stream { inner: Arc::new(StreamInner { device, handle, owned: true, capture: Capture::default() }) }
     }
 
     pub(crate) fn from_default(device: Device, handle: StreamHandle) -> Stream {
-        Stream { inner: Arc::new(StreamInner { device, handle, owned: false }) }
+        Stream { inner: Arc::new(StreamInner { device, handle, owned: false, capture: Capture::default() }) }
     }
 
     /// A number unique among live streams (for use tracking).
     pub(crate) fn id(&self) -> u64 {
         Arc::as_ptr(&self.inner) as u64
+    }
+
+    /// The stream's graph capture state.
+    pub(crate) fn capture_state(&self) -> &Capture {
+        &self.inner.capture
     }
 
     /// The device the stream belongs to.
@@ -87,7 +95,7 @@ impl Stream {
 
     /// Blocks until all queued work has completed; reports a failure of any of it.
     pub fn synchronize(&self) -> Result<()> {
-        forbid("synchronizing a stream")?;
+        let _op = self.op("synchronizing a stream", InCapture::Refused)?;
         // SAFETY: the stream is live while `self` is.
         unsafe { self.device().inner.backend.stream_synchronize(self.inner.handle) }
             .map_err(|e| self.backend_err(e))?;
@@ -97,7 +105,7 @@ impl Stream {
 
     /// Whether all queued work has completed.
     pub fn query(&self) -> Result<bool> {
-        forbid("querying a stream")?;
+        let _op = self.op("querying a stream", InCapture::Refused)?;
         // SAFETY: the stream is live while `self` is.
         unsafe { self.device().inner.backend.stream_query(self.inner.handle) }
             .map_err(|e| self.backend_err(e))
@@ -106,7 +114,7 @@ impl Stream {
     /// Makes later work on this stream wait for `event`'s last record. The event may have been
     /// recorded on another device of the same backend (as CUDA allows; ring collectives need it).
     pub fn wait_event(&self, event: &Event) -> Result<()> {
-        forbid("making a stream wait on an event")?;
+        let _op = self.op("making a stream wait on an event", InCapture::Refused)?;
         if event.device().kind() != self.device().kind() {
             return Err(Error::DeviceMismatch {
                 what: "event (of another backend)",
@@ -123,7 +131,7 @@ impl Stream {
     /// runtime calls that touch a device return [`Error::NotPermitted`]; dropping buffers and
     /// streams is allowed (their release happens once the callback has returned).
     pub fn add_callback(&self, f: impl FnOnce() + Send + 'static) -> Result<()> {
-        forbid("adding a host callback")?;
+        let _op = self.op("adding a host callback", InCapture::Refused)?;
         // SAFETY: the stream is live while `self` is.
         unsafe {
             self.device()
@@ -149,7 +157,7 @@ impl Stream {
     /// reused once dropped, in this stream's order (after every other stream that used it);
     /// its contents are unspecified.
     pub fn alloc<T: DeviceRepr>(&self, len: usize) -> Result<DeviceBuffer<T>> {
-        forbid("allocating memory")?;
+        let _op = self.op("allocating memory from the pool", InCapture::Refused)?;
         let bytes = self.device().checked_bytes::<T>(len)?;
         let (ptr, block_bytes) = self.device().inner.pool.alloc(self, bytes)?;
         Ok(DeviceBuffer::from_raw(
@@ -174,7 +182,7 @@ impl Stream {
 
     /// Sets every byte of `dst` to `value`, in stream order.
     pub fn memset_bytes<T: DeviceRepr>(&self, dst: &mut impl AsDeviceSliceMut<T>, value: u8) -> Result<()> {
-        forbid("setting memory")?;
+        let _op = self.op("setting memory", InCapture::Recorded)?;
         self.same_device("destination buffer", dst.device())?;
         if dst.is_empty() {
             return Ok(());
@@ -216,7 +224,7 @@ impl Stream {
 
     /// Copies host memory to the device and waits for the copy (and earlier work) to finish.
     pub fn copy_htod<T: DeviceRepr>(&self, src: &[T], dst: &mut impl AsDeviceSliceMut<T>) -> Result<()> {
-        forbid("copying memory")?;
+        let _op = self.op("copying memory", InCapture::Refused)?;
         self.same_device("destination buffer", dst.device())?;
         Self::check_len("host-to-device copy", dst.len(), src.len())?;
         dst.uses().record(self);
@@ -233,7 +241,7 @@ impl Stream {
 
     /// Copies device memory to the host and waits for it.
     pub fn copy_dtoh<T: DeviceRepr>(&self, src: &impl AsDeviceSlice<T>, dst: &mut [T]) -> Result<()> {
-        forbid("copying memory")?;
+        let _op = self.op("copying memory", InCapture::Refused)?;
         self.same_device("source buffer", src.device())?;
         Self::check_len("device-to-host copy", dst.len(), src.len())?;
         src.uses().record(self);
@@ -256,7 +264,7 @@ impl Stream {
 
     /// The contents of `src`, copied to a new `Vec` (waits for the copy).
     pub fn clone_dtoh<T: DeviceRepr>(&self, src: &impl AsDeviceSlice<T>) -> Result<Vec<T>> {
-        forbid("copying memory")?;
+        let _op = self.op("copying memory", InCapture::Refused)?;
         self.same_device("source buffer", src.device())?;
         let mut v = Vec::new();
         v.try_reserve_exact(src.len()).map_err(|_| Error::HostOutOfMemory { requested: src.byte_len() })?;
@@ -285,7 +293,7 @@ impl Stream {
         src: &HostBuffer<T>,
         dst: &mut impl AsDeviceSliceMut<T>,
     ) -> Result<()> {
-        forbid("copying memory")?;
+        let _op = self.op("copying memory", InCapture::Refused)?;
         self.same_device("destination buffer", dst.device())?;
         Self::check_len("host-to-device copy", dst.len(), src.len_raw())?;
         dst.uses().record(self);
@@ -308,7 +316,7 @@ impl Stream {
         src: &impl AsDeviceSlice<T>,
         dst: &mut HostBuffer<T>,
     ) -> Result<()> {
-        forbid("copying memory")?;
+        let _op = self.op("copying memory", InCapture::Refused)?;
         self.same_device("source buffer", src.device())?;
         Self::check_len("device-to-host copy", dst.len_raw(), src.len())?;
         src.uses().record(self);
@@ -339,7 +347,7 @@ impl Stream {
         src: &impl AsDeviceSlice<T>,
         dst: &mut impl AsDeviceSliceMut<T>,
     ) -> Result<()> {
-        forbid("copying memory")?;
+        let _op = self.op("copying memory", InCapture::Recorded)?;
         Self::check_len("device-to-device copy", dst.len(), src.len())?;
         let here = self.device();
         let (s, d) = (src.device(), dst.device());
