@@ -706,6 +706,20 @@ mod tests {
         assert_eq!(unsafe { driver.mem_alloc(&mut p, 16) }, Err("cuMemAlloc_v2"));
     }
 
+    /// The structures handed to the driver have the C layouts of `cuda.h`.
+    #[test]
+    fn driver_structures_have_the_c_layout() {
+        use std::mem::{offset_of, size_of};
+        assert_eq!(size_of::<CUmemAllocationProp>(), 32);
+        assert_eq!(offset_of!(CUmemAllocationProp, location), 8);
+        assert_eq!(offset_of!(CUmemAllocationProp, win32_handle_meta_data), 16);
+        assert_eq!(size_of::<CUmemAccessDesc>(), 12);
+        assert_eq!(size_of::<CUDA_KERNEL_NODE_PARAMS>(), 72);
+        assert_eq!(offset_of!(CUDA_KERNEL_NODE_PARAMS, shared_mem_bytes), 32);
+        assert_eq!(offset_of!(CUDA_KERNEL_NODE_PARAMS, kernel_params), 40);
+        assert_eq!(offset_of!(CUDA_KERNEL_NODE_PARAMS, ctx), 64);
+    }
+
     #[test]
     fn handles_round_trip_device_and_pointer() {
         let ptr = 0x7f12_3456_7890usize as *mut c_void;

@@ -121,6 +121,57 @@ impl Raw {
     }
 }
 
+/// A graph captured from the raw stream, and its instance.
+pub struct RawGraph<'a> {
+    raw: &'a Raw,
+    graph: CUgraph,
+    exec: CUgraphExec,
+}
+
+impl Raw {
+    /// Captures `n` launches of the empty kernel on the raw stream into a graph and instantiates
+    /// it, as an application using the driver directly would.
+    pub fn empty_graph(&self, n: usize) -> Result<RawGraph<'_>> {
+        // SAFETY: a live stream; capture begins and ends on this thread with only launches of a
+        // parameterless kernel in between; live out-pointers.
+        unsafe {
+            ok(
+                "cuStreamBeginCapture_v2",
+                self.d.stream_begin_capture(self.stream, CU_STREAM_CAPTURE_MODE_RELAXED),
+            )?;
+            let launched = (0..n).try_for_each(|_| self.launch_empty());
+            let mut graph = std::ptr::null_mut();
+            let ended = ok("cuStreamEndCapture", self.d.stream_end_capture(self.stream, &mut graph));
+            launched?;
+            ended?;
+            let mut exec = std::ptr::null_mut();
+            ok("cuGraphInstantiateWithFlags", self.d.graph_instantiate(&mut exec, graph, 0))?;
+            Ok(RawGraph { raw: self, graph, exec })
+        }
+    }
+}
+
+impl RawGraph<'_> {
+    pub fn launch(&self) -> Result<()> {
+        // SAFETY: a live instance and stream.
+        ok("cuGraphLaunch", unsafe { self.raw.d.graph_launch(self.exec, self.raw.stream) })
+    }
+
+    pub fn sync(&self) -> Result<()> {
+        self.raw.sync()
+    }
+}
+
+impl Drop for RawGraph<'_> {
+    fn drop(&mut self) {
+        // SAFETY: made in `empty_graph`, destroyed once, instance first.
+        unsafe {
+            let _ = self.raw.d.graph_exec_destroy(self.exec);
+            let _ = self.raw.d.graph_destroy(self.graph);
+        }
+    }
+}
+
 pub fn require(ordinal: u32, ptx: &str) -> Result<Raw> {
     Raw::new(ordinal, ptx).context("setting up the raw driver baseline")
 }
