@@ -246,16 +246,22 @@ impl Stream {
     /// record, or while the stream captures, the record made just before the capture began (the
     /// captured work runs only when the graph is launched, and graph launches are recorded on
     /// the memory they use).
+    ///
+    /// It takes the capture's state lock, not the gate: a capture begins and ends under that lock
+    /// too, so the record cannot land in a capture, and an operation on another stream (a free,
+    /// a pool reuse) never waits for this stream's gate while holding its own.
     pub(crate) fn completion_event(&self) -> Result<Event> {
-        let _op = self.op("waiting for a stream's work", InCapture::Recorded)?;
-        if let Some(r) = lock(&self.capture_state().state).as_ref() {
+        crate::callback::forbid("waiting for a stream's work")?;
+        let state = lock(&self.capture_state().state);
+        if let Some(r) = state.as_ref() {
             return Ok(r.before.clone());
         }
         let e = Event::with_flags(self.device(), EventFlags { timing: false, blocking_sync: false })?;
         let backend = &self.device().inner.backend;
         // SAFETY: event and stream are live and of the same device; the stream is not capturing
-        // (the gate keeps it so).
+        // (the state lock keeps it so).
         unsafe { backend.event_record(e.handle(), self.handle()) }.map_err(|err| self.device().error(err))?;
+        drop(state);
         Ok(e)
     }
 
@@ -302,15 +308,17 @@ impl Stream {
         let device = self.device();
         let capture = self.capture_state();
         let _gate = capture.gate.write().unwrap_or_else(|e| e.into_inner());
-        let recording = lock(&capture.state).take().ok_or(Error::NotPermitted {
+        let mut state = lock(&capture.state);
+        let recording = state.take().ok_or(Error::NotPermitted {
             what: "ending a capture",
             reason: "on a stream that is not capturing (call Stream::begin_capture first)",
         })?;
         capture.active.store(false, Ordering::Release);
         count_capture(device, -1);
         // SAFETY: a live stream that is capturing.
-        let handle =
-            unsafe { device.inner.backend.stream_end_capture(self.handle()) }.map_err(|e| device.error(e))?;
+        let ended = unsafe { device.inner.backend.stream_end_capture(self.handle()) };
+        drop(state);
+        let handle = ended.map_err(|e| device.error(e))?;
         let Recording { kernels, keep, .. } = recording;
         Ok(Graph {
             inner: Arc::new(GraphInner {

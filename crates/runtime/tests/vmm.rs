@@ -133,6 +133,40 @@ conformance! {
         Ok(())
     }
 
+    a_graph_keeps_a_mapping_mapped(dev) {
+        // A graph replays the mapping's address: dropping the mapping must leave it mapped
+        // until the graph is gone (on the CPU an early unmap would crash the replay).
+        let g = dev.allocation_granularity()?;
+        let memory = PhysicalMemory::new(dev, g)?;
+        let range = AddressRange::reserve(dev, g)?;
+        let mut y = range.map::<f32>(0, &memory, 0, g)?;
+        let s = dev.create_stream()?;
+        let n = y.len();
+        s.copy_htod(&vec![1.0f32; n], &mut y)?;
+        let x = s.clone_htod(&vec![0.5f32; n])?;
+        let mut out = s.alloc::<f32>(n)?;
+        let f = builtin::load(dev)?.function("axpy_f32")?;
+        let mut args = KernelArgs::new();
+        args.push_buffer(&x).push_buffer(&y).push(n as u64).push(2.0f32);
+        let exec = s
+            .capture(|s| {
+                // SAFETY: axpy_f32 over two live n-element views, kept alive by the graph.
+                unsafe { s.launch(&f, LaunchConfig::for_num_elems(n as u32), &args)? };
+                s.copy_dtod(&y, &mut out)
+            })?
+            .instantiate()?;
+        let base = y.device_ptr().0;
+        drop((y, memory, range));
+        assert!(pointer_attributes(base)?.is_some(), "the mapping went away under a graph");
+        exec.launch(&s)?;
+        exec.launch(&s)?;
+        s.synchronize()?;
+        assert!(s.clone_dtoh(&out)?.iter().all(|&v| v == 3.0));
+        drop(exec);
+        assert!(pointer_attributes(base)?.is_none(), "the mapping outlived its graph");
+        Ok(())
+    }
+
     access_can_be_granted_to_more_devices(dev) {
         let g = dev.allocation_granularity()?;
         let memory = PhysicalMemory::new(dev, g)?;
