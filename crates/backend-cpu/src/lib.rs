@@ -579,15 +579,8 @@ impl Backend for CpuBackend {
         self.vmm_unreserve(device, ptr, bytes)
     }
 
-    unsafe fn mem_map(
-        &self,
-        device: u32,
-        ptr: DevicePtr,
-        bytes: u64,
-        memory: MemHandle,
-        offset: u64,
-    ) -> Result<()> {
-        self.vmm_map(device, ptr, bytes, memory, offset)
+    unsafe fn mem_map(&self, device: u32, ptr: DevicePtr, bytes: u64, memory: MemHandle) -> Result<()> {
+        self.vmm_map(device, ptr, bytes, memory)
     }
 
     unsafe fn mem_unmap(&self, device: u32, ptr: DevicePtr, bytes: u64) -> Result<()> {

@@ -205,29 +205,17 @@ impl CpuBackend {
         }
     }
 
-    pub(crate) fn vmm_map(
-        &self,
-        device: u32,
-        ptr: DevicePtr,
-        bytes: u64,
-        memory: MemHandle,
-        offset: u64,
-    ) -> Result<()> {
+    pub(crate) fn vmm_map(&self, device: u32, ptr: DevicePtr, bytes: u64, memory: MemHandle) -> Result<()> {
         granular("mem_map", "address", ptr.0)?;
         granular("mem_map", "size", bytes)?;
-        granular("mem_map", "offset", offset)?;
         let memories = lock(&self.vmm.memories);
         let physical = memories
             .get(&memory.0)
             .ok_or(BackendError::InvalidHandle { what: "physical memory", handle: memory.0 })?;
-        if bytes == 0 || offset.checked_add(bytes).is_none_or(|end| end > physical.bytes) {
-            let end = offset.saturating_add(bytes);
+        if bytes == 0 || bytes > physical.bytes {
             return Err(invalid(
                 "mem_map",
-                format!(
-                    "bytes {offset}..{end} are not inside the {} bytes of physical memory",
-                    physical.bytes
-                ),
+                format!("{bytes} bytes do not fit in the {} bytes of physical memory", physical.bytes),
             ));
         }
         let mut reservations = lock(&self.vmm.reservations);
@@ -247,7 +235,7 @@ impl CpuBackend {
             return Err(invalid("mem_map", format!("{ptr} + {bytes} bytes overlaps an existing mapping")));
         }
         // SAFETY: the range lies in a reservation this table owns and has nothing mapped; the
-        // memfd holds `offset + bytes` bytes and is sealed against shrinking.
+        // memfd holds at least `bytes` bytes and is sealed against shrinking.
         let p = unsafe {
             libc::mmap(
                 ptr.0 as *mut libc::c_void,
@@ -255,7 +243,7 @@ impl CpuBackend {
                 libc::PROT_NONE,
                 libc::MAP_SHARED | libc::MAP_FIXED,
                 physical.fd.as_raw_fd(),
-                offset as libc::off_t,
+                0,
             )
         };
         if p == libc::MAP_FAILED {

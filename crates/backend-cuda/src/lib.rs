@@ -565,17 +565,10 @@ impl Backend for CudaBackend {
         unsafe { result::vmm::address_free(&self.driver, ptr.0, as_usize(bytes)) }
     }
 
-    unsafe fn mem_map(
-        &self,
-        device: u32,
-        ptr: DevicePtr,
-        bytes: u64,
-        memory: MemHandle,
-        offset: u64,
-    ) -> Result<()> {
+    unsafe fn mem_map(&self, device: u32, ptr: DevicePtr, bytes: u64, memory: MemHandle) -> Result<()> {
         self.bind(device)?;
         // SAFETY: forwarded from the caller's contract.
-        unsafe { result::vmm::map(&self.driver, ptr.0, as_usize(bytes), as_usize(offset), memory.0) }
+        unsafe { result::vmm::map(&self.driver, ptr.0, as_usize(bytes), memory.0) }
     }
 
     unsafe fn mem_unmap(&self, device: u32, ptr: DevicePtr, bytes: u64) -> Result<()> {

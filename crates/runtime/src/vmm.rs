@@ -237,27 +237,20 @@ impl AddressRange {
         self.inner.size
     }
 
-    /// Maps `bytes` of `memory`, from `memory_offset` on, at `offset` into this range, readable
-    /// and writable from the range's device, as a view of `T` elements (`bytes / size_of::<T>()`
-    /// of them). Sizes and offsets are multiples of the granularity; the mapping must lie inside
-    /// both the memory and the range and must not overlap another mapping in the range. On
-    /// error nothing is mapped.
-    pub fn map<T: DeviceRepr>(
-        &self,
-        offset: u64,
-        memory: &PhysicalMemory,
-        memory_offset: u64,
-        bytes: u64,
-    ) -> Result<Mapping<T>> {
+    /// Maps the first `bytes` of `memory` at `offset` into this range, readable and writable
+    /// from the range's device, as a view of `T` elements (`bytes / size_of::<T>()` of them).
+    /// `offset` and `bytes` are multiples of the granularity; the mapping must fit in the memory
+    /// and the range and must not overlap another mapping in the range. Memory is always mapped
+    /// from its start, as CUDA's `cuMemMap` requires. On error nothing is mapped.
+    pub fn map<T: DeviceRepr>(&self, offset: u64, memory: &PhysicalMemory, bytes: u64) -> Result<Mapping<T>> {
         let len = usize::try_from(bytes / std::mem::size_of::<T>().max(1) as u64).unwrap_or(usize::MAX);
-        self.map_len(offset, memory, memory_offset, bytes, len)
+        self.map_len(offset, memory, bytes, len)
     }
 
     pub(crate) fn map_len<T: DeviceRepr>(
         &self,
         offset: u64,
         memory: &PhysicalMemory,
-        memory_offset: u64,
         bytes: u64,
         len: usize,
     ) -> Result<Mapping<T>> {
@@ -272,7 +265,6 @@ impl AddressRange {
         }
         check_granular(device, "mapping size", bytes, true)?;
         check_granular(device, "mapping offset", offset, false)?;
-        check_granular(device, "physical memory offset", memory_offset, false)?;
         let end = |start: u64| start.saturating_add(bytes);
         if end(offset) > self.inner.size {
             return Err(Error::MappingOutOfRange {
@@ -282,11 +274,11 @@ impl AddressRange {
                 size: self.inner.size,
             });
         }
-        if end(memory_offset) > memory.size() {
+        if bytes > memory.size() {
             return Err(Error::MappingOutOfRange {
                 what: "mapping of the physical memory",
-                offset: memory_offset,
-                end: end(memory_offset),
+                offset: 0,
+                end: bytes,
                 size: memory.size(),
             });
         }
@@ -302,9 +294,8 @@ impl AddressRange {
         let ptr = self.inner.base.offset(offset);
         let (backend, ordinal) = (&device.inner.backend, device.ordinal());
         // SAFETY: the range is live and the mapped part lies inside it, granular and unmapped
-        // (checked above, under the lock); the memory is live and holds `memory_offset + bytes`.
-        unsafe { backend.mem_map(ordinal, ptr, bytes, memory.inner.handle, memory_offset) }
-            .map_err(|e| device.error(e))?;
+        // (checked above, under the lock); the memory is live and holds at least `bytes`.
+        unsafe { backend.mem_map(ordinal, ptr, bytes, memory.inner.handle) }.map_err(|e| device.error(e))?;
         // SAFETY: exactly the mapping just made.
         if let Err(e) = unsafe { backend.mem_set_access(ordinal, ptr, bytes, &[ordinal]) } {
             // SAFETY: the mapping just made, which nothing has used.
