@@ -284,10 +284,14 @@ impl KernelArgs {
         self.push(buffer.device_ptr().0)
     }
 
-    /// Appends a tensor map by value (128 bytes), remembering its device.
+    /// Appends a tensor map by value (128 bytes), remembering its device and the buffer it
+    /// describes (whose use the launch records, as for [`KernelArgs::push_buffer`]).
     pub fn push_tensor_map(&mut self, map: &crate::TensorMap<'_>) -> &mut Self {
         if !self.devices.contains(map.device()) {
             self.devices.push(map.device().clone());
+        }
+        if !self.uses.iter().any(|u| Arc::ptr_eq(u, map.uses())) {
+            self.uses.push(map.uses().clone());
         }
         let start = self.bytes.len();
         self.bytes.extend_from_slice(&map.bytes().0);

@@ -481,6 +481,47 @@ fn check_update(dev: &Device, case: &UpdateMisuse) -> TestResult {
     Ok(())
 }
 
+/// A tensor map passed to a captured launch pins the buffer it describes, as a buffer passed
+/// directly does (checked on the CPU device, with a kernel that accepts any arguments).
+#[test]
+fn a_captured_tensor_map_pins_its_buffer() {
+    use ferrocm_runtime::{CpuKernel, CpuModule, LaunchDims, ModuleImage, TensorMap, TiledLayout};
+    struct AnyArgs;
+    impl CpuKernel for AnyArgs {
+        fn launch(&self, _: LaunchDims, _: &[&[u8]]) -> Result<(), String> {
+            Ok(())
+        }
+    }
+    impl CpuModule for AnyArgs {
+        fn function(&self, _: &str) -> Option<std::sync::Arc<dyn CpuKernel>> {
+            Some(std::sync::Arc::new(AnyArgs))
+        }
+    }
+    let dev = Device::cpu().unwrap();
+    let s = dev.create_stream().unwrap();
+    let f = dev.load_module(ModuleImage::Cpu(std::sync::Arc::new(AnyArgs))).unwrap().function("k").unwrap();
+    let n = 64 * 70;
+    let buf = s.alloc::<f32>(n).unwrap(); // pooled
+    let at = buf.device_ptr();
+    let exec = {
+        let map = TensorMap::tiled(&buf, &TiledLayout::new(&[64, 70], &[16, 16])).unwrap();
+        let mut args = KernelArgs::new();
+        args.push_tensor_map(&map);
+        // SAFETY: the kernel reads nothing.
+        s.capture(|s| unsafe { s.launch(&f, LaunchConfig::new(1, 1), &args) }).unwrap().instantiate().unwrap()
+    };
+    drop(buf);
+    let fresh = s.alloc::<f32>(n).unwrap();
+    assert_ne!(fresh.device_ptr(), at, "the pool handed out a block a captured tensor map describes");
+    exec.launch(&s).unwrap();
+    s.synchronize().unwrap();
+    drop(exec);
+    drop(fresh);
+    let mut reused = vec![s.alloc::<f32>(n).unwrap(), s.alloc::<f32>(n).unwrap()];
+    reused.retain(|b| b.device_ptr() == at);
+    assert_eq!(reused.len(), 1, "the block was not given back with the graph");
+}
+
 #[test]
 fn graph_types_are_shareable_across_threads() {
     fn shareable<T: Send + Sync>() {}
