@@ -212,10 +212,14 @@ impl CpuBackend {
         let physical = memories
             .get(&memory.0)
             .ok_or(BackendError::InvalidHandle { what: "physical memory", handle: memory.0 })?;
-        if bytes == 0 || bytes > physical.bytes {
+        if bytes != physical.bytes {
+            // The GPU's rule: a mapping covers the whole allocation.
             return Err(invalid(
                 "mem_map",
-                format!("{bytes} bytes do not fit in the {} bytes of physical memory", physical.bytes),
+                format!(
+                    "a mapping of {bytes} bytes does not cover the {} bytes of the physical memory",
+                    physical.bytes
+                ),
             ));
         }
         let mut reservations = lock(&self.vmm.reservations);
@@ -235,7 +239,7 @@ impl CpuBackend {
             return Err(invalid("mem_map", format!("{ptr} + {bytes} bytes overlaps an existing mapping")));
         }
         // SAFETY: the range lies in a reservation this table owns and has nothing mapped; the
-        // memfd holds at least `bytes` bytes and is sealed against shrinking.
+        // memfd holds exactly `bytes` bytes and is sealed against resizing.
         let p = unsafe {
             libc::mmap(
                 ptr.0 as *mut libc::c_void,

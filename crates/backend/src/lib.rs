@@ -485,13 +485,13 @@ pub trait Backend: Send + Sync {
     /// `ptr` and `bytes` are exactly a live reservation of `device`'s, freed once, with nothing
     /// mapped in it.
     unsafe fn mem_unreserve(&self, device: u32, ptr: DevicePtr, bytes: u64) -> Result<()>;
-    /// Maps the first `bytes` of `memory` at `ptr` (CUDA's `cuMemMap` maps from the start of
-    /// the memory: its offset must be zero). The mapping is not accessible until
-    /// [`Backend::mem_set_access`].
+    /// Maps the whole of `memory`, `bytes` long, at `ptr` (CUDA's `cuMemMap` maps whole
+    /// allocations only: from offset zero, and a shorter size is `CUDA_ERROR_NOT_SUPPORTED`).
+    /// The mapping is not accessible until [`Backend::mem_set_access`].
     ///
     /// # Safety
     /// `[ptr, ptr + bytes)` lies inside a live reservation of `device`'s, is aligned to the
-    /// granularity and has nothing mapped; `memory` is live and holds at least `bytes` bytes.
+    /// granularity and has nothing mapped; `memory` is live and holds exactly `bytes` bytes.
     unsafe fn mem_map(&self, device: u32, ptr: DevicePtr, bytes: u64, memory: MemHandle) -> Result<()>;
     /// Unmaps `[ptr, ptr + bytes)`, leaving the address range reserved.
     ///

@@ -308,7 +308,7 @@ impl<T: DeviceRepr> SharedBuffer<T> {
 
     fn map(device: &Device, memory: &PhysicalMemory, len: usize) -> Result<SharedBuffer<T>> {
         let range = AddressRange::reserve(device, memory.size())?;
-        let mapping = range.map_len(0, memory, memory.size(), len)?;
+        let mapping = range.map_len(0, memory, len)?;
         Ok(SharedBuffer { mapping, range })
     }
 

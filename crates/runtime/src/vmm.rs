@@ -11,7 +11,9 @@
 //!
 //! Sizes, offsets and addresses are multiples of the device's allocation granularity
 //! ([`Device::allocation_granularity`]); the CPU device uses the granularity GPUs report, so code
-//! that runs there runs on a GPU. Mappings inside one range may not overlap.
+//! that runs there runs on a GPU. A mapping covers a whole physical allocation (CUDA maps nothing
+//! else); mappings inside one range may not overlap, and one physical allocation may be mapped in
+//! several places.
 //!
 //! Lifetimes, so that safe code cannot use freed memory: a mapping holds its physical memory and
 //! its range, so physical memory lives while it is mapped and a range is freed only once nothing
@@ -237,21 +239,22 @@ impl AddressRange {
         self.inner.size
     }
 
-    /// Maps the first `bytes` of `memory` at `offset` into this range, readable and writable
-    /// from the range's device, as a view of `T` elements (`bytes / size_of::<T>()` of them).
-    /// `offset` and `bytes` are multiples of the granularity; the mapping must fit in the memory
-    /// and the range and must not overlap another mapping in the range. Memory is always mapped
-    /// from its start, as CUDA's `cuMemMap` requires. On error nothing is mapped.
-    pub fn map<T: DeviceRepr>(&self, offset: u64, memory: &PhysicalMemory, bytes: u64) -> Result<Mapping<T>> {
-        let len = usize::try_from(bytes / std::mem::size_of::<T>().max(1) as u64).unwrap_or(usize::MAX);
-        self.map_len(offset, memory, bytes, len)
+    /// Maps the whole of `memory` at `offset` into this range, readable and writable from the
+    /// range's device, as a view of `T` elements (`memory.size() / size_of::<T>()` of them).
+    /// `offset` is a multiple of the granularity; the mapping must fit in the range and must not
+    /// overlap another mapping in it. Physical memory is always mapped whole, as CUDA's
+    /// `cuMemMap` requires; to map pieces, create the pieces as separate physical memory. On
+    /// error nothing is mapped.
+    pub fn map<T: DeviceRepr>(&self, offset: u64, memory: &PhysicalMemory) -> Result<Mapping<T>> {
+        let len =
+            usize::try_from(memory.size() / std::mem::size_of::<T>().max(1) as u64).unwrap_or(usize::MAX);
+        self.map_len(offset, memory, len)
     }
 
     pub(crate) fn map_len<T: DeviceRepr>(
         &self,
         offset: u64,
         memory: &PhysicalMemory,
-        bytes: u64,
         len: usize,
     ) -> Result<Mapping<T>> {
         crate::callback::forbid("mapping memory")?;
@@ -263,38 +266,25 @@ impl AddressRange {
                 actual: memory.device().index(),
             });
         }
-        check_granular(device, "mapping size", bytes, true)?;
+        let bytes = memory.size();
         check_granular(device, "mapping offset", offset, false)?;
-        let end = |start: u64| start.saturating_add(bytes);
-        if end(offset) > self.inner.size {
+        let end = offset.saturating_add(bytes);
+        if end > self.inner.size {
             return Err(Error::MappingOutOfRange {
                 what: "mapping into the address range",
                 offset,
-                end: end(offset),
+                end,
                 size: self.inner.size,
             });
         }
-        if bytes > memory.size() {
-            return Err(Error::MappingOutOfRange {
-                what: "mapping of the physical memory",
-                offset: 0,
-                end: bytes,
-                size: memory.size(),
-            });
-        }
         let mut mapped = lock(&self.inner.mapped);
-        if let Some((&o, &l)) = mapped.range(..end(offset)).next_back().filter(|(&o, &l)| o + l > offset) {
-            return Err(Error::MappingOverlap {
-                offset,
-                end: end(offset),
-                existing_offset: o,
-                existing_end: o + l,
-            });
+        if let Some((&o, &l)) = mapped.range(..end).next_back().filter(|(&o, &l)| o + l > offset) {
+            return Err(Error::MappingOverlap { offset, end, existing_offset: o, existing_end: o + l });
         }
         let ptr = self.inner.base.offset(offset);
         let (backend, ordinal) = (&device.inner.backend, device.ordinal());
         // SAFETY: the range is live and the mapped part lies inside it, granular and unmapped
-        // (checked above, under the lock); the memory is live and holds at least `bytes`.
+        // (checked above, under the lock); the memory is live and `bytes` is its size.
         unsafe { backend.mem_map(ordinal, ptr, bytes, memory.inner.handle) }.map_err(|e| device.error(e))?;
         // SAFETY: exactly the mapping just made.
         if let Err(e) = unsafe { backend.mem_set_access(ordinal, ptr, bytes, &[ordinal]) } {

@@ -69,11 +69,11 @@ pub unsafe fn address_free(d: &Driver, ptr: CUdeviceptr, bytes: usize) -> Result
     check(d, "cuMemAddressFree", unsafe { d.mem_address_free(ptr, bytes) })
 }
 
-/// `cuMemMap` of the first `bytes` of the memory (the driver takes no other offset).
+/// `cuMemMap` of a whole allocation of `bytes` bytes (the driver maps whole allocations only).
 ///
 /// # Safety
 /// The range lies in a live reservation with nothing mapped there; the handle is live and holds
-/// at least `bytes` bytes.
+/// exactly `bytes` bytes.
 pub unsafe fn map(d: &Driver, ptr: CUdeviceptr, bytes: usize, h: CUmemGenericAllocationHandle) -> Result<()> {
     // SAFETY: forwarded from the caller; offset and flags must be 0.
     check(d, "cuMemMap", unsafe { d.mem_map(ptr, bytes, 0, h, 0) })
