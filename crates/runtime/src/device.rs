@@ -362,10 +362,13 @@ pub(crate) fn free_now(device: &Device, ptr: DevicePtr, streams: &[Stream]) -> R
     for s in streams {
         s.completion_event()?.synchronize()?;
     }
-    crate::pointer::unregister(ptr.0);
-    // SAFETY: `ptr` is a live allocation of this device made by `backend_alloc`, freed once, and
-    // the work of every stream that used it has completed (waited for above).
-    unsafe { device.inner.backend.free(device.inner.ordinal, ptr) }.map_err(|e| device.error(e))
+    let d = device.clone();
+    crate::graph::release_outside_captures(device, move || {
+        crate::pointer::unregister(ptr.0);
+        // SAFETY: `ptr` is a live allocation of this device made by `backend_alloc`, freed once,
+        // and the work of every stream that used it has completed (waited for above).
+        unsafe { d.inner.backend.free(d.inner.ordinal, ptr) }.map_err(|e| d.error(e))
+    })
 }
 
 /// [`free_now`], deferred off a host callback (where waiting could wait for itself).

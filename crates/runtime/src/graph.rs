@@ -169,28 +169,74 @@ pub(crate) fn keep_alive(stream: &Stream, tracker: &Arc<UseTracker>) {
     }
 }
 
-/// Captures in progress per device index, so a device synchronize can be refused.
-fn capturing_devices() -> &'static Mutex<HashMap<usize, usize>> {
-    static MAP: std::sync::OnceLock<Mutex<HashMap<usize, usize>>> = std::sync::OnceLock::new();
-    MAP.get_or_init(Default::default)
+type Deferred = Box<dyn FnOnce() + Send>;
+
+/// Captures in progress per device index (so a device synchronize can be refused), and the
+/// releases deferred until a device's captures have ended.
+#[derive(Default)]
+struct Captures {
+    active: HashMap<usize, usize>,
+    deferred: HashMap<usize, Vec<Deferred>>,
 }
+
+fn captures() -> &'static Mutex<Captures> {
+    static CAPTURES_STATE: std::sync::OnceLock<Mutex<Captures>> = std::sync::OnceLock::new();
+    CAPTURES_STATE.get_or_init(Default::default)
+}
+/// The number of captures in progress on all devices (the fast path when there are none).
 static CAPTURES: AtomicUsize = AtomicUsize::new(0);
 
-fn count_capture(device: &Device, delta: isize) {
-    let mut map = lock(capturing_devices());
-    let n = map.entry(device.index()).or_default();
-    *n = n.saturating_add_signed(delta);
-    if delta > 0 {
-        CAPTURES.fetch_add(1, Ordering::AcqRel);
-    } else {
-        CAPTURES.fetch_sub(1, Ordering::AcqRel);
+fn begin_counted(device: &Device) {
+    *lock(captures()).active.entry(device.index()).or_default() += 1;
+    CAPTURES.fetch_add(1, Ordering::AcqRel);
+}
+
+/// Counts a capture of `device` as ended; its last capture hands back the deferred releases,
+/// which the caller runs once it holds no capture lock.
+#[must_use]
+fn end_counted(device: &Device) -> Vec<Deferred> {
+    let mut c = lock(captures());
+    CAPTURES.fetch_sub(1, Ordering::AcqRel);
+    let n = c.active.entry(device.index()).or_default();
+    *n = n.saturating_sub(1);
+    if *n > 0 {
+        return Vec::new();
     }
+    c.deferred.remove(&device.index()).unwrap_or_default()
+}
+
+fn run_deferred(jobs: Vec<Deferred>) {
+    for job in jobs {
+        crate::callback::now_or_later(job);
+    }
+}
+
+/// Runs `release` (a driver call that may synchronize the device: freeing memory, unloading a
+/// module, unmapping) now, or, while a stream of `device` captures a graph, once the device's
+/// last capture has ended: a synchronizing call during a capture can invalidate it, so, as
+/// PyTorch's allocator does with `cudaFree`, such calls wait. Returns `release`'s result when it
+/// ran now.
+pub(crate) fn release_outside_captures(
+    device: &Device,
+    release: impl FnOnce() -> Result<()> + Send + 'static,
+) -> Result<()> {
+    if CAPTURES.load(Ordering::Acquire) > 0 {
+        let mut c = lock(captures());
+        if c.active.get(&device.index()).is_some_and(|&n| n > 0) {
+            c.deferred.entry(device.index()).or_default().push(Box::new(move || {
+                // An error cannot reach anyone here; the memory stays allocated.
+                let _ = release();
+            }));
+            return Ok(());
+        }
+    }
+    release()
 }
 
 /// Refuses `what` on `device` while one of its streams captures a graph.
 pub(crate) fn forbid_while_capturing(device: &Device, what: &'static str) -> Result<()> {
     if CAPTURES.load(Ordering::Acquire) > 0
-        && lock(capturing_devices()).get(&device.index()).is_some_and(|&n| n > 0)
+        && lock(captures()).active.get(&device.index()).is_some_and(|&n| n > 0)
     {
         return Err(Error::NotPermitted {
             what,
@@ -209,13 +255,14 @@ impl Capture {
             return;
         }
         self.active.store(false, Ordering::Release);
-        count_capture(device, -1);
         // SAFETY: the stream is live (this runs before it is destroyed) and capturing.
         if let Ok(graph) = unsafe { device.inner.backend.stream_end_capture(handle) } {
             // SAFETY: a graph just made, never instantiated.
             let _ = unsafe { device.inner.backend.graph_destroy(graph) };
         }
+        let deferred = end_counted(device);
         drop(recording);
+        run_deferred(deferred);
     }
 }
 
@@ -297,7 +344,7 @@ impl Stream {
         unsafe { backend.stream_begin_capture(self.handle()) }.map_err(|e| device.error(e))?;
         *state = Some(Recording { before, kernels: Vec::new(), keep: KeepAlive::default() });
         capture.active.store(true, Ordering::Release);
-        count_capture(device, 1);
+        begin_counted(device);
         Ok(())
     }
 
@@ -314,10 +361,12 @@ impl Stream {
             reason: "on a stream that is not capturing (call Stream::begin_capture first)",
         })?;
         capture.active.store(false, Ordering::Release);
-        count_capture(device, -1);
         // SAFETY: a live stream that is capturing.
         let ended = unsafe { device.inner.backend.stream_end_capture(self.handle()) };
+        let deferred = end_counted(device);
         drop(state);
+        drop(_gate);
+        run_deferred(deferred);
         let handle = ended.map_err(|e| device.error(e))?;
         let Recording { kernels, keep, .. } = recording;
         Ok(Graph {

@@ -65,11 +65,14 @@ impl std::fmt::Debug for UseTracker {
 }
 
 impl UseTracker {
-    /// Records that `stream` queued work on the allocation (while it captures a graph, the
-    /// graph pins the allocation).
+    /// Records that `stream` queued work on the allocation. Work captured into a graph runs
+    /// only when the graph is launched: the graph pins the allocation instead, and its launches
+    /// record their streams. (Recording the capturing stream too would also make a cycle that
+    /// keeps an abandoned capture alive: stream, capture, pin, tracker, stream.)
     pub(crate) fn record(self: &Arc<Self>, stream: &Stream) {
         if stream.is_capturing() {
             crate::graph::keep_alive(stream, self);
+            return;
         }
         let id = stream.id();
         if self.last.load(Ordering::Acquire) == id {
@@ -392,10 +395,13 @@ impl<T: DeviceRepr> Drop for HostBuffer<T> {
             for e in pending {
                 let _ = e.synchronize();
             }
-            crate::pointer::unregister(addr as u64);
-            // SAFETY: the pointer came from `alloc_host` on this device, is freed once, and every
-            // copy that used it has completed (waited for above).
-            let _ = unsafe { device.inner.backend.free_host(device.ordinal(), addr as *mut u8) };
+            let d = device.clone();
+            let _ = crate::graph::release_outside_captures(&device, move || {
+                crate::pointer::unregister(addr as u64);
+                // SAFETY: the pointer came from `alloc_host` on this device, is freed once, and
+                // every copy that used it has completed (waited for above).
+                unsafe { d.inner.backend.free_host(d.ordinal(), addr as *mut u8) }.map_err(|e| d.error(e))
+            });
         });
     }
 }

@@ -26,9 +26,12 @@ impl Drop for ModuleInner {
     fn drop(&mut self) {
         let (device, handle) = (self.device.clone(), self.handle);
         crate::callback::now_or_later(move || {
-            // SAFETY: the last owner of the module (functions hold clones), so no launch of
-            // its functions can be queued any more.
-            let _ = unsafe { device.inner.backend.module_unload(handle) };
+            let d = device.clone();
+            let _ = crate::graph::release_outside_captures(&device, move || {
+                // SAFETY: the last owner of the module (functions hold clones), so no launch of
+                // its functions can be queued any more.
+                unsafe { d.inner.backend.module_unload(handle) }.map_err(|e| d.error(e))
+            });
         });
     }
 }

@@ -84,9 +84,12 @@ impl Drop for PhysicalInner {
     fn drop(&mut self) {
         let (device, handle) = (self.device.clone(), self.handle);
         crate::callback::now_or_later(move || {
-            // SAFETY: the last owner of the handle; mappings hold owners, so none remains, and
-            // the memory itself is freed by the backend only once it is unmapped everywhere.
-            let _ = unsafe { device.inner.backend.mem_release(device.ordinal(), handle) };
+            let d = device.clone();
+            let _ = crate::graph::release_outside_captures(&device, move || {
+                // SAFETY: the last owner of the handle; mappings hold owners, so none remains,
+                // and the memory itself is freed only once it is unmapped everywhere.
+                unsafe { d.inner.backend.mem_release(d.ordinal(), handle) }.map_err(|e| d.error(e))
+            });
         });
     }
 }
@@ -181,9 +184,12 @@ impl Drop for RangeInner {
     fn drop(&mut self) {
         let (device, base, size) = (self.device.clone(), self.base, self.size);
         crate::callback::now_or_later(move || {
-            // SAFETY: the last owner of the reservation; mappings hold owners, so nothing is
-            // mapped in it any more.
-            let _ = unsafe { device.inner.backend.mem_unreserve(device.ordinal(), base, size) };
+            let d = device.clone();
+            let _ = crate::graph::release_outside_captures(&device, move || {
+                // SAFETY: the last owner of the reservation; mappings hold owners, so nothing is
+                // mapped in it any more.
+                unsafe { d.inner.backend.mem_unreserve(d.ordinal(), base, size) }.map_err(|e| d.error(e))
+            });
         });
     }
 }
@@ -349,15 +355,19 @@ impl<T: DeviceRepr> Drop for Mapping<T> {
                     let _ = e.synchronize();
                 }
             }
-            crate::pointer::unregister(ptr.0);
-            // SAFETY: exactly the mapping made in `map`, unmapped once, after every stream that
-            // used it has finished that work.
-            let _ = unsafe { device.inner.backend.mem_unmap(device.ordinal(), ptr, bytes) };
-            if let Some(range) = range {
-                lock(&range.mapped).remove(&(ptr.0 - range.base.0));
-            }
-            // The range and the memory are released (if this was their last owner) only now.
-            drop(memory);
+            let d = device.clone();
+            let _ = crate::graph::release_outside_captures(&device, move || {
+                crate::pointer::unregister(ptr.0);
+                // SAFETY: exactly the mapping made in `map`, unmapped once, after every stream
+                // that used it has finished that work.
+                let r = unsafe { d.inner.backend.mem_unmap(d.ordinal(), ptr, bytes) };
+                if let Some(range) = range {
+                    lock(&range.mapped).remove(&(ptr.0 - range.base.0));
+                }
+                // The range and the memory are released (if this was their last owner) only now.
+                drop(memory);
+                r.map_err(|e| d.error(e))
+            });
         });
     }
 }

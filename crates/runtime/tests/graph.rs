@@ -225,20 +225,44 @@ conformance! {
     an_abandoned_capture_is_ended_with_its_stream(dev) {
         let m = builtin::load(dev)?;
         let keep = dev.create_stream()?;
-        let x = keep.clone_htod(&[1.0f32; 64])?;
-        let y = keep.clone_htod(&[2.0f32; 64])?;
+        let x = upload(&keep, &[1.0f32; 64])?;
+        let y = upload(&keep, &[2.0f32; 64])?;
         {
             let s = dev.create_stream()?;
             s.begin_capture()?;
             axpy(&s, &m, &x, &y, 1.0)?;
             // The stream's last owner goes away mid-capture.
         }
-        // Nothing ran, the pins were released, and the buffers are freed normally.
+        // Nothing ran, the capture ended, its pins were released, and the buffers are freed
+        // (once no other test of this binary is capturing on the device).
         assert!(keep.clone_dtoh(&y)?.iter().all(|&v| v == 2.0));
+        let at = y.device_ptr().0;
         drop((x, y));
+        let start = std::time::Instant::now();
+        while ferrocm_runtime::pointer_attributes(at)?.is_some() {
+            assert!(start.elapsed().as_secs() < 60, "a buffer used by an abandoned capture was never freed");
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        Ok(())
+    }
+
+    frees_wait_for_the_end_of_captures_on_their_device(dev) {
+        // Freeing device memory may synchronize the device, which can invalidate a capture in
+        // progress: while one runs, the free is deferred until the device's captures end.
         let s = dev.create_stream()?;
+        let b = dev.alloc::<u8>(4096)?;
+        let at = b.device_ptr().0;
         s.begin_capture()?;
+        drop(b);
+        assert!(ferrocm_runtime::pointer_attributes(at)?.is_some(), "memory was freed during a capture");
         s.end_capture()?;
+        // Other tests of this binary capture on the same device too: the free happens once
+        // none does.
+        let start = std::time::Instant::now();
+        while ferrocm_runtime::pointer_attributes(at)?.is_some() {
+            assert!(start.elapsed().as_secs() < 60, "the deferred free never happened");
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
         Ok(())
     }
 
