@@ -3,8 +3,8 @@ use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use ferrocm_backend::{
-    Backend, BackendError, BackendKind, DefaultStream, DeviceProperties, DevicePtr, EventFlags, ModuleImage,
-    StreamFlags, Target,
+    Backend, BackendError, BackendKind, DefaultStream, DeviceProperties, DevicePtr, ModuleImage, StreamFlags,
+    Target,
 };
 
 use crate::memory::{DeviceBuffer, DeviceRepr, Origin};
@@ -161,6 +161,7 @@ impl Device {
     pub fn synchronize(&self) -> Result<()> {
         let _t = crate::trace::api("Device::synchronize");
         crate::callback::forbid("synchronizing a device")?;
+        crate::graph::forbid_while_capturing(self, "synchronizing a device")?;
         self.inner.backend.device_synchronize(self.inner.ordinal).map_err(|e| self.error(e))?;
         self.inner.pool.release_over_threshold(self, None);
         Ok(())
@@ -319,6 +320,11 @@ impl Device {
         self.inner.pool.set_release_threshold(bytes.unwrap_or(u64::MAX));
     }
 
+    /// Whether `stream` is this device's legacy default stream.
+    pub(crate) fn is_legacy_stream(&self, stream: &Stream) -> bool {
+        self.inner.legacy_stream.get() == Some(stream)
+    }
+
     pub(crate) fn error(&self, source: BackendError) -> Error {
         match source {
             BackendError::OutOfMemory { requested, free, .. } => {
@@ -370,15 +376,15 @@ impl Device {
 /// event per stream, so errors stay with the stream for its next synchronize).
 pub(crate) fn free_now(device: &Device, ptr: DevicePtr, streams: &[Stream]) -> Result<()> {
     for s in streams {
-        let e =
-            crate::event::Event::with_flags(s.device(), EventFlags { timing: false, blocking_sync: false })?;
-        e.record(s)?;
-        e.synchronize()?;
+        s.completion_event()?.synchronize()?;
     }
-    crate::pointer::unregister(ptr.0);
-    // SAFETY: `ptr` is a live allocation of this device made by `backend_alloc`, freed once, and
-    // the work of every stream that used it has completed (waited for above).
-    unsafe { device.inner.backend.free(device.inner.ordinal, ptr) }.map_err(|e| device.error(e))
+    let d = device.clone();
+    crate::graph::release_outside_captures(device, move || {
+        crate::pointer::unregister(ptr.0);
+        // SAFETY: `ptr` is a live allocation of this device made by `backend_alloc`, freed once,
+        // and the work of every stream that used it has completed (waited for above).
+        unsafe { d.inner.backend.free(d.inner.ordinal, ptr) }.map_err(|e| d.error(e))
+    })
 }
 
 /// [`free_now`], deferred off a host callback (where waiting could wait for itself).

@@ -54,7 +54,7 @@ impl Event {
     /// Records the event at the current end of `stream`.
     pub fn record(&self, stream: &Stream) -> Result<()> {
         let _t = crate::trace::api("Event::record");
-        crate::callback::forbid("recording an event")?;
+        let _op = stream.op("recording an event", crate::graph::InCapture::Refused)?;
         stream.same_device("event", self.device())?;
         // SAFETY: event and stream are live while `self` and `stream` are.
         unsafe { self.device().inner.backend.event_record(self.inner.handle, stream.handle()) }

@@ -55,6 +55,17 @@ pub struct UseTracker {
     /// The stream recorded last (its identity), the fast path for the common one-stream case.
     last: AtomicU64,
     streams: Mutex<Vec<Stream>>,
+    /// Graphs that replay addresses in the allocation pin it (see `graph`): while any does, its
+    /// release is deferred to the last unpin.
+    pins: Mutex<Pins>,
+}
+
+type Release = Box<dyn FnOnce(Vec<Stream>) + Send>;
+
+#[derive(Default)]
+struct Pins {
+    count: usize,
+    release: Option<Release>,
 }
 
 impl std::fmt::Debug for UseTracker {
@@ -64,8 +75,15 @@ impl std::fmt::Debug for UseTracker {
 }
 
 impl UseTracker {
-    /// Records that `stream` queued work on the allocation.
-    pub(crate) fn record(&self, stream: &Stream) {
+    /// Records that `stream` queued work on the allocation. Work captured into a graph runs
+    /// only when the graph is launched: the graph pins the allocation instead, and its launches
+    /// record their streams. (Recording the capturing stream too would also make a cycle that
+    /// keeps an abandoned capture alive: stream, capture, pin, tracker, stream.)
+    pub(crate) fn record(self: &Arc<Self>, stream: &Stream) {
+        if stream.is_capturing() {
+            crate::graph::keep_alive(stream, self);
+            return;
+        }
         let id = stream.id();
         if self.last.load(Ordering::Acquire) == id {
             return;
@@ -85,6 +103,40 @@ impl UseTracker {
         }
         self.last.store(0, Ordering::Release);
         std::mem::take(&mut *lock(&self.streams))
+    }
+
+    /// Gives the allocation back: `release` is called with the streams that used it, now, or
+    /// while a graph pins the allocation, when the last pin is dropped.
+    pub(crate) fn release(self: &Arc<Self>, release: impl FnOnce(Vec<Stream>) + Send + 'static) {
+        let mut pins = lock(&self.pins);
+        if pins.count > 0 {
+            pins.release = Some(Box::new(release));
+            return;
+        }
+        drop(pins);
+        release(self.take());
+    }
+
+    /// Keeps the allocation from being released until [`UseTracker::unpin`].
+    pub(crate) fn pin(&self) {
+        lock(&self.pins).count += 1;
+    }
+
+    /// Drops one pin; the last runs a release deferred by [`UseTracker::release`].
+    pub(crate) fn unpin(self: &Arc<Self>) {
+        let deferred = {
+            let mut pins = lock(&self.pins);
+            pins.count -= 1;
+            if pins.count == 0 {
+                pins.release.take()
+            } else {
+                None
+            }
+        };
+        if let Some(release) = deferred {
+            let me = Arc::clone(self);
+            crate::callback::now_or_later(move || release(me.take()));
+        }
     }
 }
 
@@ -163,17 +215,18 @@ impl<T: DeviceRepr> Drop for DeviceBuffer<T> {
             self.byte_len(),
             self.ptr.0,
         );
-        let used_on = self.uses.take();
-        match std::mem::replace(&mut self.origin, Origin::Direct) {
-            Origin::Direct => crate::device::free_after(&self.device, self.ptr, used_on),
+        let (device, ptr) = (self.device.clone(), self.ptr);
+        let origin = std::mem::replace(&mut self.origin, Origin::Direct);
+        self.uses.release(move |used_on| match origin {
+            Origin::Direct => crate::device::free_after(&device, ptr, used_on),
             Origin::Pooled { stream, block_bytes } => {
-                self.device.inner.pool.release(&self.device, self.ptr, block_bytes, stream, used_on);
+                device.inner.pool.release(&device, ptr, block_bytes, stream, used_on);
             }
-        }
+        });
     }
 }
 
-fn bounds(range: impl RangeBounds<usize>, len: usize) -> Result<(usize, usize)> {
+pub(crate) fn bounds(range: impl RangeBounds<usize>, len: usize) -> Result<(usize, usize)> {
     let start = match range.start_bound() {
         Bound::Included(&s) => s,
         Bound::Excluded(&s) => s.saturating_add(1),
@@ -227,7 +280,8 @@ impl<T: DeviceRepr> ExternalBuffer<T> {
     /// # Safety
     /// `[ptr, ptr + len * size_of::<T>())` is memory of `device` (or, for a CPU device, host
     /// memory) that stays allocated, and is not written by others while this runtime's work may
-    /// use it, until the `ExternalBuffer` is dropped; `ptr` is aligned for `T`.
+    /// use it, until the `ExternalBuffer` is dropped and every graph that captured work on it is
+    /// dropped too; `ptr` is aligned for `T`.
     pub unsafe fn new(device: &Device, ptr: DevicePtr, len: usize) -> ExternalBuffer<T> {
         ExternalBuffer { device: device.clone(), ptr, len, uses: Arc::default(), _t: PhantomData }
     }
@@ -269,7 +323,7 @@ impl<T: DeviceRepr> Drop for ExternalBuffer<T> {
     }
 }
 
-mod sealed {
+pub(crate) mod sealed {
     /// Only the runtime's memory types name device memory: a view made up by other code could
     /// point anywhere, and every copy and launch trusts these addresses.
     pub trait Sealed {}
@@ -316,7 +370,30 @@ impl<T: DeviceRepr> AsDeviceSliceMut<T> for DeviceBuffer<T> {}
 impl<T: DeviceRepr> AsDeviceSliceMut<T> for ExternalBuffer<T> {}
 impl<T: DeviceRepr> AsDeviceSliceMut<T> for DeviceSliceMut<'_, T> {}
 
+impl<'a, T: DeviceRepr> DeviceSlice<'a, T> {
+    /// A view of `len` elements at `ptr`, inside an allocation of `device` whose use `uses`
+    /// tracks.
+    pub(crate) fn from_parts(
+        device: &'a Device,
+        ptr: DevicePtr,
+        len: usize,
+        uses: &'a Arc<UseTracker>,
+    ) -> Self {
+        DeviceSlice { device, ptr, len, uses, _t: PhantomData }
+    }
+}
+
 impl<'a, T: DeviceRepr> DeviceSliceMut<'a, T> {
+    /// A writable view, as [`DeviceSlice::from_parts`].
+    pub(crate) fn from_parts(
+        device: &'a Device,
+        ptr: DevicePtr,
+        len: usize,
+        uses: &'a Arc<UseTracker>,
+    ) -> Self {
+        DeviceSliceMut { device, ptr, len, uses, _t: PhantomData }
+    }
+
     /// A read-only view of the same memory.
     pub fn as_slice(&self) -> DeviceSlice<'_, T> {
         DeviceSlice { device: self.device, ptr: self.ptr, len: self.len, uses: self.uses, _t: PhantomData }
@@ -449,10 +526,13 @@ impl<T: DeviceRepr> Drop for HostBuffer<T> {
             for e in pending {
                 let _ = e.synchronize();
             }
-            crate::pointer::unregister(addr as u64);
-            // SAFETY: the pointer came from `alloc_host` on this device, is freed once, and every
-            // copy that used it has completed (waited for above).
-            let _ = unsafe { device.inner.backend.free_host(device.ordinal(), addr as *mut u8) };
+            let d = device.clone();
+            let _ = crate::graph::release_outside_captures(&device, move || {
+                crate::pointer::unregister(addr as u64);
+                // SAFETY: the pointer came from `alloc_host` on this device, is freed once, and
+                // every copy that used it has completed (waited for above).
+                unsafe { d.inner.backend.free_host(d.ordinal(), addr as *mut u8) }.map_err(|e| d.error(e))
+            });
         });
     }
 }

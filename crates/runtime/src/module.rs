@@ -26,9 +26,12 @@ impl Drop for ModuleInner {
     fn drop(&mut self) {
         let (device, handle) = (self.device.clone(), self.handle);
         crate::callback::now_or_later(move || {
-            // SAFETY: the last owner of the module (functions hold clones), so no launch of
-            // its functions can be queued any more.
-            let _ = unsafe { device.inner.backend.module_unload(handle) };
+            let d = device.clone();
+            let _ = crate::graph::release_outside_captures(&device, move || {
+                // SAFETY: the last owner of the module (functions hold clones), so no launch of
+                // its functions can be queued any more.
+                unsafe { d.inner.backend.module_unload(handle) }.map_err(|e| d.error(e))
+            });
         });
     }
 }
@@ -105,7 +108,7 @@ struct FunctionState {
 #[derive(Clone)]
 pub struct Function {
     module: Module,
-    handle: FunctionHandle,
+    pub(crate) handle: FunctionHandle,
     attributes: FunctionAttributes,
     name: Arc<str>,
     state: Arc<FunctionState>,
@@ -150,7 +153,7 @@ impl Function {
 
     /// Raises the function's dynamic shared memory limit to allow `bytes`, once: later launches
     /// that need no more than what was set skip the driver call.
-    fn allow_dynamic_shared(&self, bytes: u32) -> Result<()> {
+    pub(crate) fn allow_dynamic_shared(&self, bytes: u32) -> Result<()> {
         if bytes <= self.state.dynamic_shared_limit.load(Ordering::Acquire) {
             return Ok(());
         }
@@ -249,11 +252,11 @@ impl From<LaunchConfig> for LaunchDims {
 #[derive(Clone, Debug, Default)]
 pub struct KernelArgs {
     bytes: Vec<u8>,
-    spans: Vec<(u32, u32)>,
+    pub(crate) spans: Vec<(u32, u32)>,
     /// Devices whose memory the arguments point into (checked against peer access).
-    devices: Vec<Device>,
+    pub(crate) devices: Vec<Device>,
     /// The allocations the arguments point into: the launch records its stream on each.
-    uses: Vec<Arc<UseTracker>>,
+    pub(crate) uses: Vec<Arc<UseTracker>>,
 }
 
 impl KernelArgs {
@@ -290,10 +293,14 @@ impl KernelArgs {
         self.push(buffer.device_ptr().0)
     }
 
-    /// Appends a tensor map by value (128 bytes), remembering its device.
+    /// Appends a tensor map by value (128 bytes), remembering its device and the buffer it
+    /// describes (whose use the launch records, as for [`KernelArgs::push_buffer`]).
     pub fn push_tensor_map(&mut self, map: &crate::TensorMap<'_>) -> &mut Self {
         if !self.devices.contains(map.device()) {
             self.devices.push(map.device().clone());
+        }
+        if !self.uses.iter().any(|u| Arc::ptr_eq(u, map.uses())) {
+            self.uses.push(map.uses().clone());
         }
         let start = self.bytes.len();
         self.bytes.extend_from_slice(&map.bytes().0);
@@ -311,7 +318,7 @@ impl KernelArgs {
         self.spans.is_empty()
     }
 
-    fn with_slices<R>(&self, f: impl FnOnce(&[&[u8]]) -> R) -> R {
+    pub(crate) fn with_slices<R>(&self, f: impl FnOnce(&[&[u8]]) -> R) -> R {
         const INLINE: usize = 16;
         let slice = |&(s, n): &(u32, u32)| &self.bytes[s as usize..(s + n) as usize];
         if self.spans.len() <= INLINE {
@@ -432,11 +439,13 @@ impl Stream {
     ///
     /// # Safety
     /// The arguments must match the kernel's parameters in number, order and type, and every
-    /// address must point to memory the kernel may access for as long as it runs. The
+    /// address must point to memory the kernel may access for as long as it runs (for a launch
+    /// captured into a graph, every launch of the graph; buffers passed with
+    /// [`KernelArgs::push_buffer`] are kept alive by the graph, raw addresses are not). The
     /// kernel language's typed launches uphold this; raw modules are the caller's promise.
     pub unsafe fn launch(&self, f: &Function, cfg: LaunchConfig, args: &KernelArgs) -> Result<()> {
         let (_t, work) = crate::trace::api_launch();
-        forbid("launching a kernel")?;
+        let op = self.op("launching a kernel", crate::graph::InCapture::Recorded)?;
         let device = self.device();
         self.same_device("kernel", f.device())?;
         for other in &args.devices {
@@ -462,6 +471,7 @@ impl Stream {
                 })
                 .map_err(|e| device.error(e))
             },
-        )
+        )?;
+        op.captured_launch(f, cfg, args)
     }
 }

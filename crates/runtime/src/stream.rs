@@ -2,9 +2,9 @@ use std::sync::Arc;
 
 use ferrocm_backend::{CopyOp, StreamHandle};
 
-use crate::callback::forbid;
 use crate::device::Device;
 use crate::event::Event;
+use crate::graph::{Capture, InCapture};
 use crate::memory::{AsDeviceSlice, AsDeviceSliceMut, DeviceBuffer, DeviceRepr, HostBuffer, Origin};
 use crate::{Error, Result};
 
@@ -15,10 +15,13 @@ struct StreamInner {
     /// default streams (legacy, per-thread) never are.
     owned: bool,
     trace: crate::trace::StreamTrace,
+    /// Graph capture (see `graph`).
+    pub(crate) capture: Capture,
 }
 
 impl Drop for StreamInner {
     fn drop(&mut self) {
+        self.capture.abandon(&self.device, self.handle);
         if !self.owned {
             return;
         }
@@ -60,11 +63,27 @@ impl Eq for Stream {}
 
 impl Stream {
     pub(crate) fn from_handle(device: Device, handle: StreamHandle) -> Stream {
-        Stream { inner: Arc::new(StreamInner { device, handle, owned: true, trace: Default::default() }) }
+        Stream {
+            inner: Arc::new(StreamInner {
+                device,
+                handle,
+                owned: true,
+                capture: Capture::default(),
+                trace: Default::default(),
+            }),
+        }
     }
 
     pub(crate) fn from_default(device: Device, handle: StreamHandle) -> Stream {
-        Stream { inner: Arc::new(StreamInner { device, handle, owned: false, trace: Default::default() }) }
+        Stream {
+            inner: Arc::new(StreamInner {
+                device,
+                handle,
+                owned: false,
+                capture: Capture::default(),
+                trace: Default::default(),
+            }),
+        }
     }
 
     /// A number unique among live streams (for use tracking).
@@ -74,6 +93,11 @@ impl Stream {
 
     pub(crate) fn trace_state(&self) -> &crate::trace::StreamTrace {
         &self.inner.trace
+    }
+
+    /// The stream's graph capture state.
+    pub(crate) fn capture_state(&self) -> &Capture {
+        &self.inner.capture
     }
 
     /// The device the stream belongs to.
@@ -100,7 +124,7 @@ impl Stream {
     /// Blocks until all queued work has completed; reports a failure of any of it.
     pub fn synchronize(&self) -> Result<()> {
         let _t = crate::trace::api("Stream::synchronize");
-        forbid("synchronizing a stream")?;
+        let _op = self.op("synchronizing a stream", InCapture::Refused)?;
         // SAFETY: the stream is live while `self` is.
         unsafe { self.device().inner.backend.stream_synchronize(self.inner.handle) }
             .map_err(|e| self.backend_err(e))?;
@@ -111,7 +135,7 @@ impl Stream {
     /// Whether all queued work has completed.
     pub fn query(&self) -> Result<bool> {
         let _t = crate::trace::api("Stream::query");
-        forbid("querying a stream")?;
+        let _op = self.op("querying a stream", InCapture::Refused)?;
         // SAFETY: the stream is live while `self` is.
         unsafe { self.device().inner.backend.stream_query(self.inner.handle) }
             .map_err(|e| self.backend_err(e))
@@ -121,7 +145,7 @@ impl Stream {
     /// recorded on another device of the same backend (as CUDA allows; ring collectives need it).
     pub fn wait_event(&self, event: &Event) -> Result<()> {
         let _t = crate::trace::api("Stream::wait_event");
-        forbid("making a stream wait on an event")?;
+        let _op = self.op("making a stream wait on an event", InCapture::Refused)?;
         crate::trace::break_chain(self);
         if event.device().kind() != self.device().kind() {
             return Err(Error::DeviceMismatch {
@@ -140,7 +164,7 @@ impl Stream {
     /// streams is allowed (their release happens once the callback has returned).
     pub fn add_callback(&self, f: impl FnOnce() + Send + 'static) -> Result<()> {
         let _t = crate::trace::api("Stream::add_callback");
-        forbid("adding a host callback")?;
+        let _op = self.op("adding a host callback", InCapture::Refused)?;
         crate::trace::break_chain(self);
         // SAFETY: the stream is live while `self` is.
         unsafe {
@@ -168,7 +192,7 @@ impl Stream {
     /// its contents are unspecified.
     pub fn alloc<T: DeviceRepr>(&self, len: usize) -> Result<DeviceBuffer<T>> {
         let _t = crate::trace::api("Stream::alloc");
-        forbid("allocating memory")?;
+        let _op = self.op("allocating memory from the pool", InCapture::Refused)?;
         let bytes = self.device().checked_bytes::<T>(len)?;
         let (ptr, block_bytes) = self.device().inner.pool.alloc(self, bytes)?;
         Ok(DeviceBuffer::from_raw(
@@ -195,7 +219,7 @@ impl Stream {
     /// Sets every byte of `dst` to `value`, in stream order.
     pub fn memset_bytes<T: DeviceRepr>(&self, dst: &mut impl AsDeviceSliceMut<T>, value: u8) -> Result<()> {
         let _t = crate::trace::api("Stream::memset");
-        forbid("setting memory")?;
+        let _op = self.op("setting memory", InCapture::Recorded)?;
         self.same_device("destination buffer", dst.device())?;
         if dst.is_empty() {
             return Ok(());
@@ -246,7 +270,7 @@ impl Stream {
     /// Copies host memory to the device and waits for the copy (and earlier work) to finish.
     pub fn copy_htod<T: DeviceRepr>(&self, src: &[T], dst: &mut impl AsDeviceSliceMut<T>) -> Result<()> {
         let _t = crate::trace::api("Stream::copy_htod");
-        forbid("copying memory")?;
+        let _op = self.op("copying memory", InCapture::Refused)?;
         self.same_device("destination buffer", dst.device())?;
         Self::check_len("host-to-device copy", dst.len(), src.len())?;
         dst.uses().record(self);
@@ -264,7 +288,7 @@ impl Stream {
     /// Copies device memory to the host and waits for it.
     pub fn copy_dtoh<T: DeviceRepr>(&self, src: &impl AsDeviceSlice<T>, dst: &mut [T]) -> Result<()> {
         let _t = crate::trace::api("Stream::copy_dtoh");
-        forbid("copying memory")?;
+        let _op = self.op("copying memory", InCapture::Refused)?;
         self.same_device("source buffer", src.device())?;
         Self::check_len("device-to-host copy", dst.len(), src.len())?;
         src.uses().record(self);
@@ -289,7 +313,7 @@ impl Stream {
     /// The contents of `src`, copied to a new `Vec` (waits for the copy).
     pub fn clone_dtoh<T: DeviceRepr>(&self, src: &impl AsDeviceSlice<T>) -> Result<Vec<T>> {
         let _t = crate::trace::api("Stream::clone_dtoh");
-        forbid("copying memory")?;
+        let _op = self.op("copying memory", InCapture::Refused)?;
         self.same_device("source buffer", src.device())?;
         let mut v = Vec::new();
         v.try_reserve_exact(src.len()).map_err(|_| Error::HostOutOfMemory { requested: src.byte_len() })?;
@@ -319,7 +343,7 @@ impl Stream {
         dst: &mut impl AsDeviceSliceMut<T>,
     ) -> Result<()> {
         let _t = crate::trace::api("Stream::copy_htod_async");
-        forbid("copying memory")?;
+        let _op = self.op("copying memory", InCapture::Refused)?;
         self.same_device("destination buffer", dst.device())?;
         Self::check_len("host-to-device copy", dst.len(), src.len_raw())?;
         dst.uses().record(self);
@@ -343,7 +367,7 @@ impl Stream {
         dst: &mut HostBuffer<T>,
     ) -> Result<()> {
         let _t = crate::trace::api("Stream::copy_dtoh_async");
-        forbid("copying memory")?;
+        let _op = self.op("copying memory", InCapture::Refused)?;
         self.same_device("source buffer", src.device())?;
         Self::check_len("device-to-host copy", dst.len_raw(), src.len())?;
         src.uses().record(self);
@@ -375,7 +399,7 @@ impl Stream {
         dst: &mut impl AsDeviceSliceMut<T>,
     ) -> Result<()> {
         let _t = crate::trace::api("Stream::copy_dtod");
-        forbid("copying memory")?;
+        let _op = self.op("copying memory", InCapture::Recorded)?;
         Self::check_len("device-to-device copy", dst.len(), src.len())?;
         let here = self.device();
         let (s, d) = (src.device(), dst.device());
