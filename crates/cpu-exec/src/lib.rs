@@ -39,39 +39,46 @@ use lanes::Lanes;
 pub enum ExecError {
     #[error("kernel `{kernel}` failed verification: {source}")]
     Invalid { kernel: String, source: VerifyError },
+    #[error(transparent)]
+    Limit(#[from] LimitError),
 }
+
+/// The most shared memory (static plus dynamic) a block may use: the opt-in limit of the
+/// GPUs the executor stands in for (227 KiB on compute capability 9.0), which the CPU device
+/// also reports as `shared_mem_per_block_optin`.
+pub const MAX_SHARED_BYTES_OPTIN: u64 = 227 * 1024;
 
 /// A kernel ready to run on the CPU.
 #[derive(Debug)]
 pub struct ExecKernel {
     func: Arc<Function>,
     prog: Program,
-    shared_offsets: Vec<Option<u32>>,
-    static_shared: u32,
-    local_offsets: Vec<u32>,
-    local_bytes: u32,
+    shared_offsets: Vec<Option<u64>>,
+    static_shared: u64,
+    dyn_shared_align: u64,
+    local_offsets: Vec<u64>,
+    local_bytes: u64,
 }
 
 impl ExecKernel {
     /// Verifies and lowers `func`.
     pub fn new(func: Arc<Function>) -> Result<ExecKernel, ExecError> {
         verify(&func).map_err(|source| ExecError::Invalid { kernel: func.name.clone(), source })?;
+        // The GPU's limits, so the executor refuses what a GPU would (and sizes stay small).
+        func.check_limits(&Limits::GPU)?;
         let prog = lower(&func);
         let (shared_offsets, static_shared) = func.shared_layout();
-        let mut local_bytes = 0u32;
-        let local_offsets = func
-            .mems
-            .iter()
-            .map(|m| match m.space {
-                MemSpace::Local { len } => {
-                    let at = local_bytes;
-                    local_bytes = (local_bytes + len * m.elem.size()).next_multiple_of(16);
-                    at
-                }
-                _ => 0,
-            })
-            .collect();
-        Ok(ExecKernel { func, prog, shared_offsets, static_shared, local_offsets, local_bytes })
+        let (local_offsets, local_bytes) = func.local_layout();
+        let dyn_shared_align = func.dyn_shared_align();
+        Ok(ExecKernel {
+            func,
+            prog,
+            shared_offsets,
+            static_shared,
+            dyn_shared_align,
+            local_offsets,
+            local_bytes,
+        })
     }
 
     pub fn name(&self) -> &str {
@@ -111,9 +118,10 @@ impl CpuKernel for ExecKernel {
     fn attributes(&self) -> FunctionAttributes {
         FunctionAttributes {
             max_threads_per_block: 1024,
-            static_shared_bytes: self.static_shared,
+            // Both were checked against the GPU limits (48 KiB, 512 KiB) in `new`.
+            static_shared_bytes: self.static_shared as u32,
             registers_per_thread: 0,
-            local_bytes_per_thread: self.local_bytes,
+            local_bytes_per_thread: self.local_bytes as u32,
         }
     }
 }
@@ -122,8 +130,8 @@ impl CpuKernel for ExecKernel {
 #[derive(Clone, Copy, Debug)]
 enum Place {
     Global { base: u64 },
-    Shared { offset: u32 },
-    Local { offset: u32 },
+    Shared { offset: u64 },
+    Local { offset: u64 },
 }
 
 struct MemInfo {
@@ -167,6 +175,20 @@ struct Warp {
 enum Status {
     Barrier,
     Done,
+}
+
+/// Resizes `v` to `n` zeroed elements, or reports that the host has no memory for them (an
+/// error for this launch, never an abort of the process).
+fn zeroed<T: Copy + Default>(v: &mut Vec<T>, n: usize, what: &str, kernel: &str) -> Result<(), String> {
+    v.clear();
+    v.try_reserve_exact(n).map_err(|_| {
+        format!(
+            "kernel `{kernel}`: the host could not allocate {} bytes of {what} for a block",
+            n.saturating_mul(std::mem::size_of::<T>())
+        )
+    })?;
+    v.resize(n, T::default());
+    Ok(())
 }
 
 fn read_le(bytes: &[u8]) -> u64 {
@@ -345,7 +367,15 @@ impl<'a> Launch<'a> {
                 }
             }
         }
-        let dyn_shared = dims.shared_mem_bytes;
+        let dyn_shared = dims.shared_mem_bytes as u64;
+        let dyn_offset = k.static_shared.next_multiple_of(k.dyn_shared_align);
+        if dyn_offset + dyn_shared > MAX_SHARED_BYTES_OPTIN {
+            return Err(format!(
+                "kernel `{name}`: {} bytes of static and {dyn_shared} bytes of dynamic shared memory are \
+                 more than the {MAX_SHARED_BYTES_OPTIN} bytes a block may use",
+                k.static_shared
+            ));
+        }
         let mems = f
             .mems
             .iter()
@@ -357,11 +387,11 @@ impl<'a> Launch<'a> {
                         let (base, len) = slices[param as usize];
                         (Place::Global { base }, len)
                     }
-                    MemSpace::Shared { len } => {
+                    MemSpace::Shared { len, .. } => {
                         (Place::Shared { offset: k.shared_offsets[m].unwrap_or(0) }, len as u64)
                     }
-                    MemSpace::DynShared => {
-                        (Place::Shared { offset: k.static_shared }, (dyn_shared / size) as u64)
+                    MemSpace::DynShared { .. } => {
+                        (Place::Shared { offset: dyn_offset }, dyn_shared / size as u64)
                     }
                     MemSpace::Local { len } => (Place::Local { offset: k.local_offsets[m] }, len as u64),
                 };
@@ -374,7 +404,7 @@ impl<'a> Launch<'a> {
                 "kernel `{name}`: a block of {block_threads} threads is over the limit of 1024"
             ));
         }
-        let shared_words = (k.static_shared as usize + dyn_shared as usize).div_ceil(8);
+        let shared_words = ((dyn_offset + dyn_shared) as usize).div_ceil(8);
         let b = dims.block;
         let coords = (0..(block_threads as u32).div_ceil(32))
             .map(|w| {
@@ -423,8 +453,12 @@ impl<'a> Launch<'a> {
                 // read (values by construction, variables by their `let mut` initializer).
                 w.regs.resize(nregs, [0; 32]);
                 w.local.clear();
-                w.local.resize(local_words, 0);
+                zeroed(&mut w.local, local_words, "local memory", &self.k.func.name)?;
             } else {
+                let mut local: Vec<u64> = Vec::new();
+                zeroed(&mut local, local_words, "local memory", &self.k.func.name)?;
+                let mut regs: Vec<Lanes> = Vec::new();
+                zeroed(&mut regs, nregs, "registers", &self.k.func.name)?;
                 warps.push(Warp {
                     id,
                     coords,
@@ -433,13 +467,14 @@ impl<'a> Launch<'a> {
                     gone: 0,
                     live,
                     frames: Vec::new(),
-                    regs: vec![[0; 32]; nregs],
-                    local: vec![0; local_words],
+                    regs,
+                    local,
                     done: false,
                 });
             }
         }
-        let mut shared = vec![0u64; self.shared_words];
+        let mut shared: Vec<u64> = Vec::new();
+        zeroed(&mut shared, self.shared_words, "shared memory", &self.k.func.name)?;
         let shared_ptr = shared.as_mut_ptr() as *mut u8;
         let coords = self.block_coords(blk);
         loop {

@@ -21,7 +21,12 @@ pub enum BuildError {
     ReadOnly { name: String },
     #[error("unbalanced control flow: {what}")]
     Unbalanced { what: &'static str },
+    #[error("{what} `{name}` of {bytes} bytes is larger than any device allows ({max} bytes at most)")]
+    TooLarge { what: &'static str, name: String, bytes: u64, max: u64 },
 }
+
+/// The largest array a kernel can declare (its byte size must fit the 32-bit sizes devices report).
+pub const MAX_ARRAY_BYTES: u64 = u32::MAX as u64;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Frame {
@@ -147,9 +152,32 @@ impl Builder {
         self.add_mem(name, elem, MemSpace::Global { param, mutable })
     }
 
-    /// Adds a shared, dynamic shared or local memory object.
+    /// Adds a shared, dynamic shared or local memory object. An array whose byte size cannot
+    /// exist on any device, or an alignment that is not a power of two from 16 to 1024, is an
+    /// error.
     pub fn add_mem(&mut self, name: &str, elem: ScalarType, space: MemSpace) -> Mem {
-        self.func.mems.push(MemData { name: name.to_string(), elem, space });
+        let data = MemData { name: name.to_string(), elem, space };
+        let what = match space {
+            MemSpace::Local { .. } => "local array",
+            _ => "shared array",
+        };
+        if data.bytes() > MAX_ARRAY_BYTES {
+            self.fail(BuildError::TooLarge {
+                what,
+                name: name.into(),
+                bytes: data.bytes(),
+                max: MAX_ARRAY_BYTES,
+            });
+        }
+        if let MemSpace::Shared { align, .. } | MemSpace::DynShared { align } = space {
+            if !(align.is_power_of_two() && (16..=1024).contains(&align)) {
+                self.fail(BuildError::Unsupported {
+                    what: format!("shared memory `{name}` aligned to {align} bytes"),
+                    why: "alignments are powers of two from 16 to 1024".into(),
+                });
+            }
+        }
+        self.func.mems.push(data);
         Mem(self.func.mems.len() as u32 - 1)
     }
 
@@ -170,8 +198,8 @@ impl Builder {
 
     pub fn len(&mut self, mem: Mem) -> Value {
         match self.func.mem(mem).space {
-            MemSpace::Global { .. } | MemSpace::DynShared => {}
-            MemSpace::Shared { len } | MemSpace::Local { len } => {
+            MemSpace::Global { .. } | MemSpace::DynShared { .. } => {}
+            MemSpace::Shared { len, .. } | MemSpace::Local { len } => {
                 return self.constant(ScalarType::U64, len as u64)
             }
         }
@@ -424,7 +452,7 @@ impl Builder {
         match &i {
             Intrinsic::LdMatrix { mem, num, .. } => {
                 let m = self.func.mem(*mem).clone();
-                let shared = matches!(m.space, MemSpace::Shared { .. } | MemSpace::DynShared);
+                let shared = matches!(m.space, MemSpace::Shared { .. } | MemSpace::DynShared { .. });
                 if !shared || m.elem.size() != 2 || ![1, 2, 4].contains(num) {
                     self.fail(BuildError::Unsupported {
                         what: format!("ldmatrix x{num} on `{}` ({})", m.name, m.elem),
@@ -434,7 +462,7 @@ impl Builder {
             }
             Intrinsic::CpAsync { dst, src, bytes } => {
                 let (d, s) = (self.func.mem(*dst).clone(), self.func.mem(*src).clone());
-                let ok = matches!(d.space, MemSpace::Shared { .. } | MemSpace::DynShared)
+                let ok = matches!(d.space, MemSpace::Shared { .. } | MemSpace::DynShared { .. })
                     && matches!(s.space, MemSpace::Global { .. })
                     && d.elem == s.elem
                     && [4, 8, 16].contains(bytes)

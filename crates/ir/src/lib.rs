@@ -20,13 +20,15 @@
 
 mod builder;
 mod expand;
+mod layout;
 mod parse;
 mod print;
 mod types;
 mod verify;
 
-pub use builder::{BuildError, Builder};
+pub use builder::{BuildError, Builder, MAX_ARRAY_BYTES};
 pub use expand::{expand_f64_math, has_f64_math};
+pub use layout::{LimitError, Limits};
 pub use parse::{parse, ParseError};
 pub use types::{ScalarType, Type};
 pub use verify::{verify, VerifyError};
@@ -66,10 +68,12 @@ pub enum ParamKind {
 pub enum MemSpace {
     /// Global memory behind slice parameter `param` (an index into [`Function::params`]).
     Global { param: u32, mutable: bool },
-    /// A statically sized shared-memory array of `len` elements, one per block.
-    Shared { len: u32 },
-    /// The block's dynamic shared memory (sized at launch), viewed as elements.
-    DynShared,
+    /// A statically sized shared-memory array of `len` elements, one per block, at an address
+    /// aligned to `align` bytes (a power of two from 16 to 1024).
+    Shared { len: u32, align: u32 },
+    /// The block's dynamic shared memory (sized at launch), viewed as elements, its start
+    /// aligned to `align` bytes (a power of two from 16 to 1024).
+    DynShared { align: u32 },
     /// A per-thread array of `len` elements.
     Local { len: u32 },
 }
@@ -388,29 +392,6 @@ impl Function {
 
     pub fn mem(&self, m: Mem) -> &MemData {
         &self.mems[m.0 as usize]
-    }
-
-    /// Bytes of static shared memory, with each array aligned to 16 bytes.
-    pub fn static_shared_bytes(&self) -> u32 {
-        self.shared_layout().1
-    }
-
-    /// Byte offset of each static shared array (`None` for other memories), and the total.
-    pub fn shared_layout(&self) -> (Vec<Option<u32>>, u32) {
-        let mut offset = 0u32;
-        let offsets = self
-            .mems
-            .iter()
-            .map(|m| match m.space {
-                MemSpace::Shared { len } => {
-                    let at = offset;
-                    offset = (offset + len * m.elem.size()).next_multiple_of(16);
-                    Some(at)
-                }
-                _ => None,
-            })
-            .collect();
-        (offsets, offset)
     }
 
     /// Number of launch arguments under the ABI (a slice counts twice).

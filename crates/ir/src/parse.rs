@@ -153,16 +153,27 @@ impl<'a> Parser<'a> {
                 self.vars.push(v);
                 continue;
             }
-            let inner = ty.trim_start_matches('[').trim_end_matches(']');
+            let (ty, align) = match ty.split_once("] align ") {
+                Some((t, a)) => match a.parse::<u32>() {
+                    Ok(a) => (t, a),
+                    Err(_) => return self.err(format!("bad alignment `{a}`")),
+                },
+                None => (ty.strip_suffix(']').unwrap_or(ty), 16),
+            };
+            let Some(inner) = ty.strip_prefix('[') else { return self.err(format!("bad array type `{ty}`")) };
             let (elem, len) = match inner.split_once("; ") {
-                Some((e, n)) => (e, n.parse::<u32>().ok()),
+                Some((e, n)) => match n.parse::<u32>() {
+                    Ok(n) => (e, Some(n)),
+                    Err(_) => return self.err(format!("bad array length `{n}`")),
+                },
                 None => (inner, None),
             };
             let Some(elem) = scalar(elem) else { return self.err(format!("bad element type `{elem}`")) };
             let memspace = match (space, len) {
-                ("shared", Some(len)) => MemSpace::Shared { len },
-                ("shared", None) => MemSpace::DynShared,
-                (_, Some(len)) => MemSpace::Local { len },
+                ("shared", Some(len)) => MemSpace::Shared { len, align },
+                ("shared", None) => MemSpace::DynShared { align },
+                ("local", Some(len)) if align == 16 => MemSpace::Local { len },
+                ("local", Some(_)) => return self.err("local arrays take no alignment"),
                 _ => return self.err("a local array needs a length"),
             };
             let mname = name.trim_start_matches('@');

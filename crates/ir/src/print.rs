@@ -140,6 +140,15 @@ impl Function {
     }
 }
 
+/// ` align N` for alignments other than the default 16 bytes.
+fn align_text(align: u32) -> String {
+    if align == 16 {
+        String::new()
+    } else {
+        format!(" align {align}")
+    }
+}
+
 impl fmt::Display for Function {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let params: Vec<String> = self
@@ -155,8 +164,12 @@ impl fmt::Display for Function {
         for m in &self.mems {
             match m.space {
                 MemSpace::Global { .. } => {}
-                MemSpace::Shared { len } => writeln!(f, "  shared @{}: [{}; {len}]", m.name, m.elem)?,
-                MemSpace::DynShared => writeln!(f, "  shared @{}: [{}]", m.name, m.elem)?,
+                MemSpace::Shared { len, align } => {
+                    writeln!(f, "  shared @{}: [{}; {len}]{}", m.name, m.elem, align_text(align))?
+                }
+                MemSpace::DynShared { align } => {
+                    writeln!(f, "  shared @{}: [{}]{}", m.name, m.elem, align_text(align))?
+                }
                 MemSpace::Local { len } => writeln!(f, "  local @{}: [{}; {len}]", m.name, m.elem)?,
             }
         }

@@ -928,29 +928,62 @@ pub fn slice_mut_param<T: Elem>(name: &str) -> SliceMut<T> {
     SliceMut { mem: b(|b| b.slice_param(name, T::TY, true)), _t: PhantomData }
 }
 
+/// A memory name no parameter or earlier array has.
 fn fresh_name(prefix: &str) -> String {
-    with(|c| {
+    with(|c| loop {
         c.counter += 1;
-        format!("{prefix}{}", c.counter - 1)
+        let name = format!("{prefix}{}", c.counter - 1);
+        if !c.b.func().mems.iter().any(|m| m.name == name)
+            && !c.b.func().params.iter().any(|p| p.name == name)
+        {
+            return name;
+        }
     })
 }
 
-/// A shared-memory array of `len` elements (a compile-time size), one per block.
+/// The length of a compile-time array as the IR holds it; a length that does not fit is a build
+/// error (and an empty array stands in, so the build can go on to report it).
+fn array_len(what: &str, name: &str, len: usize, elem: ScalarType) -> u32 {
+    u32::try_from(len).unwrap_or_else(|_| {
+        fail(BuildError::TooLarge {
+            what: if what == "local" { "local array" } else { "shared array" },
+            name: name.into(),
+            bytes: (len as u64).saturating_mul(elem.size() as u64),
+            max: ferrocm_ir::MAX_ARRAY_BYTES,
+        });
+        0
+    })
+}
+
+/// A shared-memory array of `len` elements (a compile-time size), one per block, 16-byte aligned.
 pub fn shared_array<T: Elem>(len: usize) -> Shared<T> {
+    shared_array_aligned(len, 16)
+}
+
+/// A shared-memory array of `len` elements aligned to `align` bytes (a power of two from 16 to
+/// 1024): TMA destinations with a swizzle need 128 to 1024, `wgmma` operands as their layout says.
+pub fn shared_array_aligned<T: Elem>(len: usize, align: u32) -> Shared<T> {
     let name = fresh_name("shared");
-    Shared { mem: b(|b| b.add_mem(&name, T::TY, MemSpace::Shared { len: len as u32 })), _t: PhantomData }
+    let len = array_len("shared", &name, len, T::TY);
+    Shared { mem: b(|b| b.add_mem(&name, T::TY, MemSpace::Shared { len, align })), _t: PhantomData }
 }
 
 /// The block's dynamic shared memory (its size is the launch's `shared_mem_bytes`).
 pub fn dyn_shared<T: Elem>() -> Shared<T> {
+    dyn_shared_aligned(16)
+}
+
+/// The block's dynamic shared memory with its start aligned to `align` bytes (16 to 1024).
+pub fn dyn_shared_aligned<T: Elem>(align: u32) -> Shared<T> {
     let name = fresh_name("dyn_shared");
-    Shared { mem: b(|b| b.add_mem(&name, T::TY, MemSpace::DynShared)), _t: PhantomData }
+    Shared { mem: b(|b| b.add_mem(&name, T::TY, MemSpace::DynShared { align })), _t: PhantomData }
 }
 
 /// A per-thread array of `len` elements (a compile-time size).
 pub fn local_array<T: Elem>(len: usize) -> Local<T> {
     let name = fresh_name("local");
-    Local { mem: b(|b| b.add_mem(&name, T::TY, MemSpace::Local { len: len as u32 })), _t: PhantomData }
+    let len = array_len("local", &name, len, T::TY);
+    Local { mem: b(|b| b.add_mem(&name, T::TY, MemSpace::Local { len })), _t: PhantomData }
 }
 
 /// Index operands: runtime integers of any width, or compile-time integers.

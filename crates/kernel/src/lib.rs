@@ -110,13 +110,14 @@ pub use half::{bf16, f16};
 pub mod prelude {
     pub use crate::dsl::{
         ballot, bf16_from_bits, block_dim_x, block_dim_y, block_dim_z, block_idx_x, block_idx_y, block_idx_z,
-        cp_async, cp_async_commit, cp_async_wait, dyn_shared, f16_from_bits, f32_from_bits, f64_from_bits,
-        fence_block, fence_device, fence_system, global_index, grid_dim_x, grid_dim_y, grid_dim_z,
-        grid_stride, lane_id, ldmatrix_x2, ldmatrix_x2_trans, ldmatrix_x4, ldmatrix_x4_trans, local_array,
-        mma_m16n8k16, pack_half2, select, shared_array, shfl_down, shfl_idx, shfl_up, shfl_xor, sync_threads,
-        thread_idx_x, thread_idx_y, thread_idx_z, var_array, vec2, vec4, vote_all, vote_any, warp_size,
-        Atomics, Elem, Float, FloatBits, Int, IntoVal, Local, Memory, MemoryMut, Num, Shared, Signed, Slice,
-        SliceMut, Val, VarArray, Vec2, Vec4, Widen, Word,
+        cp_async, cp_async_commit, cp_async_wait, dyn_shared, dyn_shared_aligned, f16_from_bits,
+        f32_from_bits, f64_from_bits, fence_block, fence_device, fence_system, global_index, grid_dim_x,
+        grid_dim_y, grid_dim_z, grid_stride, lane_id, ldmatrix_x2, ldmatrix_x2_trans, ldmatrix_x4,
+        ldmatrix_x4_trans, local_array, mma_m16n8k16, pack_half2, select, shared_array, shared_array_aligned,
+        shfl_down, shfl_idx, shfl_up, shfl_xor, sync_threads, thread_idx_x, thread_idx_y, thread_idx_z,
+        var_array, vec2, vec4, vote_all, vote_any, warp_size, Atomics, Elem, Float, FloatBits, Int, IntoVal,
+        Local, Memory, MemoryMut, Num, Shared, Signed, Slice, SliceMut, Val, VarArray, Vec2, Vec4, Widen,
+        Word,
     };
     pub use crate::{device, kernel, Dim3, LaunchDims};
     pub use ferrocm_runtime::{AsDeviceSlice, AsDeviceSliceMut, Device, DeviceBuffer, LaunchConfig, Stream};

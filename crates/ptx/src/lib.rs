@@ -31,6 +31,8 @@ pub enum PtxError {
     Unsupported { kernel: String, what: String },
     #[error("kernel `{kernel}`: {what} needs {needs}, but the target is {target}")]
     TargetTooOld { kernel: String, what: String, needs: String, target: String },
+    #[error(transparent)]
+    Limit(#[from] LimitError),
 }
 
 /// The GPU architecture PTX is generated for.
@@ -567,7 +569,7 @@ impl Gen<'_> {
     fn space(&self, mem: Mem) -> &'static str {
         match self.f.mem(mem).space {
             MemSpace::Global { .. } => "global",
-            MemSpace::Shared { .. } | MemSpace::DynShared => "shared",
+            MemSpace::Shared { .. } | MemSpace::DynShared { .. } => "shared",
             MemSpace::Local { .. } => "local",
         }
     }
@@ -937,6 +939,8 @@ fn param_decl(t: ScalarType) -> &'static str {
 /// Generates a PTX module holding `f` as a `.visible .entry`.
 pub fn generate(f: &Function, target: &Target) -> Result<String, PtxError> {
     verify(f).map_err(|source| PtxError::Invalid { kernel: f.name.clone(), source })?;
+    // ptxas would refuse these too, with a less direct message.
+    f.check_limits(&Limits::GPU)?;
     // PTX has no f64 transcendental instructions: f64 exp, ln, sin and cos become exactly
     // rounded IR sequences (the f32 `.approx` path would give only about 1e-7).
     let expanded;
@@ -986,17 +990,18 @@ pub fn generate(f: &Function, target: &Target) -> Result<String, PtxError> {
                 g.mem_base[i] = a;
                 g.mem_len[i] = l;
             }
-            MemSpace::Shared { len } => {
+            MemSpace::Shared { align, .. } => {
                 let _ = writeln!(
                     decls,
-                    ".shared .align 16 .b8 {}_{}[{}];",
+                    ".shared .align {} .b8 {}_{}[{}];",
+                    align.max(16),
                     f.name,
                     m.name,
-                    (len * m.elem.size()).max(1)
+                    m.bytes().max(1)
                 );
                 g.mem_base[i] = format!("{}_{}", f.name, m.name);
             }
-            MemSpace::DynShared => {
+            MemSpace::DynShared { .. } => {
                 g.mem_base[i] = "ferrocm_dyn_shared".into();
                 let (r, l) = (g.reg(Class::B32), g.reg(Class::B64));
                 g.line(format!("mov.u32 {r}, %dynamic_smem_size;"));
@@ -1004,14 +1009,9 @@ pub fn generate(f: &Function, target: &Target) -> Result<String, PtxError> {
                 g.line(format!("div.u64 {l}, {l}, {};", m.elem.size()));
                 g.mem_len[i] = l;
             }
-            MemSpace::Local { len } => {
-                let _ = writeln!(
-                    decls,
-                    "\t.local .align 16 .b8 {}_{}[{}];",
-                    f.name,
-                    m.name,
-                    (len * m.elem.size()).max(1)
-                );
+            MemSpace::Local { .. } => {
+                let _ =
+                    writeln!(decls, "\t.local .align 16 .b8 {}_{}[{}];", f.name, m.name, m.bytes().max(1));
                 g.mem_base[i] = format!("{}_{}", f.name, m.name);
             }
         }
@@ -1024,8 +1024,8 @@ pub fn generate(f: &Function, target: &Target) -> Result<String, PtxError> {
     let _ = writeln!(out, ".version {}.{}", target.ptx_version.0, target.ptx_version.1);
     let _ = writeln!(out, ".target {}", target.arch);
     let _ = writeln!(out, ".address_size 64\n");
-    if f.mems.iter().any(|m| m.space == MemSpace::DynShared) {
-        let _ = writeln!(out, ".extern .shared .align 16 .b8 ferrocm_dyn_shared[];");
+    if f.mems.iter().any(|m| matches!(m.space, MemSpace::DynShared { .. })) {
+        let _ = writeln!(out, ".extern .shared .align {} .b8 ferrocm_dyn_shared[];", f.dyn_shared_align());
     }
     let (shared, local): (Vec<&str>, Vec<&str>) = decls.lines().partition(|l| l.starts_with(".shared"));
     for l in shared {
