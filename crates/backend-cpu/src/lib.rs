@@ -423,8 +423,10 @@ impl Backend for CpuBackend {
         let owned: Vec<Vec<u8>> = args.iter().map(|a| a.to_vec()).collect();
         s.push(Box::new(move || {
             let views: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
-            f.kernel
-                .launch(dims, &views)
+            // SAFETY: the runtime validated the arguments against the live allocations they point
+            // into and keeps them alive until the stream has run the launch (the backend's
+            // contract for `launch`).
+            unsafe { f.kernel.launch(dims, &views) }
                 .map_err(|message| BackendError::KernelFailed { kernel: f.name.clone(), message })
         }));
         Ok(())

@@ -30,7 +30,7 @@ const LOOP: &str = "kernel k(n: u32, y: &mut [f32]) {
     %6: f32 = sqrt %5
     store @shared0[%2], %6
     %7: f32 = load @shared0[%2]
-    %8: f32 = atomic.add @y[%2], %7
+    %8: f32 = atomic.add @y, %2, %7
   } latch {
     %9: u32 = read $i.0
     %10: u32 = const 1
@@ -72,13 +72,9 @@ fn type_errors_in_text_are_build_errors() {
 
 #[test]
 fn truncated_operand_lists_are_errors_not_panics() {
-    for bad in [
-        "%5: f32 = select %3",
-        "%5: f32 = fma",
-        "%5: u32x4 = extract",
-        "write $i.0",
-        "%5: f32 = shuffle.xor %4",
-    ] {
+    for bad in
+        ["%5: f32 = select %3", "%5: f32 = fma", "%5: u32x4 = extract", "write $i.0", "%5: f32 = shfl.xor %4"]
+    {
         let text = LOOP.replace("%5: f32 = cast %2", bad);
         assert!(parse(&text).is_err(), "`{bad}` must not parse");
     }

@@ -119,17 +119,22 @@ fn alignments_must_be_powers_of_two_up_to_1024() {
 
 #[test]
 fn intrinsics_with_wrong_operands_are_rejected() {
+    // The builder checks a call against its row at once.
     let mut b = Builder::new("mma");
     let z = b.constant(ScalarType::U32, 0);
-    b.intrinsic(
-        Intrinsic::MmaM16N8K16 { elem: ScalarType::F16 },
-        vec![z],
-        Some(Type::Vector(ScalarType::F32, 4)),
-    );
-    check(
-        &b.finish().expect("the builder leaves intrinsic shapes to the verifier"),
-        Err("do not fit the intrinsic"),
-    );
+    let call = Call::new(&intrinsics::tensor::MMA, &[("elem", 0)], &[], &[]);
+    assert_eq!(b.intrinsic(call.clone(), vec![z]), None);
+    let e = b.finish().expect_err("refused");
+    assert!(e.to_string().contains("`mma.m16n8k16.f16`: takes 3 operands, got 1"), "{e}");
+    // The verifier checks the same row on finished functions.
+    let mut b = Builder::new("shfl");
+    let t = b.special(Special::LaneId);
+    let v = b.shuffle(ShuffleMode::Xor, t, t);
+    let f = b.finish().expect("builds");
+    check(&f, Ok(()));
+    let mut bad = f.clone();
+    bad.values[v.0 as usize] = ScalarType::U64.into();
+    check(&bad, Err("the result is u64, but `shfl.xor` gives u32"));
 }
 
 #[test]

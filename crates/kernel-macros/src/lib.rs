@@ -193,7 +193,51 @@ fn expand_kernel(mut f: ItemFn) -> syn::Result<TokenStream2> {
         })
         .chain(comptime_names.iter().map(|c| quote!(::std::format!("{:?}", #c))))
         .collect();
+    // The same text as `__comptime_key`, written to a sink without allocating (for the cache).
+    let key_writes: Vec<TokenStream2> = generic_args
+        .iter()
+        .enumerate()
+        .map(|(i, g)| {
+            if i < f.sig.generics.params.len() && matches!(f.sig.generics.params[i], GenericParam::Type(_)) {
+                quote!(__w.write_str(::std::any::type_name::<#g>())?;)
+            } else {
+                quote!(::std::write!(__w, "{:?}", #g)?;)
+            }
+        })
+        .chain(comptime_names.iter().map(|c| quote!(::std::write!(__w, "{:?}", #c)?;)))
+        .collect();
+    let key_writes: Vec<TokenStream2> = key_writes
+        .iter()
+        .enumerate()
+        .map(|(i, w)| if i == 0 { w.clone() } else { quote!(__w.write_str(",")?; #w) })
+        .collect();
+    let has_comptime = !generic_args.is_empty() || !comptime_names.is_empty();
     let turbofish = if generic_args.is_empty() { quote!() } else { quote!(::<#(#generic_args),*>) };
+    let kernel_body = if has_comptime {
+        quote! {
+            static __CACHE: #krate::InstanceCache = #krate::InstanceCache::new();
+            let __key = |__w: &mut dyn ::std::fmt::Write| -> ::std::fmt::Result {
+                #(#key_writes)*
+                ::std::result::Result::Ok(())
+            };
+            __CACHE.get_or_build(
+                &__key,
+                |__ct| build #turbofish (#(::std::clone::Clone::clone(&#comptime_names)),*),
+                #name_str,
+            )
+        }
+    } else {
+        quote! {
+            static __KERNEL: ::std::sync::OnceLock<#krate::Arc<::ferrocm_kernel::CompiledKernel>> =
+                ::std::sync::OnceLock::new();
+            if let ::std::option::Option::Some(__k) = __KERNEL.get() {
+                return ::std::result::Result::Ok(__k.clone());
+            }
+            static __CACHE: #krate::InstanceCache = #krate::InstanceCache::new();
+            let __k = __CACHE.get_or_build(&|_: &mut dyn ::std::fmt::Write| ::std::result::Result::Ok(()), |_| build(), #name_str)?;
+            ::std::result::Result::Ok(__KERNEL.get_or_init(|| __k).clone())
+        }
+    };
     let doc = format!("The `{name_str}` kernel: build, compile (cached) and launch.");
     Ok(quote! {
         #[doc = #doc]
@@ -223,15 +267,13 @@ fn expand_kernel(mut f: ItemFn) -> syn::Result<TokenStream2> {
                 #krate::dsl::build_kernel(&__name, move || __body #turbofish (#(#comptime_names),*))
             }
 
-            /// The cached compiled kernel for these compile-time values.
+            /// The cached compiled kernel for these compile-time values (built on first use; later
+            /// calls take no lock and allocate nothing).
             pub fn kernel #impl_generics (#(#comptime_params),*)
                 -> ::std::result::Result<#krate::Arc<::ferrocm_kernel::CompiledKernel>, ::ferrocm_kernel::KernelError>
                 #where_clause
             {
-                let __ct = __comptime_key #turbofish (#(::std::clone::Clone::clone(&#comptime_names)),*);
-                let __key = #krate::key(::std::concat!(::std::module_path!(), "::", #name_str), &__ct);
-                let __name = #krate::entry_name(#name_str, &__ct);
-                #krate::get_or_build(&__key, move || build #turbofish (#(#comptime_names),*), &__name)
+                #kernel_body
             }
 
             /// Launches the kernel on `stream` (any device) through the runtime, which validates
@@ -259,7 +301,7 @@ fn expand_kernel(mut f: ItemFn) -> syn::Result<TokenStream2> {
             ) -> ::std::result::Result<(), ::ferrocm_kernel::KernelError> #where_clause {
                 let __k = kernel #turbofish (#(#comptime_names),*)?;
                 let mut __args = #krate::HostArgs::default();
-                #(#krate::HostArg::push(&#runtime_names, &mut __args);)*
+                #(#krate::HostArg::push(#runtime_names, &mut __args);)*
                 __k.launch_host(__dims, &__args)
             }
         }

@@ -11,9 +11,10 @@ use std::cell::RefCell;
 use std::marker::PhantomData;
 use std::ops;
 
+use ferrocm_ir::intrinsics::{self, Call, Def};
 use ferrocm_ir::{
-    AtomicOp, Axis, BinaryOp, BuildError, Builder, CmpOp, FenceScope, Function, Intrinsic, Mem, MemSpace,
-    ScalarType, ShuffleMode, Special, Type, UnaryOp, Value, VoteMode,
+    AtomicOp, Axis, BinaryOp, BuildError, Builder, CmpOp, FenceScope, Function, Mem, MemSpace, ScalarType,
+    ShuffleMode, Special, Type, UnaryOp, Value, VoteMode,
 };
 use half::{bf16, f16};
 
@@ -1197,11 +1198,42 @@ pub fn select<T: Elem>(c: Val<bool>, a: impl IntoVal<T>, b_: impl IntoVal<T>) ->
 /// row-major A, column-major B, f32 accumulators). `a` holds 4 `u32` registers of packed
 /// half pairs, `b` 2, `c` 4 f32, per lane in the PTX fragment layout. `elem` is `f16` or `bf16`.
 pub fn mma_m16n8k16<H: Elem>(a: Vec4<u32>, b_: Vec2<u32>, c: Vec4<f32>) -> Vec4<f32> {
-    let args = vec![a.v, b_.v, c.v];
-    let r = b(|b| {
-        b.intrinsic(Intrinsic::MmaM16N8K16 { elem: H::TY }, args, Some(Type::Vector(ScalarType::F32, 4)))
-    });
-    VecVal::from_ir_value(r.unwrap_or(Value(0)))
+    let elem = match H::TY {
+        ScalarType::F16 => 0,
+        ScalarType::BF16 => 1,
+        t => {
+            fail(BuildError::Unsupported {
+                what: format!("mma_m16n8k16 on {t}"),
+                why: "it multiplies f16 or bf16".into(),
+            });
+            0
+        }
+    };
+    VecVal::from_ir_value(intrinsic_value(
+        &intrinsics::tensor::MMA,
+        &[("elem", elem)],
+        &[],
+        vec![a.v, b_.v, c.v],
+        Type::Vector(ScalarType::F32, 4),
+    ))
+}
+
+/// Emits a call of intrinsic `def` with a result of type `ty`.
+pub(crate) fn intrinsic_value(
+    def: &'static Def,
+    imms: &[(&str, i64)],
+    mems: &[Mem],
+    args: Vec<Value>,
+    ty: Type,
+) -> Value {
+    let call = Call::new(def, imms, mems, &[]);
+    b(|b| b.intrinsic_value(call, args, ty))
+}
+
+/// Emits a call of intrinsic `def` without a result.
+pub(crate) fn intrinsic(def: &'static Def, imms: &[(&str, i64)], mems: &[Mem], args: Vec<Value>) {
+    let call = Call::new(def, imms, mems, &[]);
+    b(|b| b.intrinsic(call, args));
 }
 
 /// Packs two halves (`f16`/`bf16`) into a `u32`: `lo` in bits 0..16.
@@ -1437,7 +1469,13 @@ pub fn bf16_from_bits(bits: impl IntoVal<u16>) -> Val<bf16> {
 fn ldmatrix<H: Elem>(s: &Shared<H>, row_start: impl Index, num: u8, trans: bool) -> Value {
     let (m, i) = (s.mem(), row_start.index());
     let ty = if num == 1 { Type::Scalar(ScalarType::U32) } else { Type::Vector(ScalarType::U32, num) };
-    b(|b| b.intrinsic(Intrinsic::LdMatrix { mem: m, num, trans }, vec![i], Some(ty))).unwrap_or(Value(0))
+    intrinsic_value(
+        &intrinsics::tensor::LDMATRIX,
+        &[("num", num as i64), ("trans", trans as i64)],
+        &[m],
+        vec![i],
+        ty,
+    )
 }
 
 /// `ldmatrix .x4`: four 8x8 matrices of 16-bit elements from shared memory. Lane `8m + r` passes
@@ -1472,15 +1510,16 @@ pub fn cp_async<T: Elem, M: Memory<T>>(
 ) {
     let (d, s) = (dst.mem(), src.mem());
     let (di, si) = (dst_index.index(), src_index.index());
-    b(|b| b.intrinsic(Intrinsic::CpAsync { dst: d, src: s, bytes: bytes as u8 }, vec![di, si], None));
+    // The byte count is checked by the intrinsic's row (4, 8 or 16), never truncated.
+    intrinsic(&intrinsics::async_copy::CP_ASYNC, &[("bytes", bytes as i64)], &[d, s], vec![di, si]);
 }
 /// Closes the group of asynchronous copies issued since the previous commit.
 pub fn cp_async_commit() {
-    b(|b| b.intrinsic(Intrinsic::CpAsyncCommit, vec![], None));
+    intrinsic(&intrinsics::async_copy::CP_ASYNC_COMMIT, &[], &[], vec![]);
 }
 /// Waits until at most `pending` committed groups of this thread's copies are still in flight.
 pub fn cp_async_wait(pending: u32) {
-    b(|b| b.intrinsic(Intrinsic::CpAsyncWait { pending }, vec![], None));
+    intrinsic(&intrinsics::async_copy::CP_ASYNC_WAIT, &[("pending", pending as i64)], &[], vec![]);
 }
 
 /// A compile-time array of runtime variables (registers), indexed with compile-time indices:

@@ -99,7 +99,9 @@ pub mod dsl;
 
 use std::sync::Arc;
 
-pub use cache::{CompiledKernel, KernelError};
+pub use cache::{
+    code_generator, register_code_generator, Artifact, CodeGenerator, CompiledKernel, KernelError,
+};
 pub use ferrocm_backend::{CpuKernel, Dim3, LaunchDims};
 pub use ferrocm_ir as ir;
 pub use ferrocm_kernel_macros::{device, kernel};
@@ -124,38 +126,140 @@ pub mod prelude {
     pub use half::{bf16, f16};
 }
 
-/// Host-side launch arguments for the CPU executor: each kernel parameter's bytes, in order.
-#[derive(Default, Debug)]
-pub struct HostArgs {
-    bytes: Vec<Vec<u8>>,
+/// What a host argument is, checked against the kernel's parameter before a host launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HostKind {
+    Scalar(ir::ScalarType),
+    Slice { elem: ir::ScalarType, mutable: bool },
+    TensorMap,
 }
 
-impl HostArgs {
+/// Host-side launch arguments for the CPU executor: each kernel parameter's bytes, in order,
+/// made only from live host values ([`HostArg`]) and borrowing the slices they point into.
+#[derive(Default, Debug)]
+pub struct HostArgs<'a> {
+    bytes: Vec<Vec<u8>>,
+    kinds: Vec<HostKind>,
+    _borrow: std::marker::PhantomData<&'a mut ()>,
+}
+
+impl HostArgs<'_> {
     pub fn as_slices(&self) -> Vec<&[u8]> {
         self.bytes.iter().map(|b| b.as_slice()).collect()
     }
 }
 
 /// A value passed to a kernel launched on host memory ([`CompiledKernel::launch_host`]).
-pub trait HostArg {
-    fn push(&self, args: &mut HostArgs);
+pub trait HostArg<'a> {
+    fn push(self, args: &mut HostArgs<'a>);
 }
-impl<T: dsl::Elem> HostArg for T {
-    fn push(&self, args: &mut HostArgs) {
+impl<T: dsl::Elem> HostArg<'_> for T {
+    fn push(self, args: &mut HostArgs<'_>) {
         let size = T::TY.size() as usize;
         args.bytes.push(self.to_bits().to_le_bytes()[..size].to_vec());
+        args.kinds.push(HostKind::Scalar(T::TY));
     }
 }
-impl<T: dsl::Elem> HostArg for &[T] {
-    fn push(&self, args: &mut HostArgs) {
+impl<'a, T: dsl::Elem> HostArg<'a> for &'a [T] {
+    fn push(self, args: &mut HostArgs<'a>) {
         args.bytes.push((self.as_ptr() as u64).to_le_bytes().to_vec());
         args.bytes.push((self.len() as u64).to_le_bytes().to_vec());
+        args.kinds.push(HostKind::Slice { elem: T::TY, mutable: false });
     }
 }
-impl<T: dsl::Elem> HostArg for &mut [T] {
-    fn push(&self, args: &mut HostArgs) {
-        args.bytes.push((self.as_ptr() as u64).to_le_bytes().to_vec());
+impl<'a, T: dsl::Elem> HostArg<'a> for &'a mut [T] {
+    fn push(self, args: &mut HostArgs<'a>) {
+        args.bytes.push((self.as_mut_ptr() as u64).to_le_bytes().to_vec());
         args.bytes.push((self.len() as u64).to_le_bytes().to_vec());
+        args.kinds.push(HostKind::Slice { elem: T::TY, mutable: true });
+    }
+}
+impl<'a> HostArg<'a> for &'a HostTensorMap<'a> {
+    fn push(self, args: &mut HostArgs<'a>) {
+        args.bytes.push(self.bytes.to_vec());
+        args.kinds.push(HostKind::TensorMap);
+    }
+}
+
+impl<'a> HostArgs<'a> {
+    /// Appends one argument.
+    pub fn push(&mut self, arg: impl HostArg<'a>) -> &mut Self {
+        arg.push(self);
+        self
+    }
+}
+
+/// A tiled tensor map over a host slice, for kernels run on the CPU executor over host memory
+/// ([`CompiledKernel::launch_host`]); device launches take a [`runtime::TensorMap`]. The map
+/// borrows the slice mutably (TMA stores write through it), and the slice must hold the whole
+/// tensor the layout describes.
+pub struct HostTensorMap<'a> {
+    bytes: [u8; ferrocm_backend::tensor_map::TENSOR_MAP_BYTES],
+    _data: std::marker::PhantomData<&'a mut ()>,
+}
+
+impl<'a> HostTensorMap<'a> {
+    /// A map of `data` laid out as `layout` says (strides default to dense rows), checked with
+    /// the driver's rules and against the slice's length.
+    pub fn new<T: runtime::TensorMapElement>(
+        data: &'a mut [T],
+        layout: &runtime::TiledLayout,
+    ) -> Result<HostTensorMap<'a>, String> {
+        use ferrocm_backend::tensor_map::{TensorMapDataType, TensorMapDesc, MAX_RANK};
+        let rank = layout.dims.len();
+        if rank == 0 || rank > MAX_RANK || layout.box_dims.len() != rank {
+            return Err(format!("a rank-{rank} layout with {} box dimensions", layout.box_dims.len()));
+        }
+        let esize = std::mem::size_of::<T>() as u64;
+        let mut strides = [0u64; MAX_RANK - 1];
+        if layout.strides_bytes.is_empty() {
+            let mut s = esize;
+            for (stride, &dim) in strides.iter_mut().zip(&layout.dims[..rank - 1]) {
+                s = s.checked_mul(dim).ok_or("the tensor's size overflows")?;
+                *stride = s;
+            }
+        } else if layout.strides_bytes.len() == rank - 1 {
+            strides[..rank - 1].copy_from_slice(&layout.strides_bytes);
+        } else {
+            return Err(format!("{} strides for a rank-{rank} tensor", layout.strides_bytes.len()));
+        }
+        let mut desc = TensorMapDesc {
+            data_type: if layout.tf32 && T::DATA_TYPE == TensorMapDataType::F32 {
+                TensorMapDataType::TF32
+            } else {
+                T::DATA_TYPE
+            },
+            rank: rank as u32,
+            global_address: ferrocm_backend::DevicePtr(data.as_mut_ptr() as u64),
+            global_dims: [1; MAX_RANK],
+            global_strides: strides,
+            box_dims: [1; MAX_RANK],
+            element_strides: [1; MAX_RANK],
+            interleave: layout.interleave,
+            swizzle: layout.swizzle,
+            l2_promotion: layout.l2_promotion,
+            oob_fill: layout.oob_fill,
+        };
+        desc.global_dims[..rank].copy_from_slice(&layout.dims);
+        desc.box_dims[..rank].copy_from_slice(&layout.box_dims);
+        if layout.element_strides.len() == rank {
+            desc.element_strides[..rank].copy_from_slice(&layout.element_strides);
+        }
+        let bytes = desc.to_cpu_bytes().map_err(|r| r.to_string())?;
+        // The whole tensor must lie inside the slice.
+        let mut extent = esize;
+        for d in 0..rank {
+            let stride = if d == 0 { esize } else { strides[d - 1] };
+            extent = (layout.dims[d] - 1)
+                .checked_mul(stride)
+                .and_then(|x| x.checked_add(extent))
+                .ok_or("the tensor's extent overflows")?;
+        }
+        let held = std::mem::size_of_val(data) as u64;
+        if extent > held {
+            return Err(format!("the layout spans {extent} bytes but the slice holds {held}"));
+        }
+        Ok(HostTensorMap { bytes, _data: std::marker::PhantomData })
     }
 }
 
@@ -167,7 +271,7 @@ pub fn dims(grid: impl Into<Dim3>, block: impl Into<Dim3>, shared_mem_bytes: u32
 /// Support for the macro's expansion; not a stable API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::cache::get_or_build;
+    pub use crate::cache::{get_or_build, InstanceCache, KeyWriter};
     pub use crate::dsl;
     pub use crate::{HostArg, HostArgs};
     pub use ferrocm_runtime::{AsDeviceSlice, AsDeviceSliceMut, KernelArgs, LaunchConfig, Stream};
