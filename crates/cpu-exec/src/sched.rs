@@ -285,10 +285,12 @@ fn run_until_stopped(l: &Launch, gs: &mut GroupState, bi: usize, wi: usize) -> R
                 let phase = gs.cluster_phase[c];
                 let w = &mut gs.blocks[bi].warps[wi];
                 match w.cluster_arrived {
-                    None => return Err(format!(
+                    None => {
+                        return Err(format!(
                         "kernel `{name}`: warp {wi} of block {blk:?} waits at the cluster barrier without \
                              arriving first"
-                    )),
+                    ))
+                    }
                     // Its phase already completed: go on.
                     Some(p) if p < phase => w.cluster_arrived = None,
                     Some(_) => {

@@ -57,6 +57,14 @@ enum ParamKind {
     Scalar(Type),
     Slice(Type),
     SliceMut(Type),
+    /// A tensor map (`TensorMap`), passed by value.
+    TensorMap,
+}
+
+/// Whether `ty` names the kernel language's `TensorMap` parameter type.
+fn is_tensor_map(ty: &Type) -> bool {
+    matches!(ty, Type::Path(p) if p.qself.is_none()
+        && p.path.segments.last().is_some_and(|s| s.ident == "TensorMap" && s.arguments.is_empty()))
 }
 
 /// Whether `ty` is a scalar element type: a primitive name or one of the generic type params.
@@ -85,6 +93,7 @@ fn classify(ty: &Type, generics: &[String]) -> Option<ParamKind> {
             _ => None,
         },
         t if is_scalar(t, generics) => Some(ParamKind::Scalar(t.clone())),
+        t if is_tensor_map(t) => Some(ParamKind::TensorMap),
         _ => None,
     }
 }
@@ -166,11 +175,21 @@ fn expand_kernel(mut f: ItemFn) -> syn::Result<TokenStream2> {
                 launch_pushes.push(quote!(#krate::push_slice::<#t>(&mut __args, &*#id);));
                 quote!(let #id = #krate::dsl::slice_mut_param::<#t>(#id_str);)
             }
+            Some(ParamKind::TensorMap) => {
+                launch_params.push(quote!(#id: &::ferrocm_kernel::runtime::TensorMap<'_>));
+                launch_pushes.push(quote!(__args.push_tensor_map(#id);));
+                runtime_params.push(quote!(#id: &::ferrocm_kernel::HostTensorMap<'_>));
+                runtime_names.push(id.clone());
+                tr.declare(&id.to_string(), false);
+                param_decls.push(quote!(let #id = #krate::dsl::tensor_map_param(#id_str);));
+                continue;
+            }
             None => {
                 return err(
                     ty.span(),
                     "unsupported kernel parameter type: use a scalar (bool, integers, f16, bf16, f32, f64 or a \
-                     generic element type), `&[T]`, `&mut [T]`, or mark a compile-time value with #[comptime]",
+                     generic element type), `&[T]`, `&mut [T]`, `TensorMap`, or mark a compile-time value with \
+                     #[comptime]",
                 )
             }
         };
@@ -339,7 +358,7 @@ fn expand_device(mut f: ItemFn) -> syn::Result<TokenStream2> {
             Some(ParamKind::SliceMut(t)) => {
                 params.push(quote!(#id: impl ::ferrocm_kernel::dsl::MemoryMut<#t>))
             }
-            None => params.push(quote!(#id: #ty)),
+            Some(ParamKind::TensorMap) | None => params.push(quote!(#id: #ty)),
         }
         tr.declare(&id.to_string(), false);
     }
@@ -701,8 +720,16 @@ impl Translator {
             }
             Expr::Tuple(t) if t.elems.is_empty() => quote!(()),
             Expr::Tuple(t) => return err(t.span(), "tuples are not supported in kernels"),
+            // A compile-time array (of runtime values, say); runtime-indexed memory is a
+            // `local_array`.
             Expr::Array(a) => {
-                return err(a.span(), "array literals are not supported in kernels; use local_array")
+                let elems = a.elems.iter().map(|e| self.expr(e)).collect::<syn::Result<Vec<_>>>()?;
+                quote_spanned!(span=> [#(#elems),*])
+            }
+            Expr::Repeat(r) => {
+                let e = self.expr(&r.expr)?;
+                let n = &r.len;
+                quote_spanned!(span=> [#e; #n])
             }
             Expr::Struct(s) => return err(s.span(), "struct literals are not supported in kernels"),
             Expr::Unsafe(u) => return err(u.unsafe_token.span(), "`unsafe` is not supported in kernels"),

@@ -102,7 +102,7 @@ use std::sync::Arc;
 pub use cache::{
     code_generator, register_code_generator, Artifact, CodeGenerator, CompiledKernel, KernelError,
 };
-pub use ferrocm_backend::{CpuKernel, Dim3, LaunchDims};
+pub use ferrocm_backend::{tensor_map, CpuKernel, Dim3, LaunchDims, Target};
 pub use ferrocm_ir as ir;
 pub use ferrocm_kernel_macros::{device, kernel};
 pub use ferrocm_runtime as runtime;
@@ -121,7 +121,16 @@ pub mod prelude {
         Local, Memory, MemoryMut, Num, Shared, Signed, Slice, SliceMut, Val, VarArray, Vec2, Vec4, Widen,
         Word,
     };
-    pub use crate::{device, kernel, Dim3, LaunchDims};
+    pub use crate::dsl::{
+        bulk_commit, bulk_wait, bulk_wait_read, cluster_arrive, cluster_block_idx_x, cluster_block_idx_y,
+        cluster_block_idx_z, cluster_dim_x, cluster_dim_y, cluster_dim_z, cluster_dims, cluster_idx_x,
+        cluster_idx_y, cluster_idx_z, cluster_rank, cluster_size, cluster_sync, cluster_wait, dsmem_load,
+        dsmem_store, elect_one, fence_mbarrier_init, fence_proxy_async, fragment, grid_sync, launch_bounds,
+        matrix_descriptor, named_barrier_arrive, named_barrier_sync, setmaxnreg_dec, setmaxnreg_inc,
+        shared_addr, stmatrix_x1, stmatrix_x2, stmatrix_x4, stmatrix_x4_trans, wgmma, wgmma_commit,
+        wgmma_fence, wgmma_rs, wgmma_wait, Barriers, Coords, Fragment, MmaType, Swizzle, TensorMap, Wgmma,
+    };
+    pub use crate::{device, kernel, Dim3, HostTensorMap, LaunchDims};
     pub use ferrocm_runtime::{AsDeviceSlice, AsDeviceSliceMut, Device, DeviceBuffer, LaunchConfig, Stream};
     pub use half::{bf16, f16};
 }
@@ -260,6 +269,11 @@ impl<'a> HostTensorMap<'a> {
             return Err(format!("the layout spans {extent} bytes but the slice holds {held}"));
         }
         Ok(HostTensorMap { bytes, _data: std::marker::PhantomData })
+    }
+
+    /// The encoded bytes a kernel receives.
+    pub fn bytes(&self) -> &[u8; ferrocm_backend::tensor_map::TENSOR_MAP_BYTES] {
+        &self.bytes
     }
 }
 

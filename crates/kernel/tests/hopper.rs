@@ -1,0 +1,608 @@
+//! Conformance of the Hopper instructions: each kernel runs on the CPU executor (the reference)
+//! and on every device present, and is checked against a host computation (f64 for arithmetic,
+//! the layouts of the PTX ISA for data movement). See `common` for the harness.
+
+mod common;
+
+use common::*;
+use ferrocm_kernel::prelude::*;
+use ferrocm_kernel::runtime::TiledLayout;
+use ferrocm_kernel::tensor_map::TensorMapSwizzle;
+
+// ------------------------------------------------------------------ register fragments
+
+#[kernel]
+fn fragment_roundtrip(x: &[f32], out: &mut [f32]) {
+    let t = thread_idx_x() as usize;
+    let f = fragment::<f32>(96, 0.0f32);
+    for k in 0..96usize {
+        f.set(k, x[t * 96 + k] * 2.0f32);
+    }
+    for k in 0..96usize {
+        out[t * 96 + (95 - k)] = f.get(k) + 1.0f32;
+    }
+}
+
+#[test]
+fn fragments_hold_values_by_compile_time_index() {
+    let mut r = Rng::new();
+    let x = r.f32s(64 * 96, -4.0, 4.0);
+    let out = Launch::new("fragment_roundtrip", fragment_roundtrip::kernel(), 1, 64)
+        .buf(&x)
+        .buf(&vec![0f32; 64 * 96])
+        .run();
+    let got = out.get::<f32>(1);
+    for t in 0..64 {
+        for k in 0..96 {
+            assert_eq!(got[t * 96 + 95 - k], x[t * 96 + k] * 2.0 + 1.0, "thread {t} element {k}");
+        }
+    }
+    // The fragment stays in registers: no local memory in the PTX.
+    let ptx = fragment_roundtrip::kernel().unwrap().ptx("sm_90a").unwrap();
+    assert!(!ptx.contains(".local"), "{ptx}");
+}
+
+// ------------------------------------------------------------------ elect, named barriers
+
+#[kernel]
+fn elect_count(limit: u32, counts: &mut [u32]) {
+    let lane = lane_id();
+    let warp = thread_idx_x() / 32u32;
+    if lane < limit {
+        if elect_one() {
+            counts.atomic_add(warp, 1u32);
+        }
+    }
+}
+
+#[test]
+fn elect_one_picks_one_active_lane_per_warp() {
+    for limit in [32u32, 20, 1] {
+        let out =
+            Launch::new("elect_count", elect_count::kernel(), 1, 128).scalar(limit).buf(&[0u32; 4]).run();
+        assert_eq!(out.get::<u32>(1), vec![1; 4], "{limit} active lanes");
+    }
+}
+
+/// Warp 0 produces a row, warp 1 consumes it behind named barrier 1 (64 threads): warp 0 only
+/// arrives, warp 1 waits. Then they swap roles behind barrier 2.
+#[kernel]
+fn named_handoff(out: &mut [u32]) {
+    let s = shared_array::<u32>(64);
+    let t = thread_idx_x();
+    let lane = lane_id();
+    if t < 32u32 {
+        s[lane] = lane * 3u32 + 1u32;
+        named_barrier_arrive(1u32, 64u32);
+        named_barrier_sync(2u32, 64u32);
+        out[32u32 + lane] = s[32u32 + lane];
+    } else {
+        named_barrier_sync(1u32, 64u32);
+        out[lane] = s[lane];
+        s[32u32 + lane] = lane * 5u32 + 2u32;
+        named_barrier_arrive(2u32, 64u32);
+    }
+}
+
+#[test]
+fn named_barriers_hand_data_between_warps() {
+    let out = Launch::new("named_handoff", named_handoff::kernel(), 1, 64).buf(&[0u32; 64]).run();
+    let want: Vec<u32> = (0..32).map(|l| l * 3 + 1).chain((0..32).map(|l| l * 5 + 2)).collect();
+    assert_eq!(out.get::<u32>(0), want);
+}
+
+// ------------------------------------------------------------------ mbarrier pipeline
+
+/// A two-stage ring in shared memory: warp 0 produces 8 tiles of 32 values, warps 1..3 consume
+/// each tile; `full[s]` (count 1) says a tile is in stage s, `empty[s]` (count 3) that it is free.
+#[kernel]
+fn mbarrier_ring(x: &[u32], out: &mut [u32]) {
+    let ring = shared_array::<u32>(64);
+    let full = Barriers::new(2);
+    let empty = Barriers::new(2);
+    let t = thread_idx_x();
+    let lane = lane_id();
+    let warp = t / 32u32;
+    if t == 0u32 {
+        for s in 0..2u32 {
+            full.init(s, 1u32);
+            empty.init(s, 3u32);
+        }
+    }
+    sync_threads();
+    if warp == 0u32 {
+        for tile in 0u32..8u32 {
+            let s = tile % 2u32;
+            let phase = (tile / 2u32) % 2u32;
+            // The first pass over each stage finds it empty.
+            if tile >= 2u32 {
+                empty.wait(s, phase ^ 1u32);
+            }
+            ring[s * 32u32 + lane] = x[tile * 32u32 + lane];
+            if lane == 0u32 {
+                full.arrive(s);
+            }
+        }
+    } else {
+        for tile in 0u32..8u32 {
+            let s = tile % 2u32;
+            let phase = (tile / 2u32) % 2u32;
+            full.wait(s, phase);
+            let v = ring[s * 32u32 + lane];
+            out[((warp - 1u32) * 8u32 + tile) * 32u32 + lane] = v + warp;
+            if lane == 0u32 {
+                empty.arrive(s);
+            }
+        }
+    }
+}
+
+#[test]
+fn mbarrier_phases_run_a_producer_consumer_ring() {
+    let mut r = Rng::new();
+    let x = r.u32s(256, 1 << 20);
+    let out = Launch::new("mbarrier_ring", mbarrier_ring::kernel(), 1, 128).buf(&x).buf(&[0u32; 768]).run();
+    let got = out.get::<u32>(1);
+    for w in 1..4 {
+        for i in 0..256 {
+            assert_eq!(got[(w - 1) * 256 + i], x[i] + w as u32, "consumer warp {w}, element {i}");
+        }
+    }
+}
+
+// ------------------------------------------------------------------ clusters
+
+#[kernel]
+fn cluster_ring(out: &mut [u32]) {
+    let s = shared_array::<u32>(32);
+    let rank = cluster_rank();
+    let size = cluster_size();
+    let lane = lane_id();
+    s[lane] = rank * 100u32 + lane;
+    cluster_sync();
+    let next = (rank + 1u32) % size;
+    let v = dsmem_load(&s, lane, next);
+    let b = block_idx_x() as usize;
+    out[b * 64usize + lane as usize] = v;
+    // Every CTA has read before any overwrites.
+    cluster_sync();
+    // Write into the previous CTA's array; it reads it after the next barrier.
+    let prev = (rank + size - 1u32) % size;
+    dsmem_store(&s, lane, prev, 7u32 * lane + rank);
+    cluster_sync();
+    out[b * 64usize + 32usize + lane as usize] =
+        s[lane] + cluster_idx_x() * 1000u32 + cluster_block_idx_x() * 10000u32;
+}
+
+#[test]
+fn clusters_share_memory_between_their_blocks() {
+    for csize in [2u32, 4] {
+        let blocks = 8u32;
+        let out = Launch::new("cluster_ring", cluster_ring::kernel(), blocks, 32)
+            .cluster(csize)
+            .buf(&vec![0u32; blocks as usize * 64])
+            .run();
+        let got = out.get::<u32>(0);
+        for b in 0..blocks {
+            let rank = b % csize;
+            let next = (rank + 1) % csize;
+            let from_next = (rank + 1) % csize;
+            for l in 0..32 {
+                assert_eq!(got[(b * 64 + l) as usize], next * 100 + l, "block {b} lane {l}");
+                let written_by = from_next; // the next CTA writes into this one
+                let want = 7 * l + written_by + (b / csize) * 1000 + rank * 10000;
+                assert_eq!(got[(b * 64 + 32 + l) as usize], want, "block {b} lane {l}, cluster of {csize}");
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------------ grid barrier
+
+#[kernel]
+fn grid_rotate(x: &[u32], tmp: &mut [u32], out: &mut [u32]) {
+    let b = block_idx_x();
+    let n = grid_dim_x();
+    let t = thread_idx_x();
+    let i = (b * block_dim_x() + t) as usize;
+    tmp[i] = x[i] * 3u32;
+    grid_sync();
+    let from = (((b + 1u32) % n) * block_dim_x() + t) as usize;
+    out[i] = tmp[from] + 1u32;
+}
+
+#[test]
+fn grid_sync_orders_a_cooperative_launch() {
+    let mut r = Rng::new();
+    let (blocks, threads) = (8usize, 64usize);
+    let x = r.u32s(blocks * threads, 1 << 20);
+    let out = Launch::new("grid_rotate", grid_rotate::kernel(), blocks as u32, threads as u32)
+        .cooperative()
+        .buf(&x)
+        .buf_unordered(&vec![0u32; blocks * threads])
+        .buf(&vec![0u32; blocks * threads])
+        .run();
+    let got = out.get::<u32>(2);
+    for b in 0..blocks {
+        for t in 0..threads {
+            let from = ((b + 1) % blocks) * threads + t;
+            assert_eq!(got[b * threads + t], x[from] * 3 + 1);
+        }
+    }
+}
+
+// ------------------------------------------------------------------ stmatrix
+
+/// Each lane holds fragment registers with known values; `stmatrix` writes them to shared
+/// memory, which the kernel copies out.
+#[kernel]
+fn stmatrix_dump<const TRANS: bool>(out: &mut [u16]) {
+    let s = shared_array_aligned::<u16>(256, 128);
+    let lane = lane_id();
+    let r0 = (lane * 4u32) << 16u32 | lane * 4u32 + 1000u32;
+    let v = vec4(r0, r0 + 1u32, r0 + 2u32, r0 + 3u32);
+    let m = lane / 8u32;
+    let r = lane % 8u32;
+    // Matrix m is the 8x8 block at element 64 m; rows are 8 elements.
+    let row_start = m * 64u32 + r * 8u32;
+    if TRANS {
+        stmatrix_x4_trans(&s, row_start, v);
+    } else {
+        stmatrix_x4(&s, row_start, v);
+    }
+    sync_threads();
+    for k in 0..8u32 {
+        let i = lane * 8u32 + k;
+        out[i] = s[i];
+    }
+}
+
+#[test]
+fn stmatrix_writes_fragments_as_the_ptx_isa_lays_them_out() {
+    for trans in [false, true] {
+        let k = if trans { stmatrix_dump::kernel::<true>() } else { stmatrix_dump::kernel::<false>() };
+        let out = Launch::new("stmatrix_dump", k, 1, 32).buf(&[0u16; 256]).run();
+        let got = out.get::<u16>(0);
+        // Lane l's register m holds row l / 4, columns 2 (l % 4) and +1 of matrix m.
+        let mut want = [0u16; 256];
+        for l in 0..32usize {
+            for m in 0..4usize {
+                let reg = ((l * 4) << 16 | (l * 4 + 1000)) as u32 + m as u32;
+                for half in 0..2 {
+                    let (row, col) = (l / 4, 2 * (l % 4) + half);
+                    let (row, col) = if trans { (col, row) } else { (row, col) };
+                    want[m * 64 + row * 8 + col] = (reg >> (16 * half)) as u16;
+                }
+            }
+        }
+        assert_eq!(got, want.to_vec(), "trans {trans}");
+    }
+}
+
+// ------------------------------------------------------------------ TMA
+
+/// Shared-memory bytes a TMA test box may take.
+const BOX_SMEM: usize = 8192;
+
+/// Loads the box at `coords` into shared memory (1024-byte aligned) and dumps its bytes.
+#[kernel]
+fn tma_load_box<T: Elem>(x: &mut [T], map: TensorMap, #[comptime] coords: Vec<i32>, dump: &mut [u8]) {
+    let s = shared_array_aligned::<u8>(BOX_SMEM, 1024);
+    let bar = Barriers::new(1);
+    let t = thread_idx_x();
+    let bytes = dump.len();
+    if t == 0u32 {
+        bar.init(0u32, 1u32);
+    }
+    sync_threads();
+    if t == 0u32 {
+        bar.arrive_expect_tx(0u32, bytes as u32);
+        map.load(&s, 0u32, &bar, 0u32, &coords);
+    }
+    bar.wait(0u32, 0u32);
+    let mut i = t as usize;
+    while i < bytes {
+        dump[i] = s[i];
+        i += block_dim_x() as usize;
+    }
+}
+
+/// The box a map copies, as the PTX ISA and `cuTensorMapEncodeTiled` define it: elements per
+/// dimension and the global coordinates of each, dimension 0 fastest.
+fn box_elements(dims: &[u64], box_dims: &[u32], strides: &[u32], coords: &[i32]) -> Vec<Option<Vec<u64>>> {
+    let counts: Vec<u64> =
+        box_dims.iter().zip(strides).map(|(&b, &s)| (b as u64).div_ceil(s as u64)).collect();
+    let total: u64 = counts.iter().product();
+    (0..total)
+        .map(|mut n| {
+            let mut g = Vec::new();
+            for d in 0..dims.len() {
+                let j = n % counts[d];
+                n /= counts[d];
+                let c = coords[d] as i64 + j as i64 * strides[d] as i64;
+                if c < 0 || c as u64 >= dims[d] {
+                    return None;
+                }
+                g.push(c as u64);
+            }
+            Some(g)
+        })
+        .collect()
+}
+
+/// The shared-memory image of a box: element `n` at byte `n * esize`, permuted by the swizzle
+/// (16-byte chunk bits 4.. XOR row bits 7.., over 1, 2 or 3 bits).
+fn swizzle(offset: usize, s: TensorMapSwizzle) -> usize {
+    let bits = match s {
+        TensorMapSwizzle::None => return offset,
+        TensorMapSwizzle::B32 => 1,
+        TensorMapSwizzle::B64 => 2,
+        _ => 3,
+    };
+    offset ^ (((offset >> 7) & ((1 << bits) - 1)) << 4)
+}
+
+struct BoxCase {
+    dims: Vec<u64>,
+    box_dims: Vec<u32>,
+    strides: Vec<u32>,
+    swizzle: TensorMapSwizzle,
+    coords: Vec<i32>,
+}
+
+fn check_tma_load<T: Elem + ferrocm_kernel::runtime::TensorMapElement + Copy>(
+    case: &BoxCase,
+    data: Vec<T>,
+    fill: Option<T>,
+) {
+    let esize = std::mem::size_of::<T>();
+    let elems = box_elements(&case.dims, &case.box_dims, &case.strides, &case.coords);
+    let bytes = elems.len() * esize;
+    assert!(bytes <= BOX_SMEM);
+    let mut layout = TiledLayout::new(&case.dims, &case.box_dims)
+        .with_swizzle(case.swizzle)
+        .with_element_strides(&case.strides);
+    if fill.is_some() {
+        layout = layout.with_oob_fill(ferrocm_kernel::tensor_map::TensorMapOobFill::NanRequestZeroFma);
+    }
+    let name =
+        format!("tma_load {:?} box {:?} {:?} at {:?}", case.dims, case.box_dims, case.swizzle, case.coords);
+    let out = Launch::new(&name, tma_load_box::kernel::<T>(case.coords.clone()), 1, 128)
+        .buf(&data)
+        .tensor_map(0, layout)
+        .buf(&vec![0u8; bytes])
+        .run();
+    let got = out.get::<u8>(2);
+    // The expected image, byte by byte.
+    let mut want = vec![0u8; bytes];
+    let row_len: Vec<u64> = case.dims.clone();
+    for (n, g) in elems.iter().enumerate() {
+        let v: T = match g {
+            Some(g) => {
+                let mut idx = 0u64;
+                let mut mul = 1u64;
+                for d in 0..g.len() {
+                    idx += g[d] * mul;
+                    mul *= row_len[d];
+                }
+                data[idx as usize]
+            }
+            None => fill.unwrap_or_else(|| data[0].zeroed()),
+        };
+        let at = swizzle(n * esize, case.swizzle);
+        // SAFETY: `T` is a plain element type of `esize` bytes.
+        let b = unsafe { std::slice::from_raw_parts(&v as *const T as *const u8, esize) };
+        want[at..at + esize].copy_from_slice(b);
+    }
+    assert_eq!(got, want, "{name}");
+}
+
+/// A zero of the element type (what out-of-bounds elements read as).
+trait Zeroed {
+    fn zeroed(self) -> Self;
+}
+impl<T: Elem> Zeroed for T {
+    fn zeroed(self) -> Self {
+        // SAFETY: every element type is valid with all bits zero.
+        unsafe { std::mem::zeroed() }
+    }
+}
+
+#[test]
+fn tma_loads_boxes_of_1_to_5_dimensions_with_every_swizzle_and_out_of_bounds_fill() {
+    let mut r = Rng::new();
+    let u16s = |r: &mut Rng, n: u64| -> Vec<u16> { (0..n).map(|_| r.u32() as u16).collect() };
+    use TensorMapSwizzle as S;
+    let cases = [
+        // 1D: a 128-byte row running past the end of the tensor.
+        BoxCase {
+            dims: vec![200],
+            box_dims: vec![64],
+            strides: vec![1],
+            swizzle: S::None,
+            coords: vec![150],
+        },
+        // 2D, 128-byte swizzle, out of bounds in both dimensions, and from negative coordinates.
+        BoxCase {
+            dims: vec![104, 37],
+            box_dims: vec![64, 16],
+            strides: vec![1, 1],
+            swizzle: S::B128,
+            coords: vec![40, 30],
+        },
+        BoxCase {
+            dims: vec![104, 37],
+            box_dims: vec![64, 16],
+            strides: vec![1, 1],
+            swizzle: S::B128,
+            coords: vec![-8, -3],
+        },
+        BoxCase {
+            dims: vec![72, 20],
+            box_dims: vec![32, 8],
+            strides: vec![1, 1],
+            swizzle: S::B64,
+            coords: vec![8, 5],
+        },
+        BoxCase {
+            dims: vec![72, 20],
+            box_dims: vec![16, 8],
+            strides: vec![1, 1],
+            swizzle: S::B32,
+            coords: vec![56, 3],
+        },
+        // Every other row (element stride 2 in dimension 1).
+        BoxCase {
+            dims: vec![64, 40],
+            box_dims: vec![64, 8],
+            strides: vec![1, 2],
+            swizzle: S::B128,
+            coords: vec![0, 33],
+        },
+        // 5D, 32-byte swizzle.
+        BoxCase {
+            dims: vec![16, 3, 3, 3, 3],
+            box_dims: vec![8, 2, 2, 2, 2],
+            strides: vec![1; 5],
+            swizzle: S::B32,
+            coords: vec![4, 2, 0, 1, 2],
+        },
+    ];
+    for case in &cases {
+        let n: u64 = case.dims.iter().product();
+        check_tma_load::<u16>(case, u16s(&mut r, n), None);
+    }
+    // 3D f32 with a 64-byte swizzle; 4D u8.
+    let c3 = BoxCase {
+        dims: vec![40, 9, 7],
+        box_dims: vec![16, 4, 3],
+        strides: vec![1; 3],
+        swizzle: S::B64,
+        coords: vec![32, 7, 5],
+    };
+    let n3: u64 = c3.dims.iter().product();
+    check_tma_load::<f32>(&c3, r.f32s(n3 as usize, -1.0, 1.0), None);
+    let c4 = BoxCase {
+        dims: vec![32, 5, 4, 3],
+        box_dims: vec![16, 4, 2, 2],
+        strides: vec![1; 4],
+        swizzle: S::None,
+        coords: vec![16, 3, 3, 2],
+    };
+    let n4: u64 = c4.dims.iter().product();
+    check_tma_load::<u8>(&c4, (0..n4).map(|_| r.u32() as u8).collect(), None);
+}
+
+/// Writes a byte pattern to shared memory and stores it to the tensor with TMA.
+#[kernel]
+fn tma_store_box<T: Elem>(
+    x: &mut [T],
+    map: TensorMap,
+    #[comptime] coords: Vec<i32>,
+    #[comptime] bytes: usize,
+) {
+    let s = shared_array_aligned::<u8>(BOX_SMEM, 1024);
+    let t = thread_idx_x() as usize;
+    let mut i = t;
+    while i < bytes {
+        s[i] = (i * 7usize + 3usize) as u8;
+        i += block_dim_x() as usize;
+    }
+    fence_proxy_async();
+    sync_threads();
+    if t == 0usize {
+        map.store(&s, 0u32, &coords);
+        bulk_commit();
+        bulk_wait(0);
+    }
+}
+
+#[test]
+fn tma_stores_write_the_box_inside_the_tensor_only() {
+    use TensorMapSwizzle as S;
+    for (swizzle, box_dims, coords) in [
+        (S::B128, vec![64u32, 8], vec![50i32, -2]),
+        (S::None, vec![16, 4], vec![8, 17]),
+        (S::B32, vec![16, 8], vec![0, 0]),
+    ] {
+        let dims = vec![88u64, 19];
+        let data = vec![0xAAAAu16; (dims[0] * dims[1]) as usize];
+        let elems = box_elements(&dims, &box_dims, &[1, 1], &coords);
+        let bytes = elems.len() * 2;
+        let layout = TiledLayout::new(&dims, &box_dims).with_swizzle(swizzle);
+        let out = Launch::new("tma_store", tma_store_box::kernel::<u16>(coords.clone(), bytes), 1, 128)
+            .buf(&data)
+            .tensor_map(0, layout)
+            .run();
+        let got = out.get::<u16>(0);
+        let mut want = data.clone();
+        for (n, g) in elems.iter().enumerate() {
+            if let Some(g) = g {
+                let at = swizzle_pos(n * 2, swizzle);
+                let v = ((at * 7 + 3) as u8) as u16 | (((at + 1) * 7 + 3) as u8 as u16) << 8;
+                want[(g[0] + g[1] * dims[0]) as usize] = v;
+            }
+        }
+        assert_eq!(got, want, "{swizzle:?} box {box_dims:?} at {coords:?}");
+    }
+}
+
+fn swizzle_pos(offset: usize, s: TensorMapSwizzle) -> usize {
+    swizzle(offset, s)
+}
+
+/// Rank 0 of a cluster of 2 loads a box into both CTAs (multicast); each dumps its copy.
+#[kernel]
+fn tma_multicast(x: &mut [u16], map: TensorMap, dump: &mut [u8]) {
+    cluster_dims(2, 1, 1);
+    let s = shared_array_aligned::<u8>(4096, 1024);
+    let bar = Barriers::new(1);
+    let t = thread_idx_x();
+    let bytes = 64u32 * 16u32 * 2u32;
+    if t == 0u32 {
+        bar.init(0u32, 1u32);
+        fence_mbarrier_init();
+    }
+    cluster_sync();
+    if t == 0u32 {
+        bar.arrive_expect_tx(0u32, bytes);
+        if cluster_rank() == 0u32 {
+            map.load_multicast(&s, 0u32, &bar, 0u32, [5i32, 3i32], 3u16);
+        }
+    }
+    bar.wait(0u32, 0u32);
+    let base = block_idx_x() * bytes;
+    let mut i = t;
+    while i < bytes {
+        dump[base + i] = s[i];
+        i += block_dim_x();
+    }
+    // Neither CTA leaves while the other may still be using the cluster.
+    cluster_sync();
+}
+
+#[test]
+fn tma_multicast_fills_every_cta_of_the_cluster() {
+    let mut r = Rng::new();
+    let dims = vec![80u64, 30];
+    let data: Vec<u16> = (0..dims[0] * dims[1]).map(|_| r.u32() as u16).collect();
+    let layout = TiledLayout::new(&dims, &[64, 16]).with_swizzle(TensorMapSwizzle::B128);
+    let bytes = 64 * 16 * 2;
+    let out = Launch::new("tma_multicast", tma_multicast::kernel(), 4, 128)
+        .cluster(2)
+        .buf(&data)
+        .tensor_map(0, layout)
+        .buf(&vec![0u8; 4 * bytes])
+        .run();
+    let got = out.get::<u8>(2);
+    let elems = box_elements(&dims, &[64, 16], &[1, 1], &[5, 3]);
+    let mut want = vec![0u8; bytes];
+    for (n, g) in elems.iter().enumerate() {
+        let v = g.as_ref().map_or(0, |g| data[(g[0] + g[1] * dims[0]) as usize]);
+        let at = swizzle(n * 2, TensorMapSwizzle::B128);
+        want[at..at + 2].copy_from_slice(&v.to_le_bytes());
+    }
+    for b in 0..4 {
+        assert_eq!(&got[b * bytes..(b + 1) * bytes], &want[..], "block {b}");
+    }
+}
