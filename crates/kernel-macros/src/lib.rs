@@ -520,6 +520,33 @@ impl Translator {
                         }
                     }
                 }
+                // `let (a, b) = f(...);`: immutable names bound to the parts of a value.
+                if let (Pat::Tuple(pt), Some(init)) = (&l.pat, &l.init) {
+                    if init.diverge.is_none() {
+                        let mut names = Vec::new();
+                        for p in &pt.elems {
+                            match p {
+                                Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                                    if let Some(m) = &pi.mutability {
+                                        return err(
+                                            m.span(),
+                                            "`mut` inside a tuple pattern is not supported in kernels; bind \
+                                             the part, then `let mut` it",
+                                        );
+                                    }
+                                    names.push(pi.ident.clone());
+                                }
+                                Pat::Wild(w) => names.push(format_ident!("_", span = w.span())),
+                                p => return err(p.span(), "a kernel tuple pattern binds plain names"),
+                            }
+                        }
+                        let e = self.expr(&init.expr)?;
+                        for n in &names {
+                            self.declare(&n.to_string(), false);
+                        }
+                        return Ok(quote!(let (#(#names),*) = #e;));
+                    }
+                }
                 let (pat, ty) = match &l.pat {
                     Pat::Type(pt) => (&*pt.pat, Some(&*pt.ty)),
                     p => (p, None),

@@ -153,7 +153,8 @@ fn mbarrier_phases_run_a_producer_consumer_ring() {
 // ------------------------------------------------------------------ clusters
 
 #[kernel]
-fn cluster_ring(out: &mut [u32]) {
+fn cluster_ring<const C: u32>(out: &mut [u32]) {
+    cluster_dims(C, 1, 1);
     let s = shared_array::<u32>(32);
     let rank = cluster_rank();
     let size = cluster_size();
@@ -178,7 +179,8 @@ fn cluster_ring(out: &mut [u32]) {
 fn clusters_share_memory_between_their_blocks() {
     for csize in [2u32, 4] {
         let blocks = 8u32;
-        let out = Launch::new("cluster_ring", cluster_ring::kernel(), blocks, 32)
+        let k = if csize == 2 { cluster_ring::kernel::<2>() } else { cluster_ring::kernel::<4>() };
+        let out = Launch::new("cluster_ring", k, blocks, 32)
             .cluster(csize)
             .buf(&vec![0u32; blocks as usize * 64])
             .run();
@@ -605,4 +607,482 @@ fn tma_multicast_fills_every_cta_of_the_cluster() {
     for b in 0..4 {
         assert_eq!(&got[b * bytes..(b + 1) * bytes], &want[..], "block {b}");
     }
+}
+
+// ------------------------------------------------------------------ wgmma
+
+/// One `wgmma` test: a 64 x N x (K per instruction * k_steps) product with operands laid out in
+/// shared memory as the PTX ISA's canonical layouts say (built on the host below).
+#[derive(Clone, Copy, Debug)]
+struct WgCfg {
+    n: u32,
+    a: MmaType,
+    b: MmaType,
+    /// Swizzle of both operands.
+    swizzle: Swizzle,
+    trans_a: bool,
+    trans_b: bool,
+    /// A from registers instead of shared memory.
+    a_regs: bool,
+    k_steps: u32,
+    neg_a: bool,
+    /// Start from the values in `out` (scale-d set from the first step).
+    accumulate: bool,
+}
+
+impl WgCfg {
+    fn new(n: u32, ty: MmaType, swizzle: Swizzle, k_steps: u32) -> WgCfg {
+        WgCfg {
+            n,
+            a: ty,
+            b: ty,
+            swizzle,
+            trans_a: false,
+            trans_b: false,
+            a_regs: false,
+            k_steps,
+            neg_a: false,
+            accumulate: false,
+        }
+    }
+    fn k(&self) -> u32 {
+        self.a.k() * self.k_steps
+    }
+    fn op(&self) -> Wgmma {
+        let mut w = Wgmma::new(self.n, self.a).with_b(self.b);
+        if self.trans_a {
+            w = w.trans_a();
+        }
+        if self.trans_b {
+            w = w.trans_b();
+        }
+        if self.neg_a {
+            w = w.neg_a();
+        }
+        w
+    }
+}
+
+/// Bytes of one swizzle row (0 without swizzle).
+fn swizzle_bytes(s: Swizzle) -> u32 {
+    match s {
+        Swizzle::None => 0,
+        Swizzle::B32 => 32,
+        Swizzle::B64 => 64,
+        Swizzle::B128 => 128,
+    }
+}
+
+/// Where element (`mn`, `k`) of a `rows` x `k_total` operand of `esize`-byte elements lives, and
+/// the descriptor's (LBO, SBO), in the canonical layout: K-major swizzled operands are rows of S
+/// bytes in 8-row atoms (consecutive atoms along M/N, then along K); K-major without swizzle
+/// is 8x16-byte core matrices, contiguous along K; M/N-major 128-byte swizzle is atoms of 64
+/// elements along M/N by 8 along K.
+fn operand_offset(
+    mn: u32,
+    k: u32,
+    rows: u32,
+    k_total: u32,
+    esize: u32,
+    swz: Swizzle,
+    k_major: bool,
+) -> (u32, u32, u32) {
+    let s = swizzle_bytes(swz);
+    if k_major {
+        let kb = k * esize;
+        if s == 0 {
+            let row_chunks = k_total * esize / 16;
+            let (lbo, sbo) = (128, 128 * row_chunks);
+            ((mn / 8) * sbo + (kb / 16) * lbo + (mn % 8) * 16 + kb % 16, lbo, sbo)
+        } else {
+            let atom_col = rows * s;
+            let off = (kb / s) * atom_col + (mn / 8) * 8 * s + (mn % 8) * s + kb % s;
+            (off, 16, 8 * s)
+        }
+    } else {
+        assert_eq!(s, 128, "the tests use M/N-major operands with 128-byte swizzle");
+        let per_chunk = 128 / esize;
+        let (sbo, lbo) = (1024, (k_total / 8) * 1024);
+        let off = (mn / per_chunk) * lbo + (k / 8) * sbo + (k % 8) * 128 + (mn % per_chunk) * esize;
+        (off, lbo, sbo)
+    }
+}
+
+fn apply_swizzle(off: u32, swz: Swizzle) -> u32 {
+    let bits = match swz {
+        Swizzle::None => return off,
+        Swizzle::B32 => 1,
+        Swizzle::B64 => 2,
+        Swizzle::B128 => 3,
+    };
+    off ^ (((off >> 7) & ((1 << bits) - 1)) << 4)
+}
+
+/// Bytes an operand of `rows` rows takes in shared memory (swizzled rows are at least S bytes).
+fn operand_bytes(rows: u32, k_total: u32, esize: u32, swz: Swizzle) -> u32 {
+    rows * (k_total * esize).next_multiple_of(swizzle_bytes(swz).max(1))
+}
+
+/// The descriptor start offset of K step `s`, and LBO and SBO.
+fn step_layout(c: &WgCfg, rows: u32, ty: MmaType, k_major: bool, s: u32) -> (u32, u32, u32) {
+    let (_, lbo, sbo) = operand_offset(0, 0, rows, c.k(), ty.bytes(), c.swizzle, k_major);
+    let k0 = s * ty.k();
+    let kb = k0 * ty.bytes();
+    let sw = swizzle_bytes(c.swizzle);
+    let start = match (k_major, kb.checked_div(sw)) {
+        (false, _) => (k0 / 8) * sbo,
+        (true, None) => (kb / 16) * lbo,
+        (true, Some(col)) => col * rows * sw + kb % sw,
+    };
+    (start, lbo, sbo)
+}
+
+/// Encodes a small integer as an element of `ty`.
+fn encode(ty: MmaType, v: i32) -> u32 {
+    match ty {
+        MmaType::F16 => half::f16::from_f32(v as f32).to_bits() as u32,
+        MmaType::BF16 => half::bf16::from_f32(v as f32).to_bits() as u32,
+        MmaType::TF32 => (v as f32).to_bits(),
+        // Small integers are exact in both 8-bit formats.
+        MmaType::E5M2 => (half::f16::from_f32(v as f32).to_bits() >> 8) as u32,
+        MmaType::E4M3 => {
+            if v == 0 {
+                return 0;
+            }
+            let (s, a) = ((v < 0) as u32, v.unsigned_abs());
+            let e = 31 - a.leading_zeros();
+            let m = ((a << 3) >> e) & 7;
+            s << 7 | (e + 7) << 3 | m
+        }
+    }
+}
+
+/// The shared-memory image of an operand (as u32 words), and its elements.
+fn operand_image(c: &WgCfg, rows: u32, ty: MmaType, k_major: bool, r: &mut Rng) -> (Vec<u32>, Vec<Vec<i32>>) {
+    let (k_total, esize) = (c.k(), ty.bytes());
+    let vals: Vec<Vec<i32>> =
+        (0..rows).map(|_| (0..k_total).map(|_| (r.u32() % 9) as i32 - 4).collect()).collect();
+    let bytes = operand_bytes(rows, k_total, esize, c.swizzle);
+    let mut img = vec![0u8; bytes as usize];
+    for mn in 0..rows {
+        for k in 0..k_total {
+            let (off, _, _) = operand_offset(mn, k, rows, k_total, esize, c.swizzle, k_major);
+            let at = apply_swizzle(off, c.swizzle) as usize;
+            let bits = encode(ty, vals[mn as usize][k as usize]).to_le_bytes();
+            img[at..at + esize as usize].copy_from_slice(&bits[..esize as usize]);
+        }
+    }
+    let words = img.chunks(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect();
+    (words, vals)
+}
+
+/// A's register fragments for each K step: 4 u32 per thread, thread t = 32 w + lane, holding
+/// rows 16 w + ... in the layout of its type.
+fn a_fragments(c: &WgCfg, a: &[Vec<i32>]) -> Vec<u32> {
+    let ty = c.a;
+    let mut out = vec![0u32; (c.k_steps * 128 * 4) as usize];
+    for s in 0..c.k_steps {
+        for t in 0..128u32 {
+            let (w, l) = (t / 32, t % 32);
+            let (g, tq) = (l / 4, l % 4);
+            for j in 0..4u32 {
+                let mut reg = 0u32;
+                match ty {
+                    MmaType::F16 | MmaType::BF16 => {
+                        for h in 0..2 {
+                            let i = 2 * j + h;
+                            let row = 16 * w + g + if i % 4 >= 2 { 8 } else { 0 };
+                            let col = 2 * tq + (i & 1) + if i >= 4 { 8 } else { 0 };
+                            reg |= encode(ty, a[row as usize][(s * 16 + col) as usize]) << (16 * h);
+                        }
+                    }
+                    MmaType::TF32 => {
+                        let (row, col) = (16 * w + g + 8 * (j % 2), tq + 4 * (j / 2));
+                        reg = encode(ty, a[row as usize][(s * 8 + col) as usize]);
+                    }
+                    _ => {
+                        for byte in 0..4 {
+                            let (row, col) = (16 * w + g + 8 * (j % 2), 4 * tq + byte + 16 * (j / 2));
+                            reg |= encode(ty, a[row as usize][(s * 32 + col) as usize]) << (8 * byte);
+                        }
+                    }
+                }
+                out[((s * 128 + t) * 4 + j) as usize] = reg;
+            }
+        }
+    }
+    out
+}
+
+#[kernel]
+fn wgmma_tile(#[comptime] c: WgCfg, a_img: &[u32], b_img: &[u32], a_frag: &[u32], out: &mut [f32]) {
+    let sa =
+        shared_array_aligned::<u32>((operand_bytes(64, c.k(), c.a.bytes(), c.swizzle) / 4) as usize, 1024);
+    let sb =
+        shared_array_aligned::<u32>((operand_bytes(c.n, c.k(), c.b.bytes(), c.swizzle) / 4) as usize, 1024);
+    let t = thread_idx_x();
+    let mut i = t;
+    while i < a_img.len() as u32 {
+        sa[i] = a_img[i];
+        i += 128u32;
+    }
+    let mut j = t;
+    while j < b_img.len() as u32 {
+        sb[j] = b_img[j];
+        j += 128u32;
+    }
+    fence_proxy_async();
+    sync_threads();
+    let op = c.op();
+    let acc = op.accumulator();
+    let w = t / 32u32;
+    let l = lane_id();
+    let n = c.n;
+    if c.accumulate {
+        for q in 0..(n / 8) {
+            for v in 0..4u32 {
+                let row = 16u32 * w + l / 4u32 + if v >= 2 { 8u32 } else { 0u32 };
+                let col = 8u32 * q + 2u32 * (l % 4u32) + (v & 1);
+                acc.set((4 * q + v) as usize, out[row * n + col]);
+            }
+        }
+    }
+    wgmma_fence();
+    for s in 0..c.k_steps {
+        let (a0, alo, aso) = step_layout(&c, 64, c.a, !c.trans_a, s);
+        let (b0, blo, bso) = step_layout(&c, c.n, c.b, !c.trans_b, s);
+        let bd = matrix_descriptor(&sb, b0 / 4, c.swizzle, blo, bso);
+        let scale = s > 0 || c.accumulate;
+        if c.a_regs {
+            let base = (s * 128u32 + t) * 4u32;
+            let regs = vec4(a_frag[base], a_frag[base + 1u32], a_frag[base + 2u32], a_frag[base + 3u32]);
+            wgmma_rs(op, &acc, regs, bd, scale);
+        } else {
+            let ad = matrix_descriptor(&sa, a0 / 4, c.swizzle, alo, aso);
+            wgmma(op, &acc, ad, bd, scale);
+        }
+    }
+    wgmma_commit();
+    wgmma_wait(0);
+    for q in 0..(n / 8) {
+        for v in 0..4u32 {
+            let row = 16u32 * w + l / 4u32 + if v >= 2 { 8u32 } else { 0u32 };
+            let col = 8u32 * q + 2u32 * (l % 4u32) + (v & 1);
+            out[row * n + col] = acc.get((4 * q + v) as usize);
+        }
+    }
+}
+
+fn check_wgmma(c: WgCfg) {
+    let mut r = Rng::new();
+    let (a_img, a) = operand_image(&c, 64, c.a, !c.trans_a, &mut r);
+    let (b_img, b) = operand_image(&c, c.n, c.b, !c.trans_b, &mut r);
+    let frag = if c.a_regs { a_fragments(&c, &a) } else { vec![0u32; 4] };
+    let n = c.n as usize;
+    let init: Vec<f32> = if c.accumulate {
+        (0..64 * n).map(|_| (r.u32() % 100) as f32 - 50.0).collect()
+    } else {
+        vec![0.0; 64 * n]
+    };
+    let out = Launch::new(&format!("wgmma {c:?}"), wgmma_tile::kernel(c), 1, 128)
+        .buf(&a_img)
+        .buf(&b_img)
+        .buf(&frag)
+        .buf(&init)
+        .run();
+    let got = out.get::<f32>(3);
+    let sign = if c.neg_a { -1.0 } else { 1.0 };
+    let mut want = vec![0f64; 64 * n];
+    for m in 0..64 {
+        for col in 0..n {
+            let dot: f64 = (0..c.k() as usize).map(|k| a[m][k] as f64 * b[col][k] as f64).sum();
+            want[m * n + col] = sign * dot + init[m * n + col] as f64;
+        }
+    }
+    // Small integers: every product and sum is exact, so results must match exactly.
+    check_close(&format!("wgmma {c:?}"), &f64s(&got), &want, 0.0, 0.0);
+}
+
+#[test]
+fn wgmma_bf16_and_f16_with_128_byte_swizzle_for_several_n() {
+    for n in [8, 64, 256] {
+        check_wgmma(WgCfg::new(n, MmaType::BF16, Swizzle::B128, 4));
+    }
+    let mut c = WgCfg::new(128, MmaType::F16, Swizzle::B128, 2);
+    c.neg_a = true;
+    check_wgmma(c);
+}
+
+#[test]
+fn wgmma_tf32_e4m3_e5m2() {
+    check_wgmma(WgCfg::new(64, MmaType::TF32, Swizzle::B128, 4));
+    check_wgmma(WgCfg::new(128, MmaType::E4M3, Swizzle::B128, 4));
+    let mut mixed = WgCfg::new(64, MmaType::E5M2, Swizzle::B128, 2);
+    mixed.b = MmaType::E4M3;
+    check_wgmma(mixed);
+}
+
+#[test]
+fn wgmma_other_swizzles_and_no_swizzle() {
+    check_wgmma(WgCfg::new(32, MmaType::BF16, Swizzle::B64, 2));
+    check_wgmma(WgCfg::new(32, MmaType::BF16, Swizzle::B32, 2));
+    check_wgmma(WgCfg::new(32, MmaType::BF16, Swizzle::None, 2));
+}
+
+#[test]
+fn wgmma_transposed_operands_and_a_from_registers() {
+    let mut t = WgCfg::new(128, MmaType::BF16, Swizzle::B128, 2);
+    t.trans_a = true;
+    t.trans_b = true;
+    check_wgmma(t);
+    for (ty, n) in [(MmaType::BF16, 64), (MmaType::TF32, 32), (MmaType::E4M3, 64)] {
+        let mut c = WgCfg::new(n, ty, Swizzle::B128, 2);
+        c.a_regs = true;
+        check_wgmma(c);
+    }
+    let mut acc = WgCfg::new(64, MmaType::F16, Swizzle::B128, 1);
+    acc.accumulate = true;
+    check_wgmma(acc);
+}
+
+// ------------------------------------------------------------------ warp-specialized GEMM skeleton
+
+/// Block tile of the skeleton GEMM: 128 x 64 outputs, K in steps of 64 (128 bytes of bf16, one
+/// 128-byte swizzle row), two pipeline stages.
+const GM: u32 = 128;
+const GN: u32 = 64;
+const GK: u32 = 64;
+const STAGES: u32 = 2;
+const A_STAGE: u32 = GM * GK; // elements
+const B_STAGE: u32 = GN * GK;
+
+/// `C = A B^T` (bf16 in, f32 out) by one producer warpgroup and two consumer warpgroups: the
+/// producer moves A and B tiles into a two-stage ring with TMA, signalling `full`; each consumer
+/// multiplies its 64 rows with `wgmma` and frees the stage on `empty`. The producer gives
+/// registers to the consumers with `setmaxnreg`. The skeleton the GEMM grows from.
+#[kernel]
+fn ws_gemm(ta: TensorMap, tb: TensorMap, c: &mut [f32], k_tiles: u32) {
+    launch_bounds(384, 1);
+    let smem = dyn_shared_aligned::<bf16>(1024);
+    let full = Barriers::new(STAGES as usize);
+    let empty = Barriers::new(STAGES as usize);
+    let t = thread_idx_x();
+    let wg = t / 128u32;
+    let m0 = block_idx_y() * GM;
+    let n0 = block_idx_x() * GN;
+    let n_total = grid_dim_x() * GN;
+    if t == 0u32 {
+        for s in 0..STAGES {
+            full.init(s, 1u32);
+            empty.init(s, 2u32);
+        }
+    }
+    sync_threads();
+    if wg == 0u32 {
+        setmaxnreg_dec(40);
+        if t == 0u32 {
+            for kt in 0u32..k_tiles {
+                let s = kt % STAGES;
+                let phase = (kt / STAGES) % 2u32;
+                if kt >= STAGES {
+                    empty.wait(s, phase ^ 1u32);
+                }
+                full.arrive_expect_tx(s, (A_STAGE + B_STAGE) * 2u32);
+                let k0 = (kt * GK) as i32;
+                ta.load(&smem, s * A_STAGE, &full, s, [k0, m0 as i32]);
+                tb.load(&smem, STAGES * A_STAGE + s * B_STAGE, &full, s, [k0, n0 as i32]);
+            }
+        }
+    } else {
+        setmaxnreg_inc(232);
+        let op = Wgmma::new(GN, MmaType::BF16);
+        let acc = op.accumulator();
+        let cw = wg - 1u32;
+        for kt in 0u32..k_tiles {
+            let s = kt % STAGES;
+            let phase = (kt / STAGES) % 2u32;
+            full.wait(s, phase);
+            wgmma_fence();
+            for kk in 0..(GK / 16) {
+                let a_at = s * A_STAGE + cw * 64u32 * GK + kk * 16;
+                let b_at = STAGES * A_STAGE + s * B_STAGE + kk * 16;
+                let ad = matrix_descriptor(&smem, a_at, Swizzle::B128, 16, 1024);
+                let bd = matrix_descriptor(&smem, b_at, Swizzle::B128, 16, 1024);
+                if kk == 0 {
+                    wgmma(op, &acc, ad, bd, kt > 0u32);
+                } else {
+                    wgmma(op, &acc, ad, bd, true);
+                }
+            }
+            wgmma_commit();
+            wgmma_wait(0);
+            if t % 128u32 == 0u32 {
+                empty.arrive(s);
+            }
+        }
+        let w = (t % 128u32) / 32u32;
+        let l = lane_id();
+        for q in 0..(GN / 8) {
+            for v in 0..4u32 {
+                let row = m0 + cw * 64u32 + 16u32 * w + l / 4u32 + if v >= 2 { 8u32 } else { 0u32 };
+                let col = n0 + 8u32 * q + 2u32 * (l % 4u32) + (v & 1);
+                c[row * n_total + col] = acc.get((4 * q + v) as usize);
+            }
+        }
+    }
+}
+
+#[test]
+fn warp_specialized_tma_wgmma_pipeline_multiplies_matrices() {
+    let mut r = Rng::new();
+    let (m, n, k) = (256usize, 128usize, 512usize);
+    let ints = |r: &mut Rng, len: usize| -> Vec<i32> { (0..len).map(|_| (r.u32() % 9) as i32 - 4).collect() };
+    let (ai, bi) = (ints(&mut r, m * k), ints(&mut r, n * k));
+    let a: Vec<bf16> = ai.iter().map(|&v| bf16::from_f32(v as f32)).collect();
+    let b: Vec<bf16> = bi.iter().map(|&v| bf16::from_f32(v as f32)).collect();
+    let la = TiledLayout::new(&[k as u64, m as u64], &[GK, GM]).with_swizzle(TensorMapSwizzle::B128);
+    let lb = TiledLayout::new(&[k as u64, n as u64], &[GK, GN]).with_swizzle(TensorMapSwizzle::B128);
+    let smem = STAGES * (A_STAGE + B_STAGE) * 2;
+    let out = Launch::new("ws_gemm", ws_gemm::kernel(), ((n as u32) / GN, (m as u32) / GM), 384)
+        .shared(smem)
+        .buf(&a)
+        .buf(&b)
+        .tensor_map(0, la)
+        .tensor_map(1, lb)
+        .buf(&vec![0f32; m * n])
+        .scalar((k as u32) / GK)
+        .pass_only(&[2, 3, 4, 5])
+        .run();
+    let got = out.get::<f32>(4);
+    let mut want = vec![0f64; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            want[i * n + j] = (0..k).map(|p| ai[i * k + p] as f64 * bi[j * k + p] as f64).sum();
+        }
+    }
+    check_close("ws_gemm", &f64s(&got), &want, 0.0, 0.0);
+}
+
+#[kernel]
+fn maxnreg_roles(out: &mut [u32]) {
+    launch_bounds(256, 1);
+    let t = thread_idx_x();
+    if t < 128u32 {
+        setmaxnreg_dec(56);
+        out[t] = t * 2u32;
+    } else {
+        setmaxnreg_inc(200);
+        out[t] = t * 3u32;
+    }
+}
+
+#[test]
+fn setmaxnreg_moves_registers_between_warpgroups() {
+    let out = Launch::new("maxnreg_roles", maxnreg_roles::kernel(), 1, 256).buf(&[0u32; 256]).run();
+    let want: Vec<u32> = (0..256).map(|t| if t < 128 { t * 2 } else { t * 3 }).collect();
+    assert_eq!(out.get::<u32>(0), want);
+    // The launch bounds the PTX states, which setmaxnreg needs.
+    let ptx = maxnreg_roles::kernel().unwrap().ptx("sm_90a").unwrap();
+    assert!(ptx.contains(".maxntid 256, 1, 1") && ptx.contains(".minnctapersm 1"), "{ptx}");
+    assert!(ptx.contains("setmaxnreg.dec.sync.aligned.u32 56;"), "{ptx}");
 }

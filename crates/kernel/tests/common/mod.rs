@@ -214,6 +214,9 @@ pub struct Launch {
     atol: f64,
     /// Use `rtol`/`atol` as given, without the default floors (1e-6; 1e-12 absolute for f64).
     exact_tol: bool,
+    /// The arguments passed to the kernel, in order (all by default); the others are buffers
+    /// that only tensor maps refer to.
+    passed: Option<Vec<usize>>,
 }
 
 /// The buffers after a launch.
@@ -249,6 +252,7 @@ impl Launch {
             rtol: 0.0,
             atol: 0.0,
             exact_tol: false,
+            passed: None,
         }
     }
     pub fn shared(mut self, bytes: u32) -> Self {
@@ -264,6 +268,14 @@ impl Launch {
     pub fn cooperative(mut self) -> Self {
         self.dims.cooperative = true;
         self
+    }
+    /// Passes only arguments `which` to the kernel, in that order.
+    pub fn pass_only(mut self, which: &[usize]) -> Self {
+        self.passed = Some(which.to_vec());
+        self
+    }
+    fn order(&self) -> Vec<usize> {
+        self.passed.clone().unwrap_or_else(|| (0..self.args.len()).collect())
     }
     /// A tensor map of `layout` over the buffer passed as argument `buf`.
     pub fn tensor_map(mut self, buf: usize, layout: TiledLayout) -> Self {
@@ -317,7 +329,8 @@ impl Launch {
     fn host_args(&self, bufs: &mut [Bytes]) -> Result<Vec<Vec<u8>>, String> {
         let pos = self.positions();
         let mut out = Vec::new();
-        for (ai, a) in self.args.iter().enumerate() {
+        for ai in self.order() {
+            let a = &self.args[ai];
             match a {
                 Arg::Scalar { bytes, .. } => out.push(bytes.clone()),
                 Arg::Buf { ty, .. } => {
@@ -372,8 +385,17 @@ impl Launch {
             }
         }
         let mut args = KernelArgs::new();
+        // The map of each argument, by argument index.
+        let mut map_of = std::collections::HashMap::new();
         let mut mi = 0;
         for (ai, a) in self.args.iter().enumerate() {
+            if let Arg::Map { .. } = a {
+                map_of.insert(ai, mi);
+                mi += 1;
+            }
+        }
+        for ai in self.order() {
+            let a = &self.args[ai];
             match a {
                 Arg::Scalar { bytes, .. } => {
                     let v = u64::from_le_bytes({
@@ -393,8 +415,7 @@ impl Launch {
                     args.push((data.len / ty.size() as usize) as u64);
                 }
                 Arg::Map { .. } => {
-                    args.push_tensor_map(&maps[mi]);
-                    mi += 1;
+                    args.push_tensor_map(&maps[map_of[&ai]]);
                 }
             }
         }
