@@ -295,6 +295,8 @@ fn tma_load_box<T: Elem>(x: &mut [T], map: TensorMap, #[comptime] coords: Vec<i3
     let bytes = dump.len();
     if t == 0u32 {
         bar.init(0u32, 1u32);
+        // The initialization must be visible to the copy engine before it completes bytes.
+        fence_mbarrier_init();
     }
     sync_threads();
     if t == 0u32 {
@@ -947,11 +949,11 @@ fn wgmma_transposed_operands_and_a_from_registers() {
 
 // ------------------------------------------------------------------ warp-specialized GEMM skeleton
 
-/// Block tile of the skeleton GEMM: 128 x 64 outputs, K in steps of 64 (128 bytes of bf16, one
-/// 128-byte swizzle row), two pipeline stages.
+/// Block tile of the skeleton GEMM: 128 x 64 outputs, K in steps of 32 (64 bytes of bf16, one
+/// 64-byte swizzle row), two pipeline stages (24 KiB of shared memory).
 const GM: u32 = 128;
 const GN: u32 = 64;
-const GK: u32 = 64;
+const GK: u32 = 32;
 const STAGES: u32 = 2;
 const A_STAGE: u32 = GM * GK; // elements
 const B_STAGE: u32 = GN * GK;
@@ -976,6 +978,7 @@ fn ws_gemm(ta: TensorMap, tb: TensorMap, c: &mut [f32], k_tiles: u32) {
             full.init(s, 1u32);
             empty.init(s, 2u32);
         }
+        fence_mbarrier_init();
     }
     sync_threads();
     if wg == 0u32 {
@@ -1006,8 +1009,8 @@ fn ws_gemm(ta: TensorMap, tb: TensorMap, c: &mut [f32], k_tiles: u32) {
             for kk in 0..(GK / 16) {
                 let a_at = s * A_STAGE + cw * 64u32 * GK + kk * 16;
                 let b_at = STAGES * A_STAGE + s * B_STAGE + kk * 16;
-                let ad = matrix_descriptor(&smem, a_at, Swizzle::B128, 16, 1024);
-                let bd = matrix_descriptor(&smem, b_at, Swizzle::B128, 16, 1024);
+                let ad = matrix_descriptor(&smem, a_at, Swizzle::B64, 16, 512);
+                let bd = matrix_descriptor(&smem, b_at, Swizzle::B64, 16, 512);
                 if kk == 0 {
                     wgmma(op, &acc, ad, bd, kt > 0u32);
                 } else {
@@ -1040,8 +1043,8 @@ fn warp_specialized_tma_wgmma_pipeline_multiplies_matrices() {
     let (ai, bi) = (ints(&mut r, m * k), ints(&mut r, n * k));
     let a: Vec<bf16> = ai.iter().map(|&v| bf16::from_f32(v as f32)).collect();
     let b: Vec<bf16> = bi.iter().map(|&v| bf16::from_f32(v as f32)).collect();
-    let la = TiledLayout::new(&[k as u64, m as u64], &[GK, GM]).with_swizzle(TensorMapSwizzle::B128);
-    let lb = TiledLayout::new(&[k as u64, n as u64], &[GK, GN]).with_swizzle(TensorMapSwizzle::B128);
+    let la = TiledLayout::new(&[k as u64, m as u64], &[GK, GM]).with_swizzle(TensorMapSwizzle::B64);
+    let lb = TiledLayout::new(&[k as u64, n as u64], &[GK, GN]).with_swizzle(TensorMapSwizzle::B64);
     let smem = STAGES * (A_STAGE + B_STAGE) * 2;
     let out = Launch::new("ws_gemm", ws_gemm::kernel(), ((n as u32) / GN, (m as u32) / GM), 384)
         .shared(smem)
