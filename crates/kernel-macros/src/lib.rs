@@ -745,8 +745,15 @@ impl Translator {
             Expr::Match(m) => {
                 return err(m.match_token.span(), "`match` is not supported in kernels; use `if`/`else`")
             }
-            Expr::Tuple(t) if t.elems.is_empty() => quote!(()),
-            Expr::Tuple(t) => return err(t.span(), "tuples are not supported in kernels"),
+            // A compile-time tuple (of runtime values, say): a device function's results.
+            Expr::Tuple(t) => {
+                let elems = t.elems.iter().map(|e| self.expr(e)).collect::<syn::Result<Vec<_>>>()?;
+                if elems.len() == 1 {
+                    quote_spanned!(span=> (#(#elems),*,))
+                } else {
+                    quote_spanned!(span=> (#(#elems),*))
+                }
+            }
             // A compile-time array (of runtime values, say); runtime-indexed memory is a
             // `local_array`.
             Expr::Array(a) => {

@@ -57,7 +57,7 @@ pub static CP_ASYNC: Def = Def {
     name: "cp_async",
     doc: "asynchronous copy of 4, 8 or 16 bytes from global to shared memory (operands: destination and \
           source element indices); complete after a cp_async.wait covering its group",
-    imms: &[Imm { name: "bytes", kind: ImmKind::Num { prefix: "", min: 4, max: 16 } }],
+    imms: &[Imm { name: "bytes", kind: ImmKind::Num { prefix: "", min: 0, max: u32::MAX as i64 } }],
     mems: &[MemRule::Shared, MemRule::Global],
     vars: 0,
     sig: cp_async_sig,
