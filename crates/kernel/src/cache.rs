@@ -48,7 +48,7 @@ pub enum KernelError {
     #[error("kernel `{kernel}` could not be loaded on device {device}: {message}")]
     Load { kernel: String, device: usize, message: String },
     #[error("kernel `{kernel}`: {source}")]
-    Runtime { kernel: String, source: ferrocm_runtime::Error },
+    Runtime { kernel: String, source: Box<ferrocm_runtime::Error> },
 }
 
 impl KernelError {
@@ -261,8 +261,9 @@ impl CompiledKernel {
                 None => e.to_string(),
             },
         })?;
-        let f =
-            module.function(&name).map_err(|source| KernelError::Runtime { kernel: name.clone(), source })?;
+        let f = module
+            .function(&name)
+            .map_err(|source| KernelError::Runtime { kernel: name.clone(), source: Box::new(source) })?;
         // Two threads may load at once; the first one stored wins and the other module is dropped.
         Ok(match self.loaded.get(index) {
             Some(slot) => slot.get_or_init(|| f).clone(),
@@ -287,7 +288,7 @@ impl CompiledKernel {
         let f = self.function(stream.device())?;
         // SAFETY: forwarded from this function's contract.
         unsafe { stream.launch(&f, cfg, args) }
-            .map_err(|source| KernelError::Runtime { kernel: self.ir.name.clone(), source })
+            .map_err(|source| KernelError::Runtime { kernel: self.ir.name.clone(), source: Box::new(source) })
     }
 
     /// Runs the whole grid on the CPU executor over host memory. Safe: the arguments were made
