@@ -31,17 +31,50 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     r.unwrap_or_else(|e| e.to_compile_error()).into()
 }
 
-/// Marks a function callable from kernels (inlined into them).
+/// Marks a function callable from kernels (inlined into them): a free function, a method, or
+/// every method of an `impl` block (so a tile, a pipeline stage or a generator state can be a
+/// type with methods).
 #[proc_macro_attribute]
 pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let f = parse_macro_input!(item as ItemFn);
     let attr = TokenStream2::from(attr);
-    let r = if !attr.is_empty() {
-        Err(syn::Error::new(attr.span(), "#[device] takes no arguments"))
-    } else {
-        expand_device(f)
+    if !attr.is_empty() {
+        return syn::Error::new(attr.span(), "#[device] takes no arguments").to_compile_error().into();
+    }
+    let r = match syn::parse::<syn::ItemImpl>(item.clone()) {
+        Ok(imp) => expand_device_impl(imp),
+        Err(_) => {
+            let f = parse_macro_input!(item as ItemFn);
+            expand_device(f, &[])
+        }
     };
     r.unwrap_or_else(|e| e.to_compile_error()).into()
+}
+
+/// `#[device]` on an `impl` block: each method becomes a device function; the block's type
+/// parameters count as element types for its methods' parameters.
+fn expand_device_impl(mut imp: syn::ItemImpl) -> syn::Result<TokenStream2> {
+    let outer: Vec<String> = imp
+        .generics
+        .params
+        .iter()
+        .filter_map(|g| match g {
+            GenericParam::Type(t) => Some(t.ident.to_string()),
+            _ => None,
+        })
+        .collect();
+    for item in imp.items.iter_mut() {
+        if let syn::ImplItem::Fn(m) = item {
+            let f = ItemFn {
+                attrs: m.attrs.clone(),
+                vis: m.vis.clone(),
+                sig: m.sig.clone(),
+                block: Box::new(m.block.clone()),
+            };
+            let expanded = expand_device(f, &outer)?;
+            *m = syn::parse2(expanded)?;
+        }
+    }
+    Ok(quote!(#imp))
 }
 
 fn err<T>(span: Span, msg: impl std::fmt::Display) -> syn::Result<T> {
@@ -327,15 +360,22 @@ fn expand_kernel(mut f: ItemFn) -> syn::Result<TokenStream2> {
     })
 }
 
-fn expand_device(mut f: ItemFn) -> syn::Result<TokenStream2> {
-    let (generic_types, _) = type_generics(&f)?;
+fn expand_device(mut f: ItemFn, outer_generics: &[String]) -> syn::Result<TokenStream2> {
+    let (mut generic_types, _) = type_generics(&f)?;
+    generic_types.extend(outer_generics.iter().cloned());
     let krate = quote!(::ferrocm_kernel::__private);
     let mut tr = Translator::new(true);
     let mut params = Vec::new();
     let mut convs = Vec::new();
     for arg in f.sig.inputs.iter_mut() {
-        let FnArg::Typed(pt) = arg else {
-            return err(arg.span(), "a #[device] function is a free function; `self` is not allowed");
+        let pt = match arg {
+            FnArg::Receiver(r) => {
+                // A method's receiver passes through; `self` is an ordinary (immutable) name.
+                params.push(r.to_token_stream());
+                tr.declare("self", false);
+                continue;
+            }
+            FnArg::Typed(pt) => pt,
         };
         let comptime = take_comptime(&mut pt.attrs);
         let Pat::Ident(pi) = &*pt.pat else {
@@ -765,7 +805,27 @@ impl Translator {
                 let n = &r.len;
                 quote_spanned!(span=> [#e; #n])
             }
-            Expr::Struct(s) => return err(s.span(), "struct literals are not supported in kernels"),
+            // A struct of device values (a tile, a generator state).
+            Expr::Struct(st) => {
+                if let Some(q) = &st.qself {
+                    return err(q.lt_token.span, "qualified struct paths are not supported in kernels");
+                }
+                let path = &st.path;
+                let mut fields = Vec::new();
+                for fv in &st.fields {
+                    let m = &fv.member;
+                    let v = self.expr(&fv.expr)?;
+                    fields.push(quote!(#m: #v));
+                }
+                let rest = match &st.rest {
+                    Some(r) => {
+                        let r = self.expr(r)?;
+                        quote!(, ..#r)
+                    }
+                    None => quote!(),
+                };
+                quote_spanned!(span=> #path { #(#fields),* #rest })
+            }
             Expr::Unsafe(u) => return err(u.unsafe_token.span(), "`unsafe` is not supported in kernels"),
             Expr::Try(t) => return err(t.question_token.span(), "`?` is not supported in kernels"),
             Expr::Let(l) => return err(l.span(), "`if let` is not supported in kernels"),
@@ -836,6 +896,18 @@ impl Translator {
                 })
             }
             Expr::Paren(p) => self.assign(&p.expr, op, right),
+            // A field that holds a variable (`self.index = i`): a `Place`.
+            Expr::Field(_) => {
+                let place = self.expr(left)?;
+                let span = left.span();
+                Ok(match op {
+                    None => quote_spanned!(span=> #d::assign(&#place, #r)),
+                    Some(op) => quote_spanned!(span=> {
+                        let __r = #r;
+                        #d::assign(&#place, #d::Place::value(&#place) #op __r)
+                    }),
+                })
+            }
             Expr::Path(p) => err(
                 p.span(),
                 "cannot assign to an immutable binding: declare it with `let mut` to make it a kernel variable",

@@ -130,6 +130,7 @@ pub mod prelude {
         shared_addr, stmatrix_x1, stmatrix_x2, stmatrix_x4, stmatrix_x4_trans, wgmma, wgmma_commit,
         wgmma_fence, wgmma_rs, wgmma_wait, Barriers, Coords, Fragment, MmaType, Swizzle, TensorMap, Wgmma,
     };
+    pub use crate::dsl::{Place, Var};
     pub use crate::{device, kernel, Dim3, HostTensorMap, LaunchDims};
     pub use ferrocm_runtime::{AsDeviceSlice, AsDeviceSliceMut, Device, DeviceBuffer, LaunchConfig, Stream};
     pub use half::{bf16, f16};

@@ -261,7 +261,43 @@ impl<T: Clone> IndexLoad<usize> for &[T] {
 pub fn index_load<B: IndexLoad<I>, I>(base: &B, i: I) -> B::Out {
     base.index_load(i)
 }
+/// What `a[i] = v` can store into: kernel memory (a runtime index), or a compile-time array of
+/// variables (a compile-time index).
+#[diagnostic::on_unimplemented(
+    message = "cannot assign to an element of `{Self}`",
+    label = "not writable here",
+    note = "a `&[T]` parameter is read-only (declare it `&mut [T]`); compile-time arrays take `Var` elements and a `usize` index"
+)]
+pub trait IndexStore<I, X> {
+    fn index_store(&self, i: I, v: X);
+}
+macro_rules! index_store_mem {
+    ($($m:ident),*) => {$(
+        impl<T: Elem, I: Index, X: IntoVal<T>> IndexStore<I, X> for $m<T> {
+            fn index_store(&self, i: I, v: X) {
+                self.store(i, v)
+            }
+        }
+    )*};
+}
+index_store_mem!(SliceMut, Shared, Local);
+impl<B: IndexStore<I, X>, I, X> IndexStore<I, X> for &B {
+    fn index_store(&self, i: I, v: X) {
+        (**self).index_store(i, v)
+    }
+}
+impl<V: DslValue, X: IntoDsl<V = V>, const N: usize> IndexStore<usize, X> for [Var<V>; N] {
+    fn index_store(&self, i: usize, v: X) {
+        self[i].set(v)
+    }
+}
+impl<V: DslValue, X: IntoDsl<V = V>> IndexStore<usize, X> for Vec<Var<V>> {
+    fn index_store(&self, i: usize, v: X) {
+        self[i].set(v)
+    }
+}
+
 /// `a[i] = v`.
-pub fn index_store<T: Elem, M: MemoryMut<T>>(m: &M, i: impl Index, v: impl IntoVal<T>) {
-    m.store(i, v)
+pub fn index_store<B: IndexStore<I, X>, I, X>(b: &B, i: I, v: X) {
+    b.index_store(i, v)
 }

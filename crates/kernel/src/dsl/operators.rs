@@ -199,3 +199,32 @@ cast_plain!(bool => i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
 pub fn cast<T, E: CastTo<T>>(e: E) -> E::Out {
     e.cast_to()
 }
+
+// A variable (a struct field holding one) reads itself in arithmetic and comparisons, as a
+// `Cell` would: `self.count + 1u32`, `self.index < 4u32`.
+macro_rules! var_binop {
+    ($($Tr:ident, $m:ident;)*) => {$(
+        impl<T: Elem, R> ops::$Tr<R> for Var<Val<T>>
+        where
+            Val<T>: ops::$Tr<R>,
+        {
+            type Output = <Val<T> as ops::$Tr<R>>::Output;
+            fn $m(self, r: R) -> Self::Output {
+                ops::$Tr::$m(self.get(), r)
+            }
+        }
+    )*};
+}
+var_binop! {
+    Add, add; Sub, sub; Mul, mul; Div, div; Rem, rem;
+    BitAnd, bitand; BitOr, bitor; BitXor, bitxor; Shl, shl; Shr, shr;
+}
+impl<T: Elem, R> DslCmp<R> for Var<Val<T>>
+where
+    Val<T>: DslCmp<R>,
+{
+    type Out = <Val<T> as DslCmp<R>>::Out;
+    fn dsl_cmp(self, op: CmpOp, r: R) -> Self::Out {
+        self.get().dsl_cmp(op, r)
+    }
+}

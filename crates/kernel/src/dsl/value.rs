@@ -102,13 +102,59 @@ impl<V> Clone for Var<V> {
 impl<V> Copy for Var<V> {}
 
 impl<V: DslValue> Var<V> {
+    /// A new variable holding `init` (what `let mut` makes, for struct fields).
+    pub fn new(init: impl IntoDsl<V = V>) -> Var<V> {
+        var("field", init)
+    }
     pub fn get(self) -> V {
         V::from_ir_value(b(|b| b.read_var(self.var)))
+    }
+    fn set_value_ir(self, v: V) {
+        let v = v.to_ir();
+        b(|b| b.write_var(self.var, v))
     }
     pub fn set(self, v: impl IntoDsl<V = V>) {
         let v = v.into_dsl().to_ir();
         b(|b| b.write_var(self.var, v))
     }
+}
+
+/// A variable's value where a runtime value is expected (reads it).
+impl<T: Elem> IntoVal<T> for Var<Val<T>> {
+    fn into_val(self) -> Val<T> {
+        self.get()
+    }
+}
+
+/// What `place = v` and `place op= v` assign to in device code: a variable (a struct field that
+/// holds one, say), read with [`Place::value`], written with [`Place::set_value`].
+pub trait Place {
+    type V: DslValue;
+    fn value(&self) -> Self::V;
+    fn set_value(&self, v: Self::V);
+}
+impl<V: DslValue> Place for Var<V> {
+    type V = V;
+    fn value(&self) -> V {
+        self.get()
+    }
+    fn set_value(&self, v: V) {
+        self.set_value_ir(v)
+    }
+}
+impl<P: Place> Place for &P {
+    type V = P::V;
+    fn value(&self) -> P::V {
+        (**self).value()
+    }
+    fn set_value(&self, v: P::V) {
+        (**self).set_value(v)
+    }
+}
+
+/// `place = v` for a field or element that holds a variable.
+pub fn assign<P: Place>(place: &P, v: impl IntoDsl<V = P::V>) {
+    place.set_value(v.into_dsl())
 }
 
 pub(crate) fn new_var<V: DslValue>(name: &str) -> Var<V> {
