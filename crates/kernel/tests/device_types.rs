@@ -62,7 +62,7 @@ impl HostXorshift {
     }
     fn below(&mut self, n: u32) -> u32 {
         let r = self.next();
-        if r % 2 == 0 && n > 1 {
+        if r.is_multiple_of(2) && n > 1 {
             r % n
         } else {
             (r / 2) % n

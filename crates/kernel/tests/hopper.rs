@@ -1089,3 +1089,40 @@ fn setmaxnreg_moves_registers_between_warpgroups() {
     assert!(ptx.contains(".maxntid 256, 1, 1") && ptx.contains(".minnctapersm 1"), "{ptx}");
     assert!(ptx.contains("setmaxnreg.dec.sync.aligned.u32 56;"), "{ptx}");
 }
+
+/// Each CTA of a cluster of 2 arrives on its partner's barrier (a remote arrive through `mapa`)
+/// after writing into the partner's shared memory, then waits for its own barrier.
+#[kernel]
+fn remote_arrive(out: &mut [u32]) {
+    cluster_dims(2, 1, 1);
+    let s = shared_array::<u32>(32);
+    let bar = Barriers::new(1);
+    let t = thread_idx_x();
+    let rank = cluster_rank();
+    let partner = rank ^ 1u32;
+    if t == 0u32 {
+        bar.init(0u32, 32u32);
+        fence_mbarrier_init();
+    }
+    cluster_sync();
+    dsmem_store(&s, t, partner, t * 10u32 + rank);
+    fence_block();
+    bar.arrive_remote(0u32, partner);
+    // Released by all 32 of the partner's threads; the cluster barrier then orders their
+    // stores at cluster scope before the reads.
+    bar.wait(0u32, 0u32);
+    cluster_sync();
+    out[block_idx_x() * 32u32 + t] = s[t];
+}
+
+#[test]
+fn remote_mbarrier_arrivals_release_the_partner_cta() {
+    let out = Launch::new("remote_arrive", remote_arrive::kernel(), 4, 32).cluster(2).buf(&[0u32; 128]).run();
+    let got = out.get::<u32>(0);
+    for b in 0..4u32 {
+        for t in 0..32u32 {
+            // Written by the partner (rank ^ 1).
+            assert_eq!(got[(b * 32 + t) as usize], t * 10 + ((b % 2) ^ 1), "block {b} thread {t}");
+        }
+    }
+}
