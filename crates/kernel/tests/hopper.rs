@@ -412,76 +412,64 @@ impl<T: Elem> Zeroed for T {
     }
 }
 
-#[test]
-fn tma_loads_boxes_of_1_to_5_dimensions_with_every_swizzle_and_out_of_bounds_fill() {
+fn u16_case(dims: &[u64], box_dims: &[u32], strides: &[u32], swizzle: TensorMapSwizzle, coords: &[i32]) {
     let mut r = Rng::new();
-    let u16s = |r: &mut Rng, n: u64| -> Vec<u16> { (0..n).map(|_| r.u32() as u16).collect() };
-    use TensorMapSwizzle as S;
-    let cases = [
-        // 1D: a 128-byte row running past the end of the tensor.
-        BoxCase {
-            dims: vec![200],
-            box_dims: vec![64],
-            strides: vec![1],
-            swizzle: S::None,
-            coords: vec![150],
-        },
-        // 2D, 128-byte swizzle, out of bounds in both dimensions, and from negative coordinates.
-        BoxCase {
-            dims: vec![104, 37],
-            box_dims: vec![64, 16],
-            strides: vec![1, 1],
-            swizzle: S::B128,
-            coords: vec![40, 30],
-        },
-        BoxCase {
-            dims: vec![104, 37],
-            box_dims: vec![64, 16],
-            strides: vec![1, 1],
-            swizzle: S::B128,
-            coords: vec![-8, -3],
-        },
-        BoxCase {
-            dims: vec![72, 20],
-            box_dims: vec![32, 8],
-            strides: vec![1, 1],
-            swizzle: S::B64,
-            coords: vec![8, 5],
-        },
-        BoxCase {
-            dims: vec![72, 20],
-            box_dims: vec![16, 8],
-            strides: vec![1, 1],
-            swizzle: S::B32,
-            coords: vec![56, 3],
-        },
-        // Every other row (element stride 2 in dimension 1).
-        BoxCase {
-            dims: vec![64, 40],
-            box_dims: vec![64, 8],
-            strides: vec![1, 2],
-            swizzle: S::B128,
-            coords: vec![0, 33],
-        },
-        // 5D, 32-byte swizzle.
-        BoxCase {
-            dims: vec![16, 3, 3, 3, 3],
-            box_dims: vec![8, 2, 2, 2, 2],
-            strides: vec![1; 5],
-            swizzle: S::B32,
-            coords: vec![4, 2, 0, 1, 2],
-        },
-    ];
-    for case in &cases {
-        let n: u64 = case.dims.iter().product();
-        check_tma_load::<u16>(case, u16s(&mut r, n), None);
-    }
-    // 3D f32 with a 64-byte swizzle; 4D u8.
+    let case = BoxCase {
+        dims: dims.to_vec(),
+        box_dims: box_dims.to_vec(),
+        strides: strides.to_vec(),
+        swizzle,
+        coords: coords.to_vec(),
+    };
+    let n: u64 = case.dims.iter().product();
+    check_tma_load::<u16>(&case, (0..n).map(|_| r.u32() as u16).collect(), None);
+}
+
+// One test per box, so a GPU fault in one leaves the others' results standing.
+#[test]
+fn tma_load_2d_aligned_box_without_swizzle() {
+    u16_case(&[64, 8], &[64, 8], &[1, 1], TensorMapSwizzle::None, &[0, 0]);
+}
+
+#[test]
+fn tma_load_1d_box_past_the_end_of_the_tensor() {
+    u16_case(&[200], &[64], &[1], TensorMapSwizzle::None, &[150]);
+}
+
+#[test]
+fn tma_load_2d_128_byte_swizzle_out_of_bounds_in_both_dimensions() {
+    u16_case(&[104, 37], &[64, 16], &[1, 1], TensorMapSwizzle::B128, &[40, 30]);
+}
+
+#[test]
+fn tma_load_2d_128_byte_swizzle_from_negative_coordinates() {
+    u16_case(&[104, 37], &[64, 16], &[1, 1], TensorMapSwizzle::B128, &[-8, -3]);
+}
+
+#[test]
+fn tma_load_2d_64_and_32_byte_swizzle() {
+    u16_case(&[72, 20], &[32, 8], &[1, 1], TensorMapSwizzle::B64, &[8, 5]);
+    u16_case(&[72, 20], &[16, 8], &[1, 1], TensorMapSwizzle::B32, &[56, 3]);
+}
+
+#[test]
+fn tma_load_every_other_row_by_element_stride() {
+    u16_case(&[64, 40], &[64, 8], &[1, 2], TensorMapSwizzle::B128, &[0, 33]);
+}
+
+#[test]
+fn tma_load_5d_box() {
+    u16_case(&[16, 3, 3, 3, 3], &[8, 2, 2, 2, 2], &[1; 5], TensorMapSwizzle::B32, &[4, 2, 0, 1, 2]);
+}
+
+#[test]
+fn tma_load_3d_f32_and_4d_u8_boxes() {
+    let mut r = Rng::new();
     let c3 = BoxCase {
         dims: vec![40, 9, 7],
         box_dims: vec![16, 4, 3],
         strides: vec![1; 3],
-        swizzle: S::B64,
+        swizzle: TensorMapSwizzle::B64,
         coords: vec![32, 7, 5],
     };
     let n3: u64 = c3.dims.iter().product();
@@ -490,7 +478,7 @@ fn tma_loads_boxes_of_1_to_5_dimensions_with_every_swizzle_and_out_of_bounds_fil
         dims: vec![32, 5, 4, 3],
         box_dims: vec![16, 4, 2, 2],
         strides: vec![1; 4],
-        swizzle: S::None,
+        swizzle: TensorMapSwizzle::None,
         coords: vec![16, 3, 3, 2],
     };
     let n4: u64 = c4.dims.iter().product();
@@ -905,46 +893,41 @@ fn check_wgmma(c: WgCfg) {
     check_close(&format!("wgmma {c:?}"), &f64s(&got), &want, 0.0, 0.0);
 }
 
-#[test]
-fn wgmma_bf16_and_f16_with_128_byte_swizzle_for_several_n() {
-    for n in [8, 64, 256] {
-        check_wgmma(WgCfg::new(n, MmaType::BF16, Swizzle::B128, 4));
-    }
-    let mut c = WgCfg::new(128, MmaType::F16, Swizzle::B128, 2);
-    c.neg_a = true;
-    check_wgmma(c);
+macro_rules! wgmma_tests {
+    ($($name:ident => $cfg:expr;)*) => {$(
+        #[test]
+        fn $name() {
+            check_wgmma($cfg);
+        }
+    )*};
 }
 
-#[test]
-fn wgmma_tf32_e4m3_e5m2() {
-    check_wgmma(WgCfg::new(64, MmaType::TF32, Swizzle::B128, 4));
-    check_wgmma(WgCfg::new(128, MmaType::E4M3, Swizzle::B128, 4));
-    let mut mixed = WgCfg::new(64, MmaType::E5M2, Swizzle::B128, 2);
-    mixed.b = MmaType::E4M3;
-    check_wgmma(mixed);
+fn with(c: WgCfg, f: impl FnOnce(&mut WgCfg)) -> WgCfg {
+    let mut c = c;
+    f(&mut c);
+    c
 }
 
-#[test]
-fn wgmma_other_swizzles_and_no_swizzle() {
-    check_wgmma(WgCfg::new(32, MmaType::BF16, Swizzle::B64, 2));
-    check_wgmma(WgCfg::new(32, MmaType::BF16, Swizzle::B32, 2));
-    check_wgmma(WgCfg::new(32, MmaType::BF16, Swizzle::None, 2));
-}
-
-#[test]
-fn wgmma_transposed_operands_and_a_from_registers() {
-    let mut t = WgCfg::new(128, MmaType::BF16, Swizzle::B128, 2);
-    t.trans_a = true;
-    t.trans_b = true;
-    check_wgmma(t);
-    for (ty, n) in [(MmaType::BF16, 64), (MmaType::TF32, 32), (MmaType::E4M3, 64)] {
-        let mut c = WgCfg::new(n, ty, Swizzle::B128, 2);
-        c.a_regs = true;
-        check_wgmma(c);
-    }
-    let mut acc = WgCfg::new(64, MmaType::F16, Swizzle::B128, 1);
-    acc.accumulate = true;
-    check_wgmma(acc);
+// One test per configuration, so a GPU fault in one leaves the others' results standing.
+wgmma_tests! {
+    wgmma_bf16_n8 => WgCfg::new(8, MmaType::BF16, Swizzle::B128, 4);
+    wgmma_bf16_n64 => WgCfg::new(64, MmaType::BF16, Swizzle::B128, 4);
+    wgmma_bf16_n256 => WgCfg::new(256, MmaType::BF16, Swizzle::B128, 4);
+    wgmma_f16_n128_negated_a => with(WgCfg::new(128, MmaType::F16, Swizzle::B128, 2), |c| c.neg_a = true);
+    wgmma_tf32_n64 => WgCfg::new(64, MmaType::TF32, Swizzle::B128, 4);
+    wgmma_e4m3_n128 => WgCfg::new(128, MmaType::E4M3, Swizzle::B128, 4);
+    wgmma_e5m2_by_e4m3_n64 => with(WgCfg::new(64, MmaType::E5M2, Swizzle::B128, 2), |c| c.b = MmaType::E4M3);
+    wgmma_bf16_64_byte_swizzle => WgCfg::new(32, MmaType::BF16, Swizzle::B64, 2);
+    wgmma_bf16_32_byte_swizzle => WgCfg::new(32, MmaType::BF16, Swizzle::B32, 2);
+    wgmma_bf16_no_swizzle => WgCfg::new(32, MmaType::BF16, Swizzle::None, 2);
+    wgmma_bf16_mn_major_operands => with(WgCfg::new(128, MmaType::BF16, Swizzle::B128, 2), |c| {
+        c.trans_a = true;
+        c.trans_b = true;
+    });
+    wgmma_bf16_a_from_registers => with(WgCfg::new(64, MmaType::BF16, Swizzle::B128, 2), |c| c.a_regs = true);
+    wgmma_tf32_a_from_registers => with(WgCfg::new(32, MmaType::TF32, Swizzle::B128, 2), |c| c.a_regs = true);
+    wgmma_e4m3_a_from_registers => with(WgCfg::new(64, MmaType::E4M3, Swizzle::B128, 2), |c| c.a_regs = true);
+    wgmma_f16_accumulates_onto_d => with(WgCfg::new(64, MmaType::F16, Swizzle::B128, 1), |c| c.accumulate = true);
 }
 
 // ------------------------------------------------------------------ warp-specialized GEMM skeleton
