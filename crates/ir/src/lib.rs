@@ -9,12 +9,20 @@
 //! pointers: loads, stores and atomics name a [`Mem`] (a slice parameter, a shared or local array)
 //! and an element index, so every back end knows the buffer and can check bounds.
 //!
+//! Instructions beyond the core ops are intrinsics, defined as data: one [`intrinsics::Def`] row
+//! each (operands and result types, effects, minimum feature and PTX version, PTX template,
+//! CPU executor semantics), from which the builder, the verifier, the printer, the parser and
+//! both back ends derive.
+//!
 //! Invariants (checked by [`verify`]): a value is used only after its definition, in the region
-//! that defines it or one nested in it; operand types match what each op expects; unary and
-//! binary results have the type their op gives ([`UnaryOp::result_type`],
-//! [`BinaryOp::result_type`]: bit counts are `u32`, `mul_wide` doubles the width); `break` and
-//! `continue` lie inside as many loops as their depth says; stores target writable memory.
-//! The text form is produced by `Display` for [`Function`] and read back by [`parse`].
+//! that defines it or one nested in it; operand types match what each op expects (for an
+//! intrinsic, what its row's `sig` says); unary and binary results have the type their op gives
+//! ([`UnaryOp::result_type`], [`BinaryOp::result_type`]: bit counts are `u32`, `mul_wide` doubles
+//! the width); `break` and `continue` lie inside as many loops as their depth says; stores target
+//! writable memory. Array sizes are computed in `u64` and checked against the GPU's limits
+//! ([`Limits`]) by every back end. The text form is produced by `Display` for [`Function`] and
+//! read back by [`parse`]; names are `[A-Za-z_][A-Za-z0-9_]*`, so any function the builder
+//! accepts prints to text that parses back to it.
 //! [`expand_f64_math`] rewrites f64 `exp`/`ln`/`sin`/`cos` into exactly rounded ops for back
 //! ends without accurate f64 transcendentals.
 

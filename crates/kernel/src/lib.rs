@@ -16,7 +16,7 @@
 //! let (x, mut y) = (stream.clone_htod(&xs)?, stream.clone_htod(&ys)?);
 //! saxpy::launch(&stream, LaunchConfig::for_num_elems(n), 2.0, &x, &mut y)?; // any device
 //! saxpy::launch_host(dims, 2.0, &xs, &mut ys)?;  // CPU executor straight on host memory
-//! let ir = saxpy::kernel()?.ir().to_string();    // what the compiler made; also .ptx("sm_90")
+//! let ir = saxpy::kernel()?.ir().to_string();    // what the compiler made; also .ptx("sm_90a")
 //! ```
 //!
 //! # What `#[kernel]` generates
@@ -37,8 +37,15 @@
 //! and `(a..b).step_by(s)` (unrolled when both bounds are compile-time values), `break`,
 //! `continue`, `return`, indexing, method-style math and calls to `#[device]` functions (inlined).
 //! `break`/`continue` inside a loop unrolled at compile time are a build error (use a runtime
-//! bound). Anything else (`match`, closures, macros, labels, struct literals, ...) is a compile
-//! error at its span; type errors are rustc's.
+//! bound). Compile-time arrays and tuples (`[a, b]`, `(x, y)`, `let (hi, lo) = f(..)`) and struct
+//! literals build plain Rust values that hold runtime values. Anything else (`match`, closures,
+//! macros, labels, ...) is a compile error at its span; type errors are rustc's.
+//!
+//! `#[device]` marks free functions, methods and whole `impl` blocks, so a tile, a pipeline
+//! stage or a generator state is a type with methods. A field that changes at run time holds a
+//! [`dsl::Var`] (`Var::new(init)`): assigning to it (`self.state = x`, `self.n += 1u32`) writes
+//! the variable, and it reads itself in arithmetic and comparisons (`.get()` reads it as a
+//! value, as `Cell::get` does).
 //!
 //! Built-ins ([`prelude`]): thread/block indices and dimensions, grid dimensions, `lane_id`,
 //! `warp_size` (a device value, not a constant), `global_index`, `grid_stride`; `sync_threads` and
@@ -47,6 +54,16 @@
 //! `shfl_idx/up/down/xor`, `vote_any/all`, `ballot`; 2- and 4-wide vectors with `load2/load4`,
 //! `store2/store4` (16-byte accesses); tensor cores: `mma_m16n8k16` (f16/bf16 -> f32, sm_80+),
 //! `ldmatrix_x2/x4[_trans]`, `cp_async` with `cp_async_commit`/`cp_async_wait`.
+//!
+//! Hopper (sm_90/sm_90a; [`dsl`]'s `hopper` section): register [`dsl::Fragment`]s; `wgmma` and
+//! `wgmma_rs` ([`dsl::Wgmma`]: f16, bf16, tf32, e4m3, e5m2; N 8 to 256) with
+//! [`dsl::matrix_descriptor`] and `wgmma_fence/commit/wait`; [`dsl::Barriers`] (`mbarrier`: init,
+//! arrive, arrive_expect_tx, try_wait, wait, arrive_remote); [`dsl::TensorMap`] kernel parameters
+//! with TMA `load`, `load_multicast` and `store`, `bulk_commit/wait`; `fence_proxy_async`,
+//! `fence_mbarrier_init`; clusters (`cluster_dims`, `cluster_rank`, `cluster_sync`, `dsmem_load`,
+//! `dsmem_store`); `elect_one`; `named_barrier_sync/arrive`; `setmaxnreg_inc/dec` with
+//! `launch_bounds`; `stmatrix_x1/x2/x4`; `grid_sync` for cooperative launches. Using an
+//! instruction the device's target lacks is a [`KernelError::MissingFeature`] naming both.
 //!
 //! Integer and bit intrinsics, named and defined as in Rust's std (methods on runtime values):
 //! `a.mul_hi(b)` (the high half of the full product; `u32`, `i32`, `u64`, `i64`, PTX `mul.hi`),
@@ -84,7 +101,15 @@
 //!
 //! # Launch ABI (shared with the runtime and the backends)
 //! A scalar parameter is passed as its bytes (`bool` as one byte); a slice parameter as two
-//! parameters, its device address (`u64`) then its length in elements (`u64`).
+//! parameters, its device address (`u64`) then its length in elements (`u64`); a tensor map as
+//! its 128 encoded bytes (a [`runtime::TensorMap`] on a device, a [`HostTensorMap`] on the
+//! executor).
+//!
+//! # Targets and code generators
+//! A kernel is compiled for the [`Target`] its device reports: the code generator registered for
+//! the target's instruction set ([`code_generator`]; PTX and the CPU executor are built in) makes
+//! the module image. A backend for another instruction set adds a target and registers a
+//! generator; nothing here dispatches on backend kinds.
 //!
 //! # Layering
 //! `ferrocm-ir`, `ferrocm-ptx` and `ferrocm-cpu-exec` produce `ModuleImage`s and sit below the

@@ -1,8 +1,8 @@
 //! ferrocm's PTX code generator: kernel IR in, PTX assembly text out, for the NVIDIA driver's
 //! JIT (`cuModuleLoadDataEx`); no CUDA toolkit is involved.
 //!
-//! Design (after tinygrad's PTX renderer): lowering is table-driven. [`class`] maps each scalar
-//! type to a register class, [`sfx`] to the PTX type suffix, and the op tables (`BINARY`,
+//! Design (after tinygrad's PTX renderer): lowering is table-driven. `class` maps each scalar
+//! type to a register class, `sfx` to the PTX type suffix, and the op tables (`BINARY`,
 //! `UNARY`, `CMP`) map IR ops to instruction templates; a few rewrite rules cover what PTX has no
 //! single instruction for (half-precision arithmetic goes through f32, f64 `exp`/`ln`/`sin`/`cos`
 //! through [`ferrocm_ir::expand_f64_math`]'s f64 sequences, other f64 transcendentals through
@@ -14,8 +14,15 @@
 //! `sub` and `mul` carry `.rn` so ptxas never contracts them into an `fma` the CPU executor would
 //! not do. Accuracy of the math functions is listed in `ferrocm_kernel::dsl`.
 //!
+//! Targets: PTX is generated for a device's [`Target`]: `.target` is its architecture (`sm_90a` on
+//! compute capability 9.0, so `wgmma` and `setmaxnreg` assemble), `.version` the lowest PTX ISA
+//! version the architecture and the instructions used need, which must not exceed what the
+//! driver takes; an intrinsic whose feature the target lacks is an error naming both. Intrinsics
+//! are lowered by filling their row's template (`ferrocm_ir::intrinsics`).
+//!
 //! Launch ABI: a scalar parameter is one `.param`; a slice is two, its address (`.u64`) and its
-//! length in elements (`.u64`).
+//! length in elements (`.u64`); a tensor map is a 64-byte-aligned 128-byte `.param` whose generic
+//! address (`cvta.param`) TMA instructions take.
 
 use std::collections::HashMap;
 use std::fmt::Write;

@@ -6,7 +6,7 @@
 //! `ceil(box[d] / elementStride[d])` elements along each dimension `d`, taken at coordinates
 //! `c[d] + j * elementStride[d]`, laid out densely in shared memory (dimension 0 innermost)
 //! from the destination address, which must be 128-byte aligned; the swizzle permutes 16-byte
-//! chunks by shared-address bits ([`TensorMapSwizzle::apply`]). Loads fill elements outside the
+//! chunks by shared-address bits (`TensorMapSwizzle::apply`). Loads fill elements outside the
 //! tensor with zero (or a NaN with the NaN fill) and complete the box's full byte count on the
 //! barrier; stores skip elements outside the tensor.
 
