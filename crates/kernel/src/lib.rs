@@ -141,10 +141,10 @@ pub mod prelude {
         f32_from_bits, f64_from_bits, fence_block, fence_device, fence_system, global_index, grid_dim_x,
         grid_dim_y, grid_dim_z, grid_stride, lane_id, ldmatrix_x2, ldmatrix_x2_trans, ldmatrix_x4,
         ldmatrix_x4_trans, local_array, mma_m16n8k16, pack_half2, select, shared_array, shared_array_aligned,
-        shfl_down, shfl_idx, shfl_up, shfl_xor, sync_threads, thread_idx_x, thread_idx_y, thread_idx_z,
-        var_array, vec2, vec4, vote_all, vote_any, warp_size, Atomics, Elem, Float, FloatBits, Int, IntoVal,
-        Local, Memory, MemoryMut, Num, Shared, Signed, Slice, SliceMut, Val, VarArray, Vec2, Vec4, Widen,
-        Word,
+        shfl_down, shfl_idx, shfl_up, shfl_xor, sync_threads, sync_warp, sync_warp_mask, thread_idx_x,
+        thread_idx_y, thread_idx_z, var_array, vec2, vec4, vote_all, vote_any, warp_size, Atomics, Elem,
+        Float, FloatBits, Int, IntoVal, Local, Memory, MemoryMut, Num, Shared, Signed, Slice, SliceMut, Val,
+        VarArray, Vec2, Vec4, Widen, Word,
     };
     pub use crate::dsl::{
         bulk_commit, bulk_wait, bulk_wait_read, cluster_arrive, cluster_block_idx_x, cluster_block_idx_y,

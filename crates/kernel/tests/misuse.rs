@@ -145,6 +145,20 @@ fn tma_six_dims(map: TensorMap, out: &mut [u32]) {
     out[0u32] = 1u32;
 }
 
+/// A TMA load whose innermost coordinate is 10 bytes into the tensor (u16 element 5).
+#[kernel]
+fn tma_unaligned_inner(map: TensorMap, out: &mut [u32]) {
+    let s = shared_array_aligned::<u8>(1024, 1024);
+    let bar = Barriers::new(1);
+    if thread_idx_x() == 0u32 {
+        bar.init(0u32, 1u32);
+        bar.arrive_expect_tx(0u32, 1024u32);
+        map.load(&s, 0u32, &bar, 0u32, [5i32, 0]);
+    }
+    bar.wait(0u32, 0u32);
+    out[0u32] = 1u32;
+}
+
 #[kernel]
 fn setmaxnreg_30(out: &mut [u32]) {
     setmaxnreg_inc(30);
@@ -255,6 +269,22 @@ fn uninitialized_barrier(out: &mut [u32]) {
     let bar = Barriers::new(1);
     bar.arrive(0u32);
     out[thread_idx_x()] = 1u32;
+}
+
+#[kernel]
+fn divergent_sync_warp(out: &mut [u32]) {
+    let t = thread_idx_x();
+    if t < 16u32 {
+        sync_warp();
+    }
+    out[t] = t;
+}
+
+#[kernel]
+fn sync_warp_without_own_lane(out: &mut [u32]) {
+    let t = thread_idx_x();
+    sync_warp_mask(0xFFFF_FFFEu32);
+    out[t] = t;
 }
 
 #[kernel]
@@ -376,6 +406,17 @@ static CASES: &[Case] = &[
         run: |o| host(tma_six_dims::kernel(), one_block(32), o),
         kind: Kind::Build,
         says: "tensors have 1 to 5 dimensions",
+    },
+    Case {
+        name: "TMA load at an innermost coordinate 10 bytes into the tensor",
+        run: |o| {
+            let mut data = vec![0u16; 64 * 8];
+            let layout = ferrocm_kernel::runtime::TiledLayout::new(&[64, 8], &[64, 8]);
+            let map = HostTensorMap::new(&mut data, &layout).expect("a valid map");
+            tma_unaligned_inner::launch_host(one_block(32), &map, o)
+        },
+        kind: Kind::Launch,
+        says: "the innermost TMA coordinate 5 lies 10 bytes from the tensor's start, not a multiple of 16",
     },
     Case {
         name: "setmaxnreg to 30 registers",
@@ -500,6 +541,18 @@ static CASES: &[Case] = &[
         run: |o| divergent_shuffle::launch_host(one_block(32), o),
         kind: Kind::Launch,
         says: "executed by only part of warp 0",
+    },
+    Case {
+        name: "sync_warp reached by half the warp",
+        run: |o| divergent_sync_warp::launch_host(one_block(32), o),
+        kind: Kind::Launch,
+        says: "waits for lane 16, which is not at this call",
+    },
+    Case {
+        name: "sync_warp with a mask that leaves out the executing lane",
+        run: |o| sync_warp_without_own_lane::launch_host(one_block(32), o),
+        kind: Kind::Launch,
+        says: "lane 0 executes bar.warp.sync with mask 0xfffffffe, which does not name it",
     },
     Case {
         name: "a named barrier of 48 threads",

@@ -338,6 +338,7 @@ pub static TABLE: &[&Def] = &[
     &warp::VOTE,
     &warp::ELECT,
     &warp::NAMED_BARRIER,
+    &warp::WARP_SYNC,
     &warp::GRID_SYNC,
     &atomic::ATOMIC,
     &atomic::FENCE,

@@ -9,6 +9,12 @@
 //! chunks by shared-address bits (`TensorMapSwizzle::apply`). Loads fill elements outside the
 //! tensor with zero (or a NaN with the NaN fill) and complete the box's full byte count on the
 //! barrier; stores skip elements outside the tensor.
+//!
+//! The innermost coordinate must sit a multiple of 16 bytes from the tensor's start (negative
+//! coordinates included): an H100 (driver 580.159.04) stopped loads and stores whose innermost
+//! coordinate was 8, 10, 100 or 300 bytes in with `CUDA_ERROR_ILLEGAL_INSTRUCTION`, an
+//! nvcc-compiled reference kernel included, while 16-byte multiples (-16 to 128) copied correctly.
+//! The executor refuses such a copy rather than perform it.
 
 use ferrocm_backend::tensor_map::{TensorMapDataType, TensorMapDesc, TensorMapInterleave, TensorMapOobFill};
 
@@ -145,6 +151,19 @@ fn check_map(e: &dyn Exec, d: &TensorMapDesc, rank: usize, smem: u64) -> Result<
     Ok(())
 }
 
+/// The innermost coordinate's byte offset must be a multiple of 16 (see the module docs).
+fn check_inner_coordinate(e: &dyn Exec, d: &TensorMapDesc, c0: i64) -> Result<(), String> {
+    let esize = d.data_type.size() as i64;
+    if (c0 * esize).rem_euclid(16) != 0 {
+        return Err(e.fault(&format!(
+            "the innermost TMA coordinate {c0} lies {} bytes from the tensor's start, not a multiple \
+             of 16 (the GPU stops the kernel with an illegal instruction)",
+            c0 * esize
+        )));
+    }
+    Ok(())
+}
+
 /// The global coordinates of box position `j` from the box origin `c`.
 fn coords_of(d: &TensorMapDesc, c: &[i64; 5], j: &[u64; 5]) -> [i64; 5] {
     let mut g = [0i64; 5];
@@ -173,6 +192,7 @@ fn load_exec(e: &mut dyn Exec, call: &Call) -> Result<Flow, String> {
         for (k, ck) in c.iter_mut().enumerate().take(rank) {
             *ck = regs[2 + k][lane] as u32 as i32 as i64;
         }
+        check_inner_coordinate(e, &d, c[0])?;
         let ranks: Vec<u32> = if multicast {
             let mask = regs[2 + rank][lane] as u16;
             let size = e.cluster_size();
@@ -222,6 +242,7 @@ fn store_exec(e: &mut dyn Exec, call: &Call) -> Result<Flow, String> {
         for (k, ck) in c.iter_mut().enumerate().take(rank) {
             *ck = regs[1 + k][lane] as u32 as i32 as i64;
         }
+        check_inner_coordinate(e, &d, c[0])?;
         let own = e.cta_rank();
         for n in 0..shape.elements() {
             let g = coords_of(&d, &c, &shape.position(n));

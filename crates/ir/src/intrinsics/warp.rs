@@ -171,6 +171,52 @@ pub static ELECT: Def = Def {
     exec: elect_exec,
 };
 
+fn warp_sync_sig(_: &Def, c: &SigCtx) -> Result<Option<Type>, String> {
+    args_are(c.args, &[U32]).map(|_| None)
+}
+
+/// Lanes step together in the executor, so the wait is immediate; what is checked is the
+/// protocol: every executing lane is in the mask, and every live lane the mask names is here
+/// (a named lane on another path would leave the GPU waiting).
+fn warp_sync_exec(e: &mut dyn Exec, _: &Call) -> Result<Flow, String> {
+    let mask = uniform(e, &e.arg(0)[0], "the bar.warp.sync mask")? as u32;
+    let (active, live) = (e.active(), e.live());
+    if active & !mask != 0 {
+        return Err(e.fault(&format!(
+            "lane {} executes bar.warp.sync with mask {mask:#010x}, which does not name it",
+            (active & !mask).trailing_zeros()
+        )));
+    }
+    let missing = mask & live & !active;
+    if missing != 0 {
+        return Err(e.fault(&format!(
+            "bar.warp.sync with mask {mask:#010x} waits for lane {}, which is not at this call (lanes \
+             {active:#010x} are)",
+            missing.trailing_zeros()
+        )));
+    }
+    Ok(Flow::Next)
+}
+
+/// `bar.warp.sync mask`: the named lanes of the warp meet, and their memory accesses before it
+/// are ordered before their accesses after it (`__syncwarp`).
+pub static WARP_SYNC: Def = Def {
+    name: "warp.sync",
+    doc: "the lanes of the warp named by the mask wait for each other, ordering their memory accesses \
+          (__syncwarp)",
+    imms: &[],
+    mems: &[],
+    vars: 0,
+    sig: warp_sync_sig,
+    effects: Effects::SYNC,
+    feature: None,
+    extra_feature: no_extra,
+    ptx_version: (6, 0),
+    ptx: ptx_text!("bar.warp.sync $[a0];"),
+    ptx_globals: &[],
+    exec: warp_sync_exec,
+};
+
 fn named_barrier_sig(_: &Def, c: &SigCtx) -> Result<Option<Type>, String> {
     args_are(c.args, &[U32, U32]).map(|_| None)
 }

@@ -46,6 +46,17 @@ pub fn grid_stride() -> Val<usize> {
 pub fn sync_threads() {
     b(|b| b.barrier())
 }
+/// Warp-wide barrier over every lane (`__syncwarp()`): the lanes meet, and each lane's memory
+/// accesses before it are ordered before every lane's accesses after it. Needed before one lane
+/// publishes what all lanes wrote (a single-lane `mbarrier` arrive, a flag store).
+pub fn sync_warp() {
+    sync_warp_mask(u32::MAX)
+}
+/// Warp barrier over the lanes set in `mask` (`__syncwarp(mask)`); every executing lane must be
+/// in the mask, and every lane the mask names must reach the same call.
+pub fn sync_warp_mask(mask: impl IntoVal<u32>) {
+    intrinsic(&intrinsics::warp::WARP_SYNC, &[], &[], vec![mask.into_val().v])
+}
 /// Orders this thread's memory accesses as seen by its block.
 pub fn fence_block() {
     b(|b| b.fence(FenceScope::Block))
