@@ -48,8 +48,8 @@
 //! value, as `Cell::get` does).
 //!
 //! Built-ins ([`prelude`]): thread/block indices and dimensions, grid dimensions, `lane_id`,
-//! `warp_size` (a device value, not a constant), `global_index`, `grid_stride`; `sync_threads` and
-//! memory fences; `shared_array`, `dyn_shared`, `local_array`; atomics on global and shared memory
+//! `warp_size` (a device value, not a constant), `global_index`, `grid_stride`; `sync_threads`,
+//! `sync_warp`/`sync_warp_mask` (`__syncwarp`) and memory fences; `shared_array`, `dyn_shared`, `local_array`; atomics on global and shared memory
 //! (`atomic_add/sub/min/max/and/or/xor/exch/cas` on i32/u32/i64/u64, `atomic_add` on f32/f64);
 //! `shfl_idx/up/down/xor`, `vote_any/all`, `ballot`; 2- and 4-wide vectors with `load2/load4`,
 //! `store2/store4` (16-byte accesses); tensor cores: `mma_m16n8k16` (f16/bf16 -> f32, sm_80+),
