@@ -70,6 +70,11 @@ fn reference_words(rng: RngType, seed: u64, n: usize) -> Vec<u32> {
         r::mtgp32::host_generate(seed, 0, &mut w);
         return w;
     }
+    if rng == RngType::Mt19937 {
+        let mut w = vec![0u32; n];
+        r::mt19937::host_generate(seed, 0, &mut w);
+        return w;
+    }
     match rng {
         RngType::Philox4x32_10 => (0..n as u64)
             .map(|g| {
@@ -101,6 +106,10 @@ fn reference(rng: RngType, normal: bool, seed: u64, n: usize) -> Vec<f32> {
                     u
                 }
             })
+            .collect(),
+        RngType::Mt19937 => reference_words(rng, seed, n)
+            .iter()
+            .map(|&x| if normal { r::mt19937::normal(x) } else { r::mt19937::uniform(x) })
             .collect(),
         _ if rng == RngType::Philox4x32_10 || rng == RngType::Mtgp32 || threefry(rng).is_some() => {
             let w = reference_words(rng, seed, n);
@@ -137,12 +146,13 @@ pub fn run(a: Args) -> Result<()> {
         "sobol32" => RngType::Sobol32,
         "lfsr113" => RngType::Lfsr113,
         "mtgp32" => RngType::Mtgp32,
+        "mt19937" => RngType::Mt19937,
         "threefry2x32" => RngType::Threefry2x32_20,
         "threefry4x32" => RngType::Threefry4x32_20,
         "threefry2x64" => RngType::Threefry2x64_20,
         "threefry4x64" => RngType::Threefry4x64_20,
         other => bail!(
-            "unknown generator {other}: use philox, xorwow, mrg32k3a, sobol32, mtgp32, lfsr113, threefry2x32, threefry4x32, threefry2x64 or threefry4x64"
+            "unknown generator {other}: use philox, xorwow, mrg32k3a, sobol32, mtgp32, mt19937, lfsr113, threefry2x32, threefry4x32, threefry2x64 or threefry4x64"
         ),
     };
     let normal = match a.distribution.as_str() {
@@ -236,7 +246,7 @@ fn report(a: &Args, t: f64) -> Result<()> {
             unit: "GSample/s",
             ratio: None,
             ratio_meaning: "ferrocm / cuRAND",
-            target: "philox uniform >= 1.0x, normal >= 1.3x; xorwow/mrg32k3a uniform >= 1.5x, normal >= 2x; sobol32, mtgp32 >= 1.0x (lfsr113/threefry: no cuRAND counterpart)",
+            target: "philox uniform >= 1.0x, normal >= 1.3x; xorwow/mrg32k3a uniform >= 1.5x, normal >= 2x; sobol32, mtgp32, mt19937 >= 1.0x (lfsr113/threefry: no cuRAND counterpart)",
         },
         Row {
             bench: "rand",

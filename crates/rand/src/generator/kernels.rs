@@ -1173,6 +1173,147 @@ pub(crate) fn mtgp32_fill<T: Elem>(
     mtgp32_body::<T>(plan, first, mask, params, states, meta, out);
 }
 
+/// One MT19937 output under `dist` (cuRAND's host-API maps, each from one 32-bit value; see
+/// [`crate::reference::mt19937`]): uniforms `x 2^-32 + 2^-33` in double (floats rounded from
+/// it), normals by the inverse CDF mirrored about 2^31 so both tails keep their precision.
+fn mt19937_value<T: Elem>(dist: Dist, x: Val<u32>, mean: Val<f64>, stddev: Val<f64>) -> Val<T> {
+    use crate::reference::distributions::TWO_POW_M32_F64 as S;
+    let u = |x: Val<u32>| -> Val<f64> { cast::<f64, _>(x) * S + S / 2.0 };
+    match dist {
+        Dist::Bits => as_t::<T, u32>(x),
+        Dist::UniformDouble => as_t(u(x)),
+        Dist::UniformHalf => as_t(half(cast::<f32, _>(u(x)))),
+        Dist::Normal | Dist::LogNormal => {
+            let upper = x.dsl_cmp(CmpOp::Gt, 0x8000_0000u32);
+            let m = dsl::select(upper, 0xFFFF_FFFFu32 - x, x);
+            let z = dev::normal_icdf_f32(cast::<f32, _>(u(m)));
+            as_t(affine32(dsl::select(upper, -z, z), mean, stddev, dist == Dist::LogNormal))
+        }
+        Dist::NormalDouble | Dist::LogNormalDouble => {
+            let z = dev::normal_icdf_acklam(u(x));
+            as_t(affine64(z, mean, stddev, dist == Dist::LogNormalDouble))
+        }
+        _ => as_t(cast::<f32, _>(u(x))),
+    }
+}
+
+/// MT19937's engines (`reference::mt19937::MT19937_ENGINES`) as kept by the host API.
+pub const MT19937_ENGINES: u32 = 8192;
+
+/// One MT19937 twist of engine `g`'s 624 words, kept word-major in `states`
+/// (`states[w * 8192 + g]`, so a warp's loads are contiguous).
+fn mt19937_twist(states: SliceMut<u32>, g: Val<u32>) {
+    let at = |w: Val<u32>| -> Val<u64> { cast::<u64, _>(w * MT19937_ENGINES + g) };
+    let at_word = |w: u32| -> Val<u64> { cast::<u64, _>(g) + (w * MT19937_ENGINES) as u64 };
+    let comp = |a: Val<u32>, b: Val<u32>, m: Val<u32>| -> Val<u32> {
+        let y = (a & 0x8000_0000u32) | (b & 0x7FFF_FFFFu32);
+        let mag = dsl::select((y & 1u32).dsl_cmp(CmpOp::Ne, 0u32), 0x9908_B0DFu32, 0u32);
+        m ^ (y >> 1u32) ^ mag
+    };
+    // Word i takes words i, i + 1 and i + 397 (mod 624, already new for i >= 227); word i + 1
+    // is carried in a register to the next step.
+    let next = dsl::var("mt_next", states.load(at_word(0)));
+    dsl::for_range(Val::constant(0u32), 623u32, |i: Val<u32>| {
+        let a = next.get();
+        let b = states.load(at(i + 1u32));
+        let far = dsl::select(i.dsl_cmp(CmpOp::Lt, 227u32), i + 397u32, i - 227u32);
+        states.store(at(i), comp(a, b, states.load(at(far))));
+        next.set(b);
+    });
+    let w623 = comp(next.get(), states.load(at_word(0)), states.load(at_word(396)));
+    states.store(at_word(623), w623);
+}
+
+/// cuRAND's host-API MT19937 ([`crate::reference::mt19937`]): thread `g` runs engine `g`,
+/// whose state holds its twisted block `done - 1` (`done` twists so far; 0: the initial
+/// state). Values `first .. first + n` of the stream are written: every block they touch is
+/// twisted in turn (a block already twisted by an earlier call that stopped inside it is
+/// reused), and thread `t` of the engine's octo group takes row `l` of block `b` from
+/// element `elements[78 t + l]`, tempered, to value `(78 b + l) 65536 + 8 g + t`.
+#[allow(clippy::too_many_arguments)]
+fn mt19937_body<T: Elem>(
+    plan: Plan,
+    first: Val<u64>,
+    done: Val<u64>,
+    mean: Val<f64>,
+    stddev: Val<f64>,
+    elements: Slice<u32>,
+    states: SliceMut<u32>,
+    out: SliceMut<T>,
+) {
+    const LANES: u64 = 65_536;
+    const ROWS: u64 = 78;
+    let g: Val<u32> = cast::<u32, _>(global_index());
+    dsl::if_else(
+        g.dsl_cmp(CmpOp::Lt, MT19937_ENGINES),
+        || {
+            let end = first + cast::<u64, _>(out.len());
+            let (b_first, b_last) = (first / (LANES * ROWS), (end - 1u64) / (LANES * ROWS));
+            let write_block = |b: Val<u64>| {
+                dsl::for_range(Val::constant(0u32), ROWS as u32, |l: Val<u32>| {
+                    let row = (b * ROWS + cast::<u64, _>(l)) * LANES + cast::<u64, _>(g * 8u32);
+                    for t in 0..8u32 {
+                        let i = row + t as u64;
+                        let inside = dsl::DslLogic::and_then(i.dsl_cmp(CmpOp::Ge, first), || {
+                            i.dsl_cmp(CmpOp::Lt, end)
+                        });
+                        dsl::if_else(
+                            inside,
+                            || {
+                                let e = elements.load(l + t * ROWS as u32);
+                                let y = states.load(cast::<u64, _>(e * MT19937_ENGINES + g));
+                                let y = y ^ (y >> 11u32);
+                                let y = y ^ ((y << 7u32) & 0x9D2C_5680u32);
+                                let y = y ^ ((y << 15u32) & 0xEFC6_0000u32);
+                                let y = y ^ (y >> 18u32);
+                                out.store(i - first, mt19937_value::<T>(plan.dist, y, mean, stddev));
+                            },
+                            || (),
+                        );
+                    }
+                });
+            };
+            let d = dsl::var("mt_done", done);
+            // A block left twisted by the previous call, still wanted.
+            dsl::if_else(
+                dsl::DslLogic::and_then(d.get().dsl_cmp(CmpOp::Ge, 1u64), || {
+                    (d.get() - 1u64).dsl_cmp(CmpOp::Ge, b_first)
+                }),
+                || write_block(d.get() - 1u64),
+                || (),
+            );
+            dsl::while_(
+                || d.get().dsl_cmp(CmpOp::Le, b_last),
+                || {
+                    mt19937_twist(states, g);
+                    d.set(d.get() + 1u64);
+                    dsl::if_else(
+                        (d.get() - 1u64).dsl_cmp(CmpOp::Ge, b_first),
+                        || write_block(d.get() - 1u64),
+                        || (),
+                    );
+                },
+            );
+        },
+        || (),
+    );
+}
+
+#[kernel]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn mt19937_fill<T: Elem>(
+    #[comptime] plan: Plan,
+    first: u64,
+    done: u64,
+    mean: f64,
+    stddev: f64,
+    elements: &[u32],
+    states: &mut [u32],
+    out: &mut [T],
+) {
+    mt19937_body::<T>(plan, first, done, mean, stddev, elements, states, out);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

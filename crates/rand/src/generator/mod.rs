@@ -66,6 +66,12 @@ pub enum RngType {
     /// distributions are [`RandError::Unsupported`] (cuRAND's MTGP32 normal layout is not
     /// reproduced yet).
     Mtgp32,
+    /// `CURAND_RNG_PSEUDO_MT19937`: bit-identical to cuRAND's host API for 32-bit values,
+    /// uniforms, doubles and Poisson outputs below lambda 2000; inverse-CDF normals within
+    /// stated tolerances ([`crate::reference::mt19937`]; one ordering). Calls continue one
+    /// stream as cuRAND's do; the offset (which cuRAND refuses for MT19937) is honoured. Setting
+    /// the seed computes the 8192 engines on the host (8191 jumps of 2^2048 steps).
+    Mt19937,
     /// `ROCRAND_RNG_PSEUDO_LFSR113` (L'Ecuyer's LFSR113, [`crate::reference::Lfsr113`]): laid out
     /// as XORWOW's default ordering (one ordering: the legacy one is the same).
     Lfsr113,
@@ -132,6 +138,15 @@ pub struct Generator {
     directions64: Option<(DeviceBuffer<u64>, u32)>,
     poisson: Option<(PoissonKey, PoissonDeviceTable)>,
     mtgp: Option<MtgpDevice>,
+    mt19937: Option<Mt19937Device>,
+}
+
+/// MT19937's device state: the 8192 engines word-major, the octo-engine element order, and
+/// how many blocks the engines have twisted.
+struct Mt19937Device {
+    states: DeviceBuffer<u32>,
+    elements: DeviceBuffer<u32>,
+    done: u64,
 }
 
 /// MTGP32's device state: parameters, the 192 generators' state arrays, and per generator its
@@ -223,6 +238,7 @@ impl Generator {
             directions64: None,
             poisson: None,
             mtgp: None,
+            mt19937: None,
         })
     }
 
@@ -236,6 +252,7 @@ impl Generator {
         self.seed = seed;
         self.states = None;
         self.mtgp = None;
+        self.mt19937 = None;
     }
 
     /// `curandSetGeneratorOffset`; resets kept states.
@@ -243,6 +260,7 @@ impl Generator {
         self.offset = offset;
         self.states = None;
         self.mtgp = None;
+        self.mt19937 = None;
     }
 
     /// `curandSetGeneratorOrdering`; resets kept states.
@@ -330,6 +348,11 @@ impl Generator {
         // sequence, where the table lookups in that sequence cost more than a second, parallel
         // pass (an H200 measured 30 against 77 GSample/s at lambda 4).
         let legacy_xorwow = self.ordering == Ordering::Legacy && self.rng == RngType::Xorwow;
+        // MT19937 maps its 32-bit stream in a second pass (cuRAND's histogram below lambda
+        // 2000, the inverse normal CDF of `x 2^-32 + 2^-33` rounded from it above).
+        if self.rng == RngType::Mt19937 {
+            return self.poisson_map(out);
+        }
         match gauss {
             // Rounded float normals, generated in the same kernel: in the legacy ordering
             // Philox's `generate_normal` layout (element `e` is value `e % 2` of pair `e / 2`),
@@ -565,7 +588,7 @@ impl Generator {
         }
         if dist.pairs() {
             // Quasi-random normals come one per point (inverse CDF), not in pairs.
-            if n % 2 != 0 && !matches!(self.rng, RngType::Sobol32 | RngType::Sobol64) {
+            if n % 2 != 0 && !matches!(self.rng, RngType::Sobol32 | RngType::Sobol64 | RngType::Mt19937) {
                 return Err(RandError::OddLength {
                     what: "normal and log-normal generation",
                     len: n as usize,
@@ -589,6 +612,9 @@ impl Generator {
         if self.rng == RngType::Mtgp32 {
             return self.mtgp32(out, dist);
         }
+        if self.rng == RngType::Mt19937 {
+            return self.mt19937(out, dist, mean, stddev);
+        }
         // The histogram's kernels read the table `generate_poisson` uploaded.
         let histogram_ready = matches!(self.poisson, Some((_, PoissonDeviceTable::Histogram { .. })));
         if dist == Dist::PoissonHistogram && !histogram_ready {
@@ -607,7 +633,7 @@ impl Generator {
             RngType::Threefry2x64_20 => Rng::Threefry(K::X2x64),
             RngType::Threefry4x64_20 => Rng::Threefry(K::X4x64),
             RngType::Sobol32 => return self.sobol(out, dist, aligned, mean, stddev),
-            RngType::Sobol64 | RngType::Mtgp32 => unreachable!("returned above"),
+            RngType::Sobol64 | RngType::Mtgp32 | RngType::Mt19937 => unreachable!("returned above"),
         };
         // LFSR113 and ThreeFry have one ordering each (no cuRAND layout to follow).
         let legacy =
@@ -834,6 +860,61 @@ impl Generator {
             out,
         )
         .map_err(kerr)?;
+        self.offset = self.offset.wrapping_add(n);
+        Ok(())
+    }
+
+    /// MT19937 in cuRAND's host layout ([`crate::reference::mt19937`]): one thread per engine,
+    /// the engines kept in device memory between calls (computed on the host when the seed
+    /// is set: engine 0 is `init_genrand(seed)`, the others 2^2048 steps apart).
+    fn mt19937<T: Elem<Repr = T> + ferrocm_kernel::runtime::DeviceRepr>(
+        &mut self,
+        out: &mut impl AsDeviceSliceMut<T>,
+        dist: Dist,
+        mean: f64,
+        stddev: f64,
+    ) -> Result<(), RandError> {
+        use crate::reference::mt19937::{element, Mt19937, MT19937_ENGINES, MT19937_N};
+        let n = out.len() as u64;
+        if self.offset as u128 + n as u128 > 1u128 << 64 {
+            return Err(RandError::OffsetOverflow { offset: self.offset, count: n });
+        }
+        if self.mt19937.is_none() {
+            let engines = Mt19937::engines(self.seed);
+            let mut words = vec![0u32; MT19937_N * MT19937_ENGINES];
+            for (g, e) in engines.iter().enumerate() {
+                // Word-major: a warp's engines are contiguous for each word.
+                for (w, &x) in e.mt.iter().enumerate() {
+                    words[w * MT19937_ENGINES + g] = x;
+                }
+            }
+            let order: Vec<u32> = (0..8).flat_map(|t| (0..78).map(move |l| element(t, l) as u32)).collect();
+            self.mt19937 = Some(Mt19937Device {
+                states: self.stream.clone_htod(&words)?,
+                elements: self.stream.clone_htod(&order)?,
+                done: 0,
+            });
+        }
+        let plan = Plan { dist, rng: Rng::Philox, legacy: true, vector: false, unroll: 1, narrow: false };
+        let cfg = LaunchConfig::new(kernels::MT19937_ENGINES / 64, 64);
+        let stream = self.stream.clone();
+        let first = self.offset;
+        let Some(m) = self.mt19937.as_mut() else { unreachable!("MT19937 engines uploaded above") };
+        kernels::mt19937_fill::launch::<T>(
+            &stream,
+            cfg,
+            plan,
+            first,
+            m.done,
+            mean,
+            stddev,
+            &m.elements,
+            &mut m.states,
+            out,
+        )
+        .map_err(kerr)?;
+        let block_values = crate::reference::mt19937::MT19937_LANES * crate::reference::mt19937::MT19937_ROWS;
+        m.done = m.done.max((first + n - 1) / block_values + 1);
         self.offset = self.offset.wrapping_add(n);
         Ok(())
     }

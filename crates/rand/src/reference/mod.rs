@@ -11,6 +11,7 @@ pub mod host;
 pub mod host_poisson;
 pub mod lfsr113;
 pub mod mrg32k3a;
+pub mod mt19937;
 pub mod mtgp32;
 pub mod philox;
 pub mod sobol;
