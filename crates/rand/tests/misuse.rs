@@ -133,8 +133,12 @@ fn cases() -> Vec<Case> {
         },
         Case {
             offset: u64::MAX,
-            ..case("default Philox past 2^64", Philox4x32_10, U32 { len: 2 }, overflow)
+            ..case("default Philox past 2^64", Philox4x32_10, U32 { len: 2 }, overflow.clone())
         },
+        Case { offset: u64::MAX, ..case("MT19937 past 2^64", Mt19937, U32 { len: 2 }, overflow) },
+        case("MT19937 zero stddev", Mt19937, Normal { len: N, mean: 0.0, stddev: 0.0 }, stddev(0.0)),
+        case("MT19937 Poisson lambda -1", Mt19937, Poisson { lambda: -1.0 }, lambda(-1.0)),
+        case("64-bit output of MT19937", Mt19937, U64, RandError::Unsupported { what: String::new() }),
     ];
     v.retain(|c| !c.name.is_empty());
     v

@@ -1200,36 +1200,21 @@ fn mt19937_value<T: Elem>(dist: Dist, x: Val<u32>, mean: Val<f64>, stddev: Val<f
 /// MT19937's engines (`reference::mt19937::MT19937_ENGINES`) as kept by the host API.
 pub const MT19937_ENGINES: u32 = 8192;
 
-/// One MT19937 twist of engine `g`'s 624 words, kept word-major in `states`
-/// (`states[w * 8192 + g]`, so a warp's loads are contiguous).
-fn mt19937_twist(states: SliceMut<u32>, g: Val<u32>) {
-    let at = |w: Val<u32>| -> Val<u64> { cast::<u64, _>(w * MT19937_ENGINES + g) };
-    let at_word = |w: u32| -> Val<u64> { cast::<u64, _>(g) + (w * MT19937_ENGINES) as u64 };
-    let comp = |a: Val<u32>, b: Val<u32>, m: Val<u32>| -> Val<u32> {
-        let y = (a & 0x8000_0000u32) | (b & 0x7FFF_FFFFu32);
-        let mag = dsl::select((y & 1u32).dsl_cmp(CmpOp::Ne, 0u32), 0x9908_B0DFu32, 0u32);
-        m ^ (y >> 1u32) ^ mag
-    };
-    // Word i takes words i, i + 1 and i + 397 (mod 624, already new for i >= 227); word i + 1
-    // is carried in a register to the next step.
-    let next = dsl::var("mt_next", states.load(at_word(0)));
-    dsl::for_range(Val::constant(0u32), 623u32, |i: Val<u32>| {
-        let a = next.get();
-        let b = states.load(at(i + 1u32));
-        let far = dsl::select(i.dsl_cmp(CmpOp::Lt, 227u32), i + 397u32, i - 227u32);
-        states.store(at(i), comp(a, b, states.load(at(far))));
-        next.set(b);
-    });
-    let w623 = comp(next.get(), states.load(at_word(0)), states.load(at_word(396)));
-    states.store(at_word(623), w623);
-}
+/// Engines per block of [`mt19937_fill`] (their 624 words each in shared memory, 39 KiB).
+pub const MT19937_BLOCK_ENGINES: u32 = 16;
+/// Threads per block of [`mt19937_fill`].
+pub const MT19937_THREADS: u32 = 256;
 
-/// cuRAND's host-API MT19937 ([`crate::reference::mt19937`]): thread `g` runs engine `g`,
-/// whose state holds its twisted block `done - 1` (`done` twists so far; 0: the initial
-/// state). Values `first .. first + n` of the stream are written: every block they touch is
-/// twisted in turn (a block already twisted by an earlier call that stopped inside it is
-/// reused), and thread `t` of the engine's octo group takes row `l` of block `b` from
-/// element `elements[78 t + l]`, tempered, to value `(78 b + l) 65536 + 8 g + t`.
+/// cuRAND's host-API MT19937 ([`crate::reference::mt19937`]): block `c` runs engines
+/// `16 c .. 16 c + 16`, their words in shared memory (`sh[16 w + j]`), kept word-major in
+/// `states` between calls (`states[w * 8192 + g]`). The engines hold their twisted block
+/// `done - 1` (`done` twists so far; 0: the initial states). Values `first .. first + n` of the
+/// stream are written: every block they touch is twisted in turn (a block already twisted by
+/// an earlier call that stopped inside it is reused). A twist is three parallel phases (words
+/// 0..227 from old words, 227..454 and 454..624 from the phase before), each thread reading
+/// its inputs into registers before a barrier and writing after it. Row `l` of block `b`
+/// is then written as 128 consecutive values per block: thread `t` of engine `g`'s octo group
+/// takes element `elements[78 t + l]`, tempered, to value `(78 b + l) 65536 + 8 g + t`.
 #[allow(clippy::too_many_arguments)]
 fn mt19937_body<T: Elem>(
     plan: Plan,
@@ -1241,62 +1226,85 @@ fn mt19937_body<T: Elem>(
     states: SliceMut<u32>,
     out: SliceMut<T>,
 ) {
+    const N: u32 = 624;
+    const E: u32 = MT19937_BLOCK_ENGINES;
+    const TH: u32 = MT19937_THREADS;
     const LANES: u64 = 65_536;
     const ROWS: u64 = 78;
-    let g: Val<u32> = cast::<u32, _>(global_index());
-    dsl::if_else(
-        g.dsl_cmp(CmpOp::Lt, MT19937_ENGINES),
-        || {
-            let end = first + cast::<u64, _>(out.len());
-            let (b_first, b_last) = (first / (LANES * ROWS), (end - 1u64) / (LANES * ROWS));
-            let write_block = |b: Val<u64>| {
-                dsl::for_range(Val::constant(0u32), ROWS as u32, |l: Val<u32>| {
-                    let row = (b * ROWS + cast::<u64, _>(l)) * LANES + cast::<u64, _>(g * 8u32);
-                    for t in 0..8u32 {
-                        let i = row + t as u64;
-                        let inside = dsl::DslLogic::and_then(i.dsl_cmp(CmpOp::Ge, first), || {
-                            i.dsl_cmp(CmpOp::Lt, end)
-                        });
-                        dsl::if_else(
-                            inside,
-                            || {
-                                let e = elements.load(l + t * ROWS as u32);
-                                let y = states.load(cast::<u64, _>(e * MT19937_ENGINES + g));
-                                let y = y ^ (y >> 11u32);
-                                let y = y ^ ((y << 7u32) & 0x9D2C_5680u32);
-                                let y = y ^ ((y << 15u32) & 0xEFC6_0000u32);
-                                let y = y ^ (y >> 18u32);
-                                out.store(i - first, mt19937_value::<T>(plan.dist, y, mean, stddev));
-                            },
-                            || (),
-                        );
-                    }
-                });
-            };
-            let d = dsl::var("mt_done", done);
-            // A block left twisted by the previous call, still wanted.
+    let t: Val<u32> = thread_idx_x();
+    let e0: Val<u32> = block_idx_x() * E;
+    let sh = dsl::shared_array::<u32>((N * E) as usize);
+    let global = |k: Val<u32>| -> Val<u64> { cast::<u64, _>((k / E) * MT19937_ENGINES + e0 + k % E) };
+    dsl::for_range_step(t, N * E, TH, |k: Val<u32>| sh.store(k, states.load(global(k))));
+    dsl::sync_threads();
+    let comp = |a: Val<u32>, b: Val<u32>, m: Val<u32>| -> Val<u32> {
+        let y = (a & 0x8000_0000u32) | (b & 0x7FFF_FFFFu32);
+        let mag = dsl::select((y & 1u32).dsl_cmp(CmpOp::Ne, 0u32), 0x9908_B0DFu32, 0u32);
+        m ^ (y >> 1u32) ^ mag
+    };
+    let twist = || {
+        for (lo, hi) in [(0u32, 227u32), (227, 454), (454, N)] {
+            let count = (hi - lo) * E;
+            let mut new = Vec::new();
+            for r in 0..count.div_ceil(TH) {
+                let k = (t + r * TH).min(count - 1);
+                let (w, j) = (lo + k / E, k % E);
+                let at = |w: Val<u32>| (w % N) * E + j;
+                new.push((
+                    k,
+                    w * E + j,
+                    comp(sh.load(at(w)), sh.load(at(w + 1u32)), sh.load(at(w + 397u32))),
+                ));
+            }
+            dsl::sync_threads();
+            for (r, (k, idx, v)) in new.into_iter().enumerate() {
+                let mine = (t + r as u32 * TH).dsl_cmp(CmpOp::Eq, k);
+                dsl::if_else(mine, || sh.store(idx, v), || ());
+            }
+            dsl::sync_threads();
+        }
+    };
+    let end = first + cast::<u64, _>(out.len());
+    let write_block = |b: Val<u64>| {
+        dsl::for_range_step(t, (ROWS as u32) * E * 8, TH, |k: Val<u32>| {
+            let (l, lane) = (k / (E * 8), k % (E * 8));
+            let i = (b * ROWS + cast::<u64, _>(l)) * LANES + cast::<u64, _>(e0 * 8u32 + lane);
+            let inside = dsl::DslLogic::and_then(i.dsl_cmp(CmpOp::Ge, first), || i.dsl_cmp(CmpOp::Lt, end));
             dsl::if_else(
-                dsl::DslLogic::and_then(d.get().dsl_cmp(CmpOp::Ge, 1u64), || {
-                    (d.get() - 1u64).dsl_cmp(CmpOp::Ge, b_first)
-                }),
-                || write_block(d.get() - 1u64),
+                inside,
+                || {
+                    let e = elements.load((lane % 8u32) * ROWS as u32 + l);
+                    let y = sh.load(e * E + lane / 8u32);
+                    let y = y ^ (y >> 11u32);
+                    let y = y ^ ((y << 7u32) & 0x9D2C_5680u32);
+                    let y = y ^ ((y << 15u32) & 0xEFC6_0000u32);
+                    let y = y ^ (y >> 18u32);
+                    out.store(i - first, mt19937_value::<T>(plan.dist, y, mean, stddev));
+                },
                 || (),
             );
-            dsl::while_(
-                || d.get().dsl_cmp(CmpOp::Le, b_last),
-                || {
-                    mt19937_twist(states, g);
-                    d.set(d.get() + 1u64);
-                    dsl::if_else(
-                        (d.get() - 1u64).dsl_cmp(CmpOp::Ge, b_first),
-                        || write_block(d.get() - 1u64),
-                        || (),
-                    );
-                },
-            );
-        },
+        });
+        dsl::sync_threads();
+    };
+    let (b_first, b_last) = (first / (LANES * ROWS), (end - 1u64) / (LANES * ROWS));
+    let d = dsl::var("mt_done", done);
+    // A block left twisted by the previous call, still wanted.
+    dsl::if_else(
+        dsl::DslLogic::and_then(d.get().dsl_cmp(CmpOp::Ge, 1u64), || {
+            (d.get() - 1u64).dsl_cmp(CmpOp::Ge, b_first)
+        }),
+        || write_block(d.get() - 1u64),
         || (),
     );
+    dsl::while_(
+        || d.get().dsl_cmp(CmpOp::Le, b_last),
+        || {
+            twist();
+            d.set(d.get() + 1u64);
+            dsl::if_else((d.get() - 1u64).dsl_cmp(CmpOp::Ge, b_first), || write_block(d.get() - 1u64), || ());
+        },
+    );
+    dsl::for_range_step(t, N * E, TH, |k: Val<u32>| states.store(global(k), sh.load(k)));
 }
 
 #[kernel]

@@ -864,8 +864,8 @@ impl Generator {
         Ok(())
     }
 
-    /// MT19937 in cuRAND's host layout ([`crate::reference::mt19937`]): one thread per engine,
-    /// the engines kept in device memory between calls (computed on the host when the seed
+    /// MT19937 in cuRAND's host layout ([`crate::reference::mt19937`]): one block of 256
+    /// threads per 16 engines, the engines kept in device memory between calls (computed on the host when the seed
     /// is set: engine 0 is `init_genrand(seed)`, the others 2^2048 steps apart).
     fn mt19937<T: Elem<Repr = T> + ferrocm_kernel::runtime::DeviceRepr>(
         &mut self,
@@ -896,7 +896,10 @@ impl Generator {
             });
         }
         let plan = Plan { dist, rng: Rng::Philox, legacy: true, vector: false, unroll: 1, narrow: false };
-        let cfg = LaunchConfig::new(kernels::MT19937_ENGINES / 64, 64);
+        let cfg = LaunchConfig::new(
+            kernels::MT19937_ENGINES / kernels::MT19937_BLOCK_ENGINES,
+            kernels::MT19937_THREADS,
+        );
         let stream = self.stream.clone();
         let first = self.offset;
         let Some(m) = self.mt19937.as_mut() else { unreachable!("MT19937 engines uploaded above") };
