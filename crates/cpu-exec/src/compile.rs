@@ -136,6 +136,20 @@ pub enum Code {
         sidx: Reg,
         sty: ScalarType,
     },
+    /// Device `printf`: the format and argument buffer are generic addresses.
+    Printf {
+        dst: Reg,
+        fmt: Reg,
+        args: Reg,
+    },
+    /// A failed device-side assertion: message, file and function are generic addresses.
+    AssertFail {
+        msg: Reg,
+        file: Reg,
+        func: Reg,
+        line: Reg,
+    },
+    Trap,
     IfBegin {
         cond: Reg,
         else_pc: u32,
@@ -397,6 +411,22 @@ impl Lower<'_> {
                         sty: self.ty(args[1]).elem(),
                     };
                     self.emit(c);
+                }
+                Op::Intrinsic(Intrinsic::Printf, args) => {
+                    let c = Code::Printf { dst: d, fmt: self.reg(args[0]), args: self.reg(args[1]) };
+                    self.emit(c);
+                }
+                Op::Intrinsic(Intrinsic::AssertFail, args) => {
+                    let c = Code::AssertFail {
+                        msg: self.reg(args[0]),
+                        file: self.reg(args[1]),
+                        func: self.reg(args[2]),
+                        line: self.reg(args[3]),
+                    };
+                    self.emit(c);
+                }
+                Op::Intrinsic(Intrinsic::Trap, _) => {
+                    self.emit(Code::Trap);
                 }
                 // The executor completes each copy when it is issued, so groups need no tracking.
                 Op::Intrinsic(Intrinsic::CpAsyncCommit | Intrinsic::CpAsyncWait { .. }, _) => {}

@@ -11,6 +11,13 @@
 //! parallel on rayon's pool; global-memory accesses are relaxed atomics and atomics are real
 //! atomics, so concurrently running blocks never make undefined behaviour on the host.
 //!
+//! Byte-addressed memory ([`MemSpace::Addressed`], made by the PTX front end) is checked access
+//! by access: global addresses against the allocations the kernel's [`HostEnv`] names (cached per
+//! warp), shared and local offsets against the block's and thread's sizes, every access against
+//! its alignment. Device `printf` formats with the C library's `snprintf`, one conversion at a
+//! time, and hands the text to the [`HostEnv`]. A cooperative launch runs every block on a thread
+//! of its own, so blocks that wait for each other (a grid-wide barrier) all make progress.
+//!
 //! Errors (never UB, never a panic): an out-of-range index names the kernel, the buffer, the
 //! index and the thread; a barrier reached by part of a block, and a shuffle, `mma` or
 //! `ldmatrix` executed by part of a warp (undefined on the GPU), name the kernel and the warp.
@@ -20,6 +27,7 @@
 
 mod compile;
 mod lanes;
+mod printf;
 
 use std::collections::HashMap;
 use std::sync::atomic::*;
@@ -41,8 +49,21 @@ pub enum ExecError {
     Invalid { kernel: String, source: VerifyError },
 }
 
+/// What a kernel that uses byte-addressed global memory or device `printf` needs from the host
+/// that runs it (the PTX front end's modules provide one).
+pub trait HostEnv: Send + Sync {
+    /// The allocation containing `addr` that kernels may access, as (first address, size in
+    /// bytes), or `None` when no such allocation exists.
+    fn global_range(&self, addr: u64) -> Option<(u64, u64)>;
+
+    /// Writes the output of device `printf`.
+    fn print(&self, text: &[u8]) {
+        use std::io::Write;
+        let _ = std::io::stdout().lock().write_all(text);
+    }
+}
+
 /// A kernel ready to run on the CPU.
-#[derive(Debug)]
 pub struct ExecKernel {
     func: Arc<Function>,
     prog: Program,
@@ -50,6 +71,13 @@ pub struct ExecKernel {
     static_shared: u32,
     local_offsets: Vec<u32>,
     local_bytes: u32,
+    env: Option<Arc<dyn HostEnv>>,
+}
+
+impl std::fmt::Debug for ExecKernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExecKernel").field("func", &self.func.name).field("prog", &self.prog).finish()
+    }
 }
 
 impl ExecKernel {
@@ -71,7 +99,14 @@ impl ExecKernel {
                 _ => 0,
             })
             .collect();
-        Ok(ExecKernel { func, prog, shared_offsets, static_shared, local_offsets, local_bytes })
+        Ok(ExecKernel { func, prog, shared_offsets, static_shared, local_offsets, local_bytes, env: None })
+    }
+
+    /// The same kernel, with `env` answering which global addresses it may access and taking its
+    /// `printf` output. Without one, every byte-addressed global access is an error.
+    pub fn with_host(mut self, env: Arc<dyn HostEnv>) -> ExecKernel {
+        self.env = Some(env);
+        self
     }
 
     pub fn name(&self) -> &str {
@@ -105,6 +140,32 @@ impl CpuKernel for ExecKernel {
     fn launch(&self, dims: LaunchDims, args: &[&[u8]]) -> Result<(), String> {
         let launch = Launch::new(self, dims, args)?;
         let nblocks = dims.grid.volume();
+        if dims.cooperative {
+            // The blocks of a cooperative grid may wait for each other, so each gets a thread of
+            // its own (the runtime has checked that the grid fits the device at once).
+            return std::thread::scope(|s| {
+                let handles: Vec<_> = (0..nblocks)
+                    .map(|b| {
+                        let launch = &launch;
+                        std::thread::Builder::new()
+                            .name(format!("ferrocm-block-{b}"))
+                            .spawn_scoped(s, move || launch.run_block(b, &mut Vec::new()))
+                            .map_err(|e| format!("could not start a thread for block {b}: {e}"))
+                    })
+                    .collect();
+                let mut first = Ok(());
+                for h in handles {
+                    let r = match h {
+                        Ok(h) => h.join().unwrap_or_else(|_| Err("a block's thread panicked".into())),
+                        Err(e) => Err(e),
+                    };
+                    if first.is_ok() {
+                        first = r;
+                    }
+                }
+                first
+            });
+        }
         (0..nblocks).into_par_iter().try_for_each_init(Vec::new, |warps, b| launch.run_block(b, warps))
     }
 
@@ -124,6 +185,7 @@ enum Place {
     Global { base: u64 },
     Shared { offset: u32 },
     Local { offset: u32 },
+    Addressed(AddrSpace),
 }
 
 struct MemInfo {
@@ -140,6 +202,8 @@ struct Launch<'a> {
     mems: Vec<MemInfo>,
     block_threads: u32,
     shared_words: usize,
+    /// Static plus dynamic shared memory, in bytes (the bound of addressed shared accesses).
+    shared_bytes: u64,
     /// Thread coordinates (x, y, z) of each lane of each warp; the same for every block.
     coords: Vec<[[u32; 32]; 3]>,
 }
@@ -162,6 +226,9 @@ struct Warp {
     regs: Vec<Lanes>,
     local: Vec<u64>,
     done: bool,
+    /// Global allocations byte-addressed accesses of this warp have already found, as
+    /// (first address, end).
+    ranges: Vec<(u64, u64)>,
 }
 
 enum Status {
@@ -364,6 +431,7 @@ impl<'a> Launch<'a> {
                         (Place::Shared { offset: k.static_shared }, (dyn_shared / size) as u64)
                     }
                     MemSpace::Local { len } => (Place::Local { offset: k.local_offsets[m] }, len as u64),
+                    MemSpace::Addressed(space) => (Place::Addressed(space), u64::MAX),
                 };
                 MemInfo { place, len, size, elem: data.elem }
             })
@@ -374,7 +442,8 @@ impl<'a> Launch<'a> {
                 "kernel `{name}`: a block of {block_threads} threads is over the limit of 1024"
             ));
         }
-        let shared_words = (k.static_shared as usize + dyn_shared as usize).div_ceil(8);
+        let shared_bytes = k.static_shared as u64 + dyn_shared as u64;
+        let shared_words = shared_bytes.div_ceil(8) as usize;
         let b = dims.block;
         let coords = (0..(block_threads as u32).div_ceil(32))
             .map(|w| {
@@ -388,7 +457,16 @@ impl<'a> Launch<'a> {
                 c
             })
             .collect();
-        Ok(Launch { k, dims, params, mems, block_threads: block_threads as u32, shared_words, coords })
+        Ok(Launch {
+            k,
+            dims,
+            params,
+            mems,
+            block_threads: block_threads as u32,
+            shared_words,
+            shared_bytes,
+            coords,
+        })
     }
 
     fn thread_coords(&self, tid: u32) -> (u32, u32, u32) {
@@ -436,6 +514,7 @@ impl<'a> Launch<'a> {
                     regs: vec![[0; 32]; nregs],
                     local: vec![0; local_words],
                     done: false,
+                    ranges: Vec::new(),
                 });
             }
         }
@@ -510,7 +589,203 @@ impl<'a> Launch<'a> {
             Place::Local { offset } => unsafe {
                 (w.local.as_ptr() as *mut u8).add(lane * self.k.local_bytes as usize + offset as usize + off)
             },
+            // Addressed memories never come here: their accesses go through `resolve`.
+            Place::Addressed(_) => std::ptr::null_mut(),
         })
+    }
+
+    fn is_addressed(&self, mem: u32) -> Option<AddrSpace> {
+        match self.mems[mem as usize].place {
+            Place::Addressed(space) => Some(space),
+            _ => None,
+        }
+    }
+
+    /// The host pointer behind `bytes` bytes at byte address `addr` of `space` for `lane`,
+    /// after checking that the whole access lies inside memory the kernel may touch and is
+    /// aligned to `align`.
+    #[allow(clippy::too_many_arguments)]
+    fn resolve(
+        &self,
+        w: &mut Warp,
+        shared: *mut u8,
+        space: AddrSpace,
+        addr: u64,
+        bytes: u32,
+        align: u32,
+        lane: usize,
+        blk: (u32, u32, u32),
+    ) -> Result<*mut u8, String> {
+        use ferrocm_ir::generic::{LOCAL_BASE, SHARED_BASE, WINDOW_BYTES};
+        let (space, addr) = match space {
+            AddrSpace::Generic if addr.wrapping_sub(SHARED_BASE) < WINDOW_BYTES => {
+                (AddrSpace::Shared, addr - SHARED_BASE)
+            }
+            AddrSpace::Generic if addr.wrapping_sub(LOCAL_BASE) < WINDOW_BYTES => {
+                (AddrSpace::Local, addr - LOCAL_BASE)
+            }
+            AddrSpace::Generic => (AddrSpace::Global, addr),
+            s => (s, addr),
+        };
+        let where_ =
+            || format!("in thread {:?} of block {blk:?}", self.thread_coords(w.id * 32 + lane as u32));
+        let name = &self.k.func.name;
+        if addr % align as u64 != 0 {
+            return Err(format!(
+                "kernel `{name}`: misaligned address: {} address {addr:#x} of a {bytes}-byte access is not \
+                 {align}-byte aligned {}",
+                space.name(),
+                where_()
+            ));
+        }
+        let end = addr.checked_add(bytes as u64);
+        match space {
+            AddrSpace::Shared | AddrSpace::Local => {
+                let (limit, what) = match space {
+                    AddrSpace::Shared => (self.shared_bytes, "shared memory of the block"),
+                    _ => (self.k.local_bytes as u64, "local memory of the thread"),
+                };
+                if end.is_none_or(|e| e > limit) {
+                    return Err(format!(
+                        "kernel `{name}`: illegal address: {} byte offset {addr} ({bytes} bytes) is outside \
+                         the {limit} bytes of {what} {}",
+                        space.name(),
+                        where_()
+                    ));
+                }
+                // SAFETY (of the pointer arithmetic): the check above keeps the access inside the
+                // block's shared buffer or this lane's local area, both sized at launch.
+                Ok(unsafe {
+                    match space {
+                        AddrSpace::Shared => shared.add(addr as usize),
+                        _ => (w.local.as_ptr() as *mut u8)
+                            .add(lane * self.k.local_bytes as usize + addr as usize),
+                    }
+                })
+            }
+            _ => {
+                let Some(end) = end else {
+                    return Err(format!("kernel `{name}`: illegal address {addr:#x} {}", where_()));
+                };
+                if w.ranges.iter().any(|&(b, e)| addr >= b && end <= e) {
+                    return Ok(addr as *mut u8);
+                }
+                let found = self.k.env.as_ref().and_then(|env| env.global_range(addr));
+                match found {
+                    Some((base, size)) if end <= base.saturating_add(size) => {
+                        if w.ranges.len() == 16 {
+                            w.ranges.remove(0);
+                        }
+                        w.ranges.push((base, base + size));
+                        Ok(addr as *mut u8)
+                    }
+                    Some((base, size)) => Err(format!(
+                        "kernel `{name}`: illegal address: global access of {bytes} bytes at {addr:#x} runs \
+                         past the end of the allocation at {base:#x} of {size} bytes {}",
+                        where_()
+                    )),
+                    None => Err(format!(
+                        "kernel `{name}`: illegal address: global address {addr:#x} is not inside any \
+                         allocation {}",
+                        where_()
+                    )),
+                }
+            }
+        }
+    }
+
+    /// Reads the NUL-terminated string at generic address `addr` (at most 64 KiB).
+    fn c_string(
+        &self,
+        w: &mut Warp,
+        shared: *mut u8,
+        addr: u64,
+        lane: usize,
+        blk: (u32, u32, u32),
+    ) -> Result<Vec<u8>, String> {
+        let mut out = Vec::new();
+        for i in 0..65536u64 {
+            let p = self.resolve(w, shared, AddrSpace::Generic, addr.wrapping_add(i), 1, 1, lane, blk)?;
+            // SAFETY: `resolve` checked the byte against the memory it lies in.
+            let b = unsafe { read_mem(p, 1) } as u8;
+            if b == 0 {
+                return Ok(out);
+            }
+            out.push(b);
+        }
+        Err(format!("kernel `{}`: a string at {addr:#x} is not terminated within 64 KiB", self.k.func.name))
+    }
+
+    /// Formats one `printf` call of `lane` (CUDA's `vprintf` argument layout).
+    fn printf(
+        &self,
+        w: &mut Warp,
+        shared: *mut u8,
+        fmt: u64,
+        args: u64,
+        lane: usize,
+        blk: (u32, u32, u32),
+    ) -> Result<(Vec<u8>, i32), String> {
+        let fmt = self.c_string(w, shared, fmt, lane, blk)?;
+        let mut offset = 0u64;
+        let mut read_arg = |this: &Self, w: &mut Warp, size: u32| -> Result<u64, String> {
+            offset = offset.next_multiple_of(size as u64);
+            let p = this.resolve(
+                w,
+                shared,
+                AddrSpace::Generic,
+                args.wrapping_add(offset),
+                size,
+                size,
+                lane,
+                blk,
+            )?;
+            offset += size as u64;
+            // SAFETY: `resolve` checked the argument's bytes and alignment.
+            Ok(unsafe { read_mem(p, size) })
+        };
+        let mut out = Vec::new();
+        let mut count = 0;
+        let mut i = 0;
+        while i < fmt.len() {
+            if fmt[i] != b'%' {
+                out.push(fmt[i]);
+                i += 1;
+                continue;
+            }
+            let Some(spec) = printf::Spec::parse(&fmt[i..]) else {
+                // A malformed conversion is copied as it is, as the GPU's printf does.
+                out.push(b'%');
+                i += 1;
+                continue;
+            };
+            i += spec.len;
+            if spec.conv == b'%' {
+                out.push(b'%');
+                continue;
+            }
+            let width = if spec.star_width { Some(read_arg(self, w, 4)? as u32 as i32) } else { None };
+            let precision =
+                if spec.star_precision { Some(read_arg(self, w, 4)? as u32 as i32) } else { None };
+            let arg = match spec.conv {
+                b's' => {
+                    let ptr = read_arg(self, w, 8)?;
+                    printf::Arg::Str(if ptr == 0 {
+                        b"(null)".to_vec()
+                    } else {
+                        self.c_string(w, shared, ptr, lane, blk)?
+                    })
+                }
+                b'f' | b'F' | b'e' | b'E' | b'g' | b'G' | b'a' | b'A' => {
+                    printf::Arg::Float(f64::from_bits(read_arg(self, w, 8)?))
+                }
+                b'p' => printf::Arg::Int(read_arg(self, w, 8)?),
+                _ => printf::Arg::Int(read_arg(self, w, spec.int_size())?),
+            };
+            count += 1;
+            spec.format(&mut out, width, precision, arg);
+        }
+        Ok((out, count))
     }
 
     /// The base address of a global or shared memory after checking every active lane's
@@ -535,7 +810,7 @@ impl<'a> Launch<'a> {
             Place::Global { base } => base as *mut u8,
             // SAFETY: the offset lies inside the block's shared buffer, sized at launch.
             Place::Shared { offset } => unsafe { shared.add(offset as usize) },
-            Place::Local { .. } => std::ptr::null_mut(),
+            Place::Local { .. } | Place::Addressed(_) => std::ptr::null_mut(),
         };
         Ok((base, ix))
     }
@@ -633,6 +908,128 @@ impl<'a> Launch<'a> {
                         } else {
                             w.regs[*dst as usize + k] = s;
                         }
+                    }
+                }
+                Code::Load { dst, mem, idx, ity, lanes } if self.is_addressed(*mem).is_some() => {
+                    let space = self.is_addressed(*mem).unwrap_or(AddrSpace::Global);
+                    let m = &self.mems[*mem as usize];
+                    let (size, is_bool) = (m.size, m.elem == ScalarType::Bool);
+                    let iv = w.regs[*idx as usize];
+                    for lane in 0..32 {
+                        if w.active >> lane & 1 == 0 {
+                            continue;
+                        }
+                        let addr = lanes::index_value(*ity, iv[lane]) as u64;
+                        let p =
+                            self.resolve(w, shared, space, addr, size * lanes, size * lanes, lane, blk)?;
+                        for k in 0..*lanes as usize {
+                            // SAFETY: `resolve` checked the whole access and its alignment.
+                            let mut v = unsafe { read_mem(p.add(k * size as usize), size) };
+                            if is_bool {
+                                v = (v != 0) as u64;
+                            }
+                            w.regs[*dst as usize + k][lane] = v;
+                        }
+                    }
+                }
+                Code::Store { src, mem, idx, ity, lanes } if self.is_addressed(*mem).is_some() => {
+                    let space = self.is_addressed(*mem).unwrap_or(AddrSpace::Global);
+                    let size = self.mems[*mem as usize].size;
+                    let iv = w.regs[*idx as usize];
+                    for lane in 0..32 {
+                        if w.active >> lane & 1 == 0 {
+                            continue;
+                        }
+                        let addr = lanes::index_value(*ity, iv[lane]) as u64;
+                        let p =
+                            self.resolve(w, shared, space, addr, size * lanes, size * lanes, lane, blk)?;
+                        for k in 0..*lanes as usize {
+                            let v = w.regs[*src as usize + k][lane];
+                            // SAFETY: `resolve` checked the whole access and its alignment.
+                            unsafe { write_mem(p.add(k * size as usize), size, v) };
+                        }
+                    }
+                }
+                Code::Atomic { op, dst, mem, idx, ity, val, cmp } if self.is_addressed(*mem).is_some() => {
+                    let space = self.is_addressed(*mem).unwrap_or(AddrSpace::Global);
+                    let (elem, size) = (self.mems[*mem as usize].elem, self.mems[*mem as usize].size);
+                    let iv = w.regs[*idx as usize];
+                    let vv = w.regs[*val as usize];
+                    let cv = cmp.map(|c| w.regs[c as usize]).unwrap_or([0; 32]);
+                    let mut d = [0; 32];
+                    for lane in 0..32 {
+                        if w.active >> lane & 1 == 0 {
+                            continue;
+                        }
+                        let addr = lanes::index_value(*ity, iv[lane]) as u64;
+                        // The verifier refuses atomics on addressed local memory; a generic address
+                        // may still point there.
+                        if space == AddrSpace::Generic
+                            && addr.wrapping_sub(ferrocm_ir::generic::LOCAL_BASE)
+                                < ferrocm_ir::generic::WINDOW_BYTES
+                        {
+                            return Err(format!(
+                                "kernel `{name}`: an atomic on local memory (generic address {addr:#x}); atomics \
+                                 work on global and shared memory"
+                            ));
+                        }
+                        let p = self.resolve(w, shared, space, addr, size, size, lane, blk)?;
+                        // SAFETY: `resolve` checked the element and its alignment; the verifier
+                        // allows atomics only on 4- and 8-byte integers and floats.
+                        d[lane] = unsafe { atomic_rmw(*op, elem, p, vv[lane], cv[lane]) };
+                    }
+                    w.regs[*dst as usize] = d;
+                }
+                Code::Printf { dst, fmt, args } => {
+                    let (fv, av) = (w.regs[*fmt as usize], w.regs[*args as usize]);
+                    let mut text = Vec::new();
+                    let mut d = [0u64; 32];
+                    for lane in 0..32 {
+                        if w.active >> lane & 1 == 0 {
+                            continue;
+                        }
+                        let (t, n) = self.printf(w, shared, fv[lane], av[lane], lane, blk)?;
+                        text.extend_from_slice(&t);
+                        d[lane] = n as u32 as u64;
+                    }
+                    w.regs[*dst as usize] = d;
+                    match &self.k.env {
+                        Some(env) => env.print(&text),
+                        None => {
+                            use std::io::Write;
+                            let _ = std::io::stdout().lock().write_all(&text);
+                        }
+                    }
+                }
+                Code::AssertFail { msg, file, func, line } => {
+                    let lane = w.active.trailing_zeros() as usize;
+                    if lane < 32 {
+                        let (m, f, fu, l) = (
+                            w.regs[*msg as usize][lane],
+                            w.regs[*file as usize][lane],
+                            w.regs[*func as usize][lane],
+                            w.regs[*line as usize][lane],
+                        );
+                        let text = |this: &Self, w: &mut Warp, a: u64| {
+                            this.c_string(w, shared, a, lane, blk)
+                                .map(|s| String::from_utf8_lossy(&s).into_owned())
+                                .unwrap_or_else(|_| "?".into())
+                        };
+                        let (m, f, fu) = (text(self, w, m), text(self, w, f), text(self, w, fu));
+                        return Err(format!(
+                            "kernel `{name}`: device-side assertion `{m}` failed at {f}:{} in `{fu}`, thread {:?} of block {blk:?}",
+                            l as u32,
+                            self.thread_coords(w.id * 32 + lane as u32)
+                        ));
+                    }
+                }
+                Code::Trap => {
+                    if w.active != 0 {
+                        let lane = w.active.trailing_zeros();
+                        return Err(format!(
+                            "kernel `{name}`: device-side trap in thread {:?} of block {blk:?}",
+                            self.thread_coords(w.id * 32 + lane)
+                        ));
                     }
                 }
                 Code::Load { dst, mem, idx, ity, lanes: 1 }

@@ -174,6 +174,13 @@ impl Builder {
             MemSpace::Shared { len } | MemSpace::Local { len } => {
                 return self.constant(ScalarType::U64, len as u64)
             }
+            MemSpace::Addressed(_) => {
+                self.fail(BuildError::Unsupported {
+                    what: format!("the length of byte-addressed memory `{}`", self.func.mem(mem).name),
+                    why: "byte-addressed memory has no length; its accesses are checked one by one".into(),
+                });
+                return self.constant(ScalarType::U64, 0);
+            }
         }
         self.emit_v(Op::Len(mem), ScalarType::U64.into())
     }
@@ -326,23 +333,27 @@ impl Builder {
 
     // ---- memory ----
 
-    fn check_index(&mut self, op: &str, index: Value) {
+    fn check_index(&mut self, op: &str, mem: Mem, index: Value) {
         let t = self.value_type(index);
-        if !(t.is_scalar() && t.elem().is_int()) {
+        if let MemSpace::Addressed(_) = self.func.mem(mem).space {
+            if !matches!(t, Type::Scalar(ScalarType::U32 | ScalarType::U64)) {
+                self.mismatch(op, "a u32 or u64 byte address", t);
+            }
+        } else if !(t.is_scalar() && t.elem().is_int()) {
             self.mismatch(op, "an integer index", t);
         }
     }
 
     /// Loads `lanes` (1, 2 or 4) consecutive elements.
     pub fn load(&mut self, mem: Mem, index: Value, lanes: u8) -> Value {
-        self.check_index("load", index);
+        self.check_index("load", mem, index);
         let elem = self.func.mem(mem).elem;
         let ty = if lanes == 1 { Type::Scalar(elem) } else { Type::Vector(elem, lanes) };
         self.emit_v(Op::Load { mem, index }, ty)
     }
 
     pub fn store(&mut self, mem: Mem, index: Value, value: Value) {
-        self.check_index("store", index);
+        self.check_index("store", mem, index);
         let m = self.func.mem(mem).clone();
         if let MemSpace::Global { mutable: false, .. } = m.space {
             self.fail(BuildError::ReadOnly { name: m.name.clone() });
@@ -362,12 +373,12 @@ impl Builder {
         value: Value,
         compare: Option<Value>,
     ) -> Value {
-        self.check_index("atomic", index);
+        self.check_index("atomic", mem, index);
         let m = self.func.mem(mem).clone();
         if let MemSpace::Global { mutable: false, .. } = m.space {
             self.fail(BuildError::ReadOnly { name: m.name.clone() });
         }
-        if matches!(m.space, MemSpace::Local { .. }) {
+        if matches!(m.space, MemSpace::Local { .. } | MemSpace::Addressed(AddrSpace::Local)) {
             self.fail(BuildError::Unsupported {
                 what: "an atomic on a local array".into(),
                 why: "atomics work on global and shared memory".into(),

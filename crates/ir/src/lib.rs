@@ -15,6 +15,12 @@
 //! [`BinaryOp::result_type`]: bit counts are `u32`, `mul_wide` doubles the width); `break` and
 //! `continue` lie inside as many loops as their depth says; stores target writable memory.
 //! The text form is produced by `Display` for [`Function`] and read back by [`parse`].
+//!
+//! One exception to element addressing exists for front ends that start from pointer-based code
+//! (the PTX front end): a [`MemSpace::Addressed`] memory is indexed by byte address in one of
+//! the address spaces of [`AddrSpace`], and the CPU executor checks every access against the
+//! allocations, shared memory or local memory it can reach. See [`generic`] for how generic
+//! addresses name shared and local memory.
 //! [`expand_f64_math`] rewrites f64 `exp`/`ln`/`sin`/`cos` into exactly rounded ops for back
 //! ends without accurate f64 transcendentals.
 
@@ -72,6 +78,54 @@ pub enum MemSpace {
     DynShared,
     /// A per-thread array of `len` elements.
     Local { len: u32 },
+    /// Byte-addressed memory: the index is a byte address in `space` (an unsigned `u32` or
+    /// `u64`), and the element type is what one access reads or writes (a vector access reads
+    /// consecutive elements from that address). Several addressed memories of different
+    /// element types may name the same bytes. Accesses must be aligned to their full size.
+    /// Produced by front ends for pointer-based code (PTX); the kernel language never makes it.
+    Addressed(AddrSpace),
+}
+
+/// The address space of a [`MemSpace::Addressed`] memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AddrSpace {
+    /// Device addresses: an access must lie inside one allocation the kernel may reach (the
+    /// executor asks its host which those are).
+    Global,
+    /// Byte offsets into the block's shared memory: the static shared arrays in declaration
+    /// order (as [`Function::shared_layout`] places them), then the dynamic shared memory.
+    Shared,
+    /// Byte offsets into the thread's local memory: the local arrays in declaration order,
+    /// each 16-byte aligned.
+    Local,
+    /// Generic addresses: the shared and local windows of [`generic`], else global.
+    Generic,
+}
+
+impl AddrSpace {
+    /// The name used by the text form.
+    pub fn name(self) -> &'static str {
+        match self {
+            AddrSpace::Global => "global",
+            AddrSpace::Shared => "shared",
+            AddrSpace::Local => "local",
+            AddrSpace::Generic => "generic",
+        }
+    }
+}
+
+/// Generic addressing (PTX's `cvta`): shared and local memory appear in the generic address
+/// space as two windows above every host address (the upper half of the 64-bit space, which
+/// user-space addresses never reach), the same windows for every block and thread, as on the
+/// GPU. A generic address `a` with `SHARED_BASE <= a < SHARED_BASE + WINDOW_BYTES` names shared
+/// byte `a - SHARED_BASE`; the local window likewise; every other address is global.
+pub mod generic {
+    /// First generic address of the shared-memory window.
+    pub const SHARED_BASE: u64 = 0xffff_f000_0000_0000;
+    /// First generic address of the local-memory window.
+    pub const LOCAL_BASE: u64 = 0xffff_e000_0000_0000;
+    /// Size of each window in bytes.
+    pub const WINDOW_BYTES: u64 = 1 << 32;
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -271,6 +325,17 @@ pub enum Intrinsic {
     CpAsyncCommit,
     /// `cp.async.wait_group n`: waits until at most `n` committed groups are pending.
     CpAsyncWait { pending: u32 },
+    /// Device-side `printf` (PTX's `vprintf` system call): `args[0]` is the generic address of
+    /// the NUL-terminated format, `args[1]` the generic address of the argument buffer (each
+    /// argument aligned to its size, `float` promoted to `double`), both `u64`. The result is
+    /// an `i32`: the number of arguments, or a negative value on a malformed format.
+    Printf,
+    /// A failed device-side `assert` (PTX's `__assertfail`): stops the kernel with an error that
+    /// quotes the message, file, line and function. `args`: generic addresses (`u64`) of the
+    /// message, the file name and the function name, then the line (`u32`).
+    AssertFail,
+    /// `trap`: stops the kernel with an error.
+    Trap,
 }
 
 /// A constant: its type and its bit pattern (zero-extended to 64 bits).

@@ -140,6 +140,7 @@ impl<'a> Parser<'a> {
                 Some(("shared", r)) => ("shared", r),
                 Some(("local", r)) => ("local", r),
                 Some(("var", r)) => ("var", r),
+                Some(("addressed", r)) => ("addressed", r),
                 _ => return Ok(()),
             };
             self.pos += 1;
@@ -151,6 +152,23 @@ impl<'a> Parser<'a> {
                 let Some(t) = parse_type(ty) else { return self.err(format!("bad type `{ty}`")) };
                 let v = self.b.var(vname, t);
                 self.vars.push(v);
+                continue;
+            }
+            if space == "addressed" {
+                let Some((elem, sp)) = ty.split_once(" in ") else {
+                    return self.err("expected `@name: type in space`");
+                };
+                let Some(elem) = scalar(elem) else { return self.err(format!("bad element type `{elem}`")) };
+                let sp = match sp {
+                    "global" => AddrSpace::Global,
+                    "shared" => AddrSpace::Shared,
+                    "local" => AddrSpace::Local,
+                    "generic" => AddrSpace::Generic,
+                    _ => return self.err(format!("unknown address space `{sp}`")),
+                };
+                let mname = name.trim_start_matches('@');
+                let m = self.b.add_mem(mname, elem, MemSpace::Addressed(sp));
+                self.mems.push((mname.into(), m));
                 continue;
             }
             let inner = ty.trim_start_matches('[').trim_end_matches(']');
@@ -491,6 +509,14 @@ impl<'a> Parser<'a> {
             };
             let (m, i) = self.mem_index(args)?;
             self.b.intrinsic(Intrinsic::LdMatrix { mem: m, num, trans }, vec![i], ty)
+        } else if op == "printf" || op == "assert_fail" || op == "trap" {
+            let vals = list.iter().map(|v| self.value(v)).collect::<Result<Vec<_>, _>>()?;
+            let i = match op {
+                "printf" => Intrinsic::Printf,
+                "assert_fail" => Intrinsic::AssertFail,
+                _ => Intrinsic::Trap,
+            };
+            self.b.intrinsic(i, vals, ty)
         } else if head == "cp_async" {
             match tail {
                 "commit" => self.b.intrinsic(Intrinsic::CpAsyncCommit, vec![], None),

@@ -131,6 +131,9 @@ impl Function {
                         }
                         Intrinsic::CpAsyncCommit => write!(out, "cp_async.commit")?,
                         Intrinsic::CpAsyncWait { pending } => write!(out, "cp_async.wait {pending}")?,
+                        Intrinsic::Printf => write!(out, "printf {p}")?,
+                        Intrinsic::AssertFail => write!(out, "assert_fail {p}")?,
+                        Intrinsic::Trap => write!(out, "trap")?,
                     }
                 }
             }
@@ -158,6 +161,9 @@ impl fmt::Display for Function {
                 MemSpace::Shared { len } => writeln!(f, "  shared @{}: [{}; {len}]", m.name, m.elem)?,
                 MemSpace::DynShared => writeln!(f, "  shared @{}: [{}]", m.name, m.elem)?,
                 MemSpace::Local { len } => writeln!(f, "  local @{}: [{}; {len}]", m.name, m.elem)?,
+                MemSpace::Addressed(space) => {
+                    writeln!(f, "  addressed @{}: {} in {}", m.name, m.elem, space.name())?
+                }
             }
         }
         for (i, v) in self.vars.iter().enumerate() {

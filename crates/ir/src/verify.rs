@@ -119,6 +119,14 @@ impl Checker<'_> {
                     if !self.ty(*index).is_scalar() || !self.ty(*index).elem().is_int() {
                         return Err(bad("index is not an integer"));
                     }
+                    if let MemSpace::Addressed(space) = self.f.mem(*mem).space {
+                        if !matches!(self.ty(*index).elem(), ScalarType::U32 | ScalarType::U64) {
+                            return Err(bad("a byte address is not u32 or u64"));
+                        }
+                        if matches!(op, Op::Atomic { .. }) && space == AddrSpace::Local {
+                            return Err(bad("atomics work on global and shared memory"));
+                        }
+                    }
                     if let Op::Store { value, .. } = op {
                         if self.ty(*value).elem() != self.f.mem(*mem).elem {
                             return Err(bad("stored value does not match the memory's element type"));
@@ -148,8 +156,19 @@ impl Checker<'_> {
                         Intrinsic::CpAsync { .. } => {
                             args.len() == 2 && args.iter().all(int) && result.is_none()
                         }
-                        Intrinsic::CpAsyncCommit | Intrinsic::CpAsyncWait { .. } => {
+                        Intrinsic::CpAsyncCommit | Intrinsic::CpAsyncWait { .. } | Intrinsic::Trap => {
                             args.is_empty() && result.is_none()
+                        }
+                        Intrinsic::Printf => {
+                            args.len() == 2
+                                && args.iter().all(|a| self.ty(*a) == ScalarType::U64.into())
+                                && result == Some(ScalarType::I32.into())
+                        }
+                        Intrinsic::AssertFail => {
+                            args.len() == 4
+                                && args[..3].iter().all(|a| self.ty(*a) == ScalarType::U64.into())
+                                && self.ty(args[3]) == ScalarType::U32.into()
+                                && result.is_none()
                         }
                     };
                     if !ok {

@@ -569,6 +569,8 @@ impl Gen<'_> {
             MemSpace::Global { .. } => "global",
             MemSpace::Shared { .. } | MemSpace::DynShared => "shared",
             MemSpace::Local { .. } => "local",
+            // Refused by `generate` before any code is emitted.
+            MemSpace::Addressed(_) => "global",
         }
     }
 
@@ -870,6 +872,9 @@ impl Gen<'_> {
                 Op::Intrinsic(Intrinsic::CpAsyncWait { pending }, _) => {
                     self.line(format!("cp.async.wait_group {pending};"))
                 }
+                Op::Intrinsic(Intrinsic::Printf | Intrinsic::AssertFail | Intrinsic::Trap, _) => {
+                    return Err(self.unsupported("host-call intrinsics"));
+                }
                 Op::If { cond, then_region, else_region } => {
                     let c = self.v(*cond);
                     let (l_else, l_end) = (self.label("else"), self.label("endif"));
@@ -936,6 +941,20 @@ fn param_decl(t: ScalarType) -> &'static str {
 
 /// Generates a PTX module holding `f` as a `.visible .entry`.
 pub fn generate(f: &Function, target: &Target) -> Result<String, PtxError> {
+    // Byte-addressed memory and the host-call intrinsics come from the PTX front end, whose IR
+    // runs on the CPU executor only: GPUs load the PTX it was read from.
+    let mut host_only = f.mems.iter().any(|m| matches!(m.space, MemSpace::Addressed(_)));
+    f.walk(&mut |i| {
+        host_only |=
+            matches!(i.op, Op::Intrinsic(Intrinsic::Printf | Intrinsic::AssertFail | Intrinsic::Trap, _))
+    });
+    if host_only {
+        return Err(PtxError::Unsupported {
+            kernel: f.name.clone(),
+            what: "IR read from PTX (byte-addressed memory, printf, assert, trap; load the original PTX instead)"
+                .into(),
+        });
+    }
     verify(f).map_err(|source| PtxError::Invalid { kernel: f.name.clone(), source })?;
     // PTX has no f64 transcendental instructions: f64 exp, ln, sin and cos become exactly
     // rounded IR sequences (the f32 `.approx` path would give only about 1e-7).
@@ -1014,6 +1033,7 @@ pub fn generate(f: &Function, target: &Target) -> Result<String, PtxError> {
                 );
                 g.mem_base[i] = format!("{}_{}", f.name, m.name);
             }
+            MemSpace::Addressed(_) => {}
         }
     }
     g.region(f.body)?;
