@@ -177,6 +177,12 @@ impl ModuleImage {
 pub trait CpuModule: Send + Sync {
     /// The kernel called `name`, if the module has one.
     fn function(&self, name: &str) -> Option<Arc<dyn CpuKernel>>;
+
+    /// The host address and size in bytes of the module variable `name` (a `__device__` or
+    /// `__constant__` variable of code read from PTX), if the module has one.
+    fn global(&self, _name: &str) -> Option<(u64, u64)> {
+        None
+    }
 }
 
 /// Static facts about one kernel, as `cuFuncGetAttribute` reports them.
