@@ -380,6 +380,12 @@ pub trait Backend: Send + Sync {
     /// # Safety
     /// A live module.
     unsafe fn module_function(&self, module: ModuleHandle, name: &str) -> Result<FunctionHandle>;
+    /// The device address and size in bytes of a module variable (`cuModuleGetGlobal`); a
+    /// name the module lacks is [`BackendError::FunctionNotFound`].
+    ///
+    /// # Safety
+    /// A live module.
+    unsafe fn module_global(&self, module: ModuleHandle, name: &str) -> Result<(DevicePtr, u64)>;
     /// Static facts about a kernel.
     ///
     /// # Safety

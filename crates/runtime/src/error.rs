@@ -70,6 +70,10 @@ pub enum Error {
     /// A launch shape that breaks a rule (cluster divisibility, cooperative residency).
     #[error("invalid launch: {rule}")]
     InvalidLaunch { rule: String },
+    /// An address that names no memory the operation may use, or a range that runs past the
+    /// end of the allocation it starts in.
+    #[error("invalid address {address:#x} ({bytes} bytes): {reason}")]
+    InvalidAddress { address: u64, bytes: u64, reason: String },
     /// A backend reported an error.
     #[error("device {device} ({backend}): {source}")]
     Backend { device: usize, backend: BackendKind, source: BackendError },

@@ -19,6 +19,7 @@ mod module;
 pub mod platform;
 pub mod pointer;
 mod pool;
+mod raw;
 mod stream;
 mod tensor_map;
 
