@@ -167,76 +167,274 @@ pub fn properties(d: &Device) -> HipDeviceProp {
     r
 }
 
+/// `hipDeviceAttribute_t` values, as the header numbers them (a test checks every one; the
+/// texture and surface limits are listed for that check and answered as unsupported).
+#[allow(dead_code)]
+mod attr {
+    use std::ffi::c_int;
+    pub const ECC_ENABLED: c_int = 0;
+    pub const ACCESS_POLICY_MAX_WINDOW_SIZE: c_int = 1;
+    pub const ASYNC_ENGINE_COUNT: c_int = 2;
+    pub const CAN_MAP_HOST_MEMORY: c_int = 3;
+    pub const CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM: c_int = 4;
+    pub const CLOCK_RATE: c_int = 5;
+    pub const COMPUTE_MODE: c_int = 6;
+    pub const COMPUTE_PREEMPTION_SUPPORTED: c_int = 7;
+    pub const CONCURRENT_KERNELS: c_int = 8;
+    pub const CONCURRENT_MANAGED_ACCESS: c_int = 9;
+    pub const COOPERATIVE_LAUNCH: c_int = 10;
+    pub const COOPERATIVE_MULTI_DEVICE_LAUNCH: c_int = 11;
+    pub const DEVICE_OVERLAP: c_int = 12;
+    pub const DIRECT_MANAGED_MEM_ACCESS_FROM_HOST: c_int = 13;
+    pub const GLOBAL_L1_CACHE_SUPPORTED: c_int = 14;
+    pub const HOST_NATIVE_ATOMIC_SUPPORTED: c_int = 15;
+    pub const INTEGRATED: c_int = 16;
+    pub const IS_MULTI_GPU_BOARD: c_int = 17;
+    pub const KERNEL_EXEC_TIMEOUT: c_int = 18;
+    pub const L2_CACHE_SIZE: c_int = 19;
+    pub const LOCAL_L1_CACHE_SUPPORTED: c_int = 20;
+    pub const LUID: c_int = 21;
+    pub const LUID_DEVICE_NODE_MASK: c_int = 22;
+    pub const COMPUTE_CAPABILITY_MAJOR: c_int = 23;
+    pub const MANAGED_MEMORY: c_int = 24;
+    pub const MAX_BLOCKS_PER_MULTI_PROCESSOR: c_int = 25;
+    pub const MAX_BLOCK_DIM_X: c_int = 26;
+    pub const MAX_BLOCK_DIM_Y: c_int = 27;
+    pub const MAX_BLOCK_DIM_Z: c_int = 28;
+    pub const MAX_GRID_DIM_X: c_int = 29;
+    pub const MAX_GRID_DIM_Y: c_int = 30;
+    pub const MAX_GRID_DIM_Z: c_int = 31;
+    pub const MAX_SURFACE1_D: c_int = 32;
+    pub const MAX_SURFACE1_D_LAYERED: c_int = 33;
+    pub const MAX_SURFACE2_D: c_int = 34;
+    pub const MAX_SURFACE2_D_LAYERED: c_int = 35;
+    pub const MAX_SURFACE3_D: c_int = 36;
+    pub const MAX_SURFACE_CUBEMAP: c_int = 37;
+    pub const MAX_SURFACE_CUBEMAP_LAYERED: c_int = 38;
+    pub const MAX_TEXTURE1_D_WIDTH: c_int = 39;
+    pub const MAX_TEXTURE1_D_LAYERED: c_int = 40;
+    pub const MAX_TEXTURE1_D_LINEAR: c_int = 41;
+    pub const MAX_TEXTURE1_D_MIPMAP: c_int = 42;
+    pub const MAX_TEXTURE2_D_WIDTH: c_int = 43;
+    pub const MAX_TEXTURE2_D_HEIGHT: c_int = 44;
+    pub const MAX_TEXTURE2_D_GATHER: c_int = 45;
+    pub const MAX_TEXTURE2_D_LAYERED: c_int = 46;
+    pub const MAX_TEXTURE2_D_LINEAR: c_int = 47;
+    pub const MAX_TEXTURE2_D_MIPMAP: c_int = 48;
+    pub const MAX_TEXTURE3_D_WIDTH: c_int = 49;
+    pub const MAX_TEXTURE3_D_HEIGHT: c_int = 50;
+    pub const MAX_TEXTURE3_D_DEPTH: c_int = 51;
+    pub const MAX_TEXTURE3_D_ALT: c_int = 52;
+    pub const MAX_TEXTURE_CUBEMAP: c_int = 53;
+    pub const MAX_TEXTURE_CUBEMAP_LAYERED: c_int = 54;
+    pub const MAX_THREADS_DIM: c_int = 55;
+    pub const MAX_THREADS_PER_BLOCK: c_int = 56;
+    pub const MAX_THREADS_PER_MULTI_PROCESSOR: c_int = 57;
+    pub const MAX_PITCH: c_int = 58;
+    pub const MEMORY_BUS_WIDTH: c_int = 59;
+    pub const MEMORY_CLOCK_RATE: c_int = 60;
+    pub const COMPUTE_CAPABILITY_MINOR: c_int = 61;
+    pub const MULTI_GPU_BOARD_GROUP_I_D: c_int = 62;
+    pub const MULTIPROCESSOR_COUNT: c_int = 63;
+    pub const UNUSED1: c_int = 64;
+    pub const PAGEABLE_MEMORY_ACCESS: c_int = 65;
+    pub const PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES: c_int = 66;
+    pub const PCI_BUS_ID: c_int = 67;
+    pub const PCI_DEVICE_ID: c_int = 68;
+    pub const PCI_DOMAIN_I_D: c_int = 69;
+    pub const PERSISTING_L2_CACHE_MAX_SIZE: c_int = 70;
+    pub const MAX_REGISTERS_PER_BLOCK: c_int = 71;
+    pub const MAX_REGISTERS_PER_MULTIPROCESSOR: c_int = 72;
+    pub const RESERVED_SHARED_MEM_PER_BLOCK: c_int = 73;
+    pub const MAX_SHARED_MEMORY_PER_BLOCK: c_int = 74;
+    pub const SHARED_MEM_PER_BLOCK_OPTIN: c_int = 75;
+    pub const SHARED_MEM_PER_MULTIPROCESSOR: c_int = 76;
+    pub const SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO: c_int = 77;
+    pub const STREAM_PRIORITIES_SUPPORTED: c_int = 78;
+    pub const SURFACE_ALIGNMENT: c_int = 79;
+    pub const TCC_DRIVER: c_int = 80;
+    pub const TEXTURE_ALIGNMENT: c_int = 81;
+    pub const TEXTURE_PITCH_ALIGNMENT: c_int = 82;
+    pub const TOTAL_CONSTANT_MEMORY: c_int = 83;
+    pub const TOTAL_GLOBAL_MEM: c_int = 84;
+    pub const UNIFIED_ADDRESSING: c_int = 85;
+    pub const UNUSED2: c_int = 86;
+    pub const WARP_SIZE: c_int = 87;
+    pub const MEMORY_POOLS_SUPPORTED: c_int = 88;
+    pub const VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: c_int = 89;
+    pub const HOST_REGISTER_SUPPORTED: c_int = 90;
+    pub const MEMORY_POOL_SUPPORTED_HANDLE_TYPES: c_int = 91;
+}
+
+/// Every attribute's name in the header and its value here, for the test.
+#[cfg(test)]
+const ATTRIBUTE_NAMES: &[(&str, c_int)] = &[
+    ("hipDeviceAttributeEccEnabled", attr::ECC_ENABLED),
+    ("hipDeviceAttributeAccessPolicyMaxWindowSize", attr::ACCESS_POLICY_MAX_WINDOW_SIZE),
+    ("hipDeviceAttributeAsyncEngineCount", attr::ASYNC_ENGINE_COUNT),
+    ("hipDeviceAttributeCanMapHostMemory", attr::CAN_MAP_HOST_MEMORY),
+    ("hipDeviceAttributeCanUseHostPointerForRegisteredMem", attr::CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM),
+    ("hipDeviceAttributeClockRate", attr::CLOCK_RATE),
+    ("hipDeviceAttributeComputeMode", attr::COMPUTE_MODE),
+    ("hipDeviceAttributeComputePreemptionSupported", attr::COMPUTE_PREEMPTION_SUPPORTED),
+    ("hipDeviceAttributeConcurrentKernels", attr::CONCURRENT_KERNELS),
+    ("hipDeviceAttributeConcurrentManagedAccess", attr::CONCURRENT_MANAGED_ACCESS),
+    ("hipDeviceAttributeCooperativeLaunch", attr::COOPERATIVE_LAUNCH),
+    ("hipDeviceAttributeCooperativeMultiDeviceLaunch", attr::COOPERATIVE_MULTI_DEVICE_LAUNCH),
+    ("hipDeviceAttributeDeviceOverlap", attr::DEVICE_OVERLAP),
+    ("hipDeviceAttributeDirectManagedMemAccessFromHost", attr::DIRECT_MANAGED_MEM_ACCESS_FROM_HOST),
+    ("hipDeviceAttributeGlobalL1CacheSupported", attr::GLOBAL_L1_CACHE_SUPPORTED),
+    ("hipDeviceAttributeHostNativeAtomicSupported", attr::HOST_NATIVE_ATOMIC_SUPPORTED),
+    ("hipDeviceAttributeIntegrated", attr::INTEGRATED),
+    ("hipDeviceAttributeIsMultiGpuBoard", attr::IS_MULTI_GPU_BOARD),
+    ("hipDeviceAttributeKernelExecTimeout", attr::KERNEL_EXEC_TIMEOUT),
+    ("hipDeviceAttributeL2CacheSize", attr::L2_CACHE_SIZE),
+    ("hipDeviceAttributeLocalL1CacheSupported", attr::LOCAL_L1_CACHE_SUPPORTED),
+    ("hipDeviceAttributeLuid", attr::LUID),
+    ("hipDeviceAttributeLuidDeviceNodeMask", attr::LUID_DEVICE_NODE_MASK),
+    ("hipDeviceAttributeComputeCapabilityMajor", attr::COMPUTE_CAPABILITY_MAJOR),
+    ("hipDeviceAttributeManagedMemory", attr::MANAGED_MEMORY),
+    ("hipDeviceAttributeMaxBlocksPerMultiProcessor", attr::MAX_BLOCKS_PER_MULTI_PROCESSOR),
+    ("hipDeviceAttributeMaxBlockDimX", attr::MAX_BLOCK_DIM_X),
+    ("hipDeviceAttributeMaxBlockDimY", attr::MAX_BLOCK_DIM_Y),
+    ("hipDeviceAttributeMaxBlockDimZ", attr::MAX_BLOCK_DIM_Z),
+    ("hipDeviceAttributeMaxGridDimX", attr::MAX_GRID_DIM_X),
+    ("hipDeviceAttributeMaxGridDimY", attr::MAX_GRID_DIM_Y),
+    ("hipDeviceAttributeMaxGridDimZ", attr::MAX_GRID_DIM_Z),
+    ("hipDeviceAttributeMaxSurface1D", attr::MAX_SURFACE1_D),
+    ("hipDeviceAttributeMaxSurface1DLayered", attr::MAX_SURFACE1_D_LAYERED),
+    ("hipDeviceAttributeMaxSurface2D", attr::MAX_SURFACE2_D),
+    ("hipDeviceAttributeMaxSurface2DLayered", attr::MAX_SURFACE2_D_LAYERED),
+    ("hipDeviceAttributeMaxSurface3D", attr::MAX_SURFACE3_D),
+    ("hipDeviceAttributeMaxSurfaceCubemap", attr::MAX_SURFACE_CUBEMAP),
+    ("hipDeviceAttributeMaxSurfaceCubemapLayered", attr::MAX_SURFACE_CUBEMAP_LAYERED),
+    ("hipDeviceAttributeMaxTexture1DWidth", attr::MAX_TEXTURE1_D_WIDTH),
+    ("hipDeviceAttributeMaxTexture1DLayered", attr::MAX_TEXTURE1_D_LAYERED),
+    ("hipDeviceAttributeMaxTexture1DLinear", attr::MAX_TEXTURE1_D_LINEAR),
+    ("hipDeviceAttributeMaxTexture1DMipmap", attr::MAX_TEXTURE1_D_MIPMAP),
+    ("hipDeviceAttributeMaxTexture2DWidth", attr::MAX_TEXTURE2_D_WIDTH),
+    ("hipDeviceAttributeMaxTexture2DHeight", attr::MAX_TEXTURE2_D_HEIGHT),
+    ("hipDeviceAttributeMaxTexture2DGather", attr::MAX_TEXTURE2_D_GATHER),
+    ("hipDeviceAttributeMaxTexture2DLayered", attr::MAX_TEXTURE2_D_LAYERED),
+    ("hipDeviceAttributeMaxTexture2DLinear", attr::MAX_TEXTURE2_D_LINEAR),
+    ("hipDeviceAttributeMaxTexture2DMipmap", attr::MAX_TEXTURE2_D_MIPMAP),
+    ("hipDeviceAttributeMaxTexture3DWidth", attr::MAX_TEXTURE3_D_WIDTH),
+    ("hipDeviceAttributeMaxTexture3DHeight", attr::MAX_TEXTURE3_D_HEIGHT),
+    ("hipDeviceAttributeMaxTexture3DDepth", attr::MAX_TEXTURE3_D_DEPTH),
+    ("hipDeviceAttributeMaxTexture3DAlt", attr::MAX_TEXTURE3_D_ALT),
+    ("hipDeviceAttributeMaxTextureCubemap", attr::MAX_TEXTURE_CUBEMAP),
+    ("hipDeviceAttributeMaxTextureCubemapLayered", attr::MAX_TEXTURE_CUBEMAP_LAYERED),
+    ("hipDeviceAttributeMaxThreadsDim", attr::MAX_THREADS_DIM),
+    ("hipDeviceAttributeMaxThreadsPerBlock", attr::MAX_THREADS_PER_BLOCK),
+    ("hipDeviceAttributeMaxThreadsPerMultiProcessor", attr::MAX_THREADS_PER_MULTI_PROCESSOR),
+    ("hipDeviceAttributeMaxPitch", attr::MAX_PITCH),
+    ("hipDeviceAttributeMemoryBusWidth", attr::MEMORY_BUS_WIDTH),
+    ("hipDeviceAttributeMemoryClockRate", attr::MEMORY_CLOCK_RATE),
+    ("hipDeviceAttributeComputeCapabilityMinor", attr::COMPUTE_CAPABILITY_MINOR),
+    ("hipDeviceAttributeMultiGpuBoardGroupID", attr::MULTI_GPU_BOARD_GROUP_I_D),
+    ("hipDeviceAttributeMultiprocessorCount", attr::MULTIPROCESSOR_COUNT),
+    ("hipDeviceAttributeUnused1", attr::UNUSED1),
+    ("hipDeviceAttributePageableMemoryAccess", attr::PAGEABLE_MEMORY_ACCESS),
+    (
+        "hipDeviceAttributePageableMemoryAccessUsesHostPageTables",
+        attr::PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES,
+    ),
+    ("hipDeviceAttributePciBusId", attr::PCI_BUS_ID),
+    ("hipDeviceAttributePciDeviceId", attr::PCI_DEVICE_ID),
+    ("hipDeviceAttributePciDomainID", attr::PCI_DOMAIN_I_D),
+    ("hipDeviceAttributePersistingL2CacheMaxSize", attr::PERSISTING_L2_CACHE_MAX_SIZE),
+    ("hipDeviceAttributeMaxRegistersPerBlock", attr::MAX_REGISTERS_PER_BLOCK),
+    ("hipDeviceAttributeMaxRegistersPerMultiprocessor", attr::MAX_REGISTERS_PER_MULTIPROCESSOR),
+    ("hipDeviceAttributeReservedSharedMemPerBlock", attr::RESERVED_SHARED_MEM_PER_BLOCK),
+    ("hipDeviceAttributeMaxSharedMemoryPerBlock", attr::MAX_SHARED_MEMORY_PER_BLOCK),
+    ("hipDeviceAttributeSharedMemPerBlockOptin", attr::SHARED_MEM_PER_BLOCK_OPTIN),
+    ("hipDeviceAttributeSharedMemPerMultiprocessor", attr::SHARED_MEM_PER_MULTIPROCESSOR),
+    ("hipDeviceAttributeSingleToDoublePrecisionPerfRatio", attr::SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO),
+    ("hipDeviceAttributeStreamPrioritiesSupported", attr::STREAM_PRIORITIES_SUPPORTED),
+    ("hipDeviceAttributeSurfaceAlignment", attr::SURFACE_ALIGNMENT),
+    ("hipDeviceAttributeTccDriver", attr::TCC_DRIVER),
+    ("hipDeviceAttributeTextureAlignment", attr::TEXTURE_ALIGNMENT),
+    ("hipDeviceAttributeTexturePitchAlignment", attr::TEXTURE_PITCH_ALIGNMENT),
+    ("hipDeviceAttributeTotalConstantMemory", attr::TOTAL_CONSTANT_MEMORY),
+    ("hipDeviceAttributeTotalGlobalMem", attr::TOTAL_GLOBAL_MEM),
+    ("hipDeviceAttributeUnifiedAddressing", attr::UNIFIED_ADDRESSING),
+    ("hipDeviceAttributeUnused2", attr::UNUSED2),
+    ("hipDeviceAttributeWarpSize", attr::WARP_SIZE),
+    ("hipDeviceAttributeMemoryPoolsSupported", attr::MEMORY_POOLS_SUPPORTED),
+    ("hipDeviceAttributeVirtualMemoryManagementSupported", attr::VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED),
+    ("hipDeviceAttributeHostRegisterSupported", attr::HOST_REGISTER_SUPPORTED),
+    ("hipDeviceAttributeMemoryPoolSupportedHandleTypes", attr::MEMORY_POOL_SUPPORTED_HANDLE_TYPES),
+];
+
 /// The value of one `hipDeviceAttribute_t` (`None` for an attribute this library lacks).
-fn attribute(d: &Device, attr: c_int) -> Option<c_int> {
+fn attribute(d: &Device, a: c_int) -> Option<c_int> {
     let r = properties(d);
     let p = d.properties();
-    Some(match attr {
-        0 => r.ecc_enabled,
-        1 => r.access_policy_max_window_size,
-        2 => r.async_engine_count,
-        3 => r.can_map_host_memory,
-        4 => r.can_use_host_pointer_for_registered_mem,
-        5 => r.clock_rate,
-        6 => r.compute_mode,
-        7 => r.compute_preemption_supported,
-        8 => r.concurrent_kernels,
-        9 => r.concurrent_managed_access,
-        10 => r.cooperative_launch,
-        11 => r.cooperative_multi_device_launch,
-        12 => r.device_overlap,
-        13 => r.direct_managed_mem_access_from_host,
-        14 => r.global_l1_cache_supported,
-        15 => r.host_native_atomic_supported,
-        16 => r.integrated,
-        17 => r.is_multi_gpu_board,
-        18 => r.kernel_exec_timeout_enabled,
-        19 => r.l2_cache_size,
-        20 => r.local_l1_cache_supported,
-        23 => r.major,
-        24 => r.managed_memory,
-        25 => r.max_blocks_per_multi_processor,
-        26 => r.max_threads_dim[0],
-        27 => r.max_threads_dim[1],
-        28 => r.max_threads_dim[2],
-        29 => r.max_grid_size[0],
-        30 => r.max_grid_size[1],
-        31 => r.max_grid_size[2],
-        56 => r.max_threads_dim[0],
-        57 => r.max_threads_per_block,
-        58 => r.max_threads_per_multi_processor,
-        59 => clamp(r.mem_pitch as u64),
-        60 => r.memory_bus_width,
-        61 => r.memory_clock_rate,
-        62 => r.minor,
-        63 => r.multi_gpu_board_group_id,
-        64 => r.multi_processor_count,
-        66 => r.pageable_memory_access,
-        67 => r.pageable_memory_access_uses_host_page_tables,
-        68 => r.pci_bus_id,
-        69 => r.pci_device_id,
-        70 => r.pci_domain_id,
-        71 => r.persisting_l2_cache_max_size,
-        72 => r.regs_per_block,
-        73 => r.regs_per_multiprocessor,
-        74 => clamp(r.reserved_shared_mem_per_block as u64),
-        75 => clamp(p.shared_mem_per_block),
-        76 => clamp(p.shared_mem_per_block_optin),
-        77 => clamp(p.shared_mem_per_cu),
-        78 => r.single_to_double_precision_perf_ratio,
-        79 => r.stream_priorities_supported,
-        80 => 512,
-        81 => r.tcc_driver,
-        82 => clamp(r.texture_alignment as u64),
-        83 => clamp(r.texture_pitch_alignment as u64),
-        84 => clamp(r.total_const_mem as u64),
-        85 => clamp(p.total_memory),
-        86 => r.unified_addressing,
-        88 => r.warp_size,
-        89 => r.memory_pools_supported,
-        90 => 0,
-        91 => r.host_register_supported,
-        92 => 0,
+    Some(match a {
+        attr::ECC_ENABLED => r.ecc_enabled,
+        attr::ACCESS_POLICY_MAX_WINDOW_SIZE => r.access_policy_max_window_size,
+        attr::ASYNC_ENGINE_COUNT => r.async_engine_count,
+        attr::CAN_MAP_HOST_MEMORY => r.can_map_host_memory,
+        attr::CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM => r.can_use_host_pointer_for_registered_mem,
+        attr::CLOCK_RATE => r.clock_rate,
+        attr::COMPUTE_MODE => r.compute_mode,
+        attr::COMPUTE_PREEMPTION_SUPPORTED => r.compute_preemption_supported,
+        attr::CONCURRENT_KERNELS => r.concurrent_kernels,
+        attr::CONCURRENT_MANAGED_ACCESS => r.concurrent_managed_access,
+        attr::COOPERATIVE_LAUNCH => r.cooperative_launch,
+        attr::COOPERATIVE_MULTI_DEVICE_LAUNCH => r.cooperative_multi_device_launch,
+        attr::DEVICE_OVERLAP => r.device_overlap,
+        attr::DIRECT_MANAGED_MEM_ACCESS_FROM_HOST => r.direct_managed_mem_access_from_host,
+        attr::GLOBAL_L1_CACHE_SUPPORTED => r.global_l1_cache_supported,
+        attr::HOST_NATIVE_ATOMIC_SUPPORTED => r.host_native_atomic_supported,
+        attr::INTEGRATED => r.integrated,
+        attr::IS_MULTI_GPU_BOARD => r.is_multi_gpu_board,
+        attr::KERNEL_EXEC_TIMEOUT => r.kernel_exec_timeout_enabled,
+        attr::L2_CACHE_SIZE => r.l2_cache_size,
+        attr::LOCAL_L1_CACHE_SUPPORTED => r.local_l1_cache_supported,
+        attr::COMPUTE_CAPABILITY_MAJOR => r.major,
+        attr::MANAGED_MEMORY => r.managed_memory,
+        attr::MAX_BLOCKS_PER_MULTI_PROCESSOR => r.max_blocks_per_multi_processor,
+        attr::MAX_BLOCK_DIM_X => r.max_threads_dim[0],
+        attr::MAX_BLOCK_DIM_Y => r.max_threads_dim[1],
+        attr::MAX_BLOCK_DIM_Z => r.max_threads_dim[2],
+        attr::MAX_GRID_DIM_X => r.max_grid_size[0],
+        attr::MAX_GRID_DIM_Y => r.max_grid_size[1],
+        attr::MAX_GRID_DIM_Z => r.max_grid_size[2],
+        attr::MAX_THREADS_PER_BLOCK => r.max_threads_per_block,
+        attr::MAX_THREADS_PER_MULTI_PROCESSOR => r.max_threads_per_multi_processor,
+        attr::MAX_PITCH => clamp(r.mem_pitch as u64),
+        attr::MEMORY_BUS_WIDTH => r.memory_bus_width,
+        attr::MEMORY_CLOCK_RATE => r.memory_clock_rate,
+        attr::COMPUTE_CAPABILITY_MINOR => r.minor,
+        attr::MULTI_GPU_BOARD_GROUP_I_D => r.multi_gpu_board_group_id,
+        attr::MULTIPROCESSOR_COUNT => r.multi_processor_count,
+        attr::PAGEABLE_MEMORY_ACCESS => r.pageable_memory_access,
+        attr::PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES => r.pageable_memory_access_uses_host_page_tables,
+        attr::PCI_BUS_ID => r.pci_bus_id,
+        attr::PCI_DEVICE_ID => r.pci_device_id,
+        attr::PCI_DOMAIN_I_D => r.pci_domain_id,
+        attr::PERSISTING_L2_CACHE_MAX_SIZE => r.persisting_l2_cache_max_size,
+        attr::MAX_REGISTERS_PER_BLOCK => r.regs_per_block,
+        attr::MAX_REGISTERS_PER_MULTIPROCESSOR => r.regs_per_multiprocessor,
+        attr::RESERVED_SHARED_MEM_PER_BLOCK => clamp(r.reserved_shared_mem_per_block as u64),
+        attr::MAX_SHARED_MEMORY_PER_BLOCK => clamp(p.shared_mem_per_block),
+        attr::SHARED_MEM_PER_BLOCK_OPTIN => clamp(p.shared_mem_per_block_optin),
+        attr::SHARED_MEM_PER_MULTIPROCESSOR => clamp(p.shared_mem_per_cu),
+        attr::SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO => r.single_to_double_precision_perf_ratio,
+        attr::STREAM_PRIORITIES_SUPPORTED => r.stream_priorities_supported,
+        attr::SURFACE_ALIGNMENT => 512,
+        attr::TCC_DRIVER => r.tcc_driver,
+        attr::TEXTURE_ALIGNMENT => clamp(r.texture_alignment as u64),
+        attr::TEXTURE_PITCH_ALIGNMENT => clamp(r.texture_pitch_alignment as u64),
+        attr::TOTAL_CONSTANT_MEMORY => clamp(r.total_const_mem as u64),
+        attr::TOTAL_GLOBAL_MEM => clamp(p.total_memory),
+        attr::UNIFIED_ADDRESSING => r.unified_addressing,
+        attr::WARP_SIZE => r.warp_size,
+        attr::MEMORY_POOLS_SUPPORTED => r.memory_pools_supported,
+        attr::VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED => 0,
+        attr::HOST_REGISTER_SUPPORTED => r.host_register_supported,
+        attr::MEMORY_POOL_SUPPORTED_HANDLE_TYPES => 0,
         _ => return None,
     })
 }
@@ -595,5 +793,43 @@ hip_api! {
     /// `hipProfilerStop`: accepted.
     fn hipProfilerStop() {
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn attribute_values_match_the_header() {
+        let header = include_str!("../include/hip/hip_runtime_api.h");
+        let body = &header[header.find("typedef enum hipDeviceAttribute_t").unwrap()..];
+        let body = &body[..body.find("} hipDeviceAttribute_t;").unwrap()];
+        let mut value = -1;
+        let mut seen = 0;
+        for line in body.lines().skip(1) {
+            let line = line.trim().trim_end_matches(',');
+            let Some(name) = line.split_whitespace().next().filter(|n| n.starts_with("hipDeviceAttribute"))
+            else {
+                continue;
+            };
+            value = match line.split_once('=') {
+                Some((_, v)) => v.trim().parse().unwrap(),
+                None => value + 1,
+            };
+            if let Some((_, v)) = ATTRIBUTE_NAMES.iter().find(|(n, _)| *n == name) {
+                assert_eq!(*v, value, "{name}");
+                seen += 1;
+            }
+        }
+        assert_eq!(seen, ATTRIBUTE_NAMES.len());
+    }
+
+    #[test]
+    fn the_device_properties_struct_has_the_header_s_size() {
+        // hipDeviceProp_t: 256 + 16 name/uuid bytes, then the fields in header order; the C
+        // corpus compares sizeof with ferrocmHipDevicePropSize() as compiled by clang.
+        assert_eq!(std::mem::size_of::<HipDeviceProp>() % 8, 0);
+        assert_eq!(std::mem::offset_of!(HipDeviceProp, total_global_mem), 272);
     }
 }

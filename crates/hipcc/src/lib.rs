@@ -174,6 +174,9 @@ fn parse(args: Vec<String>) -> Result<Options, HipccError> {
             _ if a.starts_with("-I") || a.starts_with("-D") || a.starts_with("-U") => o.common.push(a),
             _ if a.starts_with("-O") || a == "-g" || a.starts_with("-g") && a.len() <= 3 => o.common.push(a),
             _ if a.starts_with("-L") || a.starts_with("-l") || a.starts_with("-Wl,") => o.link.push(a),
+            _ if a.starts_with("-ffp-contract=") || a == "-ffast-math" || a == "-fno-fast-math" => {
+                o.common.push(a)
+            }
             _ if a.starts_with("-W") || a.starts_with("-f") || a.starts_with("-m") => o.host.push(a),
             _ if a.starts_with('-') => {
                 return Err(HipccError::Usage(format!("unknown option `{a}` (see `ferrocm hipcc --help`)")))
@@ -380,6 +383,9 @@ fn cuda_flags(t: &Toolchain, o: &Options) -> Vec<String> {
         "-Xclang".into(),
         "-target-sdk-version=12.0".into(),
         format!("-std={}", o.std.as_deref().unwrap_or("c++17")),
+        // HIP's default: user code contracts `a * b + c` into fma, while libclc's compensated
+        // arithmetic (argument reduction of sin/cos) keeps its separate roundings.
+        "-ffp-contract=fast-honor-pragmas".into(),
         "-isystem".into(),
         t.include.display().to_string(),
         "-include".into(),

@@ -799,7 +799,15 @@ impl<'a> Translator<'a> {
         };
         if op.base == "mul" && t.is_int() && (op.has("hi") || op.has("wide")) {
             let (a, b) = (self.read(&o[1], t)?, self.read(&o[2], t)?);
-            let r = if op.has("hi") {
+            let r = if op.has("hi") && t.size() < 4 {
+                // The high half of a narrow product, through 32 bits.
+                let w = if t.is_signed() { ScalarType::I32 } else { ScalarType::U32 };
+                let (a, b) = (self.b.cast(a, w), self.b.cast(b, w));
+                let p = self.b.binary(BinaryOp::Mul, a, b);
+                let sh = self.u32c(t.bits());
+                let p = self.b.binary(BinaryOp::Shr, p, sh);
+                self.b.cast(p, t)
+            } else if op.has("hi") {
                 self.b.binary(BinaryOp::MulHi, a, b)
             } else if t.size() == 4 {
                 self.b.binary(BinaryOp::MulWide, a, b)

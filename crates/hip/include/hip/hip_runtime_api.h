@@ -19,6 +19,13 @@
 #define HIP_VERSION (HIP_VERSION_MAJOR * 10000000 + HIP_VERSION_MINOR * 100000 + HIP_VERSION_PATCH)
 #define __HIP_PLATFORM_FERROCM__ 1
 
+/* Default arguments HIP gives its C functions in C++ (none in C). */
+#ifdef __cplusplus
+#define __FERROCM_DEFAULT(v) = v
+#else
+#define __FERROCM_DEFAULT(v)
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -446,24 +453,25 @@ typedef struct hipPointerAttribute_t {
 hipError_t hipMalloc(void** ptr, size_t size);
 hipError_t hipExtMallocWithFlags(void** ptr, size_t sizeBytes, unsigned int flags);
 hipError_t hipFree(void* ptr);
-hipError_t hipMallocManaged(void** devPtr, size_t size, unsigned int flags);
+hipError_t hipMallocManaged(void** devPtr, size_t size, unsigned int flags __FERROCM_DEFAULT(hipMemAttachGlobal));
 hipError_t hipMallocPitch(void** ptr, size_t* pitch, size_t width, size_t height);
-hipError_t hipHostMalloc(void** ptr, size_t size, unsigned int flags);
-hipError_t hipHostAlloc(void** ptr, size_t size, unsigned int flags);
+hipError_t hipHostMalloc(void** ptr, size_t size, unsigned int flags __FERROCM_DEFAULT(hipHostMallocDefault));
+hipError_t hipHostAlloc(void** ptr, size_t size, unsigned int flags __FERROCM_DEFAULT(hipHostMallocDefault));
 hipError_t hipMallocHost(void** ptr, size_t size);
 hipError_t hipHostFree(void* ptr);
 hipError_t hipFreeHost(void* ptr);
 hipError_t hipHostGetDevicePointer(void** devPtr, void* hstPtr, unsigned int flags);
 hipError_t hipHostGetFlags(unsigned int* flagsPtr, void* hostPtr);
-hipError_t hipMallocAsync(void** devPtr, size_t size, hipStream_t stream);
-hipError_t hipFreeAsync(void* devPtr, hipStream_t stream);
+hipError_t hipMallocAsync(void** devPtr, size_t size, hipStream_t stream __FERROCM_DEFAULT(0));
+hipError_t hipFreeAsync(void* devPtr, hipStream_t stream __FERROCM_DEFAULT(0));
 hipError_t hipPointerGetAttributes(hipPointerAttribute_t* attributes, const void* ptr);
 hipError_t hipMemPtrGetInfo(void* ptr, size_t* size);
 
 hipError_t hipMemcpy(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind kind);
 hipError_t hipMemcpyWithStream(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind kind,
                                hipStream_t stream);
-hipError_t hipMemcpyAsync(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind kind, hipStream_t stream);
+hipError_t hipMemcpyAsync(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind kind,
+                          hipStream_t stream __FERROCM_DEFAULT(0));
 hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, void* src, size_t sizeBytes);
 hipError_t hipMemcpyDtoH(void* dst, hipDeviceptr_t src, size_t sizeBytes);
 hipError_t hipMemcpyDtoD(hipDeviceptr_t dst, hipDeviceptr_t src, size_t sizeBytes);
@@ -473,9 +481,9 @@ hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, size_t siz
 hipError_t hipMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
                        hipMemcpyKind kind);
 hipError_t hipMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
-                            size_t height, hipMemcpyKind kind, hipStream_t stream);
+                            size_t height, hipMemcpyKind kind, hipStream_t stream __FERROCM_DEFAULT(0));
 hipError_t hipMemset(void* dst, int value, size_t sizeBytes);
-hipError_t hipMemsetAsync(void* dst, int value, size_t sizeBytes, hipStream_t stream);
+hipError_t hipMemsetAsync(void* dst, int value, size_t sizeBytes, hipStream_t stream __FERROCM_DEFAULT(0));
 hipError_t hipMemsetD8(hipDeviceptr_t dest, unsigned char value, size_t count);
 hipError_t hipMemsetD16(hipDeviceptr_t dest, unsigned short value, size_t count);
 hipError_t hipMemsetD32(hipDeviceptr_t dest, int value, size_t count);
@@ -487,17 +495,23 @@ hipError_t hipMemset2DAsync(void* dst, size_t pitch, int value, size_t width, si
 hipError_t hipMemPrefetchAsync(const void* dev_ptr, size_t count, int device, hipStream_t stream);
 
 /* Symbols: `symbol` is the address of a __device__ or __constant__ variable (HIP_SYMBOL(x)). */
-hipError_t hipMemcpyToSymbol(const void* symbol, const void* src, size_t sizeBytes, size_t offset,
-                             hipMemcpyKind kind);
+hipError_t hipMemcpyToSymbol(const void* symbol, const void* src, size_t sizeBytes,
+                             size_t offset __FERROCM_DEFAULT(0),
+                             hipMemcpyKind kind __FERROCM_DEFAULT(hipMemcpyHostToDevice));
 hipError_t hipMemcpyToSymbolAsync(const void* symbol, const void* src, size_t sizeBytes, size_t offset,
-                                  hipMemcpyKind kind, hipStream_t stream);
-hipError_t hipMemcpyFromSymbol(void* dst, const void* symbol, size_t sizeBytes, size_t offset,
-                               hipMemcpyKind kind);
+                                  hipMemcpyKind kind, hipStream_t stream __FERROCM_DEFAULT(0));
+hipError_t hipMemcpyFromSymbol(void* dst, const void* symbol, size_t sizeBytes,
+                               size_t offset __FERROCM_DEFAULT(0),
+                               hipMemcpyKind kind __FERROCM_DEFAULT(hipMemcpyDeviceToHost));
 hipError_t hipMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t sizeBytes, size_t offset,
-                                    hipMemcpyKind kind, hipStream_t stream);
+                                    hipMemcpyKind kind, hipStream_t stream __FERROCM_DEFAULT(0));
 hipError_t hipGetSymbolAddress(void** devPtr, const void* symbol);
 hipError_t hipGetSymbolSize(size_t* size, const void* symbol);
-#define HIP_SYMBOL(x) (&(x))
+#ifdef __cplusplus
+#define HIP_SYMBOL(x) reinterpret_cast<const void*>(&(x))
+#else
+#define HIP_SYMBOL(x) ((const void*)&(x))
+#endif
 
 /* ---- streams ---- */
 
@@ -513,7 +527,7 @@ hipError_t hipStreamCreateWithPriority(hipStream_t* stream, unsigned int flags, 
 hipError_t hipStreamDestroy(hipStream_t stream);
 hipError_t hipStreamSynchronize(hipStream_t stream);
 hipError_t hipStreamQuery(hipStream_t stream);
-hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags);
+hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags __FERROCM_DEFAULT(0));
 hipError_t hipStreamGetFlags(hipStream_t stream, unsigned int* flags);
 hipError_t hipStreamGetPriority(hipStream_t stream, int* priority);
 hipError_t hipStreamGetDevice(hipStream_t stream, hipDevice_t* device);
@@ -530,7 +544,7 @@ hipError_t hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void* userData)
 
 hipError_t hipEventCreate(hipEvent_t* event);
 hipError_t hipEventCreateWithFlags(hipEvent_t* event, unsigned flags);
-hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream);
+hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream __FERROCM_DEFAULT(0));
 hipError_t hipEventDestroy(hipEvent_t event);
 hipError_t hipEventSynchronize(hipEvent_t event);
 hipError_t hipEventQuery(hipEvent_t event);
@@ -600,7 +614,7 @@ hipError_t hipFuncSetSharedMemConfig(const void* func, hipSharedMemConfig config
 /* ---- launch ---- */
 
 hipError_t hipLaunchKernel(const void* function_address, dim3 numBlocks, dim3 dimBlocks, void** args,
-                           size_t sharedMemBytes, hipStream_t stream);
+                           size_t sharedMemBytes __FERROCM_DEFAULT(0), hipStream_t stream __FERROCM_DEFAULT(0));
 hipError_t hipLaunchCooperativeKernel(const void* f, dim3 gridDim, dim3 blockDimX, void** kernelParams,
                                       unsigned int sharedMemBytes, hipStream_t stream);
 hipError_t hipConfigureCall(dim3 gridDim, dim3 blockDim, size_t sharedMem, hipStream_t stream);
@@ -728,6 +742,7 @@ static inline hipError_t hipLaunchKernel(F* kernel, dim3 numBlocks, dim3 dimBloc
                                          size_t sharedMemBytes = 0, hipStream_t stream = 0) {
     return hipLaunchKernel((const void*)kernel, numBlocks, dimBlocks, args, sharedMemBytes, stream);
 }
+#undef __FERROCM_DEFAULT
 template <class F>
 static inline hipError_t hipLaunchCooperativeKernel(F* kernel, dim3 numBlocks, dim3 dimBlocks, void** args,
                                                     unsigned int sharedMemBytes = 0, hipStream_t stream = 0) {

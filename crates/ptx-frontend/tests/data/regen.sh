@@ -6,6 +6,6 @@ INC=../../../hip/include
 for f in *.hip; do
   clang-19 -x cuda --cuda-gpu-arch=sm_80 -nocudainc -nocudalib -O3 --cuda-device-only -S \
     -Xclang -target-sdk-version=12.0 -Xclang -target-feature -Xclang +ptx80 \
-    -Xclang -mlink-builtin-bitcode -Xclang /usr/lib/clc/nvptx64--nvidiacl.bc -Wno-linker-warnings \
+    -ffp-contract=fast-honor-pragmas -Xclang -mlink-builtin-bitcode -Xclang /usr/lib/clc/nvptx64--nvidiacl.bc -Wno-linker-warnings \
     -isystem "$INC" -include hip/hip_runtime.h "$f" -o "${f%.hip}.ptx"
 done
