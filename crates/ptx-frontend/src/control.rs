@@ -79,9 +79,12 @@ pub(crate) fn blocks(items: &[Item]) -> Result<Vec<Block>, FrontendError> {
         }
     }
     let mut label_block = HashMap::new();
-    for (k, (l, _)) in raw.iter().enumerate() {
+    for (k, (l, insts)) in raw.iter().enumerate() {
         if let Some(l) = l {
-            label_block.insert(l.clone(), k);
+            if label_block.insert(l.clone(), k).is_some() {
+                let line = insts.first().map(|i| i.line).unwrap_or(0);
+                return Err(FrontendError::Invalid { line, message: format!("label `{l}` is defined twice") });
+            }
         }
     }
     let n = raw.len();
@@ -162,6 +165,8 @@ struct Structurer<'a> {
     children: Vec<Vec<usize>>,
     loop_header: Vec<bool>,
     merge: Vec<bool>,
+    /// The blocks of each loop (by header), for loop headers.
+    body: Vec<Vec<bool>>,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -194,7 +199,7 @@ impl Structurer<'_> {
             let d =
                 self.depth_of(ctx, Ctx::LoopHeadedBy(to)).ok_or_else(|| bad("irreducible control flow"))?;
             Ok(Code::Continue(d))
-        } else if self.merge[to] {
+        } else if self.merge[to] || self.follows_loop(from, to) {
             let d = self
                 .depth_of(ctx, Ctx::BlockFollowedBy(to))
                 .ok_or_else(|| bad("irreducible control flow"))?;
@@ -204,19 +209,53 @@ impl Structurer<'_> {
         }
     }
 
+    /// Whether `to` is placed after a loop that `from` is in (a loop exit into a block its header
+    /// dominates).
+    fn follows_loop(&self, from: usize, to: usize) -> bool {
+        let h = self.idom[to];
+        self.loop_header[h] && self.body[h][from] && !self.body[h][to]
+    }
+
     fn tree(&self, x: usize, ctx: &mut Vec<Ctx>) -> Result<Code, FrontendError> {
-        let mut merges: Vec<usize> = self.children[x].iter().copied().filter(|&c| self.merge[c]).collect();
         // Highest reverse-postorder number first: the outermost block is followed by the
         // merge point that comes last.
-        merges.sort_by_key(|&c| std::cmp::Reverse(self.rpo[c]));
-        if self.loop_header[x] {
-            ctx.push(Ctx::LoopHeadedBy(x));
-            let body = self.within(x, &merges, ctx);
-            ctx.pop();
-            Ok(Code::Loop(Box::new(body?)))
-        } else {
-            self.within(x, &merges, ctx)
+        let by_rpo = |v: &mut Vec<usize>| v.sort_by_key(|&c| std::cmp::Reverse(self.rpo[c]));
+        if !self.loop_header[x] {
+            let mut merges: Vec<usize> =
+                self.children[x].iter().copied().filter(|&c| self.merge[c]).collect();
+            by_rpo(&mut merges);
+            return self.within(x, &merges, ctx);
         }
+        // A loop: what it dominates outside its body comes after it (lanes leave the loop at
+        // different trips and must meet there, as on the GPU), reached by `break`.
+        let body = &self.body[x];
+        let (mut inside, mut after): (Vec<usize>, Vec<usize>) =
+            self.children[x].iter().partition(|&&c| body[c]);
+        inside.retain(|&c| self.merge[c]);
+        by_rpo(&mut inside);
+        by_rpo(&mut after);
+        self.after_loop(x, &inside, &after, ctx)
+    }
+
+    /// `loop { x }` inside one block construct per node in `after`, each followed by that node.
+    fn after_loop(
+        &self,
+        x: usize,
+        inside: &[usize],
+        after: &[usize],
+        ctx: &mut Vec<Ctx>,
+    ) -> Result<Code, FrontendError> {
+        if let Some((&y, rest)) = after.split_first() {
+            ctx.push(Ctx::BlockFollowedBy(y));
+            let inner = self.after_loop(x, inside, rest, ctx);
+            ctx.pop();
+            let follow = self.tree(y, ctx)?;
+            return Ok(Code::Seq(vec![Code::Loop(Box::new(inner?)), follow]));
+        }
+        ctx.push(Ctx::LoopHeadedBy(x));
+        let body = self.within(x, inside, ctx);
+        ctx.pop();
+        Ok(Code::Loop(Box::new(body?)))
     }
 
     fn within(&self, x: usize, merges: &[usize], ctx: &mut Vec<Ctx>) -> Result<Code, FrontendError> {
@@ -342,7 +381,25 @@ pub(crate) fn structure(blocks: &[Block]) -> Result<Code, FrontendError> {
         }
     }
     let merge = forward_in.iter().map(|&k| k >= 2).collect();
-    let st = Structurer { blocks, rpo, idom, children, loop_header, merge };
-    let _ = &st.idom;
+    // Natural loops: the blocks that reach a back edge's source without passing the header.
+    let mut body = vec![Vec::new(); n];
+    for &b in &order {
+        for s in succs(&blocks[b].term) {
+            if rpo[s] <= rpo[b] {
+                if body[s].is_empty() {
+                    body[s] = vec![false; n];
+                    body[s][s] = true;
+                }
+                let mut stack = vec![b];
+                while let Some(v) = stack.pop() {
+                    if std::mem::replace(&mut body[s][v], true) {
+                        continue;
+                    }
+                    stack.extend(preds[v].iter().copied());
+                }
+            }
+        }
+    }
+    let st = Structurer { blocks, rpo, idom, children, loop_header, merge, body };
     st.tree(0, &mut Vec::new())
 }

@@ -470,6 +470,12 @@ impl Parser {
                             let mut v = self.var_decl(true)?;
                             v.external = external;
                             self.expect_p(';')?;
+                            if m.vars.iter().any(|w| w.name == v.name) {
+                                return Err(FrontendError::Syntax {
+                                    line: v.line,
+                                    message: format!("variable `{}` is declared twice", v.name),
+                                });
+                            }
                             m.vars.push(v);
                         }
                         _ => return self.err(format!("unexpected {} at module scope", self.describe())),
@@ -689,6 +695,14 @@ impl Parser {
                 _ => break,
             }
         }
+        for (i, p) in params.iter().chain(&rets).enumerate() {
+            if params.iter().chain(&rets).take(i).any(|q| q.name == p.name) {
+                return Err(FrontendError::Syntax {
+                    line: p.line,
+                    message: format!("parameter `{}` of `{name}` is declared twice", p.name),
+                });
+            }
+        }
         let body = if self.eat_p(';') {
             None
         } else {
@@ -811,6 +825,19 @@ impl Parser {
                 let mut offset = 0;
                 if self.eat_p('+') || self.is_p('-') {
                     offset = self.int()?;
+                }
+                if self.eat_p(',') {
+                    // A texture or surface reference, `[tex, {coordinates}]`: kept for the
+                    // translator to refuse by name.
+                    let mut v = vec![base];
+                    loop {
+                        v.push(self.operand()?);
+                        if self.eat_p(']') {
+                            break;
+                        }
+                        self.expect_p(',')?;
+                    }
+                    return Ok(Operand::List(v));
                 }
                 self.expect_p(']')?;
                 Operand::Addr { base: Box::new(base), offset }
