@@ -78,9 +78,9 @@ fn env_for(bufs: &[&[f32]]) -> Arc<Env> {
 fn global_and_generic_addresses_reach_known_allocations() {
     for space in [AddrSpace::Global, AddrSpace::Generic] {
         let x: Vec<f32> = (0..300).map(|i| i as f32 - 7.5).collect();
-        let y = vec![0f32; 300];
+        let mut y = vec![0f32; 300];
         let env = env_for(&[&x, &y]);
-        let (xa, ya) = ((x.as_ptr() as u64).to_le_bytes(), (y.as_ptr() as u64).to_le_bytes());
+        let (xa, ya) = ((x.as_ptr() as u64).to_le_bytes(), (y.as_mut_ptr() as u64).to_le_bytes());
         run(scale_kernel(space, 0), Some(env), dims(3, 100), &[&xa, &ya]).unwrap();
         let want: Vec<f32> = x.iter().map(|v| 2.0 * v).collect();
         assert_eq!(y, want, "{space:?}");
@@ -161,9 +161,9 @@ fn shared_memory_by_offset_and_through_the_generic_window() {
         (AddrSpace::Generic, SHARED_BASE, false),
         (AddrSpace::Shared, 0, true),
     ] {
-        let out = vec![0u32; 64];
-        let env = Arc::new(Env { ranges: vec![(out.as_ptr() as u64, 256)], ..Env::default() });
-        let oa = (out.as_ptr() as u64).to_le_bytes();
+        let mut out = vec![0u32; 64];
+        let env = Arc::new(Env { ranges: vec![(out.as_mut_ptr() as u64, 256)], ..Env::default() });
+        let oa = (out.as_mut_ptr() as u64).to_le_bytes();
         let mut d = dims(1, 64);
         if dynamic {
             d.shared_mem_bytes = 256;
@@ -199,9 +199,10 @@ fn local_memory_is_private_to_each_thread() {
     let oa = b.binary(BinaryOp::Add, out, off);
     b.store(g, oa, v);
     let f = b.finish().unwrap();
-    let out = vec![0u32; 40];
-    let env = Arc::new(Env { ranges: vec![(out.as_ptr() as u64, 160)], ..Env::default() });
-    run(f, Some(env), dims(1, 40), &[&(out.as_ptr() as u64).to_le_bytes()]).unwrap();
+    let mut out = vec![0u32; 40];
+    let op = out.as_mut_ptr() as u64;
+    let env = Arc::new(Env { ranges: vec![(op, 160)], ..Env::default() });
+    run(f, Some(env), dims(1, 40), &[&op.to_le_bytes()]).unwrap();
     assert_eq!(out, (0..40).collect::<Vec<u32>>());
 }
 
@@ -299,12 +300,14 @@ fn a_cooperative_grid_runs_every_block_at_once() {
     b.end_if();
     b.barrier();
     let f = b.finish().unwrap();
-    let counter = [0u32; 1];
-    let env = Arc::new(Env { ranges: vec![(counter.as_ptr() as u64, 4)], ..Env::default() });
+    // The kernel writes the counter behind the compiler's back: an atomic, read after the launch.
+    let counter = std::sync::atomic::AtomicU32::new(0);
+    let at = counter.as_ptr() as u64;
+    let env = Arc::new(Env { ranges: vec![(at, 4)], ..Env::default() });
     let mut d = dims(12, 64);
     d.cooperative = true;
-    run(f, Some(env), d, &[&(counter.as_ptr() as u64).to_le_bytes()]).unwrap();
-    assert_eq!(counter[0], 12);
+    run(f, Some(env), d, &[&at.to_le_bytes()]).unwrap();
+    assert_eq!(counter.load(std::sync::atomic::Ordering::SeqCst), 12);
 }
 
 #[test]

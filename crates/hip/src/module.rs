@@ -144,6 +144,7 @@ pub extern "C" fn __cudaRegisterFatBinaryEnd(_handle: *mut *mut c_void) {}
 #[no_mangle]
 pub extern "C" fn __cudaUnregisterFatBinary(handle: *mut *mut c_void) {
     let _ = std::panic::catch_unwind(|| {
+        crate::state::GENERATION.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
         let mut r = lock(registry());
         if let Some(code) = r.binaries.remove(&(handle as u64)) {
             r.functions.retain(|_, f| !Arc::ptr_eq(&f.0, &code));

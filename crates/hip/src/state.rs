@@ -167,6 +167,7 @@ impl Code {
 
     /// Forgets the modules loaded on one device (after a device reset).
     pub fn unload(&self, hip_device: usize) {
+        GENERATION.fetch_add(1, Ordering::AcqRel);
         lock(&self.loaded).remove(&hip_device);
         lock(&self.kernels).retain(|k, _| k.0 != hip_device);
     }
@@ -196,9 +197,16 @@ static HIP: OnceLock<Result<Hip, (HipError, String)>> = OnceLock::new();
 /// The API's state, initialised on first use (which opens the devices).
 pub fn hip() -> HipResult<&'static Hip> {
     HIP.get_or_init(|| {
-        let all = Device::all().map_err(|e| (crate::error::code_of(&e), e.to_string()))?;
-        let gpus: Vec<Device> = all.iter().filter(|d| d.kind() != BackendKind::Cpu).cloned().collect();
-        let devices = if gpus.is_empty() { all } else { gpus };
+        let fail = |e: ferrocm_runtime::Error| (crate::error::code_of(&e), e.to_string());
+        // The default device decides (a GPU where present; FERROCM_BACKEND=cuda without one is
+        // an error, not a quiet fall-back to the CPU).
+        let default = Device::default_device().map_err(fail)?;
+        let all = Device::all().map_err(fail)?;
+        let devices: Vec<Device> = if default.kind() == BackendKind::Cpu {
+            all.into_iter().filter(|d| d.kind() == BackendKind::Cpu).collect()
+        } else {
+            all.into_iter().filter(|d| d.kind() != BackendKind::Cpu).collect()
+        };
         if devices.is_empty() {
             return Err((HipError::hipErrorNoDevice, "no device is visible".into()));
         }
@@ -293,6 +301,37 @@ pub fn registry() -> &'static Mutex<Registry> {
 
 /// The kernel a host stub (`hipLaunchKernel`'s function address) names, on HIP device `dev`.
 pub fn registered_kernel(stub: usize, dev: usize) -> HipResult<Kernel> {
+    // Launch loops name the same few kernels: a per-thread cache spares the registry's lock and
+    // the code object's name lookup (cleared whenever code is unloaded or unregistered).
+    thread_local! {
+        static CACHE: std::cell::RefCell<(u64, Vec<(usize, usize, Kernel)>)> =
+            const { std::cell::RefCell::new((0, Vec::new())) };
+    }
+    let generation = GENERATION.load(Ordering::Acquire);
+    let hit = CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.0 != generation {
+            *c = (generation, Vec::new());
+        }
+        c.1.iter().find(|e| e.0 == stub && e.1 == dev).map(|e| e.2.clone())
+    });
+    if let Some(k) = hit {
+        return Ok(k);
+    }
+    let k = lookup_kernel(stub, dev)?;
+    CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.0 == generation && c.1.len() < 64 {
+            c.1.push((stub, dev, k.clone()));
+        }
+    });
+    Ok(k)
+}
+
+/// Bumped whenever loaded code or registrations go away, which empties the launch caches.
+pub static GENERATION: AtomicU64 = AtomicU64::new(1);
+
+fn lookup_kernel(stub: usize, dev: usize) -> HipResult<Kernel> {
     let entry = lock(registry()).functions.get(&stub).cloned();
     let Some((code, name)) = entry else {
         return Err(Failure::new(

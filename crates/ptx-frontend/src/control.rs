@@ -83,7 +83,10 @@ pub(crate) fn blocks(items: &[Item]) -> Result<Vec<Block>, FrontendError> {
         if let Some(l) = l {
             if label_block.insert(l.clone(), k).is_some() {
                 let line = insts.first().map(|i| i.line).unwrap_or(0);
-                return Err(FrontendError::Invalid { line, message: format!("label `{l}` is defined twice") });
+                return Err(FrontendError::Invalid {
+                    line,
+                    message: format!("label `{l}` is defined twice"),
+                });
             }
         }
     }

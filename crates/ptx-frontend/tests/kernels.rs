@@ -41,24 +41,25 @@ fn fixture() -> &'static Fixture {
     })
 }
 
-/// A device buffer: host memory the kernels may reach.
-struct Buf<T>(Vec<T>);
+/// A device buffer: host memory the kernels may reach (through the pointer taken from a
+/// mutable borrow when it was made; the test reads it after each launch).
+struct Buf<T>(Vec<T>, u64);
 
 impl<T: Copy> Buf<T> {
-    fn new(v: Vec<T>) -> Buf<T> {
-        let b = Buf(v);
-        let bytes = (b.0.len() * std::mem::size_of::<T>()).max(1) as u64;
-        fixture().host.ranges.lock().unwrap().push((b.0.as_ptr() as u64, bytes));
-        b
+    fn new(mut v: Vec<T>) -> Buf<T> {
+        let at = v.as_mut_ptr() as u64;
+        let bytes = (v.len() * std::mem::size_of::<T>()).max(1) as u64;
+        fixture().host.ranges.lock().unwrap().push((at, bytes));
+        Buf(v, at)
     }
     fn arg(&self) -> [u8; 8] {
-        (self.0.as_ptr() as u64).to_le_bytes()
+        self.1.to_le_bytes()
     }
 }
 
 impl<T> Drop for Buf<T> {
     fn drop(&mut self) {
-        let a = self.0.as_ptr() as u64;
+        let a = self.1;
         fixture().host.ranges.lock().unwrap().retain(|r| r.0 != a);
     }
 }
