@@ -20,8 +20,6 @@
 //! `hipMallocManaged`); raw copies and launches are not tracked per allocation, so `hipFree`
 //! waits for the device, as HIP's does.
 
-#![allow(clippy::missing_safety_doc)]
-
 mod cpu;
 pub mod device;
 pub mod error;

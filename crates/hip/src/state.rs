@@ -303,9 +303,10 @@ pub fn registry() -> &'static Mutex<Registry> {
 pub fn registered_kernel(stub: usize, dev: usize) -> HipResult<Kernel> {
     // Launch loops name the same few kernels: a per-thread cache spares the registry's lock and
     // the code object's name lookup (cleared whenever code is unloaded or unregistered).
+    /// (generation, [(stub, device, kernel)]).
+    type LaunchCache = (u64, Vec<(usize, usize, Kernel)>);
     thread_local! {
-        static CACHE: std::cell::RefCell<(u64, Vec<(usize, usize, Kernel)>)> =
-            const { std::cell::RefCell::new((0, Vec::new())) };
+        static CACHE: std::cell::RefCell<LaunchCache> = const { std::cell::RefCell::new((0, Vec::new())) };
     }
     let generation = GENERATION.load(Ordering::Acquire);
     let hit = CACHE.with(|c| {
