@@ -22,15 +22,18 @@
 //! index and the thread; a barrier reached by part of a block or at different `sync_threads`
 //! calls, an intrinsic that needs a converged warp executed by part of one, a wrong `mbarrier`
 //! protocol, and a group in which no thread can go on (a hang on the GPU) name the kernel, the
-//! barrier and the warps. Kernels over the GPU's memory limits are refused when loaded.
+//! barrier and the warps. Kernels over the GPU's memory limits are refused when loaded. A launch
+//! that runs longer than `FERROCM_CPU_KERNEL_TIMEOUT` seconds (when set) is stopped with an error
+//! naming the kernel: checked at loop back-edges and between a group's scheduling rounds.
 //!
 //! Byte-addressed memory ([`MemSpace::Addressed`], made by the PTX front end) is checked access
 //! by access: global addresses against the allocations the kernel's [`HostEnv`] names (cached per
 //! warp), shared and local offsets against the block's and thread's sizes, every access against
 //! its alignment. Device `printf` formats with the C library's `snprintf`, one conversion at a
-//! time, and hands the text to the [`HostEnv`]. A thread that sleeps (`nanosleep`) lets the other
-//! warps of its group run, so spin-waits that sleep, such as a grid barrier built from atomics,
-//! make progress in a cooperative launch's group.
+//! time, and hands the text to the [`HostEnv`]. A warp lets the other warps of its group run when
+//! it sleeps (`nanosleep`) and every 1024 loop trips, so spin-waits on memory another block
+//! writes, such as a grid barrier built from atomics, make progress in a cooperative launch's
+//! group.
 
 // Lane loops index several parallel register arrays by lane number; iterators would hide that.
 #![allow(clippy::needless_range_loop)]
@@ -51,6 +54,7 @@ use ferrocm_backend::{CpuKernel, CpuModule, FunctionAttributes, LaunchDims};
 use ferrocm_ir::*;
 
 pub use compile::{lower, Code, IntrinsicCode, Program};
+pub use launch::TIMEOUT_VAR;
 
 /// Why a kernel could not be prepared for the executor.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

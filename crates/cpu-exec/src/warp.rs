@@ -646,12 +646,14 @@ pub(crate) fn run_warp(l: &Launch, gs: &mut GroupState, bi: usize, w: &mut Warp)
             }
             Code::LoopBack { body_pc, end_pc } => {
                 w.pc = if w.active == 0 { *end_pc } else { *body_pc } as usize;
-                // Every so many trips round a loop the warp lets the rest of its group run, as
-                // co-resident warps on a GPU all make progress: a thread spinning on a flag
-                // another block of a cooperative grid sets then sees it set.
+                // Every so many trips round a loop the warp checks the time limit (reading the
+                // clock costs about as much as a short loop trip) and lets the rest of its group
+                // run, as co-resident warps on a GPU all make progress: a thread spinning on a
+                // flag another block of a cooperative grid sets then sees it set.
                 w.trips += 1;
                 if w.trips == sched::TRIPS_PER_TURN {
                     w.trips = 0;
+                    l.check_deadline()?;
                     return Ok(Stop::Yield);
                 }
             }
