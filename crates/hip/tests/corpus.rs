@@ -281,7 +281,10 @@ mod makefile_sample {
             if !hipcc.is_file() {
                 return Err(format!("{} is missing (cargo builds it with the workspace)", hipcc.display()));
             }
+            // The library as this test found it (cargo leaves a dependency's cdylib in deps/).
+            let lib = ferrocm_hipcc::lib_dir().map_err(|e| e.to_string())?;
             let out = Command::new("make")
+                .env("FERROCM_HIP_LIB", lib)
                 .arg("-C")
                 .arg(root.join("matrix_multiplication"))
                 .arg(format!("HIPCXX={}", hipcc.display()))
