@@ -1869,7 +1869,7 @@ fn ir_name(ptx: &str) -> String {
         }
     }
     if out.starts_with(|c: char| c.is_ascii_digit()) {
-        out.insert_str(0, "_");
+        out.insert(0, '_');
     }
     out
 }
