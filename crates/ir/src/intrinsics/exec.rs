@@ -131,7 +131,8 @@ pub trait Exec {
     /// One device `printf` of `lane`: formats the format string at generic address `format`
     /// with the argument buffer at generic address `args` (CUDA's `vprintf` layout) as the C
     /// library's `printf` would, and hands the text to the host (on a GPU the driver formats on
-    /// the host too). The number of arguments, or -1 for a malformed format.
+    /// the host too). The number of arguments it formatted (a malformed
+    /// conversion is copied as text, as the GPU's printf does).
     fn printf(&mut self, lane: usize, format: u64, args: u64) -> Result<i32, String>;
 }
 

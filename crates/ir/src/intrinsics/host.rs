@@ -39,7 +39,7 @@ fn printf_exec(e: &mut dyn Exec, _: &Call) -> Result<Flow, String> {
 /// Device-side `printf` (PTX's `vprintf`): operand 0 is the generic address of the
 /// NUL-terminated format, operand 1 the generic address of the argument buffer (each argument
 /// aligned to its size, `float` promoted to `double`). Each active lane prints, in lane order;
-/// the result is the number of arguments, or a negative value for a malformed format.
+/// the result is the number of arguments formatted (a malformed conversion is printed as text).
 pub static PRINTF: Def = Def {
     name: "printf",
     doc: "device printf of the format and argument buffer at two generic addresses (vprintf's layout); the \
