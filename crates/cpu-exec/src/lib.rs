@@ -110,7 +110,7 @@ impl CpuKernel for ExecKernel {
 
     fn attributes(&self) -> FunctionAttributes {
         FunctionAttributes {
-            max_threads_per_block: 1024,
+            max_threads_per_block: self.func.max_threads.map_or(1024, |t| t.min(1024)),
             static_shared_bytes: self.static_shared,
             registers_per_thread: 0,
             local_bytes_per_thread: self.local_bytes,

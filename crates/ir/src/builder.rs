@@ -50,6 +50,8 @@ impl Builder {
                 vars: Vec::new(),
                 mems: Vec::new(),
                 regions: vec![Vec::new()],
+                max_threads: None,
+                min_blocks_per_sm: None,
                 body: Region(0),
             },
             stack: Vec::new(),
@@ -84,6 +86,13 @@ impl Builder {
     }
 
     /// The finished function, or the first error.
+    /// Declares the largest block the kernel will be launched with ([`Function::max_threads`])
+    /// and, if not 0, the blocks per multiprocessor to allocate registers for.
+    pub fn set_launch_bounds(&mut self, threads: u32, min_blocks_per_sm: u32) {
+        self.func.max_threads = Some(threads);
+        self.func.min_blocks_per_sm = (min_blocks_per_sm > 0).then_some(min_blocks_per_sm);
+    }
+
     pub fn finish(mut self) -> Result<Function, BuildError> {
         if !self.stack.is_empty() {
             self.fail(BuildError::Unbalanced { what: "a region is still open" });

@@ -375,6 +375,13 @@ pub struct Function {
     pub mems: Vec<MemData>,
     pub regions: Vec<Vec<Inst>>,
     pub body: Region,
+    /// The largest block the kernel will be launched with (CUDA's `__launch_bounds__`, PTX
+    /// `.maxntid`): registers are allocated so that such a block fits, and launches with larger
+    /// blocks are refused on every backend. `None`: the device's limit.
+    pub max_threads: Option<u32>,
+    /// With `max_threads`: blocks that should fit on one multiprocessor at once (PTX
+    /// `.minnctapersm`), which caps registers per thread further.
+    pub min_blocks_per_sm: Option<u32>,
 }
 
 impl Function {

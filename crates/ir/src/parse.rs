@@ -109,8 +109,25 @@ impl<'a> Parser<'a> {
         let Some(h) = self.next() else { return self.err("empty text") };
         let Some(rest) = h.strip_prefix("kernel ") else { return self.err("expected `kernel NAME(...) {`") };
         let Some((name, params)) = rest.split_once('(') else { return self.err("expected `(`") };
-        let Some(params) = params.strip_suffix(") {") else { return self.err("expected `) {`") };
+        let Some(params) = params.strip_suffix(" {") else { return self.err("expected `) {`") };
+        let (params, max_threads) = match params.rsplit_once(") max_threads(") {
+            Some((p, t)) => {
+                let inner = t.strip_suffix(')').unwrap_or("");
+                let (t_s, m_s) = inner.split_once(", ").unwrap_or((inner, "0"));
+                match (t_s.parse::<u32>(), m_s.parse::<u32>()) {
+                    (Ok(t), Ok(m)) => (p, Some((t, m))),
+                    _ => return self.err(format!("bad `max_threads({t}`")),
+                }
+            }
+            None => match params.strip_suffix(')') {
+                Some(p) => (p, None),
+                None => return self.err("expected `) {`"),
+            },
+        };
         self.b = Builder::new(name);
+        if let Some((t, m)) = max_threads {
+            self.b.set_launch_bounds(t, m);
+        }
         for p in params.split(", ").filter(|p| !p.is_empty()) {
             let Some((pname, ty)) = p.split_once(": ") else {
                 return self.err(format!("bad parameter `{p}`"));

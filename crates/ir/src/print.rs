@@ -151,7 +151,13 @@ impl fmt::Display for Function {
                 ParamKind::Slice { elem, mutable: true } => format!("{}: &mut [{elem}]", p.name),
             })
             .collect();
-        writeln!(f, "kernel {}({}) {{", self.name, params.join(", "))?;
+        match self.max_threads {
+            None => writeln!(f, "kernel {}({}) {{", self.name, params.join(", "))?,
+            Some(t) => {
+                let m = self.min_blocks_per_sm.map(|m| format!(", {m}")).unwrap_or_default();
+                writeln!(f, "kernel {}({}) max_threads({t}{m}) {{", self.name, params.join(", "))?
+            }
+        }
         for m in &self.mems {
             match m.space {
                 MemSpace::Global { .. } => {}

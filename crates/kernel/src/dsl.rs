@@ -1104,6 +1104,14 @@ pub fn grid_stride() -> Val<usize> {
     g * bd
 }
 
+/// `__launch_bounds__(max_threads, min_blocks_per_sm)`: the largest block this kernel will be
+/// launched with, and (if not 0) how many such blocks should fit on one multiprocessor. The
+/// compiler keeps registers within what that allows (PTX `.maxntid`, `.minnctapersm`), and a
+/// launch with a larger block is refused on every backend. Call it once, anywhere in the body.
+pub fn launch_bounds(max_threads: u32, min_blocks_per_sm: u32) {
+    b(|b| b.set_launch_bounds(max_threads, min_blocks_per_sm))
+}
+
 /// Block-wide barrier (`__syncthreads`).
 pub fn sync_threads() {
     b(|b| b.barrier())

@@ -40,7 +40,10 @@
 //! bound). Anything else (`match`, closures, macros, labels, struct literals, ...) is a compile
 //! error at its span; type errors are rustc's.
 //!
-//! Built-ins ([`prelude`]): thread/block indices and dimensions, grid dimensions, `lane_id`,
+//! Built-ins ([`prelude`]): `launch_bounds(threads, min_blocks)` (CUDA's `__launch_bounds__`:
+//! PTX `.maxntid`/`.minnctapersm`, so registers are allocated for that occupancy; larger
+//! launches are refused on every backend), thread/block indices and dimensions, grid
+//! dimensions, `lane_id`,
 //! `warp_size` (a device value, not a constant), `global_index`, `grid_stride`; `sync_threads` and
 //! memory fences; `shared_array`, `dyn_shared`, `local_array`; atomics on global and shared memory
 //! (`atomic_add/sub/min/max/and/or/xor/exch/cas` on i32/u32/i64/u64, `atomic_add` on f32/f64);
@@ -112,11 +115,11 @@ pub mod prelude {
         ballot, bf16_from_bits, block_dim_x, block_dim_y, block_dim_z, block_idx_x, block_idx_y, block_idx_z,
         cp_async, cp_async_commit, cp_async_wait, dyn_shared, f16_from_bits, f32_from_bits, f64_from_bits,
         fence_block, fence_device, fence_system, global_index, grid_dim_x, grid_dim_y, grid_dim_z,
-        grid_stride, lane_id, ldmatrix_x2, ldmatrix_x2_trans, ldmatrix_x4, ldmatrix_x4_trans, local_array,
-        mma_m16n8k16, pack_half2, select, shared_array, shfl_down, shfl_idx, shfl_up, shfl_xor, sync_threads,
-        thread_idx_x, thread_idx_y, thread_idx_z, var_array, vec2, vec4, vote_all, vote_any, warp_size,
-        Atomics, Elem, Float, FloatBits, Int, IntoVal, Local, Memory, MemoryMut, Num, Shared, Signed, Slice,
-        SliceMut, Val, VarArray, Vec2, Vec4, Widen, Word,
+        grid_stride, lane_id, launch_bounds, ldmatrix_x2, ldmatrix_x2_trans, ldmatrix_x4, ldmatrix_x4_trans,
+        local_array, mma_m16n8k16, pack_half2, select, shared_array, shfl_down, shfl_idx, shfl_up, shfl_xor,
+        sync_threads, thread_idx_x, thread_idx_y, thread_idx_z, var_array, vec2, vec4, vote_all, vote_any,
+        warp_size, Atomics, Elem, Float, FloatBits, Int, IntoVal, Local, Memory, MemoryMut, Num, Shared,
+        Signed, Slice, SliceMut, Val, VarArray, Vec2, Vec4, Widen, Word,
     };
     pub use crate::{device, kernel, Dim3, LaunchDims};
     pub use ferrocm_runtime::{AsDeviceSlice, AsDeviceSliceMut, Device, DeviceBuffer, LaunchConfig, Stream};

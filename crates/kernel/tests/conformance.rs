@@ -2511,3 +2511,44 @@ fn f64_exp_ln_sin_cos_to_1e_14_over_wide_ranges() {
         check_close("f64 wide-range math", &o[i * 4..i * 4 + 4], &want, 1e-14, 1e-300);
     }
 }
+
+// ------------------------------------------------------------------ launch bounds
+
+#[kernel]
+fn bounded_scale(x: &[f32], y: &mut [f32]) {
+    launch_bounds(128u32, 4u32);
+    let i = global_index();
+    if i < y.len() {
+        y[i] = 3.0f32 * x[i];
+    }
+}
+
+#[test]
+fn launch_bounds_cap_the_block_on_every_backend() {
+    let mut r = Rng::new();
+    let x = r.f32s(N, -1.0, 1.0);
+    let k = bounded_scale::kernel().unwrap();
+    // The bound is in the IR (and survives its text form) and in the PTX.
+    assert_eq!(k.ir().max_threads, Some(128));
+    let text = k.ir().to_string();
+    assert!(text.contains("max_threads(128, 4)"), "{text}");
+    assert_eq!(&ferrocm_kernel::ir::parse(&text).unwrap(), k.ir());
+    let ptx = k.ptx("sm_90").unwrap();
+    assert!(ptx.contains(".maxntid 128, 1, 1") && ptx.contains(".minnctapersm 4"), "{ptx}");
+    let out = Launch::new("bounded_scale", bounded_scale::kernel(), grid_for(N, 128), 128)
+        .buf(&x)
+        .buf(&vec![0f32; N])
+        .run();
+    let want: Vec<f64> = x.iter().map(|&v| 3.0 * v as f64).collect();
+    check_close("y", &f64s(&out.get::<f32>(1)), &want, 1e-7, 0.0);
+    // A larger block is refused the same way on every device, before anything runs.
+    for device in Device::all().unwrap() {
+        let stream = device.create_stream().unwrap();
+        let dx = stream.clone_htod(&x).unwrap();
+        let mut dy = stream.alloc_zeroed::<f32>(N).unwrap();
+        let e = bounded_scale::launch(&stream, LaunchConfig::new(grid_for(N, 256), 256), &dx, &mut dy)
+            .unwrap_err();
+        assert!(e.to_string().contains("threads per block"), "{e}");
+        assert!(stream.clone_dtoh(&dy).unwrap().iter().all(|&v| v == 0.0));
+    }
+}

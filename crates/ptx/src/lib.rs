@@ -1042,7 +1042,14 @@ pub fn generate(f: &Function, target: &Target) -> Result<String, PtxError> {
             }
         }
     }
-    let _ = writeln!(out, "{}\n)\n{{", params.join(",\n"));
+    let _ = writeln!(out, "{}\n)", params.join(",\n"));
+    if let Some(t) = f.max_threads {
+        let _ = writeln!(out, ".maxntid {t}, 1, 1");
+        if let Some(m) = f.min_blocks_per_sm {
+            let _ = writeln!(out, ".minnctapersm {m}");
+        }
+    }
+    let _ = writeln!(out, "{{");
     for l in local {
         let _ = writeln!(out, "{l}");
     }
