@@ -151,12 +151,33 @@ struct Launch {
     scalars: [u64; 16],
 }
 
+/// One direction's launches: planned when the plan is made, compiled then for the direction
+/// the transform type runs first (forward, or inverse for C2R), and for the other direction
+/// of a C2C plan on its first execution (once per plan shape and device).
+struct Launches {
+    steps: Vec<Step>,
+    compiled: OnceLock<Result<Vec<Launch>, FftError>>,
+}
+
+impl Launches {
+    fn new(steps: Vec<Step>) -> Launches {
+        Launches { steps, compiled: OnceLock::new() }
+    }
+
+    fn get<T: FftFloat>(&self, device: &Device) -> Result<&[Launch], FftError> {
+        let r = self
+            .compiled
+            .get_or_init(|| self.steps.iter().map(|s| prepare::<T>(device, s.clone())).collect());
+        r.as_ref().map(|v| v.as_slice()).map_err(|e| e.clone())
+    }
+}
+
 /// The device-side part of a plan, shared by every plan of the same shape on a device.
 struct Compiled<T: FftFloat> {
     problem: Problem,
     device: usize,
-    forward: Vec<Launch>,
-    inverse: Vec<Launch>,
+    forward: Launches,
+    inverse: Launches,
     tables: Option<DeviceBuffer<T>>,
     work_reals: usize,
     native: Option<(Function, Function)>,
@@ -204,8 +225,8 @@ impl<T: FftFloat> Compiled<T> {
             return Ok(Compiled {
                 problem,
                 device: device.index(),
-                forward: vec![],
-                inverse: vec![],
+                forward: Launches::new(vec![]),
+                inverse: Launches::new(vec![]),
                 tables: None,
                 work_reals: 0,
                 native: Some((f, i)),
@@ -240,10 +261,14 @@ impl<T: FftFloat> Compiled<T> {
         }
         let stream = device.default_stream()?;
         let tables = stream.clone_htod(&data)?;
-        let forward =
-            fwd_steps.into_iter().map(|s| prepare::<T>(device, s)).collect::<Result<Vec<_>, _>>()?;
-        let inverse =
-            inv_steps.into_iter().map(|s| prepare::<T>(device, s)).collect::<Result<Vec<_>, _>>()?;
+        let forward = Launches::new(fwd_steps);
+        let inverse = Launches::new(inv_steps);
+        // The direction the transform type runs first is compiled now, so errors surface here.
+        if fwd {
+            forward.get::<T>(device)?;
+        } else {
+            inverse.get::<T>(device)?;
+        }
         let mut description = format!(
             "{} {:?} batch {} in {} (kernel language, {} on {})\n",
             kind.name(),
@@ -254,10 +279,9 @@ impl<T: FftFloat> Compiled<T> {
             p.name
         );
         for (name, l) in [("forward", &forward), ("inverse", &inverse)] {
-            if !l.is_empty() {
-                let steps: Vec<Step> = l.iter().map(|x| x.step.clone()).collect();
+            if !l.steps.is_empty() {
                 description.push_str(&format!("{name}:\n"));
-                description.push_str(&planner::describe(&steps, 0, T::NAME));
+                description.push_str(&planner::describe(&l.steps, 0, T::NAME));
             }
         }
         if work_reals > 0 {
@@ -550,7 +574,7 @@ impl<T: FftFloat> Plan<T> {
             unsafe { self.stream.launch(f, LaunchConfig::new(1, 1), &args)? };
             return Ok(());
         }
-        let launches = if inverse { &c.inverse } else { &c.forward };
+        let launches = (if inverse { &c.inverse } else { &c.forward }).get::<T>(self.stream.device())?;
         let pooled;
         let work = if c.work_reals == 0 {
             None

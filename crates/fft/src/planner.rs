@@ -101,9 +101,10 @@ impl Limits {
         Limits { tile_max: tile, threads_max: threads_max as usize, elem_bytes }
     }
 
-    /// Transforms per block at which a strided side is read in 32-byte pieces.
+    /// The fewest transforms per block of a pass with a strided side: enough for 16-byte pieces
+    /// (two such blocks run side by side share each 32-byte sector through L2).
     fn c_min_strided(&self) -> usize {
-        (32 / self.elem_bytes).max(1)
+        (16 / self.elem_bytes).max(1)
     }
 
     /// The longest transform a pass with a strided side holds.
@@ -832,7 +833,8 @@ impl Planner {
         let n0 = ordered[0].n;
         let tile = self.limits.tile_max;
         let mut per_block = if strided {
-            (128 / self.limits.elem_bytes).min(tile / len)
+            // 128-byte runs, or more transforms while the tile stays at about 4096 elements.
+            (128 / self.limits.elem_bytes).max(4096 / len).min(tile / len)
         } else {
             let target = if self.f64 { 2048 } else { 4096 };
             (target / len).max(1)
@@ -1061,10 +1063,10 @@ mod tests {
     fn limits_follow_the_device() {
         let l = Limits::new(false, 227 * 1024, 1024);
         assert_eq!(l.tile_max, 16384);
-        assert_eq!(l.strided_max(), 4096);
+        assert_eq!(l.strided_max(), 8192);
         let l = Limits::new(true, 227 * 1024, 1024);
         assert_eq!(l.tile_max, 8192);
-        assert_eq!(l.strided_max(), 4096);
+        assert_eq!(l.strided_max(), 8192);
     }
 
     #[test]

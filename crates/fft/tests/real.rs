@@ -64,9 +64,15 @@ fn each(items: &[usize], f: impl Fn(usize, &mut Rng) -> Result<(), String> + Syn
 
 fft_conformance! {
     every_length_to_4096_f32(b) {
+        // On GPUs, R2C for even lengths and C2R for odd ones (each plan compiles its kernels).
         each(&lengths(b), |n, rng| {
-            run::<f32>(b, &Spec::real(R2C, &[n], 1 + n % 2), rng)?;
-            run::<f32>(b, &Spec::real(C2R, &[n], 1 + n % 2), rng)
+            if !b.is_gpu() || n % 2 == 0 {
+                run::<f32>(b, &Spec::real(R2C, &[n], 1 + n % 2), rng)?;
+            }
+            if !b.is_gpu() || n % 2 == 1 {
+                run::<f32>(b, &Spec::real(C2R, &[n], 1 + n % 2), rng)?;
+            }
+            Ok(())
         })
     }
 

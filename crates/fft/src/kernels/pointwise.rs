@@ -53,6 +53,7 @@ impl PointCfg {
 
 /// The body of [`super::fft_pointwise`].
 pub(crate) fn body<T: FftFloat>(cfg: &PointCfg, input: Slice<T>, output: SliceMut<T>, aux: Slice<T>, g: Geo) {
+    launch_bounds(256, 4);
     let p = cfg.positions() as u64;
     let gi: Val<u64> = cast::<u64, _>(global_index());
     let mut total = g.n[0] * p;
