@@ -182,7 +182,7 @@ const CASES: &[Case] = &[
         run: |c| {
             let p = c.plan(PlanBuilder::new(C2C, &[8])).unwrap();
             let x = c.cbuf(8);
-            let mut y = c.other.clone_htod(&vec![Complex::new(P, -P); 8]).unwrap();
+            let mut y = c.other.clone_htod(&[Complex::new(P, -P); 8]).unwrap();
             let r = p.exec_c2c(&x, &mut y, Direction::Forward);
             let kept = c.other.clone_dtoh(&y).unwrap().iter().all(|v| v.re == P && v.im == -P);
             (r, untouched_c(c, &x) && kept)
