@@ -44,15 +44,19 @@ fn parallel<I: Send + Sync + Clone>(
             let (f, errors) = (&f, &errors);
             s.spawn(move || {
                 let mut rng = Rng::new();
-                for item in items.iter().skip(t).step_by(threads) {
+                for (i, item) in items.iter().enumerate().skip(t).step_by(threads) {
                     if let Err(e) = f(item, &mut rng) {
                         errors.lock().unwrap().push(e);
+                    }
+                    if i % 512 == 0 && i > 0 {
+                        eprintln!("progress: {i} of {} sizes", items.len());
                     }
                 }
             });
         }
     });
     let errors = errors.into_inner().unwrap();
+    eprintln!("checked {} sizes, {} failures", items.len(), errors.len());
     if errors.is_empty() {
         Ok(())
     } else {

@@ -46,9 +46,12 @@ fn each(items: &[usize], f: impl Fn(usize, &mut Rng) -> Result<(), String> + Syn
             let (f, errors) = (&f, &errors);
             s.spawn(move || {
                 let mut rng = Rng::new();
-                for &n in items.iter().skip(t).step_by(threads) {
+                for (i, &n) in items.iter().enumerate().skip(t).step_by(threads) {
                     if let Err(e) = f(n, &mut rng) {
                         errors.lock().unwrap().push(e);
+                    }
+                    if i % 512 == 0 && i > 0 {
+                        eprintln!("progress: {i} of {} sizes", items.len());
                     }
                 }
             });

@@ -133,10 +133,11 @@ pub(crate) fn body<T: FftFloat>(
     aux: Slice<T>,
     g: Geo,
 ) {
-    // Registers for at least 1024 resident threads per multiprocessor: an FFT pass holds at
-    // most 16 complex values per thread, and occupancy hides the memory latency.
+    // Registers for about 1024 resident threads per multiprocessor (64 per thread; 81 for
+    // blocks of 342 to 512 threads): a pass holds at most 16 complex values per thread, and
+    // occupancy hides the memory latency.
     let nt_all = cfg.threads();
-    launch_bounds(nt_all as u32, 1024u32.div_ceil(nt_all as u32).max(1));
+    launch_bounds(nt_all as u32, (1024 / nt_all as u32).max(1));
     let is_f64 = T::NAME == "f64";
     let tile = Tile { s: dsl::dyn_shared::<T>(), shift: if is_f64 { 3 } else { 4 } };
     let c_per = cfg.per_block;
