@@ -40,9 +40,9 @@
 //!   threads to elements for coalescing along whichever axis is contiguous, so passes along
 //!   strided axes read and write in runs; transposes are fused into these phases.
 //! - One pass per axis while the axis fits a block (16384 points in `f32`, 8192 in `f64` with
-//!   unit stride; 4096 along a strided axis); longer axes are split four-step style into two
-//!   (or more) passes, with the twiddle multiplication and the transposition fused into the
-//!   first pass's store.
+//!   unit stride; 8192 and 4096 along a strided axis); longer axes are split four-step style
+//!   into two (or more) passes, with the twiddle multiplication and the transposition fused
+//!   into the first pass's store.
 //! - Lengths with a prime factor above 13 use Bluestein's algorithm (a power-of-two FFT of at
 //!   least `2n - 1`): inside one block pass when that fits, else as pointwise and FFT passes.
 //! - Real transforms of even length run a half-length complex FFT on the pairs of reals and
