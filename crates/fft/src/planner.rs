@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use num_complex::Complex;
 
 use crate::kernels::pointwise::{PointCfg, PointOp};
-use crate::kernels::{BlockCfg, Bluestein, FourStep, Input, Mode, Output};
+use crate::kernels::{BlockCfg, Bluestein, FourStep, Input, Mode, Output, RealTable};
 use crate::layout::{Problem, TransformType};
 use crate::twiddle;
 use crate::FftError;
@@ -467,7 +467,7 @@ impl Planner {
                 let cfg = PointCfg {
                     op: PointOp::Store { output, n: logical, chirp: None },
                     inverse: false,
-                    real_off: 0,
+                    real: RealTable::default(),
                     dims: 0,
                 };
                 self.point(cfg, unit, b, wdims(&dims, logical, false), w, dst, logical)
@@ -477,7 +477,7 @@ impl Planner {
                 let cfg = PointCfg {
                     op: PointOp::Load { input, n: logical, pad: logical, chirp: None },
                     inverse: true,
-                    real_off: 0,
+                    real: RealTable::default(),
                     dims: 0,
                 };
                 self.point(cfg, a, unit, wdims(&dims, logical, true), src, w, logical)?;
@@ -666,43 +666,42 @@ impl Planner {
         };
         let chirp = self.tables.region(format!("chirp {n}"), || twiddle::chirp(n));
         let filter = self.tables.region(format!("filter {n} {m}"), || bluestein_filter(n, m));
-        let real = self.real_table(n, input, output);
+        let (real, real_bits) = self.real_table(n, input, output);
         let (aux0, ch, fi, re) = self.join_aux(&[Some(chirp), Some(filter), real]);
-        let _ = fi;
-        let load = PointCfg {
-            op: PointOp::Load { input, n, pad: m, chirp: ch },
-            inverse,
-            real_off: re.unwrap_or(0),
-            dims: 0,
-        };
+        let real_t = RealTable { off: re.unwrap_or(0), bits: real_bits };
+        let load =
+            PointCfg { op: PointOp::Load { input, n, pad: m, chirp: ch }, inverse, real: real_t, dims: 0 };
         self.point_aux(load, a, unit, packed(true), src, w, m, aux0)?;
         self.chain(m, Input::Complex, Output::Complex, unit, unit, work_only.clone(), w, w, false)?;
         let filt = PointCfg {
             op: PointOp::Filter { m, off: fi.unwrap_or(0) },
             inverse: false,
-            real_off: 0,
+            real: RealTable::default(),
             dims: 0,
         };
         self.point_aux(filt, unit, unit, work_only.clone(), w, w, m, aux0)?;
         self.chain(m, Input::Complex, Output::Complex, unit, unit, work_only, w, w, false)?;
-        let store = PointCfg {
-            op: PointOp::Store { output, n, chirp: ch },
-            inverse,
-            real_off: re.unwrap_or(0),
-            dims: 0,
-        };
+        let store = PointCfg { op: PointOp::Store { output, n, chirp: ch }, inverse, real: real_t, dims: 0 };
         self.point_aux(store, unit, b, packed(false), w, dst, m, aux0)
     }
 
-    /// The real-transform twiddles a step with these kinds needs.
-    fn real_table(&mut self, n: usize, input: Input, output: Output) -> Option<(usize, usize)> {
-        if input == Input::HalfSpectrumPairs || output == Output::HalfSpectrumPairs {
-            let mut t = twiddle::real_twiddles(n);
-            t.push(Complex::new(-1.0, 0.0));
-            Some(self.tables.region(format!("real {n}"), || t))
-        } else {
-            None
+    /// The real-transform twiddles a step with these kinds needs, and how they are split.
+    fn real_table(&mut self, n: usize, input: Input, output: Output) -> (Option<(usize, usize)>, u32) {
+        if input != Input::HalfSpectrumPairs && output != Output::HalfSpectrumPairs {
+            return (None, 0);
         }
+        if n < 1 << 14 {
+            let r = self.tables.region(format!("real {n}"), || {
+                let mut t = twiddle::real_twiddles(n);
+                t.push(Complex::new(-1.0, 0.0));
+                t
+            });
+            return (Some(r), 0);
+        }
+        let bits = twiddle::four_step_bits(2 * n as u64);
+        let r =
+            self.tables.region(format!("real split {n} {bits}"), || twiddle::four_step(2 * n as u64, bits));
+        (Some(r), bits)
     }
 
     /// Lays several table regions out as one contiguous aux region (copying them next to each
@@ -737,12 +736,14 @@ impl Planner {
         dst: Buf,
         _len: usize,
     ) -> Result<(), FftError> {
-        let real = match &cfg.op {
+        let (real, bits) = match &cfg.op {
             PointOp::Load { input, n, .. } => self.real_table(*n, *input, Output::Complex),
             PointOp::Store { output, n, .. } => self.real_table(*n, Input::Complex, *output),
-            PointOp::Filter { .. } => None,
+            PointOp::Filter { .. } => (None, 0),
         };
-        let (aux, _, _, _) = self.join_aux(&[real]);
+        let (aux, re, _, _) = self.join_aux(&[real]);
+        let mut cfg = cfg;
+        cfg.real = RealTable { off: re.unwrap_or(0), bits };
         self.point_aux(cfg, a, b, dims, src, dst, 0, aux)
     }
 
@@ -851,7 +852,8 @@ impl Planner {
             parts[0] = Some(self.tables.region(format!("chirp {n}"), || twiddle::chirp(n)));
             parts[1] = Some(self.tables.region(format!("filter {n} {len}"), || bluestein_filter(n, len)));
         }
-        parts[2] = self.real_table(n, input, output);
+        let (real_part, real_bits) = self.real_table(n, input, output);
+        parts[2] = real_part;
         let four_step = twiddle.map(|(nn, _)| nn);
         let fs_bits = four_step.map(twiddle::four_step_bits);
         let fs_part = four_step.map(|nn| {
@@ -887,7 +889,7 @@ impl Planner {
             } else {
                 None
             },
-            real_off: re.unwrap_or(0),
+            real: RealTable { off: re.unwrap_or(0), bits: real_bits },
             dims: 0,
         };
         let dims = pack_ordered(ordered, rest)?;

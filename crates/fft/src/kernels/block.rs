@@ -22,7 +22,7 @@ use ferrocm_kernel::ir::CmpOp;
 use ferrocm_kernel::prelude::*;
 
 use super::codelet::{dft, Cx};
-use super::{BlockCfg, Input, Mode, Output};
+use super::{BlockCfg, Input, Mode, Output, RealTable};
 use crate::precision::FftFloat;
 
 /// The layout parameters of a launch (kernel arguments, see `BlockCfg` for their meaning).
@@ -122,6 +122,16 @@ pub(crate) fn shared_elems(cfg: &BlockCfg, f64: bool) -> usize {
 pub(crate) fn cload<T: FftFloat>(m: &impl Memory<T>, i: Val<u64>) -> Cx<T> {
     let v = m.load2(i);
     Cx::new(v.get(0), v.get(1))
+}
+
+/// `W_{2n}^k` from the real-transform table.
+fn real_twiddle<T: FftFloat>(aux: &Slice<T>, k: Val<u32>, t: RealTable) -> Cx<T> {
+    if t.bits == 0 {
+        return cload(aux, u64v(k) + t.off as u64);
+    }
+    let lo = cload(aux, u64v(k & ((1u32 << t.bits) - 1)) + t.off as u64);
+    let hi = cload(aux, u64v(k >> t.bits) + (t.off + (1usize << t.bits)) as u64);
+    lo.mul(hi)
 }
 
 /// The body of [`super::fft_block`].
@@ -255,7 +265,7 @@ pub(crate) fn body<T: FftFloat>(
                     }
                 };
                 let n = cfg.logical_len();
-                store_output(cfg.output, n, cfg.real_off, cfg.inverse, &output, &aux, &g, base, k, &value);
+                store_output(cfg.output, n, cfg.real, cfg.inverse, &output, &aux, &g, base, k, &value);
             };
             if c_per > 1 {
                 dsl::if_else(c.dsl_cmp(CmpOp::Lt, cols), write, || ());
@@ -283,25 +293,25 @@ fn load_position<T: FftFloat>(
     j: Val<u32>,
 ) -> Cx<T> {
     let Some(b) = &cfg.bluestein else {
-        let x = logical_input(cfg.input, cfg.logical_len(), cfg.real_off, input, aux, g, base, j);
+        let x = logical_input(cfg.input, cfg.logical_len(), cfg.real, input, aux, g, base, j);
         return if cfg.inverse { x.conj() } else { x };
     };
     let zero = Val::constant(T::lit(0.0));
     let inside = lt(j, b.n);
     let je = j.min((b.n - 1) as u32);
-    let x = logical_input(cfg.input, b.n, cfg.real_off, input, aux, g, base, je);
+    let x = logical_input(cfg.input, b.n, cfg.real, input, aux, g, base, je);
     let x = if cfg.inverse { x.conj() } else { x };
     let a = x.mul(cload(aux, u64v(je) + (b.chirp_off as u64)));
     Cx::new(dsl::select(inside, a.re, zero), dsl::select(inside, a.im, zero))
 }
 
 /// Logical input `j` (`j < n`) of the length-`n` transform at `base`, read as `kind` says
-/// (`real_off`: the real-transform twiddles in `aux`).
+/// (`real`: the real-transform twiddles in `aux`).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn logical_input<T: FftFloat>(
     kind: Input,
     n: usize,
-    real_off: usize,
+    real: RealTable,
     input: &Slice<T>,
     aux: &Slice<T>,
     g: &Geo,
@@ -328,7 +338,7 @@ pub(crate) fn logical_input<T: FftFloat>(
             // FFT of Z' of half length holds the real output in its pairs.
             let xk = cload(input, base + u64v(j) * g.in_stride);
             let xm = cload(input, base + u64v(u32c(n) - j) * g.in_stride).conj();
-            let w = cload(aux, u64v(j) + (real_off as u64));
+            let w = real_twiddle(aux, j, real);
             xk.add(xm).add(xk.sub(xm).mul(w.conj()).mul_i())
         }
     }
@@ -350,7 +360,7 @@ fn result<T: FftFloat>(cfg: &BlockCfg, tile: &Tile<T>, aux: &Slice<T>, row: Val<
 pub(crate) fn store_output<T: FftFloat>(
     kind: Output,
     n: usize,
-    real_off: usize,
+    real: RealTable,
     inverse: bool,
     output: &SliceMut<T>,
     aux: &Slice<T>,
@@ -376,7 +386,7 @@ pub(crate) fn store_output<T: FftFloat>(
             let half = Val::constant(T::lit(0.5));
             let e = zk.add(zm).scale(half);
             let o = zk.sub(zm).mul_neg_i().scale(half);
-            let w = cload(aux, u64v(k) + (real_off as u64));
+            let w = real_twiddle(aux, k, real);
             let x = e.add(o.mul(w));
             output.store2(off, vec2(x.re, x.im));
         }

@@ -74,6 +74,15 @@ pub(crate) struct FourStep {
     pub dim: usize,
 }
 
+/// Where the real-transform twiddles `W_{2n}^k` (`k <= n`) are in `aux`: a table of `n + 1`
+/// values at `off` (`bits` 0), or for long transforms the split `lo[k % 2^bits] hi[k >> bits]`
+/// (`lo` at `off`, `hi` after it), so the table stays near `2 sqrt(n)` values.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub(crate) struct RealTable {
+    pub off: usize,
+    pub bits: u32,
+}
+
 /// Everything a block pass is specialised on.
 ///
 /// Launch arguments (after the four slices `input`, `output`, `tw`, `aux`): the stride of
@@ -97,8 +106,8 @@ pub(crate) struct BlockCfg {
     pub output: Output,
     pub four_step: Option<FourStep>,
     pub bluestein: Option<Bluestein>,
-    /// Offset in `aux` of the real-transform twiddles `W_{2n}^k`, `k <= n`.
-    pub real_off: usize,
+    /// The real-transform twiddles in `aux`.
+    pub real: RealTable,
     /// Batch dimensions used (1 to 4).
     pub dims: usize,
 }

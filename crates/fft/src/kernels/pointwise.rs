@@ -30,8 +30,8 @@ pub(crate) enum PointOp {
 pub(crate) struct PointCfg {
     pub op: PointOp,
     pub inverse: bool,
-    /// Offset in `aux` of the real-transform twiddles.
-    pub real_off: usize,
+    /// The real-transform twiddles in `aux`.
+    pub real: super::RealTable,
     /// Batch dimensions used (1 to 4).
     pub dims: usize,
 }
@@ -82,7 +82,7 @@ pub(crate) fn body<T: FftFloat>(cfg: &PointCfg, input: Slice<T>, output: SliceMu
                     let zero = Val::constant(T::lit(0.0));
                     let inside = k.dsl_cmp(CmpOp::Lt, *n as u32);
                     let ke = k.min((*n - 1) as u32);
-                    let x = logical_input(*kind, *n, cfg.real_off, &input, &aux, &g, in_base, ke);
+                    let x = logical_input(*kind, *n, cfg.real, &input, &aux, &g, in_base, ke);
                     let mut x = if cfg.inverse { x.conj() } else { x };
                     if let Some(off) = chirp {
                         x = x.mul(cload(&aux, u64v(ke) + *off as u64));
@@ -103,18 +103,7 @@ pub(crate) fn body<T: FftFloat>(cfg: &PointCfg, input: Slice<T>, output: SliceMu
                             Some(off) => v.conj().mul(cload(&aux, u64v(i) + *off as u64)),
                         }
                     };
-                    store_output(
-                        *kind,
-                        *n,
-                        cfg.real_off,
-                        cfg.inverse,
-                        &output,
-                        &aux,
-                        &g,
-                        out_base,
-                        k,
-                        &result,
-                    );
+                    store_output(*kind, *n, cfg.real, cfg.inverse, &output, &aux, &g, out_base, k, &result);
                 }
             }
         },
