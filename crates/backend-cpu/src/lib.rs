@@ -2,26 +2,40 @@
 //! reference every GPU result is checked against.
 //!
 //! Device memory is host memory (a [`DevicePtr`] is a host address), so copies are `memcpy`s.
-//! Each stream is an ordered queue drained by its own worker thread: work really runs in the
-//! background, in order, and events carry the time at which the stream reached them. Kernels
-//! are [`CpuKernel`]s (the kernel language's CPU executor, or native Rust) run on the stream's
-//! worker; a kernel's error is kept and reported by the next synchronize, as a GPU reports a
-//! fault. Several CPU devices can be created so that multi-device code can be tested anywhere;
-//! they share the address space, so every pair can access each other as peers.
+//! Large allocations are mapped lazily (see `memory`), and the memory a device reports is the
+//! machine's or, where smaller, the container's cgroup limit, so allocations that cannot fit
+//! fail with an error instead of the process being killed. Each stream is an ordered queue whose
+//! worker thread exists only while it has work: work really runs in the background, in order,
+//! and events carry the time at which the stream reached them. Kernels are [`CpuKernel`]s (the
+//! kernel language's CPU executor, or native Rust) run on the stream's worker; a kernel's error
+//! is kept and reported by the next synchronize, as a GPU reports a fault. Blocking streams and
+//! the legacy default stream order against each other as CUDA's do. Several CPU devices can be
+//! created so that multi-device code can be tested anywhere; they share the address space, so
+//! every pair can access each other as peers.
+//!
+//! Virtual memory (`vmm`) maps sealed `memfd`s into reserved address ranges, so exported memory
+//! is really shared with another process that maps the same descriptor; stream capture
+//! (`graph`) records work as plain-data nodes that a graph launch replays in order.
 
+mod graph;
+mod memory;
 mod stream;
+mod vmm;
 
-use std::alloc::Layout;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
+use ferrocm_backend::tensor_map::{TensorMapDesc, TENSOR_MAP_BYTES};
 use ferrocm_backend::{
-    Backend, BackendError, BackendInfo, BackendKind, CopyOp, CpuKernel, CpuModule, DeviceProperties,
-    DevicePtr, EventFlags, EventHandle, FunctionAttributes, FunctionHandle, HostCallback, LaunchDims,
-    ModuleHandle, ModuleImage, Result, StreamFlags, StreamHandle,
+    Backend, BackendError, BackendInfo, BackendKind, CopyOp, CpuKernel, CpuModule, DefaultStream,
+    DeviceProperties, DevicePtr, EventFlags, EventHandle, FunctionAttribute, FunctionAttributes,
+    FunctionHandle, GraphExecHandle, GraphHandle, GraphNodeHandle, HostCallback, LaunchDims, MemCreateFlags,
+    MemHandle, ModuleHandle, ModuleImage, Result, StreamFlags, StreamHandle, Target, VmmProperties,
 };
-use stream::{CpuEvent, CpuStream};
+use graph::Node;
+use memory::Block;
+use stream::{CpuEvent, CpuStream, Job};
 
 /// Alignment of every device allocation, as on GPUs (256 bytes).
 const DEVICE_ALIGN: usize = 256;
@@ -37,17 +51,35 @@ struct Function {
     device: u32,
 }
 
+/// Per-device state for the legacy default stream's ordering.
+#[derive(Default)]
+struct DeviceState {
+    /// The legacy default stream's handle, created on first use.
+    legacy: OnceLock<u64>,
+    /// Set once the legacy stream exists: only then do blocking streams order against it.
+    legacy_used: AtomicBool,
+    /// Serialises the capture of other streams' progress with the push that depends on it, so
+    /// two pushes cannot each wait for the other.
+    order: Mutex<()>,
+    /// Bytes allocated on the device.
+    used: AtomicU64,
+}
+
 /// The CPU backend with `n` devices.
 pub struct CpuBackend {
+    /// Distinguishes backend instances in per-thread tables.
+    id: u64,
     properties: Vec<DeviceProperties>,
     next_handle: AtomicU64,
-    /// Live allocations per address: (device, layout); `u32::MAX` marks host allocations.
-    allocations: Mutex<HashMap<u64, (u32, Layout)>>,
-    used: Vec<AtomicU64>,
+    /// Live allocations per address: (device, how it was made); `u32::MAX` marks host memory.
+    allocations: Mutex<HashMap<u64, (u32, Block)>>,
+    devices: Vec<DeviceState>,
     streams: Mutex<HashMap<u64, Arc<CpuStream>>>,
     events: Mutex<HashMap<u64, Arc<CpuEvent>>>,
     modules: Mutex<HashMap<u64, ModuleEntry>>,
     functions: Mutex<HashMap<u64, Arc<Function>>>,
+    vmm: vmm::Vmm,
+    graphs: graph::Graphs,
 }
 
 const HOST_DEVICE: u32 = u32::MAX;
@@ -58,25 +90,39 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+thread_local! {
+    /// Each thread's per-thread default streams: (backend id, device) -> stream handle.
+    static PER_THREAD: std::cell::RefCell<HashMap<(u64, u32), u64>> = std::cell::RefCell::default();
+}
+
 impl CpuBackend {
     /// Creates a CPU backend with `devices` devices (at least one).
     pub fn new(devices: u32) -> CpuBackend {
+        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         let devices = devices.max(1);
-        let properties = (0..devices).map(host_properties).collect();
         CpuBackend {
-            properties,
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            properties: (0..devices).map(host_properties).collect(),
             next_handle: AtomicU64::new(1),
             allocations: Mutex::default(),
-            used: (0..devices).map(|_| AtomicU64::new(0)).collect(),
+            devices: (0..devices).map(|_| DeviceState::default()).collect(),
             streams: Mutex::default(),
             events: Mutex::default(),
             modules: Mutex::default(),
             functions: Mutex::default(),
+            vmm: vmm::Vmm::default(),
+            graphs: graph::Graphs::default(),
         }
     }
 
     fn handle(&self) -> u64 {
         self.next_handle.fetch_add(1, Ordering::Relaxed)
+    }
+
+    fn check_device(&self, device: u32) -> Result<&DeviceState> {
+        self.devices
+            .get(device as usize)
+            .ok_or(BackendError::InvalidDevice { device, count: self.devices.len() as u32 })
     }
 
     fn stream(&self, h: StreamHandle) -> Result<Arc<CpuStream>> {
@@ -93,58 +139,99 @@ impl CpuBackend {
             .ok_or(BackendError::InvalidHandle { what: "event", handle: h.0 })
     }
 
-    fn raw_alloc(&self, owner: u32, bytes: u64, align: usize) -> Result<u64> {
-        let device = if owner == HOST_DEVICE { 0 } else { owner };
-        let free = available_memory();
-        let oom = || BackendError::OutOfMemory { device, requested: bytes, free };
-        if bytes > free {
+    fn function(&self, h: FunctionHandle) -> Result<Arc<Function>> {
+        lock(&self.functions)
+            .get(&h.0)
+            .cloned()
+            .ok_or(BackendError::InvalidHandle { what: "function", handle: h.0 })
+    }
+
+    fn raw_alloc(&self, owner: u32, device: u32, bytes: u64, align: usize) -> Result<u64> {
+        let state = self.check_device(device)?;
+        let host = memory::host_memory();
+        let oom = || BackendError::OutOfMemory { device, requested: bytes, free: host.available };
+        if bytes > host.available {
             return Err(oom());
         }
         let size = usize::try_from(bytes).map_err(|_| oom())?;
-        let layout = Layout::from_size_align(size.max(1), align).map_err(|_| oom())?;
-        // SAFETY: the layout has a non-zero size. Zeroed memory keeps every later read of the
-        // allocation (copies back to the host) a read of initialised bytes.
-        let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
-        if ptr.is_null() {
-            return Err(oom());
-        }
-        lock(&self.allocations).insert(ptr as u64, (owner, layout));
+        let (ptr, block) = memory::allocate(size, align).ok_or_else(oom)?;
+        lock(&self.allocations).insert(ptr as u64, (owner, block));
         if owner != HOST_DEVICE {
-            self.used[owner as usize].fetch_add(layout.size() as u64, Ordering::Relaxed);
+            state.used.fetch_add(block.size() as u64, Ordering::Relaxed);
         }
         Ok(ptr as u64)
     }
 
     fn raw_free(&self, owner: u32, addr: u64) -> Result<()> {
-        // As cudaFree does, freeing waits for queued work that may still use the memory.
-        let streams: Vec<_> = lock(&self.streams)
-            .values()
-            .filter(|s| owner == HOST_DEVICE || s.device == owner)
-            .cloned()
-            .collect();
-        for s in streams {
-            s.wait_idle();
-        }
         let mut allocations = lock(&self.allocations);
         match allocations.get(&addr) {
-            Some(&(o, layout)) if o == owner => {
+            Some(&(o, block)) if o == owner => {
                 allocations.remove(&addr);
                 drop(allocations);
                 if owner != HOST_DEVICE {
-                    self.used[owner as usize].fetch_sub(layout.size() as u64, Ordering::Relaxed);
+                    self.devices[owner as usize].used.fetch_sub(block.size() as u64, Ordering::Relaxed);
                 }
-                // SAFETY: `addr` was returned by `alloc_zeroed` with exactly this layout and has
-                // just been removed from the table, so it is freed once.
-                unsafe { std::alloc::dealloc(addr as *mut u8, layout) };
+                // SAFETY: `addr` was returned by `memory::allocate` with exactly this block and
+                // has just been removed from the table, so it is released once.
+                unsafe { memory::release(addr as *mut u8, block) };
                 Ok(())
             }
             _ => Err(BackendError::InvalidHandle { what: "allocation", handle: addr }),
         }
     }
 
-    fn queue(&self, stream: StreamHandle, job: stream::Job) -> Result<()> {
-        self.stream(stream)?.push(job);
-        Ok(())
+    fn new_stream(&self, device: u32, blocking: bool) -> u64 {
+        let id = self.handle();
+        lock(&self.streams).insert(id, Arc::new(CpuStream::new(device, id, blocking)));
+        id
+    }
+
+    /// Queues work on `stream`, first making it wait where CUDA's legacy default stream
+    /// semantics require: work on the legacy stream waits for the device's blocking streams,
+    /// and work on a blocking stream waits for the legacy stream.
+    fn enqueue(&self, stream: &Arc<CpuStream>, job: Job) -> Result<()> {
+        let state = &self.devices[stream.device as usize];
+        if !state.legacy_used.load(Ordering::Acquire) {
+            return stream.push(job);
+        }
+        let legacy_id = *state.legacy.get().expect("legacy_used is set after the stream exists");
+        let _order = lock(&state.order);
+        let waits: Vec<(Arc<CpuStream>, u64)> = if self.is_legacy(stream, legacy_id) {
+            lock(&self.streams)
+                .iter()
+                .filter(|(&id, s)| id != legacy_id && s.device == stream.device && s.blocking)
+                .map(|(_, s)| (Arc::clone(s), s.submitted()))
+                .filter(|(s, g)| !s.reached(*g))
+                .collect()
+        } else if stream.blocking {
+            let legacy = self.stream(StreamHandle(legacy_id))?;
+            let g = legacy.submitted();
+            if legacy.reached(g) {
+                vec![]
+            } else {
+                vec![(legacy, g)]
+            }
+        } else {
+            vec![]
+        };
+        if !waits.is_empty() {
+            stream.push(Box::new(move || {
+                for (s, g) in waits {
+                    s.wait_for(g);
+                }
+                Ok(())
+            }))?;
+        }
+        stream.push(job)
+    }
+
+    fn is_legacy(&self, stream: &Arc<CpuStream>, legacy_id: u64) -> bool {
+        lock(&self.streams).get(&legacy_id).is_some_and(|l| Arc::ptr_eq(l, stream))
+    }
+
+    fn queue(&self, stream: StreamHandle, job: Job) -> Result<()> {
+        let s = self.stream(stream)?;
+        self.enqueue(&s, job)
     }
 }
 
@@ -156,12 +243,15 @@ impl Default for CpuBackend {
 
 impl Drop for CpuBackend {
     fn drop(&mut self) {
-        for (_, stream) in lock(&self.streams).drain() {
-            stream.shutdown();
+        let streams: Vec<_> = lock(&self.streams).drain().map(|(_, s)| s).collect();
+        for s in &streams {
+            // Queued work may use the memory released below: let it finish first.
+            let _ = s.synchronize();
+            s.destroy();
         }
-        for (addr, (_, layout)) in lock(&self.allocations).drain() {
-            // SAFETY: every table entry is a live allocation made with this layout.
-            unsafe { std::alloc::dealloc(addr as *mut u8, layout) };
+        for (addr, (_, block)) in lock(&self.allocations).drain() {
+            // SAFETY: every table entry is a live allocation made with this block.
+            unsafe { memory::release(addr as *mut u8, block) };
         }
     }
 }
@@ -180,17 +270,26 @@ impl Backend for CpuBackend {
     }
 
     fn device_properties(&self, device: u32) -> Result<DeviceProperties> {
+        self.check_device(device)?;
         Ok(self.properties[device as usize].clone())
     }
 
     fn mem_info(&self, device: u32) -> Result<(u64, u64)> {
-        let total = self.properties[device as usize].total_memory;
-        let used = self.used[device as usize].load(Ordering::Relaxed);
-        Ok((available_memory().min(total.saturating_sub(used)), total))
+        let state = self.check_device(device)?;
+        let host = memory::host_memory();
+        let used = state.used.load(Ordering::Relaxed);
+        Ok((host.available.min(host.total.saturating_sub(used)), host.total))
     }
 
     fn device_synchronize(&self, device: u32) -> Result<()> {
+        self.check_device(device)?;
         let streams: Vec<_> = lock(&self.streams).values().filter(|s| s.device == device).cloned().collect();
+        if streams.iter().any(|s| s.is_current_worker()) {
+            return Err(BackendError::NotPermitted {
+                what: "synchronizing a device",
+                reason: "called from a host callback of one of its streams, which would wait for itself",
+            });
+        }
         let mut first = Ok(());
         for s in streams {
             let r = s.synchronize();
@@ -202,89 +301,97 @@ impl Backend for CpuBackend {
     }
 
     fn alloc(&self, device: u32, bytes: u64) -> Result<DevicePtr> {
-        self.raw_alloc(device, bytes, DEVICE_ALIGN).map(DevicePtr)
+        self.raw_alloc(device, device, bytes, DEVICE_ALIGN).map(DevicePtr)
     }
 
     fn alloc_managed(&self, device: u32, bytes: u64) -> Result<DevicePtr> {
         self.alloc(device, bytes)
     }
 
-    fn free(&self, device: u32, ptr: DevicePtr) -> Result<()> {
+    unsafe fn free(&self, device: u32, ptr: DevicePtr) -> Result<()> {
+        self.check_device(device)?;
         self.raw_free(device, ptr.0)
     }
 
-    fn alloc_host(&self, bytes: u64) -> Result<*mut u8> {
-        self.raw_alloc(HOST_DEVICE, bytes, HOST_ALIGN).map(|a| a as *mut u8)
+    fn alloc_host(&self, device: u32, bytes: u64) -> Result<*mut u8> {
+        self.raw_alloc(HOST_DEVICE, device, bytes, HOST_ALIGN).map(|a| a as *mut u8)
     }
 
-    fn free_host(&self, ptr: *mut u8) -> Result<()> {
+    unsafe fn free_host(&self, _device: u32, ptr: *mut u8) -> Result<()> {
         self.raw_free(HOST_DEVICE, ptr as u64)
     }
 
-    fn memset_async(&self, stream: StreamHandle, dst: DevicePtr, value: u8, bytes: u64) -> Result<()> {
-        self.queue(
-            stream,
-            Box::new(move || {
-                // SAFETY: the runtime checked that [dst, dst + bytes) lies in a live allocation
-                // that outlives the queued work.
-                unsafe { std::ptr::write_bytes(dst.0 as *mut u8, value, bytes as usize) };
-                Ok(())
-            }),
-        )
+    unsafe fn memset_async(&self, stream: StreamHandle, dst: DevicePtr, value: u8, bytes: u64) -> Result<()> {
+        // The caller guarantees [dst, dst + bytes) lies in a live allocation that outlives the
+        // queued work.
+        self.submit(stream, Node::Memset { dst: dst.0, value, bytes })
     }
 
-    fn copy_async(&self, stream: StreamHandle, copy: CopyOp, bytes: u64) -> Result<()> {
+    unsafe fn copy_async(&self, stream: StreamHandle, copy: CopyOp, bytes: u64) -> Result<()> {
         let (src, dst) = match copy {
             CopyOp::HostToDevice { src, dst } => (src as u64, dst.0),
             CopyOp::DeviceToHost { src, dst } => (src.0, dst as u64),
             CopyOp::DeviceToDevice { src, dst } => (src.0, dst.0),
             CopyOp::Peer { src, dst, .. } => (src.0, dst.0),
         };
-        self.queue(
-            stream,
-            Box::new(move || {
-                // SAFETY: the runtime checked both ranges against live allocations (or borrowed
-                // host slices it keeps alive until the copy completes); `copy` allows overlap.
-                unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, bytes as usize) };
-                Ok(())
-            }),
-        )
+        // The caller guarantees both ranges lie in live allocations (or host memory kept valid
+        // until the copy completes).
+        self.submit(stream, Node::Copy { src, dst, bytes })
     }
 
     fn can_access_peer(&self, device: u32, peer: u32) -> Result<bool> {
+        self.check_device(device)?;
+        self.check_device(peer)?;
         Ok(device != peer)
     }
 
-    fn enable_peer_access(&self, _device: u32, _peer: u32) -> Result<()> {
+    fn enable_peer_access(&self, device: u32, peer: u32) -> Result<()> {
         // CPU devices share one address space: access needs no set-up.
-        Ok(())
+        self.can_access_peer(device, peer).map(|_| ())
     }
 
-    fn stream_create(&self, device: u32, _flags: StreamFlags) -> Result<StreamHandle> {
-        let id = self.handle();
-        let stream = CpuStream::new(device, format!("ferrocm-cpu{device}-stream{id}"))
-            .map_err(|e| BackendError::Os { what: "a stream worker thread", message: e.to_string() })?;
-        lock(&self.streams).insert(id, Arc::new(stream));
-        Ok(StreamHandle(id))
+    fn stream_create(&self, device: u32, flags: StreamFlags) -> Result<StreamHandle> {
+        self.check_device(device)?;
+        Ok(StreamHandle(self.new_stream(device, !flags.non_blocking)))
     }
 
-    fn stream_destroy(&self, stream: StreamHandle) -> Result<()> {
+    fn default_stream(&self, device: u32, which: DefaultStream) -> Result<StreamHandle> {
+        let state = self.check_device(device)?;
+        match which {
+            DefaultStream::Legacy => {
+                let id = *state.legacy.get_or_init(|| self.new_stream(device, false));
+                state.legacy_used.store(true, Ordering::Release);
+                Ok(StreamHandle(id))
+            }
+            DefaultStream::PerThread => {
+                let key = (self.id, device);
+                let id = PER_THREAD
+                    .with(|m| *m.borrow_mut().entry(key).or_insert_with(|| self.new_stream(device, true)));
+                Ok(StreamHandle(id))
+            }
+        }
+    }
+
+    unsafe fn stream_destroy(&self, stream: StreamHandle) -> Result<()> {
         let s = lock(&self.streams)
             .remove(&stream.0)
             .ok_or(BackendError::InvalidHandle { what: "stream", handle: stream.0 })?;
-        s.shutdown();
+        s.destroy();
         Ok(())
     }
 
-    fn stream_synchronize(&self, stream: StreamHandle) -> Result<()> {
+    unsafe fn stream_synchronize(&self, stream: StreamHandle) -> Result<()> {
+        self.refuse_if_capturing(stream, "synchronizing a stream")?;
         self.stream(stream)?.synchronize()
     }
 
-    fn stream_query(&self, stream: StreamHandle) -> Result<bool> {
+    unsafe fn stream_query(&self, stream: StreamHandle) -> Result<bool> {
+        self.refuse_if_capturing(stream, "querying a stream")?;
         Ok(self.stream(stream)?.idle())
     }
 
-    fn stream_wait_event(&self, stream: StreamHandle, event: EventHandle) -> Result<()> {
+    unsafe fn stream_wait_event(&self, stream: StreamHandle, event: EventHandle) -> Result<()> {
+        self.refuse_if_capturing(stream, "waiting on an event")?;
         let event = self.event(event)?;
         let generation = event.last_record();
         self.queue(
@@ -296,7 +403,8 @@ impl Backend for CpuBackend {
         )
     }
 
-    fn stream_add_callback(&self, stream: StreamHandle, callback: HostCallback) -> Result<()> {
+    unsafe fn stream_add_callback(&self, stream: StreamHandle, callback: HostCallback) -> Result<()> {
+        self.refuse_if_capturing(stream, "adding a host callback")?;
         self.queue(
             stream,
             Box::new(move || {
@@ -306,38 +414,44 @@ impl Backend for CpuBackend {
         )
     }
 
-    fn event_create(&self, _device: u32, flags: EventFlags) -> Result<EventHandle> {
+    fn event_create(&self, device: u32, flags: EventFlags) -> Result<EventHandle> {
+        self.check_device(device)?;
         let id = self.handle();
         lock(&self.events).insert(id, Arc::new(CpuEvent::new(flags.timing)));
         Ok(EventHandle(id))
     }
 
-    fn event_destroy(&self, event: EventHandle) -> Result<()> {
+    unsafe fn event_destroy(&self, event: EventHandle) -> Result<()> {
         lock(&self.events)
             .remove(&event.0)
             .map(|_| ())
             .ok_or(BackendError::InvalidHandle { what: "event", handle: event.0 })
     }
 
-    fn event_record(&self, event: EventHandle, stream: StreamHandle) -> Result<()> {
+    unsafe fn event_record(&self, event: EventHandle, stream: StreamHandle) -> Result<()> {
+        self.refuse_if_capturing(stream, "recording an event")?;
         let e = self.event(event)?;
         let s = self.stream(stream)?;
         let generation = e.begin_record();
-        s.push_marker(e, generation);
-        Ok(())
+        let state = &self.devices[s.device as usize];
+        if state.legacy_used.load(Ordering::Acquire) {
+            // The record must also follow what the legacy ordering makes the stream wait for.
+            self.enqueue(&s, Box::new(|| Ok(())))?;
+        }
+        s.push_marker(e, generation)
     }
 
-    fn event_synchronize(&self, event: EventHandle) -> Result<()> {
+    unsafe fn event_synchronize(&self, event: EventHandle) -> Result<()> {
         let e = self.event(event)?;
         e.wait_for(e.last_record());
         Ok(())
     }
 
-    fn event_query(&self, event: EventHandle) -> Result<bool> {
+    unsafe fn event_query(&self, event: EventHandle) -> Result<bool> {
         Ok(self.event(event)?.query())
     }
 
-    fn event_elapsed_ms(&self, start: EventHandle, end: EventHandle) -> Result<f32> {
+    unsafe fn event_elapsed_ms(&self, start: EventHandle, end: EventHandle) -> Result<f32> {
         let (a, b) = (self.event(start)?, self.event(end)?);
         if !a.timing || !b.timing {
             return Err(BackendError::EventNotReady { reason: "an event was created without timing" });
@@ -358,6 +472,7 @@ impl Backend for CpuBackend {
     }
 
     fn module_load(&self, device: u32, image: &ModuleImage) -> Result<ModuleHandle> {
+        self.check_device(device)?;
         match image {
             ModuleImage::Cpu(module) => {
                 let id = self.handle();
@@ -370,14 +485,14 @@ impl Backend for CpuBackend {
         }
     }
 
-    fn module_unload(&self, module: ModuleHandle) -> Result<()> {
+    unsafe fn module_unload(&self, module: ModuleHandle) -> Result<()> {
         lock(&self.modules)
             .remove(&module.0)
             .map(|_| ())
             .ok_or(BackendError::InvalidHandle { what: "module", handle: module.0 })
     }
 
-    fn module_function(&self, module: ModuleHandle, name: &str) -> Result<FunctionHandle> {
+    unsafe fn module_function(&self, module: ModuleHandle, name: &str) -> Result<FunctionHandle> {
         let (device, m) = lock(&self.modules)
             .get(&module.0)
             .cloned()
@@ -388,48 +503,140 @@ impl Backend for CpuBackend {
         Ok(FunctionHandle(id))
     }
 
-    fn function_attributes(&self, function: FunctionHandle) -> Result<FunctionAttributes> {
-        let f = lock(&self.functions)
-            .get(&function.0)
-            .cloned()
-            .ok_or(BackendError::InvalidHandle { what: "function", handle: function.0 })?;
-        Ok(f.kernel.attributes())
+    unsafe fn function_attributes(&self, function: FunctionHandle) -> Result<FunctionAttributes> {
+        Ok(self.function(function)?.kernel.attributes())
     }
 
-    fn launch(
+    unsafe fn function_set_attribute(
+        &self,
+        function: FunctionHandle,
+        _attribute: FunctionAttribute,
+        _value: i32,
+    ) -> Result<()> {
+        // The executor has no per-function limits to raise; the runtime validated the value.
+        self.function(function).map(|_| ())
+    }
+
+    unsafe fn max_active_blocks_per_cu(
+        &self,
+        function: FunctionHandle,
+        block_threads: u32,
+        dynamic_shared_bytes: u32,
+    ) -> Result<u32> {
+        let f = self.function(function)?;
+        let p = &self.properties[f.device as usize];
+        // The GPU's occupancy rules, so a launch the CPU accepts would also run on a GPU.
+        let by_threads = p.max_threads_per_cu / block_threads.max(1);
+        let shared = f.kernel.attributes().static_shared_bytes as u64 + dynamic_shared_bytes as u64;
+        let by_shared = p.shared_mem_per_cu.checked_div(shared).map_or(u32::MAX, |n| n as u32);
+        Ok(by_threads.min(by_shared).min(32))
+    }
+
+    fn tensor_map_encode(&self, device: u32, desc: &TensorMapDesc) -> Result<[u8; TENSOR_MAP_BYTES]> {
+        self.check_device(device)?;
+        desc.to_cpu_bytes().map_err(|rule| BackendError::InvalidValue {
+            call: "tensor_map_encode",
+            message: rule.to_string(),
+        })
+    }
+
+    unsafe fn launch(
         &self,
         function: FunctionHandle,
         dims: LaunchDims,
         stream: StreamHandle,
         args: &[&[u8]],
     ) -> Result<()> {
-        let f = lock(&self.functions)
-            .get(&function.0)
-            .cloned()
-            .ok_or(BackendError::InvalidHandle { what: "function", handle: function.0 })?;
-        let s = self.stream(stream)?;
-        debug_assert_eq!(f.device, s.device, "the runtime checks that function and stream share a device");
-        let owned: Vec<Vec<u8>> = args.iter().map(|a| a.to_vec()).collect();
-        s.push(Box::new(move || {
-            let views: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
-            f.kernel
-                .launch(dims, &views)
-                .map_err(|message| BackendError::KernelFailed { kernel: f.name.clone(), message })
-        }));
-        Ok(())
+        let f = self.function(function)?;
+        debug_assert_eq!(
+            Some(f.device),
+            self.stream(stream).ok().map(|s| s.device),
+            "the runtime checks that function and stream share a device"
+        );
+        // The caller guaranteed that the arguments match the kernel and that every address in
+        // them stays valid until the kernel completes.
+        let args = args.iter().map(|a| a.to_vec()).collect();
+        self.submit(stream, Node::Kernel { function: f, dims, args })
     }
-}
 
-/// Reads a `/proc/meminfo` field in bytes.
-fn meminfo(field: &str) -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with(field))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
-}
+    fn vmm_properties(&self, device: u32) -> Result<VmmProperties> {
+        self.vmm_properties_impl(device)
+    }
 
-fn available_memory() -> u64 {
-    meminfo("MemAvailable:").unwrap_or(8 << 30)
+    fn mem_create(&self, device: u32, bytes: u64, flags: MemCreateFlags) -> Result<MemHandle> {
+        self.vmm_create(device, bytes, flags)
+    }
+
+    unsafe fn mem_release(&self, device: u32, memory: MemHandle) -> Result<()> {
+        self.vmm_release(device, memory)
+    }
+
+    fn mem_reserve(&self, device: u32, bytes: u64) -> Result<DevicePtr> {
+        self.vmm_reserve(device, bytes)
+    }
+
+    unsafe fn mem_unreserve(&self, device: u32, ptr: DevicePtr, bytes: u64) -> Result<()> {
+        self.vmm_unreserve(device, ptr, bytes)
+    }
+
+    unsafe fn mem_map(&self, device: u32, ptr: DevicePtr, bytes: u64, memory: MemHandle) -> Result<()> {
+        self.vmm_map(device, ptr, bytes, memory)
+    }
+
+    unsafe fn mem_unmap(&self, device: u32, ptr: DevicePtr, bytes: u64) -> Result<()> {
+        self.vmm_unmap(device, ptr, bytes)
+    }
+
+    unsafe fn mem_set_access(&self, device: u32, ptr: DevicePtr, bytes: u64, devices: &[u32]) -> Result<()> {
+        self.vmm_set_access(device, ptr, bytes, devices)
+    }
+
+    unsafe fn mem_export(&self, device: u32, memory: MemHandle) -> Result<std::os::fd::OwnedFd> {
+        self.vmm_export(device, memory)
+    }
+
+    fn mem_import(&self, device: u32, fd: std::os::fd::BorrowedFd<'_>, bytes: u64) -> Result<MemHandle> {
+        self.vmm_import(device, fd, bytes)
+    }
+
+    unsafe fn stream_begin_capture(&self, stream: StreamHandle) -> Result<()> {
+        self.begin_capture(stream)
+    }
+
+    unsafe fn stream_end_capture(&self, stream: StreamHandle) -> Result<GraphHandle> {
+        self.end_capture(stream)
+    }
+
+    unsafe fn stream_capture_last_node(&self, stream: StreamHandle) -> Result<GraphNodeHandle> {
+        self.capture_last_node(stream)
+    }
+
+    unsafe fn graph_destroy(&self, graph: GraphHandle) -> Result<()> {
+        self.destroy_graph(graph)
+    }
+
+    unsafe fn graph_instantiate(&self, graph: GraphHandle) -> Result<GraphExecHandle> {
+        self.instantiate(graph)
+    }
+
+    unsafe fn graph_exec_destroy(&self, exec: GraphExecHandle) -> Result<()> {
+        self.destroy_exec(exec)
+    }
+
+    unsafe fn graph_launch(&self, exec: GraphExecHandle, stream: StreamHandle) -> Result<()> {
+        self.launch_graph(exec, stream)
+    }
+
+    unsafe fn graph_exec_set_kernel_params(
+        &self,
+        exec: GraphExecHandle,
+        node: GraphNodeHandle,
+        function: FunctionHandle,
+        dims: LaunchDims,
+        args: &[&[u8]],
+    ) -> Result<()> {
+        self.set_kernel_node(exec, node, function, dims, args)
+    }
 }
 
 fn cpuinfo(field: &str) -> Option<String> {
@@ -488,11 +695,12 @@ fn host_properties(index: u32) -> DeviceProperties {
         memory_clock_khz: 0,
         memory_bus_width: 0,
         l2_cache_bytes: cache_bytes(2),
-        total_memory: meminfo("MemTotal:").unwrap_or(8 << 30),
+        total_memory: memory::host_memory().total,
         pci_bus_id: String::new(),
         uuid: cpu_uuid(index),
         managed_memory: true,
         concurrent_kernels: true,
         async_engines: 1,
+        target: Target::cpu_exec(),
     }
 }

@@ -1,21 +1,27 @@
-//! Streams as in-order work queues, each drained by its own worker thread, and events as
-//! generation counters with a timestamp.
+//! Streams as in-order work queues, and events as generation counters with a timestamp.
+//!
+//! A stream's queue is drained by a worker thread that exists only while there is work: it is
+//! started when work arrives on an idle stream and exits after [`IDLE_EXIT`] without work, so a
+//! program may hold thousands of streams without holding thousands of threads. Destroying a
+//! stream returns at once; its worker finishes the queued work and exits (as `cuStreamDestroy`).
 
+use std::cell::Cell;
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-use std::thread::JoinHandle;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use ferrocm_backend::BackendError;
 
 /// One unit of queued work. An `Err` is kept and reported by the next synchronize.
 pub(crate) type Job = Box<dyn FnOnce() -> Result<(), BackendError> + Send>;
 
+/// How long a worker waits for more work before its thread exits.
+const IDLE_EXIT: Duration = Duration::from_millis(250);
+
 /// An entry of a stream's queue.
 enum Work {
     Job(Job),
-    /// An event record: completed only after the stream counts it done, so a thread woken by
-    /// the event already sees the stream idle if nothing follows.
+    /// An event record, completed together with the stream's count of done work.
     Marker(Arc<CpuEvent>, u64),
 }
 
@@ -25,14 +31,30 @@ struct Queue {
     submitted: u64,
     completed: u64,
     error: Option<BackendError>,
-    shutdown: bool,
+    /// A worker thread is running (or starting) for this queue.
+    worker: bool,
+    /// The stream was destroyed: the worker exits once the queue is empty.
+    destroyed: bool,
 }
 
-/// An ordered asynchronous queue of work with its worker thread.
+struct Shared {
+    queue: Mutex<Queue>,
+    cv: Condvar,
+    id: u64,
+    name: String,
+}
+
+/// An ordered asynchronous queue of work.
 pub(crate) struct CpuStream {
     pub(crate) device: u32,
-    shared: Arc<(Mutex<Queue>, Condvar)>,
-    worker: Mutex<Option<JoinHandle<()>>>,
+    /// Blocking streams synchronize with the device's legacy default stream.
+    pub(crate) blocking: bool,
+    shared: Arc<Shared>,
+}
+
+thread_local! {
+    /// The stream whose worker this thread is (0 on other threads).
+    static WORKER_OF: Cell<u64> = const { Cell::new(0) };
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -42,98 +64,122 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl CpuStream {
-    pub(crate) fn new(device: u32, name: String) -> std::io::Result<CpuStream> {
-        let shared = Arc::new((Mutex::new(Queue::default()), Condvar::new()));
-        let worker_shared = Arc::clone(&shared);
-        let worker = std::thread::Builder::new().name(name).spawn(move || worker_loop(&worker_shared))?;
-        Ok(CpuStream { device, shared, worker: Mutex::new(Some(worker)) })
+    pub(crate) fn new(device: u32, id: u64, blocking: bool) -> CpuStream {
+        let name = format!("ferrocm-cpu{device}-stream{id}");
+        let shared = Arc::new(Shared { queue: Mutex::new(Queue::default()), cv: Condvar::new(), id, name });
+        CpuStream { device, blocking, shared }
     }
 
     /// Queues a job behind everything already queued.
-    pub(crate) fn push(&self, job: Job) {
-        self.push_work(Work::Job(job));
+    pub(crate) fn push(&self, job: Job) -> Result<(), BackendError> {
+        self.push_work(Work::Job(job))
     }
 
     /// Queues an event record.
-    pub(crate) fn push_marker(&self, event: Arc<CpuEvent>, generation: u64) {
-        self.push_work(Work::Marker(event, generation));
+    pub(crate) fn push_marker(&self, event: Arc<CpuEvent>, generation: u64) -> Result<(), BackendError> {
+        self.push_work(Work::Marker(event, generation))
     }
 
-    fn push_work(&self, work: Work) {
-        let (queue, cv) = &*self.shared;
-        let mut q = lock(queue);
+    fn push_work(&self, work: Work) -> Result<(), BackendError> {
+        let mut q = lock(&self.shared.queue);
+        if !q.worker {
+            let shared = Arc::clone(&self.shared);
+            std::thread::Builder::new()
+                .name(self.shared.name.clone())
+                .spawn(move || worker_loop(&shared))
+                .map_err(|e| BackendError::Os { what: "a stream worker thread", message: e.to_string() })?;
+            q.worker = true;
+        }
         q.jobs.push_back(work);
         q.submitted += 1;
-        cv.notify_all();
+        self.shared.cv.notify_all();
+        Ok(())
+    }
+
+    /// Whether the calling thread is this stream's worker (running one of its jobs).
+    pub(crate) fn is_current_worker(&self) -> bool {
+        WORKER_OF.get() == self.shared.id
     }
 
     /// Waits for all queued work; returns (and clears) the first error a job reported.
     pub(crate) fn synchronize(&self) -> Result<(), BackendError> {
-        let (queue, cv) = &*self.shared;
-        let mut q = lock(queue);
+        if self.is_current_worker() {
+            return Err(BackendError::NotPermitted {
+                what: "synchronizing a stream",
+                reason: "called from a host callback of the same stream, which would wait for itself",
+            });
+        }
+        let mut q = lock(&self.shared.queue);
         while q.completed < q.submitted {
-            q = cv.wait(q).unwrap_or_else(|e| e.into_inner());
+            q = self.shared.cv.wait(q).unwrap_or_else(|e| e.into_inner());
         }
         q.error.take().map_or(Ok(()), Err)
     }
 
-    /// Waits for all queued work without taking its error (freeing memory waits like this).
-    pub(crate) fn wait_idle(&self) {
-        let (queue, cv) = &*self.shared;
-        let mut q = lock(queue);
-        while q.completed < q.submitted {
-            q = cv.wait(q).unwrap_or_else(|e| e.into_inner());
+    /// The number of work items queued so far (a generation to wait for).
+    pub(crate) fn submitted(&self) -> u64 {
+        lock(&self.shared.queue).submitted
+    }
+
+    /// Whether the first `generation` work items have completed.
+    pub(crate) fn reached(&self, generation: u64) -> bool {
+        lock(&self.shared.queue).completed >= generation
+    }
+
+    /// Waits until the first `generation` work items have completed (not taking errors).
+    pub(crate) fn wait_for(&self, generation: u64) {
+        let mut q = lock(&self.shared.queue);
+        while q.completed < generation {
+            q = self.shared.cv.wait(q).unwrap_or_else(|e| e.into_inner());
         }
     }
 
     /// Whether all queued work has completed.
     pub(crate) fn idle(&self) -> bool {
-        let q = lock(&self.shared.0);
+        let q = lock(&self.shared.queue);
         q.completed == q.submitted
     }
 
-    /// Drains the queue and stops the worker.
-    pub(crate) fn shutdown(&self) {
-        {
-            let (queue, cv) = &*self.shared;
-            lock(queue).shutdown = true;
-            cv.notify_all();
-        }
-        if let Some(worker) = lock(&self.worker).take() {
-            let _ = worker.join();
-        }
+    /// Marks the stream destroyed: the worker finishes what is queued and exits; nothing waits.
+    pub(crate) fn destroy(&self) {
+        lock(&self.shared.queue).destroyed = true;
+        self.shared.cv.notify_all();
     }
 }
 
-impl Drop for CpuStream {
-    fn drop(&mut self) {
-        self.shutdown();
-    }
-}
-
-fn worker_loop(shared: &(Mutex<Queue>, Condvar)) {
-    let (queue, cv) = shared;
+fn worker_loop(shared: &Shared) {
+    WORKER_OF.set(shared.id);
     loop {
-        let job = {
-            let mut q = lock(queue);
+        let work = {
+            let mut q = lock(&shared.queue);
             loop {
-                if let Some(job) = q.jobs.pop_front() {
-                    break job;
+                if let Some(w) = q.jobs.pop_front() {
+                    break w;
                 }
-                if q.shutdown {
+                if q.destroyed {
+                    q.worker = false;
                     return;
                 }
-                q = cv.wait(q).unwrap_or_else(|e| e.into_inner());
+                let (guard, timeout) =
+                    shared.cv.wait_timeout(q, IDLE_EXIT).unwrap_or_else(|e| e.into_inner());
+                q = guard;
+                if timeout.timed_out() && q.jobs.is_empty() {
+                    // Idle: the thread exits; the next push starts a new one.
+                    q.worker = false;
+                    return;
+                }
             }
         };
-        let job = match job {
+        let job = match work {
             Work::Job(job) => job,
             Work::Marker(event, generation) => {
-                let mut q = lock(queue);
-                q.completed += 1;
-                cv.notify_all();
-                drop(q);
+                // The event completes and the stream counts the marker done under one lock, so a
+                // thread woken by either sees both: a synchronized stream's events are complete,
+                // and a completed event's stream is idle if nothing follows.
+                let mut q = lock(&shared.queue);
                 event.complete(generation);
+                q.completed += 1;
+                shared.cv.notify_all();
                 continue;
             }
         };
@@ -145,12 +191,12 @@ fn worker_loop(shared: &(Mutex<Queue>, Condvar)) {
                 .unwrap_or_else(|| "unknown panic".into());
             Err(BackendError::KernelFailed { kernel: "<host work>".into(), message })
         });
-        let mut q = lock(queue);
+        let mut q = lock(&shared.queue);
         if let Err(e) = result {
             q.error.get_or_insert(e);
         }
         q.completed += 1;
-        cv.notify_all();
+        shared.cv.notify_all();
     }
 }
 

@@ -3,31 +3,34 @@
 //! `libcuda.so.1` is opened at run time with `libloading`; nothing links against CUDA at build
 //! time, so the workspace builds and tests on machines without a GPU. The code is in three
 //! layers (after cudarc): [`sys`] declares the raw API and resolves each versioned symbol on
-//! first use; the private `check` turns every return code into a `Result` whose error carries the
-//! driver's error name and string; [`CudaBackend`] implements the backend trait on top.
+//! first use; [`result`] wraps each driver call in a function returning `Result` whose error
+//! carries the driver's error name and string, grouped by topic (`result::memory::alloc`,
+//! `result::stream::create`, ...); [`CudaBackend`] implements the backend trait on top.
 //!
 //! Each device is driven through its primary context (as the CUDA runtime and HIP do), retained
 //! on first use. Handles carry the device ordinal in their top 16 bits and the driver's pointer
 //! in the low 48 (user-space addresses on the supported 64-bit hosts fit), so hot paths such as
-//! launch need no table look-up.
+//! launch need no table look-up. The legacy and per-thread default streams are the driver's
+//! special handles (`CU_STREAM_LEGACY`, `CU_STREAM_PER_THREAD`) packed the same way.
 
+pub mod result;
 pub mod sys;
 
 use std::cell::Cell;
-use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::ffi::c_void;
 use std::sync::OnceLock;
 
+use ferrocm_backend::tensor_map::{TensorMapDesc, TENSOR_MAP_BYTES};
 use ferrocm_backend::{
-    Backend, BackendError, BackendInfo, BackendKind, CopyOp, DeviceProperties, DevicePtr, EventFlags,
-    EventHandle, FunctionAttributes, FunctionHandle, HostCallback, LaunchDims, ModuleHandle, ModuleImage,
-    Result, StreamFlags, StreamHandle,
+    Backend, BackendError, BackendInfo, BackendKind, CopyOp, DefaultStream, DeviceProperties, DevicePtr,
+    EventFlags, EventHandle, FunctionAttribute, FunctionAttributes, FunctionHandle, GraphExecHandle,
+    GraphHandle, GraphNodeHandle, HostCallback, LaunchDims, MemCreateFlags, MemHandle, ModuleHandle,
+    ModuleImage, Result, StreamFlags, StreamHandle, VmmProperties,
 };
 use sys::*;
 
 const PTR_BITS: u32 = 48;
 const PTR_MASK: u64 = (1 << PTR_BITS) - 1;
-/// Dynamic shared memory a kernel may use without opting in.
-const DEFAULT_DYNAMIC_SHARED: u32 = 48 * 1024;
 
 fn pack(device: u32, ptr: *mut c_void) -> u64 {
     debug_assert_eq!(ptr as u64 & !PTR_MASK, 0, "driver handle above 2^48");
@@ -58,103 +61,80 @@ unsafe impl Sync for CudaBackend {}
 
 impl CudaBackend {
     /// Opens the driver library, initialises it and counts the devices. A missing library, a
-    /// missing symbol or a driver without devices is an `Err` that says which.
+    /// missing symbol or a failing driver is an `Err` that says which.
     pub fn load() -> Result<CudaBackend> {
         let driver = Driver::open()
             .map_err(|reason| BackendError::Unavailable { backend: BackendKind::Cuda, reason })?;
-        let mut backend = CudaBackend { driver, version: 0, devices: vec![], contexts: vec![] };
-        // SAFETY: cuInit takes flags 0; the out-pointers below point at live locals.
-        unsafe {
-            backend.check("cuInit", backend.driver.init(0))?;
-            let mut version = 0;
-            backend.check("cuDriverGetVersion", backend.driver.driver_get_version(&mut version))?;
-            backend.version = version;
-            let mut count = 0;
-            backend.check("cuDeviceGetCount", backend.driver.device_get_count(&mut count))?;
-            for ordinal in 0..count {
-                let mut dev = 0;
-                backend.check("cuDeviceGet", backend.driver.device_get(&mut dev, ordinal))?;
-                backend.devices.push(dev);
-                backend.contexts.push(OnceLock::new());
-            }
-        }
-        Ok(backend)
+        result::init(&driver)?;
+        let version = result::driver_version(&driver)?;
+        let count = result::device::count(&driver)?;
+        let devices = (0..count).map(|i| result::device::get(&driver, i)).collect::<Result<Vec<_>>>()?;
+        let contexts = devices.iter().map(|_| OnceLock::new()).collect();
+        Ok(CudaBackend { driver, version, devices, contexts })
     }
 
-    fn check(&self, call: &'static str, r: std::result::Result<CUresult, &'static str>) -> Result<()> {
-        match r {
-            Ok(CUDA_SUCCESS) => Ok(()),
-            Ok(code) => Err(self.driver_error(call, code)),
-            Err(symbol) => Err(BackendError::Unavailable {
-                backend: BackendKind::Cuda,
-                reason: format!("{} does not export {symbol}", self.driver.path),
-            }),
-        }
+    /// The driver library, for callers that use the [`result`] layer directly (the CLI's
+    /// raw-driver baselines).
+    pub fn driver(&self) -> &Driver {
+        &self.driver
     }
 
-    fn driver_error(&self, call: &'static str, code: CUresult) -> BackendError {
-        let text = |f: unsafe fn(
-            &Driver,
-            CUresult,
-            *mut *const c_char,
-        ) -> std::result::Result<CUresult, &'static str>| {
-            let mut p: *const c_char = std::ptr::null();
-            // SAFETY: the driver writes a pointer to a static NUL-terminated string or leaves it.
-            match unsafe { f(&self.driver, code, &mut p) } {
-                Ok(CUDA_SUCCESS) if !p.is_null() => {
-                    unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
-                }
-                _ => "unknown error".to_string(),
-            }
-        };
-        BackendError::Driver {
-            call,
-            code,
-            name: text(Driver::get_error_name),
-            message: text(Driver::get_error_string),
-        }
+    fn device(&self, device: u32) -> Result<CUdevice> {
+        self.devices
+            .get(device as usize)
+            .copied()
+            .ok_or(BackendError::InvalidDevice { device, count: self.devices.len() as u32 })
     }
 
     /// Makes `device`'s primary context current on this thread.
     fn bind(&self, device: u32) -> Result<CUcontext> {
+        let dev = self.device(device)?;
         let slot = &self.contexts[device as usize];
         let ctx = match slot.get() {
             Some(&c) => c,
             None => {
-                let mut c: CUcontext = std::ptr::null_mut();
-                // SAFETY: `c` is a live out-pointer and the device ordinal is valid.
-                self.check("cuDevicePrimaryCtxRetain", unsafe {
-                    self.driver.primary_ctx_retain(&mut c, self.devices[device as usize])
-                })?;
+                let c = result::context::primary_retain(&self.driver, dev)?;
                 if slot.set(c as usize).is_err() {
                     // Another thread retained it first: give back our extra reference.
                     // SAFETY: we hold one reference from the retain above.
-                    let _ = unsafe { self.driver.primary_ctx_release(self.devices[device as usize]) };
+                    let _ = unsafe { result::context::primary_release(&self.driver, dev) };
                 }
                 *slot.get().expect("set above")
             }
         };
         if CURRENT.get() != ctx {
             // SAFETY: `ctx` is a retained primary context.
-            self.check("cuCtxSetCurrent", unsafe { self.driver.ctx_set_current(ctx as CUcontext) })?;
+            unsafe { result::context::set_current(&self.driver, ctx as CUcontext)? };
             CURRENT.set(ctx);
         }
         Ok(ctx as CUcontext)
     }
 
-    fn attribute(&self, device: u32, attribute: c_int) -> Result<i32> {
-        let mut v = 0;
-        // SAFETY: `v` is a live out-pointer; the attribute is a documented enum value.
-        self.check("cuDeviceGetAttribute", unsafe {
-            self.driver.device_get_attribute(&mut v, attribute, self.devices[device as usize])
-        })?;
-        Ok(v)
+    fn attribute(&self, device: u32, attribute: std::ffi::c_int) -> Result<i32> {
+        result::device::attribute(&self.driver, self.device(device)?, attribute)
     }
 
-    fn stream_ptr(&self, stream: StreamHandle) -> Result<(u32, CUstream)> {
+    fn stream_ptr(&self, stream: StreamHandle) -> Result<CUstream> {
         let (device, ptr) = unpack(stream.0);
         self.bind(device)?;
-        Ok((device, ptr))
+        Ok(ptr)
+    }
+
+    fn event_ptr(&self, event: EventHandle) -> Result<CUevent> {
+        let (device, e) = unpack(event.0);
+        self.bind(device)?;
+        Ok(e)
+    }
+
+    /// Maps the driver's out-of-memory code to [`BackendError::OutOfMemory`] with the free bytes.
+    fn oom(&self, device: u32, bytes: u64, r: Result<CUdeviceptr>) -> Result<DevicePtr> {
+        match r {
+            Err(BackendError::Driver { code: CUDA_ERROR_OUT_OF_MEMORY, .. }) => {
+                let free = result::memory::get_info(&self.driver).map(|(f, _)| f).unwrap_or(0);
+                Err(BackendError::OutOfMemory { device, requested: bytes, free })
+            }
+            r => r.map(DevicePtr),
+        }
     }
 }
 
@@ -163,7 +143,7 @@ impl Drop for CudaBackend {
         for (i, ctx) in self.contexts.iter().enumerate() {
             if ctx.get().is_some() {
                 // SAFETY: we hold exactly one reference to each retained primary context.
-                let _ = unsafe { self.driver.primary_ctx_release(self.devices[i]) };
+                let _ = unsafe { result::context::primary_release(&self.driver, self.devices[i]) };
             }
         }
     }
@@ -174,6 +154,24 @@ unsafe extern "C" fn host_callback_trampoline(data: *mut c_void) {
     let callback = unsafe { Box::from_raw(data as *mut HostCallback) };
     // A panic must not unwind into the driver.
     let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(callback));
+}
+
+/// Calls `f` with the array of pointers to each parameter's bytes that `cuLaunchKernel` and
+/// kernel-node updates take (the driver copies the values before returning).
+fn with_params<R>(args: &[&[u8]], f: impl FnOnce(*mut *mut c_void) -> R) -> R {
+    const INLINE: usize = 32;
+    let mut inline = [std::ptr::null_mut::<c_void>(); INLINE];
+    let mut heap = Vec::new();
+    let params: &mut [*mut c_void] = if args.len() <= INLINE {
+        &mut inline[..args.len()]
+    } else {
+        heap.resize(args.len(), std::ptr::null_mut());
+        &mut heap
+    };
+    for (slot, arg) in params.iter_mut().zip(args) {
+        *slot = arg.as_ptr() as *mut c_void;
+    }
+    f(params.as_mut_ptr())
 }
 
 fn as_usize(bytes: u64) -> usize {
@@ -199,25 +197,13 @@ impl Backend for CudaBackend {
     }
 
     fn device_properties(&self, device: u32) -> Result<DeviceProperties> {
-        let dev = self.devices[device as usize];
+        let dev = self.device(device)?;
+        let d = &self.driver;
         let a = |attr| self.attribute(device, attr).map(|v| v.max(0) as u32);
-        let mut name = [0 as c_char; 256];
-        let mut total = 0usize;
-        let mut uuid = [0u8; 16];
-        let mut bus = [0 as c_char; 32];
-        // SAFETY: each buffer is live and its length is passed where the call takes one.
-        unsafe {
-            self.check("cuDeviceGetName", self.driver.device_get_name(name.as_mut_ptr(), 256, dev))?;
-            self.check("cuDeviceTotalMem_v2", self.driver.device_total_mem(&mut total, dev))?;
-            self.check("cuDeviceGetUuid_v2", self.driver.device_get_uuid(&mut uuid, dev))?;
-            self.check("cuDeviceGetPCIBusId", self.driver.device_get_pci_bus_id(bus.as_mut_ptr(), 32, dev))?;
-        }
-        // SAFETY: the driver NUL-terminates both strings within the buffers.
-        let cstr = |b: &[c_char]| unsafe { CStr::from_ptr(b.as_ptr()) }.to_string_lossy().into_owned();
-        let u: String = uuid.iter().map(|b| format!("{b:02x}")).collect();
+        let u: String = result::device::uuid(d, dev)?.iter().map(|b| format!("{b:02x}")).collect();
         let (major, minor) = (a(attr::COMPUTE_CAPABILITY_MAJOR)?, a(attr::COMPUTE_CAPABILITY_MINOR)?);
         Ok(DeviceProperties {
-            name: cstr(&name),
+            name: result::device::name(d, dev)?,
             arch: format!("sm_{major}{minor}"),
             compute_capability: (major, minor),
             compute_units: a(attr::MULTIPROCESSOR_COUNT)?,
@@ -235,184 +221,152 @@ impl Backend for CudaBackend {
             memory_clock_khz: a(attr::MEMORY_CLOCK_RATE)?,
             memory_bus_width: a(attr::GLOBAL_MEMORY_BUS_WIDTH)?,
             l2_cache_bytes: a(attr::L2_CACHE_SIZE)? as u64,
-            total_memory: total as u64,
-            pci_bus_id: cstr(&bus).to_lowercase(),
+            total_memory: result::device::total_mem(d, dev)?,
+            pci_bus_id: result::device::pci_bus_id(d, dev)?.to_lowercase(),
             uuid: format!("GPU-{}-{}-{}-{}-{}", &u[0..8], &u[8..12], &u[12..16], &u[16..20], &u[20..32]),
             managed_memory: a(attr::MANAGED_MEMORY)? != 0,
             concurrent_kernels: a(attr::CONCURRENT_KERNELS)? != 0,
             async_engines: a(attr::ASYNC_ENGINE_COUNT)?,
+            target: ferrocm_backend::Target::nvidia((major, minor), self.version as u32),
         })
     }
 
     fn mem_info(&self, device: u32) -> Result<(u64, u64)> {
         self.bind(device)?;
-        let (mut free, mut total) = (0usize, 0usize);
-        // SAFETY: live out-pointers; the device's context is current.
-        self.check("cuMemGetInfo_v2", unsafe { self.driver.mem_get_info(&mut free, &mut total) })?;
-        Ok((free as u64, total as u64))
+        result::memory::get_info(&self.driver)
     }
 
     fn device_synchronize(&self, device: u32) -> Result<()> {
         self.bind(device)?;
-        // SAFETY: the device's context is current.
-        self.check("cuCtxSynchronize", unsafe { self.driver.ctx_synchronize() })
+        result::context::synchronize(&self.driver)
     }
 
     fn alloc(&self, device: u32, bytes: u64) -> Result<DevicePtr> {
         self.bind(device)?;
-        let mut p = 0;
-        // SAFETY: live out-pointer; the device's context is current.
-        match unsafe { self.driver.mem_alloc(&mut p, as_usize(bytes)) } {
-            Ok(CUDA_ERROR_OUT_OF_MEMORY) => {
-                let free = self.mem_info(device).map(|(f, _)| f).unwrap_or(0);
-                Err(BackendError::OutOfMemory { device, requested: bytes, free })
-            }
-            r => self.check("cuMemAlloc_v2", r).map(|_| DevicePtr(p)),
-        }
+        self.oom(device, bytes, result::memory::alloc(&self.driver, as_usize(bytes)))
     }
 
     fn alloc_managed(&self, device: u32, bytes: u64) -> Result<DevicePtr> {
         self.bind(device)?;
-        let mut p = 0;
-        // SAFETY: live out-pointer; the device's context is current.
-        match unsafe { self.driver.mem_alloc_managed(&mut p, as_usize(bytes), CU_MEM_ATTACH_GLOBAL) } {
-            Ok(CUDA_ERROR_OUT_OF_MEMORY) => {
-                let free = self.mem_info(device).map(|(f, _)| f).unwrap_or(0);
-                Err(BackendError::OutOfMemory { device, requested: bytes, free })
-            }
-            r => self.check("cuMemAllocManaged", r).map(|_| DevicePtr(p)),
-        }
+        self.oom(device, bytes, result::memory::alloc_managed(&self.driver, as_usize(bytes)))
     }
 
-    fn free(&self, device: u32, ptr: DevicePtr) -> Result<()> {
+    unsafe fn free(&self, device: u32, ptr: DevicePtr) -> Result<()> {
         self.bind(device)?;
-        // SAFETY: the runtime frees each allocation it made exactly once.
-        self.check("cuMemFree_v2", unsafe { self.driver.mem_free(ptr.0) })
+        // SAFETY: forwarded from the caller's contract.
+        unsafe { result::memory::free(&self.driver, ptr.0) }
     }
 
-    fn alloc_host(&self, bytes: u64) -> Result<*mut u8> {
-        self.bind(0)?;
-        let mut p: *mut c_void = std::ptr::null_mut();
-        // SAFETY: live out-pointer; portable pinned memory is usable from every context.
-        match unsafe { self.driver.mem_host_alloc(&mut p, as_usize(bytes), CU_MEMHOSTALLOC_PORTABLE) } {
-            Ok(CUDA_ERROR_OUT_OF_MEMORY) => {
-                Err(BackendError::OutOfMemory { device: 0, requested: bytes, free: 0 })
+    fn alloc_host(&self, device: u32, bytes: u64) -> Result<*mut u8> {
+        // The named device's context makes the allocation: it is visible to the user, so no
+        // context is created on a GPU hidden by FERROCM_VISIBLE_DEVICES.
+        self.bind(device)?;
+        match result::memory::host_alloc(&self.driver, as_usize(bytes)) {
+            Err(BackendError::Driver { code: CUDA_ERROR_OUT_OF_MEMORY, .. }) => {
+                Err(BackendError::OutOfMemory { device, requested: bytes, free: 0 })
             }
-            r => self.check("cuMemHostAlloc", r).map(|_| p as *mut u8),
+            Ok(p) => {
+                // SAFETY: a fresh host allocation of `bytes` bytes; the trait promises zeroed memory.
+                unsafe { std::ptr::write_bytes(p, 0, as_usize(bytes)) };
+                Ok(p)
+            }
+            r => r,
         }
     }
 
-    fn free_host(&self, ptr: *mut u8) -> Result<()> {
-        self.bind(0)?;
-        // SAFETY: the pointer came from cuMemHostAlloc and is freed once.
-        self.check("cuMemFreeHost", unsafe { self.driver.mem_free_host(ptr as *mut c_void) })
+    unsafe fn free_host(&self, device: u32, ptr: *mut u8) -> Result<()> {
+        self.bind(device)?;
+        // SAFETY: forwarded from the caller's contract.
+        unsafe { result::memory::free_host(&self.driver, ptr) }
     }
 
-    fn memset_async(&self, stream: StreamHandle, dst: DevicePtr, value: u8, bytes: u64) -> Result<()> {
-        let (_, s) = self.stream_ptr(stream)?;
-        // SAFETY: the runtime checked the range against a live allocation.
-        self.check("cuMemsetD8Async", unsafe {
-            self.driver.memset_d8_async(dst.0, value, as_usize(bytes), s)
-        })
+    unsafe fn memset_async(&self, stream: StreamHandle, dst: DevicePtr, value: u8, bytes: u64) -> Result<()> {
+        let s = self.stream_ptr(stream)?;
+        // SAFETY: forwarded from the caller's contract.
+        unsafe { result::memory::memset_d8_async(&self.driver, dst.0, value, as_usize(bytes), s) }
     }
 
-    fn copy_async(&self, stream: StreamHandle, copy: CopyOp, bytes: u64) -> Result<()> {
-        let (_, s) = self.stream_ptr(stream)?;
-        let n = as_usize(bytes);
-        // SAFETY: the runtime checked both ranges and keeps host memory alive until completion.
+    unsafe fn copy_async(&self, stream: StreamHandle, copy: CopyOp, bytes: u64) -> Result<()> {
+        let s = self.stream_ptr(stream)?;
+        let (d, n) = (&self.driver, as_usize(bytes));
+        // SAFETY: forwarded from the caller's contract.
         unsafe {
             match copy {
-                CopyOp::HostToDevice { src, dst } => {
-                    self.check("cuMemcpyHtoDAsync_v2", self.driver.memcpy_htod_async(dst.0, src as _, n, s))
-                }
-                CopyOp::DeviceToHost { src, dst } => {
-                    self.check("cuMemcpyDtoHAsync_v2", self.driver.memcpy_dtoh_async(dst as _, src.0, n, s))
-                }
-                CopyOp::DeviceToDevice { src, dst } => {
-                    self.check("cuMemcpyDtoDAsync_v2", self.driver.memcpy_dtod_async(dst.0, src.0, n, s))
-                }
+                CopyOp::HostToDevice { src, dst } => result::memory::copy_htod_async(d, dst.0, src, n, s),
+                CopyOp::DeviceToHost { src, dst } => result::memory::copy_dtoh_async(d, dst, src.0, n, s),
+                CopyOp::DeviceToDevice { src, dst } => result::memory::copy_dtod_async(d, dst.0, src.0, n, s),
                 CopyOp::Peer { src_device, src, dst_device, dst } => {
                     let src_ctx = self.bind(src_device)?;
                     let dst_ctx = self.bind(dst_device)?;
-                    self.stream_ptr(stream)?;
-                    self.check(
-                        "cuMemcpyPeerAsync",
-                        self.driver.memcpy_peer_async(dst.0, dst_ctx, src.0, src_ctx, n, s),
-                    )
+                    let s = self.stream_ptr(stream)?;
+                    result::memory::copy_peer_async(d, dst.0, dst_ctx, src.0, src_ctx, n, s)
                 }
             }
         }
     }
 
     fn can_access_peer(&self, device: u32, peer: u32) -> Result<bool> {
-        let mut can = 0;
-        // SAFETY: live out-pointer, valid ordinals.
-        self.check("cuDeviceCanAccessPeer", unsafe {
-            self.driver.device_can_access_peer(
-                &mut can,
-                self.devices[device as usize],
-                self.devices[peer as usize],
-            )
-        })?;
-        Ok(can != 0)
+        result::device::can_access_peer(&self.driver, self.device(device)?, self.device(peer)?)
     }
 
     fn enable_peer_access(&self, device: u32, peer: u32) -> Result<()> {
         let peer_ctx = self.bind(peer)?;
         self.bind(device)?;
         // SAFETY: both contexts are retained primary contexts; `device`'s is current.
-        match unsafe { self.driver.ctx_enable_peer_access(peer_ctx, 0) } {
-            Ok(CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) => Ok(()),
-            r => self.check("cuCtxEnablePeerAccess", r),
-        }
+        unsafe { result::context::enable_peer_access(&self.driver, peer_ctx) }
     }
 
     fn stream_create(&self, device: u32, flags: StreamFlags) -> Result<StreamHandle> {
         self.bind(device)?;
-        let mut s: CUstream = std::ptr::null_mut();
         let f = if flags.non_blocking { CU_STREAM_NON_BLOCKING } else { 0 };
-        // SAFETY: live out-pointer; the device's context is current.
-        self.check("cuStreamCreateWithPriority", unsafe {
-            self.driver.stream_create(&mut s, f, flags.priority)
-        })?;
+        let s = result::stream::create(&self.driver, f, flags.priority)?;
         Ok(StreamHandle(pack(device, s)))
     }
 
-    fn stream_destroy(&self, stream: StreamHandle) -> Result<()> {
-        let (_, s) = self.stream_ptr(stream)?;
-        // SAFETY: the stream is live and destroyed once.
-        self.check("cuStreamDestroy_v2", unsafe { self.driver.stream_destroy(s) })
+    fn default_stream(&self, device: u32, which: DefaultStream) -> Result<StreamHandle> {
+        self.device(device)?;
+        let special = match which {
+            DefaultStream::Legacy => CU_STREAM_LEGACY,
+            DefaultStream::PerThread => CU_STREAM_PER_THREAD,
+        };
+        Ok(StreamHandle(pack(device, special as *mut c_void)))
     }
 
-    fn stream_synchronize(&self, stream: StreamHandle) -> Result<()> {
-        let (_, s) = self.stream_ptr(stream)?;
-        // SAFETY: the stream is live.
-        self.check("cuStreamSynchronize", unsafe { self.driver.stream_synchronize(s) })
+    fn native_stream_handle(&self, stream: StreamHandle) -> Option<u64> {
+        Some(unpack(stream.0).1 as u64)
     }
 
-    fn stream_query(&self, stream: StreamHandle) -> Result<bool> {
-        let (_, s) = self.stream_ptr(stream)?;
-        // SAFETY: the stream is live.
-        match unsafe { self.driver.stream_query(s) } {
-            Ok(CUDA_ERROR_NOT_READY) => Ok(false),
-            r => self.check("cuStreamQuery", r).map(|_| true),
-        }
+    unsafe fn stream_destroy(&self, stream: StreamHandle) -> Result<()> {
+        let s = self.stream_ptr(stream)?;
+        // SAFETY: forwarded from the caller's contract.
+        unsafe { result::stream::destroy(&self.driver, s) }
     }
 
-    fn stream_wait_event(&self, stream: StreamHandle, event: EventHandle) -> Result<()> {
-        let (_, s) = self.stream_ptr(stream)?;
+    unsafe fn stream_synchronize(&self, stream: StreamHandle) -> Result<()> {
+        let s = self.stream_ptr(stream)?;
+        // SAFETY: forwarded from the caller's contract.
+        unsafe { result::stream::synchronize(&self.driver, s) }
+    }
+
+    unsafe fn stream_query(&self, stream: StreamHandle) -> Result<bool> {
+        let s = self.stream_ptr(stream)?;
+        // SAFETY: forwarded from the caller's contract.
+        unsafe { result::stream::query(&self.driver, s) }
+    }
+
+    unsafe fn stream_wait_event(&self, stream: StreamHandle, event: EventHandle) -> Result<()> {
+        // The event may belong to another device: the driver accepts it from any context.
         let (_, e) = unpack(event.0);
-        // SAFETY: both are live.
-        self.check("cuStreamWaitEvent", unsafe { self.driver.stream_wait_event(s, e, 0) })
+        let s = self.stream_ptr(stream)?;
+        // SAFETY: forwarded from the caller's contract.
+        unsafe { result::stream::wait_event(&self.driver, s, e) }
     }
 
-    fn stream_add_callback(&self, stream: StreamHandle, callback: HostCallback) -> Result<()> {
-        let (_, s) = self.stream_ptr(stream)?;
+    unsafe fn stream_add_callback(&self, stream: StreamHandle, callback: HostCallback) -> Result<()> {
+        let s = self.stream_ptr(stream)?;
         let data = Box::into_raw(Box::new(callback)) as *mut c_void;
         // SAFETY: the trampoline takes ownership of `data` when the driver runs it.
-        let r = self.check("cuLaunchHostFunc", unsafe {
-            self.driver.launch_host_func(s, host_callback_trampoline, data)
-        });
+        let r = unsafe { result::stream::launch_host_func(&self.driver, s, host_callback_trampoline, data) };
         if r.is_err() {
             // SAFETY: the driver did not take the callback, so we still own it.
             drop(unsafe { Box::from_raw(data as *mut HostCallback) });
@@ -422,7 +376,6 @@ impl Backend for CudaBackend {
 
     fn event_create(&self, device: u32, flags: EventFlags) -> Result<EventHandle> {
         self.bind(device)?;
-        let mut e: CUevent = std::ptr::null_mut();
         let mut f = 0;
         if !flags.timing {
             f |= CU_EVENT_DISABLE_TIMING;
@@ -430,128 +383,71 @@ impl Backend for CudaBackend {
         if flags.blocking_sync {
             f |= CU_EVENT_BLOCKING_SYNC;
         }
-        // SAFETY: live out-pointer; the device's context is current.
-        self.check("cuEventCreate", unsafe { self.driver.event_create(&mut e, f) })?;
+        let e = result::event::create(&self.driver, f)?;
         Ok(EventHandle(pack(device, e)))
     }
 
-    fn event_destroy(&self, event: EventHandle) -> Result<()> {
-        let (device, e) = unpack(event.0);
-        self.bind(device)?;
-        // SAFETY: the event is live and destroyed once.
-        self.check("cuEventDestroy_v2", unsafe { self.driver.event_destroy(e) })
+    unsafe fn event_destroy(&self, event: EventHandle) -> Result<()> {
+        let e = self.event_ptr(event)?;
+        // SAFETY: forwarded from the caller's contract.
+        unsafe { result::event::destroy(&self.driver, e) }
     }
 
-    fn event_record(&self, event: EventHandle, stream: StreamHandle) -> Result<()> {
-        let (_, s) = self.stream_ptr(stream)?;
+    unsafe fn event_record(&self, event: EventHandle, stream: StreamHandle) -> Result<()> {
         let (_, e) = unpack(event.0);
-        // SAFETY: both are live.
-        self.check("cuEventRecord", unsafe { self.driver.event_record(e, s) })
+        let s = self.stream_ptr(stream)?;
+        // SAFETY: forwarded from the caller's contract.
+        unsafe { result::event::record(&self.driver, e, s) }
     }
 
-    fn event_synchronize(&self, event: EventHandle) -> Result<()> {
-        let (device, e) = unpack(event.0);
-        self.bind(device)?;
-        // SAFETY: the event is live.
-        self.check("cuEventSynchronize", unsafe { self.driver.event_synchronize(e) })
+    unsafe fn event_synchronize(&self, event: EventHandle) -> Result<()> {
+        let e = self.event_ptr(event)?;
+        // SAFETY: forwarded from the caller's contract.
+        unsafe { result::event::synchronize(&self.driver, e) }
     }
 
-    fn event_query(&self, event: EventHandle) -> Result<bool> {
-        let (device, e) = unpack(event.0);
-        self.bind(device)?;
-        // SAFETY: the event is live.
-        match unsafe { self.driver.event_query(e) } {
-            Ok(CUDA_ERROR_NOT_READY) => Ok(false),
-            r => self.check("cuEventQuery", r).map(|_| true),
-        }
+    unsafe fn event_query(&self, event: EventHandle) -> Result<bool> {
+        let e = self.event_ptr(event)?;
+        // SAFETY: forwarded from the caller's contract.
+        unsafe { result::event::query(&self.driver, e) }
     }
 
-    fn event_elapsed_ms(&self, start: EventHandle, end: EventHandle) -> Result<f32> {
-        let (device, a) = unpack(start.0);
+    unsafe fn event_elapsed_ms(&self, start: EventHandle, end: EventHandle) -> Result<f32> {
+        let a = self.event_ptr(start)?;
         let (_, b) = unpack(end.0);
-        self.bind(device)?;
-        let mut ms = 0f32;
-        // SAFETY: live out-pointer; both events are live.
-        self.check("cuEventElapsedTime", unsafe { self.driver.event_elapsed_time(&mut ms, a, b) })?;
-        Ok(ms)
+        // SAFETY: forwarded from the caller's contract.
+        unsafe { result::event::elapsed_ms(&self.driver, a, b) }
     }
 
     fn module_load(&self, device: u32, image: &ModuleImage) -> Result<ModuleHandle> {
         let ModuleImage::Ptx(text) = image else {
             return Err(BackendError::Unsupported { backend: BackendKind::Cuda, what: "CPU modules" });
         };
-        let source = CString::new(text.as_str())
-            .map_err(|_| BackendError::ModuleLoad { log: "PTX text contains a NUL byte".into() })?;
         self.bind(device)?;
-        const LOG: usize = 16 * 1024;
-        let mut error_log = vec![0u8; LOG];
-        let mut info_log = vec![0u8; LOG];
-        let mut options = [
-            CU_JIT_ERROR_LOG_BUFFER,
-            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
-            CU_JIT_INFO_LOG_BUFFER,
-            CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
-        ];
-        let mut values = [
-            error_log.as_mut_ptr() as *mut c_void,
-            LOG as *mut c_void,
-            info_log.as_mut_ptr() as *mut c_void,
-            LOG as *mut c_void,
-        ];
-        let mut module: CUmodule = std::ptr::null_mut();
-        // SAFETY: the option arrays have equal length, the log buffers outlive the call and their
-        // sizes are passed by value as the JIT options require.
-        let r = unsafe {
-            self.driver.module_load_data_ex(
-                &mut module,
-                source.as_ptr() as *const c_void,
-                options.len() as u32,
-                options.as_mut_ptr(),
-                values.as_mut_ptr(),
-            )
-        };
-        match self.check("cuModuleLoadDataEx", r) {
-            Ok(()) => Ok(ModuleHandle(pack(device, module))),
-            Err(e) => {
-                let log = String::from_utf8_lossy(error_log.split(|&b| b == 0).next().unwrap_or(&[]))
-                    .trim()
-                    .to_string();
-                Err(BackendError::ModuleLoad {
-                    log: if log.is_empty() { e.to_string() } else { format!("{e}\n{log}") },
-                })
-            }
-        }
+        let m = result::module::load_ptx(&self.driver, text)?;
+        Ok(ModuleHandle(pack(device, m)))
     }
 
-    fn module_unload(&self, module: ModuleHandle) -> Result<()> {
+    unsafe fn module_unload(&self, module: ModuleHandle) -> Result<()> {
         let (device, m) = unpack(module.0);
         self.bind(device)?;
-        // SAFETY: the module is live and unloaded once.
-        self.check("cuModuleUnload", unsafe { self.driver.module_unload(m) })
+        // SAFETY: forwarded from the caller's contract.
+        unsafe { result::module::unload(&self.driver, m) }
     }
 
-    fn module_function(&self, module: ModuleHandle, name: &str) -> Result<FunctionHandle> {
+    unsafe fn module_function(&self, module: ModuleHandle, name: &str) -> Result<FunctionHandle> {
         let (device, m) = unpack(module.0);
         self.bind(device)?;
-        let cname = CString::new(name).map_err(|_| BackendError::FunctionNotFound { name: name.into() })?;
-        let mut f: CUfunction = std::ptr::null_mut();
-        // SAFETY: live out-pointer, NUL-terminated name, live module.
-        match unsafe { self.driver.module_get_function(&mut f, m, cname.as_ptr()) } {
-            Ok(CUDA_SUCCESS) => Ok(FunctionHandle(pack(device, f))),
-            Ok(500) => Err(BackendError::FunctionNotFound { name: name.into() }),
-            r => self.check("cuModuleGetFunction", r).map(|_| FunctionHandle(pack(device, f))),
-        }
+        // SAFETY: forwarded from the caller's contract.
+        let f = unsafe { result::module::get_function(&self.driver, m, name)? };
+        Ok(FunctionHandle(pack(device, f)))
     }
 
-    fn function_attributes(&self, function: FunctionHandle) -> Result<FunctionAttributes> {
+    unsafe fn function_attributes(&self, function: FunctionHandle) -> Result<FunctionAttributes> {
         let (device, f) = unpack(function.0);
         self.bind(device)?;
-        let get = |attribute| {
-            let mut v = 0;
-            // SAFETY: live out-pointer and function.
-            self.check("cuFuncGetAttribute", unsafe { self.driver.func_get_attribute(&mut v, attribute, f) })
-                .map(|_| v.max(0) as u32)
-        };
+        // SAFETY: forwarded from the caller's contract.
+        let get = |a| unsafe { result::function::get_attribute(&self.driver, f, a) }.map(|v| v.max(0) as u32);
         Ok(FunctionAttributes {
             max_threads_per_block: get(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
             static_shared_bytes: get(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
@@ -560,7 +456,56 @@ impl Backend for CudaBackend {
         })
     }
 
-    fn launch(
+    unsafe fn function_set_attribute(
+        &self,
+        function: FunctionHandle,
+        attribute: FunctionAttribute,
+        value: i32,
+    ) -> Result<()> {
+        let (device, f) = unpack(function.0);
+        self.bind(device)?;
+        let a = match attribute {
+            FunctionAttribute::MaxDynamicSharedBytes => CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            FunctionAttribute::NonPortableClusterSizeAllowed => {
+                CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
+            }
+            _ => {
+                return Err(BackendError::Unsupported {
+                    backend: BackendKind::Cuda,
+                    what: "this function attribute",
+                })
+            }
+        };
+        // SAFETY: forwarded from the caller's contract.
+        unsafe { result::function::set_attribute(&self.driver, f, a, value) }
+    }
+
+    unsafe fn max_active_blocks_per_cu(
+        &self,
+        function: FunctionHandle,
+        block_threads: u32,
+        dynamic_shared_bytes: u32,
+    ) -> Result<u32> {
+        let (device, f) = unpack(function.0);
+        self.bind(device)?;
+        // SAFETY: forwarded from the caller's contract.
+        let n = unsafe {
+            result::function::max_active_blocks_per_sm(
+                &self.driver,
+                f,
+                block_threads as i32,
+                dynamic_shared_bytes as usize,
+            )?
+        };
+        Ok(n.max(0) as u32)
+    }
+
+    fn tensor_map_encode(&self, device: u32, desc: &TensorMapDesc) -> Result<[u8; TENSOR_MAP_BYTES]> {
+        self.bind(device)?;
+        result::tensor_map::encode_tiled(&self.driver, desc)
+    }
+
+    unsafe fn launch(
         &self,
         function: FunctionHandle,
         dims: LaunchDims,
@@ -568,46 +513,174 @@ impl Backend for CudaBackend {
         args: &[&[u8]],
     ) -> Result<()> {
         let (_, f) = unpack(function.0);
-        let (_, s) = self.stream_ptr(stream)?;
-        if dims.shared_mem_bytes > DEFAULT_DYNAMIC_SHARED {
-            // SAFETY: live function; the runtime checked the size against the opt-in limit.
-            self.check("cuFuncSetAttribute", unsafe {
-                self.driver.func_set_attribute(
-                    f,
-                    CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                    dims.shared_mem_bytes as i32,
-                )
-            })?;
-        }
-        // cuLaunchKernel takes an array of pointers to each parameter's bytes.
-        const INLINE: usize = 32;
-        let mut inline = [std::ptr::null_mut::<c_void>(); INLINE];
-        let mut heap = Vec::new();
-        let params: &mut [*mut c_void] = if args.len() <= INLINE {
-            &mut inline[..args.len()]
-        } else {
-            heap.resize(args.len(), std::ptr::null_mut());
-            &mut heap
-        };
-        for (slot, arg) in params.iter_mut().zip(args) {
-            *slot = arg.as_ptr() as *mut c_void;
-        }
-        let (g, b) = (dims.grid, dims.block);
+        let s = self.stream_ptr(stream)?;
         // SAFETY: the parameter pointers borrow `args`, which outlive the call (the driver copies
-        // parameter values before returning); dimensions were validated by the runtime.
-        self.check("cuLaunchKernel", unsafe {
-            self.driver.launch_kernel(
+        // parameter values before returning); the rest is forwarded from the caller's contract.
+        with_params(args, |params| unsafe {
+            if dims.has_cluster() || dims.cooperative {
+                result::launch::kernel_ex(&self.driver, f, &dims, s, params)
+            } else {
+                result::launch::kernel(&self.driver, f, &dims, s, params)
+            }
+        })
+    }
+
+    fn vmm_properties(&self, device: u32) -> Result<VmmProperties> {
+        let dev = self.device(device)?;
+        if self.attribute(device, attr::VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED)? == 0 {
+            return Err(BackendError::Unsupported {
+                backend: BackendKind::Cuda,
+                what: "virtual memory management",
+            });
+        }
+        let exportable = self.attribute(device, attr::HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED)? != 0;
+        let granularity = result::vmm::granularity(&self.driver, &result::vmm::properties(dev, exportable))?;
+        Ok(VmmProperties { granularity, exportable })
+    }
+
+    fn mem_create(&self, device: u32, bytes: u64, flags: MemCreateFlags) -> Result<MemHandle> {
+        let dev = self.device(device)?;
+        self.bind(device)?;
+        let prop = result::vmm::properties(dev, flags.exportable);
+        match result::vmm::create(&self.driver, as_usize(bytes), &prop) {
+            Err(BackendError::Driver { code: CUDA_ERROR_OUT_OF_MEMORY, .. }) => {
+                let free = result::memory::get_info(&self.driver).map(|(f, _)| f).unwrap_or(0);
+                Err(BackendError::OutOfMemory { device, requested: bytes, free })
+            }
+            r => r.map(MemHandle),
+        }
+    }
+
+    unsafe fn mem_release(&self, device: u32, memory: MemHandle) -> Result<()> {
+        self.bind(device)?;
+        // SAFETY: forwarded from the caller's contract.
+        unsafe { result::vmm::release(&self.driver, memory.0) }
+    }
+
+    fn mem_reserve(&self, device: u32, bytes: u64) -> Result<DevicePtr> {
+        let granularity = self.vmm_properties(device)?.granularity;
+        self.bind(device)?;
+        result::vmm::address_reserve(&self.driver, as_usize(bytes), as_usize(granularity)).map(DevicePtr)
+    }
+
+    unsafe fn mem_unreserve(&self, device: u32, ptr: DevicePtr, bytes: u64) -> Result<()> {
+        self.bind(device)?;
+        // SAFETY: forwarded from the caller's contract.
+        unsafe { result::vmm::address_free(&self.driver, ptr.0, as_usize(bytes)) }
+    }
+
+    unsafe fn mem_map(&self, device: u32, ptr: DevicePtr, bytes: u64, memory: MemHandle) -> Result<()> {
+        self.bind(device)?;
+        // SAFETY: forwarded from the caller's contract.
+        unsafe { result::vmm::map(&self.driver, ptr.0, as_usize(bytes), memory.0) }
+    }
+
+    unsafe fn mem_unmap(&self, device: u32, ptr: DevicePtr, bytes: u64) -> Result<()> {
+        self.bind(device)?;
+        // SAFETY: forwarded from the caller's contract.
+        unsafe { result::vmm::unmap(&self.driver, ptr.0, as_usize(bytes)) }
+    }
+
+    unsafe fn mem_set_access(&self, device: u32, ptr: DevicePtr, bytes: u64, devices: &[u32]) -> Result<()> {
+        let devs = devices.iter().map(|&o| self.device(o)).collect::<Result<Vec<_>>>()?;
+        self.bind(device)?;
+        // SAFETY: forwarded from the caller's contract.
+        unsafe { result::vmm::set_access(&self.driver, ptr.0, as_usize(bytes), &devs) }
+    }
+
+    unsafe fn mem_export(&self, device: u32, memory: MemHandle) -> Result<std::os::fd::OwnedFd> {
+        self.bind(device)?;
+        // SAFETY: forwarded from the caller's contract.
+        unsafe { result::vmm::export_fd(&self.driver, memory.0) }
+    }
+
+    fn mem_import(&self, device: u32, fd: std::os::fd::BorrowedFd<'_>, _bytes: u64) -> Result<MemHandle> {
+        // The driver keeps no size with an imported handle: a size larger than the exported
+        // memory is refused by cuMemMap instead.
+        self.bind(device)?;
+        result::vmm::import_fd(&self.driver, fd).map(MemHandle)
+    }
+
+    unsafe fn stream_begin_capture(&self, stream: StreamHandle) -> Result<()> {
+        let s = self.stream_ptr(stream)?;
+        // SAFETY: forwarded from the caller's contract.
+        unsafe { result::graph::begin_capture(&self.driver, s) }
+    }
+
+    unsafe fn stream_end_capture(&self, stream: StreamHandle) -> Result<GraphHandle> {
+        let (device, _) = unpack(stream.0);
+        let s = self.stream_ptr(stream)?;
+        // SAFETY: forwarded from the caller's contract.
+        let g = unsafe { result::graph::end_capture(&self.driver, s)? };
+        Ok(GraphHandle(pack(device, g)))
+    }
+
+    unsafe fn stream_capture_last_node(&self, stream: StreamHandle) -> Result<GraphNodeHandle> {
+        let s = self.stream_ptr(stream)?;
+        // SAFETY: forwarded from the caller's contract.
+        let deps = unsafe { result::graph::capture_dependencies(&self.driver, s)? };
+        match deps[..] {
+            [node] => Ok(GraphNodeHandle(node as u64)),
+            _ => Err(BackendError::InvalidValue {
+                call: "cuStreamGetCaptureInfo",
+                message: format!(
+                    "expected the last captured operation as the one dependency, found {}",
+                    deps.len()
+                ),
+            }),
+        }
+    }
+
+    unsafe fn graph_destroy(&self, graph: GraphHandle) -> Result<()> {
+        let (device, g) = unpack(graph.0);
+        self.bind(device)?;
+        // SAFETY: forwarded from the caller's contract.
+        unsafe { result::graph::destroy(&self.driver, g) }
+    }
+
+    unsafe fn graph_instantiate(&self, graph: GraphHandle) -> Result<GraphExecHandle> {
+        let (device, g) = unpack(graph.0);
+        self.bind(device)?;
+        // SAFETY: forwarded from the caller's contract.
+        let e = unsafe { result::graph::instantiate(&self.driver, g)? };
+        Ok(GraphExecHandle(pack(device, e)))
+    }
+
+    unsafe fn graph_exec_destroy(&self, exec: GraphExecHandle) -> Result<()> {
+        let (device, e) = unpack(exec.0);
+        self.bind(device)?;
+        // SAFETY: forwarded from the caller's contract.
+        unsafe { result::graph::exec_destroy(&self.driver, e) }
+    }
+
+    unsafe fn graph_launch(&self, exec: GraphExecHandle, stream: StreamHandle) -> Result<()> {
+        let (_, e) = unpack(exec.0);
+        let s = self.stream_ptr(stream)?;
+        // SAFETY: forwarded from the caller's contract.
+        unsafe { result::graph::launch(&self.driver, e, s) }
+    }
+
+    unsafe fn graph_exec_set_kernel_params(
+        &self,
+        exec: GraphExecHandle,
+        node: GraphNodeHandle,
+        function: FunctionHandle,
+        dims: LaunchDims,
+        args: &[&[u8]],
+    ) -> Result<()> {
+        let (device, e) = unpack(exec.0);
+        let (_, f) = unpack(function.0);
+        self.bind(device)?;
+        // SAFETY: the parameter pointers borrow `args` for the call; the rest is forwarded from
+        // the caller's contract.
+        with_params(args, |params| unsafe {
+            result::graph::exec_kernel_node_set_params(
+                &self.driver,
+                e,
+                node.0 as CUgraphNode,
                 f,
-                g.x,
-                g.y,
-                g.z,
-                b.x,
-                b.y,
-                b.z,
-                dims.shared_mem_bytes,
-                s,
-                params.as_mut_ptr(),
-                std::ptr::null_mut(),
+                &dims,
+                params,
             )
         })
     }
@@ -628,6 +701,20 @@ mod tests {
         assert_eq!(unsafe { driver.init(0) }, Err("cuInit"));
         let mut p = 0;
         assert_eq!(unsafe { driver.mem_alloc(&mut p, 16) }, Err("cuMemAlloc_v2"));
+    }
+
+    /// The structures handed to the driver have the C layouts of `cuda.h`.
+    #[test]
+    fn driver_structures_have_the_c_layout() {
+        use std::mem::{offset_of, size_of};
+        assert_eq!(size_of::<CUmemAllocationProp>(), 32);
+        assert_eq!(offset_of!(CUmemAllocationProp, location), 8);
+        assert_eq!(offset_of!(CUmemAllocationProp, win32_handle_meta_data), 16);
+        assert_eq!(size_of::<CUmemAccessDesc>(), 12);
+        assert_eq!(size_of::<CUDA_KERNEL_NODE_PARAMS>(), 72);
+        assert_eq!(offset_of!(CUDA_KERNEL_NODE_PARAMS, shared_mem_bytes), 32);
+        assert_eq!(offset_of!(CUDA_KERNEL_NODE_PARAMS, kernel_params), 40);
+        assert_eq!(offset_of!(CUDA_KERNEL_NODE_PARAMS, ctx), 64);
     }
 
     #[test]

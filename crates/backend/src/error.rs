@@ -10,6 +10,12 @@ pub enum BackendError {
     /// The vendor driver returned an error code.
     #[error("{call} failed: {name} ({code}): {message}")]
     Driver { call: &'static str, code: i32, name: String, message: String },
+    /// A device ordinal past the backend's devices.
+    #[error("invalid device ordinal {device}: the backend has {count} device(s)")]
+    InvalidDevice { device: u32, count: u32 },
+    /// The operation is not allowed in the current state (e.g. from inside a host callback).
+    #[error("{what} is not permitted: {reason}")]
+    NotPermitted { what: &'static str, reason: &'static str },
     /// The driver library or one of its symbols could not be loaded.
     #[error("{backend} driver not available: {reason}")]
     Unavailable { backend: BackendKind, reason: String },
@@ -34,6 +40,9 @@ pub enum BackendError {
     /// The operating system refused a resource the backend needs (a thread, a mapping).
     #[error("could not create {what}: {message}")]
     Os { what: &'static str, message: String },
+    /// A value the backend cannot accept (a runtime bug: the runtime validates first).
+    #[error("{call}: invalid value: {message}")]
+    InvalidValue { call: &'static str, message: String },
     /// An event was queried for elapsed time before it completed or without timing.
     #[error("event not ready: {reason}")]
     EventNotReady { reason: &'static str },

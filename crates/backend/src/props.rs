@@ -113,4 +113,6 @@ pub struct DeviceProperties {
     pub managed_memory: bool,
     pub concurrent_kernels: bool,
     pub async_engines: u32,
+    /// What code the device runs and which features it may use.
+    pub target: crate::Target,
 }

@@ -18,6 +18,7 @@ pub use ferrocm_runtime::*;
 
 /// FFT (rocFFT/hipFFT/cuFFT): plans for 1D/2D/3D, complex and real transforms.
 pub use ferrocm_fft as fft;
+pub mod info;
 
 /// ferrocm's version.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -309,7 +309,7 @@ unsafe fn complex_axis<T: FftFloat>(
 }
 
 impl<T: FftFloat> CpuKernel for NativeFft<T> {
-    fn launch(&self, _: LaunchDims, args: &[&[u8]]) -> Result<(), String> {
+    unsafe fn launch(&self, _: LaunchDims, args: &[&[u8]]) -> Result<(), String> {
         let word = |i: usize| -> Result<u64, String> {
             args.get(i)
                 .and_then(|a| <[u8; 8]>::try_from(*a).ok())
@@ -328,8 +328,9 @@ impl<T: FftFloat> CpuKernel for NativeFft<T> {
             ));
         }
         let _ = self.inverse;
-        // SAFETY: the plan passes buffers it checked against the layouts (lengths re-checked
-        // above), on this CPU device, alive until the stream reaches this launch's end.
+        // SAFETY: the launch contract (addresses valid for the lengths given, lengths
+        // re-checked above against the layouts); the plan passes buffers it validated, on this
+        // CPU device, alive until the stream reaches this launch's end.
         unsafe { self.run(inp as *mut u8, out as *mut u8) };
         Ok(())
     }

@@ -1141,6 +1141,48 @@ fn dynamic_shared_memory() {
     }
 }
 
+/// 40 KiB of static shared memory plus dynamic shared memory: over 48 KiB in all, which a GPU
+/// launches only after the function's dynamic limit is raised (the runtime used to raise it only
+/// when the dynamic part alone was over 48 KiB).
+#[kernel]
+fn static_plus_dynamic_shared(x: &[u32], y: &mut [u32]) {
+    let fixed = shared_array::<u32>(10240);
+    let extra = dyn_shared::<u32>();
+    let t = thread_idx_x();
+    let n = block_dim_x();
+    let mut i = t;
+    while i < 10240u32 {
+        fixed[i] = x[i % 256u32] + i;
+        i += n;
+    }
+    let mut j = t;
+    while j < extra.len() as u32 {
+        extra[j] = j * 3u32;
+        j += n;
+    }
+    sync_threads();
+    y[t] = fixed[10239u32 - t] + extra[extra.len() as u32 - 1u32 - t];
+}
+
+#[test]
+fn static_plus_dynamic_shared_memory_over_48_kib() {
+    let mut r = Rng::new();
+    let x = r.u32s(256, 1 << 20);
+    let dynamic = 16 * 1024u32;
+    let o = Launch::new("static_plus_dynamic_shared", static_plus_dynamic_shared::kernel(), 1, 256)
+        .shared(dynamic)
+        .buf(&x)
+        .buf(&vec![0u32; 256])
+        .run()
+        .get::<u32>(1);
+    let words = dynamic / 4;
+    for t in 0..256u32 {
+        let i = 10239 - t;
+        let want = x[(i % 256) as usize] + i + (words - 1 - t) * 3;
+        assert_eq!(o[t as usize], want, "thread {t}");
+    }
+}
+
 #[kernel]
 fn tiled_matmul<const T: usize>(a: &[f32], b: &[f32], c: &mut [f32], n: u32) {
     let ta = shared_array::<f32>(T * T);
@@ -2509,46 +2551,5 @@ fn f64_exp_ln_sin_cos_to_1e_14_over_wide_ranges() {
     for i in 0..N {
         let want = [e[i].exp(), l[i].ln(), t[i].sin(), t[i].cos()];
         check_close("f64 wide-range math", &o[i * 4..i * 4 + 4], &want, 1e-14, 1e-300);
-    }
-}
-
-// ------------------------------------------------------------------ launch bounds
-
-#[kernel]
-fn bounded_scale(x: &[f32], y: &mut [f32]) {
-    launch_bounds(128u32, 4u32);
-    let i = global_index();
-    if i < y.len() {
-        y[i] = 3.0f32 * x[i];
-    }
-}
-
-#[test]
-fn launch_bounds_cap_the_block_on_every_backend() {
-    let mut r = Rng::new();
-    let x = r.f32s(N, -1.0, 1.0);
-    let k = bounded_scale::kernel().unwrap();
-    // The bound is in the IR (and survives its text form) and in the PTX.
-    assert_eq!(k.ir().max_threads, Some(128));
-    let text = k.ir().to_string();
-    assert!(text.contains("max_threads(128, 4)"), "{text}");
-    assert_eq!(&ferrocm_kernel::ir::parse(&text).unwrap(), k.ir());
-    let ptx = k.ptx("sm_90").unwrap();
-    assert!(ptx.contains(".maxntid 128, 1, 1") && ptx.contains(".minnctapersm 4"), "{ptx}");
-    let out = Launch::new("bounded_scale", bounded_scale::kernel(), grid_for(N, 128), 128)
-        .buf(&x)
-        .buf(&vec![0f32; N])
-        .run();
-    let want: Vec<f64> = x.iter().map(|&v| 3.0 * v as f64).collect();
-    check_close("y", &f64s(&out.get::<f32>(1)), &want, 1e-7, 0.0);
-    // A larger block is refused the same way on every device, before anything runs.
-    for device in Device::all().unwrap() {
-        let stream = device.create_stream().unwrap();
-        let dx = stream.clone_htod(&x).unwrap();
-        let mut dy = stream.alloc_zeroed::<f32>(N).unwrap();
-        let e = bounded_scale::launch(&stream, LaunchConfig::new(grid_for(N, 256), 256), &dx, &mut dy)
-            .unwrap_err();
-        assert!(e.to_string().contains("threads per block"), "{e}");
-        assert!(stream.clone_dtoh(&dy).unwrap().iter().all(|&v| v == 0.0));
     }
 }

@@ -13,7 +13,11 @@ struct EventInner {
 
 impl Drop for EventInner {
     fn drop(&mut self) {
-        let _ = self.device.inner.backend.event_destroy(self.handle);
+        let (device, handle) = (self.device.clone(), self.handle);
+        crate::callback::now_or_later(move || {
+            // SAFETY: the handle came from `event_create` and this is its last owner.
+            let _ = unsafe { device.inner.backend.event_destroy(handle) };
+        });
     }
 }
 
@@ -31,6 +35,8 @@ impl Event {
 
     /// An event with explicit flags.
     pub fn with_flags(device: &Device, flags: EventFlags) -> Result<Event> {
+        let _t = crate::trace::api("Event::create");
+        crate::callback::forbid("creating an event")?;
         let handle =
             device.inner.backend.event_create(device.ordinal(), flags).map_err(|e| device.error(e))?;
         Ok(Event { inner: Arc::new(EventInner { device: device.clone(), handle }) })
@@ -47,26 +53,35 @@ impl Event {
 
     /// Records the event at the current end of `stream`.
     pub fn record(&self, stream: &Stream) -> Result<()> {
+        let _t = crate::trace::api("Event::record");
+        let _op = stream.op("recording an event", crate::graph::InCapture::Refused)?;
         stream.same_device("event", self.device())?;
-        self.device()
-            .inner
-            .backend
-            .event_record(self.inner.handle, stream.handle())
+        // SAFETY: event and stream are live while `self` and `stream` are.
+        unsafe { self.device().inner.backend.event_record(self.inner.handle, stream.handle()) }
             .map_err(|e| self.device().error(e))
     }
 
     /// Blocks until the recorded point is reached.
     pub fn synchronize(&self) -> Result<()> {
-        self.device().inner.backend.event_synchronize(self.inner.handle).map_err(|e| self.device().error(e))
+        let _t = crate::trace::api("Event::synchronize");
+        crate::callback::forbid("synchronizing an event")?;
+        // SAFETY: the event is live while `self` is.
+        unsafe { self.device().inner.backend.event_synchronize(self.inner.handle) }
+            .map_err(|e| self.device().error(e))
     }
 
     /// Whether the recorded point has been reached (true if never recorded).
     pub fn query(&self) -> Result<bool> {
-        self.device().inner.backend.event_query(self.inner.handle).map_err(|e| self.device().error(e))
+        let _t = crate::trace::api("Event::query");
+        crate::callback::forbid("querying an event")?;
+        // SAFETY: the event is live while `self` is.
+        unsafe { self.device().inner.backend.event_query(self.inner.handle) }
+            .map_err(|e| self.device().error(e))
     }
 
     /// Milliseconds from this event to `end`; both must be recorded and complete.
     pub fn elapsed_ms(&self, end: &Event) -> Result<f32> {
+        let _t = crate::trace::api("Event::elapsed_ms");
         if end.device() != self.device() {
             return Err(Error::DeviceMismatch {
                 what: "end event",
@@ -74,10 +89,13 @@ impl Event {
                 actual: end.device().index(),
             });
         }
-        self.device().inner.backend.event_elapsed_ms(self.inner.handle, end.inner.handle).map_err(|e| match e
-        {
-            ferrocm_backend::BackendError::EventNotReady { reason } => Error::EventNotReady { reason },
-            e => self.device().error(e),
-        })
+        crate::callback::forbid("timing events")?;
+        // SAFETY: both events are live while `self` and `end` are.
+        unsafe { self.device().inner.backend.event_elapsed_ms(self.inner.handle, end.inner.handle) }.map_err(
+            |e| match e {
+                ferrocm_backend::BackendError::EventNotReady { reason } => Error::EventNotReady { reason },
+                e => self.device().error(e),
+            },
+        )
     }
 }

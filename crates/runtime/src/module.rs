@@ -1,11 +1,21 @@
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
 
-use ferrocm_backend::{Dim3, FunctionAttributes, FunctionHandle, LaunchDims, ModuleHandle};
+use ferrocm_backend::{
+    Dim3, Feature, FunctionAttribute, FunctionAttributes, FunctionHandle, LaunchDims, ModuleHandle,
+};
 
+use crate::callback::forbid;
 use crate::device::Device;
-use crate::memory::{AsDeviceSlice, DeviceRepr};
+use crate::memory::{AsDeviceSlice, DeviceRepr, UseTracker};
 use crate::stream::Stream;
-use crate::{Error, Result};
+use crate::{lock, Error, Result};
+
+/// Static shared memory a kernel may declare (the GPU's limit; dynamic shared memory beyond
+/// it needs the opt-in attribute).
+pub const MAX_STATIC_SHARED_BYTES: u64 = 48 * 1024;
+/// Local memory a thread may use (the GPU's limit).
+pub const MAX_LOCAL_BYTES_PER_THREAD: u64 = 512 * 1024;
 
 struct ModuleInner {
     device: Device,
@@ -14,7 +24,15 @@ struct ModuleInner {
 
 impl Drop for ModuleInner {
     fn drop(&mut self) {
-        let _ = self.device.inner.backend.module_unload(self.handle);
+        let (device, handle) = (self.device.clone(), self.handle);
+        crate::callback::now_or_later(move || {
+            let d = device.clone();
+            let _ = crate::graph::release_outside_captures(&device, move || {
+                // SAFETY: the last owner of the module (functions hold clones), so no launch of
+                // its functions can be queued any more.
+                unsafe { d.inner.backend.module_unload(handle) }.map_err(|e| d.error(e))
+            });
+        });
     }
 }
 
@@ -40,22 +58,64 @@ impl Module {
         &self.inner.device
     }
 
-    /// The kernel called `name`.
+    /// The kernel called `name`. A kernel that declares more static shared memory or local
+    /// memory per thread than a GPU allows is refused here on every backend, with the size and
+    /// the limit.
     pub fn function(&self, name: &str) -> Result<Function> {
+        let _t = crate::trace::api("Module::function");
+        forbid("looking up a kernel")?;
         let d = &self.inner.device;
-        let handle = d.inner.backend.module_function(self.inner.handle, name).map_err(|e| d.error(e))?;
-        let attributes = d.inner.backend.function_attributes(handle).map_err(|e| d.error(e))?;
-        Ok(Function { module: self.clone(), handle, attributes, name: name.into() })
+        // SAFETY: the module is live while `self` is.
+        let handle =
+            unsafe { d.inner.backend.module_function(self.inner.handle, name) }.map_err(|e| d.error(e))?;
+        // SAFETY: the function's module is live.
+        let attributes = unsafe { d.inner.backend.function_attributes(handle) }.map_err(|e| d.error(e))?;
+        let limits = [
+            ("static shared memory bytes", attributes.static_shared_bytes as u64, MAX_STATIC_SHARED_BYTES),
+            (
+                "local memory bytes per thread",
+                attributes.local_bytes_per_thread as u64,
+                MAX_LOCAL_BYTES_PER_THREAD,
+            ),
+        ];
+        for (what, requested, max) in limits {
+            if requested > max {
+                return Err(Error::KernelTooLarge { kernel: name.into(), what, requested, max });
+            }
+        }
+        Ok(Function {
+            module: self.clone(),
+            handle,
+            attributes,
+            name: name.into(),
+            state: Arc::new(FunctionState {
+                // Without the attribute a launch may use 48 KiB of shared memory in all, static
+                // included (static is at most 48 KiB, checked above).
+                dynamic_shared_limit: AtomicU32::new(
+                    (MAX_STATIC_SHARED_BYTES - attributes.static_shared_bytes as u64) as u32,
+                ),
+                set: Mutex::new(()),
+            }),
+        })
     }
+}
+
+/// What the runtime set on a function, so each attribute is set once, not on every launch.
+struct FunctionState {
+    /// The largest dynamic shared memory a launch may use without setting the attribute again.
+    dynamic_shared_limit: AtomicU32,
+    /// Serialises setting attributes (the driver call and the cached value change together).
+    set: Mutex<()>,
 }
 
 /// A kernel entry point, ready to launch.
 #[derive(Clone)]
 pub struct Function {
     module: Module,
-    handle: FunctionHandle,
+    pub(crate) handle: FunctionHandle,
     attributes: FunctionAttributes,
     name: Arc<str>,
+    state: Arc<FunctionState>,
 }
 
 impl std::fmt::Debug for Function {
@@ -70,6 +130,10 @@ impl Function {
         &self.name
     }
 
+    pub(crate) fn name_arc(&self) -> Arc<str> {
+        Arc::clone(&self.name)
+    }
+
     /// The device the kernel is loaded on.
     pub fn device(&self) -> &Device {
         self.module.device()
@@ -79,30 +143,112 @@ impl Function {
     pub fn attributes(&self) -> FunctionAttributes {
         self.attributes
     }
+
+    /// How many blocks of `block_threads` threads with `dynamic_shared_bytes` of dynamic shared
+    /// memory fit on one compute unit at once (`cuOccupancyMaxActiveBlocksPerMultiprocessor`).
+    pub fn max_active_blocks_per_cu(&self, block_threads: u32, dynamic_shared_bytes: u32) -> Result<u32> {
+        let _t = crate::trace::api("Function::max_active_blocks_per_cu");
+        forbid("computing occupancy")?;
+        let d = self.device();
+        // SAFETY: the function's module is live while `self` is.
+        unsafe { d.inner.backend.max_active_blocks_per_cu(self.handle, block_threads, dynamic_shared_bytes) }
+            .map_err(|e| d.error(e))
+    }
+
+    /// Raises the function's dynamic shared memory limit to allow `bytes`, once: later launches
+    /// that need no more than what was set skip the driver call.
+    pub(crate) fn allow_dynamic_shared(&self, bytes: u32) -> Result<()> {
+        if bytes <= self.state.dynamic_shared_limit.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        let _set = lock(&self.state.set);
+        if bytes <= self.state.dynamic_shared_limit.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        let d = self.device();
+        let p = d.properties();
+        // Allow the most the kernel can ever use, so this is set once per function.
+        let max = p.shared_mem_per_block_optin.max(p.shared_mem_per_block)
+            - self.attributes.static_shared_bytes as u64;
+        // SAFETY: the function's module is live while `self` is; the value is within the
+        // device's opt-in limit.
+        unsafe {
+            d.inner.backend.function_set_attribute(
+                self.handle,
+                FunctionAttribute::MaxDynamicSharedBytes,
+                max as i32,
+            )
+        }
+        .map_err(|e| d.error(e))?;
+        self.state.dynamic_shared_limit.store(max as u32, Ordering::Release);
+        Ok(())
+    }
 }
 
-/// Grid, block and dynamic shared memory of a launch.
+/// The shape of a launch: grid, block, dynamic shared memory, thread-block cluster and whether
+/// it is cooperative. Build it with [`LaunchConfig::new`] or [`LaunchConfig::for_num_elems`]
+/// and the `with_*` methods.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LaunchConfig {
     pub grid: Dim3,
     pub block: Dim3,
     pub shared_mem_bytes: u32,
+    /// Blocks per cluster in each dimension; (1, 1, 1) is no cluster.
+    pub cluster: Dim3,
+    /// Whether all blocks must be resident at once (grid-wide synchronization).
+    pub cooperative: bool,
 }
 
 impl LaunchConfig {
     /// A one-dimensional launch of 256-thread blocks covering `n` elements (at least one block).
     pub fn for_num_elems(n: u32) -> LaunchConfig {
-        LaunchConfig { grid: Dim3::from(n.div_ceil(256).max(1)), block: Dim3::from(256), shared_mem_bytes: 0 }
+        LaunchConfig::new(n.div_ceil(256).max(1), 256)
     }
 
-    /// A launch with the given grid and block and no dynamic shared memory.
+    /// A launch with the given grid and block, no dynamic shared memory and no cluster.
     pub fn new(grid: impl Into<Dim3>, block: impl Into<Dim3>) -> LaunchConfig {
-        LaunchConfig { grid: grid.into(), block: block.into(), shared_mem_bytes: 0 }
+        LaunchDims::new(grid, block, 0).into()
     }
 
     /// The same launch with `bytes` of dynamic shared memory.
     pub fn with_shared_mem(self, bytes: u32) -> LaunchConfig {
         LaunchConfig { shared_mem_bytes: bytes, ..self }
+    }
+
+    /// The same launch grouped into clusters of `cluster` blocks (each grid dimension must be a
+    /// multiple of the cluster's).
+    pub fn with_cluster(self, cluster: impl Into<Dim3>) -> LaunchConfig {
+        LaunchConfig { cluster: cluster.into(), ..self }
+    }
+
+    /// The same launch as a cooperative launch: every block is resident at once, so the grid
+    /// may synchronize as a whole.
+    pub fn cooperative(self) -> LaunchConfig {
+        LaunchConfig { cooperative: true, ..self }
+    }
+}
+
+impl From<LaunchDims> for LaunchConfig {
+    fn from(d: LaunchDims) -> LaunchConfig {
+        LaunchConfig {
+            grid: d.grid,
+            block: d.block,
+            shared_mem_bytes: d.shared_mem_bytes,
+            cluster: d.cluster,
+            cooperative: d.cooperative,
+        }
+    }
+}
+
+impl From<LaunchConfig> for LaunchDims {
+    fn from(c: LaunchConfig) -> LaunchDims {
+        LaunchDims {
+            grid: c.grid,
+            block: c.block,
+            shared_mem_bytes: c.shared_mem_bytes,
+            cluster: c.cluster,
+            cooperative: c.cooperative,
+        }
     }
 }
 
@@ -110,9 +256,11 @@ impl LaunchConfig {
 #[derive(Clone, Debug, Default)]
 pub struct KernelArgs {
     bytes: Vec<u8>,
-    spans: Vec<(u32, u32)>,
+    pub(crate) spans: Vec<(u32, u32)>,
     /// Devices whose memory the arguments point into (checked against peer access).
-    devices: Vec<Device>,
+    pub(crate) devices: Vec<Device>,
+    /// The allocations the arguments point into: the launch records its stream on each.
+    pub(crate) uses: Vec<Arc<UseTracker>>,
 }
 
 impl KernelArgs {
@@ -143,7 +291,25 @@ impl KernelArgs {
         if !self.devices.contains(buffer.device()) {
             self.devices.push(buffer.device().clone());
         }
+        if !self.uses.iter().any(|u| Arc::ptr_eq(u, buffer.uses())) {
+            self.uses.push(buffer.uses().clone());
+        }
         self.push(buffer.device_ptr().0)
+    }
+
+    /// Appends a tensor map by value (128 bytes), remembering its device and the buffer it
+    /// describes (whose use the launch records, as for [`KernelArgs::push_buffer`]).
+    pub fn push_tensor_map(&mut self, map: &crate::TensorMap<'_>) -> &mut Self {
+        if !self.devices.contains(map.device()) {
+            self.devices.push(map.device().clone());
+        }
+        if !self.uses.iter().any(|u| Arc::ptr_eq(u, map.uses())) {
+            self.uses.push(map.uses().clone());
+        }
+        let start = self.bytes.len();
+        self.bytes.extend_from_slice(&map.bytes().0);
+        self.spans.push((start as u32, map.bytes().0.len() as u32));
+        self
     }
 
     /// The number of parameters.
@@ -156,7 +322,7 @@ impl KernelArgs {
         self.spans.is_empty()
     }
 
-    fn with_slices<R>(&self, f: impl FnOnce(&[&[u8]]) -> R) -> R {
+    pub(crate) fn with_slices<R>(&self, f: impl FnOnce(&[&[u8]]) -> R) -> R {
         const INLINE: usize = 16;
         let slice = |&(s, n): &(u32, u32)| &self.bytes[s as usize..(s + n) as usize];
         if self.spans.len() <= INLINE {
@@ -184,7 +350,7 @@ fn check_dim(what: [&'static str; 3], requested: Dim3, max: [u32; 3]) -> Result<
     Ok(())
 }
 
-/// Checks a launch against the device's and the kernel's limits.
+/// Checks a launch against the device and kernel limits, with the GPU's rules on every backend.
 pub(crate) fn validate(device: &Device, f: &Function, cfg: &LaunchConfig) -> Result<()> {
     let p = device.properties();
     check_dim(["grid.x", "grid.y", "grid.z"], cfg.grid, p.max_grid_dim)?;
@@ -211,27 +377,105 @@ pub(crate) fn validate(device: &Device, f: &Function, cfg: &LaunchConfig) -> Res
             max: max_shared,
         });
     }
+    if cfg.cluster != Dim3::new(1, 1, 1) {
+        validate_cluster(device, cfg)?;
+    }
+    if cfg.cooperative {
+        let per_cu = f.max_active_blocks_per_cu(cfg.block.volume() as u32, cfg.shared_mem_bytes)?;
+        let max = per_cu as u64 * p.compute_units as u64;
+        if cfg.grid.volume() > max {
+            return Err(Error::InvalidLaunch {
+                rule: format!(
+                    "a cooperative grid of {} blocks cannot be resident at once: at most {max} blocks of this \
+                     shape fit ({per_cu} per compute unit x {} compute units)",
+                    cfg.grid.volume(),
+                    p.compute_units
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+fn validate_cluster(device: &Device, cfg: &LaunchConfig) -> Result<()> {
+    let t = device.target();
+    if !t.has(Feature::Clusters) {
+        return Err(Error::Unsupported {
+            device: device.index(),
+            what: format!(
+                "thread-block clusters need {} ({}); this device's target is {}",
+                Feature::Clusters,
+                Feature::Clusters.min_nvidia_arch(),
+                t.arch
+            ),
+        });
+    }
+    let (c, g) = (cfg.cluster, cfg.grid);
+    for (name, c, g) in [("x", c.x, g.x), ("y", c.y, g.y), ("z", c.z, g.z)] {
+        if c == 0 {
+            return Err(Error::EmptyLaunch { what: "cluster dimension" });
+        }
+        if g % c != 0 {
+            return Err(Error::InvalidLaunch {
+                rule: format!("grid.{name} = {g} is not a multiple of cluster.{name} = {c}"),
+            });
+        }
+    }
+    if c.volume() > t.max_cluster_blocks as u64 {
+        return Err(Error::LaunchTooLarge {
+            what: "blocks per cluster",
+            requested: c.volume(),
+            max: t.max_cluster_blocks as u64,
+        });
+    }
+    if cfg.cooperative {
+        return Err(Error::InvalidLaunch {
+            rule: "a launch cannot be both cooperative and clustered".into(),
+        });
+    }
     Ok(())
 }
 
 impl Stream {
-    /// Queues a kernel launch after validating it against the device and kernel limits.
+    /// Queues a kernel launch after validating it against the device and kernel limits: grid,
+    /// block, shared memory, cluster shape and cooperative residency. Dynamic shared memory over
+    /// 48 KiB is opted into once per function.
     ///
     /// # Safety
     /// The arguments must match the kernel's parameters in number, order and type, and every
-    /// address must point to memory the kernel may access for as long as it runs. The
+    /// address must point to memory the kernel may access for as long as it runs (for a launch
+    /// captured into a graph, every launch of the graph; buffers passed with
+    /// [`KernelArgs::push_buffer`] are kept alive by the graph, raw addresses are not). The
     /// kernel language's typed launches uphold this; raw modules are the caller's promise.
     pub unsafe fn launch(&self, f: &Function, cfg: LaunchConfig, args: &KernelArgs) -> Result<()> {
+        let (_t, work) = crate::trace::api_launch();
+        let op = self.op("launching a kernel", crate::graph::InCapture::Recorded)?;
         let device = self.device();
         self.same_device("kernel", f.device())?;
         for other in &args.devices {
-            if !device.has_peer_access(other) {
+            if other.kind() != device.kind() || !device.has_peer_access(other) {
                 return Err(Error::NoPeerAccess { device: device.index(), peer: other.index() });
             }
         }
         validate(device, f, &cfg)?;
-        let dims = LaunchDims { grid: cfg.grid, block: cfg.block, shared_mem_bytes: cfg.shared_mem_bytes };
-        args.with_slices(|slices| device.inner.backend.launch(f.handle, dims, self.handle(), slices))
-            .map_err(|e| device.error(e))
+        f.allow_dynamic_shared(cfg.shared_mem_bytes)?;
+        for u in &args.uses {
+            u.record(self);
+        }
+        let dims = LaunchDims::from(cfg);
+        // SAFETY: function and stream are live and of this device; the shape was validated;
+        // the arguments are the caller's promise (this function's contract).
+        crate::trace::device_work(
+            self,
+            crate::trace::Kind::Kernel,
+            || crate::trace::kernel(f, &cfg, work),
+            || {
+                args.with_slices(|slices| unsafe {
+                    device.inner.backend.launch(f.handle, dims, self.handle(), slices)
+                })
+                .map_err(|e| device.error(e))
+            },
+        )?;
+        op.captured_launch(f, cfg, args)
     }
 }

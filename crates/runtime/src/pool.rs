@@ -1,19 +1,25 @@
 //! The stream-ordered caching allocator behind [`Stream::alloc`] (as `hipMallocAsync` with a
 //! default memory pool).
 //!
-//! Freed blocks are kept per device, keyed by rounded size, together with the stream that
-//! freed them. A block is reused at once by the same stream (stream order already puts the
-//! new work after the old); another stream first waits on an event recorded on the freeing
-//! stream. So a loop of allocate and free calls the driver only on the first iteration. The
-//! cache is given back to the driver by [`Device::trim_pool`], and automatically when a driver
-//! allocation runs out of memory.
+//! Freed blocks are kept per device, keyed by rounded size, together with the stream that freed
+//! them and an event on every other stream that used them (recorded when the block was freed).
+//! A block is reused at once by the stream that freed it, after the other users' events; another
+//! stream also waits on an event recorded on the freeing stream. So no stream's queued work can
+//! still be writing a block handed out again, and a loop of allocate and free on one stream calls
+//! the driver only on its first iteration.
+//!
+//! The cache is given back to the driver by [`Device::trim_pool`], automatically when a driver
+//! allocation runs out of memory, and, when a release threshold is set
+//! ([`Device::set_pool_release_threshold`], as `cudaMemPoolAttrReleaseThreshold`), at each
+//! synchronize that leaves more than the threshold cached.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use ferrocm_backend::{DevicePtr, EventFlags};
+use ferrocm_backend::DevicePtr;
 
 use crate::device::Device;
+use crate::event::Event;
 use crate::stream::Stream;
 use crate::{lock, Result};
 
@@ -24,12 +30,20 @@ const LARGE_GRANULE: u64 = 2 << 20;
 struct FreeBlock {
     ptr: DevicePtr,
     freed_on: Stream,
+    /// Events on the other streams that used the block, recorded when it was freed.
+    others: Vec<Event>,
 }
 
-#[derive(Default)]
 struct State {
     free: BTreeMap<u64, Vec<FreeBlock>>,
     cached: u64,
+    release_threshold: u64,
+}
+
+impl Default for State {
+    fn default() -> Self {
+        State { free: BTreeMap::new(), cached: 0, release_threshold: u64::MAX }
+    }
 }
 
 #[derive(Default)]
@@ -75,46 +89,79 @@ impl Pool {
             found
         };
         let device = stream.device();
-        match reused {
-            Some((size, block)) => {
-                if block.freed_on != *stream {
-                    // Work queued on the freeing stream may still use the block: order after it.
-                    let b = &device.inner.backend;
-                    let event = b
-                        .event_create(device.ordinal(), EventFlags { timing: false, blocking_sync: false })
-                        .map_err(|e| device.error(e))?;
-                    let r = b
-                        .event_record(event, block.freed_on.handle())
-                        .and_then(|_| b.stream_wait_event(stream.handle(), event));
-                    let _ = b.event_destroy(event);
-                    if let Err(e) = r {
-                        self.release(block.ptr, size, block.freed_on);
-                        return Err(device.error(e));
-                    }
-                }
-                Ok((block.ptr, size))
-            }
-            None => Ok((device.backend_alloc(rounded, false)?, rounded)),
+        let Some((size, block)) = reused else {
+            return Ok((device.backend_alloc(rounded, false)?, rounded));
+        };
+        if let Err(e) = self.order_reuse(stream, &block) {
+            let FreeBlock { ptr, freed_on, others } = block;
+            self.put(ptr, size, freed_on, others);
+            return Err(e);
         }
+        Ok((block.ptr, size))
     }
 
-    /// Returns a block; it becomes reusable in `stream`'s order.
-    pub(crate) fn release(&self, ptr: DevicePtr, size: u64, stream: Stream) {
+    /// Makes `stream`'s later work wait for every stream whose work may still use `block`.
+    fn order_reuse(&self, stream: &Stream, block: &FreeBlock) -> Result<()> {
+        if block.freed_on != *stream {
+            stream.wait_event(&block.freed_on.completion_event()?)?;
+        }
+        for e in &block.others {
+            stream.wait_event(e)?;
+        }
+        Ok(())
+    }
+
+    /// Returns a block freed on `stream`; `used_on` are all streams that queued work on it. It
+    /// becomes reusable in `stream`'s order, after the others' work.
+    pub(crate) fn release(
+        &self,
+        device: &Device,
+        ptr: DevicePtr,
+        size: u64,
+        stream: Stream,
+        used_on: Vec<Stream>,
+    ) {
+        let mut others = Vec::new();
+        for s in used_on.iter().filter(|s| **s != stream) {
+            match s.completion_event() {
+                Ok(e) => others.push(e),
+                Err(_) => {
+                    // Without an event to order reuse after `s`, the block must not be reused:
+                    // free it to the driver once every user's work is done.
+                    crate::device::free_after(device, ptr, used_on);
+                    return;
+                }
+            }
+        }
+        self.put(ptr, size, stream, others);
+    }
+
+    fn put(&self, ptr: DevicePtr, size: u64, freed_on: Stream, others: Vec<Event>) {
         let mut st = lock(&self.state);
         st.cached += size;
-        st.free.entry(size).or_default().push(FreeBlock { ptr, freed_on: stream });
+        st.free.entry(size).or_default().push(FreeBlock { ptr, freed_on, others });
     }
 
-    /// Frees every cached block to the driver.
+    /// Frees every cached block to the driver, once the work that used each is done.
     pub(crate) fn trim(&self, device: &Device) -> Result<()> {
+        crate::callback::forbid("trimming the memory pool")?;
         let blocks = {
             let mut st = lock(&self.state);
             st.cached = 0;
             std::mem::take(&mut st.free)
         };
+        self.free_blocks(device, blocks.into_values().flatten())
+    }
+
+    fn free_blocks(&self, device: &Device, blocks: impl Iterator<Item = FreeBlock>) -> Result<()> {
         let mut first = Ok(());
-        for block in blocks.into_values().flatten() {
-            let r = device.inner.backend.free(device.ordinal(), block.ptr).map_err(|e| device.error(e));
+        for block in blocks {
+            for e in &block.others {
+                // The other streams' events were recorded at free time: waiting for them
+                // waits for exactly their work on the block.
+                let _ = e.synchronize();
+            }
+            let r = crate::device::free_now(device, block.ptr, std::slice::from_ref(&block.freed_on));
             if first.is_ok() {
                 first = r;
             }
@@ -122,7 +169,37 @@ impl Pool {
         first
     }
 
+    /// Gives back cached blocks freed on `stream` (any stream when `None`: after a device
+    /// synchronize) while more than the release threshold is cached; their work is done.
+    pub(crate) fn release_over_threshold(&self, device: &Device, stream: Option<&Stream>) {
+        let blocks: Vec<FreeBlock> = {
+            let mut st = lock(&self.state);
+            if st.cached <= st.release_threshold {
+                return;
+            }
+            let State { free, cached, release_threshold } = &mut *st;
+            let mut out = Vec::new();
+            // Largest blocks first: the fewest driver calls bring the cache under the threshold.
+            for (&size, list) in free.iter_mut().rev() {
+                while *cached > *release_threshold {
+                    let Some(i) = list.iter().position(|b| stream.is_none_or(|s| b.freed_on == *s)) else {
+                        break;
+                    };
+                    out.push(list.swap_remove(i));
+                    *cached -= size;
+                }
+            }
+            free.retain(|_, list| !list.is_empty());
+            out
+        };
+        let _ = self.free_blocks(device, blocks.into_iter());
+    }
+
     pub(crate) fn cached_bytes(&self) -> u64 {
         lock(&self.state).cached
+    }
+
+    pub(crate) fn set_release_threshold(&self, bytes: u64) {
+        lock(&self.state).release_threshold = bytes;
     }
 }

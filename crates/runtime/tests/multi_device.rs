@@ -4,7 +4,7 @@
 
 mod common;
 
-use ferrocm_runtime::{builtin, BackendKind, Device, Error, KernelArgs, LaunchConfig};
+use ferrocm_runtime::{builtin, BackendKind, Device, Error, Event, KernelArgs, LaunchConfig};
 
 fn check_pair(a: &Device, b: &Device) -> common::TestResult {
     let (sa, sb) = (a.create_stream()?, b.create_stream()?);
@@ -35,6 +35,36 @@ fn check_pair(a: &Device, b: &Device) -> common::TestResult {
     assert!(sa.clone_dtoh(&y)?.iter().all(|&v| v == 3.0));
     sa.memset_zero(&mut y)?;
     assert!(matches!(a.enable_peer_access(a), Err(Error::PeerAccessUnsupported { .. })));
+    cross_device_event_wait(a, b)?;
+    Ok(())
+}
+
+/// A stream of one device waits on an event recorded on another (ring collectives need it):
+/// b's copy out of a's buffer must see what a's slow kernel wrote before the event.
+fn cross_device_event_wait(a: &Device, b: &Device) -> common::TestResult {
+    let (sa, sb) = (a.create_stream()?, b.create_stream()?);
+    b.enable_peer_access(a)?;
+    let ma = builtin::load(a)?;
+    let n = 4096u64;
+    let x = sa.clone_htod(&vec![1.0f32; n as usize])?;
+    let y = sa.clone_htod(&vec![0.0f32; n as usize])?;
+    sa.synchronize()?;
+    let mut spin = KernelArgs::new();
+    spin.push(200_000_000u64);
+    let mut axpy = KernelArgs::new();
+    axpy.push_buffer(&x).push_buffer(&y).push(n).push(5.0f32);
+    // SAFETY: `spin` takes a u64; axpy_f32 runs over two n-element f32 buffers of device a.
+    unsafe {
+        sa.launch(&ma.function("spin")?, LaunchConfig::new(1, 1), &spin)?;
+        sa.launch(&ma.function("axpy_f32")?, LaunchConfig::for_num_elems(n as u32), &axpy)?;
+    }
+    let done = Event::new(a)?;
+    done.record(&sa)?;
+    sb.wait_event(&done)?;
+    let mut on_b = sb.alloc::<f32>(n as usize)?;
+    sb.copy_dtod(&y, &mut on_b)?;
+    assert!(sb.clone_dtoh(&on_b)?.iter().all(|&v| v == 5.0), "b did not wait for a's event");
+    sa.synchronize()?;
     Ok(())
 }
 

@@ -59,8 +59,31 @@ fn pool_reuses_blocks(dev: &Device) -> TestResult {
     Ok(())
 }
 
+/// A release threshold gives cached blocks back to the driver at each synchronize.
+fn pool_release_threshold_gives_memory_back(dev: &Device) -> TestResult {
+    let s = dev.create_stream()?;
+    dev.trim_pool()?;
+    dev.set_pool_release_threshold(Some(1 << 20));
+    for _ in 0..4 {
+        let mut b = s.alloc::<u8>(16 << 20)?;
+        s.memset_zero(&mut b)?;
+    }
+    assert!(dev.pool_cached_bytes() >= 16 << 20);
+    s.synchronize()?;
+    assert!(dev.pool_cached_bytes() <= 1 << 20, "{} bytes cached after synchronize", dev.pool_cached_bytes());
+    dev.set_pool_release_threshold(None);
+    let b = s.alloc::<u8>(16 << 20)?;
+    drop(b);
+    s.synchronize()?;
+    assert!(dev.pool_cached_bytes() >= 16 << 20, "without a threshold the block stays cached");
+    dev.trim_pool()?;
+    Ok(())
+}
+
 #[test]
 fn pool_on_every_backend() {
     common::on_backend(BackendKind::Cpu, pool_reuses_blocks);
     common::on_backend(BackendKind::Cuda, pool_reuses_blocks);
+    common::on_backend(BackendKind::Cpu, pool_release_threshold_gives_memory_back);
+    common::on_backend(BackendKind::Cuda, pool_release_threshold_gives_memory_back);
 }

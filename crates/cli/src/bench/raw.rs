@@ -1,9 +1,11 @@
-//! The baseline: the same operations issued straight to the CUDA driver, with no ferrocm code
-//! in between, on the device's primary context.
+//! The baseline: the same operations issued straight to the CUDA driver through the backend's
+//! `result` layer, with no ferrocm runtime code in between, on the device's primary context.
 
-use std::ffi::{c_void, CString};
+use std::ffi::c_void;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
+use ferrocm::backend::LaunchDims;
+use ferrocm_backend_cuda::result;
 use ferrocm_backend_cuda::sys::*;
 
 pub struct Raw {
@@ -12,112 +14,127 @@ pub struct Raw {
     pub empty: CUfunction,
 }
 
-pub fn ok(call: &str, r: std::result::Result<CUresult, &'static str>) -> Result<()> {
-    match r {
-        Ok(CUDA_SUCCESS) => Ok(()),
-        Ok(code) => bail!("{call} failed with CUDA error {code}"),
-        Err(sym) => bail!("driver does not export {sym}"),
-    }
-}
-
 impl Raw {
     /// Opens the driver on device `ordinal` and loads `ptx`'s `empty` kernel.
     pub fn new(ordinal: u32, ptx: &str) -> Result<Raw> {
         let d = Driver::open().map_err(anyhow::Error::msg)?;
-        let src = CString::new(ptx)?;
-        // SAFETY: standard driver initialisation with live out-pointers.
-        unsafe {
-            ok("cuInit", d.init(0))?;
-            let mut dev = 0;
-            ok("cuDeviceGet", d.device_get(&mut dev, ordinal as i32))?;
-            let mut ctx = std::ptr::null_mut();
-            ok("cuDevicePrimaryCtxRetain", d.primary_ctx_retain(&mut ctx, dev))?;
-            ok("cuCtxSetCurrent", d.ctx_set_current(ctx))?;
-            let mut module = std::ptr::null_mut();
-            ok(
-                "cuModuleLoadDataEx",
-                d.module_load_data_ex(
-                    &mut module,
-                    src.as_ptr() as *const c_void,
-                    0,
-                    std::ptr::null_mut(),
-                    std::ptr::null_mut(),
-                ),
-            )?;
-            let mut empty = std::ptr::null_mut();
-            let name = CString::new("empty")?;
-            ok("cuModuleGetFunction", d.module_get_function(&mut empty, module, name.as_ptr()))?;
-            let mut stream = std::ptr::null_mut();
-            ok("cuStreamCreateWithPriority", d.stream_create(&mut stream, CU_STREAM_NON_BLOCKING, 0))?;
-            Ok(Raw { d, stream, empty })
-        }
+        result::init(&d)?;
+        let dev = result::device::get(&d, ordinal as i32)?;
+        let ctx = result::context::primary_retain(&d, dev)?;
+        // SAFETY: a context just retained.
+        unsafe { result::context::set_current(&d, ctx)? };
+        let module = result::module::load_ptx(&d, ptx)?;
+        // SAFETY: a module just loaded.
+        let empty = unsafe { result::module::get_function(&d, module, "empty")? };
+        let stream = result::stream::create(&d, CU_STREAM_NON_BLOCKING, 0)?;
+        Ok(Raw { d, stream, empty })
+    }
+
+    /// Loads another module's kernel into this context.
+    pub fn function(&self, ptx: &str, name: &str) -> Result<CUfunction> {
+        let module = result::module::load_ptx(&self.d, ptx)?;
+        // SAFETY: a module just loaded (kept loaded for the process's life).
+        unsafe { result::module::get_function(&self.d, module, name) }.map_err(Into::into)
     }
 
     pub fn launch_empty(&self) -> Result<()> {
         // SAFETY: `empty` takes no parameters; the stream is live.
-        ok("cuLaunchKernel", unsafe {
-            self.d.launch_kernel(
-                self.empty,
-                1,
-                1,
-                1,
-                1,
-                1,
-                1,
-                0,
-                self.stream,
-                std::ptr::null_mut(),
-                std::ptr::null_mut(),
-            )
-        })
+        unsafe { self.launch(self.empty, &mut []) }
+    }
+
+    /// Launches `f` on one block of 32 threads with the given parameter pointers.
+    ///
+    /// # Safety
+    /// `params` match `f`'s parameters.
+    pub unsafe fn launch(&self, f: CUfunction, params: &mut [*mut c_void]) -> Result<()> {
+        let dims = LaunchDims::new(1, 32, 0);
+        // SAFETY: forwarded from the caller; the stream is live.
+        unsafe { result::launch::kernel(&self.d, f, &dims, self.stream, params.as_mut_ptr()) }
+            .map_err(Into::into)
     }
 
     pub fn sync(&self) -> Result<()> {
         // SAFETY: live stream.
-        ok("cuStreamSynchronize", unsafe { self.d.stream_synchronize(self.stream) })
+        unsafe { result::stream::synchronize(&self.d, self.stream) }.map_err(Into::into)
     }
 
     pub fn alloc(&self, bytes: usize) -> Result<CUdeviceptr> {
-        let mut p = 0;
-        // SAFETY: live out-pointer, context current.
-        ok("cuMemAlloc_v2", unsafe { self.d.mem_alloc(&mut p, bytes) })?;
-        Ok(p)
+        Ok(result::memory::alloc(&self.d, bytes)?)
     }
 
     pub fn free(&self, p: CUdeviceptr) -> Result<()> {
-        // SAFETY: `p` came from `alloc`.
-        ok("cuMemFree_v2", unsafe { self.d.mem_free(p) })
+        // SAFETY: `p` came from `alloc`, and callers synchronize before freeing.
+        unsafe { result::memory::free(&self.d, p) }.map_err(Into::into)
     }
 
     pub fn host_alloc(&self, bytes: usize) -> Result<*mut u8> {
-        let mut p = std::ptr::null_mut();
-        // SAFETY: live out-pointer.
-        ok("cuMemHostAlloc", unsafe { self.d.mem_host_alloc(&mut p, bytes, CU_MEMHOSTALLOC_PORTABLE) })?;
-        Ok(p as *mut u8)
+        Ok(result::memory::host_alloc(&self.d, bytes)?)
     }
 
     pub fn host_free(&self, p: *mut u8) -> Result<()> {
-        // SAFETY: `p` came from `host_alloc`.
-        ok("cuMemFreeHost", unsafe { self.d.mem_free_host(p as *mut c_void) })
+        // SAFETY: `p` came from `host_alloc`, and callers synchronize before freeing.
+        unsafe { result::memory::free_host(&self.d, p) }.map_err(Into::into)
     }
 
     pub fn htod(&self, dst: CUdeviceptr, src: *const u8, bytes: usize) -> Result<()> {
-        // SAFETY: both ranges hold `bytes` bytes.
-        ok("cuMemcpyHtoDAsync_v2", unsafe {
-            self.d.memcpy_htod_async(dst, src as *const c_void, bytes, self.stream)
-        })
+        // SAFETY: both ranges hold `bytes` bytes and outlive the copy (callers synchronize).
+        unsafe { result::memory::copy_htod_async(&self.d, dst, src, bytes, self.stream) }.map_err(Into::into)
     }
 
     pub fn dtoh(&self, dst: *mut u8, src: CUdeviceptr, bytes: usize) -> Result<()> {
-        // SAFETY: both ranges hold `bytes` bytes.
-        ok("cuMemcpyDtoHAsync_v2", unsafe {
-            self.d.memcpy_dtoh_async(dst as *mut c_void, src, bytes, self.stream)
-        })
+        // SAFETY: as for `htod`.
+        unsafe { result::memory::copy_dtoh_async(&self.d, dst, src, bytes, self.stream) }.map_err(Into::into)
     }
 
     pub fn dtod(&self, dst: CUdeviceptr, src: CUdeviceptr, bytes: usize) -> Result<()> {
-        // SAFETY: both ranges hold `bytes` bytes.
-        ok("cuMemcpyDtoDAsync_v2", unsafe { self.d.memcpy_dtod_async(dst, src, bytes, self.stream) })
+        // SAFETY: as for `htod`.
+        unsafe { result::memory::copy_dtod_async(&self.d, dst, src, bytes, self.stream) }.map_err(Into::into)
+    }
+}
+
+/// A graph captured from the raw stream, and its instance.
+pub struct RawGraph<'a> {
+    raw: &'a Raw,
+    graph: CUgraph,
+    exec: CUgraphExec,
+}
+
+impl Raw {
+    /// Captures `n` launches of the empty kernel on the raw stream into a graph and instantiates
+    /// it, as an application using the driver directly would.
+    pub fn empty_graph(&self, n: usize) -> Result<RawGraph<'_>> {
+        // SAFETY: a live stream; capture begins and ends on this thread with only launches of a
+        // parameterless kernel in between.
+        unsafe {
+            result::graph::begin_capture(&self.d, self.stream)?;
+            let launched = (0..n).try_for_each(|_| self.launch_empty());
+            let ended = result::graph::end_capture(&self.d, self.stream);
+            launched?;
+            let graph = ended?;
+            let exec = result::graph::instantiate(&self.d, graph)?;
+            Ok(RawGraph { raw: self, graph, exec })
+        }
+    }
+}
+
+impl RawGraph<'_> {
+    pub fn launch(&self) -> Result<()> {
+        // SAFETY: a live instance and stream.
+        unsafe { result::graph::launch(&self.raw.d, self.exec, self.raw.stream) }.map_err(Into::into)
+    }
+
+    pub fn sync(&self) -> Result<()> {
+        self.raw.sync()
+    }
+}
+
+impl Drop for RawGraph<'_> {
+    fn drop(&mut self) {
+        // SAFETY: made in `empty_graph`, destroyed once, instance first.
+        unsafe {
+            let _ = result::graph::exec_destroy(&self.raw.d, self.exec);
+            let _ = result::graph::destroy(&self.raw.d, self.graph);
+        }
     }
 }
 

@@ -1,0 +1,70 @@
+//! `ferrocm bench` on bad arguments: each case exits with an error that names the flag and the
+//! allowed range, never a panic or an abort.
+
+use std::process::Command;
+
+struct Case {
+    args: &'static [&'static str],
+    /// Text the error must contain.
+    says: &'static [&'static str],
+}
+
+const CASES: &[Case] = &[
+    Case { args: &["runtime", "--reps", "0"], says: &["--reps", "1..=10000"] },
+    Case { args: &["runtime", "--copy-mib", "0"], says: &["--copy-mib", "1..=1048576"] },
+    Case { args: &["runtime", "--copy-mib", "18446744073709551615"], says: &["--copy-mib", "too large"] },
+    Case { args: &["runtime", "--copy-mib", "100000"], says: &["--copy-mib 100000", "more than device"] },
+    Case { args: &["runtime", "--d2d-mib", "1000000"], says: &["--d2d-mib 1000000", "more than device"] },
+    Case { args: &["runtime", "--d2d-mib", "-3"], says: &["-3"] },
+    Case { args: &["runtime", "--launches", "5"], says: &["--launches", "10..=100000000"] },
+    Case { args: &["runtime", "--allocs", "0"], says: &["--allocs"] },
+    Case { args: &["runtime", "--device", "99"], says: &["invalid device index 99"] },
+    Case { args: &["runtime", "--reps", "many"], says: &["--reps", "many"] },
+];
+
+/// The `ferrocm` binary: where cargo built it, or on `PATH` (test binaries staged for the GPU
+/// machine run from another path, with the staged binaries on `PATH`).
+fn ferrocm() -> std::path::PathBuf {
+    let built = std::path::PathBuf::from(env!("CARGO_BIN_EXE_ferrocm"));
+    if built.exists() {
+        return built;
+    }
+    std::env::var_os("PATH")
+        .and_then(|p| std::env::split_paths(&p).map(|d| d.join("ferrocm")).find(|f| f.exists()))
+        .expect("the ferrocm binary is neither where cargo built it nor on PATH")
+}
+
+fn check(case: &Case) {
+    let out = Command::new(ferrocm())
+        .arg("bench")
+        .args(case.args)
+        .env("FERROCM_BACKEND", "cpu")
+        .output()
+        .expect("the ferrocm binary runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{:?} succeeded", case.args);
+    // A panic exits with 101 and an abort by a signal; an error exits with 1 or 2.
+    assert!(
+        matches!(out.status.code(), Some(1 | 2)),
+        "{:?} exited with {:?}: {stderr}",
+        case.args,
+        out.status
+    );
+    assert!(!stderr.contains("panicked"), "{:?} panicked: {stderr}", case.args);
+    for s in case.says {
+        assert!(stderr.contains(s), "{:?}: the error does not say {s:?}: {stderr}", case.args);
+    }
+    assert!(
+        out.stdout.is_empty(),
+        "{:?} printed results: {}",
+        case.args,
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+#[test]
+fn bad_bench_arguments_are_errors() {
+    for case in CASES {
+        check(case);
+    }
+}
