@@ -36,4 +36,4 @@ mod plan;
 pub mod sm90;
 
 pub use error::{GemmError, Result};
-pub use plan::{ElemType, Gemm, GemmDesc, GemmElement, Layout, Plan};
+pub use plan::{ElemType, Gemm, GemmDesc, GemmElement, Layout, Plan, Tuning};

@@ -158,6 +158,22 @@ impl GemmDesc {
 /// The planner.
 pub struct Gemm;
 
+/// A kernel shape to use instead of the planner's choice (benchmarks and tuning; the planner's
+/// choice is the supported default). Fields left `None` keep the planner's value.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tuning {
+    /// Block-tile columns: 64, 128, 192 or 256.
+    pub bn: Option<u32>,
+    /// Shared-memory pipeline stages: 2 or more (as many as fit).
+    pub stages: Option<u32>,
+    /// Tile rows that share a sweep over the tile columns (the L2-friendly order): 1 or more.
+    pub group_m: Option<u32>,
+    /// Persistent blocks: 1 or more (default: one per multiprocessor, at most one per tile).
+    pub grid: Option<u32>,
+    /// Blocks per cluster along M, sharing B by TMA multicast: 1 or 2.
+    pub cluster_m: Option<u32>,
+}
+
 /// Largest dimension the kernels index (TMA coordinates are `i32`; C indices are 64-bit).
 const MAX_DIM: usize = i32::MAX as usize;
 
@@ -218,6 +234,11 @@ impl Gemm {
     /// Picks a kernel for `desc` on `device`, checking everything that can be checked before
     /// the buffers are known.
     pub fn plan(device: &Device, desc: &GemmDesc) -> Result<Plan> {
+        Gemm::plan_tuned(device, desc, Tuning::default())
+    }
+
+    /// [`Gemm::plan`] with some of the kernel's shape given (see [`Tuning`]).
+    pub fn plan_tuned(device: &Device, desc: &GemmDesc, tuning: Tuning) -> Result<Plan> {
         let (a, b, c) = desc.types();
         let input = match (a, b) {
             (ElemType::F16, ElemType::F16) => MmaType::F16,
@@ -267,15 +288,37 @@ impl Gemm {
             oa.layout = oa.layout.flip();
             ob.layout = ob.layout.flip();
         }
-        let bn = if kn <= 128 { 128 } else { 256 };
+        let bn = tuning.bn.unwrap_or(if kn <= 128 { 128 } else { 256 });
+        if !matches!(bn, 64 | 128 | 192 | 256) {
+            return Err(GemmError::InvalidShape {
+                what: "tuning.bn",
+                value: bn as usize,
+                allowed: "64, 128, 192 or 256".into(),
+            });
+        }
         let mut cfg = sm90::Config {
             input,
             bn,
-            stages: if bn == 256 { 4 } else { 6 },
+            stages: tuning.stages.unwrap_or(if bn == 256 { 4 } else { 6 }).max(2),
             a_k_major: oa.layout == Layout::RowMajor,
             b_k_major: ob.layout == Layout::ColMajor,
-            group_m: 8,
+            group_m: tuning.group_m.unwrap_or(8).max(1),
+            cluster_m: 1,
         };
+        // A pair shares B in halves: a row-major B is copied in 64-column spans, so its tile
+        // must hold an even number of them.
+        let can_pair = target.has(Feature::TmaMulticast) && (cfg.b_k_major || bn % 128 == 0);
+        cfg.cluster_m = tuning.cluster_m.unwrap_or(if km > sm90::BM as usize && can_pair { 2 } else { 1 });
+        if !(cfg.cluster_m == 1 || cfg.cluster_m == 2 && can_pair) {
+            return Err(GemmError::InvalidShape {
+                what: "tuning.cluster_m",
+                value: cfg.cluster_m as usize,
+                allowed: format!(
+                    "1, or 2 on devices with TMA multicast{}",
+                    if cfg.b_k_major { "" } else { " when B is row-major only with bn 128 or 256" }
+                ),
+            });
+        }
         let limit = device.properties().shared_mem_per_block_optin.max(48 << 10) as u32;
         // Keep a little for the barriers (static shared memory).
         while cfg.shared_bytes() + 1024 > limit && cfg.stages > 2 {
@@ -292,9 +335,10 @@ impl Gemm {
                 ),
             });
         }
-        let tiles = km.div_ceil(sm90::BM as usize) * kn.div_ceil(bn as usize);
-        let sms = device.properties().compute_units.max(1) as usize;
-        let grid = tiles.min(sms).max(1) as u32;
+        let cl = cfg.cluster_m as usize;
+        let tiles = km.div_ceil(sm90::BM as usize * cl) * kn.div_ceil(bn as usize);
+        let clusters = device.properties().compute_units.max(1) as usize / cl;
+        let grid = (tuning.grid.map_or(tiles.min(clusters) * cl, |g| g as usize).max(cl) / cl * cl) as u32;
         Ok(Plan {
             device: device.clone(),
             desc: *desc,
@@ -371,11 +415,12 @@ impl Plan {
     pub fn kernel_name(&self) -> String {
         let c = &self.cfg;
         format!(
-            "sm90 ws-tma-wgmma {}x{}x{} {} stages, {}{} grid {}",
+            "sm90 ws-tma-wgmma {}x{}x{} {} stages, cluster {}, {}{} grid {}",
             sm90::BM,
             c.bn,
             sm90::BK,
             c.stages,
+            c.cluster_m,
             if c.a_k_major { 'T' } else { 'N' },
             if c.b_k_major { 'T' } else { 'N' },
             self.grid
@@ -427,7 +472,9 @@ impl Plan {
                 operand_map(b, d.b.layout, k, d.n, ldb, self.cfg.b_box())?,
             )
         };
-        let launch = LaunchConfig::new(self.grid, sm90::THREADS).with_shared_mem(self.cfg.shared_bytes());
+        let launch = LaunchConfig::new(self.grid, sm90::THREADS)
+            .with_shared_mem(self.cfg.shared_bytes())
+            .with_cluster((self.cfg.cluster_m, 1, 1));
         sm90::gemm_sm90::launch::<C>(
             stream, launch, self.cfg, &ma, &mb, c, m as u32, n as u32, k as u32, ldc as u32, d.alpha, d.beta,
         )?;

@@ -44,6 +44,9 @@ pub struct Config {
     pub b_k_major: bool,
     /// Tile rows that share a sweep over the tile columns.
     pub group_m: u32,
+    /// Blocks per cluster along M (1 or 2): the pair works on vertically adjacent tiles and each
+    /// loads half of their common B tile, multicast to both.
+    pub cluster_m: u32,
 }
 
 impl Config {
@@ -74,7 +77,7 @@ impl Config {
     /// The TMA box of B.
     pub fn b_box(&self) -> [u32; 2] {
         if self.b_k_major {
-            [BK, self.bn]
+            [BK, self.bn / self.cluster_m]
         } else {
             [SPAN, BK]
         }
@@ -104,7 +107,8 @@ fn tile_coords(tile: u32, tiles_m: u32, tiles_n: u32, #[comptime] group: u32) ->
 }
 
 /// Issues the TMA copies of one operand tile (`rows` x `BK` at `(k0, mn0)`) into the ring at
-/// element `at`, completing on `full[s]`.
+/// element `at`, completing on `full[s]`. With `parts` > 1 the tile is shared by the `parts`
+/// blocks of a cluster: this block copies part `part` of it into every block (multicast).
 #[allow(clippy::too_many_arguments)]
 fn load_operand(
     map: &TensorMap,
@@ -116,12 +120,30 @@ fn load_operand(
     mn0: Val<i32>,
     rows: u32,
     k_major: bool,
+    parts: u32,
+    part: Val<u32>,
 ) {
+    let mask = ((1u32 << parts) - 1) as u16;
     if k_major {
-        map.load(smem, at, full, s, [k0, mn0]);
+        if parts == 1 {
+            map.load(smem, at, full, s, [k0, mn0]);
+        } else {
+            let r = rows / parts;
+            let row = mn0 + cast::<i32, _>(part * r);
+            map.load_multicast(smem, at + part * (r * BK), full, s, [k0, row], mask);
+        }
     } else {
-        for j in 0..rows / SPAN {
-            map.load(smem, at + j * SPAN * BK, full, s, [mn0 + (j * SPAN) as i32, k0]);
+        let spans = rows / SPAN;
+        if parts == 1 {
+            for j in 0..spans {
+                map.load(smem, at + j * SPAN * BK, full, s, [mn0 + (j * SPAN) as i32, k0]);
+            }
+        } else {
+            for j in 0..spans / parts {
+                let span = part * (spans / parts) + j;
+                let col = mn0 + cast::<i32, _>(span * SPAN);
+                map.load_multicast(smem, at + span * (SPAN * BK), full, s, [col, k0], mask);
+            }
         }
     }
 }
@@ -144,7 +166,8 @@ fn descriptor(smem: &Shared<u16>, at: Val<u32>, row0: impl IntoVal<u32>, kk: u32
     }
 }
 
-/// `C = alpha A B + beta C` (see the module docs). `ldc` is C's row pitch in elements.
+/// `C = alpha A B + beta C` (see the module docs). `ldc` is C's row pitch in elements; `k` is
+/// at least 1 (the first k-step's `wgmma` overwrites the accumulators).
 #[kernel]
 #[allow(clippy::too_many_arguments)]
 pub fn gemm_sm90<O: Elem>(
@@ -160,6 +183,10 @@ pub fn gemm_sm90<O: Elem>(
     beta: f32,
 ) {
     launch_bounds(THREADS, 1);
+    let cl = cfg.cluster_m;
+    if cl > 1 {
+        cluster_dims(cl, 1, 1);
+    }
     let bn = cfg.bn;
     let stages = cfg.stages;
     let a_stage = cfg.a_stage();
@@ -169,26 +196,36 @@ pub fn gemm_sm90<O: Elem>(
     let empty = Barriers::new(cfg.stages as usize);
     let t = thread_idx_x();
     let wg = t / 128u32;
-    let tiles_m = (m + (BM - 1)) / BM;
+    // Work items are cluster tiles of cl x 1 block tiles; rank r of a cluster takes block-tile
+    // row cl * mt + r of item (mt, nt).
+    let tiles_m = (m + (BM * cl - 1)) / (BM * cl);
     let tiles_n = (n + (bn - 1)) / bn;
     let num_tiles = tiles_m * tiles_n;
     let k_tiles = (k + (BK - 1)) / BK;
+    let rank = if cl > 1 { cluster_rank() } else { Val::constant(0u32) };
+    let first_tile = block_idx_x() / cl;
+    let tile_step = grid_dim_x() / cl;
     if t == 0u32 {
         for s in 0..stages {
             full.init(s, 1u32);
-            empty.init(s, 2u32);
+            // Every consumer of the cluster frees a stage: each block's producer writes into all.
+            empty.init(s, 2u32 * cl);
         }
         fence_mbarrier_init();
     }
-    sync_threads();
+    if cl > 1 {
+        cluster_sync();
+    } else {
+        sync_threads();
+    }
     if wg == 0u32 {
         setmaxnreg_dec(40);
         if t == 0u32 {
             let mut it = 0u32;
-            let mut tile = block_idx_x();
+            let mut tile = first_tile;
             while tile < num_tiles {
                 let (mt, nt) = tile_coords(tile, tiles_m, tiles_n, cfg.group_m);
-                let m0 = (mt * BM) as i32;
+                let m0 = ((mt * cl + rank) * BM) as i32;
                 let n0 = (nt * bn) as i32;
                 let mut kt = 0u32;
                 while kt < k_tiles {
@@ -199,7 +236,7 @@ pub fn gemm_sm90<O: Elem>(
                     }
                     full.arrive_expect_tx(s, (a_stage + b_stage) * 2u32);
                     let k0 = (kt * BK) as i32;
-                    load_operand(&ta, &smem, s * a_stage, &full, s, k0, m0, BM, cfg.a_k_major);
+                    load_operand(&ta, &smem, s * a_stage, &full, s, k0, m0, BM, cfg.a_k_major, 1, rank);
                     load_operand(
                         &tb,
                         &smem,
@@ -210,11 +247,13 @@ pub fn gemm_sm90<O: Elem>(
                         n0,
                         bn,
                         cfg.b_k_major,
+                        cl,
+                        rank,
                     );
                     it += 1u32;
                     kt += 1u32;
                 }
-                tile += grid_dim_x();
+                tile += tile_step;
             }
         }
     } else {
@@ -226,12 +265,10 @@ pub fn gemm_sm90<O: Elem>(
         let l = lane_id();
         let leader = t % 128u32 == 0u32;
         let mut it = 0u32;
-        let mut tile = block_idx_x();
+        let mut tile = first_tile;
         while tile < num_tiles {
-            let (mt, nt) = tile_coords(tile, tiles_m, tiles_n, cfg.group_m);
-            if k_tiles == 0u32 {
-                acc.fill(0.0f32);
-            }
+            let (ct, nt) = tile_coords(tile, tiles_m, tiles_n, cfg.group_m);
+            let mt = ct * cl + rank;
             let mut kt = 0u32;
             while kt < k_tiles {
                 let s = it % stages;
@@ -251,14 +288,14 @@ pub fn gemm_sm90<O: Elem>(
                 // The group before this one has retired: its stage is free.
                 wgmma_wait(1);
                 if leader && kt > 0u32 {
-                    empty.arrive((it + (stages - 1)) % stages);
+                    release(&empty, (it + (stages - 1)) % stages, cl, rank);
                 }
                 it += 1u32;
                 kt += 1u32;
             }
             wgmma_wait(0);
-            if leader && k_tiles > 0u32 {
-                empty.arrive((it + (stages - 1)) % stages);
+            if leader {
+                release(&empty, (it + (stages - 1)) % stages, cl, rank);
             }
             // Epilogue: thread (w, l) holds rows 16w + l/4 (+8) and column pairs 2(l%4) of
             // every 8-column block of its consumer's 64 rows.
@@ -279,7 +316,19 @@ pub fn gemm_sm90<O: Elem>(
                     }
                 }
             }
-            tile += grid_dim_x();
+            tile += tile_step;
         }
+    }
+    if cl > 1 {
+        // No block leaves while its partner may still copy into it or arrive on its barriers.
+        cluster_sync();
+    }
+}
+
+/// Frees stage `s` for every producer of the cluster.
+fn release(empty: &Barriers, s: Val<u32>, cl: u32, rank: Val<u32>) {
+    empty.arrive(s);
+    for r in 1..cl {
+        empty.arrive_remote(s, (rank + r) % cl);
     }
 }

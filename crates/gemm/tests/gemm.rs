@@ -8,6 +8,7 @@ mod common;
 
 use common::*;
 use ferrocm_gemm::Layout::{ColMajor as Col, RowMajor as Row};
+use ferrocm_gemm::Tuning;
 use ferrocm_kernel::{bf16, f16};
 
 fn each_device(f: impl Fn(&ferrocm_kernel::runtime::Device, &mut Rng)) {
@@ -86,6 +87,42 @@ fn large_shapes_on_gpus() {
             check::<bf16, f32>(d, Case::new(1000, 1500, 520), r);
             check::<f16, bf16>(d, Case::new(777, 2049, 1032).layouts(Col, Row, Row), r);
             check::<bf16, bf16>(d, Case::new(2048, 2048, 2048), r);
+        }
+    });
+}
+
+#[test]
+fn every_kernel_variant() {
+    // Each tile width, cluster size and ring depth the planner or a benchmark may pick; M of 3
+    // block tiles leaves the second block of the last cluster wholly outside A and C.
+    each_device(|d, r| {
+        // A row-major B pairs in 64-column spans (bn 128, 256); a column-major one in rows.
+        for (lb, bns) in [(Row, [128, 256]), (Col, [64, 192])] {
+            for bn in bns {
+                for cluster_m in [1, 2] {
+                    for stages in [2, 3] {
+                        let tuning = Tuning {
+                            bn: Some(bn),
+                            stages: Some(stages),
+                            cluster_m: Some(cluster_m),
+                            ..Tuning::default()
+                        };
+                        let case = Case::new(300, 2 * bn as usize + 8, 200).layouts(Row, lb, Row);
+                        check::<bf16, f32>(d, case.tuned(tuning), r);
+                    }
+                }
+            }
+        }
+    });
+}
+
+#[test]
+fn fewer_blocks_than_tiles_and_group_orders() {
+    each_device(|d, r| {
+        for (grid, group_m) in [(2, 1), (4, 3), (6, 16)] {
+            let tuning =
+                Tuning { grid: Some(grid), group_m: Some(group_m), bn: Some(128), ..Tuning::default() };
+            check::<f16, f16>(d, Case::new(520, 400, 72).tuned(tuning), r);
         }
     });
 }

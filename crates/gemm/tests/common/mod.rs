@@ -1,7 +1,7 @@
 //! Shared test helpers: devices, a seeded generator, the f64 host reference and the checker.
 #![allow(dead_code)]
 
-use ferrocm_gemm::{Gemm, GemmDesc, GemmElement, Layout};
+use ferrocm_gemm::{Gemm, GemmDesc, GemmElement, Layout, Tuning};
 use ferrocm_kernel::runtime::{BackendKind, Device};
 use ferrocm_kernel::{bf16, f16};
 
@@ -108,18 +108,23 @@ pub struct Case {
     pub pad: usize,
     pub alpha: f32,
     pub beta: f32,
+    /// Kernel shape instead of the planner's.
+    pub tuning: Tuning,
 }
 
 impl Case {
     pub fn new(m: usize, n: usize, k: usize) -> Case {
         use Layout::RowMajor as R;
-        Case { m, n, k, la: R, lb: R, lc: R, pad: 0, alpha: 1.0, beta: 0.0 }
+        Case { m, n, k, la: R, lb: R, lc: R, pad: 0, alpha: 1.0, beta: 0.0, tuning: Tuning::default() }
     }
     pub fn layouts(self, la: Layout, lb: Layout, lc: Layout) -> Case {
         Case { la, lb, lc, ..self }
     }
     pub fn pad(self, pad: usize) -> Case {
         Case { pad, ..self }
+    }
+    pub fn tuned(self, tuning: Tuning) -> Case {
+        Case { tuning, ..self }
     }
     pub fn scale(self, alpha: f32, beta: f32) -> Case {
         Case { alpha, beta, ..self }
@@ -158,7 +163,7 @@ pub fn check<T: Host, C: Host>(device: &Device, case: Case, rng: &mut Rng) {
         .with_layouts(la, lb, lc)
         .with_leading_dims(lda, ldb, ldc)
         .with_alpha_beta(alpha, beta);
-    let plan = Gemm::plan(device, &desc).unwrap_or_else(|e| panic!("plan {case:?}: {e}"));
+    let plan = Gemm::plan_tuned(device, &desc, case.tuning).unwrap_or_else(|e| panic!("plan {case:?}: {e}"));
     let stream = device.create_stream().unwrap();
     let da = stream.clone_htod(&a).unwrap();
     let db = stream.clone_htod(&b).unwrap();
