@@ -23,6 +23,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 b_k_major: bk,
                 group_m: 8,
                 cluster_m: 2,
+                pair_stores: true,
             };
             let t = std::time::Instant::now();
             let k = gemm_sm90::kernel::<bf16>(cfg)?;

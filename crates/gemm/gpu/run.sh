@@ -13,9 +13,9 @@ ferrocm=.gpu/stage/bin/ferrocm
 export PYTHONUNBUFFERED=1
 : > "$out/bench.jsonl"
 for dtype in bf16 fp16; do
-  python3 scripts/vendor_baselines.py gemm --dtype $dtype --layout nn --n 4096 8192 | sed 's/$/ "before"/' >> "$out/bench.jsonl"
+  python3 "${VENDOR:-scripts/vendor_baselines.py}" gemm --dtype $dtype --layout nn --n 4096 8192 | sed 's/$/ "before"/' >> "$out/bench.jsonl"
   $ferrocm bench gemm --json --dtype $dtype --layout nn --n 4096 8192 --variants "${variants[@]}" 2> >(tee -a "$out/bench.err" >&2) >> "$out/bench.jsonl"
-  python3 scripts/vendor_baselines.py gemm --dtype $dtype --layout nn --n 4096 8192 | sed 's/$/ "after"/' >> "$out/bench.jsonl"
+  python3 "${VENDOR:-scripts/vendor_baselines.py}" gemm --dtype $dtype --layout nn --n 4096 8192 | sed 's/$/ "after"/' >> "$out/bench.jsonl"
 done
 python3 - "$out/bench.jsonl" <<'PY'
 import json, sys, re

@@ -304,6 +304,7 @@ impl Gemm {
             b_k_major: ob.layout == Layout::ColMajor,
             group_m: tuning.group_m.unwrap_or(8).max(1),
             cluster_m: 1,
+            pair_stores: false,
         };
         // A pair shares B in halves: a row-major B is copied in 64-column spans, so its tile
         // must hold an even number of them.
@@ -472,11 +473,14 @@ impl Plan {
                 operand_map(b, d.b.layout, k, d.n, ldb, self.cfg.b_box())?,
             )
         };
+        // Column pairs go out in one access when C's start and pitch allow it.
+        let pair_stores = ldc % 2 == 0 && c.device_ptr().0 % (2 * std::mem::size_of::<C>() as u64) == 0;
+        let cfg = sm90::Config { pair_stores, ..self.cfg };
         let launch = LaunchConfig::new(self.grid, sm90::THREADS)
             .with_shared_mem(self.cfg.shared_bytes())
             .with_cluster((self.cfg.cluster_m, 1, 1));
         sm90::gemm_sm90::launch::<C>(
-            stream, launch, self.cfg, &ma, &mb, c, m as u32, n as u32, k as u32, ldc as u32, d.alpha, d.beta,
+            stream, launch, cfg, &ma, &mb, c, m as u32, n as u32, k as u32, ldc as u32, d.alpha, d.beta,
         )?;
         Ok(())
     }

@@ -17,7 +17,7 @@
 //! instruction's transpose bits say which. Edges need no special code: TMA fills the parts of a
 //! box outside the matrix with zeros, and the epilogue skips rows and columns outside C.
 
-use ferrocm_kernel::dsl::{cast, Elem, IntoVal};
+use ferrocm_kernel::dsl::{cast, vec2, Elem, IntoVal, Memory, MemoryMut};
 use ferrocm_kernel::prelude::*;
 
 /// Rows of the block tile (two consumer warpgroups of 64).
@@ -47,6 +47,9 @@ pub struct Config {
     /// Blocks per cluster along M (1 or 2): the pair works on vertically adjacent tiles and each
     /// loads half of their common B tile, multicast to both.
     pub cluster_m: u32,
+    /// C's start and row pitch are even (in elements): whole tiles store column pairs with one
+    /// access each.
+    pub pair_stores: bool,
 }
 
 impl Config {
@@ -302,17 +305,39 @@ pub fn gemm_sm90<O: Elem>(
             let row0 = mt * BM + cw * 64u32 + 16u32 * w + l / 4u32;
             let col0 = nt * bn + 2u32 * (l % 4u32);
             let inside = mt * BM + BM <= m && nt * bn + bn <= n;
-            for q in 0..(bn / 8) {
-                for v in 0..4u32 {
-                    let row = row0 + if v >= 2 { 8u32 } else { 0u32 };
-                    let col = col0 + (8 * q + (v & 1));
-                    if inside || (row < m && col < n) {
-                        let at = row as usize * ldc as usize + col as usize;
-                        let mut x = acc.get((4 * q + v) as usize) * alpha;
-                        if beta != 0.0f32 {
-                            x += beta * cast::<f32, _>(c[at]);
+            let pairs = if cfg.pair_stores { inside } else { Val::constant(false) };
+            if pairs {
+                if cfg.pair_stores {
+                    // Whole tile, C aligned for 2-element accesses: one store per column pair.
+                    for q in 0..(bn / 8) {
+                        for h in 0..2u32 {
+                            let row = row0 + 8u32 * h;
+                            let col = col0 + 8 * q;
+                            let pair = (row as usize * ldc as usize + col as usize) / 2usize;
+                            let mut x0 = acc.get((4 * q + 2 * h) as usize) * alpha;
+                            let mut x1 = acc.get((4 * q + 2 * h + 1) as usize) * alpha;
+                            if beta != 0.0f32 {
+                                let old = c.load2(pair);
+                                x0 += beta * cast::<f32, _>(old.get(0));
+                                x1 += beta * cast::<f32, _>(old.get(1));
+                            }
+                            c.store2(pair, vec2(cast::<O, _>(x0), cast::<O, _>(x1)));
                         }
-                        c[at] = cast::<O, _>(x);
+                    }
+                }
+            } else {
+                for q in 0..(bn / 8) {
+                    for v in 0..4u32 {
+                        let row = row0 + if v >= 2 { 8u32 } else { 0u32 };
+                        let col = col0 + (8 * q + (v & 1));
+                        if inside || (row < m && col < n) {
+                            let at = row as usize * ldc as usize + col as usize;
+                            let mut x = acc.get((4 * q + v) as usize) * alpha;
+                            if beta != 0.0f32 {
+                                x += beta * cast::<f32, _>(c[at]);
+                            }
+                            c[at] = cast::<O, _>(x);
+                        }
                     }
                 }
             }

@@ -69,6 +69,9 @@ fn alpha_and_beta() {
     each_device(|d, r| {
         check::<bf16, f32>(d, Case::new(130, 140, 64).scale(-0.75, 0.5), r);
         check::<f16, f16>(d, Case::new(64, 130, 72).scale(2.0, -1.0), r);
+        // Whole tiles: the paired stores read C in pairs too.
+        check::<bf16, bf16>(d, Case::new(256, 512, 64).scale(0.5, 2.0), r);
+        check::<f16, f32>(d, Case::new(256, 256, 64).layouts(Row, Col, Col).scale(1.5, -0.25), r);
     });
 }
 
