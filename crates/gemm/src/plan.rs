@@ -313,7 +313,9 @@ impl Gemm {
         // A pair shares B in halves: a row-major B is copied in 64-column spans, so its tile
         // must hold an even number of them.
         let can_pair = target.has(Feature::TmaMulticast) && (cfg.b_k_major || bn % 128 == 0);
-        cfg.cluster_m = tuning.cluster_m.unwrap_or(if km > sm90::BM as usize && can_pair { 2 } else { 1 });
+        // Clusters of 2 measured half as fast as single blocks on an H100 (NOTES.md, v1): the
+        // default stays 1 until their grid is sized to the clusters that can be resident.
+        cfg.cluster_m = tuning.cluster_m.unwrap_or(1);
         if !(cfg.cluster_m == 1 || cfg.cluster_m == 2 && can_pair) {
             return Err(GemmError::InvalidShape {
                 what: "tuning.cluster_m",

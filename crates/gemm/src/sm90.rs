@@ -350,10 +350,12 @@ pub fn gemm_sm90<O: Elem>(
     }
 }
 
-/// Frees stage `s` for every producer of the cluster.
+/// Frees stage `s` for every producer of the cluster. The consumers only read the stage, through
+/// `wgmma` groups that have retired, so the remote arrivals need no cluster-scope release (whose
+/// GPU-wide memory barrier per k-step halved the kernel's speed; NOTES.md, v1).
 fn release(empty: &Barriers, s: Val<u32>, cl: u32, rank: Val<u32>) {
     empty.arrive(s);
     for r in 1..cl {
-        empty.arrive_remote(s, (rank + r) % cl);
+        empty.arrive_remote_cta(s, (rank + r) % cl);
     }
 }

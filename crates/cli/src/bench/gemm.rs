@@ -23,8 +23,8 @@ pub struct Args {
     /// nn (A and B row-major, as torch.matmul(a, b)) or tn (B column-major).
     #[arg(long, default_value = "nn")]
     layout: String,
-    /// Kernel variants to time, `BNxSTAGES[-gGROUP][-cCLUSTER]` (e.g. 256x4 128x6 256x4-g16-c1);
-    /// `auto` is the planner's choice.
+    /// Kernel variants to time, `BNxSTAGES[-gGROUP][-cCLUSTER][-pBLOCKS]` (e.g. 256x4 128x6
+    /// 256x4-g16-c1 256x4-c2-p120); `auto` is the planner's choice.
     #[arg(long, num_args = 1.., default_values_t = ["auto".to_string()])]
     variants: Vec<String>,
     /// Timed repetitions; the median is reported.
@@ -45,8 +45,9 @@ fn parse_variant(v: &str) -> Result<Tuning> {
     }
     let mut parts = v.split('-');
     let shape = parts.next().unwrap_or_default();
-    let (bn, stages) =
-        shape.split_once('x').context(format!("variant {v}: write BNxSTAGES[-gGROUP][-cCLUSTER]"))?;
+    let (bn, stages) = shape
+        .split_once('x')
+        .context(format!("variant {v}: write BNxSTAGES[-gGROUP][-cCLUSTER][-pBLOCKS]"))?;
     t.bn = Some(bn.parse().context(format!("variant {v}"))?);
     t.stages = Some(stages.parse().context(format!("variant {v}"))?);
     for p in parts {
@@ -55,7 +56,8 @@ fn parse_variant(v: &str) -> Result<Tuning> {
         match key {
             "g" => t.group_m = Some(val),
             "c" => t.cluster_m = Some(val),
-            _ => bail!("variant {v}: unknown part {p} (gGROUP or cCLUSTER)"),
+            "p" => t.grid = Some(val),
+            _ => bail!("variant {v}: unknown part {p} (gGROUP, cCLUSTER or pBLOCKS)"),
         }
     }
     Ok(t)
