@@ -2,6 +2,7 @@
 //! `--json` one JSON object per line: {"bench", "metric", "ferrocm", "baseline", "unit",
 //! "ratio", "target"}.
 
+mod fft;
 mod gemm;
 mod rand;
 mod raw;
@@ -24,6 +25,8 @@ enum Target {
     Rand(rand::Args),
     /// Tensor-core GEMM throughput (TFLOP/s), to compare with cuBLAS.
     Gemm(gemm::Args),
+    /// FFT execution and plan-creation time against cuFFT (GPU) or scipy.fft (CPU).
+    Fft(fft::Args),
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -31,6 +34,7 @@ pub fn run(args: Args) -> Result<()> {
         Target::Runtime(a) => runtime::run(a),
         Target::Rand(a) => rand::run(a),
         Target::Gemm(a) => gemm::run(a),
+        Target::Fft(a) => fft::run(a),
     }
 }
 
