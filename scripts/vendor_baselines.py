@@ -5,7 +5,7 @@ ferrocm's own benchmark so the two are compared side by side.
 Prints one JSON object per line: {"bench", "metric", "value", "unit", "library"}.
 
   python3 scripts/vendor_baselines.py copy [--mib 1024]
-  python3 scripts/vendor_baselines.py gemm [--dtype bf16] [--n 4096 8192]
+  python3 scripts/vendor_baselines.py gemm [--dtype bf16|fp16] [--layout nn|tn] [--n 4096 8192]
   python3 scripts/vendor_baselines.py curand [--generator philox|xorwow|mrg32k3a|sobol32|mtgp32|mt19937] [--distribution uniform|normal|bits|poisson] [--lambda 4] [--count 268435456]
   python3 scripts/vendor_baselines.py launch
   python3 scripts/vendor_baselines.py cufft [--case NAME ...]   (the cases of `ferrocm bench fft`)
@@ -61,12 +61,14 @@ def gemm(args):
     for n in args.n:
         a = torch.randn(n, n, device="cuda", dtype=dtype)
         b = torch.randn(n, n, device="cuda", dtype=dtype)
+        if args.layout == "tn":
+            b = b.t()  # column-major B, as `ferrocm bench gemm --layout tn` reads it
         c = a @ b
         ref = (a[:64].double() @ b.double())
         err = ((c[:64].double() - ref).norm() / ref.norm()).item()
         assert err < 1e-2, err
         ms = time_ms(lambda: torch.matmul(a, b, out=c), reps=args.reps)
-        emit("gemm", f"{args.dtype} {n}^3", 2 * n ** 3 / ms / 1e9, "TFLOP/s", "cuBLAS (torch.matmul)")
+        emit("gemm", f"{args.dtype} {n}^3 {args.layout}", 2 * n ** 3 / ms / 1e9, "TFLOP/s", "cuBLAS (torch.matmul)")
 
 
 def curand(args):
@@ -244,7 +246,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="what", required=True)
     c = sub.add_parser("copy"); c.add_argument("--mib", type=int, default=1024)
-    g = sub.add_parser("gemm"); g.add_argument("--dtype", default="bf16"); g.add_argument("--n", type=int, nargs="+", default=[4096, 8192]); g.add_argument("--reps", type=int, default=20)
+    g = sub.add_parser("gemm"); g.add_argument("--dtype", default="bf16"); g.add_argument("--layout", default="nn", choices=["nn", "tn"]); g.add_argument("--n", type=int, nargs="+", default=[4096, 8192]); g.add_argument("--reps", type=int, default=20)
     r = sub.add_parser("curand"); r.add_argument("--generator", default="philox"); r.add_argument("--distribution", default="uniform"); r.add_argument("--count", type=int, default=1 << 28); r.add_argument("--reps", type=int, default=20); r.add_argument("--lambda", dest="lambda_", type=float, default=4.0)
     sub.add_parser("launch")
     f = sub.add_parser("cufft"); f.add_argument("--case", action="append"); f.add_argument("--reps", type=int, default=20)

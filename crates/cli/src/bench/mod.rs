@@ -3,6 +3,7 @@
 //! "ratio", "target"}.
 
 mod fft;
+mod gemm;
 mod rand;
 mod raw;
 mod runtime;
@@ -22,6 +23,8 @@ enum Target {
     Runtime(runtime::Args),
     /// RAND generation throughput (GSample/s), to compare with cuRAND.
     Rand(rand::Args),
+    /// Tensor-core GEMM throughput (TFLOP/s), to compare with cuBLAS.
+    Gemm(gemm::Args),
     /// FFT execution and plan-creation time against cuFFT (GPU) or scipy.fft (CPU).
     Fft(fft::Args),
 }
@@ -30,6 +33,7 @@ pub fn run(args: Args) -> Result<()> {
     match args.target {
         Target::Runtime(a) => runtime::run(a),
         Target::Rand(a) => rand::run(a),
+        Target::Gemm(a) => gemm::run(a),
         Target::Fft(a) => fft::run(a),
     }
 }

@@ -372,6 +372,7 @@ pub static TABLE: &[&Def] = &[
     &mbarrier::TRY_WAIT,
     &mbarrier::TEST_WAIT,
     &mbarrier::ARRIVE_REMOTE,
+    &mbarrier::ARRIVE_REMOTE_CTA,
     &tma::LOAD,
     &tma::STORE,
     &cluster::ARRIVE,
