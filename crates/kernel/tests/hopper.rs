@@ -1083,7 +1083,7 @@ fn setmaxnreg_moves_registers_between_warpgroups() {
 /// Each CTA of a cluster of 2 arrives on its partner's barrier (a remote arrive through `mapa`)
 /// after writing into the partner's shared memory, then waits for its own barrier.
 #[kernel]
-fn remote_arrive(out: &mut [u32]) {
+fn remote_arrive(#[comptime] cta_scope: bool, out: &mut [u32]) {
     cluster_dims(2, 1, 1);
     let s = shared_array::<u32>(32);
     let bar = Barriers::new(1);
@@ -1097,7 +1097,11 @@ fn remote_arrive(out: &mut [u32]) {
     cluster_sync();
     dsmem_store(&s, t, partner, t * 10u32 + rank);
     fence_block();
-    bar.arrive_remote(0u32, partner);
+    if cta_scope {
+        bar.arrive_remote_cta(0u32, partner);
+    } else {
+        bar.arrive_remote(0u32, partner);
+    }
     // Released by all 32 of the partner's threads; the cluster barrier then orders their
     // stores at cluster scope before the reads.
     bar.wait(0u32, 0u32);
@@ -1107,12 +1111,23 @@ fn remote_arrive(out: &mut [u32]) {
 
 #[test]
 fn remote_mbarrier_arrivals_release_the_partner_cta() {
-    let out = Launch::new("remote_arrive", remote_arrive::kernel(), 4, 32).cluster(2).buf(&[0u32; 128]).run();
-    let got = out.get::<u32>(0);
-    for b in 0..4u32 {
-        for t in 0..32u32 {
-            // Written by the partner (rank ^ 1).
-            assert_eq!(got[(b * 32 + t) as usize], t * 10 + ((b % 2) ^ 1), "block {b} thread {t}");
+    // Both scopes of release: the phase completes either way, and the cluster barrier after
+    // the wait orders the partner's stores.
+    for cta_scope in [false, true] {
+        let out = Launch::new("remote_arrive", remote_arrive::kernel(cta_scope), 4, 32)
+            .cluster(2)
+            .buf(&[0u32; 128])
+            .run();
+        let got = out.get::<u32>(0);
+        for b in 0..4u32 {
+            for t in 0..32u32 {
+                // Written by the partner (rank ^ 1).
+                assert_eq!(
+                    got[(b * 32 + t) as usize],
+                    t * 10 + ((b % 2) ^ 1),
+                    "block {b} thread {t}, cta scope {cta_scope}"
+                );
+            }
         }
     }
 }

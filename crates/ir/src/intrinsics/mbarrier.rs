@@ -199,3 +199,27 @@ pub static ARRIVE_REMOTE: Def = Def {
     ptx_globals: &[],
     exec: |e, _| per_lane(e, arg1, |_, _| MbarrierOp::Arrive { expect_tx: 0 }),
 };
+
+/// `mbarrier.arrive.release.cta.shared::cluster` through `mapa`: a remote arrival that orders
+/// nothing at cluster scope (CUTLASS's `ClusterBarrier::arrive(cta_id)`). `ARRIVE_REMOTE`'s
+/// cluster-scope release costs a GPU-wide memory barrier (`MEMBAR.ALL.GPU` in SASS) per arrival;
+/// this one signals that a CTA is done with something it read asynchronously (`wgmma` operands
+/// after `wgmma.wait_group`), where there is no write of its own to publish.
+pub static ARRIVE_REMOTE_CTA: Def = Def {
+    name: "mbarrier.arrive_remote_cta",
+    doc: "one arrival on the mbarrier at the same place in the shared memory of the cluster's CTA `rank`, releasing at CTA scope only (no cluster-wide fence)",
+    imms: &[],
+    mems: &[MemRule::Shared],
+    vars: 0,
+    sig: |_, c| mbar_sig(c, &[U32], None),
+    effects: Effects::SYNC,
+    feature: Some(Feature::Clusters),
+    extra_feature: no_extra,
+    ptx_version: (8, 0),
+    ptx: ptx_text!(
+        "mapa.shared::cluster.u32 $[t.b32.0], $[saddr0:a0], $[a1];\n\
+         mbarrier.arrive.release.cta.shared::cluster.b64 _, [$[t.b32.0]];"
+    ),
+    ptx_globals: &[],
+    exec: |e, _| per_lane(e, arg1, |_, _| MbarrierOp::Arrive { expect_tx: 0 }),
+};

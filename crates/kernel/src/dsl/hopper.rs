@@ -371,6 +371,14 @@ impl Barriers {
         self.call(&intrinsics::mbarrier::ARRIVE_REMOTE, vec![i.index(), rank.into_val().v])
     }
 
+    /// [`Barriers::arrive_remote`] that releases at CTA scope only: no cluster-wide fence (which
+    /// costs a GPU-wide memory barrier per arrival). For a CTA telling a partner that it is done
+    /// reading something asynchronously (a stage whose `wgmma` group has retired), with no write
+    /// of its own to publish.
+    pub fn arrive_remote_cta(&self, i: impl Index, rank: impl IntoVal<u32>) {
+        self.call(&intrinsics::mbarrier::ARRIVE_REMOTE_CTA, vec![i.index(), rank.into_val().v])
+    }
+
     /// The shared array holding the barriers.
     pub fn memory(&self) -> Shared<u64> {
         self.mem

@@ -1,0 +1,43 @@
+//! Writes the PTX of the planner's Hopper kernels to a directory, for reading the compiler's
+//! output with `ptxas -arch=sm_90a -v` and `cuobjdump -sass` (see NOTES.md).
+//!
+//!     cargo run -p ferrocm-gemm --example gemm_ptx -- OUT_DIR [DRIVER_VERSION]
+
+use ferrocm_gemm::sm90::{gemm_sm90, Config};
+use ferrocm_kernel::dsl::MmaType;
+use ferrocm_kernel::{bf16, Target};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let dir = std::path::PathBuf::from(args.next().ok_or("usage: gemm_ptx OUT_DIR [DRIVER_VERSION]")?);
+    let driver: u32 = args.next().map(|v| v.parse()).transpose()?.unwrap_or(13000);
+    std::fs::create_dir_all(&dir)?;
+    let target = Target::nvidia((9, 0), driver);
+    for (bn, stages) in [(256, 4), (128, 6)] {
+        for (ak, bk) in [(true, true), (true, false), (false, true), (false, false)] {
+            let cfg = Config {
+                input: MmaType::BF16,
+                bn,
+                stages,
+                a_k_major: ak,
+                b_k_major: bk,
+                group_m: 8,
+                cluster_m: 2,
+                pair_stores: true,
+            };
+            let t = std::time::Instant::now();
+            let k = gemm_sm90::kernel::<bf16>(cfg)?;
+            let built = t.elapsed();
+            let t = std::time::Instant::now();
+            let ptx = k.ptx_for(&target)?;
+            let name = format!(
+                "gemm_bn{bn}_s{stages}_{}{}.ptx",
+                if ak { 'T' } else { 'N' },
+                if bk { 'T' } else { 'N' }
+            );
+            println!("{name}: IR built in {built:?}, PTX in {:?}", t.elapsed());
+            std::fs::write(dir.join(name), ptx.as_bytes())?;
+        }
+    }
+    Ok(())
+}

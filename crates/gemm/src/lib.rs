@@ -1,0 +1,39 @@
+//! ferrocm GEMM: tensor-core matrix products written in the kernel language, and the planner that
+//! picks a kernel for the element types, the device's target and the shape.
+//!
+//! ```ignore
+//! use ferrocm_gemm::{Gemm, GemmDesc, ElemType, Layout};
+//!
+//! // C (m x n, f32) = A (m x k, bf16, row-major) * B (k x n, bf16, row-major)
+//! let desc = GemmDesc::new(m, n, k, ElemType::BF16).with_c_type(ElemType::F32);
+//! let plan = Gemm::plan(stream.device(), &desc)?;
+//! plan.run(&stream, &a, &b, &mut c)?;   // a, b: DeviceBuffer<bf16>, c: DeviceBuffer<f32>
+//! ```
+//!
+//! # Contract
+//! [`Plan::run`] computes `C = alpha * op(A) * op(B) + beta * C` where `A` is `m x k`, `B` is
+//! `k x n` and `C` is `m x n`, each stored row- or column-major ([`Layout`]) with a leading
+//! dimension (the distance between consecutive rows of a row-major matrix, columns of a
+//! column-major one; packed by default). Products accumulate in f32; the result is rounded once to
+//! C's type. With `beta == 0` C is only written (it may hold anything, NaN too); elements of the
+//! buffers outside the described matrices are never touched. `k` is at least 1.
+//!
+//! Supported now (everything else is a [`GemmError`] naming what is allowed):
+//! - A and B f16 or bf16 (the same type), C f32, f16 or bf16, any layouts;
+//! - devices whose target has `wgmma`, TMA and `setmaxnreg` (NVIDIA sm_90a, and the CPU executor,
+//!   which runs the same kernel as a reference);
+//! - TMA's rules on the operands: each operand's leading dimension times its element size is a
+//!   multiple of 16 bytes, and the buffers start 16-byte aligned (device allocations do).
+//!
+//! # Plans
+//! A [`Plan`] fixes the kernel (tile shape, pipeline depth, grid); it is cheap to build, `Send`
+//! and `Sync`, and may run many times on any stream of its device. The kernel is compiled once
+//! per process and loaded once per device on first use. What the kernels are and how fast they
+//! run is in this crate's `NOTES.md`.
+
+mod error;
+mod plan;
+pub mod sm90;
+
+pub use error::{GemmError, Result};
+pub use plan::{ElemType, Gemm, GemmDesc, GemmElement, Layout, Plan, Tuning};

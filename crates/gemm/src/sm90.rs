@@ -1,0 +1,361 @@
+//! The Hopper (sm_90a) kernel: a persistent, warp-specialized TMA + `wgmma` GEMM.
+//!
+//! `C[m x n] = alpha * A[m x k] * B[k x n] + beta * C` with f16 or bf16 inputs, f32 accumulation
+//! and an f32, f16 or bf16 row-major C. One block of 384 threads per multiprocessor walks output
+//! tiles of `BM x bn` in a grouped order (`group_m` tile rows share each column sweep, so the B
+//! panels they read stay in L2):
+//! - warpgroup 0, the producer, gives up registers (`setmaxnreg` 40) and one thread of it moves
+//!   the A and B tiles of each `BK` step into a `stages`-deep ring of shared memory with TMA,
+//!   signalling `full[s]` through the copies' transaction bytes;
+//! - warpgroups 1 and 2, the consumers (`setmaxnreg` 232), each own 64 rows of the tile: a
+//!   64 x bn f32 accumulator (bn / 2 registers per thread) fed by `wgmma m64n{bn}k16` straight
+//!   from the swizzled shared tiles, releasing stage `s` on `empty[s]` once the `wgmma` group
+//!   that read it has retired (one group stays in flight), then writing their rows of C.
+//!
+//! Operands may be K-major (A row-major, B column-major) or M/N-major (A column-major, B
+//! row-major): TMA lays each out in the 128-byte-swizzled canonical form `wgmma` reads, and the
+//! instruction's transpose bits say which. Edges need no special code: TMA fills the parts of a
+//! box outside the matrix with zeros, and the epilogue skips rows and columns outside C.
+
+use ferrocm_kernel::dsl::{cast, vec2, Elem, IntoVal, Memory, MemoryMut};
+use ferrocm_kernel::prelude::*;
+
+/// Rows of the block tile (two consumer warpgroups of 64).
+pub const BM: u32 = 128;
+/// K per pipeline stage: 64 16-bit elements, one 128-byte swizzle row.
+pub const BK: u32 = 64;
+/// Threads per block: one producer and two consumer warpgroups.
+pub const THREADS: u32 = 384;
+/// Elements of one 128-byte swizzle span of an M/N-major operand.
+const SPAN: u32 = 64;
+
+/// The compile-time shape of one kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Config {
+    /// `F16` or `BF16` (both operands).
+    pub input: MmaType,
+    /// Columns of the block tile, the `wgmma` N: a multiple of 64 from 64 to 256.
+    pub bn: u32,
+    /// Shared-memory ring depth.
+    pub stages: u32,
+    /// A is row-major (K contiguous); else column-major.
+    pub a_k_major: bool,
+    /// B is column-major (K contiguous); else row-major.
+    pub b_k_major: bool,
+    /// Tile rows that share a sweep over the tile columns.
+    pub group_m: u32,
+    /// Blocks per cluster along M (1 or 2): the pair works on vertically adjacent tiles and each
+    /// loads half of their common B tile, multicast to both.
+    pub cluster_m: u32,
+    /// C's start and row pitch are even (in elements): whole tiles store column pairs with one
+    /// access each.
+    pub pair_stores: bool,
+}
+
+impl Config {
+    /// Elements of A in one stage.
+    pub fn a_stage(&self) -> u32 {
+        BM * BK
+    }
+
+    /// Elements of B in one stage.
+    pub fn b_stage(&self) -> u32 {
+        self.bn * BK
+    }
+
+    /// Dynamic shared memory a block needs (the ring; barriers are static).
+    pub fn shared_bytes(&self) -> u32 {
+        self.stages * (self.a_stage() + self.b_stage()) * 2
+    }
+
+    /// The TMA box of A: `[inner, outer]` in elements.
+    pub fn a_box(&self) -> [u32; 2] {
+        if self.a_k_major {
+            [BK, BM]
+        } else {
+            [SPAN, BK]
+        }
+    }
+
+    /// The TMA box of B.
+    pub fn b_box(&self) -> [u32; 2] {
+        if self.b_k_major {
+            [BK, self.bn / self.cluster_m]
+        } else {
+            [SPAN, BK]
+        }
+    }
+
+    fn op(&self) -> Wgmma {
+        let mut op = Wgmma::new(self.bn, self.input);
+        if !self.a_k_major {
+            op = op.trans_a();
+        }
+        if !self.b_k_major {
+            op = op.trans_b();
+        }
+        op
+    }
+}
+
+/// The (tile row, tile column) of persistent work item `tile`: groups of `group` tile rows, each
+/// group swept column by column, rows fastest within a column.
+#[device]
+fn tile_coords(tile: u32, tiles_m: u32, tiles_n: u32, #[comptime] group: u32) -> (Val<u32>, Val<u32>) {
+    let per_group = tiles_n * group;
+    let first = (tile / per_group) * group;
+    let rows = (tiles_m - first).min(group);
+    let within = tile % per_group;
+    (first + within % rows, within / rows)
+}
+
+/// Issues the TMA copies of one operand tile (`rows` x `BK` at `(k0, mn0)`) into the ring at
+/// element `at`, completing on `full[s]`. With `parts` > 1 the tile is shared by the `parts`
+/// blocks of a cluster: this block copies part `part` of it into every block (multicast).
+#[allow(clippy::too_many_arguments)]
+fn load_operand(
+    map: &TensorMap,
+    smem: &Shared<u16>,
+    at: Val<u32>,
+    full: &Barriers,
+    s: Val<u32>,
+    k0: Val<i32>,
+    mn0: Val<i32>,
+    rows: u32,
+    k_major: bool,
+    parts: u32,
+    part: Val<u32>,
+) {
+    let mask = ((1u32 << parts) - 1) as u16;
+    if k_major {
+        if parts == 1 {
+            map.load(smem, at, full, s, [k0, mn0]);
+        } else {
+            let r = rows / parts;
+            let row = mn0 + cast::<i32, _>(part * r);
+            map.load_multicast(smem, at + part * (r * BK), full, s, [k0, row], mask);
+        }
+    } else {
+        let spans = rows / SPAN;
+        if parts == 1 {
+            for j in 0..spans {
+                map.load(smem, at + j * SPAN * BK, full, s, [mn0 + (j * SPAN) as i32, k0]);
+            }
+        } else {
+            for j in 0..spans / parts {
+                let span = part * (spans / parts) + j;
+                let col = mn0 + cast::<i32, _>(span * SPAN);
+                map.load_multicast(smem, at + span * (SPAN * BK), full, s, [col, k0], mask);
+            }
+        }
+    }
+}
+
+/// The `wgmma` descriptor of k-step `kk` of an operand tile of `rows` rows starting at element
+/// `at` (from `row0` of the tile, a multiple of 64).
+fn descriptor(smem: &Shared<u16>, at: Val<u32>, row0: impl IntoVal<u32>, kk: u32, k_major: bool) -> Val<u64> {
+    if k_major {
+        // Rows of 128 bytes in 8-row atoms (1024 bytes apart); k-step kk starts 32 bytes in.
+        matrix_descriptor(smem, at + row0.into_val() * BK + kk * 16, Swizzle::B128, 16, 1024)
+    } else {
+        // Spans of 64 rows by BK (8 KiB apart), each 8 k-rows of 128 bytes per 1024-byte atom.
+        matrix_descriptor(
+            smem,
+            at + row0.into_val() * BK + kk * 16 * SPAN,
+            Swizzle::B128,
+            SPAN * BK * 2,
+            1024,
+        )
+    }
+}
+
+/// `C = alpha A B + beta C` (see the module docs). `ldc` is C's row pitch in elements; `k` is
+/// at least 1 (the first k-step's `wgmma` overwrites the accumulators).
+#[kernel]
+#[allow(clippy::too_many_arguments)]
+pub fn gemm_sm90<O: Elem>(
+    #[comptime] cfg: Config,
+    ta: TensorMap,
+    tb: TensorMap,
+    c: &mut [O],
+    m: u32,
+    n: u32,
+    k: u32,
+    ldc: u32,
+    alpha: f32,
+    beta: f32,
+) {
+    launch_bounds(THREADS, 1);
+    let cl = cfg.cluster_m;
+    if cl > 1 {
+        cluster_dims(cl, 1, 1);
+    }
+    let bn = cfg.bn;
+    let stages = cfg.stages;
+    let a_stage = cfg.a_stage();
+    let b_stage = cfg.b_stage();
+    let smem = dyn_shared_aligned::<u16>(1024);
+    let full = Barriers::new(cfg.stages as usize);
+    let empty = Barriers::new(cfg.stages as usize);
+    let t = thread_idx_x();
+    let wg = t / 128u32;
+    // Work items are cluster tiles of cl x 1 block tiles; rank r of a cluster takes block-tile
+    // row cl * mt + r of item (mt, nt).
+    let tiles_m = (m + (BM * cl - 1)) / (BM * cl);
+    let tiles_n = (n + (bn - 1)) / bn;
+    let num_tiles = tiles_m * tiles_n;
+    let k_tiles = (k + (BK - 1)) / BK;
+    let rank = if cl > 1 { cluster_rank() } else { Val::constant(0u32) };
+    let first_tile = block_idx_x() / cl;
+    let tile_step = grid_dim_x() / cl;
+    if t == 0u32 {
+        for s in 0..stages {
+            full.init(s, 1u32);
+            // Every consumer of the cluster frees a stage: each block's producer writes into all.
+            empty.init(s, 2u32 * cl);
+        }
+        fence_mbarrier_init();
+    }
+    if cl > 1 {
+        cluster_sync();
+    } else {
+        sync_threads();
+    }
+    if wg == 0u32 {
+        setmaxnreg_dec(40);
+        if t == 0u32 {
+            let mut it = 0u32;
+            let mut tile = first_tile;
+            while tile < num_tiles {
+                let (mt, nt) = tile_coords(tile, tiles_m, tiles_n, cfg.group_m);
+                let m0 = ((mt * cl + rank) * BM) as i32;
+                let n0 = (nt * bn) as i32;
+                let mut kt = 0u32;
+                while kt < k_tiles {
+                    let s = it % stages;
+                    let phase = (it / stages) % 2u32;
+                    if it >= stages {
+                        empty.wait(s, phase ^ 1u32);
+                    }
+                    full.arrive_expect_tx(s, (a_stage + b_stage) * 2u32);
+                    let k0 = (kt * BK) as i32;
+                    load_operand(&ta, &smem, s * a_stage, &full, s, k0, m0, BM, cfg.a_k_major, 1, rank);
+                    load_operand(
+                        &tb,
+                        &smem,
+                        stages * a_stage + s * b_stage,
+                        &full,
+                        s,
+                        k0,
+                        n0,
+                        bn,
+                        cfg.b_k_major,
+                        cl,
+                        rank,
+                    );
+                    it += 1u32;
+                    kt += 1u32;
+                }
+                tile += tile_step;
+            }
+        }
+    } else {
+        setmaxnreg_inc(232);
+        let op = cfg.op();
+        let acc = op.accumulator();
+        let cw = wg - 1u32;
+        let w = (t % 128u32) / 32u32;
+        let l = lane_id();
+        let leader = t % 128u32 == 0u32;
+        let mut it = 0u32;
+        let mut tile = first_tile;
+        while tile < num_tiles {
+            let (ct, nt) = tile_coords(tile, tiles_m, tiles_n, cfg.group_m);
+            let mt = ct * cl + rank;
+            let mut kt = 0u32;
+            while kt < k_tiles {
+                let s = it % stages;
+                let phase = (it / stages) % 2u32;
+                full.wait(s, phase);
+                wgmma_fence();
+                for kk in 0..(BK / 16) {
+                    let ad = descriptor(&smem, s * a_stage, cw * 64u32, kk, cfg.a_k_major);
+                    let bd = descriptor(&smem, stages * a_stage + s * b_stage, 0u32, kk, cfg.b_k_major);
+                    if kk == 0 {
+                        wgmma(op, &acc, ad, bd, kt > 0u32);
+                    } else {
+                        wgmma(op, &acc, ad, bd, true);
+                    }
+                }
+                wgmma_commit();
+                // The group before this one has retired: its stage is free.
+                wgmma_wait(1);
+                if leader && kt > 0u32 {
+                    release(&empty, (it + (stages - 1)) % stages, cl, rank);
+                }
+                it += 1u32;
+                kt += 1u32;
+            }
+            wgmma_wait(0);
+            if leader {
+                release(&empty, (it + (stages - 1)) % stages, cl, rank);
+            }
+            // Epilogue: thread (w, l) holds rows 16w + l/4 (+8) and column pairs 2(l%4) of
+            // every 8-column block of its consumer's 64 rows.
+            let row0 = mt * BM + cw * 64u32 + 16u32 * w + l / 4u32;
+            let col0 = nt * bn + 2u32 * (l % 4u32);
+            let inside = mt * BM + BM <= m && nt * bn + bn <= n;
+            let pairs = if cfg.pair_stores { inside } else { Val::constant(false) };
+            if pairs {
+                if cfg.pair_stores {
+                    // Whole tile, C aligned for 2-element accesses: one store per column pair.
+                    for q in 0..(bn / 8) {
+                        for h in 0..2u32 {
+                            let row = row0 + 8u32 * h;
+                            let col = col0 + 8 * q;
+                            let pair = (row as usize * ldc as usize + col as usize) / 2usize;
+                            let mut x0 = acc.get((4 * q + 2 * h) as usize) * alpha;
+                            let mut x1 = acc.get((4 * q + 2 * h + 1) as usize) * alpha;
+                            if beta != 0.0f32 {
+                                let old = c.load2(pair);
+                                x0 += beta * cast::<f32, _>(old.get(0));
+                                x1 += beta * cast::<f32, _>(old.get(1));
+                            }
+                            c.store2(pair, vec2(cast::<O, _>(x0), cast::<O, _>(x1)));
+                        }
+                    }
+                }
+            } else {
+                for q in 0..(bn / 8) {
+                    for v in 0..4u32 {
+                        let row = row0 + if v >= 2 { 8u32 } else { 0u32 };
+                        let col = col0 + (8 * q + (v & 1));
+                        if inside || (row < m && col < n) {
+                            let at = row as usize * ldc as usize + col as usize;
+                            let mut x = acc.get((4 * q + v) as usize) * alpha;
+                            if beta != 0.0f32 {
+                                x += beta * cast::<f32, _>(c[at]);
+                            }
+                            c[at] = cast::<O, _>(x);
+                        }
+                    }
+                }
+            }
+            tile += tile_step;
+        }
+    }
+    if cl > 1 {
+        // No block leaves while its partner may still copy into it or arrive on its barriers.
+        cluster_sync();
+    }
+}
+
+/// Frees stage `s` for every producer of the cluster. The consumers only read the stage, through
+/// `wgmma` groups that have retired, so the remote arrivals need no cluster-scope release (whose
+/// GPU-wide memory barrier per k-step halved the kernel's speed; NOTES.md, v1).
+fn release(empty: &Barriers, s: Val<u32>, cl: u32, rank: Val<u32>) {
+    empty.arrive(s);
+    for r in 1..cl {
+        empty.arrive_remote_cta(s, (rank + r) % cl);
+    }
+}

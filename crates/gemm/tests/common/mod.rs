@@ -1,0 +1,220 @@
+//! Shared test helpers: devices, a seeded generator, the f64 host reference and the checker.
+#![allow(dead_code)]
+
+use ferrocm_gemm::{Gemm, GemmDesc, GemmElement, Layout, Tuning};
+use ferrocm_kernel::runtime::{BackendKind, Device};
+use ferrocm_kernel::{bf16, f16};
+
+/// Every device present (the CPU device runs the kernel on the executor). With
+/// `FERROCM_REQUIRE_GPU=1` a missing GPU is a failure, so a GPU run cannot pass by skipping.
+pub fn devices() -> Vec<Device> {
+    if std::env::var("FERROCM_REQUIRE_GPU").is_ok_and(|v| v == "1") {
+        assert!(
+            !Device::of_kind(BackendKind::Cuda).is_empty(),
+            "FERROCM_REQUIRE_GPU=1 but no GPU is visible"
+        );
+    }
+    Device::all().expect("devices")
+}
+
+pub fn is_gpu(d: &Device) -> bool {
+    d.kind() == BackendKind::Cuda
+}
+
+/// xorshift64*, seeded from the clock unless `FERROCM_SEED` is set (printed for replay).
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new() -> Rng {
+        let seed = std::env::var("FERROCM_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64
+        }) | 1;
+        eprintln!("FERROCM_SEED={seed}");
+        Rng(seed)
+    }
+    pub fn u64(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    /// Uniform in [-1, 1).
+    pub fn sym(&mut self) -> f64 {
+        (self.u64() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+    }
+}
+
+/// Conversions between the element types and f64.
+pub trait Host: GemmElement {
+    fn from_f64(x: f64) -> Self;
+    fn to_f64(self) -> f64;
+    /// Relative rounding bound of one conversion from f32.
+    const EPS: f64;
+}
+impl Host for f16 {
+    fn from_f64(x: f64) -> Self {
+        f16::from_f64(x)
+    }
+    fn to_f64(self) -> f64 {
+        f16::to_f64(self)
+    }
+    const EPS: f64 = 1.0 / 1024.0;
+}
+impl Host for bf16 {
+    fn from_f64(x: f64) -> Self {
+        bf16::from_f64(x)
+    }
+    fn to_f64(self) -> f64 {
+        bf16::to_f64(self)
+    }
+    const EPS: f64 = 1.0 / 128.0;
+}
+impl Host for f32 {
+    fn from_f64(x: f64) -> Self {
+        x as f32
+    }
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    const EPS: f64 = 1e-7;
+}
+
+/// Element (i, j) of a matrix stored with `layout` and leading dimension `ld`.
+pub fn at(layout: Layout, ld: usize, i: usize, j: usize) -> usize {
+    match layout {
+        Layout::RowMajor => i * ld + j,
+        Layout::ColMajor => j * ld + i,
+    }
+}
+
+/// Elements a `rows x cols` matrix with leading dimension `ld` spans, plus `extra` past it.
+pub fn storage(layout: Layout, rows: usize, cols: usize, ld: usize, extra: usize) -> usize {
+    match layout {
+        Layout::RowMajor => (rows - 1) * ld + cols + extra,
+        Layout::ColMajor => (cols - 1) * ld + rows + extra,
+    }
+}
+
+/// One GEMM case: shape, layouts, leading-dimension padding, alpha and beta.
+#[derive(Clone, Copy, Debug)]
+pub struct Case {
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub la: Layout,
+    pub lb: Layout,
+    pub lc: Layout,
+    /// Elements added to each leading dimension (itself rounded up to a multiple of 8).
+    pub pad: usize,
+    pub alpha: f32,
+    pub beta: f32,
+    /// Kernel shape instead of the planner's.
+    pub tuning: Tuning,
+}
+
+impl Case {
+    pub fn new(m: usize, n: usize, k: usize) -> Case {
+        use Layout::RowMajor as R;
+        Case { m, n, k, la: R, lb: R, lc: R, pad: 0, alpha: 1.0, beta: 0.0, tuning: Tuning::default() }
+    }
+    pub fn layouts(self, la: Layout, lb: Layout, lc: Layout) -> Case {
+        Case { la, lb, lc, ..self }
+    }
+    pub fn pad(self, pad: usize) -> Case {
+        Case { pad, ..self }
+    }
+    pub fn tuned(self, tuning: Tuning) -> Case {
+        Case { tuning, ..self }
+    }
+    pub fn scale(self, alpha: f32, beta: f32) -> Case {
+        Case { alpha, beta, ..self }
+    }
+    fn ld(&self, layout: Layout, rows: usize, cols: usize) -> usize {
+        // TMA reads rows whose pitch is a multiple of 16 bytes: packed dimensions round up to 8.
+        self.pad
+            + match layout {
+                Layout::RowMajor => cols,
+                Layout::ColMajor => rows,
+            }
+            .next_multiple_of(8)
+    }
+}
+
+/// Runs `case` on `device` with fresh random inputs and checks every element of C against an
+/// f64 host product (and that nothing outside C changed).
+pub fn check<T: Host, C: Host>(device: &Device, case: Case, rng: &mut Rng) {
+    let Case { m, n, k, la, lb, lc, alpha, beta, .. } = case;
+    let (lda, ldb, ldc) = (case.ld(la, m, k), case.ld(lb, k, n), case.ld(lc, m, n));
+    let extra = 8;
+    let a: Vec<T> = (0..storage(la, m, k, lda, extra)).map(|_| T::from_f64(rng.sym())).collect();
+    let b: Vec<T> = (0..storage(lb, k, n, ldb, extra)).map(|_| T::from_f64(rng.sym())).collect();
+    // C: random where beta reads it; a sentinel in the padding and past the end, NaN inside
+    // when beta is 0 (so an unwritten element fails).
+    let sentinel = C::from_f64(1234.5);
+    let mut c0: Vec<C> = vec![sentinel; storage(lc, m, n, ldc, extra)];
+    for i in 0..m {
+        for j in 0..n {
+            c0[at(lc, ldc, i, j)] = if beta == 0.0 { C::from_f64(f64::NAN) } else { C::from_f64(rng.sym()) };
+        }
+    }
+    let ty = T::TYPE;
+    let desc = GemmDesc::new(m, n, k, ty)
+        .with_c_type(C::TYPE)
+        .with_layouts(la, lb, lc)
+        .with_leading_dims(lda, ldb, ldc)
+        .with_alpha_beta(alpha, beta);
+    let plan = Gemm::plan_tuned(device, &desc, case.tuning).unwrap_or_else(|e| panic!("plan {case:?}: {e}"));
+    let stream = device.create_stream().unwrap();
+    let da = stream.clone_htod(&a).unwrap();
+    let db = stream.clone_htod(&b).unwrap();
+    let mut dc = stream.clone_htod(&c0).unwrap();
+    plan.run(&stream, &da, &db, &mut dc).unwrap_or_else(|e| panic!("run {case:?}: {e}"));
+    let got = stream.clone_dtoh(&dc).unwrap();
+    let label =
+        format!("{case:?} {ty:?}->{:?} on {} [{}]", C::TYPE, device.properties().name, plan.kernel_name());
+    let mut inside = vec![false; got.len()];
+    let mut worst = 0.0f64;
+    // Large products check a spread of rows in full (the first and last included), and that
+    // every other element was written.
+    let step = if m * n * k > 1 << 27 { (m / 61).max(1) } else { 1 };
+    for i in 0..m {
+        if i % step != 0 && i + 1 != m {
+            for j in 0..n {
+                let idx = at(lc, ldc, i, j);
+                inside[idx] = true;
+                assert!(!got[idx].to_f64().is_nan(), "{label}: C[{i}][{j}] was not written");
+            }
+            continue;
+        }
+        for j in 0..n {
+            let (mut dot, mut mag) = (0.0f64, 0.0f64);
+            for p in 0..k {
+                let x = a[at(la, lda, i, p)].to_f64() * b[at(lb, ldb, p, j)].to_f64();
+                dot += x;
+                mag += x.abs();
+            }
+            let idx = at(lc, ldc, i, j);
+            inside[idx] = true;
+            let old = if beta == 0.0 { 0.0 } else { beta as f64 * c0[idx].to_f64() };
+            let want = alpha as f64 * dot + old;
+            let bound = (alpha.abs() as f64 * mag + beta.abs() as f64) * 2e-6 + want.abs() * C::EPS + 1e-30;
+            let g = got[idx].to_f64();
+            let err = (g - want).abs();
+            assert!(
+                err <= bound,
+                "{label}: C[{i}][{j}] = {g}, want {want} (error {err:e} > bound {bound:e})"
+            );
+            worst = worst.max(err / bound);
+        }
+    }
+    for (idx, (&g, &o)) in got.iter().zip(&c0).enumerate() {
+        if !inside[idx] {
+            assert_eq!(
+                g.to_f64().to_bits(),
+                o.to_f64().to_bits(),
+                "{label}: element {idx} outside C changed"
+            );
+        }
+    }
+    eprintln!("ok {label} (worst error {worst:.3} of bound)");
+}

@@ -1,0 +1,159 @@
+//! Misuse: every bad request is refused with the error that names it, and C is left as it was.
+//! One table of cases, one `check`.
+
+use ferrocm_gemm::{ElemType, Gemm, GemmDesc, GemmError, Layout, Tuning};
+use ferrocm_kernel::bf16;
+use ferrocm_kernel::runtime::Device;
+
+type Want = fn(&GemmError) -> bool;
+
+struct Case {
+    name: &'static str,
+    desc: GemmDesc,
+    tuning: Tuning,
+    /// Elements of the A, B and C buffers (A and B bf16; C of `c_f32` ? f32 : bf16).
+    lens: [usize; 3],
+    c_f32: bool,
+    want: Want,
+}
+
+fn case(name: &'static str, desc: GemmDesc, want: Want) -> Case {
+    let (m, n, k) = (desc.m.clamp(1, 4096), desc.n.clamp(1, 4096), desc.k.clamp(1, 4096));
+    Case {
+        name,
+        desc,
+        tuning: Tuning::default(),
+        lens: [m * k + 64, k * n + 64, m * n + 64],
+        c_f32: true,
+        want,
+    }
+}
+
+fn bf(m: usize, n: usize, k: usize) -> GemmDesc {
+    GemmDesc::new(m, n, k, ElemType::BF16).with_c_type(ElemType::F32)
+}
+
+fn cases() -> Vec<Case> {
+    use Layout::{ColMajor as Col, RowMajor as Row};
+    let shape = |what: &'static str| -> Want {
+        match what {
+            "k" => |e| matches!(e, GemmError::InvalidShape { what: "k", .. }),
+            "lda" => |e| matches!(e, GemmError::InvalidShape { what: "lda", .. }),
+            "ldb" => |e| matches!(e, GemmError::InvalidShape { what: "ldb", .. }),
+            "ldc" => |e| matches!(e, GemmError::InvalidShape { what: "ldc", .. }),
+            "m" => |e| matches!(e, GemmError::InvalidShape { what: "m", .. }),
+            "alpha/beta" => |e| matches!(e, GemmError::InvalidShape { what: "alpha/beta", .. }),
+            "tuning.bn" => |e| matches!(e, GemmError::InvalidShape { what: "tuning.bn", .. }),
+            _ => |e| matches!(e, GemmError::InvalidShape { what: "tuning.cluster_m", .. }),
+        }
+    };
+    let types: Want = |e| matches!(e, GemmError::UnsupportedTypes { .. });
+    let mut v = vec![
+        case("f32 inputs", bf(64, 64, 64).with_input_types(ElemType::F32, ElemType::F32), types),
+        case(
+            "mixed f16 and bf16 inputs",
+            bf(64, 64, 64).with_input_types(ElemType::F16, ElemType::BF16),
+            types,
+        ),
+        case("k = 0", bf(64, 64, 0), shape("k")),
+        case("m past i32", bf(1 << 31, 8, 8), shape("m")),
+        case("lda under k", bf(64, 64, 64).with_leading_dims(32, 64, 64), shape("lda")),
+        case("lda not 16 bytes", bf(64, 64, 60).with_leading_dims(60, 64, 64), shape("lda")),
+        case(
+            "column-major ldb under k",
+            bf(64, 64, 64).with_layouts(Row, Col, Row).with_leading_dims(64, 16, 64),
+            shape("ldb"),
+        ),
+        case("row-major ldb not 16 bytes", bf(64, 100, 64).with_leading_dims(64, 100, 100), shape("ldb")),
+        case("ldc under n", bf(64, 64, 64).with_leading_dims(64, 64, 63), shape("ldc")),
+        case(
+            "column-major ldc under m",
+            bf(64, 32, 64).with_layouts(Row, Row, Col).with_leading_dims(64, 32, 40),
+            shape("ldc"),
+        ),
+        case("NaN alpha", bf(64, 64, 64).with_alpha_beta(f32::NAN, 0.0), shape("alpha/beta")),
+        case("infinite beta", bf(64, 64, 64).with_alpha_beta(1.0, f32::INFINITY), shape("alpha/beta")),
+    ];
+    let mut t = case("tile width 100", bf(256, 256, 64), shape("tuning.bn"));
+    t.tuning.bn = Some(100);
+    v.push(t);
+    let mut t = case("cluster of 3", bf(256, 256, 64), shape("tuning.cluster_m"));
+    t.tuning.cluster_m = Some(3);
+    v.push(t);
+    let mut t = case("pair sharing a row-major B of one span", bf(256, 256, 64), shape("tuning.cluster_m"));
+    t.tuning = Tuning { bn: Some(64), cluster_m: Some(2), ..Tuning::default() };
+    v.push(t);
+    let small = |operand: &'static str| -> Want {
+        match operand {
+            "A" => |e| matches!(e, GemmError::BufferTooSmall { operand: "A", .. }),
+            "B" => |e| matches!(e, GemmError::BufferTooSmall { operand: "B", .. }),
+            _ => |e| matches!(e, GemmError::BufferTooSmall { operand: "C", .. }),
+        }
+    };
+    for (i, operand) in ["A", "B", "C"].into_iter().enumerate() {
+        let mut t = case("short buffer", bf(100, 72, 40), small(operand));
+        t.name = ["A shorter than m x k", "B shorter than k x n", "C shorter than m x n"][i];
+        t.lens[i] = [100 * 40, 40 * 72, 100 * 72][i] - 1;
+        v.push(t);
+    }
+    let mut t = case("padded C one element short", bf(64, 64, 64).with_leading_dims(64, 64, 80), small("C"));
+    t.lens[2] = 63 * 80 + 63;
+    v.push(t);
+    let mut t = case("C of another type", bf(64, 64, 64), |e| {
+        matches!(e, GemmError::WrongType { operand: "C", want: ElemType::F32, got: ElemType::BF16 })
+    });
+    t.c_f32 = false;
+    v.push(t);
+    v
+}
+
+fn check(case: &Case) {
+    let device = Device::cpu().expect("the CPU device");
+    let stream = device.create_stream().unwrap();
+    let a = stream.clone_htod(&vec![bf16::from_f32(1.0); case.lens[0]]).unwrap();
+    let b = stream.clone_htod(&vec![bf16::from_f32(1.0); case.lens[1]]).unwrap();
+    let got = Gemm::plan_tuned(&device, &case.desc, case.tuning).and_then(|plan| {
+        if case.c_f32 {
+            let mut c = stream.clone_htod(&vec![7.0f32; case.lens[2]]).unwrap();
+            let r = plan.run(&stream, &a, &b, &mut c);
+            let after = stream.clone_dtoh(&c).unwrap();
+            assert!(after.iter().all(|&x| x == 7.0), "{}: C was written", case.name);
+            r
+        } else {
+            let mut c = stream.clone_htod(&vec![bf16::from_f32(7.0); case.lens[2]]).unwrap();
+            let r = plan.run(&stream, &a, &b, &mut c);
+            let after = stream.clone_dtoh(&c).unwrap();
+            assert!(after.iter().all(|&x| x == bf16::from_f32(7.0)), "{}: C was written", case.name);
+            r
+        }
+    });
+    match got {
+        Err(e) => {
+            assert!((case.want)(&e), "{}: wrong error: {e:?}", case.name);
+            assert!(!e.to_string().is_empty());
+            eprintln!("{}: {e}", case.name);
+        }
+        Ok(()) => panic!("{}: accepted", case.name),
+    }
+}
+
+#[test]
+fn misuse_is_refused_without_writing() {
+    for c in cases() {
+        check(&c);
+    }
+}
+
+#[test]
+fn empty_products_write_nothing() {
+    let device = Device::cpu().unwrap();
+    let stream = device.create_stream().unwrap();
+    for (m, n) in [(0, 64), (64, 0)] {
+        let plan = Gemm::plan(&device, &bf(m, n, 64)).unwrap();
+        let a = stream.clone_htod(&vec![bf16::from_f32(1.0); 64 * 64]).unwrap();
+        let b = stream.clone_htod(&vec![bf16::from_f32(1.0); 64 * 64]).unwrap();
+        let mut c = stream.clone_htod(&[5.0f32; 16]).unwrap();
+        plan.run(&stream, &a, &b, &mut c).unwrap();
+        assert_eq!(stream.clone_dtoh(&c).unwrap(), vec![5.0; 16]);
+    }
+}
