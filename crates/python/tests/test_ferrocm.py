@@ -258,6 +258,12 @@ def test_mtgp32_gives_uniforms_and_refuses_what_it_does_not_reproduce(device):
         g.normal(size=16)
 
 
+def test_mt19937_gives_uniforms(device):
+    g = ferrocm.random.Generator("mt19937", seed=5489, device=device)
+    u = g.uniform(1 << 16).numpy()
+    assert u.min() > 0.0 and u.max() <= 1.0 and abs(u.mean() - 0.5) < 1e-2
+
+
 def test_unknown_generator_names_the_choices():
     with pytest.raises(ValueError, match="threefry4x64_20"):
         ferrocm.random.Generator("mt19938", device=cpu_device())
