@@ -1,8 +1,10 @@
 use std::sync::atomic::{AtomicU32, Ordering};
+
+use smallvec::SmallVec;
 use std::sync::{Arc, Mutex};
 
 use ferrocm_backend::{
-    Dim3, Feature, FunctionAttribute, FunctionAttributes, FunctionHandle, LaunchDims, ModuleHandle,
+    DevicePtr, Dim3, Feature, FunctionAttribute, FunctionAttributes, FunctionHandle, LaunchDims, ModuleHandle,
 };
 
 use crate::callback::forbid;
@@ -20,10 +22,15 @@ pub const MAX_LOCAL_BYTES_PER_THREAD: u64 = 512 * 1024;
 struct ModuleInner {
     device: Device,
     handle: ModuleHandle,
+    /// Module variables looked up so far (registered as device memory in the pointer table).
+    globals: Mutex<Vec<(String, DevicePtr, u64)>>,
 }
 
 impl Drop for ModuleInner {
     fn drop(&mut self) {
+        for (_, ptr, _) in lock(&self.globals).drain(..) {
+            crate::pointer::unregister(ptr.0);
+        }
         let (device, handle) = (self.device.clone(), self.handle);
         crate::callback::now_or_later(move || {
             let d = device.clone();
@@ -50,7 +57,29 @@ impl std::fmt::Debug for Module {
 
 impl Module {
     pub(crate) fn new(device: Device, handle: ModuleHandle) -> Module {
-        Module { inner: Arc::new(ModuleInner { device, handle }) }
+        Module { inner: Arc::new(ModuleInner { device, handle, globals: Mutex::default() }) }
+    }
+
+    /// The device address and size in bytes of module variable `name` (a `__device__` or
+    /// `__constant__` variable). The variable is device memory of the module's device for
+    /// [`crate::pointer_attributes`] and raw copies while the module is loaded.
+    pub fn global(&self, name: &str) -> Result<(DevicePtr, u64)> {
+        forbid("looking up a module variable")?;
+        if let Some(g) = lock(&self.inner.globals).iter().find(|g| g.0 == name) {
+            return Ok((g.1, g.2));
+        }
+        let d = &self.inner.device;
+        // SAFETY: the module is live while `self` is.
+        let (ptr, size) =
+            unsafe { d.inner.backend.module_global(self.inner.handle, name) }.map_err(|e| d.error(e))?;
+        let mut globals = lock(&self.inner.globals);
+        if !globals.iter().any(|g| g.0 == name) {
+            if size > 0 {
+                crate::pointer::register(ptr.0, size, d.index(), crate::pointer::MemoryKind::Device);
+            }
+            globals.push((name.to_string(), ptr, size));
+        }
+        Ok((ptr, size))
     }
 
     /// The device the module is loaded on.
@@ -254,13 +283,16 @@ impl From<LaunchConfig> for LaunchDims {
 
 /// The parameters of one launch, each kept as its bytes (the layout `cuLaunchKernel` takes).
 #[derive(Clone, Debug, Default)]
+///
+/// Held inline up to typical sizes (256 bytes of parameters, 16 parameters, 2 devices, 8
+/// buffers), so building the arguments of a launch allocates nothing.
 pub struct KernelArgs {
-    bytes: Vec<u8>,
-    pub(crate) spans: Vec<(u32, u32)>,
+    bytes: SmallVec<[u8; 256]>,
+    pub(crate) spans: SmallVec<[(u32, u32); 16]>,
     /// Devices whose memory the arguments point into (checked against peer access).
-    pub(crate) devices: Vec<Device>,
+    pub(crate) devices: SmallVec<[Device; 2]>,
     /// The allocations the arguments point into: the launch records its stream on each.
-    pub(crate) uses: Vec<Arc<UseTracker>>,
+    pub(crate) uses: SmallVec<[Arc<UseTracker>; 8]>,
 }
 
 impl KernelArgs {
@@ -277,6 +309,15 @@ impl KernelArgs {
         let raw = unsafe { std::slice::from_raw_parts(&value as *const T as *const u8, size) };
         self.bytes.extend_from_slice(raw);
         self.spans.push((start as u32, size as u32));
+        self
+    }
+
+    /// Appends one parameter given as its bytes (a structure passed by value, or a parameter
+    /// whose type only the caller knows, as the HIP C ABI passes them).
+    pub fn push_bytes(&mut self, bytes: &[u8]) -> &mut Self {
+        let start = self.bytes.len();
+        self.bytes.extend_from_slice(bytes);
+        self.spans.push((start as u32, bytes.len() as u32));
         self
     }
 
