@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # FFT helper device run: GPU tests (time-boxed, long sweeps skipped), then the bench with cuFFT
+# Copy to .gpu-fft/fft-run.sh (not run.sh: that is pack's test runner, called below).
 # in the same command. Run from the repository root with .gpu-fft carried.
 rm -rf .gpu && cp -r .gpu-fft .gpu
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
