@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # FFT helper device run: GPU tests (time-boxed, long sweeps skipped), then the bench with cuFFT
-# Copy to .gpu-fft/fft-run.sh (not run.sh: that is pack's test runner, called below).
 # in the same command. Run from the repository root with .gpu-fft carried.
+# Copy to .gpu-fft/fft-run.sh (not run.sh: that is pack's test runner, called below).
 rm -rf .gpu && cp -r .gpu-fft .gpu
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 ( timeout 75 bash .gpu/run.sh cuda --skip every_length --skip large_powers ) > "$OUT/tests.txt" 2>&1
