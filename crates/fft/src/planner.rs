@@ -1083,3 +1083,68 @@ mod tests {
         assert_eq!(d[1].n, 1);
     }
 }
+
+/// Development aid, not a test of behaviour: writes the PTX of every kernel the benchmark's GPU
+/// transforms compile (planned for an H100's limits) to `$FERROCM_FFT_PTX_DIR`, so `ptxas -v`
+/// can report registers and spills without a device:
+/// `FERROCM_FFT_PTX_DIR=/tmp/ptx cargo test -p ferrocm-fft --lib -- --ignored ptx_of_bench_cases`.
+#[cfg(test)]
+mod ptx_dump {
+    use super::*;
+    use crate::kernels::{fft_block, fft_pointwise};
+    use crate::layout::Layout;
+
+    fn write<T: crate::FftFloat>(
+        dir: &std::path::Path,
+        name: &str,
+        kind: TransformType,
+        n: &[usize],
+        batch: usize,
+    ) {
+        let p = Problem::new(kind, n, batch, &Layout::default(), &Layout::default()).unwrap();
+        let is64 = T::NAME == "f64";
+        let mut planner = Planner::new(Limits::new(is64, 227 * 1024, 1024), is64);
+        planner.plan(&p, kind == TransformType::C2R).unwrap();
+        let mut text = describe(&planner.steps, planner.work, T::NAME);
+        for (i, st) in planner.steps.iter().enumerate() {
+            let ptx = match &st.kind {
+                StepKind::Block(c) => fft_block::kernel::<T>(c.clone()).unwrap().ptx("sm_90").unwrap(),
+                StepKind::Point(c) => fft_pointwise::kernel::<T>(c.clone()).unwrap().ptx("sm_90").unwrap(),
+            };
+            std::fs::write(dir.join(format!("{name}.p{}.ptx", i + 1)), ptx.as_str()).unwrap();
+        }
+        text.insert_str(0, &format!("{name}\n"));
+        std::fs::write(dir.join(format!("{name}.plan.txt")), text).unwrap();
+    }
+
+    #[test]
+    #[ignore = "writes PTX for inspection; needs FERROCM_FFT_PTX_DIR"]
+    fn ptx_of_bench_cases() {
+        let Ok(dir) = std::env::var("FERROCM_FFT_PTX_DIR") else { return };
+        let dir = std::path::PathBuf::from(dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let only = std::env::var("FERROCM_FFT_PTX_CASE").unwrap_or_default();
+        let cases: [(&str, TransformType, &[usize], usize, bool); 10] = [
+            ("c2c_2p24", TransformType::C2C, &[1 << 24], 1, false),
+            ("c2c_1024x16384", TransformType::C2C, &[1024], 16384, false),
+            ("c2c_4096x4096", TransformType::C2C, &[4096], 4096, false),
+            ("c2c_1000x16384", TransformType::C2C, &[1000], 16384, false),
+            ("c2c_1021x16384", TransformType::C2C, &[1021], 16384, false),
+            ("c2c_2d_4096", TransformType::C2C, &[4096, 4096], 1, false),
+            ("c2c_3d_512", TransformType::C2C, &[512, 512, 512], 1, false),
+            ("r2c_2p26", TransformType::R2C, &[1 << 26], 1, false),
+            ("r2c_2d_8192", TransformType::R2C, &[8192, 8192], 1, false),
+            ("z2z_2p24", TransformType::C2C, &[1 << 24], 1, true),
+        ];
+        for (name, kind, n, batch, f64) in cases {
+            if !only.is_empty() && !name.contains(&only) {
+                continue;
+            }
+            if f64 {
+                write::<f64>(&dir, name, kind, n, batch);
+            } else {
+                write::<f32>(&dir, name, kind, n, batch);
+            }
+        }
+    }
+}

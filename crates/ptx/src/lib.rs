@@ -594,6 +594,35 @@ impl Gen<'_> {
         addr
     }
 
+    /// The address of element `index` (`lanes` wide) of shared memory `mem` in a fresh 32-bit
+    /// register, where the index is 32-bit: shared addresses are 32 bits, and in 32-bit
+    /// arithmetic ptxas folds constant index offsets into the instruction's immediate offset
+    /// (with a 64-bit address it cannot, not knowing that the index does not wrap).
+    fn shared_address32(&mut self, mem: Mem, index: Value, lanes: u32) -> Option<String> {
+        let m = self.f.mem(mem).clone();
+        if !matches!(m.space, MemSpace::Shared { .. } | MemSpace::DynShared { .. }) {
+            return None;
+        }
+        if class(self.ty(index)) != Class::B32 {
+            return None;
+        }
+        let bytes = m.elem.size() * lanes;
+        let iv = self.v(index);
+        let base = self.mem_base[mem.0 as usize].clone();
+        let addr = self.reg(Class::B32);
+        self.line(format!("mov.u32 {addr}, {base};"));
+        self.line(format!("mad.lo.u32 {addr}, {iv}, {bytes}, {addr};"));
+        Some(addr)
+    }
+
+    /// The address of a load or store: 32-bit for shared memory with a 32-bit index.
+    fn access_address(&mut self, mem: Mem, index: Value, lanes: u32) -> String {
+        match self.shared_address32(mem, index, lanes) {
+            Some(a) => a,
+            None => self.address(mem, index, lanes),
+        }
+    }
+
     fn space(&self, mem: Mem) -> &'static str {
         match self.f.mem(mem).space {
             MemSpace::Global { .. } => "global",
@@ -607,7 +636,7 @@ impl Gen<'_> {
 
     fn load(&mut self, mem: Mem, index: Value, dst: &[String]) {
         let elem = self.f.mem(mem).elem;
-        let addr = self.address(mem, index, dst.len() as u32);
+        let addr = self.access_address(mem, index, dst.len() as u32);
         let sp = self.space(mem);
         let ms = mem_sfx(elem);
         let regs: Vec<String> = if elem == ScalarType::Bool {
@@ -632,7 +661,7 @@ impl Gen<'_> {
 
     fn store(&mut self, mem: Mem, index: Value, src: &[String]) {
         let elem = self.f.mem(mem).elem;
-        let addr = self.address(mem, index, src.len() as u32);
+        let addr = self.access_address(mem, index, src.len() as u32);
         let sp = self.space(mem);
         let ms = mem_sfx(elem);
         let regs: Vec<String> = if elem == ScalarType::Bool {

@@ -13,9 +13,12 @@
 //! read along one axis and write along another (the transposes of the four-step and of
 //! multi-dimensional transforms are fused into these phases; no separate transpose kernel).
 //!
-//! Shared memory holds each transform at a stride of `L + 1` complex values, and a complex
-//! index `i` is stored at `i + i / 16` (`i / 8` in `f64`): one padding element per 128 bytes
-//! keeps the strided accesses of the early Stockham passes off a single bank.
+//! Shared memory holds each transform at a stride of [`row_stride`] complex values (`L + 1`
+//! rounded up to a multiple of 16, so rows start on a padding group), and a complex index `i`
+//! is stored at `i + i / 16` (`i / 8` in `f64`): one padding element per 128 bytes keeps the
+//! strided accesses of the early Stockham passes off a single bank. A butterfly's padded
+//! addresses are one run-time base plus compile-time offsets wherever the offsets allow it
+//! ([`Tile::positions`]), so the compiler folds them into the shared-memory instructions.
 
 use ferrocm_kernel::dsl::{self, cast, vec2, DslCmp, Memory, MemoryMut, Shared, Slice, SliceMut, Val};
 use ferrocm_kernel::ir::CmpOp;
@@ -104,17 +107,81 @@ impl<T: FftFloat> Tile<T> {
         i + (i >> self.shift)
     }
     fn load(&self, i: Val<u32>) -> Cx<T> {
-        let v = self.s.load2(self.pad(i));
-        Cx::new(v.get(0), v.get(1))
+        self.load_padded(self.pad(i))
     }
     fn store(&self, i: Val<u32>, v: Cx<T>) {
-        self.s.store2(self.pad(i), vec2(v.re, v.im));
+        self.store_padded(self.pad(i), v);
+    }
+    fn load_padded(&self, p: Val<u32>) -> Cx<T> {
+        let v = self.s.load2(p);
+        Cx::new(v.get(0), v.get(1))
+    }
+    fn store_padded(&self, p: Val<u32>, v: Cx<T>) {
+        self.s.store2(p, vec2(v.re, v.im));
+    }
+
+    /// The padded positions of `a + o` for each offset `o`, where `a` is known to be a
+    /// multiple of `align` (a power of two). Writing `a = G q + s` (`G` the padding group,
+    /// `s < G` a multiple of `align`), `pad(a + o) = pad(a) + o + o / G` whenever
+    /// `o % G < align`: those positions share one computed base; the others are computed
+    /// each on its own.
+    fn positions(
+        &self,
+        a: Val<u32>,
+        align: usize,
+        offsets: impl IntoIterator<Item = usize>,
+    ) -> Vec<Val<u32>> {
+        let g = 1usize << self.shift;
+        let mut base = None;
+        offsets
+            .into_iter()
+            .map(|o| {
+                if o % g < align.min(g) {
+                    let b = *base.get_or_insert_with(|| self.pad(a));
+                    let d = o + (o >> self.shift);
+                    if d == 0 {
+                        b
+                    } else {
+                        b + (d as u32)
+                    }
+                } else {
+                    self.pad(a + (o as u32))
+                }
+            })
+            .collect()
+    }
+}
+
+/// The largest power of two dividing `x` (`x > 0`), at most `cap`.
+fn align_of(x: usize, cap: usize) -> usize {
+    (1usize << x.trailing_zeros()).min(cap)
+}
+
+/// The stride of a tile's rows in complex values (before padding): `L + 1` rounded up to a
+/// multiple of the padding group for rows of at least two groups, so every row starts on a
+/// group (its padded stride is then odd modulo the banks, which keeps column accesses apart).
+pub(crate) fn row_stride(len: usize, f64: bool) -> usize {
+    let g = if f64 { 8 } else { 16 };
+    if len >= 2 * g {
+        (len + 1).next_multiple_of(g)
+    } else {
+        len + 1
+    }
+}
+
+/// The alignment [`Tile::positions`] may assume for the start of a row.
+fn row_align(len: usize, f64: bool) -> usize {
+    let g = if f64 { 8 } else { 16 };
+    if len >= 2 * g {
+        g
+    } else {
+        1
     }
 }
 
 /// Elements of `T` of dynamic shared memory a block of `cfg` needs.
 pub(crate) fn shared_elems(cfg: &BlockCfg, f64: bool) -> usize {
-    let n = cfg.per_block * (cfg.len + 1);
+    let n = cfg.per_block * row_stride(cfg.len, f64);
     let shift = if f64 { 3 } else { 4 };
     2 * (n + (n >> shift) + 1)
 }
@@ -143,16 +210,18 @@ pub(crate) fn body<T: FftFloat>(
     aux: Slice<T>,
     g: Geo,
 ) {
-    // Registers for about 1024 resident threads per multiprocessor (64 per thread; 81 for
-    // blocks of 342 to 512 threads): a pass holds at most 16 complex values per thread, and
-    // occupancy hides the memory latency.
-    let nt_all = cfg.threads();
-    launch_bounds(nt_all as u32, (1024 / nt_all as u32).max(1));
+    // Registers for about 1024 resident threads per multiprocessor in f32 (64 per thread; 81
+    // for blocks of 342 to 512 threads), 512 in f64 (128 per thread): a pass holds at most 16
+    // complex values per thread, and occupancy hides the memory latency. (ptxas, sm_90: the
+    // radix-16 passes need about 64 registers in f32 and 120 in f64 without spilling.)
     let is_f64 = T::NAME == "f64";
+    let nt_all = cfg.threads() as u32;
+    let resident = if is_f64 { 512 } else { 1024 };
+    launch_bounds(nt_all, (resident / nt_all).max(1));
     let tile = Tile { s: dsl::dyn_shared::<T>(), shift: if is_f64 { 3 } else { 4 } };
     let c_per = cfg.per_block;
     let nt = cfg.threads_per_fft * c_per;
-    let ls = cfg.len + 1;
+    let ls = row_stride(cfg.len, is_f64);
     let tid = thread_idx_x();
 
     // Which transforms this block owns.
@@ -179,61 +248,105 @@ pub(crate) fn body<T: FftFloat>(
     // Transforms of dimension 0 present in this tile (the last tile may be partial).
     let cols: Val<u32> = cast::<u32, _>((g.n[0] - first).min(cc));
 
-    // ---------------------------------------------------------------- load phase
-    let positions = cfg.input_positions();
-    let total = c_per * positions;
-    for it in 0..total.div_ceil(nt) {
-        let e = tid + u32c(it * nt);
-        let run = || {
-            let (c, j) = match cfg.load {
-                Mode::Row => {
-                    let (c, j) = divmod(e, positions);
-                    (c, j)
-                }
-                Mode::Col => {
-                    let (j, c) = divmod(e, c_per);
-                    (c, j)
-                }
-            };
-            let c_eff = if c_per > 1 { c.min(cols - 1u32) } else { c };
-            let base = in_base + u64v(c_eff) * g.is[0];
-            tile.store(c * (ls as u32) + j, load_position(cfg, &input, &aux, &g, base, j));
+    // The first Stockham pass reads its butterflies' inputs from global memory and, unless
+    // the output needs pairs of positions (even-length R2C), the last one writes its outputs
+    // there: one shared-memory round trip fewer at each end. Each of those two passes maps
+    // threads as the side it touches is laid out (`Mode`), so global accesses run along
+    // contiguous memory.
+    let read = |c: Val<u32>, j: Val<u32>| {
+        let c_eff = if c_per > 1 { c.min(cols - 1u32) } else { c };
+        let base = in_base + u64v(c_eff) * g.is[0];
+        load_position(cfg, &input, &aux, &g, base, j)
+    };
+    let n_out = cfg.output_positions();
+    let out_value = |c: Val<u32>, i: Val<u32>, v: Cx<T>| {
+        let v = match &cfg.bluestein {
+            None => v,
+            Some(b) => v.conj().mul(cload(&aux, u64v(i) + (b.chirp_off as u64))),
         };
-        if (it + 1) * nt > total {
-            dsl::if_else(lt(e, total), run, || ());
-        } else {
-            run();
+        match &cfg.four_step {
+            None => v,
+            Some(fs) => {
+                let col = if fs.dim == 1 { idx1 } else { first + u64v(c) };
+                let e = u64v(i) * col;
+                let lo = cload(&aux, (e & ((1u64 << fs.bits) - 1)) + (fs.off as u64));
+                let hi = cload(&aux, (e >> fs.bits) + ((fs.off + (1usize << fs.bits)) as u64));
+                v.mul(lo.mul(hi))
+            }
         }
-    }
-    sync_threads();
-
-    // ---------------------------------------------------------------- passes
-    let (c, tt) = divmod(tid, cfg.threads_per_fft);
-    let row = c * (ls as u32);
-    stockham(cfg, &tile, &tw, row, tt);
-    if let Some(b) = &cfg.bluestein {
-        // Y = conj(FFT(a) * F): the second forward FFT then gives conj(a (*) b).
-        let m = cfg.len;
-        let t = cfg.threads_per_fft;
-        for q in 0..m.div_ceil(t) {
-            let j = tt + u32c(q * t);
-            let run = || {
-                let v = tile.load(row + j);
-                let f = cload(&aux, u64v(j) + (b.filter_off as u64));
-                tile.store(row + j, v.mul(f).conj());
-            };
-            if (q + 1) * t > m {
-                dsl::if_else(lt(j, m), run, || ());
+    };
+    let write = |c: Val<u32>, k: Val<u32>, v: Cx<T>| {
+        let run = || {
+            let base = out_base + u64v(c) * g.os[0];
+            let value = |i: Val<u32>| out_value(c, i, v);
+            store_output(
+                cfg.output,
+                cfg.logical_len(),
+                cfg.real,
+                cfg.inverse,
+                &output,
+                &aux,
+                &g,
+                base,
+                k,
+                &value,
+            );
+        };
+        let in_range = || {
+            if n_out < cfg.len {
+                dsl::if_else(lt(k, n_out), run, || ());
             } else {
                 run();
             }
+        };
+        if c_per > 1 {
+            dsl::if_else(c.dsl_cmp(CmpOp::Lt, cols), in_range, || ());
+        } else {
+            in_range();
         }
-        sync_threads();
-        stockham(cfg, &tile, &tw, row, tt);
+    };
+    let direct_out = cfg.output != Output::HalfSpectrumPairs;
+    let map = |mode: Mode| match mode {
+        Mode::Row => divmod(tid, cfg.threads_per_fft),
+        Mode::Col => {
+            let (tt, c) = divmod(tid, c_per);
+            (c, tt)
+        }
+    };
+    let ends = Ends { read: &read, write: &write, load: cfg.load, store: cfg.store, map: &map };
+    let ra = row_align(cfg.len, is_f64);
+    let (c, tt) = map(Mode::Row);
+    let row = c * (ls as u32);
+    match &cfg.bluestein {
+        None => stockham(cfg, &tile, &tw, ls, ra, &ends, true, direct_out),
+        Some(b) => {
+            stockham(cfg, &tile, &tw, ls, ra, &ends, true, false);
+            // Y = conj(FFT(a) * F): the second forward FFT then gives conj(a (*) b).
+            let m = cfg.len;
+            let t = cfg.threads_per_fft;
+            for q in 0..m.div_ceil(t) {
+                let j = tt + u32c(q * t);
+                let run = || {
+                    let v = tile.load(row + j);
+                    let f = cload(&aux, u64v(j) + (b.filter_off as u64));
+                    tile.store(row + j, v.mul(f).conj());
+                };
+                if (q + 1) * t > m {
+                    dsl::if_else(lt(j, m), run, || ());
+                } else {
+                    run();
+                }
+            }
+            sync_threads();
+            stockham(cfg, &tile, &tw, ls, ra, &ends, false, direct_out);
+        }
+    }
+    if direct_out {
+        return;
     }
 
     // ---------------------------------------------------------------- store phase
-    let positions = cfg.output_positions();
+    let positions = n_out;
     let total = c_per * positions;
     for it in 0..total.div_ceil(nt) {
         let e = tid + u32c(it * nt);
@@ -247,23 +360,8 @@ pub(crate) fn body<T: FftFloat>(
             };
             let write = || {
                 let base = out_base + u64v(c) * g.os[0];
-                let col = match &cfg.four_step {
-                    Some(fs) if fs.dim == 1 => idx1,
-                    _ => first + u64v(c),
-                };
                 let row = c * (ls as u32);
-                let value = |i: Val<u32>| {
-                    let v = result(cfg, &tile, &aux, row, i);
-                    match &cfg.four_step {
-                        None => v,
-                        Some(fs) => {
-                            let e = u64v(i) * col;
-                            let lo = cload(&aux, (e & ((1u64 << fs.bits) - 1)) + (fs.off as u64));
-                            let hi = cload(&aux, (e >> fs.bits) + ((fs.off + (1usize << fs.bits)) as u64));
-                            v.mul(lo.mul(hi))
-                        }
-                    }
-                };
+                let value = |i: Val<u32>| out_value(c, i, tile.load(row + i));
                 let n = cfg.logical_len();
                 store_output(cfg.output, n, cfg.real, cfg.inverse, &output, &aux, &g, base, k, &value);
             };
@@ -279,6 +377,18 @@ pub(crate) fn body<T: FftFloat>(
             run();
         }
     }
+}
+
+/// The global-memory ends of a block's Stockham passes: `read(c, j)` is input position `j` of
+/// the block's transform `c`, `write(c, k, v)` stores output `k` of transform `c` (`v` as the
+/// last pass computed it), `map(mode)` the thread's `(transform, thread within it)` for the
+/// given mapping; `load`/`store` the mappings of the first and last pass.
+struct Ends<'a, T> {
+    read: &'a dyn Fn(Val<u32>, Val<u32>) -> Cx<T>,
+    write: &'a dyn Fn(Val<u32>, Val<u32>, Cx<T>),
+    load: Mode,
+    store: Mode,
+    map: &'a dyn Fn(Mode) -> (Val<u32>, Val<u32>),
 }
 
 /// Input position `j` of the transform at `base`, as the FFT of the tile sees it: the logical
@@ -344,16 +454,6 @@ pub(crate) fn logical_input<T: FftFloat>(
     }
 }
 
-/// The transform's logical output `k` from the tile row at `row` (Bluestein's chirp applied),
-/// still in the forward sense (inverse transforms conjugate it on the way out).
-fn result<T: FftFloat>(cfg: &BlockCfg, tile: &Tile<T>, aux: &Slice<T>, row: Val<u32>, k: Val<u32>) -> Cx<T> {
-    let v = tile.load(row + k);
-    match &cfg.bluestein {
-        None => v,
-        Some(b) => v.conj().mul(cload(aux, u64v(k) + (b.chirp_off as u64))),
-    }
-}
-
 /// Writes output position `k` of the transform at `base`, from `result(i)`: the transform's
 /// logical output `i` in the forward sense (conjugated here for inverse transforms).
 #[allow(clippy::too_many_arguments)]
@@ -403,19 +503,53 @@ pub(crate) fn store_output<T: FftFloat>(
     }
 }
 
-/// The Stockham passes over the tile row at `row`; thread `tt` of the transform's threads.
-fn stockham<T: FftFloat>(cfg: &BlockCfg, tile: &Tile<T>, tw: &Slice<T>, row: Val<u32>, tt: Val<u32>) {
+/// The Stockham passes of one transform per `threads_per_fft` threads, rows `ls` apart in the
+/// tile (rows start on multiples of `row_align`). With `from_global` the first pass reads its
+/// inputs through `ends.read` (else from the tile), with `to_global` the last pass writes its
+/// outputs through `ends.write` (else to the tile, followed by a barrier).
+#[allow(clippy::too_many_arguments)]
+fn stockham<T: FftFloat>(
+    cfg: &BlockCfg,
+    tile: &Tile<T>,
+    tw: &Slice<T>,
+    ls: usize,
+    row_align: usize,
+    ends: &Ends<T>,
+    from_global: bool,
+    to_global: bool,
+) {
     let l = cfg.len;
     let t = cfg.threads_per_fft;
+    let last = cfg.radices.len() - 1;
     let mut ns = 1usize;
     for (p, &r) in cfg.radices.iter().enumerate() {
         let b = l / r;
+        let reads_global = from_global && p == 0;
+        let writes_global = to_global && p == last;
+        let mode = if writes_global {
+            ends.store
+        } else if reads_global {
+            ends.load
+        } else {
+            Mode::Row
+        };
+        // A pass that reads and writes the tile holds its results until every thread has read.
+        let hold = !reads_global && !writes_global;
+        let (c, tt) = (ends.map)(mode);
+        let row = c * (ls as u32);
+        // With ns = 1 a butterfly writes r consecutive positions from a multiple of r.
+        let align = if ns == 1 { align_of(r, row_align) } else { 1 };
         let mut held = Vec::new();
         for q in 0..b.div_ceil(t) {
             let i = tt + u32c(q * t);
             let partial = (q + 1) * t > b;
             let ie = if partial { i.min((b - 1) as u32) } else { i };
-            let mut v: Vec<Cx<T>> = (0..r).map(|x| tile.load(row + ie + u32c(x * b))).collect();
+            let mut v: Vec<Cx<T>> = if reads_global {
+                (0..r).map(|x| (ends.read)(c, ie + u32c(x * b))).collect()
+            } else {
+                let at = tile.positions(row + ie, 1, (0..r).map(|x| x * b));
+                at.iter().map(|&p| tile.load_padded(p)).collect()
+            };
             let (hi, kk) = divmod(ie, ns);
             if ns > 1 {
                 let base = u64v(kk * ((r - 1) as u32)) + (cfg.tw_offsets[p] as u64);
@@ -425,23 +559,41 @@ fn stockham<T: FftFloat>(cfg: &BlockCfg, tile: &Tile<T>, tw: &Slice<T>, row: Val
                 }
             }
             let out = dft(&v);
-            let dst = row + hi * ((ns * r) as u32) + kk;
-            held.push((i, partial, dst, out));
-        }
-        sync_threads();
-        for (i, partial, dst, out) in held {
-            let write = || {
-                for (x, vx) in out.iter().enumerate() {
-                    tile.store(dst + u32c(x * ns), *vx);
+            let put = move || {
+                if writes_global {
+                    // The last pass: hi = 0, output k = kk + x ns.
+                    for (x, vx) in out.iter().enumerate() {
+                        (ends.write)(c, kk + u32c(x * ns), *vx);
+                    }
+                } else {
+                    let dst = if ns == 1 { row + hi * (r as u32) } else { row + hi * ((ns * r) as u32) + kk };
+                    let at = tile.positions(dst, align, (0..r).map(|x| x * ns));
+                    for (&p, vx) in at.iter().zip(&out) {
+                        tile.store_padded(p, *vx);
+                    }
                 }
             };
-            if partial {
-                dsl::if_else(lt(i, b), write, || ());
+            if hold {
+                held.push((i, partial, put));
+            } else if partial {
+                dsl::if_else(lt(i, b), put, || ());
             } else {
-                write();
+                put();
             }
         }
-        sync_threads();
+        if hold {
+            sync_threads();
+            for (i, partial, put) in held {
+                if partial {
+                    dsl::if_else(lt(i, b), put, || ());
+                } else {
+                    put();
+                }
+            }
+        }
+        if !writes_global {
+            sync_threads();
+        }
         ns *= r;
     }
 }

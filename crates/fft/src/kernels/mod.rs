@@ -118,10 +118,6 @@ impl BlockCfg {
         self.bluestein.as_ref().map_or(self.len, |b| b.n)
     }
 
-    pub fn input_positions(&self) -> usize {
-        self.len
-    }
-
     pub fn output_positions(&self) -> usize {
         let n = self.logical_len();
         match self.output {
