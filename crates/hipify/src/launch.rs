@@ -157,24 +157,38 @@ pub(crate) fn find<'a>(
     let name_last = j;
     let mut templated = false;
     if is_char(tokens, src, j, ">") {
+        // Walk back to the matching `<`. Template arguments are constant
+        // expressions: their brackets balance, they hold no `;`, brace or
+        // launch (in either syntax), and a `<` or `>` inside parentheses or
+        // square brackets is a comparison, not a template bracket.
         let mut depth = 0i32;
+        let mut nested = 0i32;
         let mut k = j;
         let mut steps = 0;
         loop {
-            if tokens[k].kind == Kind::Punct {
-                // A `<<<` or `>>>` among the template arguments means these are
-                // not a kernel's template arguments (nested launch syntax).
-                let b = src.as_bytes();
-                let part_of =
-                    |f: fn(&[Token], &[u8], usize) -> bool| (0..3).any(|d| k >= d && f(tokens, b, k - d));
-                match text(tokens, src, k) {
-                    "<" if part_of(is_launch_open) => return None,
-                    ">" if part_of(is_launch_close) => return None,
-                    ">" => depth += 1,
-                    "<" => depth -= 1,
-                    ";" | "{" | "}" => return None,
-                    _ => {}
+            match tokens[k].kind {
+                Kind::Punct => {
+                    let b = src.as_bytes();
+                    let part_of =
+                        |f: fn(&[Token], &[u8], usize) -> bool| (0..3).any(|d| k >= d && f(tokens, b, k - d));
+                    match text(tokens, src, k) {
+                        "<" if part_of(is_launch_open) => return None,
+                        ">" if part_of(is_launch_close) => return None,
+                        ")" | "]" => nested += 1,
+                        "(" | "[" => {
+                            nested -= 1;
+                            if nested < 0 {
+                                return None;
+                            }
+                        }
+                        ">" if nested == 0 => depth += 1,
+                        "<" if nested == 0 => depth -= 1,
+                        ";" | "{" | "}" => return None,
+                        _ => {}
+                    }
                 }
+                Kind::Ident if text(tokens, src, k) == "hipLaunchKernelGGL" => return None,
+                _ => {}
             }
             if depth == 0 {
                 break;

@@ -816,3 +816,37 @@ fn launch_syntax_is_not_a_kernels_template_arguments() {
     let again = translate(&t.text, &launches()).expect("translates again");
     assert_eq!(again.text, t.text);
 }
+
+#[test]
+fn a_launch_inside_what_looks_like_template_arguments_is_translated_once() {
+    // Found by scripts/fuzz.sh: the `>>>` of `k<<<...>>>` stopped the walk back over
+    // the template arguments of `t>`; once that launch was rewritten, a second pass
+    // took `k< n) hipLaunchKernelGGL(...) t>` for them. Template arguments are constant
+    // expressions: balanced brackets and no launch in either syntax.
+    check_with(
+        &launches(),
+        "f(k< n) k<<<1, 2>>>(n) t><<<3, 4>>>(x);\n",
+        "f(k< n) hipLaunchKernelGGL(k, dim3(1), dim3(2), 0, 0, n) t><<<3, 4>>>(x);\n",
+    );
+    check_with(
+        &launches(),
+        "x<a, k<<<1, 2>>>(), b><<<3, 4>>>();\n",
+        "x<a, hipLaunchKernelGGL(k, dim3(1), dim3(2), 0, 0), b><<<3, 4>>>();\n",
+    );
+    // Also found: `a<<), dim3(R), 0, 0, >>` in the first rewrite's output was taken
+    // for the template arguments of the `<<<m, 8>>>` that follows.
+    check_with(
+        &launches(),
+        "k<<<a<<, R>>>(>><<<m, 8>>>(x));\n",
+        "hipLaunchKernelGGL(k, dim3(a<<), dim3(R), 0, 0, >><<<m, 8>>>(x));\n",
+    );
+}
+
+#[test]
+fn template_arguments_with_parentheses_and_comparisons() {
+    check_with(
+        &launches(),
+        "k<(N > 2), sizeof(T), a[1]><<<g, b>>>(x);\n",
+        "hipLaunchKernelGGL(HIP_KERNEL_NAME(k<(N > 2), sizeof(T), a[1]>), dim3(g), dim3(b), 0, 0, x);\n",
+    );
+}
