@@ -18,7 +18,7 @@ type Set<'a> = HashSet<&'a str, foldhash::fast::FixedState>;
 
 use crate::lexer::{Kind, Token, DIRECTIVE_START, IN_DIRECTIVE};
 use crate::structure::{is_launch_close, is_launch_open, Structure};
-use crate::translate::{next_sig, prev_sig, Edit};
+use crate::translate::Edit;
 
 /// How far back the template argument list of a launched kernel name is
 /// followed; longer lists are not kernel names written by people, and the
@@ -113,6 +113,46 @@ fn templated_kernels<'a>(tokens: &[Token], src: &'a str) -> Set<'a> {
     out
 }
 
+/// An `#include` line the translation drops: the directive's code
+/// (`start..code_end`) goes, comments after it stay; `end` is the end of the
+/// directive line as the lexer marks it. The output reads a blank line there,
+/// so a launch is judged as if the line were blank: otherwise the launch would
+/// be left alone here and rewritten when the output is translated again.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Dropped {
+    pub start: usize,
+    pub code_end: usize,
+    pub end: usize,
+}
+
+/// The dropped include line holding byte `offset`, if any.
+fn dropped_at(dropped: &[Dropped], offset: usize) -> Option<&Dropped> {
+    let n = dropped.partition_point(|d| d.start <= offset);
+    n.checked_sub(1).map(|k| &dropped[k]).filter(|d| offset < d.end)
+}
+
+/// Token `t` is code of a dropped include line: the output does not have it.
+fn removed(dropped: &[Dropped], t: &Token) -> bool {
+    !dropped.is_empty()
+        && dropped_at(dropped, t.start as usize).is_some_and(|d| (t.start as usize) < d.code_end)
+}
+
+/// Token `k` is code the output keeps: not space, comment or dropped.
+fn significant(tokens: &[Token], dropped: &[Dropped], k: usize) -> bool {
+    !matches!(tokens[k].kind, Kind::Space | Kind::Comment) && !removed(dropped, &tokens[k])
+}
+
+/// The flags of token `k` as the output will have them: a token on a dropped
+/// include line is no longer on a directive line.
+fn flags(tokens: &[Token], dropped: &[Dropped], k: usize) -> u8 {
+    let f = tokens[k].flags;
+    if f & IN_DIRECTIVE != 0 && dropped_at(dropped, tokens[k].start as usize).is_some() {
+        f & !(IN_DIRECTIVE | DIRECTIVE_START)
+    } else {
+        f
+    }
+}
+
 /// A recognised launch, as token indices.
 #[derive(Debug)]
 pub(crate) struct Launch {
@@ -145,15 +185,19 @@ pub(crate) fn find<'a>(
     tokens: &[Token],
     src: &'a str,
     structure: &Structure,
+    dropped: &[Dropped],
     i: usize,
     templates: &mut TemplatedKernels<'a>,
 ) -> Option<Launch> {
+    let flags = |k: usize| flags(tokens, dropped, k);
+    let next = |i: usize| (i + 1..tokens.len()).find(|&j| significant(tokens, dropped, j));
+    let prev = |i: usize| (0..i).rev().find(|&j| significant(tokens, dropped, j));
     if !is_launch_open(tokens, src.as_bytes(), i) {
         return None;
     }
     let gt = structure.close_of(i)?;
     // The kernel name: `ns::name`, optionally followed by template arguments.
-    let mut j = prev_sig(tokens, i)?;
+    let mut j = prev(i)?;
     let name_last = j;
     let mut templated = false;
     if is_char(tokens, src, j, ">") {
@@ -200,17 +244,17 @@ pub(crate) fn find<'a>(
             k = k.checked_sub(1)?;
         }
         templated = true;
-        j = prev_sig(tokens, k)?;
+        j = prev(k)?;
     }
     if tokens[j].kind != Kind::Ident {
         return None;
     }
     let simple_name = j;
-    while let Some(c2) = prev_sig(tokens, j) {
+    while let Some(c2) = prev(j) {
         if !(c2 > 0 && is_char(tokens, src, c2, ":") && is_char(tokens, src, c2 - 1, ":")) {
             break;
         }
-        match prev_sig(tokens, c2 - 1) {
+        match prev(c2 - 1) {
             Some(q) if tokens[q].kind == Kind::Ident => j = q,
             _ => break,
         }
@@ -218,14 +262,14 @@ pub(crate) fn find<'a>(
     // A member (`obj.k<<<...>>>`) or a pointer expression cannot be wrapped
     // without parsing more of the expression; such launches stay as they are.
     let mut name_first = j;
-    if let Some(p) = prev_sig(tokens, j) {
+    if let Some(p) = prev(j) {
         let before = text(tokens, src, p);
         if before == "." || (before == ">" && p > 0 && is_char(tokens, src, p - 1, "-")) {
             return None;
         }
         // A leading `::` belongs to the name.
         if before == ":" && p > 0 && is_char(tokens, src, p - 1, ":") {
-            let qualified = prev_sig(tokens, p - 1).is_some_and(|q| tokens[q].kind == Kind::Ident);
+            let qualified = prev(p - 1).is_some_and(|q| tokens[q].kind == Kind::Ident);
             if !qualified {
                 name_first = p - 1;
             }
@@ -233,10 +277,8 @@ pub(crate) fn find<'a>(
     }
     // The name must be on the same side of a directive line as the `<<<`: not
     // on the line before a launch in code, nor split over directives.
-    let in_directive = tokens[i].flags & IN_DIRECTIVE;
-    if (name_first..i)
-        .any(|k| tokens[k].flags & DIRECTIVE_START != 0 || tokens[k].flags & IN_DIRECTIVE != in_directive)
-    {
+    let in_directive = flags(i) & IN_DIRECTIVE;
+    if (name_first..i).any(|k| flags(k) & DIRECTIVE_START != 0 || flags(k) & IN_DIRECTIVE != in_directive) {
         return None;
     }
 
@@ -246,28 +288,27 @@ pub(crate) fn find<'a>(
     for w in seps.windows(2) {
         // The opener is three tokens wide.
         let from = if w[0] == i { i + 2 } else { w[0] };
-        let first = next_sig(tokens, from).filter(|&f| f < w[1])?;
-        let last = prev_sig(tokens, w[1]).filter(|&l| l > from)?;
+        let first = next(from).filter(|&f| f < w[1])?;
+        let last = prev(w[1]).filter(|&l| l > from)?;
         config.push((first, last));
     }
     if !(2..=4).contains(&config.len()) {
         return None;
     }
     // A preprocessor line inside the configuration: leave the launch alone.
-    if (i..gt + 3).any(|k| tokens[k].flags & IN_DIRECTIVE != tokens[i].flags & IN_DIRECTIVE) {
+    if (i..gt + 3).any(|k| flags(k) & IN_DIRECTIVE != in_directive) {
         return None;
     }
     // The argument list.
-    let open = next_sig(tokens, gt + 2)?;
-    if !is_char(tokens, src, open, "(") || tokens[open].flags & DIRECTIVE_START != 0 {
+    let open = next(gt + 2)?;
+    if !is_char(tokens, src, open, "(") || flags(open) & DIRECTIVE_START != 0 {
         return None;
     }
-    if tokens[gt + 2..open].iter().any(|t| t.flags & IN_DIRECTIVE != tokens[i].flags & IN_DIRECTIVE) {
+    if (gt + 2..open).any(|k| flags(k) & IN_DIRECTIVE != in_directive) {
         return None;
     }
     let close = structure.close_of(open)?;
-    let args =
-        next_sig(tokens, open).filter(|&a| a < close).and_then(|a| Some((a, prev_sig(tokens, close)?)));
+    let args = next(open).filter(|&a| a < close).and_then(|a| Some((a, prev(close)?)));
     if !templated {
         templated = templates.contains(tokens, src, text(tokens, src, simple_name));
     }
@@ -281,27 +322,41 @@ pub(crate) fn find<'a>(
 /// The text between tokens `from` and `to` (both excluded) as the rewrite
 /// keeps it: nothing when it is plain whitespace, as hipify-clang writes it,
 /// else byte for byte (comments, and the line break that ends or starts a
-/// preprocessor line).
-fn keep<'a>(tokens: &[Token], src: &'a str, from: usize, to: usize) -> &'a str {
+/// preprocessor line). The code of a dropped include line in the gap is not
+/// kept: the rewrite's edit covers it, and it reads as a blank line.
+fn keep<'a>(tokens: &[Token], src: &'a str, dropped: &[Dropped], from: usize, to: usize) -> Cow<'a, str> {
     if to <= from + 1 {
-        return "";
+        return Cow::Borrowed("");
     }
-    let plain = tokens[from + 1..to].iter().all(|t| t.kind == Kind::Space);
-    let leaves_directive = tokens[from].flags & IN_DIRECTIVE != 0 && tokens[to].flags & IN_DIRECTIVE == 0;
-    let enters_directive = tokens[to].flags & DIRECTIVE_START != 0;
+    let (start, end) = (tokens[from].end as usize, tokens[to].start as usize);
+    let plain = tokens[from + 1..to].iter().all(|t| t.kind == Kind::Space || removed(dropped, t));
+    let flags = |k: usize| flags(tokens, dropped, k);
+    let leaves_directive = flags(from) & IN_DIRECTIVE != 0 && flags(to) & IN_DIRECTIVE == 0;
+    let enters_directive = flags(to) & DIRECTIVE_START != 0;
     if plain && !leaves_directive && !enters_directive {
-        ""
-    } else {
-        &src[tokens[from].end as usize..tokens[to].start as usize]
+        return Cow::Borrowed("");
     }
+    let first = dropped.partition_point(|d| d.code_end <= start);
+    let inside: Vec<&Dropped> = dropped[first..].iter().take_while(|d| d.start < end).collect();
+    if inside.is_empty() {
+        return Cow::Borrowed(&src[start..end]);
+    }
+    let mut out = String::with_capacity(end - start);
+    let mut at = start;
+    for d in inside {
+        out.push_str(&src[at..d.start.max(at)]);
+        at = d.code_end.min(end).max(at);
+    }
+    out.push_str(&src[at..end]);
+    Cow::Owned(out)
 }
 
 impl Launch {
     /// The edits that turn this launch into `hipLaunchKernelGGL(...)`.
-    pub(crate) fn rewrite(&self, tokens: &[Token], src: &str) -> Vec<Edit> {
+    pub(crate) fn rewrite(&self, tokens: &[Token], src: &str, dropped: &[Dropped]) -> Vec<Edit> {
         let start = |i: usize| tokens[i].start as usize;
         let end = |i: usize| tokens[i].end as usize;
-        let k = |from: usize, to: usize| keep(tokens, src, from, to);
+        let k = |from: usize, to: usize| keep(tokens, src, dropped, from, to);
         let edit = |s: usize, e: usize, text: String| Edit { start: s, end: e, text: Cow::Owned(text) };
         let c = &self.config;
         let (open0, close0) = if self.is_dim3[0] { ("", "") } else { ("dim3(", ")") };
@@ -318,7 +373,9 @@ impl Launch {
         ));
         // The comma tokens between the parts: the one after part p.
         let comma = |p: usize| -> usize {
-            (c[p].1 + 1..c[p + 1].0).find(|&t| tokens[t].kind == Kind::Punct).unwrap_or(c[p].1 + 1)
+            (c[p].1 + 1..c[p + 1].0)
+                .find(|&t| tokens[t].kind == Kind::Punct && !removed(dropped, &tokens[t]))
+                .unwrap_or(c[p].1 + 1)
         };
         let between = |p: usize| {
             let after = k(comma(p), c[p + 1].0);

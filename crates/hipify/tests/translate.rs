@@ -850,3 +850,28 @@ fn template_arguments_with_parentheses_and_comparisons() {
         "hipLaunchKernelGGL(HIP_KERNEL_NAME(k<(N > 2), sizeof(T), a[1]>), dim3(g), dim3(b), 0, 0, x);\n",
     );
 }
+
+#[test]
+fn a_dropped_include_inside_a_launch_reads_as_the_blank_line_it_becomes() {
+    // Found by fuzzing: a second include of the runtime header is dropped, so the
+    // output has a blank line where the directive was. Left alone because of the
+    // directive, the launch was rewritten when the output was translated again.
+    check_with(
+        &launches(),
+        "#include <cuda_runtime.h>\nk<a,\n#include <cuda.h>\nb><<<1, 2>>>(x);\n",
+        "#include <hip/hip_runtime.h>\nhipLaunchKernelGGL(HIP_KERNEL_NAME(k<a,\n\nb>), dim3(1), dim3(2), 0, 0, x);\n",
+    );
+    check_with(
+        &launches(),
+        "#include <cuda_runtime.h>\nk<<<a,\n#include <cuda.h>\nb>>>(x);\n",
+        "#include <hip/hip_runtime.h>\nhipLaunchKernelGGL(k, dim3(a), dim3(b), 0, 0, x);\n",
+    );
+    check_with(
+        &launches(),
+        "#include <cuda_runtime.h>\nk<<<a, // grid\n#include <cuda.h> // again\nb>>>(x);\n",
+        "#include <hip/hip_runtime.h>\nhipLaunchKernelGGL(k, dim3(a), // grid\n // again\ndim3(b), 0, 0, x);\n",
+    );
+    // A directive that stays still keeps the launch in CUDA syntax.
+    let src = "#include <hip/hip_runtime.h>\nk<<<a,\n#include <vector>\nb>>>(x);\n";
+    check_with(&launches(), src, src);
+}
