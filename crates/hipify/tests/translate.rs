@@ -154,6 +154,25 @@ fn cusolver() {
 }
 
 #[test]
+fn cusolver_to_rocsolver_with_roc() {
+    // HIPIFY's cuSOLVER table: with --roc only the names it gives a ROC name for are
+    // translated (handles and statuses to rocBLAS, potrf to rocSOLVER); the rest are
+    // unsupported in ROC and stay, with a warning, as hipify-clang leaves them.
+    let src = "#include <cusolverDn.h>\ncusolverDnHandle_t h; cusolverDnCreate(&h); cusolverDnSetStream(h, s);\n\
+               cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, n, A, lda, w, lw, info); cusolverDnDgetrf(h, m, n, A, lda, w, piv, info);\n\
+               if (st != CUSOLVER_STATUS_SUCCESS) return; cusolverEigMode_t j = CUSOLVER_EIG_MODE_VECTOR; cusolverDnDestroy(h);\n";
+    let t = translate(src, &roc()).expect("translates");
+    assert_eq!(
+        t.text,
+        "#include <rocsolver/rocsolver.h>\nrocblas_handle h; rocblas_create_handle(&h); rocblas_set_stream(h, s);\n\
+         rocsolver_dpotrf(h, rocblas_fill_lower, n, A, lda, w, lw, info); cusolverDnDgetrf(h, m, n, A, lda, w, piv, info);\n\
+         if (st != rocblas_status_success) return; rocblas_evect j = rocblas_evect_original; rocblas_destroy_handle(h);\n"
+    );
+    let unsupported: Vec<&str> = t.warnings.iter().map(|w| w.identifier.as_str()).collect();
+    assert_eq!(unsupported, ["cusolverDnDgetrf"]);
+}
+
+#[test]
 fn cudnn_to_miopen() {
     check_with(
         &roc(),
@@ -874,4 +893,20 @@ fn a_dropped_include_inside_a_launch_reads_as_the_blank_line_it_becomes() {
     // A directive that stays still keeps the launch in CUDA syntax.
     let src = "#include <hip/hip_runtime.h>\nk<<<a,\n#include <vector>\nb>>>(x);\n";
     check_with(&launches(), src, src);
+}
+
+#[test]
+fn function_symbols_get_no_reinterpret_cast() {
+    // hipify-clang stopped wrapping kernel symbols in `reinterpret_cast<const void*>()`
+    // once HIP took the same argument types as CUDA (ROCm/HIPIFY pull request 577,
+    // 2022; its tests/unit_tests/casts/reinterpret_cast.cu expects the bare
+    // arguments since). The calls are renamed and nothing else.
+    check(
+        "cudaFuncSetCacheConfig(k, cudaFuncCachePreferL1);\ncudaFuncGetAttributes(&attr, &k);\n\
+         cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, n);\ncudaFuncSetSharedMemConfig(k, c);\n\
+         cudaLaunchKernel((const void*)k, g, b, args, 0, s);\ncudaLaunchCooperativeKernel(k, g, b, args, 0, s);\n",
+        "hipFuncSetCacheConfig(k, hipFuncCachePreferL1);\nhipFuncGetAttributes(&attr, &k);\n\
+         hipFuncSetAttribute(k, hipFuncAttributeMaxDynamicSharedMemorySize, n);\nhipFuncSetSharedMemConfig(k, c);\n\
+         hipLaunchKernel((const void*)k, g, b, args, 0, s);\nhipLaunchCooperativeKernel(k, g, b, args, 0, s);\n",
+    );
 }
