@@ -12,7 +12,7 @@
 //! left in CUDA syntax (valid HIP).
 
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 type Set<'a> = HashSet<&'a str, foldhash::fast::FixedState>;
 
@@ -180,22 +180,20 @@ fn is_char(tokens: &[Token], src: &str, i: usize, c: &str) -> bool {
     tokens.get(i).is_some_and(|t| t.kind == Kind::Punct && t.text(src) == c)
 }
 
-/// Recognises a launch whose `<<<` starts at token `i`.
-pub(crate) fn find<'a>(
-    tokens: &[Token],
-    src: &'a str,
-    structure: &Structure,
-    dropped: &[Dropped],
-    i: usize,
-    templates: &mut TemplatedKernels<'a>,
-) -> Option<Launch> {
+/// The kernel name before token `i` (the `<<<`, or a macro that expands to
+/// one): `ns::name`, optionally followed by template arguments.
+struct KernelName {
+    first: usize,
+    last: usize,
+    /// Written with explicit template arguments.
+    templated: bool,
+    /// The unqualified name.
+    simple: usize,
+}
+
+fn kernel_name(tokens: &[Token], src: &str, dropped: &[Dropped], i: usize) -> Option<KernelName> {
     let flags = |k: usize| flags(tokens, dropped, k);
-    let next = |i: usize| (i + 1..tokens.len()).find(|&j| significant(tokens, dropped, j));
     let prev = |i: usize| (0..i).rev().find(|&j| significant(tokens, dropped, j));
-    if !is_launch_open(tokens, src.as_bytes(), i) {
-        return None;
-    }
-    let gt = structure.close_of(i)?;
     // The kernel name: `ns::name`, optionally followed by template arguments.
     let mut j = prev(i)?;
     let name_last = j;
@@ -281,6 +279,28 @@ pub(crate) fn find<'a>(
     if (name_first..i).any(|k| flags(k) & DIRECTIVE_START != 0 || flags(k) & IN_DIRECTIVE != in_directive) {
         return None;
     }
+    Some(KernelName { first: name_first, last: name_last, templated, simple: simple_name })
+}
+
+/// Recognises a launch whose `<<<` starts at token `i`.
+pub(crate) fn find<'a>(
+    tokens: &[Token],
+    src: &'a str,
+    structure: &Structure,
+    dropped: &[Dropped],
+    i: usize,
+    templates: &mut TemplatedKernels<'a>,
+) -> Option<Launch> {
+    let flags = |k: usize| flags(tokens, dropped, k);
+    let next = |i: usize| (i + 1..tokens.len()).find(|&j| significant(tokens, dropped, j));
+    let prev = |i: usize| (0..i).rev().find(|&j| significant(tokens, dropped, j));
+    if !is_launch_open(tokens, src.as_bytes(), i) {
+        return None;
+    }
+    let gt = structure.close_of(i)?;
+    let KernelName { first: name_first, last: name_last, templated, simple } =
+        kernel_name(tokens, src, dropped, i)?;
+    let in_directive = flags(i) & IN_DIRECTIVE;
 
     // The configuration: parts between the top-level commas.
     let seps = structure.separators(i)?;
@@ -309,9 +329,7 @@ pub(crate) fn find<'a>(
     }
     let close = structure.close_of(open)?;
     let args = next(open).filter(|&a| a < close).and_then(|a| Some((a, prev(close)?)));
-    if !templated {
-        templated = templates.contains(tokens, src, text(tokens, src, simple_name));
-    }
+    let templated = templated || templates.contains(tokens, src, text(tokens, src, simple));
     let is_dim3 = [0, 1].map(|p| {
         let (f, l) = config[p];
         src[tokens[f].start as usize..tokens[l].end as usize].starts_with("dim3(")
@@ -418,4 +436,190 @@ impl Launch {
         }
         edits
     }
+}
+
+/// A `#define` whose whole body is a launch configuration, used as
+/// `kernel NAME(grid, block)(args)` or `kernel NAME(args)`:
+///
+/// ```text
+/// #define KERNEL_ARGS2(grid, block) <<<grid, block>>>
+/// #define CONFIG <<<blocks, 256>>>
+/// ```
+#[derive(Debug)]
+pub(crate) struct ConfigMacro<'a> {
+    /// The token of the `#`; uses must come after it.
+    at: usize,
+    /// The parameters of a function-like macro.
+    params: Option<Vec<&'a str>>,
+    /// First and last token of each configuration part in the body.
+    parts: Vec<(usize, usize)>,
+}
+
+pub(crate) type ConfigMacros<'a> = HashMap<&'a str, ConfigMacro<'a>, foldhash::fast::FixedState>;
+
+/// The active `#define`s whose body is exactly `<<<...>>>` with two to four
+/// parts. One pass over the directive lines.
+pub(crate) fn config_macros<'a>(tokens: &[Token], src: &'a str, structure: &Structure) -> ConfigMacros<'a> {
+    let mut out = ConfigMacros::default();
+    // Significant tokens of one directive line.
+    let sig = |i: usize| {
+        (i + 1..tokens.len())
+            .take_while(|&j| tokens[j].flags & IN_DIRECTIVE != 0 && tokens[j].flags & DIRECTIVE_START == 0)
+            .find(|&j| !matches!(tokens[j].kind, Kind::Space | Kind::Comment))
+    };
+    for (at, t) in tokens.iter().enumerate() {
+        if t.flags & DIRECTIVE_START == 0 || !t.is_active_code() {
+            continue;
+        }
+        let Some(define) = sig(at).filter(|&d| tokens[d].text(src) == "define") else { continue };
+        let Some(name) = sig(define).filter(|&n| tokens[n].kind == Kind::Ident) else { continue };
+        let mut body = sig(name);
+        let mut params = None;
+        // A function-like macro has `(` right after its name.
+        if body.is_some_and(|b| b == name + 1 && is_char(tokens, src, b, "(")) {
+            let mut list = Vec::new();
+            let mut k = name + 1;
+            let mut expect_name = true;
+            while let Some(p) = sig(k) {
+                let t = tokens[p].text(src);
+                match tokens[p].kind {
+                    Kind::Ident if expect_name && list.len() < 64 => list.push(t),
+                    Kind::Punct if t == "," && !expect_name => {}
+                    Kind::Punct if t == ")" && (!expect_name || list.is_empty()) => {
+                        body = sig(p);
+                        params = Some(std::mem::take(&mut list));
+                        break;
+                    }
+                    _ => break,
+                }
+                expect_name = !expect_name;
+                k = p;
+            }
+            if params.is_none() {
+                continue;
+            }
+        }
+        let Some(open) = body.filter(|&b| is_launch_open(tokens, src.as_bytes(), b)) else { continue };
+        let Some(gt) = structure.close_of(open) else { continue };
+        // Nothing may follow the `>>>` on the line.
+        if sig(gt + 2).is_some() {
+            continue;
+        }
+        let Some(seps) = structure.separators(open) else { continue };
+        let mut parts = Vec::with_capacity(4);
+        for w in seps.windows(2) {
+            let from = if w[0] == open { open + 2 } else { w[0] };
+            let first = sig(from).filter(|&f| f < w[1]);
+            let last =
+                (from + 1..w[1]).rev().find(|&l| !matches!(tokens[l].kind, Kind::Space | Kind::Comment));
+            match (first, last) {
+                (Some(f), Some(l)) => parts.push((f, l)),
+                _ => break,
+            }
+        }
+        if parts.len() + 1 != seps.len() || !(2..=4).contains(&parts.len()) {
+            continue;
+        }
+        out.insert(tokens[name].text(src), ConfigMacro { at, params, parts });
+    }
+    out
+}
+
+/// A launch whose configuration comes from a [`ConfigMacro`], found at the
+/// macro's name (token `i`): the edits that turn it into
+/// `hipLaunchKernelGGL(...)`, and the byte range they replace (the macro use),
+/// in which nothing else may be translated. The configuration is written as
+/// the macro expands it, each parameter replaced by its argument;
+/// `rename(first, last)` gives the translated text of tokens `first..=last`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn find_macro<'a>(
+    tokens: &[Token],
+    src: &'a str,
+    structure: &Structure,
+    dropped: &[Dropped],
+    i: usize,
+    m: &ConfigMacro,
+    templates: &mut TemplatedKernels<'a>,
+    rename: &dyn Fn(usize, usize) -> String,
+) -> Option<(Vec<Edit>, (usize, usize))> {
+    if m.at >= i || tokens[i].flags & IN_DIRECTIVE != 0 {
+        return None;
+    }
+    let next = |i: usize| (i + 1..tokens.len()).find(|&j| significant(tokens, dropped, j));
+    let prev = |i: usize| (0..i).rev().find(|&j| significant(tokens, dropped, j));
+    let KernelName { first, last, templated, simple } = kernel_name(tokens, src, dropped, i)?;
+    // The macro's arguments.
+    let mut args: Vec<(usize, usize)> = Vec::new();
+    let mut after = i;
+    if let Some(params) = &m.params {
+        let open = next(i).filter(|&o| is_char(tokens, src, o, "("))?;
+        let seps = structure.separators(open)?;
+        for w in seps.windows(2) {
+            let a = next(w[0]).filter(|&f| f < w[1])?;
+            args.push((a, prev(w[1])?));
+        }
+        if args.len() != params.len() {
+            return None;
+        }
+        after = *seps.last()?;
+    }
+    // The kernel's arguments.
+    let kopen = next(after).filter(|&o| is_char(tokens, src, o, "("))?;
+    let kclose = structure.close_of(kopen)?;
+    let kargs = next(kopen).filter(|&a| a < kclose);
+    // Comments or directive lines inside the use: leave it alone.
+    if (last + 1..=kopen)
+        .any(|k| tokens[k].kind == Kind::Comment || flags(tokens, dropped, k) & IN_DIRECTIVE != 0)
+    {
+        return None;
+    }
+    let part = |p: usize| -> String {
+        let (f, l) = m.parts[p];
+        let mut out = String::new();
+        let mut k = f;
+        while k <= l {
+            let param = m.params.as_ref().and_then(|ps| {
+                (tokens[k].kind == Kind::Ident).then(|| ps.iter().position(|&q| q == tokens[k].text(src)))?
+            });
+            match param {
+                Some(n) => out.push_str(&rename(args[n].0, args[n].1)),
+                None => out.push_str(&rename(k, k)),
+            }
+            k += 1;
+        }
+        out
+    };
+    let dim3 = |p: usize| {
+        let t = part(p);
+        if t.starts_with("dim3(") {
+            t
+        } else {
+            format!("dim3({t})")
+        }
+    };
+    let templated = templated || templates.contains(tokens, src, text(tokens, src, simple));
+    let mut config = format!("{}, {}, {}", if templated { ")" } else { "" }, dim3(0), dim3(1));
+    for p in 2..4 {
+        config.push_str(", ");
+        if p < m.parts.len() {
+            config.push_str(&part(p));
+        } else {
+            config.push('0');
+        }
+    }
+    let until = match kargs {
+        Some(a) => {
+            config.push_str(", ");
+            tokens[a].start as usize
+        }
+        None => tokens[kclose].start as usize,
+    };
+    let head = if templated { "hipLaunchKernelGGL(HIP_KERNEL_NAME(" } else { "hipLaunchKernelGGL(" };
+    let at = tokens[first].start as usize;
+    let from = tokens[last].end as usize;
+    let edits = vec![
+        Edit { start: at, end: at, text: Cow::Borrowed(head) },
+        Edit { start: from, end: until, text: Cow::Owned(config) },
+    ];
+    Some((edits, (from, until)))
 }

@@ -311,6 +311,23 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
     // Built on first need: most files have no launch and no call-site fix.
     let structure = std::cell::OnceCell::new();
     let structure = || structure.get_or_init(|| Structure::build(&tokens, source));
+    // `#define`s that expand to a launch configuration, for HIP launch syntax.
+    let config_macros = std::cell::OnceCell::new();
+    let config_macros = || config_macros.get_or_init(|| launch::config_macros(&tokens, source, structure()));
+    // The text of tokens `first..=last` with identifiers translated.
+    let translated = |first: usize, last: usize| -> String {
+        tokens[first..=last]
+            .iter()
+            .map(|t| {
+                let text = t.text(source);
+                if t.kind == Kind::Ident {
+                    renamed(text, options).unwrap_or(text)
+                } else {
+                    text
+                }
+            })
+            .collect()
+    };
     // Byte ranges replaced by call-site rules, by start; and the end of those
     // already reached.
     let mut masks: std::collections::BTreeMap<usize, usize> = std::collections::BTreeMap::new();
@@ -358,6 +375,34 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
             Kind::HeaderName => {}
             Kind::Ident => {
                 let name = tok.text(source);
+                if options.hip_kernel_execution_syntax
+                    && tok.is_active_code()
+                    && tok.flags & IN_DIRECTIVE == 0
+                {
+                    let found = config_macros().get(name).and_then(|m| {
+                        let structure = structure();
+                        launch::find_macro(
+                            &tokens,
+                            source,
+                            structure,
+                            &dropped,
+                            i,
+                            m,
+                            &mut templated_kernels,
+                            &translated,
+                        )
+                    });
+                    if let Some((launch_edits, (start, end))) = found {
+                        has_device_code = true;
+                        stats.kernel_launches += 1;
+                        lines.touch(tok.start as usize);
+                        stats.record(Api::Runtime, "hipLaunchKernelGGL");
+                        edits.extend(launch_edits);
+                        let e = masks.entry(start).or_insert(end);
+                        *e = (*e).max(end);
+                        continue;
+                    }
+                }
                 if let Some((&key, entry)) = t.namespaces.get_key_value(name) {
                     let qualifies = next_sig(&tokens, i).is_some_and(|j| is_scope(&tokens, source, j));
                     let after_namespace = prev.is_some_and(|p| tokens[p].text(source) == "namespace");
@@ -394,19 +439,6 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
                                 target = Some(other);
                             }
                             // Copied and moved arguments are written translated.
-                            let translated = |first: usize, last: usize| -> String {
-                                tokens[first..=last]
-                                    .iter()
-                                    .map(|t| {
-                                        let text = t.text(source);
-                                        if t.kind == Kind::Ident {
-                                            renamed(text, options).unwrap_or(text)
-                                        } else {
-                                            text
-                                        }
-                                    })
-                                    .collect()
-                            };
                             let (call_edits, covered) =
                                 calls::edits(&call, calls::rules_for(name, options), &translated);
                             for (s, e) in covered {

@@ -910,3 +910,35 @@ fn function_symbols_get_no_reinterpret_cast() {
          hipLaunchKernel((const void*)k, g, b, args, 0, s);\nhipLaunchCooperativeKernel(k, g, b, args, 0, s);\n",
     );
 }
+
+#[test]
+fn launch_configured_by_a_macro() {
+    // The `<<<...>>>` comes from a user macro (the KERNEL_ARGS idiom that keeps
+    // launches readable to non-CUDA compilers): written as the macro expands,
+    // each parameter replaced by its argument, as hipify-clang reads the
+    // configuration from the expansion. The definitions stay.
+    check_with(
+        &launches(),
+        "#ifdef __CUDACC__\n#define KERNEL_ARGS2(grid, block) <<< grid, block >>>\n#define KERNEL_ARGS4(grid, block, sh, stream) <<< grid, block, sh, stream >>>\n\
+         #else\n#define KERNEL_ARGS2(grid, block)\n#define KERNEL_ARGS4(grid, block, sh, stream)\n#endif\n\
+         add KERNEL_ARGS2(n / 256, 256)(a, b, cudaMemcpyHostToDevice);\nscale<float> KERNEL_ARGS4(dim3(g, 2), b, 0, st)();\n",
+        "#ifdef __HIPCC__\n#define KERNEL_ARGS2(grid, block) <<< grid, block >>>\n#define KERNEL_ARGS4(grid, block, sh, stream) <<< grid, block, sh, stream >>>\n\
+         #else\n#define KERNEL_ARGS2(grid, block)\n#define KERNEL_ARGS4(grid, block, sh, stream)\n#endif\n\
+         hipLaunchKernelGGL(add, dim3(n / 256), dim3(256), 0, 0, a, b, hipMemcpyHostToDevice);\n\
+         hipLaunchKernelGGL(HIP_KERNEL_NAME(scale<float>), dim3(g, 2), dim3(b), 0, st);\n",
+    );
+    // An object-like macro, and a body that mixes parameters with its own text.
+    check_with(
+        &launches(),
+        "#define CFG <<<blocks, 256, 0, cudaStreamPerThread>>>\n#define GRID(n) <<<(n + 255) / 256, 256>>>\nk CFG(x);\nk GRID(count)(x);\n",
+        "#define CFG <<<blocks, 256, 0, hipStreamPerThread>>>\n#define GRID(n) <<<(n + 255) / 256, 256>>>\n\
+         hipLaunchKernelGGL(k, dim3(blocks), dim3(256), 0, hipStreamPerThread, x);\nhipLaunchKernelGGL(k, dim3((count + 255) / 256), dim3(256), 0, 0, x);\n",
+    );
+    // Uses that cannot be a launch stay: before the definition, a wrong
+    // argument count, no kernel argument list, a comment inside.
+    let src = "k CFG(x);\n#define CFG <<<b, t>>>\n#define C2(g, b) <<<g, b>>>\nk C2(1)(x);\nk CFG;\nk /* c */ CFG(x);\n";
+    check_with(&launches(), src, src);
+    // Without HIP launch syntax nothing changes.
+    let src = "#define C2(g, b) <<<g, b>>>\nk C2(1, 2)(x);\n";
+    check(src, src);
+}
