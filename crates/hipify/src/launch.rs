@@ -208,7 +208,9 @@ fn kernel_name(tokens: &[Token], src: &str, dropped: &[Dropped], i: usize) -> Op
         let mut k = j;
         let mut steps = 0;
         loop {
-            match tokens[k].kind {
+            // The code of a dropped include line is not there in the output.
+            let kind = if removed(dropped, &tokens[k]) { Kind::Space } else { tokens[k].kind };
+            match kind {
                 Kind::Punct => {
                     let b = src.as_bytes();
                     let part_of =

@@ -890,6 +890,13 @@ fn a_dropped_include_inside_a_launch_reads_as_the_blank_line_it_becomes() {
         "#include <cuda_runtime.h>\nk<<<a, // grid\n#include <cuda.h> // again\nb>>>(x);\n",
         "#include <hip/hip_runtime.h>\nhipLaunchKernelGGL(k, dim3(a), // grid\n // again\ndim3(b), 0, 0, x);\n",
     );
+    // Also found: junk after the dropped header name (here a `;`, which ends template
+    // arguments) goes with the directive, so it does not stop the walk either.
+    check_with(
+        &launches(),
+        "#include <cuda_runtime.h>\nk<a,\n#include <cuda.h> junk; x\nb><<<1, 2>>>(x);\n",
+        "#include <hip/hip_runtime.h>\nhipLaunchKernelGGL(HIP_KERNEL_NAME(k<a,\n\nb>), dim3(1), dim3(2), 0, 0, x);\n",
+    );
     // A directive that stays still keeps the launch in CUDA syntax.
     let src = "#include <hip/hip_runtime.h>\nk<<<a,\n#include <vector>\nb>>>(x);\n";
     check_with(&launches(), src, src);
