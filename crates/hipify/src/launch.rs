@@ -524,6 +524,14 @@ pub(crate) fn config_macros<'a>(tokens: &[Token], src: &'a str, structure: &Stru
         }
         out.insert(tokens[name].text(src), ConfigMacro { at, params, parts });
     }
+    // A body that names one of these macros (itself included) would leave a
+    // use in the expansion written out, to be expanded by the next translation.
+    let names: Set<'a> = out.keys().copied().collect();
+    out.retain(|_, m| {
+        !m.parts
+            .iter()
+            .any(|&(f, l)| tokens[f..=l].iter().any(|t| t.kind == Kind::Ident && names.contains(t.text(src))))
+    });
     out
 }
 
