@@ -503,6 +503,16 @@ impl Backend for CpuBackend {
         Ok(FunctionHandle(id))
     }
 
+    unsafe fn module_global(&self, module: ModuleHandle, name: &str) -> Result<(DevicePtr, u64)> {
+        let (_, m) = lock(&self.modules)
+            .get(&module.0)
+            .cloned()
+            .ok_or(BackendError::InvalidHandle { what: "module", handle: module.0 })?;
+        m.global(name)
+            .map(|(addr, size)| (DevicePtr(addr), size))
+            .ok_or_else(|| BackendError::FunctionNotFound { name: name.into() })
+    }
+
     unsafe fn function_attributes(&self, function: FunctionHandle) -> Result<FunctionAttributes> {
         Ok(self.function(function)?.kernel.attributes())
     }

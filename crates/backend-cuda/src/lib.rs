@@ -443,6 +443,14 @@ impl Backend for CudaBackend {
         Ok(FunctionHandle(pack(device, f)))
     }
 
+    unsafe fn module_global(&self, module: ModuleHandle, name: &str) -> Result<(DevicePtr, u64)> {
+        let (device, m) = unpack(module.0);
+        self.bind(device)?;
+        // SAFETY: forwarded from the caller's contract.
+        let (ptr, bytes) = unsafe { result::module::get_global(&self.driver, m, name)? };
+        Ok((DevicePtr(ptr), bytes as u64))
+    }
+
     unsafe fn function_attributes(&self, function: FunctionHandle) -> Result<FunctionAttributes> {
         let (device, f) = unpack(function.0);
         self.bind(device)?;

@@ -271,6 +271,7 @@ driver_api! {
     module_load_data_ex = "cuModuleLoadDataEx"(module: *mut CUmodule, image: *const c_void, n: c_uint, options: *mut c_int, values: *mut *mut c_void);
     module_unload = "cuModuleUnload"(module: CUmodule);
     module_get_function = "cuModuleGetFunction"(f: *mut CUfunction, module: CUmodule, name: *const c_char);
+    module_get_global = "cuModuleGetGlobal_v2"(dptr: *mut CUdeviceptr, bytes: *mut usize, module: CUmodule, name: *const c_char);
     func_get_attribute = "cuFuncGetAttribute"(value: *mut c_int, attribute: c_int, f: CUfunction);
     func_set_attribute = "cuFuncSetAttribute"(f: CUfunction, attribute: c_int, value: c_int);
     tensor_map_encode_tiled = "cuTensorMapEncodeTiled"(map: *mut [u8; 128], data_type: c_uint, rank: c_uint, address: *mut c_void, dims: *const u64, strides: *const u64, box_dims: *const u32, element_strides: *const u32, interleave: c_uint, swizzle: c_uint, l2_promotion: c_uint, oob_fill: c_uint);

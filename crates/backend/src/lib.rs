@@ -212,6 +212,12 @@ impl ModuleImage {
 pub trait CpuModule: Send + Sync {
     /// The kernel called `name`, if the module has one.
     fn function(&self, name: &str) -> Option<Arc<dyn CpuKernel>>;
+
+    /// The host address and size in bytes of the module variable `name` (a `__device__` or
+    /// `__constant__` variable of code read from PTX), if the module has one.
+    fn global(&self, _name: &str) -> Option<(u64, u64)> {
+        None
+    }
 }
 
 /// Static facts about one kernel, as `cuFuncGetAttribute` reports them.
@@ -422,6 +428,12 @@ pub trait Backend: Send + Sync {
     /// # Safety
     /// A live module.
     unsafe fn module_function(&self, module: ModuleHandle, name: &str) -> Result<FunctionHandle>;
+    /// The device address and size in bytes of a module variable (`cuModuleGetGlobal`); a
+    /// name the module lacks is [`BackendError::FunctionNotFound`].
+    ///
+    /// # Safety
+    /// A live module.
+    unsafe fn module_global(&self, module: ModuleHandle, name: &str) -> Result<(DevicePtr, u64)>;
     /// Static facts about a kernel.
     ///
     /// # Safety

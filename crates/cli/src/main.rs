@@ -1,4 +1,4 @@
-//! `ferrocm`: the command-line tools (rocminfo, rocm-smi, rocprofv3, benchmarks, hipify).
+//! `ferrocm`: the command-line tools (rocminfo, rocm-smi, rocprofv3, benchmarks, hipify, hipcc).
 
 mod bench;
 mod info;
@@ -33,6 +33,14 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<std::ffi::OsString>,
     },
+    /// Compile HIP and CUDA-named sources for NVIDIA GPUs and the CPU device, like hipcc
+    /// (clang 19 and libclc 19 needed; `ferrocm hipcc --help` lists the options).
+    #[command(disable_help_flag = true)]
+    Hipcc {
+        /// Options and files, passed to the driver as they are.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<std::ffi::OsString>,
+    },
 }
 
 fn main() -> std::process::ExitCode {
@@ -52,6 +60,10 @@ fn main() -> std::process::ExitCode {
         },
         Command::Hipify { args } => {
             let code = ferrocm_hipify::cli_main(args);
+            return std::process::ExitCode::from(u8::try_from(code).unwrap_or(1));
+        }
+        Command::Hipcc { args } => {
+            let code = ferrocm_hipcc::cli_main(args);
             return std::process::ExitCode::from(u8::try_from(code).unwrap_or(1));
         }
     };

@@ -14,10 +14,18 @@ use crate::{ExecKernel, MAX_CLUSTER_BLOCKS, MAX_SHARED_BYTES_OPTIN};
 /// Where one memory object is, for this launch.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Place {
-    Global { base: u64 },
-    Shared { offset: u64 },
-    Local { offset: u64 },
+    Global {
+        base: u64,
+    },
+    Shared {
+        offset: u64,
+    },
+    Local {
+        offset: u64,
+    },
     TensorMap,
+    /// Byte-addressed memory: accesses go through `addressed::resolve`.
+    Addressed(AddrSpace),
 }
 
 pub(crate) struct MemInfo {
@@ -220,6 +228,7 @@ impl<'a> Launch<'a> {
                     }
                     MemSpace::Local { len } => (Place::Local { offset: k.local_offsets[m] }, len as u64),
                     MemSpace::TensorMap { .. } => (Place::TensorMap, 0),
+                    MemSpace::Addressed(space) => (Place::Addressed(space), 0),
                 };
                 MemInfo { place, len, size, elem: data.elem }
             })

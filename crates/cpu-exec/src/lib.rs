@@ -25,14 +25,25 @@
 //! barrier and the warps. Kernels over the GPU's memory limits are refused when loaded. A launch
 //! that runs longer than `FERROCM_CPU_KERNEL_TIMEOUT` seconds (when set) is stopped with an error
 //! naming the kernel: checked at loop back-edges and between a group's scheduling rounds.
+//!
+//! Byte-addressed memory ([`MemSpace::Addressed`], made by the PTX front end) is checked access
+//! by access: global addresses against the allocations the kernel's [`HostEnv`] names (cached per
+//! warp), shared and local offsets against the block's and thread's sizes, every access against
+//! its alignment. Device `printf` formats with the C library's `snprintf`, one conversion at a
+//! time, and hands the text to the [`HostEnv`]. A warp lets the other warps of its group run when
+//! it sleeps (`nanosleep`) and every 1024 loop trips, so spin-waits on memory another block
+//! writes, such as a grid barrier built from atomics, make progress in a cooperative launch's
+//! group.
 
 // Lane loops index several parallel register arrays by lane number; iterators would hide that.
 #![allow(clippy::needless_range_loop)]
 
+mod addressed;
 mod compile;
 mod lanes;
 mod launch;
 mod memory;
+mod printf;
 mod sched;
 mod warp;
 
@@ -67,8 +78,21 @@ pub const SHARED_BYTES_PER_CU: u64 = 228 * 1024;
 /// The largest cluster without opting in (the portable size on compute capability 9.0).
 pub const MAX_CLUSTER_BLOCKS: u32 = 8;
 
+/// What a kernel that uses byte-addressed global memory or device `printf` needs from the host
+/// that runs it (the PTX front end's modules provide one).
+pub trait HostEnv: Send + Sync {
+    /// The allocation containing `addr` that kernels may access, as (first address, size in
+    /// bytes), or `None` when no such allocation exists.
+    fn global_range(&self, addr: u64) -> Option<(u64, u64)>;
+
+    /// Writes the output of device `printf`.
+    fn print(&self, text: &[u8]) {
+        use std::io::Write;
+        let _ = std::io::stdout().lock().write_all(text);
+    }
+}
+
 /// A kernel ready to run on the CPU.
-#[derive(Debug)]
 pub struct ExecKernel {
     func: Arc<Function>,
     prog: Program,
@@ -80,6 +104,19 @@ pub struct ExecKernel {
     /// Multiprocessors of the device it stands in for (the CPU device's compute units), which
     /// with the GPU's per-multiprocessor limits bounds a cooperative launch.
     compute_units: u32,
+    /// Answers which global addresses byte-addressed accesses may reach, and takes `printf`
+    /// output.
+    env: Option<Arc<dyn HostEnv>>,
+}
+
+impl std::fmt::Debug for ExecKernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExecKernel")
+            .field("func", &self.func.name)
+            .field("prog", &self.prog)
+            .field("host_env", &self.env.is_some())
+            .finish()
+    }
 }
 
 impl ExecKernel {
@@ -103,7 +140,27 @@ impl ExecKernel {
             local_offsets,
             local_bytes,
             compute_units,
+            env: None,
         })
+    }
+
+    /// The same kernel, with `env` answering which global addresses it may access and taking its
+    /// `printf` output. Without one, every byte-addressed global access is an error and `printf`
+    /// writes to standard output.
+    pub fn with_host(mut self, env: Arc<dyn HostEnv>) -> ExecKernel {
+        self.env = Some(env);
+        self
+    }
+
+    /// Writes device `printf` output to the host environment (standard output without one).
+    pub(crate) fn print(&self, text: &[u8]) {
+        match &self.env {
+            Some(env) => env.print(text),
+            None => {
+                use std::io::Write;
+                let _ = std::io::stdout().lock().write_all(text);
+            }
+        }
     }
 
     pub fn name(&self) -> &str {

@@ -14,6 +14,10 @@ use crate::lanes::Lanes;
 use crate::launch::Launch;
 use crate::memory::zeroed;
 
+/// Loop back-edges a warp takes before it lets the other warps of its group run (see
+/// `Stop::Yield`).
+pub(crate) const TRIPS_PER_TURN: u32 = 1024;
+
 /// Where a warp is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum State {
@@ -53,6 +57,11 @@ pub(crate) struct Warp {
     pub state: State,
     /// The cluster-barrier phase this warp arrived in and has not waited for yet.
     pub cluster_arrived: Option<u64>,
+    /// Global allocations this warp's byte-addressed accesses have found, as (first address,
+    /// end).
+    pub ranges: Vec<(u64, u64)>,
+    /// Loop back-edges taken since this warp last let the others run.
+    pub trips: u32,
 }
 
 impl Warp {
@@ -69,6 +78,8 @@ impl Warp {
             local: Vec::new(),
             state: State::Done,
             cluster_arrived: None,
+            ranges: Vec::new(),
+            trips: 0,
         }
     }
 }
@@ -86,6 +97,9 @@ pub(crate) enum Stop {
     Block(Wait),
     /// Wait, then run the instruction again.
     Retry(Wait),
+    /// Let the other warps run, then go on (`nanosleep`, and every `TRIPS_PER_TURN` loop
+    /// trips, so spin-waits on memory other warps write make progress).
+    Yield,
 }
 
 /// A block barrier (`bar.sync`/`bar.arrive` id): warps expected and arrived in this round.
@@ -184,6 +198,8 @@ impl GroupState {
                 w.frames.clear();
                 w.state = State::Ready;
                 w.cluster_arrived = None;
+                w.ranges.clear();
+                w.trips = 0;
                 // Registers need no clearing: every value and variable is written before it is
                 // read (values by construction, variables by their `let mut` initializer).
                 if w.regs.len() != nregs {
@@ -311,6 +327,8 @@ fn run_until_stopped(l: &Launch, gs: &mut GroupState, bi: usize, wi: usize) -> R
                 release_grid(l, gs)?;
                 return Ok(());
             }
+            // Still ready: the round-robin loop comes back to it after the other warps.
+            Stop::Yield => return Ok(()),
             Stop::Retry(Wait::Mbarrier { rank, addr, parity }) => {
                 gs.blocks[bi].warps[wi].state = State::Mbarrier { rank, addr, parity };
                 return Ok(());

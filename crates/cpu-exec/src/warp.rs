@@ -6,6 +6,7 @@ use ferrocm_backend::tensor_map::TensorMapDesc;
 use ferrocm_ir::intrinsics::{Converged, Exec, Flow, MbarrierOp};
 use ferrocm_ir::*;
 
+use crate::addressed;
 use crate::compile::{Code, IntrinsicCode};
 use crate::lanes::{self, Lanes};
 use crate::launch::{Launch, Place};
@@ -51,8 +52,9 @@ fn addr(
         Place::Local { offset } => unsafe {
             (w.local.as_ptr() as *mut u8).add(lane * l.k.local_bytes as usize + offset as usize + off)
         },
-        // Tensor maps have length 0, so the bounds check has already failed.
-        Place::TensorMap => return Err(oob(l, w, lane, mem, index, blk)),
+        // Tensor maps and byte-addressed memories have length 0, so the bounds check has already
+        // failed (addressed accesses go through `addressed::resolve` instead).
+        Place::TensorMap | Place::Addressed(_) => return Err(oob(l, w, lane, mem, index, blk)),
     })
 }
 
@@ -78,7 +80,7 @@ fn checked_base(
         Place::Global { base } => base as *mut u8,
         // SAFETY: the offset lies inside the block's shared buffer, sized at launch.
         Place::Shared { offset } => unsafe { shared.add(offset as usize) },
-        Place::Local { .. } | Place::TensorMap => std::ptr::null_mut(),
+        Place::Local { .. } | Place::TensorMap | Place::Addressed(_) => std::ptr::null_mut(),
     };
     Ok((base, ix))
 }
@@ -181,14 +183,26 @@ impl Ctx<'_> {
             .ok_or_else(|| self.fault(&format!("memory operand {m} is missing")))
     }
 
-    /// The pointer to element `index` of memory operand `m` for `lane`, bounds checked.
+    /// The pointer to element `index` of memory operand `m` for `lane`, bounds checked (for
+    /// byte-addressed memory, `index` is the byte address, checked as loads and stores are).
     fn element(&mut self, m: usize, lane: usize, index: i128) -> Result<(*mut u8, u32, ScalarType), String> {
         let mem = self.mem_index(m)?;
         let shared = self.gs.blocks[self.bi].shared.as_mut_ptr() as *mut u8;
         let blk = self.gs.blocks[self.bi].coords;
-        let p = addr(self.l, self.w, shared, mem, index, 1, lane, blk)?;
         let info = &self.l.mems[mem as usize];
-        Ok((p, info.size, info.elem))
+        let (size, elem) = (info.size, info.elem);
+        let p = match info.place {
+            Place::Addressed(space) => {
+                addressed::resolve(self.l, self.w, shared, space, index as u64, size, size, lane, blk)?
+            }
+            _ => addr(self.l, self.w, shared, mem, index, 1, lane, blk)?,
+        };
+        Ok((p, size, elem))
+    }
+
+    fn shared_base(&mut self) -> (*mut u8, (u32, u32, u32)) {
+        let b = &mut self.gs.blocks[self.bi];
+        (b.shared.as_mut_ptr() as *mut u8, b.coords)
     }
 
     /// The block of the cluster's CTA `rank`, and a pointer to `size` bytes at `addr` of its
@@ -296,6 +310,17 @@ impl Exec for Ctx<'_> {
         bits: u64,
         compare: u64,
     ) -> Result<u64, String> {
+        let mem = self.mem_index(m)?;
+        if let Place::Addressed(space) = self.l.mems[mem as usize].place {
+            // The row refuses atomics on addressed local memory; a generic address may still
+            // point there.
+            if addressed::split_generic(space, index as u64).0 == AddrSpace::Local {
+                return Err(self.fault(&format!(
+                    "an atomic on local memory (generic address {:#x}); atomics work on global and shared memory",
+                    index as u64
+                )));
+            }
+        }
         let (p, _, elem) = self.element(m, lane, index)?;
         // SAFETY: as for `read`; the row only allows atomics on 4- and 8-byte integer and float
         // elements.
@@ -360,6 +385,16 @@ impl Exec for Ctx<'_> {
     fn mbarrier_done(&mut self, rank: u32, addr: u64, parity: u32) -> Result<bool, String> {
         sched::mbar_done(self.l, self.gs, self.bi, rank, addr, parity)
     }
+    fn c_string(&mut self, lane: usize, addr: u64) -> Result<Vec<u8>, String> {
+        let (shared, blk) = self.shared_base();
+        addressed::c_string(self.l, self.w, shared, addr, lane, blk)
+    }
+    fn printf(&mut self, lane: usize, format: u64, args: u64) -> Result<i32, String> {
+        let (shared, blk) = self.shared_base();
+        let (text, count) = addressed::printf(self.l, self.w, shared, format, args, lane, blk)?;
+        self.l.k.print(&text);
+        Ok(count)
+    }
 }
 
 pub(crate) fn run_warp(l: &Launch, gs: &mut GroupState, bi: usize, w: &mut Warp) -> Result<Stop, String> {
@@ -367,7 +402,6 @@ pub(crate) fn run_warp(l: &Launch, gs: &mut GroupState, bi: usize, w: &mut Warp)
     let name = &l.k.func.name;
     let blk = gs.blocks[bi].coords;
     let shared = gs.blocks[bi].shared.as_mut_ptr() as *mut u8;
-    let mut back_edges = 0u32;
     loop {
         let pc = w.pc;
         w.pc += 1;
@@ -423,6 +457,51 @@ pub(crate) fn run_warp(l: &Launch, gs: &mut GroupState, bi: usize, w: &mut Warp)
                         }
                     } else {
                         w.regs[*dst as usize + k] = s;
+                    }
+                }
+            }
+            Code::Load { dst, mem, idx, ity, lanes }
+                if matches!(l.mems[*mem as usize].place, Place::Addressed(_)) =>
+            {
+                let m = &l.mems[*mem as usize];
+                let Place::Addressed(space) = m.place else { unreachable!() };
+                let (size, is_bool) = (m.size, m.elem == ScalarType::Bool);
+                let iv = w.regs[*idx as usize];
+                for lane in 0..32 {
+                    if w.active >> lane & 1 == 0 {
+                        continue;
+                    }
+                    let a = lanes::index_value(*ity, iv[lane]) as u64;
+                    let bytes = size * *lanes;
+                    let p = addressed::resolve(l, w, shared, space, a, bytes, bytes, lane, blk)?;
+                    for k in 0..*lanes as usize {
+                        // SAFETY: `resolve` checked the whole access and its alignment.
+                        let mut v = unsafe { read_mem(p.add(k * size as usize), size) };
+                        if is_bool {
+                            v = (v != 0) as u64;
+                        }
+                        w.regs[*dst as usize + k][lane] = v;
+                    }
+                }
+            }
+            Code::Store { src, mem, idx, ity, lanes }
+                if matches!(l.mems[*mem as usize].place, Place::Addressed(_)) =>
+            {
+                let m = &l.mems[*mem as usize];
+                let Place::Addressed(space) = m.place else { unreachable!() };
+                let size = m.size;
+                let iv = w.regs[*idx as usize];
+                for lane in 0..32 {
+                    if w.active >> lane & 1 == 0 {
+                        continue;
+                    }
+                    let a = lanes::index_value(*ity, iv[lane]) as u64;
+                    let bytes = size * *lanes;
+                    let p = addressed::resolve(l, w, shared, space, a, bytes, bytes, lane, blk)?;
+                    for k in 0..*lanes as usize {
+                        let v = w.regs[*src as usize + k][lane];
+                        // SAFETY: `resolve` checked the whole access and its alignment.
+                        unsafe { write_mem(p.add(k * size as usize), size, v) };
                     }
                 }
             }
@@ -523,6 +602,7 @@ pub(crate) fn run_warp(l: &Launch, gs: &mut GroupState, bi: usize, w: &mut Warp)
                         w.pc = pc;
                         return Ok(Stop::Retry(wait));
                     }
+                    Flow::Yield => return Ok(Stop::Yield),
                 }
             }
             Code::IfBegin { cond, else_pc } => {
@@ -566,11 +646,15 @@ pub(crate) fn run_warp(l: &Launch, gs: &mut GroupState, bi: usize, w: &mut Warp)
             }
             Code::LoopBack { body_pc, end_pc } => {
                 w.pc = if w.active == 0 { *end_pc } else { *body_pc } as usize;
-                // A loop that never ends must still meet the time limit (checked now and then:
-                // reading the clock costs about as much as a short loop trip).
-                back_edges = back_edges.wrapping_add(1);
-                if back_edges.is_multiple_of(1024) {
+                // Every so many trips round a loop the warp checks the time limit (reading the
+                // clock costs about as much as a short loop trip) and lets the rest of its group
+                // run, as co-resident warps on a GPU all make progress: a thread spinning on a
+                // flag another block of a cooperative grid sets then sees it set.
+                w.trips += 1;
+                if w.trips == sched::TRIPS_PER_TURN {
+                    w.trips = 0;
                     l.check_deadline()?;
+                    return Ok(Stop::Yield);
                 }
             }
             Code::LoopEnd { skip } => {

@@ -278,6 +278,13 @@ impl Builder {
             MemSpace::Shared { len, .. } | MemSpace::Local { len } => {
                 return self.constant(ScalarType::U64, len as u64)
             }
+            MemSpace::Addressed(_) => {
+                self.fail(BuildError::Unsupported {
+                    what: format!("the length of byte-addressed memory `{}`", self.func.mem(mem).name),
+                    why: "byte-addressed memory has no length; its accesses are checked one by one".into(),
+                });
+                return self.constant(ScalarType::U64, 0);
+            }
         }
         self.emit_v(Op::Len(mem), ScalarType::U64.into())
     }
@@ -469,16 +476,20 @@ impl Builder {
         }
     }
 
-    fn check_index(&mut self, op: &str, index: Value) {
+    fn check_index(&mut self, op: &str, mem: Mem, index: Value) {
         let t = self.value_type(index);
-        if !(t.is_scalar() && t.elem().is_int()) {
+        if let MemSpace::Addressed(_) = self.func.mem(mem).space {
+            if !matches!(t, Type::Scalar(ScalarType::U32 | ScalarType::U64)) {
+                self.mismatch(op, "a u32 or u64 byte address", t);
+            }
+        } else if !(t.is_scalar() && t.elem().is_int()) {
             self.mismatch(op, "an integer index", t);
         }
     }
 
     /// Loads `lanes` (1, 2 or 4) consecutive elements.
     pub fn load(&mut self, mem: Mem, index: Value, lanes: u8) -> Value {
-        self.check_index("load", index);
+        self.check_index("load", mem, index);
         self.check_access("load", mem, lanes);
         let elem = self.func.mem(mem).elem;
         let ty = if lanes == 1 { Type::Scalar(elem) } else { Type::Vector(elem, lanes) };
@@ -486,7 +497,7 @@ impl Builder {
     }
 
     pub fn store(&mut self, mem: Mem, index: Value, value: Value) {
-        self.check_index("store", index);
+        self.check_index("store", mem, index);
         let lanes = self.value_type(value).lanes() as u8;
         self.check_access("store", mem, lanes);
         let m = self.func.mem(mem).clone();
@@ -545,6 +556,30 @@ impl Builder {
     pub fn fence(&mut self, scope: FenceScope) {
         let call = Call::new(&intrinsics::atomic::FENCE, &[("scope", scope as i64)], &[], &[]);
         self.intrinsic(call, vec![]);
+    }
+
+    /// Device `printf` of the format and `vprintf` argument buffer at two generic addresses
+    /// (the [`intrinsics::host::PRINTF`] row); the number of arguments.
+    pub fn printf(&mut self, format: Value, args: Value) -> Value {
+        let call = Call::new(&intrinsics::host::PRINTF, &[], &[], &[]);
+        self.intrinsic_value(call, vec![format, args], ScalarType::I32.into())
+    }
+
+    /// A failed device-side assertion (the [`intrinsics::host::ASSERT_FAIL`] row): generic
+    /// addresses of the message, file and function names, and the line.
+    pub fn assert_fail(&mut self, message: Value, file: Value, function: Value, line: Value) {
+        let call = Call::new(&intrinsics::host::ASSERT_FAIL, &[], &[], &[]);
+        self.intrinsic(call, vec![message, file, function, line]);
+    }
+
+    /// `trap`: stops the kernel with an error.
+    pub fn trap(&mut self) {
+        self.intrinsic(Call::new(&intrinsics::host::TRAP, &[], &[], &[]), vec![]);
+    }
+
+    /// `nanosleep` for up to `ns` (u32) nanoseconds.
+    pub fn nanosleep(&mut self, ns: Value) {
+        self.intrinsic(Call::new(&intrinsics::host::NANOSLEEP, &[], &[], &[]), vec![ns]);
     }
 
     /// A call of an intrinsic; its row checks the operands and gives the result type. On a

@@ -87,6 +87,12 @@ impl Function {
             .unwrap_or(16)
     }
 
+    /// The byte offset of the dynamic shared memory in the block's shared memory: after the
+    /// static arrays, aligned as [`Function::dyn_shared_align`] says.
+    pub fn dyn_shared_offset(&self) -> u64 {
+        align_up(self.static_shared_bytes(), self.dyn_shared_align())
+    }
+
     /// Byte offset of each local array within a thread's local memory (0 for other memories),
     /// and the bytes per thread; arrays are 16-byte aligned.
     pub fn local_layout(&self) -> (Vec<u64>, u64) {

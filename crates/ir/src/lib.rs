@@ -9,6 +9,13 @@
 //! pointers: loads, stores and atomics name a [`Mem`] (a slice parameter, a shared or local array)
 //! and an element index, so every back end knows the buffer and can check bounds.
 //!
+//! One exception to element addressing exists for front ends that start from pointer-based code
+//! (the PTX front end): a [`MemSpace::Addressed`] memory is indexed by byte address in one of
+//! the address spaces of [`AddrSpace`], and the CPU executor checks every access against the
+//! allocations, shared memory or local memory it can reach. See [`generic`] for how generic
+//! addresses name shared and local memory. The PTX back end refuses such functions: GPUs run
+//! the PTX they were read from.
+//!
 //! Instructions beyond the core ops are intrinsics, defined as data: one [`intrinsics::Def`] row
 //! each (operands and result types, effects, minimum feature and PTX version, PTX template,
 //! CPU executor semantics), from which the builder, the verifier, the printer, the parser and
@@ -94,6 +101,55 @@ pub enum MemSpace {
     Local { len: u32 },
     /// The tensor map passed in parameter `param` (TMA copies read the tensor it describes).
     TensorMap { param: u32 },
+    /// Byte-addressed memory: the index is a byte address in `space` (an unsigned `u32` or
+    /// `u64`), and the element type is what one access reads or writes (a vector access reads
+    /// consecutive elements from that address). Several addressed memories of different
+    /// element types may name the same bytes. Accesses must be aligned to their full size.
+    /// Produced by front ends for pointer-based code (PTX); the kernel language never makes it.
+    Addressed(AddrSpace),
+}
+
+/// The address space of a [`MemSpace::Addressed`] memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AddrSpace {
+    /// Device addresses: an access must lie inside one allocation the kernel may reach (the
+    /// executor asks its host which those are).
+    Global,
+    /// Byte offsets into the block's shared memory: the static shared arrays as
+    /// [`Function::shared_layout`] places them, then the dynamic shared memory (at the offset
+    /// [`Function::dyn_shared_offset`] gives).
+    Shared,
+    /// Byte offsets into the thread's local memory: the local arrays as
+    /// [`Function::local_layout`] places them.
+    Local,
+    /// Generic addresses: the shared and local windows of [`generic`], else global.
+    Generic,
+}
+
+impl AddrSpace {
+    /// The name used by the text form.
+    pub fn name(self) -> &'static str {
+        match self {
+            AddrSpace::Global => "global",
+            AddrSpace::Shared => "shared",
+            AddrSpace::Local => "local",
+            AddrSpace::Generic => "generic",
+        }
+    }
+}
+
+/// Generic addressing (PTX's `cvta`): shared and local memory appear in the generic address
+/// space as two windows above every host address (the upper half of the 64-bit space, which
+/// user-space addresses never reach), the same windows for every block and thread, as on the
+/// GPU. A generic address `a` with `SHARED_BASE <= a < SHARED_BASE + WINDOW_BYTES` names shared
+/// byte `a - SHARED_BASE`; the local window likewise; every other address is global.
+pub mod generic {
+    /// First generic address of the shared-memory window.
+    pub const SHARED_BASE: u64 = 0xffff_f000_0000_0000;
+    /// First generic address of the local-memory window.
+    pub const LOCAL_BASE: u64 = 0xffff_e000_0000_0000;
+    /// Size of each window in bytes.
+    pub const WINDOW_BYTES: u64 = 1 << 32;
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

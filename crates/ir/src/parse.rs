@@ -240,7 +240,7 @@ impl<'a> Parser<'a> {
                         _ => return self.err(format!("bad or repeated `{kw}` line")),
                     }
                 }
-                "shared" | "local" | "var" => {
+                "shared" | "local" | "var" | "addressed" => {
                     self.pos += 1;
                     self.decl(kw, rest)?;
                 }
@@ -267,6 +267,25 @@ impl<'a> Parser<'a> {
             let Some(t) = parse_type(ty) else { return self.err(format!("bad type `{ty}`")) };
             let v = self.b.var(vname, t);
             self.vars.push(v);
+            return Ok(());
+        }
+        if kw == "addressed" {
+            let Some((elem, sp)) = ty.split_once(" in ") else {
+                return self.err("expected `@name: type in space`");
+            };
+            let Some(elem) = scalar(elem) else { return self.err(format!("bad element type `{elem}`")) };
+            let space = match sp {
+                "global" => AddrSpace::Global,
+                "shared" => AddrSpace::Shared,
+                "local" => AddrSpace::Local,
+                "generic" => AddrSpace::Generic,
+                _ => return self.err(format!("unknown address space `{sp}`")),
+            };
+            let Some(mname) = name.strip_prefix('@') else {
+                return self.err(format!("expected `@name`, found `{name}`"));
+            };
+            let m = self.b.add_mem(mname, elem, MemSpace::Addressed(space));
+            self.mems.push((mname.into(), m));
             return Ok(());
         }
         let (ty, align) = match ty.split_once("] align ") {

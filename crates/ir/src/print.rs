@@ -183,6 +183,9 @@ impl fmt::Display for Function {
                     writeln!(f, "  shared @{}: [{}]{}", m.name, m.elem, align_text(align))?
                 }
                 MemSpace::Local { len } => writeln!(f, "  local @{}: [{}; {len}]", m.name, m.elem)?,
+                MemSpace::Addressed(space) => {
+                    writeln!(f, "  addressed @{}: {} in {}", m.name, m.elem, space.name())?
+                }
             }
         }
         for (i, v) in self.vars.iter().enumerate() {

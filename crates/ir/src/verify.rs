@@ -118,6 +118,11 @@ impl Checker<'_> {
                     if !self.ty(*index).is_scalar() || !self.ty(*index).elem().is_int() {
                         return Err(bad("index is not an integer"));
                     }
+                    if matches!(self.f.mem(*mem).space, MemSpace::Addressed(_))
+                        && !matches!(self.ty(*index).elem(), ScalarType::U32 | ScalarType::U64)
+                    {
+                        return Err(bad("a byte address is not u32 or u64"));
+                    }
                     if let Op::Store { value, .. } = op {
                         if self.ty(*value).elem() != self.f.mem(*mem).elem {
                             return Err(bad("stored value does not match the memory's element type"));

@@ -211,3 +211,30 @@ fn intrinsics_are_spelled_one_way() {
     check(&text.replace("align 1024", "align 16"), Err("bad alignment `16`"));
     check(&text.replace("@s, %0", "%0, @s"), Err("expected `@memory`"));
 }
+
+/// The PTX front end's forms: byte-addressed memories in every space and the host-call rows.
+#[test]
+fn byte_addressed_memory_and_host_calls_round_trip() {
+    let mut b = Builder::new("host_calls");
+    let p = b.scalar_param("p", ScalarType::U64);
+    let spaces = [AddrSpace::Global, AddrSpace::Shared, AddrSpace::Local, AddrSpace::Generic];
+    for (i, s) in spaces.into_iter().enumerate() {
+        let m = b.add_mem(&format!("m{i}"), ScalarType::U32, MemSpace::Addressed(s));
+        let v = b.load(m, p, 1);
+        b.store(m, p, v);
+    }
+    let n = b.printf(p, p);
+    let line = b.cast(n, ScalarType::U32);
+    b.nanosleep(line);
+    b.assert_fail(p, p, p, line);
+    b.trap();
+    let f = b.finish().unwrap();
+    let text = f.to_string();
+    for want in
+        ["addressed @m0: u32 in global", "addressed @m3: u32 in generic", "printf", "assert_fail", "trap"]
+    {
+        assert!(text.contains(want), "`{want}` missing from:\n{text}");
+    }
+    check(&text, Ok(()));
+    check("kernel k() {\n  addressed @m: u32 in texture\n}\n", Err("unknown address space `texture`"));
+}

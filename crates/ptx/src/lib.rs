@@ -600,6 +600,8 @@ impl Gen<'_> {
             MemSpace::Shared { .. } | MemSpace::DynShared { .. } => "shared",
             MemSpace::Local { .. } => "local",
             MemSpace::TensorMap { .. } => "param",
+            // Refused by `generate` before any code is emitted.
+            MemSpace::Addressed(_) => "global",
         }
     }
 
@@ -1035,6 +1037,19 @@ pub fn generate(f: &Function, target: &Target) -> Result<String, PtxError> {
         return Err(PtxError::WrongTarget { kernel: f.name.clone(), target: target.to_string() });
     }
     verify(f).map_err(|source| PtxError::Invalid { kernel: f.name.clone(), source })?;
+    // Byte-addressed memory comes from the PTX front end, whose IR runs on the CPU executor
+    // only: GPUs load the PTX it was read from. (The host-call rows, `printf` and `assert_fail`,
+    // refuse themselves through their PTX templates.)
+    if let Some(m) = f.mems.iter().find(|m| matches!(m.space, MemSpace::Addressed(_))) {
+        return Err(PtxError::Unsupported {
+            kernel: f.name.clone(),
+            what: format!(
+                "byte-addressed memory `@{}` (IR read from PTX runs on the CPU executor; load the original PTX \
+                 instead)",
+                m.name
+            ),
+        });
+    }
     // ptxas would refuse these too, with a less direct message.
     f.check_limits(&Limits::GPU)?;
     let Requirements { features, versions, globals } = requirements(f);
@@ -1135,6 +1150,7 @@ pub fn generate(f: &Function, target: &Target) -> Result<String, PtxError> {
                 g.line(format!("cvta.param.u64 {a}, {a};"));
                 g.mem_base[i] = a;
             }
+            MemSpace::Addressed(_) => {}
         }
     }
     g.region(f.body)?;

@@ -92,6 +92,10 @@ pub enum Error {
     /// A graph kernel-node update that does not fit the captured launch.
     #[error("cannot update kernel node {node} of the graph (`{kernel}`): {reason}")]
     GraphUpdate { node: usize, kernel: String, reason: String },
+    /// An address that names no memory the operation may use, or a range that runs past the
+    /// end of the allocation it starts in.
+    #[error("invalid address {address:#x} ({bytes} bytes): {reason}")]
+    InvalidAddress { address: u64, bytes: u64, reason: String },
     /// A backend reported an error.
     #[error("device {device} ({backend}): {source}")]
     Backend { device: usize, backend: BackendKind, source: BackendError },

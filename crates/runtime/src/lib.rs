@@ -23,6 +23,7 @@ mod module;
 pub mod platform;
 pub mod pointer;
 mod pool;
+mod raw;
 mod stream;
 mod tensor_map;
 pub mod trace;

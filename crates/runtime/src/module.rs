@@ -4,7 +4,7 @@ use smallvec::SmallVec;
 use std::sync::{Arc, Mutex};
 
 use ferrocm_backend::{
-    Dim3, Feature, FunctionAttribute, FunctionAttributes, FunctionHandle, LaunchDims, ModuleHandle,
+    DevicePtr, Dim3, Feature, FunctionAttribute, FunctionAttributes, FunctionHandle, LaunchDims, ModuleHandle,
 };
 
 use crate::callback::forbid;
@@ -22,10 +22,15 @@ pub const MAX_LOCAL_BYTES_PER_THREAD: u64 = 512 * 1024;
 struct ModuleInner {
     device: Device,
     handle: ModuleHandle,
+    /// Module variables looked up so far (registered as device memory in the pointer table).
+    globals: Mutex<Vec<(String, DevicePtr, u64)>>,
 }
 
 impl Drop for ModuleInner {
     fn drop(&mut self) {
+        for (_, ptr, _) in lock(&self.globals).drain(..) {
+            crate::pointer::unregister(ptr.0);
+        }
         let (device, handle) = (self.device.clone(), self.handle);
         crate::callback::now_or_later(move || {
             let d = device.clone();
@@ -52,7 +57,29 @@ impl std::fmt::Debug for Module {
 
 impl Module {
     pub(crate) fn new(device: Device, handle: ModuleHandle) -> Module {
-        Module { inner: Arc::new(ModuleInner { device, handle }) }
+        Module { inner: Arc::new(ModuleInner { device, handle, globals: Mutex::default() }) }
+    }
+
+    /// The device address and size in bytes of module variable `name` (a `__device__` or
+    /// `__constant__` variable). The variable is device memory of the module's device for
+    /// [`crate::pointer_attributes`] and raw copies while the module is loaded.
+    pub fn global(&self, name: &str) -> Result<(DevicePtr, u64)> {
+        forbid("looking up a module variable")?;
+        if let Some(g) = lock(&self.inner.globals).iter().find(|g| g.0 == name) {
+            return Ok((g.1, g.2));
+        }
+        let d = &self.inner.device;
+        // SAFETY: the module is live while `self` is.
+        let (ptr, size) =
+            unsafe { d.inner.backend.module_global(self.inner.handle, name) }.map_err(|e| d.error(e))?;
+        let mut globals = lock(&self.inner.globals);
+        if !globals.iter().any(|g| g.0 == name) {
+            if size > 0 {
+                crate::pointer::register(ptr.0, size, d.index(), crate::pointer::MemoryKind::Device);
+            }
+            globals.push((name.to_string(), ptr, size));
+        }
+        Ok((ptr, size))
     }
 
     /// The device the module is loaded on.
@@ -282,6 +309,15 @@ impl KernelArgs {
         let raw = unsafe { std::slice::from_raw_parts(&value as *const T as *const u8, size) };
         self.bytes.extend_from_slice(raw);
         self.spans.push((start as u32, size as u32));
+        self
+    }
+
+    /// Appends one parameter given as its bytes (a structure passed by value, or a parameter
+    /// whose type only the caller knows, as the HIP C ABI passes them).
+    pub fn push_bytes(&mut self, bytes: &[u8]) -> &mut Self {
+        let start = self.bytes.len();
+        self.bytes.extend_from_slice(bytes);
+        self.spans.push((start as u32, bytes.len() as u32));
         self
     }
 

@@ -75,3 +75,19 @@ pub unsafe fn get_function(d: &Driver, m: CUmodule, name: &str) -> Result<CUfunc
         r => check(d, "cuModuleGetFunction", r).map(|_| f),
     }
 }
+
+/// `cuModuleGetGlobal_v2`: the address and size of a module variable; a name the module lacks
+/// is [`BackendError::FunctionNotFound`] (the driver reports both as "not found").
+///
+/// # Safety
+/// A live module.
+pub unsafe fn get_global(d: &Driver, m: CUmodule, name: &str) -> Result<(CUdeviceptr, usize)> {
+    let cname = CString::new(name).map_err(|_| BackendError::FunctionNotFound { name: name.into() })?;
+    let (mut ptr, mut bytes): (CUdeviceptr, usize) = (0, 0);
+    // SAFETY: live out-pointers and a NUL-terminated name; module forwarded from the caller.
+    match unsafe { d.module_get_global(&mut ptr, &mut bytes, m, cname.as_ptr()) } {
+        Ok(CUDA_SUCCESS) => Ok((ptr, bytes)),
+        Ok(CUDA_ERROR_NOT_FOUND) => Err(BackendError::FunctionNotFound { name: name.into() }),
+        r => check(d, "cuModuleGetGlobal_v2", r).map(|_| (ptr, bytes)),
+    }
+}

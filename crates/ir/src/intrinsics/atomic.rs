@@ -35,6 +35,11 @@ fn atomic_sig(def: &Def, c: &SigCtx) -> Result<Option<Type>, String> {
         arg_count(c.args, 2)?;
     }
     is_index(c.args, 0)?;
+    if matches!(m.space, MemSpace::Addressed(_))
+        && !matches!(c.args[0], Type::Scalar(ScalarType::U32 | ScalarType::U64))
+    {
+        return Err(format!("operand 0 is {}, expected a u32 or u64 byte address", c.args[0]));
+    }
     for (i, t) in c.args.iter().enumerate().skip(1) {
         if *t != elem {
             return Err(format!("operand {i} is {t}, expected the element type {elem} of `{}`", m.name));

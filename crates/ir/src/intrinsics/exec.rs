@@ -24,6 +24,9 @@ pub enum Flow {
     /// Not ready: suspend the warp and run this instruction again once what it waits for may
     /// have changed.
     Retry(Wait),
+    /// Let the other warps of the group run, then go on with the next instruction (a thread
+    /// that sleeps in a spin-wait).
+    Yield,
 }
 
 /// Something a warp waits for.
@@ -121,6 +124,16 @@ pub trait Exec {
     /// Whether the phase of parity `parity` of the `mbarrier` at `addr` of CTA `rank` has
     /// completed (the barrier's current phase has the other parity).
     fn mbarrier_done(&mut self, rank: u32, addr: u64, parity: u32) -> Result<bool, String>;
+
+    /// The NUL-terminated string at generic address `addr`, read for `lane` (checked as
+    /// byte-addressed memory is).
+    fn c_string(&mut self, lane: usize, addr: u64) -> Result<Vec<u8>, String>;
+    /// One device `printf` of `lane`: formats the format string at generic address `format`
+    /// with the argument buffer at generic address `args` (CUDA's `vprintf` layout) as the C
+    /// library's `printf` would, and hands the text to the host (on a GPU the driver formats on
+    /// the host too). The number of arguments it formatted (a malformed
+    /// conversion is copied as text, as the GPU's printf does).
+    fn printf(&mut self, lane: usize, format: u64, args: u64) -> Result<i32, String>;
 }
 
 /// Runs `f` for each active lane.

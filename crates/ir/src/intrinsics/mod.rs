@@ -33,6 +33,7 @@ pub mod async_copy;
 pub mod atomic;
 pub mod cluster;
 pub mod exec;
+pub mod host;
 pub mod mbarrier;
 pub mod tensor;
 pub mod tma;
@@ -73,7 +74,9 @@ pub enum MemRule {
     GlobalMut,
     /// Static or dynamic shared memory.
     Shared,
-    /// Global (writable) or shared memory.
+    /// Global (writable) or shared memory, or byte-addressed memory that may be either
+    /// (global, shared or generic addresses: the executor refuses a generic address that turns
+    /// out to be local).
     GlobalMutOrShared,
     /// A tensor-map parameter.
     TensorMap,
@@ -86,7 +89,14 @@ impl MemRule {
             MemRule::Global => matches!(space, MemSpace::Global { .. }),
             MemRule::GlobalMut => matches!(space, MemSpace::Global { mutable: true, .. }),
             MemRule::Shared => shared,
-            MemRule::GlobalMutOrShared => shared || matches!(space, MemSpace::Global { mutable: true, .. }),
+            MemRule::GlobalMutOrShared => {
+                shared
+                    || matches!(
+                        space,
+                        MemSpace::Global { mutable: true, .. }
+                            | MemSpace::Addressed(AddrSpace::Global | AddrSpace::Shared | AddrSpace::Generic)
+                    )
+            }
             MemRule::TensorMap => matches!(space, MemSpace::TensorMap { .. }),
         }
     }
@@ -96,7 +106,9 @@ impl MemRule {
             MemRule::Global => "global memory",
             MemRule::GlobalMut => "writable global memory",
             MemRule::Shared => "shared memory",
-            MemRule::GlobalMutOrShared => "writable global or shared memory",
+            MemRule::GlobalMutOrShared => {
+                "writable global or shared memory (byte-addressed: global, shared or generic)"
+            }
             MemRule::TensorMap => "a tensor-map parameter",
         }
     }
@@ -371,6 +383,10 @@ pub static TABLE: &[&Def] = &[
     &wgmma::WAIT,
     &wgmma::MMA,
     &wgmma::SETMAXNREG,
+    &host::PRINTF,
+    &host::ASSERT_FAIL,
+    &host::TRAP,
+    &host::NANOSLEEP,
 ];
 
 /// The row whose name `text` (a full call name such as `ldmatrix.x4.trans`) starts with, and the
