@@ -23,6 +23,7 @@ DEFAULT_RUNS=100000
 declare -A RUNS=(
   [hipify_translate]=40000
   [ir_parse]=1500000
+  [ptx_frontend]=35000
 )
 seconds=${FERROCM_FUZZ_SECONDS:-}
 
