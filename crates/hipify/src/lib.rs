@@ -39,7 +39,12 @@
 //!   [`Options::hip_kernel_execution_syntax`] turns it into
 //!   `hipLaunchKernelGGL(k, dim3(g), dim3(b), s, q, args)`, with
 //!   `HIP_KERNEL_NAME(...)` around template kernels; comments and preprocessor
-//!   lines inside a launch are kept.
+//!   lines inside a launch are kept. A launch configured by a user macro whose
+//!   body is only `<<<...>>>` (`k KERNEL_ARGS2(g, b)(args)`) is written with the
+//!   configuration the macro expands to; the definition stays;
+//! - `--roc` leaves cuSOLVER names that HIPIFY lists as unsupported in ROC (all
+//!   but handles, streams, statuses, eigen-mode enums and `potrf`) unchanged,
+//!   with a warning, as it does for cuBLAS and cuSPARSE.
 //!
 //! Invariants: text that needs no translation comes back byte for byte (a file
 //! that uses no CUDA gets no runtime include); bytes outside UTF-8 pass through

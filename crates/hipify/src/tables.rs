@@ -69,7 +69,7 @@ impl Api {
     /// rocSPARSE, rocSOLVER, MIOpen): there an empty ROC column means "no ROC
     /// name known", and `--roc` leaves the name with a warning.
     pub fn has_roc_flavour(self) -> bool {
-        matches!(self, Api::Blas | Api::Sparse | Api::Dnn)
+        matches!(self, Api::Blas | Api::Sparse | Api::Solver | Api::Dnn)
     }
 
     /// The APIs `--roc` translates to ROC libraries, as hipify-clang decides

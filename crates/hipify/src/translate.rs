@@ -298,21 +298,40 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
 
     let mut uses_cuda = false;
     let mut has_device_code = false;
-    let mut has_runtime_include = false;
     let mut first_include: Option<usize> = None;
     let mut pragma_once_end: Option<usize> = None;
     let include_guard_end = include_guard(&tokens, source);
-    // Main-header groups already included (`runtime`, `blas`, ...).
-    let mut included_groups: Vec<&'static str> = Vec::new();
+    // `#include` lines first: a launch is judged as the output will read, with
+    // the include lines this translation drops already blank.
+    let includes = includes(&tokens, source, options, &mut edits, &mut stats, &mut lines);
+    uses_cuda |= includes.uses_cuda;
+    let has_runtime_include = includes.has_runtime_include;
+    let dropped = includes.dropped;
     let mut templated_kernels = launch::TemplatedKernels::default();
     // Built on first need: most files have no launch and no call-site fix.
     let structure = std::cell::OnceCell::new();
     let structure = || structure.get_or_init(|| Structure::build(&tokens, source));
+    // `#define`s that expand to a launch configuration, for HIP launch syntax.
+    let config_macros = std::cell::OnceCell::new();
+    let config_macros = || config_macros.get_or_init(|| launch::config_macros(&tokens, source, structure()));
+    // The text of tokens `first..=last` with identifiers translated.
+    let translated = |first: usize, last: usize| -> String {
+        tokens[first..=last]
+            .iter()
+            .map(|t| {
+                let text = t.text(source);
+                if t.kind == Kind::Ident {
+                    renamed(text, options).unwrap_or(text)
+                } else {
+                    text
+                }
+            })
+            .collect()
+    };
     // Byte ranges replaced by call-site rules, by start; and the end of those
     // already reached.
     let mut masks: std::collections::BTreeMap<usize, usize> = std::collections::BTreeMap::new();
     let mut masked_until = 0usize;
-    let mut directive_start = 0usize;
     let mut directive_name: &str = "";
     let mut prev_sig: Option<usize> = None;
 
@@ -334,10 +353,9 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
         let prev = prev_sig;
         prev_sig = Some(i);
         if tok.flags & DIRECTIVE_START != 0 {
-            directive_start = tok.start as usize;
             directive_name = next_sig(&tokens, i).map_or("", |j| tokens[j].text(source));
             if directive_name == "include" && tok.is_active_code() && first_include.is_none() {
-                first_include = Some(directive_start);
+                first_include = Some(tok.start as usize);
             }
             if directive_name == "pragma" && tok.is_active_code() && pragma_once_end.is_none() {
                 let once = next_sig(&tokens, i).and_then(|j| next_sig(&tokens, j));
@@ -354,52 +372,37 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
             // ranges its preprocessor skips; `--amap` renames identifiers there too.
             Kind::HeaderName | Kind::Punct if !tok.is_active_code() => {}
             Kind::Ident if !tok.is_active_code() && !options.amap => {}
-            Kind::HeaderName => {
-                let text = tok.text(source);
-                let inner = &text[1..text.len() - 1];
-                if RUNTIME_HEADERS.contains(&inner) {
-                    has_runtime_include = true;
-                }
-                let Some((&key, &header)) = t.headers.get_key_value(inner) else { continue };
-                uses_cuda = true;
-                // hipify-clang keeps the first include of each API's main header
-                // and drops later ones (`cublas_v2.h` also after `cublas.h`).
-                let repeated = header.group.is_some_and(|g| {
-                    let base = g.strip_suffix("_v2");
-                    let seen =
-                        included_groups.contains(&g) || base.is_some_and(|b| included_groups.contains(&b));
-                    included_groups.push(g);
-                    seen
-                });
-                match header.target(options.to_roc()) {
-                    Some(new) if !repeated => {
-                        let new = match options.header_style {
-                            HeaderStyle::Subdirectories => tables::header_subdirectory(new).unwrap_or(new),
-                            _ => new,
-                        };
-                        let (open, close) = (&text[..1], &text[text.len() - 1..]);
-                        edits.push(Edit {
-                            start: tok.start as usize,
-                            end: tok.end as usize,
-                            text: format!("{open}{new}{close}").into(),
-                        });
-                    }
-                    _ => {
-                        // No HIP counterpart, or already included: drop the
-                        // directive, keep the line. Tokens after the header name go
-                        // too, or they would become code; comments stay.
-                        edits.push(Edit {
-                            start: directive_start,
-                            end: directive_code_end(&tokens, i),
-                            text: Cow::Borrowed(""),
-                        });
-                    }
-                }
-                stats.record(Api::Include, key);
-                lines.touch(tok.start as usize, &mut stats);
-            }
+            Kind::HeaderName => {}
             Kind::Ident => {
                 let name = tok.text(source);
+                if options.hip_kernel_execution_syntax
+                    && tok.is_active_code()
+                    && tok.flags & IN_DIRECTIVE == 0
+                {
+                    let found = config_macros().get(name).and_then(|m| {
+                        let structure = structure();
+                        launch::find_macro(
+                            &tokens,
+                            source,
+                            structure,
+                            &dropped,
+                            i,
+                            m,
+                            &mut templated_kernels,
+                            &translated,
+                        )
+                    });
+                    if let Some((launch_edits, (start, end))) = found {
+                        has_device_code = true;
+                        stats.kernel_launches += 1;
+                        lines.touch(tok.start as usize);
+                        stats.record(Api::Runtime, "hipLaunchKernelGGL");
+                        edits.extend(launch_edits);
+                        let e = masks.entry(start).or_insert(end);
+                        *e = (*e).max(end);
+                        continue;
+                    }
+                }
                 if let Some((&key, entry)) = t.namespaces.get_key_value(name) {
                     let qualifies = next_sig(&tokens, i).is_some_and(|j| is_scope(&tokens, source, j));
                     let after_namespace = prev.is_some_and(|p| tokens[p].text(source) == "namespace");
@@ -436,19 +439,6 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
                                 target = Some(other);
                             }
                             // Copied and moved arguments are written translated.
-                            let translated = |first: usize, last: usize| -> String {
-                                tokens[first..=last]
-                                    .iter()
-                                    .map(|t| {
-                                        let text = t.text(source);
-                                        if t.kind == Kind::Ident {
-                                            renamed(text, options).unwrap_or(text)
-                                        } else {
-                                            text
-                                        }
-                                    })
-                                    .collect()
-                            };
                             let (call_edits, covered) =
                                 calls::edits(&call, calls::rules_for(name, options), &translated);
                             for (s, e) in covered {
@@ -468,12 +458,12 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
                 string_literal(tok, source, options, &mut edits, &mut stats);
                 if edits.len() > before {
                     uses_cuda = true;
-                    lines.touch(tok.start as usize, &mut stats);
+                    lines.touch(tok.start as usize);
                 }
             }
             Kind::Punct if tok.flags & IN_DIRECTIVE == 0 || directive_name == "define" => {
                 let launch = if structure::is_launch_open(&tokens, source.as_bytes(), i) {
-                    launch::find(&tokens, source, structure(), i, &mut templated_kernels)
+                    launch::find(&tokens, source, structure(), &dropped, i, &mut templated_kernels)
                 } else {
                     None
                 };
@@ -481,9 +471,9 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
                     has_device_code = true;
                     stats.kernel_launches += 1;
                     if options.hip_kernel_execution_syntax {
-                        lines.touch(tok.start as usize, &mut stats);
+                        lines.touch(tok.start as usize);
                         stats.record(Api::Runtime, "hipLaunchKernelGGL");
-                        edits.extend(launch.rewrite(&tokens, source));
+                        edits.extend(launch.rewrite(&tokens, source, &dropped));
                     }
                 }
             }
@@ -516,9 +506,90 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
         stats.lines_changed += 1;
     }
 
+    stats.lines_changed += lines.changed();
     stats.lines_total = lines.total_lines();
     let text = apply_edits(source, edits);
     Ok(Translation { text, stats, warnings, raw: None })
+}
+
+/// What the `#include` pass found.
+struct Includes {
+    uses_cuda: bool,
+    has_runtime_include: bool,
+    /// The include lines dropped, in source order.
+    dropped: Vec<launch::Dropped>,
+}
+
+/// Translates the header names of active `#include` directives: HIP headers
+/// for CUDA ones; a header with no HIP counterpart, or a second include of an
+/// API's main header, loses its directive (the line stays).
+fn includes(
+    tokens: &[Token],
+    source: &str,
+    options: &Options,
+    edits: &mut Vec<Edit>,
+    stats: &mut Stats,
+    lines: &mut LineIndex,
+) -> Includes {
+    let t = tables();
+    let mut out = Includes { uses_cuda: false, has_runtime_include: false, dropped: Vec::new() };
+    // Main-header groups already included (`runtime`, `blas`, ...).
+    let mut included_groups: Vec<&'static str> = Vec::new();
+    let mut directive = 0usize;
+    for (i, tok) in tokens.iter().enumerate() {
+        if tok.flags & DIRECTIVE_START != 0 {
+            directive = i;
+        }
+        if tok.kind != Kind::HeaderName || !tok.is_active_code() {
+            continue;
+        }
+        let text = tok.text(source);
+        let inner = &text[1..text.len() - 1];
+        if RUNTIME_HEADERS.contains(&inner) {
+            out.has_runtime_include = true;
+        }
+        let Some((&key, &header)) = t.headers.get_key_value(inner) else { continue };
+        out.uses_cuda = true;
+        // hipify-clang keeps the first include of each API's main header
+        // and drops later ones (`cublas_v2.h` also after `cublas.h`).
+        let repeated = header.group.is_some_and(|g| {
+            let base = g.strip_suffix("_v2");
+            let seen = included_groups.contains(&g) || base.is_some_and(|b| included_groups.contains(&b));
+            included_groups.push(g);
+            seen
+        });
+        match header.target(options.to_roc()) {
+            Some(new) if !repeated => {
+                let new = match options.header_style {
+                    HeaderStyle::Subdirectories => tables::header_subdirectory(new).unwrap_or(new),
+                    _ => new,
+                };
+                let (open, close) = (&text[..1], &text[text.len() - 1..]);
+                edits.push(Edit {
+                    start: tok.start as usize,
+                    end: tok.end as usize,
+                    text: format!("{open}{new}{close}").into(),
+                });
+            }
+            _ => {
+                // No HIP counterpart, or already included: drop the directive,
+                // keep the line. Tokens after the header name go too, or they
+                // would become code; comments stay.
+                let start = tokens[directive].start as usize;
+                let code_end = directive_code_end(tokens, i);
+                let end = tokens[i..]
+                    .iter()
+                    .take_while(|t| t.flags & IN_DIRECTIVE != 0)
+                    .last()
+                    .map_or(tok.end as usize, |t| t.end as usize);
+                edits.push(Edit { start, end: code_end, text: Cow::Borrowed("") });
+                out.dropped.push(launch::Dropped { start, code_end, end });
+            }
+        }
+        stats.record(Api::Include, key);
+        lines.touch(tok.start as usize);
+    }
+    out
 }
 
 /// The translation of identifier `name`, when it has one.
@@ -592,7 +663,7 @@ fn apply(
                     end: tok.end as usize,
                     text: Cow::Borrowed(new),
                 });
-                lines.touch(tok.start as usize, stats);
+                lines.touch(tok.start as usize);
             }
         }
         None => {
@@ -687,16 +758,17 @@ fn apply_edits(source: &str, mut edits: Vec<Edit>) -> String {
     out
 }
 
-/// Lazily built line-start index, plus the set of lines already counted as changed.
+/// Lazily built line-start index, plus the lines changed.
 struct LineIndex<'a> {
     src: &'a str,
     starts: Option<Vec<usize>>,
     last_touched: Option<usize>,
+    touched: Vec<usize>,
 }
 
 impl<'a> LineIndex<'a> {
     fn new(src: &'a str) -> Self {
-        LineIndex { src, starts: None, last_touched: None }
+        LineIndex { src, starts: None, last_touched: None, touched: Vec::new() }
     }
 
     fn starts(&mut self) -> &[usize] {
@@ -721,14 +793,20 @@ impl<'a> LineIndex<'a> {
         (l + 1, offset - self.starts()[l] + 1)
     }
 
-    /// Counts the line holding `offset` as changed, once. Edits arrive in source
-    /// order, so remembering the last line is enough.
-    fn touch(&mut self, offset: usize, stats: &mut Stats) {
+    /// Marks the line holding `offset` as changed.
+    fn touch(&mut self, offset: usize) {
         let l = self.line_of(offset);
         if self.last_touched != Some(l) {
             self.last_touched = Some(l);
-            stats.lines_changed += 1;
+            self.touched.push(l);
         }
+    }
+
+    /// How many distinct lines were marked changed.
+    fn changed(&mut self) -> usize {
+        self.touched.sort_unstable();
+        self.touched.dedup();
+        self.touched.len()
     }
 
     fn total_lines(&self) -> usize {

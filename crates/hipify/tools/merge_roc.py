@@ -7,6 +7,7 @@ case in the ROC name). A CUDA name missing from the data table is added with
 no HIP name ('-').
 
     python3 tools/merge_roc.py sparse
+    python3 tools/merge_roc.py solver
 """
 import os
 import sys
