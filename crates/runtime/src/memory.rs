@@ -29,6 +29,10 @@ device_repr!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32
 // SAFETY: an array of plain data is plain data.
 unsafe impl<T: DeviceRepr, const N: usize> DeviceRepr for [T; N] {}
 
+// SAFETY: `Complex<T>` is `#[repr(C)]` with two fields of the same float type, so it has no
+// padding and every bit pattern is valid: the layout of `cufftComplex`/`hipfftDoubleComplex`.
+unsafe impl<T: DeviceRepr> DeviceRepr for num_complex::Complex<T> {}
+
 /// How a buffer's memory was obtained, and so how it is given back.
 pub(crate) enum Origin {
     /// From the driver; freed to the driver.
@@ -349,10 +353,22 @@ pub trait AsDeviceSlice<T: DeviceRepr>: sealed::Sealed {
     #[doc(hidden)]
     /// The allocation's record of the streams that used it.
     fn uses(&self) -> &Arc<UseTracker>;
+    /// A read-only view of the whole range (so code generic over buffers and views can
+    /// reinterpret or pass on one concrete type).
+    fn as_device_slice(&self) -> DeviceSlice<'_, T> {
+        DeviceSlice::from_parts(self.device(), self.device_ptr(), self.len(), self.uses())
+    }
 }
 
 /// A typed range of device memory the holder may write.
-pub trait AsDeviceSliceMut<T: DeviceRepr>: AsDeviceSlice<T> {}
+pub trait AsDeviceSliceMut<T: DeviceRepr>: AsDeviceSlice<T> {
+    /// A writable view of the whole range.
+    fn as_device_slice_mut(&mut self) -> DeviceSliceMut<'_, T> {
+        let (ptr, len) = (self.device_ptr(), self.len());
+        // Both borrows come from `self`, which stays mutably borrowed for the view's life.
+        DeviceSliceMut::from_parts(self.device(), ptr, len, self.uses())
+    }
+}
 
 macro_rules! as_slice {
     ($($ty:ty),*) => { $(
