@@ -43,9 +43,10 @@ impl Node {
             },
             Node::Kernel { function, dims, args } => {
                 let views: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
-                return function.kernel.launch(*dims, &views).map_err(|message| BackendError::KernelFailed {
-                    kernel: function.name.clone(),
-                    message,
+                // SAFETY: forwarded from the caller: the recorded arguments match the kernel and
+                // their addresses stay valid while the graph runs.
+                return unsafe { function.kernel.launch(*dims, &views) }.map_err(|message| {
+                    BackendError::KernelFailed { kernel: function.name.clone(), message }
                 });
             }
         }

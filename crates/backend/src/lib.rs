@@ -231,7 +231,15 @@ pub struct FunctionAttributes {
 pub trait CpuKernel: Send + Sync {
     /// Runs the whole grid to completion. `args` holds each kernel parameter's bytes, in order,
     /// exactly as they would be passed to `cuLaunchKernel`.
-    fn launch(&self, dims: LaunchDims, args: &[&[u8]]) -> std::result::Result<(), String>;
+    ///
+    /// # Safety
+    /// The kernel dereferences the addresses in its argument bytes. Every address (slices,
+    /// tensor maps) must point to host memory that is valid, for the length the arguments give
+    /// it, for as long as the launch runs, readable, and writable where the kernel writes, and no
+    /// other code may access memory the kernel writes meanwhile except through atomics. The
+    /// runtime upholds this for memory it allocated and validated; a kernel only checks what it
+    /// can (argument count and sizes, alignment, indices against the lengths given).
+    unsafe fn launch(&self, dims: LaunchDims, args: &[&[u8]]) -> std::result::Result<(), String>;
 
     /// Static facts about the kernel.
     fn attributes(&self) -> FunctionAttributes {

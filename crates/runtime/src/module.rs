@@ -89,7 +89,11 @@ impl Module {
             attributes,
             name: name.into(),
             state: Arc::new(FunctionState {
-                dynamic_shared_limit: AtomicU32::new(48 * 1024),
+                // Without the attribute a launch may use 48 KiB of shared memory in all, static
+                // included (static is at most 48 KiB, checked above).
+                dynamic_shared_limit: AtomicU32::new(
+                    (MAX_STATIC_SHARED_BYTES - attributes.static_shared_bytes as u64) as u32,
+                ),
                 set: Mutex::new(()),
             }),
         })

@@ -365,7 +365,7 @@ fn cpu_kernel_errors_surface_at_synchronize() {
     use ferrocm_runtime::{CpuKernel, CpuModule, LaunchDims};
     struct Faulty;
     impl CpuKernel for Faulty {
-        fn launch(&self, _: LaunchDims, _: &[&[u8]]) -> Result<(), String> {
+        unsafe fn launch(&self, _: LaunchDims, _: &[&[u8]]) -> Result<(), String> {
             Err("index 12 out of range for buffer `y` of length 10".into())
         }
     }

@@ -512,7 +512,7 @@ fn a_captured_tensor_map_pins_its_buffer() {
     use ferrocm_runtime::{CpuKernel, CpuModule, LaunchDims, ModuleImage, TensorMap, TiledLayout};
     struct AnyArgs;
     impl CpuKernel for AnyArgs {
-        fn launch(&self, _: LaunchDims, _: &[&[u8]]) -> Result<(), String> {
+        unsafe fn launch(&self, _: LaunchDims, _: &[&[u8]]) -> Result<(), String> {
             Ok(())
         }
     }

@@ -42,7 +42,7 @@ fn axpy(stream: &Stream, x: &impl AsDeviceSlice<f32>, y: &impl AsDeviceSlice<f32
 /// A CPU kernel that reports the resources it declares, to check the limits a GPU enforces.
 struct Declares(FunctionAttributes);
 impl CpuKernel for Declares {
-    fn launch(&self, _: LaunchDims, _: &[&[u8]]) -> Result<(), String> {
+    unsafe fn launch(&self, _: LaunchDims, _: &[&[u8]]) -> Result<(), String> {
         Ok(())
     }
     fn attributes(&self) -> FunctionAttributes {
