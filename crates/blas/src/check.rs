@@ -17,7 +17,6 @@ pub(crate) fn vector_span(n: usize, inc: isize) -> Option<usize> {
 }
 
 /// `ld * (cols - 1) + rows`, the elements a column-major matrix spans (0 if empty).
-#[allow(dead_code)] // Level 2 and 3 use it (next commits)
 pub(crate) fn matrix_span(rows: usize, cols: usize, ld: usize) -> Option<usize> {
     if rows == 0 || cols == 0 {
         return Some(0);
@@ -80,7 +79,6 @@ impl Handle {
 
     /// A column-major `rows x cols` matrix with leading dimension `ld` fits in `v`, and
     /// `ld >= max(1, rows)`.
-    #[allow(dead_code)] // Level 2 and 3 use it (next commits)
     pub(crate) fn check_matrix<T: DeviceRepr>(
         &self,
         arg: &'static str,
@@ -134,7 +132,6 @@ impl Handle {
 }
 
 /// `n` fits the kernels' 32-bit sizes.
-#[allow(dead_code)] // Level 2 and 3 use it (next commits)
 pub(crate) fn size32(arg: &'static str, n: usize) -> Result<u32> {
     u32::try_from(n).map_err(|_| BlasError::SizeTooLarge {
         arg,

@@ -104,12 +104,6 @@ impl Handle {
         self.engine == Engine::Kernels || self.stream.device().kind() != BackendKind::Cpu
     }
 
-    /// Whether `bytes` of workspace fit the limit.
-    #[allow(dead_code)] // Level 2 and 3 use it (next commits)
-    pub(crate) fn workspace_fits(&self, bytes: u64) -> bool {
-        self.workspace_limit.is_none_or(|l| bytes <= l)
-    }
-
     /// Temporary memory for one call, from the pool, within the workspace limit.
     pub(crate) fn workspace<T: DeviceRepr>(&self, len: usize) -> Result<DeviceBuffer<T>> {
         let bytes = (len as u64).saturating_mul(size_of::<T>() as u64);

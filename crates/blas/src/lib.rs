@@ -6,12 +6,15 @@ pub mod error;
 mod handle;
 pub mod kernels;
 pub mod level1;
+pub mod level2;
+pub mod level3;
 mod native;
 pub mod types;
 
 pub use error::{BlasError, Result};
 pub use handle::Handle;
 pub use level1::{rotg, rotmg};
+pub use level3::GemmFamily;
 pub use num_complex::Complex;
 pub use types::{
     ComputeType, DataType, Diagonal, Engine, Fill, HalfScalar, MathMode, Operation, RealScalar, Scalar,

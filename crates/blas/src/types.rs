@@ -40,7 +40,6 @@ impl Operation {
     }
 
     /// The kernels' compile-time code: 0 for `N`, 1 for `T`, 2 for `C`.
-    #[allow(dead_code)] // Level 2 and 3 use it (next commits)
     pub(crate) fn code(self) -> u32 {
         match self {
             Operation::N => 0,

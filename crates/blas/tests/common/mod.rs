@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use ferrocm_blas::{Engine, Handle, RealScalar, Scalar};
 use ferrocm_kernel::runtime::{BackendKind, Device, Stream};
 
+#[allow(unused_imports)]
 pub use dd::{Cd, Dd};
 
 /// One expanded case: each key with one value.
