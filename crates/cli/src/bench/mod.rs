@@ -2,6 +2,7 @@
 //! `--json` one JSON object per line: {"bench", "metric", "ferrocm", "baseline", "unit",
 //! "ratio", "target"}.
 
+mod blas;
 mod rand;
 mod raw;
 mod runtime;
@@ -21,12 +22,16 @@ enum Target {
     Runtime(runtime::Args),
     /// RAND generation throughput (GSample/s), to compare with cuRAND.
     Rand(rand::Args),
+    /// One BLAS call (rocblas-bench arguments), GFLOP/s or GB/s, to compare with
+    /// `vendor_baselines.py cublas`.
+    Blas(blas::Args),
 }
 
 pub fn run(args: Args) -> Result<()> {
     match args.target {
         Target::Runtime(a) => runtime::run(a),
         Target::Rand(a) => rand::run(a),
+        Target::Blas(a) => blas::run(a),
     }
 }
 
