@@ -19,7 +19,7 @@ use ferrocm_kernel::runtime::{AsDeviceSlice, AsDeviceSliceMut, KernelArgs, Launc
 use crate::check::{matrix_span, size32};
 use crate::error::{BlasError, Result};
 use crate::handle::Handle;
-use crate::kernels::{self, gemm::TILE};
+use crate::kernels::{self, gemm::BLOCK_EDGE};
 use crate::level2::bools;
 use crate::native::{self, push_buf, push_scalar};
 use crate::types::{DataType, Operation, Scalar, ScalarArg};
@@ -30,7 +30,8 @@ use crate::types::{DataType, Operation, Scalar, ScalarArg};
 pub enum GemmFamily {
     /// The native CPU BLAS (the `gemm` crate) on the CPU device.
     Native,
-    /// The kernel-language SIMT kernel: 16 x 16 tiles through shared memory.
+    /// The kernel-language SIMT kernel: 16 x 16 threads with register tiles (8 x 8 per thread
+    /// for real types, 4 x 4 for complex), K slabs through shared memory.
     Simt,
 }
 
@@ -162,12 +163,14 @@ impl Handle {
                     2 * mnk * if T::COMPLEX { 4 } else { 1 },
                     ((m * k + k * n + 2 * m * n) * batch_count * size_of::<T>()) as u64,
                 );
-                let grid = (n32.div_ceil(TILE), m32.div_ceil(TILE), batch_count as u32);
-                let cfg = LaunchConfig::new(grid, (TILE, TILE));
+                let tile = BLOCK_EDGE * kernels::gemm::register_tile(T::COMPLEX) as u32;
+                let grid = (n32.div_ceil(tile), m32.div_ceil(tile), batch_count as u32);
+                let cfg = LaunchConfig::new(grid, (BLOCK_EDGE, BLOCK_EDGE));
                 macro_rules! go {
                     ($ta:literal, $tb:literal) => {
                         bools!(T::COMPLEX => CX, bools!(ka.device => DSA, bools!(kb.device => DSB, {
-                            kernels::gemm::gemm_simt::launch::<T::Real, CX, $ta, $tb, DSA, DSB>(
+                            const W: usize = kernels::gemm::register_tile(CX);
+                            kernels::gemm::gemm_simt::launch::<T::Real, CX, $ta, $tb, DSA, DSB, W>(
                                 s, cfg, m32, n32, k32, ka.re, ka.im, &ka.view, &ar, lda, sa, &br, ldb,
                                 sb, kb.re, kb.im, &kb.view, &mut cr, ldc, sc,
                             )?
