@@ -13,9 +13,9 @@ export FERROCM_REQUIRE_GPU=1 RUST_BACKTRACE=1
 pass=0 fail=0
 for t in .gpu/stage/tests/ferrocm-blas--*; do
   echo "=== ${t##*/}"
-  out=$("$t" 2>&1); rc=$?
+  out=$(timeout "${BLAS_TEST_TIMEOUT:-120}" "$t" 2>&1); rc=$?
   echo "$out" | grep -E '^(test |test result|thread .* panicked|\[)' | head -20
   if [[ $rc == 0 ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 done
 echo "blas test binaries: $pass passed, $fail failed"
-python3 crates/blas/gpu/table.py --ferrocm .gpu/stage/bin/ferrocm --rows "${BLAS_ROWS:-gpu}"
+python3 "$(dirname "$0")/table.py" --ferrocm .gpu/stage/bin/ferrocm --rows "${BLAS_ROWS:-gpu}"

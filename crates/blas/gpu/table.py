@@ -13,7 +13,9 @@ import subprocess
 import sys
 from contextlib import redirect_stdout
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "scripts"))
+# scripts/ of the repository, or this folder when the scripts were staged beside it.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import vendor_baselines as vb  # noqa: E402
 
 # (function, precision, transA, transB, m, n, k, batch, reps): the target rows that

@@ -16,6 +16,9 @@
 
 pub use ferrocm_runtime::*;
 
+/// BLAS (rocBLAS/hipBLAS's role): see [`ferrocm_blas`].
+pub use ferrocm_blas as blas;
+
 pub mod info;
 
 /// ferrocm's version.

@@ -233,7 +233,9 @@ fn bench<T: Scalar>(a: &Args, dev: &Device) -> Result<()> {
             }
             let t = timed_median(dev, &stream, a.reps, || call(&h, &mut dy))?;
             let bytes = ((m * n + lx + ly) * size_of::<T>()) as f64;
-            (bytes / t / 1e6, "GB/s", format!("gemv {ty} {} {m}x{n}", o.letter()), "Simt".into())
+            // gemv runs on the engine the GEMM planner reports for this handle (native or kernels).
+            let fam = format!("{:?}", h.gemm_family(T::TYPE, m, n, 1));
+            (bytes / t / 1e6, "GB/s", format!("gemv {ty} {} {m}x{n}", o.letter()), fam)
         }
         "axpy" | "dot" | "nrm2" => {
             let n = a.n;
