@@ -3,6 +3,7 @@
 //! "ratio", "target"}.
 
 mod blas;
+mod fft;
 mod rand;
 mod raw;
 mod runtime;
@@ -25,6 +26,8 @@ enum Target {
     /// One BLAS call (rocblas-bench arguments), GFLOP/s or GB/s, to compare with
     /// `vendor_baselines.py cublas`.
     Blas(blas::Args),
+    /// FFT execution and plan-creation time against cuFFT (GPU) or scipy.fft (CPU).
+    Fft(fft::Args),
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -32,6 +35,7 @@ pub fn run(args: Args) -> Result<()> {
         Target::Runtime(a) => runtime::run(a),
         Target::Rand(a) => rand::run(a),
         Target::Blas(a) => blas::run(a),
+        Target::Fft(a) => fft::run(a),
     }
 }
 
