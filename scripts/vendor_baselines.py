@@ -8,6 +8,8 @@ Prints one JSON object per line: {"bench", "metric", "value", "unit", "library"}
   python3 scripts/vendor_baselines.py gemm [--dtype bf16|fp16] [--layout nn|tn] [--n 4096 8192]
   python3 scripts/vendor_baselines.py curand [--generator philox|xorwow|mrg32k3a|sobol32|mtgp32|mt19937] [--distribution uniform|normal|bits|poisson] [--lambda 4] [--count 268435456]
   python3 scripts/vendor_baselines.py launch
+  python3 scripts/vendor_baselines.py cublas -f gemm|gemm_strided_batched|gemv|axpy|dot|nrm2 [-r f32_r|f64_r|f32_c|f64_c] [--transposeA N|T|C] [--transposeB N|T|C] [-m M -n N -k K] [--batch_count B] [--tf32] [--cpu]
+    (the request of `ferrocm bench blas` with the same arguments; --cpu: numpy's BLAS on the host)
   python3 scripts/vendor_baselines.py cufft [--case NAME ...]   (the cases of `ferrocm bench fft`)
   python3 scripts/vendor_baselines.py scipy [--case NAME ...]   (CPU cases: scipy.fft, 2 workers)
 
@@ -128,6 +130,96 @@ def launch(args):
     emit("launch", "empty kernel launch (batched)", statistics.median(best), "us/launch", "CuPy RawKernel")
 
 
+def cublas(args):
+    """One BLAS call through torch (cuBLAS) or, with --cpu, numpy (its OpenBLAS), in the
+    units of `ferrocm bench blas`. Matrices are column-major as BLAS stores them: a column-major
+    m x k matrix is the row-major (k, m) tensor, and op() is a transposed (or conjugated) view,
+    which torch passes to cuBLAS as the operation."""
+    import time
+    cpu = args.cpu
+    if cpu:
+        import numpy as xp
+        dt = {"f32_r": xp.float32, "f64_r": xp.float64, "f32_c": xp.complex64, "f64_c": xp.complex128}[args.precision]
+        rng = xp.random.default_rng()
+
+        def rand(*shape):
+            v = rng.uniform(-1, 1, shape)
+            if xp.iscomplexobj(xp.zeros(1, dt)):
+                v = v + 1j * rng.uniform(-1, 1, shape)
+            return v.astype(dt)
+
+        def timed(fn):
+            fn()
+            ts = []
+            for _ in range(args.reps):
+                t = time.perf_counter(); fn(); ts.append((time.perf_counter() - t) * 1e3)
+            return statistics.median(ts)
+        lib = "numpy " + xp.__version__
+        T = lambda v: xp.swapaxes(v, -1, -2)
+        conj = xp.conj
+    else:
+        import torch as xp
+        dt = {"f32_r": xp.float32, "f64_r": xp.float64, "f32_c": xp.complex64, "f64_c": xp.complex128}[args.precision]
+        xp.backends.cuda.matmul.allow_tf32 = args.tf32
+
+        def rand(*shape):
+            return (xp.rand(*shape, device="cuda", dtype=dt) * 2 - 1)
+
+        def timed(fn):
+            return time_ms(fn, reps=args.reps)
+        lib = "cuBLAS (torch " + xp.__version__ + ")"
+        T = lambda v: v.transpose(-1, -2)
+        conj = lambda v: v.conj()
+    cx = 4 if args.precision.endswith("_c") else 1
+    size = {"f32_r": 4, "f64_r": 8, "f32_c": 8, "f64_c": 16}[args.precision]
+    m, n, k = args.m, args.n, args.k
+
+    def op(v, o):  # v: the row-major tensor of a column-major matrix; returns op(M) as (rows, cols)
+        v = T(v)
+        if o == "N":
+            return v
+        return conj(T(v)) if o == "C" else T(v)
+    f = args.function
+    if f in ("gemm", "gemm_strided_batched"):
+        b = args.batch_count if f == "gemm_strided_batched" else 1
+        ra, ca = (m, k) if args.transposeA == "N" else (k, m)
+        rb, cb = (k, n) if args.transposeB == "N" else (n, k)
+        A, B = rand(b, ca, ra), rand(b, cb, rb)
+        oa, ob = op(A, args.transposeA), op(B, args.transposeB)
+        C = oa @ ob
+        ref = (oa[:, :8].astype(complex) if cpu else oa[:, :8].to(xp.complex128)) @ (ob.astype(complex) if cpu else ob.to(xp.complex128))
+        got = C[:, :8].astype(complex) if cpu else C[:, :8].to(xp.complex128)
+        err = float(abs(got - ref).max() / (abs(ref).max() + 1e-30))
+        assert err < (1e-2 if args.precision.startswith("f32") else 1e-10), err
+        ms = timed(lambda: xp.matmul(oa, ob, out=C))
+        tag = f"{args.transposeA}{args.transposeB} {m}x{n}x{k}" + (f" batch={b}" if b > 1 else "")
+        tf = " tf32" if args.tf32 else ""
+        emit("blas", f"{f} {args.precision}{tf} {tag}", 2 * cx * m * n * k * b / ms / 1e6, "GFLOP/s", lib)
+    elif f == "gemv":
+        lx, ly = (n, m) if args.transposeA == "N" else (m, n)
+        A, x = rand(n, m), rand(lx)
+        oa = op(A, args.transposeA)
+        y = oa @ x
+        ref = (oa.astype(complex) if cpu else oa.to(xp.complex128)) @ (x.astype(complex) if cpu else x.to(xp.complex128))
+        err = float(abs((y.astype(complex) if cpu else y.to(xp.complex128)) - ref).max() / (abs(ref).max() + 1e-30))
+        assert err < 1e-3, err
+        ms = timed(lambda: xp.matmul(oa, x, out=y))
+        emit("blas", f"gemv {args.precision} {args.transposeA} {m}x{n}", (m * n + lx + ly) * size / ms / 1e6, "GB/s", lib)
+    elif f in ("axpy", "dot", "nrm2"):
+        x, y = rand(n), rand(n)
+        if f == "axpy":
+            fn = (lambda: xp.add(y, x, out=y)) if cpu else (lambda: y.add_(x))
+            vectors = 3
+        elif f == "dot":
+            fn = (lambda: xp.dot(x, y)) if cpu else (lambda: xp.dot(x, y))
+            vectors = 2
+        else:
+            fn = (lambda: xp.linalg.norm(x)) if cpu else (lambda: xp.linalg.vector_norm(x))
+            vectors = 1
+        ms = timed(fn)
+        emit("blas", f"{f} {args.precision} n={n}", vectors * n * size / ms / 1e6, "GB/s", lib)
+    else:
+        sys.exit(f"cublas: unknown function {f}")
 # The cases of `ferrocm bench fft`: name -> (kind, dtype, shape, fft axes). Shapes put the
 # batch first, as ferrocm's packed layouts do.
 FFT_CASES = {
@@ -249,10 +341,17 @@ def main():
     g = sub.add_parser("gemm"); g.add_argument("--dtype", default="bf16"); g.add_argument("--layout", default="nn", choices=["nn", "tn"]); g.add_argument("--n", type=int, nargs="+", default=[4096, 8192]); g.add_argument("--reps", type=int, default=20)
     r = sub.add_parser("curand"); r.add_argument("--generator", default="philox"); r.add_argument("--distribution", default="uniform"); r.add_argument("--count", type=int, default=1 << 28); r.add_argument("--reps", type=int, default=20); r.add_argument("--lambda", dest="lambda_", type=float, default=4.0)
     sub.add_parser("launch")
+    b = sub.add_parser("cublas")
+    b.add_argument("-f", "--function", default="gemm"); b.add_argument("-r", "--precision", default="f32_r")
+    b.add_argument("--transposeA", default="N"); b.add_argument("--transposeB", default="N")
+    b.add_argument("-m", type=int, default=1024); b.add_argument("-n", type=int, default=1024); b.add_argument("-k", type=int, default=1024)
+    b.add_argument("--batch_count", type=int, default=1); b.add_argument("--reps", type=int, default=10)
+    b.add_argument("--tf32", action="store_true"); b.add_argument("--cpu", action="store_true")
     f = sub.add_parser("cufft"); f.add_argument("--case", action="append"); f.add_argument("--reps", type=int, default=20)
     f = sub.add_parser("scipy"); f.add_argument("--case", action="append"); f.add_argument("--reps", type=int, default=10)
     a = p.parse_args()
-    {"copy": copy, "gemm": gemm, "curand": curand, "launch": launch, "cufft": cufft, "scipy": scipy_fft}[a.what](a)
+    {"copy": copy, "gemm": gemm, "curand": curand, "launch": launch, "cublas": cublas, "cufft": cufft,
+     "scipy": scipy_fft}[a.what](a)
 
 
 if __name__ == "__main__":

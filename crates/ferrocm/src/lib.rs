@@ -16,6 +16,9 @@
 
 pub use ferrocm_runtime::*;
 
+/// BLAS (rocBLAS/hipBLAS's role): see [`ferrocm_blas`].
+pub use ferrocm_blas as blas;
+
 /// FFT (rocFFT/hipFFT/cuFFT): plans for 1D/2D/3D, complex and real transforms.
 pub use ferrocm_fft as fft;
 pub mod info;

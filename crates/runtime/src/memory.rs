@@ -391,10 +391,22 @@ pub trait AsDeviceSlice<T: DeviceRepr>: sealed::Sealed {
     #[doc(hidden)]
     /// The allocation's record of the streams that used it.
     fn uses(&self) -> &Arc<UseTracker>;
+    /// A read-only view of the whole range (so code generic over buffers and views can
+    /// reinterpret or pass on one concrete type).
+    fn as_device_slice(&self) -> DeviceSlice<'_, T> {
+        DeviceSlice::from_parts(self.device(), self.device_ptr(), self.len(), self.uses())
+    }
 }
 
 /// A typed range of device memory the holder may write.
-pub trait AsDeviceSliceMut<T: DeviceRepr>: AsDeviceSlice<T> {}
+pub trait AsDeviceSliceMut<T: DeviceRepr>: AsDeviceSlice<T> {
+    /// A writable view of the whole range.
+    fn as_device_slice_mut(&mut self) -> DeviceSliceMut<'_, T> {
+        let (ptr, len) = (self.device_ptr(), self.len());
+        // Both borrows come from `self`, which stays mutably borrowed for the view's life.
+        DeviceSliceMut::from_parts(self.device(), ptr, len, self.uses())
+    }
+}
 
 macro_rules! as_slice {
     ($($ty:ty),*) => { $(

@@ -2,6 +2,7 @@
 //! `--json` one JSON object per line: {"bench", "metric", "ferrocm", "baseline", "unit",
 //! "ratio", "target"}.
 
+mod blas;
 mod fft;
 mod gemm;
 mod rand;
@@ -25,6 +26,9 @@ enum Target {
     Rand(rand::Args),
     /// Tensor-core GEMM throughput (TFLOP/s), to compare with cuBLAS.
     Gemm(gemm::Args),
+    /// One BLAS call (rocblas-bench arguments), GFLOP/s or GB/s, to compare with
+    /// `vendor_baselines.py cublas`.
+    Blas(blas::Args),
     /// FFT execution and plan-creation time against cuFFT (GPU) or scipy.fft (CPU).
     Fft(fft::Args),
 }
@@ -34,6 +38,7 @@ pub fn run(args: Args) -> Result<()> {
         Target::Runtime(a) => runtime::run(a),
         Target::Rand(a) => rand::run(a),
         Target::Gemm(a) => gemm::run(a),
+        Target::Blas(a) => blas::run(a),
         Target::Fft(a) => fft::run(a),
     }
 }

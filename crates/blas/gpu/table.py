@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Runs `ferrocm bench blas` for each row of ROWS, then the vendor side of the same request
+(scripts/vendor_baselines.py cublas: torch/cuBLAS, or numpy with --cpu) in this one process,
+and prints a ratio table last. Usage (repository root, staged binaries):
+
+    python3 crates/blas/gpu/table.py [--ferrocm PATH] [--cpu] [--rows gpu|cpu|smoke]
+"""
+import argparse
+import io
+import json
+import os
+import subprocess
+import sys
+from contextlib import redirect_stdout
+
+# scripts/ of the repository, or this folder when the scripts were staged beside it.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import vendor_baselines as vb  # noqa: E402
+
+# (function, precision, transA, transB, m, n, k, batch, reps): the issue's target rows that
+# this crate has types for (bf16/f16/tf32/fp8 GEMMs are not in it yet).
+GPU_ROWS = [
+    ("gemm", "f32_r", "N", "N", 8192, 8192, 8192, 1, 3),
+    ("gemm", "f64_r", "N", "N", 8192, 8192, 8192, 1, 2),
+    ("gemm", "f32_r", "T", "N", 4096, 4096, 4096, 1, 5),
+    ("gemm_strided_batched", "f32_r", "N", "N", 512, 512, 512, 256, 3),
+    ("gemm", "f32_c", "N", "C", 2048, 2048, 2048, 1, 3),
+    ("gemv", "f32_r", "N", "N", 16384, 16384, 1, 1, 10),
+    ("gemv", "f32_r", "T", "N", 16384, 16384, 1, 1, 10),
+    ("axpy", "f32_r", "N", "N", 1, 1 << 28, 1, 1, 10),
+    ("dot", "f32_r", "N", "N", 1, 1 << 28, 1, 1, 10),
+    ("nrm2", "f32_r", "N", "N", 1, 1 << 28, 1, 1, 10),
+]
+CPU_ROWS = [
+    ("gemm", "f32_r", "N", "N", 2048, 2048, 2048, 1, 5),
+    ("gemm", "f64_r", "N", "N", 2048, 2048, 2048, 1, 3),
+    ("gemv", "f32_r", "N", "N", 4096, 4096, 1, 1, 10),
+    ("gemv", "f32_r", "T", "N", 4096, 4096, 1, 1, 10),
+]
+SMOKE_ROWS = [
+    ("gemm", "f32_r", "N", "T", 256, 192, 128, 1, 3),
+    ("gemv", "f64_r", "T", "N", 300, 200, 1, 1, 3),
+    ("dot", "f32_c", "N", "N", 1, 1 << 16, 1, 1, 3),
+]
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--ferrocm", default=".gpu/stage/bin/ferrocm")
+    p.add_argument("--cpu", action="store_true", help="vendor side on the host (numpy)")
+    p.add_argument("--rows", default="gpu", choices=["gpu", "cpu", "smoke"])
+    p.add_argument("--device", default=None)
+    a = p.parse_args()
+    rows = {"gpu": GPU_ROWS, "cpu": CPU_ROWS, "smoke": SMOKE_ROWS}[a.rows]
+    table = []
+    for (f, r, ta, tb, m, n, k, b, reps) in rows:
+        args = ["bench", "blas", "--json", "-f", f, "-r", r, "--transposeA", ta, "--transposeB", tb,
+                "-m", str(m), "-n", str(n), "-k", str(k), "--batch_count", str(b), "--reps", str(reps)]
+        if a.device is not None:
+            args += ["--device", a.device]
+        ours, note = None, ""
+        try:
+            out = subprocess.run([a.ferrocm] + args, capture_output=True, text=True, timeout=300)
+            if out.returncode == 0:
+                ours = json.loads(out.stdout.strip().splitlines()[-1])
+            else:
+                note = out.stderr.strip().splitlines()[-1] if out.stderr.strip() else f"exit {out.returncode}"
+        except Exception as e:  # a failed row must not hide the others
+            note = str(e)
+        vendor = None
+        try:
+            ns = argparse.Namespace(function=f, precision=r, transposeA=ta, transposeB=tb, m=m, n=n, k=k,
+                                    batch_count=b, reps=reps, tf32=False, cpu=a.cpu)
+            buf = io.StringIO()
+            with redirect_stdout(buf):
+                vb.cublas(ns)
+            vendor = json.loads(buf.getvalue().strip().splitlines()[-1])
+        except Exception as e:
+            note += f" vendor: {e}"
+        print(json.dumps({"row": [f, r, ta, tb, m, n, k, b], "ferrocm": ours, "vendor": vendor, "note": note}), flush=True)
+        table.append((ours, vendor, note, f, r, ta, tb, m, n, k, b))
+    print()
+    print(f"{'request':<52} {'ferrocm':>10} {'vendor':>10} {'unit':>8} {'ratio':>7}  family / note")
+    for ours, vendor, note, f, r, ta, tb, m, n, k, b in table:
+        req = f"{f} {r} {ta}{tb} {m}x{n}x{k}" + (f" b={b}" if b > 1 else "")
+        o = ours["ferrocm"] if ours else None
+        v = vendor["value"] if vendor else None
+        unit = (ours or {}).get("unit") or (vendor or {}).get("unit", "")
+        fam = ours["metric"].rsplit("[", 1)[-1].rstrip("]") if ours else ""
+        ratio = f"{o / v:.3f}" if o and v else "-"
+        fo = f"{o:.1f}" if o else "-"
+        fv = f"{v:.1f}" if v else "-"
+        print(f"{req:<52} {fo:>10} {fv:>10} {unit:>8} {ratio:>7}  {fam} {note}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,224 @@
+//! The kernel-language kernels (GPUs, and the CPU executor when [`Engine::Kernels`] is
+//! chosen), and the host code that sizes and launches them.
+//!
+//! Conventions shared by every kernel here:
+//! - Element type `R` is the *real* type (`f32`, `f64`); a complex matrix or vector is viewed
+//!   as interleaved `R` pairs, and the compile-time flag `CX` says which.
+//! - Scalars arrive both as host values (`a_re`, `a_im`) and as a device view; the
+//!   compile-time flag `DS` picks the view (rocBLAS's device pointer mode), which the kernel
+//!   reads when it runs.
+//! - Strided vectors are `(offset, inc)`: element `i` of the walk is at `offset + i * inc`,
+//!   with the offset of a negative increment at the far end (reference BLAS's order).
+//! - Indices are 32-bit (views are limited to 2^32 - 1 elements by the argument checks).
+//!
+//! [`Engine::Kernels`]: crate::Engine::Kernels
+
+pub(crate) mod gemm;
+pub(crate) mod level1;
+pub(crate) mod level2;
+
+use ferrocm_kernel::dsl::Val;
+use ferrocm_kernel::runtime::{AsDeviceSlice, AsDeviceSliceMut, DeviceSlice, LaunchConfig, Stream};
+
+use crate::error::Result;
+use crate::handle::Handle;
+use crate::types::{Scalar, ScalarArg};
+
+/// The real element types of the kernels (`f32`, `f64`).
+pub use crate::types::RealScalar as KReal;
+
+/// The constant `x` as a kernel value of type `R`.
+pub fn lit<R: KReal>(x: f64) -> Val<R> {
+    Val::constant(R::from_f64(x))
+}
+
+/// Threads per block of the element-wise and reduction kernels.
+pub(crate) const BLOCK: u32 = 256;
+
+/// A grid of at most `cap` blocks of [`BLOCK`] threads covering `n` items (grid-stride loops
+/// cover the rest); at least one block.
+pub(crate) fn grid(stream: &Stream, n: usize) -> u32 {
+    let cus = stream.device().properties().compute_units.max(1);
+    let cap = (cus * 8).max(8) as usize;
+    n.div_ceil(BLOCK as usize).clamp(1, cap) as u32
+}
+
+/// A launch of `blocks` blocks of [`BLOCK`] threads.
+pub(crate) fn cfg(blocks: u32) -> LaunchConfig {
+    LaunchConfig::new(blocks, BLOCK)
+}
+
+/// A scalar as the kernels take it: host parts and a device view of reals (the handle's
+/// placeholder when the scalar is a host value).
+pub(crate) struct KScalar<'a, R: KReal> {
+    pub re: R,
+    pub im: R,
+    pub view: DeviceSlice<'a, R>,
+    pub device: bool,
+}
+
+impl Handle {
+    /// Splits a scalar argument for the kernels.
+    pub(crate) fn kscalar<'a, T: Scalar>(&'a self, s: &ScalarArg<'a, T>) -> Result<KScalar<'a, T::Real>> {
+        Ok(match s {
+            ScalarArg::Host(v) => {
+                let (re, im) = v.parts();
+                KScalar {
+                    re,
+                    im,
+                    view: self.dummy.as_device_slice().reinterpret::<T::Real>()?,
+                    device: false,
+                }
+            }
+            ScalarArg::Device(d) => {
+                let zero = <T::Real as Scalar>::zero();
+                KScalar { re: zero, im: zero, view: d.reinterpret::<T::Real>()?, device: true }
+            }
+        })
+    }
+}
+
+/// `(offset, inc)` of a strided walk of `n` elements in 32-bit kernel terms.
+pub(crate) fn walk(n: usize, inc: isize) -> (u32, i32) {
+    let off = if inc < 0 && n > 0 { (n - 1) * inc.unsigned_abs() } else { 0 };
+    // The argument checks bound every span by 2^32 - 1 elements, and increments by the span.
+    (off as u32, inc.clamp(i32::MIN as isize, i32::MAX as isize) as i32)
+}
+
+/// Declares the next launch's work for the profiler's roofline.
+pub(crate) fn annotate(flops: u64, bytes: u64) {
+    ferrocm_kernel::runtime::trace::annotate_next_launch(ferrocm_kernel::runtime::trace::Work::new(
+        flops, bytes,
+    ));
+}
+
+/// The Level 1 reductions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ReduceOp {
+    Dot { conj: bool },
+    Nrm2,
+    Asum,
+    Iamax { max: bool },
+}
+
+/// A reduction in two launches: per-block partials into pooled workspace, then one block
+/// writes `result[0]`. Arguments were checked by the caller; `n` is 0 where reference BLAS
+/// sees nothing.
+pub(crate) fn level1_reduce<T: Scalar, U: ferrocm_kernel::runtime::DeviceRepr, Y: AsDeviceSlice<T>>(
+    h: &Handle,
+    op: ReduceOp,
+    n: usize,
+    x: &impl AsDeviceSlice<T>,
+    incx: isize,
+    y: Option<(&Y, isize)>,
+    result: &mut impl AsDeviceSliceMut<U>,
+) -> Result<()> {
+    use level1 as k;
+    let s = h.stream();
+    let cx = T::COMPLEX;
+    let blocks = grid(s, n);
+    let n32 = n as u32;
+    let xr = x.as_device_slice().reinterpret::<T::Real>()?;
+    let inc = incx as i32;
+    let bytes = (n * size_of::<T>()) as u64;
+    match op {
+        ReduceOp::Dot { conj } => {
+            let (y, incy) = y.expect("dot has a y");
+            let yr = y.as_device_slice().reinterpret::<T::Real>()?;
+            let ((ox, ix), (oy, iy)) = (walk(n, incx), walk(n, incy));
+            let mut part = h.workspace::<T::Real>(2 * blocks as usize)?;
+            annotate(2 * n as u64 * if cx { 4 } else { 1 }, 2 * bytes);
+            let c = cfg(blocks);
+            match (cx, conj) {
+                (false, _) => k::dot_partial::launch::<T::Real, false, false>(
+                    s, c, n32, &xr, ox, ix, &yr, oy, iy, &mut part,
+                )?,
+                (true, false) => k::dot_partial::launch::<T::Real, true, false>(
+                    s, c, n32, &xr, ox, ix, &yr, oy, iy, &mut part,
+                )?,
+                (true, true) => k::dot_partial::launch::<T::Real, true, true>(
+                    s, c, n32, &xr, ox, ix, &yr, oy, iy, &mut part,
+                )?,
+            }
+            let mut out = result.as_device_slice_mut().reinterpret::<T::Real>()?;
+            if cx {
+                k::finish_sum::launch::<T::Real, true>(s, cfg(1), blocks, &part, &mut out)?;
+            } else {
+                k::finish_sum::launch::<T::Real, false>(s, cfg(1), blocks, &part, &mut out)?;
+            }
+        }
+        ReduceOp::Asum => {
+            let mut part = h.workspace::<T::Real>(2 * blocks as usize)?;
+            annotate(n as u64 * if cx { 2 } else { 1 }, bytes);
+            if cx {
+                k::asum_partial::launch::<T::Real, true>(s, cfg(blocks), n32, &xr, inc, &mut part)?;
+            } else {
+                k::asum_partial::launch::<T::Real, false>(s, cfg(blocks), n32, &xr, inc, &mut part)?;
+            }
+            let mut out = result.as_device_slice_mut().reinterpret::<T::Real>()?;
+            k::finish_sum::launch::<T::Real, false>(s, cfg(1), blocks, &part, &mut out)?;
+        }
+        ReduceOp::Nrm2 => {
+            let mut part = h.workspace::<f64>(2 * blocks as usize)?;
+            annotate(2 * n as u64 * if cx { 2 } else { 1 }, bytes);
+            let scaled = size_of::<T::Real>() == 8;
+            match (cx, scaled) {
+                (false, false) => k::nrm2_partial::launch::<T::Real, false, false>(
+                    s,
+                    cfg(blocks),
+                    n32,
+                    &xr,
+                    inc,
+                    &mut part,
+                )?,
+                (false, true) => {
+                    k::nrm2_partial::launch::<T::Real, false, true>(s, cfg(blocks), n32, &xr, inc, &mut part)?
+                }
+                (true, false) => {
+                    k::nrm2_partial::launch::<T::Real, true, false>(s, cfg(blocks), n32, &xr, inc, &mut part)?
+                }
+                (true, true) => {
+                    k::nrm2_partial::launch::<T::Real, true, true>(s, cfg(blocks), n32, &xr, inc, &mut part)?
+                }
+            }
+            let mut out = result.as_device_slice_mut().reinterpret::<T::Real>()?;
+            k::finish_norm::launch::<T::Real>(s, cfg(1), blocks, &part, &mut out)?;
+        }
+        ReduceOp::Iamax { max } => {
+            let mut val = h.workspace::<T::Real>(blocks as usize)?;
+            let mut idx = h.workspace::<u32>(blocks as usize)?;
+            annotate(n as u64 * if cx { 2 } else { 1 }, bytes);
+            macro_rules! go {
+                ($cx:literal, $max:literal) => {{
+                    k::iamax_partial::launch::<T::Real, $cx, $max>(
+                        s,
+                        cfg(blocks),
+                        n32,
+                        &xr,
+                        inc,
+                        &mut val,
+                        &mut idx,
+                    )?;
+                    let mut out = result.as_device_slice_mut().reinterpret::<i32>()?;
+                    k::finish_iamax::launch::<T::Real, $cx, $max>(
+                        s,
+                        cfg(1),
+                        n32,
+                        &xr,
+                        blocks,
+                        &val,
+                        &idx,
+                        &mut out,
+                    )?;
+                }};
+            }
+            match (cx, max) {
+                (false, true) => go!(false, true),
+                (false, false) => go!(false, false),
+                (true, true) => go!(true, true),
+                (true, false) => go!(true, false),
+            }
+        }
+    }
+    Ok(())
+}

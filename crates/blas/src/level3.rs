@@ -1,0 +1,233 @@
+//! Level 3: matrix-matrix operations (`s`, `d`, `c`, `z`), and the GEMM planner.
+//!
+//! # The GEMM planner
+//! Every GEMM goes through [`Handle::gemm_family`], which picks a kernel family from the
+//! element type, the device's [`Target`](ferrocm_kernel::runtime::Target) and the shape:
+//! - [`GemmFamily::Native`]: the CPU device with [`Engine::Auto`](crate::Engine::Auto): the
+//!   `gemm` crate (packed, cache-blocked SIMD microkernels, threads through rayon).
+//! - [`GemmFamily::Simt`]: every other device, every type: the kernel-language SIMT kernel
+//!   (`kernels::gemm::gemm_simt`).
+//!
+//! The tensor-core families slot in here by target without touching callers: `mma.sync`
+//! (`Feature::MmaSync`, sm_80+) for f16/bf16/tf32 and the Hopper warp-specialized
+//! TMA + wgmma kernel (`Feature::Wgmma`, sm_90a, crate `ferrocm-gemm`) for f16/bf16 inputs.
+//! Neither is wired yet: the types that need them (`gemm_ex`, h/bf16) are not in this crate
+//! yet, and f32/f64/complex GEMMs stay on SIMT in every math mode until a TF32 path exists.
+
+use ferrocm_kernel::runtime::{AsDeviceSlice, AsDeviceSliceMut, KernelArgs, LaunchConfig};
+
+use crate::check::{matrix_span, size32};
+use crate::error::{BlasError, Result};
+use crate::handle::Handle;
+use crate::kernels::{self, gemm::BLOCK_EDGE};
+use crate::level2::bools;
+use crate::native::{self, push_buf, push_scalar};
+use crate::types::{DataType, Operation, Scalar, ScalarArg};
+
+/// The kernel family a GEMM runs on (see the [module docs](self)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum GemmFamily {
+    /// The native CPU BLAS (the `gemm` crate) on the CPU device.
+    Native,
+    /// The kernel-language SIMT kernel: 16 x 16 threads with register tiles (8 x 8 per thread
+    /// for real types, 4 x 4 for complex), K slabs through shared memory.
+    Simt,
+}
+
+/// The most batches one kernel launch covers (the grid's `z` limit).
+const MAX_BATCH: usize = 65_535;
+
+impl Handle {
+    /// The kernel family a GEMM of element type `ty` and shape `m x n x k` runs on with this
+    /// handle (its device, engine and math mode).
+    pub fn gemm_family(&self, ty: DataType, m: usize, n: usize, k: usize) -> GemmFamily {
+        let _ = (ty, m, n, k);
+        if self.use_kernels() {
+            GemmFamily::Simt
+        } else {
+            GemmFamily::Native
+        }
+    }
+
+    /// `C = alpha op(A) op(B) + beta C` (`?gemm`), `op(A)` `m x k`, `op(B)` `k x n`, `C`
+    /// `m x n`, all column-major. `A` is stored `m x k` for `N` (`lda >= max(1, m)`) and
+    /// `k x m` for `T`/`C` (`lda >= max(1, k)`), `B` likewise. `beta = 0` sets `C` without
+    /// reading it; `alpha = 0` or `k = 0` reads neither `A` nor `B` (`C = beta C`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn gemm<'a, T: Scalar>(
+        &'a self,
+        transa: Operation,
+        transb: Operation,
+        m: usize,
+        n: usize,
+        k: usize,
+        alpha: impl Into<ScalarArg<'a, T>>,
+        a: &impl AsDeviceSlice<T>,
+        lda: usize,
+        b: &impl AsDeviceSlice<T>,
+        ldb: usize,
+        beta: impl Into<ScalarArg<'a, T>>,
+        c: &mut impl AsDeviceSliceMut<T>,
+        ldc: usize,
+    ) -> Result<()> {
+        self.gemm_strided_batched(transa, transb, m, n, k, alpha, a, lda, 0, b, ldb, 0, beta, c, ldc, 0, 1)
+    }
+
+    /// `batch_count` GEMMs on matrices `stride_*` elements apart (`?gemm_strided_batched`):
+    /// batch `i` uses `A + i stride_a`, `B + i stride_b`, `C + i stride_c`. `A` and `B` may
+    /// share or repeat matrices (`stride 0`); the matrices of `C` must not overlap
+    /// (`stride_c >= ldc * n` when there is more than one batch).
+    #[allow(clippy::too_many_arguments)]
+    pub fn gemm_strided_batched<'a, T: Scalar>(
+        &'a self,
+        transa: Operation,
+        transb: Operation,
+        m: usize,
+        n: usize,
+        k: usize,
+        alpha: impl Into<ScalarArg<'a, T>>,
+        a: &impl AsDeviceSlice<T>,
+        lda: usize,
+        stride_a: usize,
+        b: &impl AsDeviceSlice<T>,
+        ldb: usize,
+        stride_b: usize,
+        beta: impl Into<ScalarArg<'a, T>>,
+        c: &mut impl AsDeviceSliceMut<T>,
+        ldc: usize,
+        stride_c: usize,
+        batch_count: usize,
+    ) -> Result<()> {
+        let (alpha, beta) = (alpha.into(), beta.into());
+        self.check_scalar("alpha", &alpha)?;
+        self.check_scalar("beta", &beta)?;
+        let (ra, ca) = if transa == Operation::N { (m, k) } else { (k, m) };
+        let (rb, cb) = if transb == Operation::N { (k, n) } else { (n, k) };
+        let span_a = self.check_batch("a", "lda", a, ra, ca, lda, stride_a, batch_count)?;
+        let span_b = self.check_batch("b", "ldb", b, rb, cb, ldb, stride_b, batch_count)?;
+        let span_c = self.check_batch("c", "ldc", c, m, n, ldc, stride_c, batch_count)?;
+        if batch_count > 1 && m > 0 && n > 0 && stride_c < ldc.saturating_mul(n) {
+            return Err(BlasError::InvalidValue {
+                arg: "stride_c",
+                value: stride_c.to_string(),
+                rule: "the batches of C must not overlap: stride_c >= ldc * n when batch_count > 1",
+            });
+        }
+        if m == 0 || n == 0 || batch_count == 0 {
+            return Ok(());
+        }
+        let skip_ab = k == 0 || alpha.host().is_some_and(|v| v.is_zero());
+        if skip_ab && beta.host().is_some_and(|v| v.is_one()) {
+            return Ok(());
+        }
+        let s = self.stream();
+        match self.gemm_family(T::TYPE, m, n, k) {
+            GemmFamily::Native => {
+                let mut args = KernelArgs::new();
+                args.push(transa.code()).push(transb.code());
+                args.push(m as u64).push(n as u64).push(k as u64);
+                push_scalar(&mut args, &alpha);
+                push_buf(&mut args, a);
+                args.push(lda as u64).push(stride_a as u64);
+                push_buf(&mut args, b);
+                args.push(ldb as u64).push(stride_b as u64);
+                push_scalar(&mut args, &beta);
+                push_buf(&mut args, c);
+                args.push(ldc as u64).push(stride_c as u64).push(batch_count as u64);
+                native::launch(s, "gemm", T::TYPE, &args)
+            }
+            GemmFamily::Simt => {
+                // The kernels index reals with 32 bits (complex elements are two reals).
+                let reals = if T::COMPLEX { 2 } else { 1 };
+                for (arg, span) in [("a", span_a), ("b", span_b), ("c", span_c)] {
+                    size32(arg, span.saturating_mul(reals))?;
+                }
+                if batch_count > MAX_BATCH {
+                    return Err(BlasError::SizeTooLarge {
+                        arg: "batch_count",
+                        value: batch_count as u128,
+                        rule: "GPU GEMMs take at most 65535 batches per call",
+                    });
+                }
+                let k = if skip_ab { 0 } else { k };
+                let (m32, n32, k32) = (size32("m", m)?, size32("n", n)?, size32("k", k)?);
+                let (ka, kb) = (self.kscalar(&alpha)?, self.kscalar(&beta)?);
+                let ar = a.as_device_slice().reinterpret::<T::Real>()?;
+                let br = b.as_device_slice().reinterpret::<T::Real>()?;
+                let mut cr = c.as_device_slice_mut().reinterpret::<T::Real>()?;
+                let (lda, ldb, ldc) = (lda as u32, ldb as u32, ldc as u32);
+                let (sa, sb, sc) = (stride_a as u32, stride_b as u32, stride_c as u32);
+                let mnk = (m * n * k * batch_count) as u64;
+                kernels::annotate(
+                    2 * mnk * if T::COMPLEX { 4 } else { 1 },
+                    ((m * k + k * n + 2 * m * n) * batch_count * size_of::<T>()) as u64,
+                );
+                let tile = BLOCK_EDGE * kernels::gemm::register_tile(T::COMPLEX) as u32;
+                let grid = (n32.div_ceil(tile), m32.div_ceil(tile), batch_count as u32);
+                let cfg = LaunchConfig::new(grid, (BLOCK_EDGE, BLOCK_EDGE));
+                macro_rules! go {
+                    ($ta:literal, $tb:literal) => {
+                        bools!(T::COMPLEX => CX, bools!(ka.device => DSA, bools!(kb.device => DSB, {
+                            const W: usize = kernels::gemm::register_tile(CX);
+                            kernels::gemm::gemm_simt::launch::<T::Real, CX, $ta, $tb, DSA, DSB, W>(
+                                s, cfg, m32, n32, k32, ka.re, ka.im, &ka.view, &ar, lda, sa, &br, ldb,
+                                sb, kb.re, kb.im, &kb.view, &mut cr, ldc, sc,
+                            )?
+                        })))
+                    };
+                }
+                match (transa.code(), transb.code()) {
+                    (0, 0) => go!(0, 0),
+                    (0, 1) => go!(0, 1),
+                    (0, _) => go!(0, 2),
+                    (1, 0) => go!(1, 0),
+                    (1, 1) => go!(1, 1),
+                    (1, _) => go!(1, 2),
+                    (_, 0) => go!(2, 0),
+                    (_, 1) => go!(2, 1),
+                    (_, _) => go!(2, 2),
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Checks a batch of `rows x cols` matrices `stride` apart in `v`; returns the span.
+    #[allow(clippy::too_many_arguments)]
+    fn check_batch<T: ferrocm_kernel::runtime::DeviceRepr>(
+        &self,
+        arg: &'static str,
+        ld_arg: &'static str,
+        v: &impl AsDeviceSlice<T>,
+        rows: usize,
+        cols: usize,
+        ld: usize,
+        stride: usize,
+        batch_count: usize,
+    ) -> Result<usize> {
+        if batch_count == 0 {
+            // Nothing is read, but the leading dimension must still obey its rule.
+            self.check_device(arg, v)?;
+            if ld < rows.max(1) {
+                return Err(BlasError::LeadingDimension { arg: ld_arg, ld, rows });
+            }
+            return Ok(0);
+        }
+        self.check_matrix(arg, ld_arg, v, rows, cols, ld)?;
+        let one = matrix_span(rows, cols, ld).unwrap_or(usize::MAX);
+        let required = if one == 0 {
+            0
+        } else {
+            (batch_count - 1).checked_mul(stride).and_then(|x| x.checked_add(one)).ok_or(
+                BlasError::SizeTooLarge {
+                    arg,
+                    value: batch_count as u128 * stride as u128,
+                    rule: "(batch_count - 1) * stride + the matrix's span must fit in usize",
+                },
+            )?
+        };
+        self.check_len(arg, v, "the batch ((batch_count - 1) * stride + ld * (cols - 1) + rows)", required)?;
+        Ok(required)
+    }
+}

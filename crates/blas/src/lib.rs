@@ -1,0 +1,22 @@
+//! ferrocm's BLAS (rocBLAS/hipBLAS's role): Level 1, 2 and 3 routines for `f32`, `f64`,
+//! [`C32`] and [`C64`] on every ferrocm device, through a [`Handle`] bound to a stream.
+
+mod check;
+pub mod error;
+mod handle;
+pub mod kernels;
+pub mod level1;
+pub mod level2;
+pub mod level3;
+mod native;
+pub mod types;
+
+pub use error::{BlasError, Result};
+pub use handle::Handle;
+pub use level1::{rotg, rotmg};
+pub use level3::GemmFamily;
+pub use num_complex::Complex;
+pub use types::{
+    ComputeType, DataType, Diagonal, Engine, Fill, HalfScalar, MathMode, Operation, RealScalar, Scalar,
+    ScalarArg, Side, C32, C64,
+};

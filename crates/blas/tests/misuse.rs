@@ -1,0 +1,187 @@
+//! Misuse, as data: each case is a call with one bad argument that must fail with the stated
+//! error kind (naming the stated argument) and leave the poisoned output exactly as it was, on
+//! every device and engine.
+
+mod common;
+
+use common::{targets, Target};
+use ferrocm_blas::{BlasError, Operation, ScalarArg};
+
+/// Every output starts as this value, so a stray write shows.
+const POISON: f32 = 7.25;
+/// Elements in every buffer unless a case says fewer.
+const LEN: usize = 64;
+
+/// A call on `f32` data: `a`, `b` are inputs of `la`, `lb` elements, `c` the poisoned output
+/// of `lc` elements.
+#[derive(Clone, Copy)]
+enum Call {
+    /// `gemm(N|T, N, m, n, k, .., lda, .., ldb, .., ldc)` (A transposed when `ta`).
+    Gemm { ta: bool, m: usize, n: usize, k: usize, lda: usize, ldb: usize, ldc: usize },
+    /// Strided batched GEMM, `N, N`, `m = n = k = 4`, leading dimensions 4.
+    Batched { stride_a: usize, stride_c: usize, batch: usize },
+    /// `gemv(op, m, n, .., lda, x, incx, .., y, incy)`.
+    Gemv { t: bool, m: usize, n: usize, lda: usize, incx: isize, incy: isize },
+    /// `axpy(n, 2, a, incx, c, incy)`.
+    Axpy { n: usize, incx: isize, incy: isize },
+    /// `axpy` with alpha read from an empty device view.
+    AxpyEmptyScalar,
+    /// `dot(n, a, incx, c, incy)` into a device result.
+    Dot { n: usize, incx: isize, incy: isize },
+}
+
+struct Case {
+    name: &'static str,
+    call: Call,
+    sizes: (usize, usize, usize),
+    /// The error's kind and the argument it must name.
+    want: (&'static str, &'static str),
+}
+
+fn case(name: &'static str, call: Call, want: (&'static str, &'static str)) -> Case {
+    Case { name, call, sizes: (LEN, LEN, LEN), want }
+}
+
+fn cases() -> Vec<Case> {
+    use Call::*;
+    let g = |ta, m, n, k, lda, ldb, ldc| Gemm { ta, m, n, k, lda, ldb, ldc };
+    vec![
+        case("gemm lda < m", g(false, 4, 4, 4, 3, 4, 4), ("LeadingDimension", "lda")),
+        case("gemm lda < k for op(A) = T", g(true, 6, 2, 4, 3, 4, 6), ("LeadingDimension", "lda")),
+        case("gemm lda 0 for m 0", g(false, 0, 4, 4, 0, 4, 1), ("LeadingDimension", "lda")),
+        case("gemm ldb < k", g(false, 4, 4, 5, 4, 4, 4), ("LeadingDimension", "ldb")),
+        case("gemm ldc < m", g(false, 5, 4, 4, 5, 4, 4), ("LeadingDimension", "ldc")),
+        Case {
+            name: "gemm A too short",
+            call: g(false, 8, 2, 8, 8, 8, 8),
+            sizes: (63, LEN, LEN),
+            want: ("MatrixTooShort", "a"),
+        },
+        Case {
+            name: "gemm C too short",
+            call: g(false, 8, 8, 2, 8, 2, 8),
+            sizes: (LEN, LEN, 63),
+            want: ("MatrixTooShort", "c"),
+        },
+        case(
+            "batched C overlapping",
+            Batched { stride_a: 16, stride_c: 15, batch: 2 },
+            ("InvalidValue", "stride_c"),
+        ),
+        case("batched A too short", Batched { stride_a: 16, stride_c: 16, batch: 5 }, ("TooShort", "a")),
+        case("batched C too short", Batched { stride_a: 0, stride_c: 16, batch: 5 }, ("TooShort", "c")),
+        case(
+            "gemv lda < m",
+            Gemv { t: false, m: 4, n: 4, lda: 3, incx: 1, incy: 1 },
+            ("LeadingDimension", "lda"),
+        ),
+        case(
+            "gemv x zero increment",
+            Gemv { t: false, m: 4, n: 4, lda: 4, incx: 0, incy: 1 },
+            ("ZeroIncrement", "incx"),
+        ),
+        case(
+            "gemv y zero increment",
+            Gemv { t: true, m: 4, n: 4, lda: 4, incx: 1, incy: 0 },
+            ("ZeroIncrement", "incy"),
+        ),
+        case(
+            "gemv T x too short",
+            Gemv { t: true, m: 40, n: 1, lda: 40, incx: 2, incy: 1 },
+            ("VectorTooShort", "x"),
+        ),
+        case(
+            "gemv N y too short",
+            Gemv { t: false, m: 40, n: 1, lda: 40, incx: 1, incy: -2 },
+            ("VectorTooShort", "y"),
+        ),
+        case("axpy zero incx", Axpy { n: 4, incx: 0, incy: 1 }, ("ZeroIncrement", "incx")),
+        case("axpy x too short", Axpy { n: 33, incx: 2, incy: 1 }, ("VectorTooShort", "x")),
+        case("axpy y too short", Axpy { n: 23, incx: 1, incy: -3 }, ("VectorTooShort", "y")),
+        case("axpy empty device alpha", AxpyEmptyScalar, ("TooShort", "alpha")),
+        case("dot x too short", Dot { n: 65, incx: 1, incy: 1 }, ("VectorTooShort", "x")),
+        case("dot zero incy", Dot { n: 3, incx: 1, incy: 0 }, ("ZeroIncrement", "incy")),
+    ]
+}
+
+/// The variant name and the argument an error names.
+fn kind(e: &BlasError) -> (&'static str, &'static str) {
+    match e {
+        BlasError::LeadingDimension { arg, .. } => ("LeadingDimension", arg),
+        BlasError::ZeroIncrement { arg } => ("ZeroIncrement", arg),
+        BlasError::VectorTooShort { arg, .. } => ("VectorTooShort", arg),
+        BlasError::MatrixTooShort { arg, .. } => ("MatrixTooShort", arg),
+        BlasError::TooShort { arg, .. } => ("TooShort", arg),
+        BlasError::InvalidValue { arg, .. } => ("InvalidValue", arg),
+        BlasError::SizeTooLarge { arg, .. } => ("SizeTooLarge", arg),
+        BlasError::DeviceMismatch { arg, .. } => ("DeviceMismatch", arg),
+        other => panic!("unexpected error {other:?}"),
+    }
+}
+
+fn check(case: &Case, t: &Target) {
+    let s = &t.stream;
+    let (la, lb, lc) = case.sizes;
+    let a = s.clone_htod(&vec![1.5f32; la]).expect("a");
+    let b = s.clone_htod(&vec![-0.5f32; lb]).expect("b");
+    let mut c = s.clone_htod(&vec![POISON; lc]).expect("c");
+    let mut r = s.clone_htod(&[POISON]).expect("result");
+    let scalars = s.clone_htod(&[2.0f32]).expect("scalars");
+    let empty = scalars.slice(0..0).expect("empty view");
+    let h = t.handle();
+    let err = match case.call {
+        Call::Gemm { ta, m, n, k, lda, ldb, ldc } => {
+            let ta = if ta { Operation::T } else { Operation::N };
+            h.gemm(ta, Operation::N, m, n, k, 1.0f32, &a, lda, &b, ldb, 0.0f32, &mut c, ldc)
+        }
+        Call::Batched { stride_a, stride_c, batch } => h.gemm_strided_batched(
+            Operation::N,
+            Operation::N,
+            4,
+            4,
+            4,
+            1.0f32,
+            &a,
+            4,
+            stride_a,
+            &b,
+            4,
+            0,
+            0.0f32,
+            &mut c,
+            4,
+            stride_c,
+            batch,
+        ),
+        Call::Gemv { t: tr, m, n, lda, incx, incy } => {
+            let op = if tr { Operation::T } else { Operation::N };
+            h.gemv(op, m, n, 1.0f32, &a, lda, &b, incx, 0.0f32, &mut c, incy)
+        }
+        Call::Axpy { n, incx, incy } => h.axpy(n, 2.0f32, &a, incx, &mut c, incy),
+        Call::AxpyEmptyScalar => h.axpy(4, ScalarArg::device(&empty), &a, 1, &mut c, 1),
+        Call::Dot { n, incx, incy } => h.dot_device(n, &a, incx, &b, incy, &mut r),
+    }
+    .expect_err(case.name);
+    assert_eq!(kind(&err), case.want, "[{}] {}: {err}", t.label, case.name);
+    assert!(!err.to_string().is_empty());
+    s.synchronize().expect("sync");
+    let after = s.clone_dtoh(&c).expect("c back");
+    assert!(after.iter().all(|&v| v == POISON), "[{}] {}: the output was written", t.label, case.name);
+    assert_eq!(
+        s.clone_dtoh(&r).expect("r back"),
+        vec![POISON],
+        "[{}] {}: the result was written",
+        t.label,
+        case.name
+    );
+}
+
+#[test]
+fn misuse_table() {
+    let cases = cases();
+    for t in &targets() {
+        for c in &cases {
+            check(c, t);
+        }
+    }
+}
