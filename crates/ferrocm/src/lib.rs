@@ -1,7 +1,7 @@
 //! ferrocm: an open GPU compute platform in Rust, after AMD's ROCm.
 //!
 //! This facade re-exports what applications use: the runtime (devices, memory, streams,
-//! events, modules and launch). Libraries and the kernel language join it as they land.
+//! events, modules and launch) and the libraries as they land ([`fft`]).
 //!
 //! ```
 //! use ferrocm::{Device, Result};
@@ -16,6 +16,8 @@
 
 pub use ferrocm_runtime::*;
 
+/// FFT (rocFFT/hipFFT/cuFFT): plans for 1D/2D/3D, complex and real transforms.
+pub use ferrocm_fft as fft;
 pub mod info;
 
 /// ferrocm's version.

@@ -30,6 +30,10 @@ device_repr!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32
 // SAFETY: an array of plain data is plain data.
 unsafe impl<T: DeviceRepr, const N: usize> DeviceRepr for [T; N] {}
 
+// SAFETY: `Complex<T>` is `#[repr(C)]` with two fields of the same float type, so it has no
+// padding and every bit pattern is valid: the layout of `cufftComplex`/`hipfftDoubleComplex`.
+unsafe impl<T: DeviceRepr> DeviceRepr for num_complex::Complex<T> {}
+
 /// How a buffer's memory was obtained, and so how it is given back.
 pub(crate) enum Origin {
     /// From the driver; freed to the driver.

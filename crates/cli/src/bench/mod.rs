@@ -2,6 +2,7 @@
 //! `--json` one JSON object per line: {"bench", "metric", "ferrocm", "baseline", "unit",
 //! "ratio", "target"}.
 
+mod fft;
 mod rand;
 mod raw;
 mod runtime;
@@ -21,12 +22,15 @@ enum Target {
     Runtime(runtime::Args),
     /// RAND generation throughput (GSample/s), to compare with cuRAND.
     Rand(rand::Args),
+    /// FFT execution and plan-creation time against cuFFT (GPU) or scipy.fft (CPU).
+    Fft(fft::Args),
 }
 
 pub fn run(args: Args) -> Result<()> {
     match args.target {
         Target::Runtime(a) => runtime::run(a),
         Target::Rand(a) => rand::run(a),
+        Target::Fft(a) => fft::run(a),
     }
 }
 
