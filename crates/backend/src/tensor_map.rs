@@ -84,10 +84,11 @@ impl TensorMapSwizzle {
         }
     }
 
-    /// The shared-memory byte offset where the byte at unswizzled `offset` lands. The pattern is
-    /// a function of address bits, so the destination must be aligned to the pattern's repeat
-    /// (256, 512 or 1024 bytes for 32-, 64- and 128-byte swizzle): bits 4.. of the offset (the
-    /// 16-byte chunk) are XORed with bits 7.. (the 128-byte row), over 1, 2 or 3 bits.
+    /// The shared-memory byte offset where the byte at unswizzled `offset` lands: bits 4.. of
+    /// the offset (the 16-byte chunk) are XORed with bits 7.. (the 128-byte line), over 1, 2 or
+    /// 3 bits. The pattern is a function of the absolute shared address, not of the offset into
+    /// the box: an H100 loading a 128-byte-swizzled box to destinations 128 and 512 bytes past a
+    /// 1024-byte boundary permuted it by the address bits (see the kernel crate's NOTES.md).
     pub fn apply(self, offset: u64) -> u64 {
         let bits = match self {
             TensorMapSwizzle::None => return offset,
@@ -99,8 +100,10 @@ impl TensorMapSwizzle {
         offset ^ (((offset >> 7) & mask) << 4)
     }
 
-    /// The alignment the shared-memory destination of a swizzled copy needs.
-    pub fn required_alignment(self) -> u64 {
+    /// The bytes after which the pattern repeats (1 line of 128 bytes when not swizzled; 256, 512
+    /// or 1024 bytes for 32-, 64- and 128-byte swizzle). A copy's destination needs only 128-byte
+    /// alignment; one aligned to the repeat sees the pattern from its first line.
+    pub fn repeat_bytes(self) -> u64 {
         match self {
             TensorMapSwizzle::None => 128,
             TensorMapSwizzle::B32 => 256,
@@ -274,6 +277,57 @@ impl TensorMapDesc {
             return Err(TensorMapRule::NanFillOnInteger);
         }
         Ok(())
+    }
+
+    /// The step between the elements a copy takes along dimension `dim`: its element stride,
+    /// except along dimension 0, where the GPU takes every element whatever the stride says (an
+    /// H100 given a stride of 2 there, unswizzled and swizzled, copied whole contiguous rows of
+    /// `box_dims[0]` elements; see the kernel crate's NOTES.md).
+    pub fn traversal_stride(&self, dim: usize) -> u64 {
+        if dim == 0 {
+            1
+        } else {
+            self.element_strides[dim].max(1) as u64
+        }
+    }
+
+    /// Elements the box holds along dimension `dim`: `ceil(box_dims[dim] / traversal_stride)`
+    /// (1 past the rank).
+    pub fn box_elements(&self, dim: usize) -> u64 {
+        if dim >= self.rank as usize {
+            return 1;
+        }
+        (self.box_dims[dim] as u64).div_ceil(self.traversal_stride(dim))
+    }
+
+    /// The bytes one copy moves: every element of the box. A load completes this many bytes on
+    /// its mbarrier (what `expect_tx` must count), padding or not.
+    pub fn box_bytes(&self) -> u64 {
+        (0..MAX_RANK).map(|d| self.box_elements(d)).product::<u64>() * self.data_type.size()
+    }
+
+    /// Bytes from the start of one inner row of the box (its dimension-0 elements) to the next
+    /// in shared memory. Rows are dense, except that under a swizzle a row shorter than the
+    /// swizzle span takes a whole span: an H100 (driver 580) laid 16-byte rows 32 bytes apart
+    /// under the 32-byte swizzle, 32-byte rows 64 apart under the 64-byte one, and 16- and
+    /// 32-byte rows 128 apart under the 128-byte one, writing nothing into the gaps (see the
+    /// kernel crate's NOTES.md). Stores read the same layout.
+    pub fn shared_row_pitch(&self) -> u64 {
+        let row = self.box_elements(0) * self.data_type.size();
+        row.max(self.swizzle.span())
+    }
+
+    /// The shared-memory bytes a box spans from the copy's address: rows times the row pitch.
+    pub fn box_shared_bytes(&self) -> u64 {
+        (1..MAX_RANK).map(|d| self.box_elements(d)).product::<u64>() * self.shared_row_pitch()
+    }
+
+    /// The shared-memory offset of box element `n` (dimension 0 fastest) from the copy's
+    /// address, before the swizzle (which permutes by the absolute shared address:
+    /// [`TensorMapSwizzle::apply`]).
+    pub fn box_shared_offset(&self, n: u64) -> u64 {
+        let row_len = self.box_elements(0);
+        (n / row_len) * self.shared_row_pitch() + (n % row_len) * self.data_type.size()
     }
 
     /// The byte offset of element `coords` (one per dimension up to `rank`) from the global
@@ -485,7 +539,7 @@ mod tests {
         assert_eq!(s.apply(1024 + 0x80), 1024 + 0x90);
         // Every swizzle is a permutation of each pattern repeat.
         for s in [TensorMapSwizzle::None, TensorMapSwizzle::B32, TensorMapSwizzle::B64, s] {
-            let n = s.required_alignment();
+            let n = s.repeat_bytes();
             let mut seen: Vec<u64> = (0..n).map(|o| s.apply(o)).collect();
             seen.sort();
             assert_eq!(seen, (0..n).collect::<Vec<_>>(), "{s:?}");
@@ -493,6 +547,26 @@ mod tests {
         assert_eq!(TensorMapSwizzle::B32.apply(0x80), 0x90);
         assert_eq!(TensorMapSwizzle::B32.apply(0x100), 0x100);
         assert_eq!(TensorMapSwizzle::B64.apply(0x180), 0x1b0);
+    }
+
+    #[test]
+    fn rows_shorter_than_the_swizzle_span_are_padded_to_it() {
+        let mut d = desc_2d(); // bf16, box 64 x 256, 128-byte swizzle: 128-byte rows, no padding
+        assert_eq!((d.box_bytes(), d.shared_row_pitch(), d.box_shared_bytes()), (32768, 128, 32768));
+        assert_eq!(d.box_shared_offset(65), 128 + 2);
+        d.box_dims[0] = 8; // 16-byte rows under the 128-byte swizzle
+        assert_eq!((d.box_bytes(), d.shared_row_pitch(), d.box_shared_bytes()), (4096, 128, 32768));
+        assert_eq!(d.box_shared_offset(9), 128 + 2);
+        d.swizzle = TensorMapSwizzle::B32;
+        assert_eq!((d.shared_row_pitch(), d.box_shared_offset(17)), (32, 64 + 2));
+        d.swizzle = TensorMapSwizzle::None;
+        assert_eq!((d.shared_row_pitch(), d.box_shared_bytes(), d.box_shared_offset(17)), (16, 4096, 34));
+        // Element strides shrink the box: every other row of 256 is 128 rows. Along dimension 0
+        // the stride is not applied.
+        d.element_strides[1] = 2;
+        assert_eq!((d.box_elements(1), d.box_bytes(), d.box_elements(4)), (128, 2048, 1));
+        d.element_strides[0] = 2;
+        assert_eq!((d.traversal_stride(0), d.box_elements(0), d.box_bytes()), (1, 8, 2048));
     }
 
     #[test]

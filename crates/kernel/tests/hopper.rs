@@ -291,13 +291,27 @@ fn stmatrix_writes_fragments_as_the_ptx_isa_lays_them_out() {
 /// Shared-memory bytes a TMA test box may take.
 const BOX_SMEM: usize = 8192;
 
-/// Loads the box at `coords` into shared memory (1024-byte aligned) and dumps its bytes.
+/// Loads the box at `coords` into shared memory (1024-byte aligned), expecting `tx_bytes`, and
+/// dumps the `dump.len()` bytes it spans.
 #[kernel]
-fn tma_load_box<T: Elem>(x: &mut [T], map: TensorMap, #[comptime] coords: Vec<i32>, dump: &mut [u8]) {
+fn tma_load_box<T: Elem>(
+    x: &mut [T],
+    map: TensorMap,
+    #[comptime] coords: Vec<i32>,
+    tx_bytes: u32,
+    dump: &mut [u8],
+) {
     let s = shared_array_aligned::<u8>(BOX_SMEM, 1024);
     let bar = Barriers::new(1);
     let t = thread_idx_x();
     let bytes = dump.len();
+    // Shared memory starts as 0xEE, so the bytes the copy leaves alone (row padding) are known.
+    let mut i = t as usize;
+    while i < bytes {
+        s[i] = 0xEEu8;
+        i += block_dim_x() as usize;
+    }
+    fence_proxy_async();
     if t == 0u32 {
         bar.init(0u32, 1u32);
         // The initialization must be visible to the copy engine before it completes bytes.
@@ -305,7 +319,7 @@ fn tma_load_box<T: Elem>(x: &mut [T], map: TensorMap, #[comptime] coords: Vec<i3
     }
     sync_threads();
     if t == 0u32 {
-        bar.arrive_expect_tx(0u32, bytes as u32);
+        bar.arrive_expect_tx(0u32, tx_bytes);
         map.load(&s, 0u32, &bar, 0u32, &coords);
     }
     bar.wait(0u32, 0u32);
@@ -319,8 +333,10 @@ fn tma_load_box<T: Elem>(x: &mut [T], map: TensorMap, #[comptime] coords: Vec<i3
 /// The box a map copies, as the PTX ISA and `cuTensorMapEncodeTiled` define it: elements per
 /// dimension and the global coordinates of each, dimension 0 fastest.
 fn box_elements(dims: &[u64], box_dims: &[u32], strides: &[u32], coords: &[i32]) -> Vec<Option<Vec<u64>>> {
-    let counts: Vec<u64> =
-        box_dims.iter().zip(strides).map(|(&b, &s)| (b as u64).div_ceil(s as u64)).collect();
+    // An H100 does not apply dimension 0's element stride: it copies whole rows.
+    let strides: Vec<u64> =
+        strides.iter().enumerate().map(|(d, &s)| if d == 0 { 1 } else { s as u64 }).collect();
+    let counts: Vec<u64> = box_dims.iter().zip(&strides).map(|(&b, &s)| (b as u64).div_ceil(s)).collect();
     let total: u64 = counts.iter().product();
     (0..total)
         .map(|mut n| {
@@ -328,7 +344,7 @@ fn box_elements(dims: &[u64], box_dims: &[u32], strides: &[u32], coords: &[i32])
             for d in 0..dims.len() {
                 let j = n % counts[d];
                 n /= counts[d];
-                let c = coords[d] as i64 + j as i64 * strides[d] as i64;
+                let c = coords[d] as i64 + (j * strides[d]) as i64;
                 if c < 0 || c as u64 >= dims[d] {
                     return None;
                 }
@@ -339,8 +355,30 @@ fn box_elements(dims: &[u64], box_dims: &[u32], strides: &[u32], coords: &[i32])
         .collect()
 }
 
-/// The shared-memory image of a box: element `n` at byte `n * esize`, permuted by the swizzle
-/// (16-byte chunk bits 4.. XOR row bits 7.., over 1, 2 or 3 bits).
+/// Where element `n` of a box (rows of `row_len` elements of `esize` bytes) lands in shared
+/// memory, as an H100 lays it out: rows one after another, but a row shorter than the swizzle
+/// span takes the whole span, then the swizzle. Also how many bytes the box spans.
+fn shared_pos(n: usize, row_len: usize, esize: usize, s: TensorMapSwizzle) -> usize {
+    swizzle((n / row_len) * row_pitch(row_len, esize, s) + (n % row_len) * esize, s)
+}
+
+fn row_pitch(row_len: usize, esize: usize, s: TensorMapSwizzle) -> usize {
+    let span = match s {
+        TensorMapSwizzle::None => 0,
+        TensorMapSwizzle::B32 => 32,
+        TensorMapSwizzle::B64 => 64,
+        _ => 128,
+    };
+    (row_len * esize).max(span)
+}
+
+/// The bytes a box of `elements` in rows of `row_len` spans in shared memory.
+fn shared_span(elements: usize, row_len: usize, esize: usize, s: TensorMapSwizzle) -> usize {
+    elements / row_len * row_pitch(row_len, esize, s)
+}
+
+/// The swizzle of a shared-memory offset from a 1024-byte boundary: 16-byte chunk bits 4.. XOR
+/// line bits 7.., over 1, 2 or 3 bits.
 fn swizzle(offset: usize, s: TensorMapSwizzle) -> usize {
     let bits = match s {
         TensorMapSwizzle::None => return offset,
@@ -366,7 +404,9 @@ fn check_tma_load<T: Elem + ferrocm_kernel::runtime::TensorMapElement + Copy>(
 ) {
     let esize = std::mem::size_of::<T>();
     let elems = box_elements(&case.dims, &case.box_dims, &case.strides, &case.coords);
-    let bytes = elems.len() * esize;
+    let inner = case.box_dims[0] as usize;
+    let tx_bytes = elems.len() * esize;
+    let bytes = shared_span(elems.len(), inner, esize, case.swizzle);
     assert!(bytes <= BOX_SMEM);
     let mut layout = TiledLayout::new(&case.dims, &case.box_dims)
         .with_swizzle(case.swizzle)
@@ -379,11 +419,12 @@ fn check_tma_load<T: Elem + ferrocm_kernel::runtime::TensorMapElement + Copy>(
     let out = Launch::new(&name, tma_load_box::kernel::<T>(case.coords.clone()), 1, 128)
         .buf(&data)
         .tensor_map(0, layout)
+        .scalar(tx_bytes as u32)
         .buf(&vec![0u8; bytes])
         .run();
-    let got = out.get::<u8>(2);
-    // The expected image, byte by byte.
-    let mut want = vec![0u8; bytes];
+    let got = out.get::<u8>(3);
+    // The expected image, byte by byte; row padding keeps the kernel's 0xEE.
+    let mut want = vec![0xEEu8; bytes];
     let row_len: Vec<u64> = case.dims.clone();
     for (n, g) in elems.iter().enumerate() {
         let v: T = match g {
@@ -398,7 +439,7 @@ fn check_tma_load<T: Elem + ferrocm_kernel::runtime::TensorMapElement + Copy>(
             }
             None => fill.unwrap_or_else(|| data[0].zeroed()),
         };
-        let at = swizzle(n * esize, case.swizzle);
+        let at = shared_pos(n, inner, esize, case.swizzle);
         // SAFETY: `T` is a plain element type of `esize` bytes.
         let b = unsafe { std::slice::from_raw_parts(&v as *const T as *const u8, esize) };
         want[at..at + esize].copy_from_slice(b);
@@ -459,6 +500,29 @@ fn tma_load_2d_64_and_32_byte_swizzle() {
     u16_case(&[72, 20], &[16, 8], &[1, 1], TensorMapSwizzle::B32, &[56, 3]);
 }
 
+// Rows shorter than the swizzle span take the whole span in shared memory (an H100 result).
+#[test]
+fn tma_load_16_byte_rows_under_32_byte_swizzle() {
+    u16_case(&[40, 12], &[8, 8], &[1, 1], TensorMapSwizzle::B32, &[32, 7]);
+}
+
+#[test]
+fn tma_load_32_byte_rows_under_64_byte_swizzle() {
+    u16_case(&[40, 12], &[16, 8], &[1, 1], TensorMapSwizzle::B64, &[-8, -2]);
+}
+
+#[test]
+fn tma_load_16_and_64_byte_rows_under_128_byte_swizzle() {
+    u16_case(&[40, 12], &[8, 16], &[1, 1], TensorMapSwizzle::B128, &[16, 1]);
+    u16_case(&[40, 12], &[32, 8], &[1, 2], TensorMapSwizzle::B128, &[24, 3]);
+}
+
+// Dimension 0's element stride is not applied (an H100 result): whole rows of 16 elements.
+#[test]
+fn tma_load_ignores_the_element_stride_of_dimension_0() {
+    u16_case(&[64, 8], &[16, 4], &[2, 1], TensorMapSwizzle::B32, &[16, 2]);
+}
+
 #[test]
 fn tma_load_every_other_row_by_element_stride() {
     u16_case(&[64, 40], &[64, 8], &[1, 2], TensorMapSwizzle::B128, &[0, 33]);
@@ -492,7 +556,8 @@ fn tma_load_3d_f32_and_4d_u8_boxes() {
     check_tma_load::<u8>(&c4, (0..n4).map(|_| r.u32() as u8).collect(), None);
 }
 
-/// Writes a byte pattern to shared memory and stores it to the tensor with TMA.
+/// Writes a byte pattern to the `bytes` of shared memory a box spans and stores the box to the
+/// tensor with TMA.
 #[kernel]
 fn tma_store_box<T: Elem>(
     x: &mut [T],
@@ -516,38 +581,50 @@ fn tma_store_box<T: Elem>(
     }
 }
 
-#[test]
-fn tma_stores_write_the_box_inside_the_tensor_only() {
-    use TensorMapSwizzle as S;
-    for (swizzle, box_dims, coords) in [
-        (S::B128, vec![64u32, 8], vec![48i32, -2]),
-        (S::None, vec![16, 4], vec![8, 17]),
-        (S::B32, vec![16, 8], vec![0, 0]),
-    ] {
-        let dims = vec![88u64, 19];
-        let data = vec![0xAAAAu16; (dims[0] * dims[1]) as usize];
-        let elems = box_elements(&dims, &box_dims, &[1, 1], &coords);
-        let bytes = elems.len() * 2;
-        let layout = TiledLayout::new(&dims, &box_dims).with_swizzle(swizzle);
-        let out = Launch::new("tma_store", tma_store_box::kernel::<u16>(coords.clone(), bytes), 1, 128)
-            .buf(&data)
-            .tensor_map(0, layout)
-            .run();
-        let got = out.get::<u16>(0);
-        let mut want = data.clone();
-        for (n, g) in elems.iter().enumerate() {
-            if let Some(g) = g {
-                let at = swizzle_pos(n * 2, swizzle);
-                let v = ((at * 7 + 3) as u8) as u16 | (((at + 1) * 7 + 3) as u8 as u16) << 8;
-                want[(g[0] + g[1] * dims[0]) as usize] = v;
-            }
+/// Stores a `box_dims` box at `coords` into an 88 x 19 u16 tensor of 0xAAAA: the elements inside
+/// the tensor take the pattern's bytes from where the box lies in shared memory, nothing else
+/// changes. (A store's coordinates may not be negative: the misuse suite has that case.)
+fn store_case(swizzle: TensorMapSwizzle, box_dims: [u32; 2], coords: [i32; 2]) {
+    let dims = vec![88u64, 19];
+    let data = vec![0xAAAAu16; (dims[0] * dims[1]) as usize];
+    let elems = box_elements(&dims, &box_dims, &[1, 1], &coords);
+    let row_len = box_dims[0] as usize;
+    let bytes = shared_span(elems.len(), row_len, 2, swizzle);
+    let layout = TiledLayout::new(&dims, &box_dims).with_swizzle(swizzle);
+    let out = Launch::new("tma_store", tma_store_box::kernel::<u16>(coords.to_vec(), bytes), 1, 128)
+        .buf(&data)
+        .tensor_map(0, layout)
+        .run();
+    let got = out.get::<u16>(0);
+    let mut want = data.clone();
+    for (n, g) in elems.iter().enumerate() {
+        if let Some(g) = g {
+            let at = shared_pos(n, row_len, 2, swizzle);
+            let v = ((at * 7 + 3) as u8) as u16 | (((at + 1) * 7 + 3) as u8 as u16) << 8;
+            want[(g[0] + g[1] * dims[0]) as usize] = v;
         }
-        assert_eq!(got, want, "{swizzle:?} box {box_dims:?} at {coords:?}");
     }
+    assert_eq!(got, want, "{swizzle:?} box {box_dims:?} at {coords:?}");
 }
 
-fn swizzle_pos(offset: usize, s: TensorMapSwizzle) -> usize {
-    swizzle(offset, s)
+#[test]
+fn tma_store_128_byte_swizzle_past_the_end_in_both_dimensions() {
+    store_case(TensorMapSwizzle::B128, [64, 8], [48, 14]);
+}
+
+#[test]
+fn tma_store_without_swizzle_past_the_last_row() {
+    store_case(TensorMapSwizzle::None, [16, 4], [8, 17]);
+}
+
+#[test]
+fn tma_store_32_byte_swizzle_inside_the_tensor() {
+    store_case(TensorMapSwizzle::B32, [16, 8], [0, 0]);
+}
+
+#[test]
+fn tma_store_16_byte_rows_under_32_byte_swizzle() {
+    store_case(TensorMapSwizzle::B32, [8, 8], [80, 5]);
 }
 
 /// Rank 0 of a cluster of 2 loads a box into both CTAs (multicast); each dumps its copy.

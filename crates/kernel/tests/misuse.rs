@@ -159,6 +159,18 @@ fn tma_unaligned_inner(map: TensorMap, out: &mut [u32]) {
     out[0u32] = 1u32;
 }
 
+/// A TMA store whose box starts one row before the tensor.
+#[kernel]
+fn tma_store_negative(map: TensorMap, out: &mut [u32]) {
+    let s = shared_array_aligned::<u8>(1024, 1024);
+    if thread_idx_x() == 0u32 {
+        map.store(&s, 0u32, [0i32, -1]);
+        bulk_commit();
+        bulk_wait(0);
+    }
+    out[0u32] = 1u32;
+}
+
 #[kernel]
 fn setmaxnreg_30(out: &mut [u32]) {
     setmaxnreg_inc(30);
@@ -417,6 +429,21 @@ static CASES: &[Case] = &[
         },
         kind: Kind::Launch,
         says: "the innermost TMA coordinate 5 lies 10 bytes from the tensor's start, not a multiple of 16",
+    },
+    Case {
+        name: "TMA store whose box starts before the tensor",
+        run: |o| {
+            let mut data = vec![0xAAAAu16; 64 * 8];
+            let layout = ferrocm_kernel::runtime::TiledLayout::new(&[64, 8], &[64, 8]);
+            let r = {
+                let map = HostTensorMap::new(&mut data, &layout).expect("a valid map");
+                tma_store_negative::launch_host(one_block(32), &map, o)
+            };
+            assert!(data.iter().all(|&v| v == 0xAAAA), "the refused store wrote to the tensor");
+            r
+        },
+        kind: Kind::Launch,
+        says: "TMA store coordinate 1 is -1; a store's box may not start before the tensor",
     },
     Case {
         name: "setmaxnreg to 30 registers",

@@ -37,7 +37,8 @@ pub struct TiledLayout {
     pub strides_bytes: Vec<u64>,
     /// The box one copy moves, in elements per dimension (each 1 to 256).
     pub box_dims: Vec<u32>,
-    /// Traversal stride per dimension; empty means 1 everywhere.
+    /// Traversal stride per dimension; empty means 1 everywhere. Dimension 0's is not applied:
+    /// copies take whole rows of `box_dims[0]` elements (`TensorMapDesc::traversal_stride`).
     pub element_strides: Vec<u32>,
     pub swizzle: TensorMapSwizzle,
     pub interleave: TensorMapInterleave,
@@ -85,6 +86,7 @@ impl TiledLayout {
         self
     }
 
+    /// Traversal strides per dimension (dimension 0's is not applied).
     pub fn with_element_strides(mut self, strides: &[u32]) -> TiledLayout {
         self.element_strides = strides.to_vec();
         self

@@ -2,19 +2,25 @@
 //! a tensor-map parameter, global to shared memory (completing on an `mbarrier`, optionally
 //! multicast to several CTAs of the cluster) and shared to global memory (in bulk groups).
 //!
-//! Executor semantics, from the PTX ISA and `cuTensorMapEncodeTiled`: the box holds
-//! `ceil(box[d] / elementStride[d])` elements along each dimension `d`, taken at coordinates
-//! `c[d] + j * elementStride[d]`, laid out densely in shared memory (dimension 0 innermost)
-//! from the destination address, which must be 128-byte aligned; the swizzle permutes 16-byte
-//! chunks by shared-address bits (`TensorMapSwizzle::apply`). Loads fill elements outside the
-//! tensor with zero (or a NaN with the NaN fill) and complete the box's full byte count on the
-//! barrier; stores skip elements outside the tensor.
+//! Executor semantics, from the PTX ISA, `cuTensorMapEncodeTiled` and an H100 (driver 580.159.04,
+//! probes in `crates/kernel/gpu/tma_probe.cu`, findings in the kernel crate's NOTES.md): the box
+//! holds `ceil(box[d] / elementStride[d])` elements along each dimension `d`, taken at
+//! coordinates `c[d] + j * elementStride[d]`, except that dimension 0's stride is not applied
+//! (`TensorMapDesc::traversal_stride`: the GPU copies whole rows of `box[0]` elements), laid out in shared memory from the copy's address
+//! (which must be 128-byte aligned) in rows of the dimension-0 elements, one after another,
+//! except that a row shorter than the swizzle span takes a whole span (the gap is neither written
+//! by loads nor read by stores: `TensorMapDesc::box_shared_offset`). The swizzle permutes 16-byte
+//! chunks by absolute shared-address bits (`TensorMapSwizzle::apply`). Loads fill elements
+//! outside the tensor with zero (or a NaN with the NaN fill) and complete the box's element bytes
+//! (`TensorMapDesc::box_bytes`) on the barrier; stores skip elements outside the tensor.
 //!
-//! The innermost coordinate must sit a multiple of 16 bytes from the tensor's start (negative
-//! coordinates included): an H100 (driver 580.159.04) stopped loads and stores whose innermost
-//! coordinate was 8, 10, 100 or 300 bytes in with `CUDA_ERROR_ILLEGAL_INSTRUCTION`, an
-//! nvcc-compiled reference kernel included, while 16-byte multiples (-16 to 128) copied correctly.
-//! The executor refuses such a copy rather than perform it.
+//! Two coordinate rules the GPU enforces by stopping the kernel with
+//! `CUDA_ERROR_ILLEGAL_INSTRUCTION`, which the executor enforces by refusing the copy:
+//! - the innermost coordinate must sit a multiple of 16 bytes from the tensor's start, negative
+//!   ones included (loads and stores, 1D to 2D, u8/u16/u32, swizzled or not, in bounds or not:
+//!   offsets of -6, 4, 8, 10 and 300 bytes stopped the kernel; -16, 16, 80 and 96 did not);
+//! - a store may not start before the tensor in any dimension (stores at row -1 and -2 stopped
+//!   the kernel; stores past the end are clipped, as loads past either end are filled).
 
 use ferrocm_backend::tensor_map::{TensorMapDataType, TensorMapDesc, TensorMapInterleave, TensorMapOobFill};
 
@@ -89,38 +95,21 @@ fn store_ptx(call: &Call, _: &[Type], _: &Function) -> Result<String, String> {
     ))
 }
 
-/// The box a copy moves: elements per dimension, and the bytes of one element.
-struct BoxShape {
-    counts: [u64; 5],
-    esize: u64,
+/// The box position of linear element `n` (dimension 0 fastest).
+fn position(d: &TensorMapDesc, mut n: u64) -> [u64; 5] {
+    let mut j = [0u64; 5];
+    for (k, jk) in j.iter_mut().enumerate() {
+        let c = d.box_elements(k);
+        *jk = n % c;
+        n /= c;
+    }
+    j
 }
 
-impl BoxShape {
-    fn of(d: &TensorMapDesc) -> BoxShape {
-        let mut counts = [1u64; 5];
-        for (i, c) in counts.iter_mut().enumerate().take(d.rank as usize) {
-            *c = (d.box_dims[i] as u64).div_ceil(d.element_strides[i].max(1) as u64);
-        }
-        BoxShape { counts, esize: d.data_type.size() }
-    }
-
-    fn elements(&self) -> u64 {
-        self.counts.iter().product()
-    }
-
-    fn bytes(&self) -> u64 {
-        self.elements() * self.esize
-    }
-
-    /// The box position of linear element `n` (dimension 0 fastest).
-    fn position(&self, mut n: u64) -> [u64; 5] {
-        let mut j = [0u64; 5];
-        for (d, c) in self.counts.iter().enumerate() {
-            j[d] = n % c;
-            n /= c;
-        }
-        j
-    }
+/// The elements of the box and the bytes of one.
+fn box_counts(d: &TensorMapDesc) -> (u64, u64) {
+    let esize = d.data_type.size();
+    (d.box_bytes() / esize, esize)
 }
 
 /// The bits an out-of-bounds element reads as.
@@ -164,11 +153,23 @@ fn check_inner_coordinate(e: &dyn Exec, d: &TensorMapDesc, c0: i64) -> Result<()
     Ok(())
 }
 
+/// A store's box may not start before the tensor in any dimension (see the module docs).
+fn check_store_coordinates(e: &dyn Exec, c: &[i64; 5], rank: usize) -> Result<(), String> {
+    if let Some(k) = (0..rank).find(|&k| c[k] < 0) {
+        return Err(e.fault(&format!(
+            "TMA store coordinate {k} is {}; a store's box may not start before the tensor (the GPU \
+             stops the kernel with an illegal instruction)",
+            c[k]
+        )));
+    }
+    Ok(())
+}
+
 /// The global coordinates of box position `j` from the box origin `c`.
 fn coords_of(d: &TensorMapDesc, c: &[i64; 5], j: &[u64; 5]) -> [i64; 5] {
     let mut g = [0i64; 5];
     for k in 0..d.rank as usize {
-        g[k] = c[k] + j[k] as i64 * d.element_strides[k].max(1) as i64;
+        g[k] = c[k] + (j[k] * d.traversal_stride(k)) as i64;
     }
     g
 }
@@ -177,15 +178,15 @@ fn load_exec(e: &mut dyn Exec, call: &Call) -> Result<Flow, String> {
     let rank = rank(call);
     let multicast = call.imm("multicast") != 0;
     let d = e.tensor_map(1)?;
-    let shape = BoxShape::of(&d);
+    let (elements, esize) = box_counts(&d);
     let dst_elem = e.func().mem(call.mems[0]).elem.size() as u64;
     let regs: Vec<Lanes> = (0..2 + rank + multicast as usize).map(|i| e.arg(i)[0]).collect();
     let (t0, t1) = (e.arg_type(0), e.arg_type(1));
     each_lane(e.active(), |lane| {
         let di = index_value(t0, regs[0][lane]);
         let dst = e.shared_addr(0, lane, di)?;
-        // The whole box must lie inside the destination array.
-        e.shared_addr(0, lane, di + (shape.bytes().div_ceil(dst_elem) as i128 - 1))?;
+        // The whole box, row padding included, must lie inside the destination array.
+        e.shared_addr(0, lane, di + (d.box_shared_bytes().div_ceil(dst_elem) as i128 - 1))?;
         let bar = e.shared_addr(2, lane, index_value(t1, regs[1][lane]))?;
         check_map(e, &d, rank, dst)?;
         let mut c = [0i64; 5];
@@ -206,20 +207,19 @@ fn load_exec(e: &mut dyn Exec, call: &Call) -> Result<Flow, String> {
             vec![e.cta_rank()]
         };
         let fill = fill_bits(&d);
-        for n in 0..shape.elements() {
-            let j = shape.position(n);
-            let g = coords_of(&d, &c, &j);
+        for n in 0..elements {
+            let g = coords_of(&d, &c, &position(&d, n));
             let v = match d.element_offset(&g) {
-                Some(off) => e.tensor_read(1, d.global_address.0 + off, shape.esize as u32)?,
+                Some(off) => e.tensor_read(1, d.global_address.0 + off, esize as u32)?,
                 None => fill,
             };
-            let at = d.swizzle.apply(dst + n * shape.esize);
+            let at = d.swizzle.apply(dst + d.box_shared_offset(n));
             for &r in &ranks {
-                e.shared_write(r, at, shape.esize as u32, v)?;
+                e.shared_write(r, at, esize as u32, v)?;
             }
         }
         for &r in &ranks {
-            e.mbarrier(r, bar, MbarrierOp::CompleteTx { bytes: shape.bytes() as u32 }, lane)?;
+            e.mbarrier(r, bar, MbarrierOp::CompleteTx { bytes: d.box_bytes() as u32 }, lane)?;
         }
         Ok(())
     })?;
@@ -229,26 +229,27 @@ fn load_exec(e: &mut dyn Exec, call: &Call) -> Result<Flow, String> {
 fn store_exec(e: &mut dyn Exec, call: &Call) -> Result<Flow, String> {
     let rank = rank(call);
     let d = e.tensor_map(0)?;
-    let shape = BoxShape::of(&d);
+    let (elements, esize) = box_counts(&d);
     let src_elem = e.func().mem(call.mems[1]).elem.size() as u64;
     let regs: Vec<Lanes> = (0..1 + rank).map(|i| e.arg(i)[0]).collect();
     let t0 = e.arg_type(0);
     each_lane(e.active(), |lane| {
         let si = index_value(t0, regs[0][lane]);
         let src = e.shared_addr(1, lane, si)?;
-        e.shared_addr(1, lane, si + (shape.bytes().div_ceil(src_elem) as i128 - 1))?;
+        e.shared_addr(1, lane, si + (d.box_shared_bytes().div_ceil(src_elem) as i128 - 1))?;
         check_map(e, &d, rank, src)?;
         let mut c = [0i64; 5];
         for (k, ck) in c.iter_mut().enumerate().take(rank) {
             *ck = regs[1 + k][lane] as u32 as i32 as i64;
         }
         check_inner_coordinate(e, &d, c[0])?;
+        check_store_coordinates(e, &c, rank)?;
         let own = e.cta_rank();
-        for n in 0..shape.elements() {
-            let g = coords_of(&d, &c, &shape.position(n));
+        for n in 0..elements {
+            let g = coords_of(&d, &c, &position(&d, n));
             if let Some(off) = d.element_offset(&g) {
-                let v = e.shared_read(own, d.swizzle.apply(src + n * shape.esize), shape.esize as u32)?;
-                e.tensor_write(0, d.global_address.0 + off, shape.esize as u32, v)?;
+                let v = e.shared_read(own, d.swizzle.apply(src + d.box_shared_offset(n)), esize as u32)?;
+                e.tensor_write(0, d.global_address.0 + off, esize as u32, v)?;
             }
         }
         Ok(())
