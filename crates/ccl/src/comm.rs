@@ -315,7 +315,6 @@ impl Communicator {
             h.drain();
         }
         self.core.bootstrap.close();
-        tcp::join_root(self.core.magic, self.core.config.timeout);
     }
 
     /// Splits the communicator (NCCL's `ncclCommSplit`): every rank calls it; ranks with the

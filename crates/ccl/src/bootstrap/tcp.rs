@@ -55,8 +55,16 @@ fn roots() -> &'static Mutex<HashMap<u64, JoinHandle<()>>> {
     ROOTS.get_or_init(Default::default)
 }
 
-/// Waits (at most `timeout`) for this process's root of `magic`, if it hosts one, to finish.
-pub(crate) fn join_root(magic: u64, timeout: Duration) {
+/// Ranks of each communicator (by magic) that live in this process and have not left.
+fn local_ranks() -> &'static Mutex<HashMap<u64, usize>> {
+    static L: OnceLock<Mutex<HashMap<u64, usize>>> = OnceLock::new();
+    L.get_or_init(Default::default)
+}
+
+/// Waits (at most `timeout`) for this process's root of `magic`, if it hosts one, to finish:
+/// the process must not exit (and close the root's connections) while ranks elsewhere still use
+/// the communicator.
+fn join_root(magic: u64, timeout: Duration) {
     let Some(handle) = lock(roots()).remove(&magic) else { return };
     let deadline = Instant::now() + timeout;
     while !handle.is_finished() && Instant::now() < deadline {
@@ -553,6 +561,8 @@ pub(crate) struct TcpBootstrap {
     shared: Arc<ClientShared>,
     next_tag: AtomicU64,
     reader: Mutex<Option<JoinHandle<()>>>,
+    magic: u64,
+    timeout: Duration,
 }
 
 fn connect_with_retry(addr: SocketAddr, deadline: Instant) -> Result<TcpStream> {
@@ -619,12 +629,15 @@ impl TcpBootstrap {
                 .spawn(move || s.read_loop(reader))
                 .map_err(|e| CclError::bootstrap("starting the bootstrap thread", e))?
         };
+        *lock(local_ranks()).entry(id.magic).or_insert(0) += 1;
         let b = TcpBootstrap {
             rank,
             nranks,
             shared,
             next_tag: AtomicU64::new(1),
             reader: Mutex::new(Some(handle)),
+            magic: id.magic,
+            timeout,
         };
         let all = b.wait_gathered(0, timeout, "joining the communicator (init)")?;
         Ok((b, all))
@@ -748,6 +761,20 @@ impl Bootstrap for TcpBootstrap {
         let _ = lock(&self.shared.writer).shutdown(Shutdown::Both);
         if let Some(h) = lock(&self.reader).take() {
             let _ = h.join();
+        }
+        let last = {
+            let mut l = lock(local_ranks());
+            let c = l.entry(self.magic).or_insert(1);
+            *c -= 1;
+            if *c == 0 {
+                l.remove(&self.magic);
+                true
+            } else {
+                false
+            }
+        };
+        if last {
+            join_root(self.magic, self.timeout);
         }
     }
 }
