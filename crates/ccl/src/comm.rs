@@ -688,7 +688,7 @@ fn setup(core: &Arc<Core>) -> Result<Communicator> {
             kinds[p] = Some(choose_transport(me, info, core.config.transport)?);
         }
     }
-    let ctx = SetupCtx { rank, magic: core.magic, device: &core.device, timeout };
+    let ctx = SetupCtx { rank, magic: core.magic, device: &core.device, timeout, health: &core.health };
     let mut transports: Vec<(TransportKind, Box<dyn Transport>, Vec<usize>)> = Vec::new();
     let mut mine = Writer::new();
     for kind in TransportKind::ALL {

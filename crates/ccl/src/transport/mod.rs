@@ -20,7 +20,7 @@ use ferrocm_runtime::Device;
 
 use crate::config::{Protocol, TransportKind};
 use crate::fifo::{FifoReader, FifoWriter};
-use crate::state::{WaitError, Waiter};
+use crate::state::{Health, WaitError, Waiter};
 
 /// Why a send did not complete.
 #[derive(Debug)]
@@ -91,6 +91,8 @@ pub(crate) struct SetupCtx<'a> {
     pub magic: u64,
     pub device: &'a Device,
     pub timeout: Duration,
+    /// Where a proxy reports a broken connection (the communicator fails with it).
+    pub health: &'a Arc<Health>,
 }
 
 /// One way of connecting ranks (p2p, shm, UCX, TCP).

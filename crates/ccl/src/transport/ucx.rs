@@ -22,7 +22,7 @@ use std::time::Duration;
 use super::{Link, SendConn, SendError, SetupCtx, Transport};
 use crate::config::{Protocol, TransportKind};
 use crate::fifo::{Fifo, FifoWriter, HeapFifo, SLOT_BYTES};
-use crate::state::{lock, Waiter};
+use crate::state::{lock, Health, Waiter};
 use crate::{CclError, Result};
 
 #[allow(non_camel_case_types)]
@@ -42,6 +42,7 @@ mod sys {
     pub const UCS_THREAD_MODE_SERIALIZED: u64 = 1;
     pub const UCP_EP_PARAM_FIELD_REMOTE_ADDRESS: u64 = 1 << 0;
     pub const UCP_OP_ATTR_FIELD_FLAGS: u32 = 1 << 4;
+    pub const UCP_OP_ATTR_FLAG_NO_IMM_CMPL: u32 = 1 << 16;
     pub const UCP_EP_CLOSE_FLAG_FORCE: u32 = 1 << 0;
 
     /// `ucp_tag_recv_info_t`.
@@ -278,6 +279,8 @@ struct Shared {
     jobs: Mutex<VecDeque<SendJob>>,
     stop: AtomicBool,
     error: Mutex<Option<String>>,
+    /// The communicator's health, set once connected: a failed receive fails it.
+    health: OnceLock<Arc<Health>>,
 }
 
 struct UcxSender {
@@ -322,8 +325,10 @@ fn proxy_loop(worker: Worker, mut peers: Vec<PeerRecv>, shared: Arc<Shared>, ran
     let fail = |e: String| {
         lock(&shared.error).get_or_insert(e);
     };
+    // Receives always return a request (never complete inside the call), so the length of
+    // every message comes from ucp_tag_recv_request_test.
     let mut recv_param = [0u64; 16];
-    recv_param[0] = 0;
+    recv_param[0] = sys::UCP_OP_ATTR_FLAG_NO_IMM_CMPL as u64;
     while !shared.stop.load(Ordering::Acquire) {
         let mut busy = false;
         // Post new sends.
@@ -362,7 +367,7 @@ fn proxy_loop(worker: Worker, mut peers: Vec<PeerRecv>, shared: Arc<Shared>, ran
             }
             let Some(slot) = pr.writer.try_slot() else { continue };
             // SAFETY: a live worker; the slot is free and stays the proxy's until published;
-            // `recv_param` is a zeroed ucp_request_param_t.
+            // `recv_param` is a zeroed ucp_request_param_t asking for no immediate completion.
             let p = unsafe {
                 (lib.tag_recv_nbx)(
                     worker.worker,
@@ -381,7 +386,7 @@ fn proxy_loop(worker: Worker, mut peers: Vec<PeerRecv>, shared: Arc<Shared>, ran
                 Posted::Failed(s) => {
                     fail(format!("ucp_tag_recv_nbx from rank {}: {}", pr.peer, status_text(lib, s)))
                 }
-                Posted::Done => {}
+                Posted::Done => fail("ucp_tag_recv_nbx completed inside the call despite NO_IMM_CMPL".into()),
             }
         }
         while worker.progress() > 0 {
@@ -419,7 +424,11 @@ fn proxy_loop(worker: Worker, mut peers: Vec<PeerRecv>, shared: Arc<Shared>, ran
             if s == sys::UCS_OK {
                 pr.writer.publish(pr.info.length.min(SLOT_BYTES));
             } else {
-                fail(format!("UCX receive from rank {}: {}", pr.peer, status_text(lib, s)));
+                let reason = format!("receiving from rank {}: {}", pr.peer, status_text(lib, s));
+                if let Some(h) = shared.health.get() {
+                    h.fail(CclError::Transport { transport: "ucx", peer: pr.peer, reason: reason.clone() });
+                }
+                fail(reason);
             }
             // SAFETY: a completed request, freed once.
             unsafe { (lib.request_free)(r) };
@@ -471,6 +480,7 @@ impl Ucx {
                 jobs: Mutex::default(),
                 stop: AtomicBool::new(false),
                 error: Mutex::default(),
+                health: OnceLock::new(),
             }),
             proxy: None,
         })
@@ -524,6 +534,7 @@ impl Transport for Ucx {
                 Link { kind: TransportKind::Ucx, sender: Box::new(sender), reader: fifo.reader() },
             ));
         }
+        let _ = self.shared.health.set(ctx.health.clone());
         let shared = self.shared.clone();
         let rank = ctx.rank;
         // SAFETY-relevant: the receive requests hold raw pointers; the proxy thread is their only

@@ -382,3 +382,133 @@ fn run_typed<T: TestType>(comms: &[Communicator], c: &Case) {
         }
     }
 }
+
+/// The environment variable that makes a test binary a child rank of a multi-process test.
+pub const ROLE: &str = "FERROCM_CCL_TEST_ROLE";
+
+/// This process's rank, the number of ranks and the unique id, when it is a child rank.
+pub fn child() -> Option<(usize, usize, ferrocm_ccl::UniqueId)> {
+    std::env::var(ROLE).ok()?;
+    let get = |v: &str| std::env::var(v).unwrap_or_else(|_| panic!("{v} is not set in a child rank"));
+    let rank = get("FERROCM_CCL_TEST_RANK").parse().unwrap();
+    let n = get("FERROCM_CCL_TEST_NRANKS").parse().unwrap();
+    let id = get("FERROCM_CCL_TEST_ID").parse().unwrap();
+    Some((rank, n, id))
+}
+
+/// What a child rank printed and how it ended.
+#[derive(Debug)]
+pub struct ChildResult {
+    pub rank: usize,
+    pub code: Option<i32>,
+    pub output: String,
+}
+
+/// Runs the test `test` of this binary in `n` child processes, rank `r` with `env(r)` added,
+/// all joined by one unique id whose root runs here. A watchdog kills every child still
+/// running after `limit` and fails the test, so nothing can hang.
+pub fn spawn_ranks(
+    test: &str,
+    n: usize,
+    limit: Duration,
+    env: impl Fn(usize) -> Vec<(String, String)>,
+) -> Vec<ChildResult> {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    let id = ferrocm_ccl::UniqueId::new().expect("unique id");
+    let exe = std::env::current_exe().expect("current exe");
+    let mut children = Vec::new();
+    for r in 0..n {
+        let mut cmd = Command::new(&exe);
+        cmd.args([test, "--exact", "--nocapture", "--test-threads=1"])
+            .env(ROLE, "child")
+            .env("FERROCM_CCL_TEST_RANK", r.to_string())
+            .env("FERROCM_CCL_TEST_NRANKS", n.to_string())
+            .env("FERROCM_CCL_TEST_ID", id.to_string())
+            .env_remove("FERROCM_CPU_DEVICES")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (k, v) in env(r) {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().expect("spawn a child rank");
+        // Drain both pipes on threads so a chatty child never blocks on a full pipe.
+        let drain = |mut p: Box<dyn Read + Send>| {
+            std::thread::spawn(move || {
+                let mut s = String::new();
+                let _ = p.read_to_string(&mut s);
+                s
+            })
+        };
+        let out = drain(Box::new(child.stdout.take().expect("stdout")));
+        let err = drain(Box::new(child.stderr.take().expect("stderr")));
+        children.push((child, out, err));
+    }
+    let deadline = std::time::Instant::now() + limit;
+    let mut codes: Vec<Option<Option<i32>>> = vec![None; n];
+    while codes.iter().any(Option::is_none) {
+        for (r, (c, _, _)) in children.iter_mut().enumerate() {
+            if codes[r].is_none() {
+                if let Ok(Some(status)) = c.try_wait() {
+                    codes[r] = Some(status.code());
+                }
+            }
+        }
+        if std::time::Instant::now() > deadline {
+            for (r, (c, _, _)) in children.iter_mut().enumerate() {
+                if codes[r].is_none() {
+                    let _ = c.kill();
+                    let _ = c.wait();
+                }
+            }
+            let outs: Vec<String> = children
+                .into_iter()
+                .map(|(_, o, e)| format!("{}{}", o.join().unwrap_or_default(), e.join().unwrap_or_default()))
+                .collect();
+            panic!(
+                "watchdog: child ranks of {test} still ran after {limit:?}; killed them. Output:\n{}",
+                outs.join("\n-----\n")
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    children
+        .into_iter()
+        .enumerate()
+        .map(|(r, (_, o, e))| ChildResult {
+            rank: r,
+            code: codes[r].flatten(),
+            output: format!("{}{}", o.join().unwrap_or_default(), e.join().unwrap_or_default()),
+        })
+        .collect()
+}
+
+/// Fails unless every child passed its test.
+pub fn all_passed(results: &[ChildResult]) {
+    for r in results {
+        assert!(
+            r.code == Some(0) && r.output.contains("test result: ok. 1 passed"),
+            "rank {} failed (exit {:?}):\n{}",
+            r.rank,
+            r.code,
+            r.output
+        );
+    }
+}
+
+/// Whether UCX tests should run: UCX is present, or its absence is an error
+/// (`FERROCM_REQUIRE_UCX=1`, as CI sets).
+pub fn ucx_or_skip() -> bool {
+    match ferrocm_ccl::ucx_available() {
+        Ok(()) => true,
+        Err(e) => {
+            assert!(
+                std::env::var("FERROCM_REQUIRE_UCX").map_or(true, |v| v != "1"),
+                "FERROCM_REQUIRE_UCX=1 but UCX cannot be loaded: {e}"
+            );
+            eprintln!("skipping: UCX is not available ({e})");
+            false
+        }
+    }
+}
