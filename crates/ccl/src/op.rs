@@ -207,7 +207,7 @@ impl Header {
         let mut d = Vec::new();
         if self.seq != theirs.seq || self.kind != theirs.kind {
             d.push(format!(
-                "this rank is at {} #{} but the peer sent {} #{} (the ranks did not make the same sequence of calls)",
+                "this rank called {} #{} but the peer called {} #{} (the ranks did not make the same sequence of calls)",
                 self.kind.name(),
                 self.seq,
                 theirs.kind.name(),

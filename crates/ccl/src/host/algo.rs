@@ -2,6 +2,9 @@
 //! over the links, with reductions in host memory. Every rank derives the same chunking from
 //! the same (count, type, protocol), so a message's length is known to both ends.
 //!
+//! Before any data, the ranks pass their operation headers once around the ring, so every
+//! rank's call is compared with its neighbour's (mismatches are caught where they start).
+//!
 //! Deadlock freedom: every step of every algorithm sends at most one chunk per link before it
 //! receives, and a chunk fits in one FIFO slot; with several slots per FIFO the rank that is
 //! furthest behind can always make progress.
@@ -159,15 +162,14 @@ impl Exec<'_> {
         }
     }
 
-    /// Headers to every peer this rank will send to, then from every peer it will hear from.
-    fn headers(&mut self, op: &Op, to: &[usize], from: &[usize]) -> R {
-        for &p in to {
-            self.send_header(op, p)?;
-        }
-        for &p in from {
-            self.recv_header(op, p)?;
-        }
-        Ok(())
+    /// Checks that every rank called the same collective: each rank sends its header to the next
+    /// rank and compares the previous rank's with its own, so if no rank finds a difference all
+    /// agree. Done before any data moves, so a rank that called something else fails (and aborts
+    /// the communicator) before its partners wait for data that will not come.
+    fn header_ring(&mut self, op: &Op) -> R {
+        let (n, r) = (self.nranks, self.rank);
+        self.send_header(op, (r + 1) % n)?;
+        self.recv_header(op, (r + n - 1) % n)
     }
 
     /// Sends `len` bytes of `mem` at `off` (one chunk) to `peer`.
@@ -218,6 +220,7 @@ impl Exec<'_> {
             }
             return Ok(());
         }
+        self.header_ring(op)?;
         match (op.kind, op.algorithm) {
             (OpKind::AllReduce, Algorithm::Ring) => self.ring_all_reduce(op),
             (OpKind::AllReduce, Algorithm::Tree) => self.tree_all_reduce(op),
@@ -252,7 +255,6 @@ impl Exec<'_> {
         let (next, prev) = ((r + 1) % n, (r + n - 1) % n);
         let c = chunk_bytes(op) / es;
         self.copy_in_out(op, 0, op.bytes());
-        self.headers(op, &[next], &[prev])?;
         let buf = Mem(op.recv);
         let mut base = 0;
         while base < op.count {
@@ -288,7 +290,6 @@ impl Exec<'_> {
         self.copy_in_out(op, 0, op.bytes());
         let mut to = children.clone();
         to.extend(parent);
-        self.headers(op, &to, &to)?;
         let buf = Mem(op.recv);
         let cb = chunk_bytes(op);
         let total = op.bytes();
@@ -343,7 +344,6 @@ impl Exec<'_> {
 
     fn oneshot_all_reduce(&mut self, op: &Op) -> R {
         let peers = self.peers();
-        self.headers(op, &peers, &peers)?;
         let cb = chunk_bytes(op);
         let (input, output) = (Mem(op.send), Mem(op.recv));
         let mut acc = vec![0u8; cb];
@@ -368,7 +368,6 @@ impl Exec<'_> {
     fn twoshot_all_reduce(&mut self, op: &Op) -> R {
         let (n, r, es) = (self.nranks, self.rank, op.dtype.size());
         let peers = self.peers();
-        self.headers(op, &peers, &peers)?;
         let segs = split(op.count, n);
         let ce = chunk_bytes(op) / es;
         let (input, output) = (Mem(op.send), Mem(op.recv));
@@ -431,7 +430,6 @@ impl Exec<'_> {
         if v == 0 {
             self.copy_in_out(op, 0, op.bytes());
         }
-        self.headers(op, next.as_slice(), prev.as_slice())?;
         let buf = Mem(op.recv);
         for (off, l) in Self::chunks(op) {
             if let Some(p) = prev {
@@ -459,7 +457,6 @@ impl Exec<'_> {
         if parent.is_none() {
             self.copy_in_out(op, 0, op.bytes());
         }
-        self.headers(op, &children, parent.as_slice())?;
         let buf = Mem(op.recv);
         for (off, l) in Self::chunks(op) {
             if let Some(p) = parent {
@@ -478,14 +475,12 @@ impl Exec<'_> {
         if self.rank == root {
             self.copy_in_out(op, 0, op.bytes());
             let peers = self.peers();
-            self.headers(op, &peers, &[])?;
             for (off, l) in Self::chunks(op) {
                 for &p in &peers {
                     self.send_mem(p, op.protocol, buf, off, l)?;
                 }
             }
         } else {
-            self.headers(op, &[], &[root])?;
             for (off, l) in Self::chunks(op) {
                 self.recv_copy(root, op.protocol, buf, off, l)?;
             }
@@ -500,7 +495,6 @@ impl Exec<'_> {
         let at = |v: usize| (v + root + 1) % n;
         let next = (v + 1 < n).then(|| at(v + 1));
         let prev = (v > 0).then(|| at(v - 1));
-        self.headers(op, next.as_slice(), prev.as_slice())?;
         let mut acc = vec![0u8; chunk_bytes(op)];
         let (input, output) = (Mem(op.send), Mem(op.recv));
         for (off, l) in Self::chunks(op) {
@@ -523,7 +517,6 @@ impl Exec<'_> {
 
     fn tree_reduce(&mut self, op: &Op) -> R {
         let (parent, children) = self.tree(op.root);
-        self.headers(op, parent.as_slice(), &children)?;
         let mut acc = vec![0u8; chunk_bytes(op)];
         let (input, output) = (Mem(op.send), Mem(op.recv));
         for (off, l) in Self::chunks(op) {
@@ -548,14 +541,11 @@ impl Exec<'_> {
         let root = op.root;
         let input = Mem(op.send);
         if self.rank != root {
-            self.headers(op, &[root], &[])?;
             for (off, l) in Self::chunks(op) {
                 self.send_mem(root, op.protocol, input, off, l)?;
             }
             return Ok(());
         }
-        let peers = self.peers();
-        self.headers(op, &[], &peers)?;
         let cb = chunk_bytes(op);
         let (mut acc, mut own) = (vec![0u8; cb], vec![0u8; cb]);
         for (off, l) in Self::chunks(op) {
@@ -581,7 +571,6 @@ impl Exec<'_> {
         let (next, prev) = ((r + 1) % n, (r + n - 1) % n);
         let block = op.bytes();
         self.copy_in_out(op, r * block, block);
-        self.headers(op, &[next], &[prev])?;
         let out = Mem(op.recv);
         for (off, l) in Self::block_pieces(op) {
             for k in 0..n - 1 {
@@ -599,7 +588,6 @@ impl Exec<'_> {
         let block = op.bytes();
         self.copy_in_out(op, r * block, block);
         let peers = self.peers();
-        self.headers(op, &peers, &peers)?;
         let out = Mem(op.recv);
         for (off, l) in Self::block_pieces(op) {
             for &p in &peers {
@@ -616,7 +604,6 @@ impl Exec<'_> {
         let (n, r) = (self.nranks, self.rank);
         let (next, prev) = ((r + 1) % n, (r + n - 1) % n);
         let block = op.bytes();
-        self.headers(op, &[next], &[prev])?;
         let (input, output) = (Mem(op.send), Mem(op.recv));
         let mut acc = vec![0u8; chunk_bytes(op)];
         for (off, l) in Self::block_pieces(op) {
@@ -644,7 +631,6 @@ impl Exec<'_> {
         let r = self.rank;
         let block = op.bytes();
         let peers = self.peers();
-        self.headers(op, &peers, &peers)?;
         let (input, output) = (Mem(op.send), Mem(op.recv));
         let cb = chunk_bytes(op);
         let (mut acc, mut own) = (vec![0u8; cb], vec![0u8; cb]);
@@ -666,7 +652,6 @@ impl Exec<'_> {
         let r = self.rank;
         let block = op.bytes();
         let peers = self.peers();
-        self.headers(op, &peers, &peers)?;
         let (input, output) = (Mem(op.send), Mem(op.recv));
         // SAFETY: distinct buffers (all-to-all is out of place); block r of each.
         unsafe { output.copy_from(r * block, input, r * block, block) };
