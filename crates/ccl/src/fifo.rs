@@ -216,10 +216,16 @@ impl FifoReader {
         let len = ((header & 0xffff_ffff) as usize).min(LL_MAX_BYTES);
         self.scratch.resize(len.div_ceil(4) * 4, 0);
         for k in 0..len.div_ceil(4) {
-            let v = w.wait_for(Some(peer), || {
-                let v = fifo.ll_word(m, k + 1).load(Ordering::Acquire);
-                (v & !0xffff_ffff == flag).then_some(v)
-            })?;
+            // The sender stores the header word last, so (release, acquire) the data words are
+            // normally visible already; each still carries its flag, which is checked.
+            let word = fifo.ll_word(m, k + 1);
+            let mut v = word.load(Ordering::Acquire);
+            if v & !0xffff_ffff != flag {
+                v = w.wait_for(Some(peer), || {
+                    let v = word.load(Ordering::Acquire);
+                    (v & !0xffff_ffff == flag).then_some(v)
+                })?;
+            }
             self.scratch[4 * k..4 * k + 4].copy_from_slice(&(v as u32).to_le_bytes());
         }
         let r = f(&self.scratch[..len]);

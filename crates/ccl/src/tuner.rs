@@ -10,8 +10,9 @@
 //! | all-gather, reduce-scatter | one-shot (direct) to 256 KiB in all, ring above | direct |
 //! | all-to-all, send/recv | direct | direct |
 //!
-//! The low-latency protocol is used on shared-memory connections for messages up to 64 KiB
-//! (host engine); network connections always carry bulk messages.
+//! The low-latency protocol is used on shared-memory connections for operations up to 16 KiB
+//! (above that, on CPU memory, its doubled bytes cost more than the bulk protocol's counter);
+//! network connections always carry bulk messages.
 
 use crate::config::{Algorithm, Config, Engine, Protocol};
 use crate::op::OpKind;

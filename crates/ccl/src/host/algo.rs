@@ -85,6 +85,12 @@ pub(crate) struct Exec<'a> {
     pub w: &'a Waiter<'a>,
 }
 
+/// Bytes of a temporary chunk buffer for `op`: a chunk, or the whole (per-rank) data if smaller,
+/// so small operations do not clear a bulk slot's worth of memory.
+fn tmp_bytes(op: &Op) -> usize {
+    chunk_bytes(op).min(op.bytes())
+}
+
 fn chunk_bytes(op: &Op) -> usize {
     let max = match op.protocol {
         Protocol::LowLatency => LL_MAX_BYTES,
@@ -346,8 +352,8 @@ impl Exec<'_> {
         let peers = self.peers();
         let cb = chunk_bytes(op);
         let (input, output) = (Mem(op.send), Mem(op.recv));
-        let mut acc = vec![0u8; cb];
-        let mut own = vec![0u8; cb];
+        let mut acc = vec![0u8; tmp_bytes(op)];
+        let mut own = vec![0u8; tmp_bytes(op)];
         let total = op.bytes();
         for off in (0..total).step_by(cb) {
             let l = cb.min(total - off);
@@ -376,8 +382,8 @@ impl Exec<'_> {
             let start = (i * ce).min(seg.1);
             ((seg.0 + start) * es, (seg.1 - start).min(ce) * es)
         };
-        let mut acc = vec![0u8; ce * es];
-        let mut own = vec![0u8; ce * es];
+        let mut acc = vec![0u8; (ce * es).min(op.bytes())];
+        let mut own = vec![0u8; (ce * es).min(op.bytes())];
         // Reduce-scatter: each rank reduces its own segment from every rank's input.
         for i in 0..rounds {
             for &p in &peers {
@@ -495,7 +501,7 @@ impl Exec<'_> {
         let at = |v: usize| (v + root + 1) % n;
         let next = (v + 1 < n).then(|| at(v + 1));
         let prev = (v > 0).then(|| at(v - 1));
-        let mut acc = vec![0u8; chunk_bytes(op)];
+        let mut acc = vec![0u8; tmp_bytes(op)];
         let (input, output) = (Mem(op.send), Mem(op.recv));
         for (off, l) in Self::chunks(op) {
             // SAFETY: the chunk lies inside the input; no mutable view is alive.
@@ -517,7 +523,7 @@ impl Exec<'_> {
 
     fn tree_reduce(&mut self, op: &Op) -> R {
         let (parent, children) = self.tree(op.root);
-        let mut acc = vec![0u8; chunk_bytes(op)];
+        let mut acc = vec![0u8; tmp_bytes(op)];
         let (input, output) = (Mem(op.send), Mem(op.recv));
         for (off, l) in Self::chunks(op) {
             // SAFETY: the chunk lies inside the input; no mutable view is alive.
@@ -546,8 +552,7 @@ impl Exec<'_> {
             }
             return Ok(());
         }
-        let cb = chunk_bytes(op);
-        let (mut acc, mut own) = (vec![0u8; cb], vec![0u8; cb]);
+        let (mut acc, mut own) = (vec![0u8; tmp_bytes(op)], vec![0u8; tmp_bytes(op)]);
         for (off, l) in Self::chunks(op) {
             // SAFETY: inside the input; no mutable view is alive.
             own[..l].copy_from_slice(unsafe { input.view(off, l) });
@@ -605,7 +610,7 @@ impl Exec<'_> {
         let (next, prev) = ((r + 1) % n, (r + n - 1) % n);
         let block = op.bytes();
         let (input, output) = (Mem(op.send), Mem(op.recv));
-        let mut acc = vec![0u8; chunk_bytes(op)];
+        let mut acc = vec![0u8; tmp_bytes(op)];
         for (off, l) in Self::block_pieces(op) {
             // Step k sends block r-1-k and receives block r-2-k; the last receives block r.
             let first = (r + n - 1) % n;
@@ -632,8 +637,7 @@ impl Exec<'_> {
         let block = op.bytes();
         let peers = self.peers();
         let (input, output) = (Mem(op.send), Mem(op.recv));
-        let cb = chunk_bytes(op);
-        let (mut acc, mut own) = (vec![0u8; cb], vec![0u8; cb]);
+        let (mut acc, mut own) = (vec![0u8; tmp_bytes(op)], vec![0u8; tmp_bytes(op)]);
         for (off, l) in Self::block_pieces(op) {
             for &p in &peers {
                 self.send_mem(p, op.protocol, input, p * block + off, l)?;

@@ -2,6 +2,7 @@
 //! `--json` one JSON object per line: {"bench", "metric", "ferrocm", "baseline", "unit",
 //! "ratio", "target"}.
 
+mod ccl;
 mod rand;
 mod raw;
 mod runtime;
@@ -21,12 +22,16 @@ enum Target {
     Runtime(runtime::Args),
     /// RAND generation throughput (GSample/s), to compare with cuRAND.
     Rand(rand::Args),
+    /// Collectives, as nccl-tests prints them (size, count, type, redop, root, then time,
+    /// algbw, busbw and #wrong out of place and in place), to compare with NCCL.
+    Ccl(ccl::Args),
 }
 
 pub fn run(args: Args) -> Result<()> {
     match args.target {
         Target::Runtime(a) => runtime::run(a),
         Target::Rand(a) => rand::run(a),
+        Target::Ccl(a) => ccl::run(a),
     }
 }
 
