@@ -6,7 +6,7 @@ Prints one JSON object per line: {"bench", "metric", "value", "unit", "library"}
 
   python3 scripts/vendor_baselines.py copy [--mib 1024]
   python3 scripts/vendor_baselines.py gemm [--dtype bf16] [--n 4096 8192]
-  python3 scripts/vendor_baselines.py curand [--generator philox] [--distribution uniform|normal|poisson] [--lambda 4] [--count 268435456]
+  python3 scripts/vendor_baselines.py curand [--generator philox|xorwow|mrg32k3a|sobol32|mtgp32|mt19937] [--distribution uniform|normal|bits|poisson] [--lambda 4] [--count 268435456]
   python3 scripts/vendor_baselines.py launch
   python3 scripts/vendor_baselines.py nccl [all_reduce|all_gather|reduce_scatter|broadcast|reduce|alltoall|sendrecv]
       [-b 8] [-e 128M] [-f 2] [-g NGPUS] [-n 20] [-w 5] [-c 1] [-o sum] [-d float] [-r 0] [--via torch|cupy]
@@ -72,13 +72,17 @@ def curand(args):
     import cupy as cp
     from cupy.cuda import curand as cr
     gens = {"philox": cr.CURAND_RNG_PSEUDO_PHILOX4_32_10, "xorwow": cr.CURAND_RNG_PSEUDO_XORWOW,
-            "mrg32k3a": cr.CURAND_RNG_PSEUDO_MRG32K3A, "sobol32": cr.CURAND_RNG_QUASI_SOBOL32}
+            "mrg32k3a": cr.CURAND_RNG_PSEUDO_MRG32K3A, "sobol32": cr.CURAND_RNG_QUASI_SOBOL32,
+            "mtgp32": 141, "mt19937": 142}
     g = cr.createGenerator(gens[args.generator])
     if args.generator != "sobol32":
-        cr.setPseudoRandomGeneratorSeed(g, 1234)
+        cr.setPseudoRandomGeneratorSeed(g, 1234)  # every generator's seed; MTGP32's too
     poisson = args.distribution == "poisson"
-    out = cp.empty(args.count, dtype=cp.uint32 if poisson else cp.float32)
-    if args.distribution == "uniform":
+    ints = poisson or args.distribution == "bits"
+    out = cp.empty(args.count, dtype=cp.uint32 if ints else cp.float32)
+    if args.distribution == "bits":
+        fn = lambda: cr.generate(g, out.data.ptr, args.count)
+    elif args.distribution == "uniform":
         fn = lambda: cr.generateUniform(g, out.data.ptr, args.count)
     elif args.distribution == "normal":
         fn = lambda: cr.generateNormal(g, out.data.ptr, args.count, 0.0, 1.0)
@@ -88,7 +92,8 @@ def curand(args):
         sys.exit(f"unknown distribution {args.distribution}")
     fn()
     m = float(out[: 1 << 20].astype(cp.float64).mean())
-    want, tol = {"uniform": (0.5, 0.01), "normal": (0.0, 0.01)}.get(args.distribution, (args.lambda_, 0.01 * args.lambda_ + 0.05))
+    want, tol = {"uniform": (0.5, 0.01), "normal": (0.0, 0.01), "bits": (2.0 ** 31, 0.01 * 2.0 ** 32)}.get(
+        args.distribution, (args.lambda_, 0.01 * args.lambda_ + 0.05))
     assert abs(m - want) < tol, m
     times = []
     for _ in range(args.reps + 3):
@@ -99,7 +104,7 @@ def curand(args):
         e.synchronize()
         times.append(cp.cuda.get_elapsed_time(s, e))
     ms = statistics.median(times[3:])
-    dist = f"poisson lambda={args.lambda_} u32" if poisson else f"{args.distribution} f32"
+    dist = f"poisson lambda={args.lambda_} u32" if poisson else ("bits u32" if ints else f"{args.distribution} f32")
     emit("rand", f"{args.generator} {dist} n={args.count}", args.count / ms / 1e6, "GSample/s", "cuRAND (CuPy)")
 
 

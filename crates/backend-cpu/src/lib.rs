@@ -12,9 +12,15 @@
 //! the legacy default stream order against each other as CUDA's do. Several CPU devices can be
 //! created so that multi-device code can be tested anywhere; they share the address space, so
 //! every pair can access each other as peers.
+//!
+//! Virtual memory (`vmm`) maps sealed `memfd`s into reserved address ranges, so exported memory
+//! is really shared with another process that maps the same descriptor; stream capture
+//! (`graph`) records work as plain-data nodes that a graph launch replays in order.
 
+mod graph;
 mod memory;
 mod stream;
+mod vmm;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -24,9 +30,10 @@ use ferrocm_backend::tensor_map::{TensorMapDesc, TENSOR_MAP_BYTES};
 use ferrocm_backend::{
     Backend, BackendError, BackendInfo, BackendKind, CopyOp, CpuKernel, CpuModule, DefaultStream,
     DeviceProperties, DevicePtr, EventFlags, EventHandle, FunctionAttribute, FunctionAttributes,
-    FunctionHandle, HostCallback, LaunchDims, ModuleHandle, ModuleImage, Result, StreamFlags, StreamHandle,
-    Target,
+    FunctionHandle, GraphExecHandle, GraphHandle, GraphNodeHandle, HostCallback, LaunchDims, MemCreateFlags,
+    MemHandle, ModuleHandle, ModuleImage, Result, StreamFlags, StreamHandle, Target, VmmProperties,
 };
+use graph::Node;
 use memory::Block;
 use stream::{CpuEvent, CpuStream, Job};
 
@@ -71,6 +78,8 @@ pub struct CpuBackend {
     events: Mutex<HashMap<u64, Arc<CpuEvent>>>,
     modules: Mutex<HashMap<u64, ModuleEntry>>,
     functions: Mutex<HashMap<u64, Arc<Function>>>,
+    vmm: vmm::Vmm,
+    graphs: graph::Graphs,
 }
 
 const HOST_DEVICE: u32 = u32::MAX;
@@ -101,6 +110,8 @@ impl CpuBackend {
             events: Mutex::default(),
             modules: Mutex::default(),
             functions: Mutex::default(),
+            vmm: vmm::Vmm::default(),
+            graphs: graph::Graphs::default(),
         }
     }
 
@@ -311,15 +322,9 @@ impl Backend for CpuBackend {
     }
 
     unsafe fn memset_async(&self, stream: StreamHandle, dst: DevicePtr, value: u8, bytes: u64) -> Result<()> {
-        self.queue(
-            stream,
-            Box::new(move || {
-                // SAFETY: the caller guarantees [dst, dst + bytes) lies in a live allocation that
-                // outlives the queued work.
-                unsafe { std::ptr::write_bytes(dst.0 as *mut u8, value, bytes as usize) };
-                Ok(())
-            }),
-        )
+        // The caller guarantees [dst, dst + bytes) lies in a live allocation that outlives the
+        // queued work.
+        self.submit(stream, Node::Memset { dst: dst.0, value, bytes })
     }
 
     unsafe fn copy_async(&self, stream: StreamHandle, copy: CopyOp, bytes: u64) -> Result<()> {
@@ -329,15 +334,9 @@ impl Backend for CpuBackend {
             CopyOp::DeviceToDevice { src, dst } => (src.0, dst.0),
             CopyOp::Peer { src, dst, .. } => (src.0, dst.0),
         };
-        self.queue(
-            stream,
-            Box::new(move || {
-                // SAFETY: the caller guarantees both ranges lie in live allocations (or host
-                // memory kept valid until the copy completes); `copy` allows overlap.
-                unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, bytes as usize) };
-                Ok(())
-            }),
-        )
+        // The caller guarantees both ranges lie in live allocations (or host memory kept valid
+        // until the copy completes).
+        self.submit(stream, Node::Copy { src, dst, bytes })
     }
 
     fn can_access_peer(&self, device: u32, peer: u32) -> Result<bool> {
@@ -382,14 +381,17 @@ impl Backend for CpuBackend {
     }
 
     unsafe fn stream_synchronize(&self, stream: StreamHandle) -> Result<()> {
+        self.refuse_if_capturing(stream, "synchronizing a stream")?;
         self.stream(stream)?.synchronize()
     }
 
     unsafe fn stream_query(&self, stream: StreamHandle) -> Result<bool> {
+        self.refuse_if_capturing(stream, "querying a stream")?;
         Ok(self.stream(stream)?.idle())
     }
 
     unsafe fn stream_wait_event(&self, stream: StreamHandle, event: EventHandle) -> Result<()> {
+        self.refuse_if_capturing(stream, "waiting on an event")?;
         let event = self.event(event)?;
         let generation = event.last_record();
         self.queue(
@@ -402,6 +404,7 @@ impl Backend for CpuBackend {
     }
 
     unsafe fn stream_add_callback(&self, stream: StreamHandle, callback: HostCallback) -> Result<()> {
+        self.refuse_if_capturing(stream, "adding a host callback")?;
         self.queue(
             stream,
             Box::new(move || {
@@ -426,6 +429,7 @@ impl Backend for CpuBackend {
     }
 
     unsafe fn event_record(&self, event: EventHandle, stream: StreamHandle) -> Result<()> {
+        self.refuse_if_capturing(stream, "recording an event")?;
         let e = self.event(event)?;
         let s = self.stream(stream)?;
         let generation = e.begin_record();
@@ -544,20 +548,94 @@ impl Backend for CpuBackend {
         args: &[&[u8]],
     ) -> Result<()> {
         let f = self.function(function)?;
-        let s = self.stream(stream)?;
-        debug_assert_eq!(f.device, s.device, "the runtime checks that function and stream share a device");
-        let owned: Vec<Vec<u8>> = args.iter().map(|a| a.to_vec()).collect();
-        self.enqueue(
-            &s,
-            Box::new(move || {
-                let views: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
-                // SAFETY: the caller of `launch` guaranteed that the arguments match the kernel
-                // and that every address in them stays valid until the kernel completes.
-                #[allow(unused_unsafe)]
-                unsafe { f.kernel.launch(dims, &views) }
-                    .map_err(|message| BackendError::KernelFailed { kernel: f.name.clone(), message })
-            }),
-        )
+        debug_assert_eq!(
+            Some(f.device),
+            self.stream(stream).ok().map(|s| s.device),
+            "the runtime checks that function and stream share a device"
+        );
+        // The caller guaranteed that the arguments match the kernel and that every address in
+        // them stays valid until the kernel completes.
+        let args = args.iter().map(|a| a.to_vec()).collect();
+        self.submit(stream, Node::Kernel { function: f, dims, args })
+    }
+
+    fn vmm_properties(&self, device: u32) -> Result<VmmProperties> {
+        self.vmm_properties_impl(device)
+    }
+
+    fn mem_create(&self, device: u32, bytes: u64, flags: MemCreateFlags) -> Result<MemHandle> {
+        self.vmm_create(device, bytes, flags)
+    }
+
+    unsafe fn mem_release(&self, device: u32, memory: MemHandle) -> Result<()> {
+        self.vmm_release(device, memory)
+    }
+
+    fn mem_reserve(&self, device: u32, bytes: u64) -> Result<DevicePtr> {
+        self.vmm_reserve(device, bytes)
+    }
+
+    unsafe fn mem_unreserve(&self, device: u32, ptr: DevicePtr, bytes: u64) -> Result<()> {
+        self.vmm_unreserve(device, ptr, bytes)
+    }
+
+    unsafe fn mem_map(&self, device: u32, ptr: DevicePtr, bytes: u64, memory: MemHandle) -> Result<()> {
+        self.vmm_map(device, ptr, bytes, memory)
+    }
+
+    unsafe fn mem_unmap(&self, device: u32, ptr: DevicePtr, bytes: u64) -> Result<()> {
+        self.vmm_unmap(device, ptr, bytes)
+    }
+
+    unsafe fn mem_set_access(&self, device: u32, ptr: DevicePtr, bytes: u64, devices: &[u32]) -> Result<()> {
+        self.vmm_set_access(device, ptr, bytes, devices)
+    }
+
+    unsafe fn mem_export(&self, device: u32, memory: MemHandle) -> Result<std::os::fd::OwnedFd> {
+        self.vmm_export(device, memory)
+    }
+
+    fn mem_import(&self, device: u32, fd: std::os::fd::BorrowedFd<'_>, bytes: u64) -> Result<MemHandle> {
+        self.vmm_import(device, fd, bytes)
+    }
+
+    unsafe fn stream_begin_capture(&self, stream: StreamHandle) -> Result<()> {
+        self.begin_capture(stream)
+    }
+
+    unsafe fn stream_end_capture(&self, stream: StreamHandle) -> Result<GraphHandle> {
+        self.end_capture(stream)
+    }
+
+    unsafe fn stream_capture_last_node(&self, stream: StreamHandle) -> Result<GraphNodeHandle> {
+        self.capture_last_node(stream)
+    }
+
+    unsafe fn graph_destroy(&self, graph: GraphHandle) -> Result<()> {
+        self.destroy_graph(graph)
+    }
+
+    unsafe fn graph_instantiate(&self, graph: GraphHandle) -> Result<GraphExecHandle> {
+        self.instantiate(graph)
+    }
+
+    unsafe fn graph_exec_destroy(&self, exec: GraphExecHandle) -> Result<()> {
+        self.destroy_exec(exec)
+    }
+
+    unsafe fn graph_launch(&self, exec: GraphExecHandle, stream: StreamHandle) -> Result<()> {
+        self.launch_graph(exec, stream)
+    }
+
+    unsafe fn graph_exec_set_kernel_params(
+        &self,
+        exec: GraphExecHandle,
+        node: GraphNodeHandle,
+        function: FunctionHandle,
+        dims: LaunchDims,
+        args: &[&[u8]],
+    ) -> Result<()> {
+        self.set_kernel_node(exec, node, function, dims, args)
     }
 }
 

@@ -21,8 +21,7 @@ const IDLE_EXIT: Duration = Duration::from_millis(250);
 /// An entry of a stream's queue.
 enum Work {
     Job(Job),
-    /// An event record: completed only after the stream counts it done, so a thread woken by
-    /// the event already sees the stream idle if nothing follows.
+    /// An event record, completed together with the stream's count of done work.
     Marker(Arc<CpuEvent>, u64),
 }
 
@@ -174,11 +173,13 @@ fn worker_loop(shared: &Shared) {
         let job = match work {
             Work::Job(job) => job,
             Work::Marker(event, generation) => {
+                // The event completes and the stream counts the marker done under one lock, so a
+                // thread woken by either sees both: a synchronized stream's events are complete,
+                // and a completed event's stream is idle if nothing follows.
                 let mut q = lock(&shared.queue);
+                event.complete(generation);
                 q.completed += 1;
                 shared.cv.notify_all();
-                drop(q);
-                event.complete(generation);
                 continue;
             }
         };

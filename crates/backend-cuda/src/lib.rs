@@ -23,8 +23,9 @@ use std::sync::OnceLock;
 use ferrocm_backend::tensor_map::{TensorMapDesc, TENSOR_MAP_BYTES};
 use ferrocm_backend::{
     Backend, BackendError, BackendInfo, BackendKind, CopyOp, DefaultStream, DeviceProperties, DevicePtr,
-    EventFlags, EventHandle, FunctionAttribute, FunctionAttributes, FunctionHandle, HostCallback, LaunchDims,
-    ModuleHandle, ModuleImage, Result, StreamFlags, StreamHandle,
+    EventFlags, EventHandle, FunctionAttribute, FunctionAttributes, FunctionHandle, GraphExecHandle,
+    GraphHandle, GraphNodeHandle, HostCallback, LaunchDims, MemCreateFlags, MemHandle, ModuleHandle,
+    ModuleImage, Result, StreamFlags, StreamHandle, VmmProperties,
 };
 use sys::*;
 
@@ -153,6 +154,24 @@ unsafe extern "C" fn host_callback_trampoline(data: *mut c_void) {
     let callback = unsafe { Box::from_raw(data as *mut HostCallback) };
     // A panic must not unwind into the driver.
     let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(callback));
+}
+
+/// Calls `f` with the array of pointers to each parameter's bytes that `cuLaunchKernel` and
+/// kernel-node updates take (the driver copies the values before returning).
+fn with_params<R>(args: &[&[u8]], f: impl FnOnce(*mut *mut c_void) -> R) -> R {
+    const INLINE: usize = 32;
+    let mut inline = [std::ptr::null_mut::<c_void>(); INLINE];
+    let mut heap = Vec::new();
+    let params: &mut [*mut c_void] = if args.len() <= INLINE {
+        &mut inline[..args.len()]
+    } else {
+        heap.resize(args.len(), std::ptr::null_mut());
+        &mut heap
+    };
+    for (slot, arg) in params.iter_mut().zip(args) {
+        *slot = arg.as_ptr() as *mut c_void;
+    }
+    f(params.as_mut_ptr())
 }
 
 fn as_usize(bytes: u64) -> usize {
@@ -311,6 +330,10 @@ impl Backend for CudaBackend {
             DefaultStream::PerThread => CU_STREAM_PER_THREAD,
         };
         Ok(StreamHandle(pack(device, special as *mut c_void)))
+    }
+
+    fn native_stream_handle(&self, stream: StreamHandle) -> Option<u64> {
+        Some(unpack(stream.0).1 as u64)
     }
 
     unsafe fn stream_destroy(&self, stream: StreamHandle) -> Result<()> {
@@ -491,28 +514,175 @@ impl Backend for CudaBackend {
     ) -> Result<()> {
         let (_, f) = unpack(function.0);
         let s = self.stream_ptr(stream)?;
-        // cuLaunchKernel takes an array of pointers to each parameter's bytes.
-        const INLINE: usize = 32;
-        let mut inline = [std::ptr::null_mut::<c_void>(); INLINE];
-        let mut heap = Vec::new();
-        let params: &mut [*mut c_void] = if args.len() <= INLINE {
-            &mut inline[..args.len()]
-        } else {
-            heap.resize(args.len(), std::ptr::null_mut());
-            &mut heap
-        };
-        for (slot, arg) in params.iter_mut().zip(args) {
-            *slot = arg.as_ptr() as *mut c_void;
-        }
         // SAFETY: the parameter pointers borrow `args`, which outlive the call (the driver copies
         // parameter values before returning); the rest is forwarded from the caller's contract.
-        unsafe {
+        with_params(args, |params| unsafe {
             if dims.has_cluster() || dims.cooperative {
-                result::launch::kernel_ex(&self.driver, f, &dims, s, params.as_mut_ptr())
+                result::launch::kernel_ex(&self.driver, f, &dims, s, params)
             } else {
-                result::launch::kernel(&self.driver, f, &dims, s, params.as_mut_ptr())
+                result::launch::kernel(&self.driver, f, &dims, s, params)
             }
+        })
+    }
+
+    fn vmm_properties(&self, device: u32) -> Result<VmmProperties> {
+        let dev = self.device(device)?;
+        if self.attribute(device, attr::VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED)? == 0 {
+            return Err(BackendError::Unsupported {
+                backend: BackendKind::Cuda,
+                what: "virtual memory management",
+            });
         }
+        let exportable = self.attribute(device, attr::HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED)? != 0;
+        let granularity = result::vmm::granularity(&self.driver, &result::vmm::properties(dev, exportable))?;
+        Ok(VmmProperties { granularity, exportable })
+    }
+
+    fn mem_create(&self, device: u32, bytes: u64, flags: MemCreateFlags) -> Result<MemHandle> {
+        let dev = self.device(device)?;
+        self.bind(device)?;
+        let prop = result::vmm::properties(dev, flags.exportable);
+        match result::vmm::create(&self.driver, as_usize(bytes), &prop) {
+            Err(BackendError::Driver { code: CUDA_ERROR_OUT_OF_MEMORY, .. }) => {
+                let free = result::memory::get_info(&self.driver).map(|(f, _)| f).unwrap_or(0);
+                Err(BackendError::OutOfMemory { device, requested: bytes, free })
+            }
+            r => r.map(MemHandle),
+        }
+    }
+
+    unsafe fn mem_release(&self, device: u32, memory: MemHandle) -> Result<()> {
+        self.bind(device)?;
+        // SAFETY: forwarded from the caller's contract.
+        unsafe { result::vmm::release(&self.driver, memory.0) }
+    }
+
+    fn mem_reserve(&self, device: u32, bytes: u64) -> Result<DevicePtr> {
+        let granularity = self.vmm_properties(device)?.granularity;
+        self.bind(device)?;
+        result::vmm::address_reserve(&self.driver, as_usize(bytes), as_usize(granularity)).map(DevicePtr)
+    }
+
+    unsafe fn mem_unreserve(&self, device: u32, ptr: DevicePtr, bytes: u64) -> Result<()> {
+        self.bind(device)?;
+        // SAFETY: forwarded from the caller's contract.
+        unsafe { result::vmm::address_free(&self.driver, ptr.0, as_usize(bytes)) }
+    }
+
+    unsafe fn mem_map(&self, device: u32, ptr: DevicePtr, bytes: u64, memory: MemHandle) -> Result<()> {
+        self.bind(device)?;
+        // SAFETY: forwarded from the caller's contract.
+        unsafe { result::vmm::map(&self.driver, ptr.0, as_usize(bytes), memory.0) }
+    }
+
+    unsafe fn mem_unmap(&self, device: u32, ptr: DevicePtr, bytes: u64) -> Result<()> {
+        self.bind(device)?;
+        // SAFETY: forwarded from the caller's contract.
+        unsafe { result::vmm::unmap(&self.driver, ptr.0, as_usize(bytes)) }
+    }
+
+    unsafe fn mem_set_access(&self, device: u32, ptr: DevicePtr, bytes: u64, devices: &[u32]) -> Result<()> {
+        let devs = devices.iter().map(|&o| self.device(o)).collect::<Result<Vec<_>>>()?;
+        self.bind(device)?;
+        // SAFETY: forwarded from the caller's contract.
+        unsafe { result::vmm::set_access(&self.driver, ptr.0, as_usize(bytes), &devs) }
+    }
+
+    unsafe fn mem_export(&self, device: u32, memory: MemHandle) -> Result<std::os::fd::OwnedFd> {
+        self.bind(device)?;
+        // SAFETY: forwarded from the caller's contract.
+        unsafe { result::vmm::export_fd(&self.driver, memory.0) }
+    }
+
+    fn mem_import(&self, device: u32, fd: std::os::fd::BorrowedFd<'_>, _bytes: u64) -> Result<MemHandle> {
+        // The driver keeps no size with an imported handle: a size larger than the exported
+        // memory is refused by cuMemMap instead.
+        self.bind(device)?;
+        result::vmm::import_fd(&self.driver, fd).map(MemHandle)
+    }
+
+    unsafe fn stream_begin_capture(&self, stream: StreamHandle) -> Result<()> {
+        let s = self.stream_ptr(stream)?;
+        // SAFETY: forwarded from the caller's contract.
+        unsafe { result::graph::begin_capture(&self.driver, s) }
+    }
+
+    unsafe fn stream_end_capture(&self, stream: StreamHandle) -> Result<GraphHandle> {
+        let (device, _) = unpack(stream.0);
+        let s = self.stream_ptr(stream)?;
+        // SAFETY: forwarded from the caller's contract.
+        let g = unsafe { result::graph::end_capture(&self.driver, s)? };
+        Ok(GraphHandle(pack(device, g)))
+    }
+
+    unsafe fn stream_capture_last_node(&self, stream: StreamHandle) -> Result<GraphNodeHandle> {
+        let s = self.stream_ptr(stream)?;
+        // SAFETY: forwarded from the caller's contract.
+        let deps = unsafe { result::graph::capture_dependencies(&self.driver, s)? };
+        match deps[..] {
+            [node] => Ok(GraphNodeHandle(node as u64)),
+            _ => Err(BackendError::InvalidValue {
+                call: "cuStreamGetCaptureInfo",
+                message: format!(
+                    "expected the last captured operation as the one dependency, found {}",
+                    deps.len()
+                ),
+            }),
+        }
+    }
+
+    unsafe fn graph_destroy(&self, graph: GraphHandle) -> Result<()> {
+        let (device, g) = unpack(graph.0);
+        self.bind(device)?;
+        // SAFETY: forwarded from the caller's contract.
+        unsafe { result::graph::destroy(&self.driver, g) }
+    }
+
+    unsafe fn graph_instantiate(&self, graph: GraphHandle) -> Result<GraphExecHandle> {
+        let (device, g) = unpack(graph.0);
+        self.bind(device)?;
+        // SAFETY: forwarded from the caller's contract.
+        let e = unsafe { result::graph::instantiate(&self.driver, g)? };
+        Ok(GraphExecHandle(pack(device, e)))
+    }
+
+    unsafe fn graph_exec_destroy(&self, exec: GraphExecHandle) -> Result<()> {
+        let (device, e) = unpack(exec.0);
+        self.bind(device)?;
+        // SAFETY: forwarded from the caller's contract.
+        unsafe { result::graph::exec_destroy(&self.driver, e) }
+    }
+
+    unsafe fn graph_launch(&self, exec: GraphExecHandle, stream: StreamHandle) -> Result<()> {
+        let (_, e) = unpack(exec.0);
+        let s = self.stream_ptr(stream)?;
+        // SAFETY: forwarded from the caller's contract.
+        unsafe { result::graph::launch(&self.driver, e, s) }
+    }
+
+    unsafe fn graph_exec_set_kernel_params(
+        &self,
+        exec: GraphExecHandle,
+        node: GraphNodeHandle,
+        function: FunctionHandle,
+        dims: LaunchDims,
+        args: &[&[u8]],
+    ) -> Result<()> {
+        let (device, e) = unpack(exec.0);
+        let (_, f) = unpack(function.0);
+        self.bind(device)?;
+        // SAFETY: the parameter pointers borrow `args` for the call; the rest is forwarded from
+        // the caller's contract.
+        with_params(args, |params| unsafe {
+            result::graph::exec_kernel_node_set_params(
+                &self.driver,
+                e,
+                node.0 as CUgraphNode,
+                f,
+                &dims,
+                params,
+            )
+        })
     }
 }
 
@@ -531,6 +701,20 @@ mod tests {
         assert_eq!(unsafe { driver.init(0) }, Err("cuInit"));
         let mut p = 0;
         assert_eq!(unsafe { driver.mem_alloc(&mut p, 16) }, Err("cuMemAlloc_v2"));
+    }
+
+    /// The structures handed to the driver have the C layouts of `cuda.h`.
+    #[test]
+    fn driver_structures_have_the_c_layout() {
+        use std::mem::{offset_of, size_of};
+        assert_eq!(size_of::<CUmemAllocationProp>(), 32);
+        assert_eq!(offset_of!(CUmemAllocationProp, location), 8);
+        assert_eq!(offset_of!(CUmemAllocationProp, win32_handle_meta_data), 16);
+        assert_eq!(size_of::<CUmemAccessDesc>(), 12);
+        assert_eq!(size_of::<CUDA_KERNEL_NODE_PARAMS>(), 72);
+        assert_eq!(offset_of!(CUDA_KERNEL_NODE_PARAMS, shared_mem_bytes), 32);
+        assert_eq!(offset_of!(CUDA_KERNEL_NODE_PARAMS, kernel_params), 40);
+        assert_eq!(offset_of!(CUDA_KERNEL_NODE_PARAMS, ctx), 64);
     }
 
     #[test]

@@ -17,6 +17,10 @@ pub type CUfunction = *mut c_void;
 pub type CUstream = *mut c_void;
 pub type CUevent = *mut c_void;
 pub type CUhostFn = unsafe extern "C" fn(user_data: *mut c_void);
+pub type CUmemGenericAllocationHandle = u64;
+pub type CUgraph = *mut c_void;
+pub type CUgraphExec = *mut c_void;
+pub type CUgraphNode = *mut c_void;
 
 pub const CUDA_SUCCESS: CUresult = 0;
 pub const CUDA_ERROR_OUT_OF_MEMORY: CUresult = 2;
@@ -73,6 +77,62 @@ pub struct CUlaunchConfig {
     pub num_attrs: c_uint,
 }
 
+pub const CU_MEM_ALLOCATION_TYPE_PINNED: c_uint = 0x1;
+pub const CU_MEM_LOCATION_TYPE_DEVICE: c_int = 0x1;
+pub const CU_MEM_HANDLE_TYPE_NONE: c_uint = 0x0;
+pub const CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR: c_uint = 0x1;
+pub const CU_MEM_ACCESS_FLAGS_PROT_READWRITE: c_uint = 0x3;
+pub const CU_MEM_ALLOC_GRANULARITY_MINIMUM: c_uint = 0x0;
+
+pub const CU_STREAM_CAPTURE_MODE_RELAXED: c_uint = 2;
+pub const CU_STREAM_CAPTURE_STATUS_ACTIVE: c_int = 1;
+
+/// `CUmemLocation`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CUmemLocation {
+    pub type_: c_int,
+    pub id: c_int,
+}
+
+/// `CUmemAllocationProp` (32 bytes): the allocation flags are four bytes of compression type,
+/// RDMA capability and usage, then four reserved bytes; all zero here.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CUmemAllocationProp {
+    pub type_: c_uint,
+    pub requested_handle_types: c_uint,
+    pub location: CUmemLocation,
+    pub win32_handle_meta_data: *mut c_void,
+    pub alloc_flags: [u8; 8],
+}
+
+/// `CUmemAccessDesc`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CUmemAccessDesc {
+    pub location: CUmemLocation,
+    pub flags: c_uint,
+}
+
+/// `CUDA_KERNEL_NODE_PARAMS_v2` (72 bytes); its first 56 bytes are the v1 structure.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CUDA_KERNEL_NODE_PARAMS {
+    pub func: CUfunction,
+    pub grid_dim_x: c_uint,
+    pub grid_dim_y: c_uint,
+    pub grid_dim_z: c_uint,
+    pub block_dim_x: c_uint,
+    pub block_dim_y: c_uint,
+    pub block_dim_z: c_uint,
+    pub shared_mem_bytes: c_uint,
+    pub kernel_params: *mut *mut c_void,
+    pub extra: *mut *mut c_void,
+    pub kern: *mut c_void,
+    pub ctx: CUcontext,
+}
+
 /// `CUdevice_attribute` values used for [`ferrocm_backend::DeviceProperties`].
 pub mod attr {
     use std::ffi::c_int;
@@ -103,6 +163,8 @@ pub mod attr {
     pub const MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: c_int = 97;
     pub const MAX_BLOCKS_PER_MULTIPROCESSOR: c_int = 106;
     pub const CLUSTER_LAUNCH: c_int = 120;
+    pub const VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: c_int = 102;
+    pub const HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED: c_int = 103;
 }
 
 /// The library names tried, in order.
@@ -214,5 +276,25 @@ driver_api! {
     tensor_map_encode_tiled = "cuTensorMapEncodeTiled"(map: *mut [u8; 128], data_type: c_uint, rank: c_uint, address: *mut c_void, dims: *const u64, strides: *const u64, box_dims: *const u32, element_strides: *const u32, interleave: c_uint, swizzle: c_uint, l2_promotion: c_uint, oob_fill: c_uint);
     launch_kernel_ex = "cuLaunchKernelEx"(config: *const CUlaunchConfig, f: CUfunction, params: *mut *mut c_void, extra: *mut *mut c_void);
     occupancy_max_active_blocks = "cuOccupancyMaxActiveBlocksPerMultiprocessor"(blocks: *mut c_int, f: CUfunction, block_size: c_int, dynamic_shared: usize);
+    mem_get_allocation_granularity = "cuMemGetAllocationGranularity"(granularity: *mut usize, prop: *const CUmemAllocationProp, option: c_uint);
+    mem_create = "cuMemCreate"(handle: *mut CUmemGenericAllocationHandle, bytes: usize, prop: *const CUmemAllocationProp, flags: u64);
+    mem_release = "cuMemRelease"(handle: CUmemGenericAllocationHandle);
+    mem_address_reserve = "cuMemAddressReserve"(ptr: *mut CUdeviceptr, bytes: usize, alignment: usize, addr: CUdeviceptr, flags: u64);
+    mem_address_free = "cuMemAddressFree"(ptr: CUdeviceptr, bytes: usize);
+    mem_map = "cuMemMap"(ptr: CUdeviceptr, bytes: usize, offset: usize, handle: CUmemGenericAllocationHandle, flags: u64);
+    mem_unmap = "cuMemUnmap"(ptr: CUdeviceptr, bytes: usize);
+    mem_set_access = "cuMemSetAccess"(ptr: CUdeviceptr, bytes: usize, desc: *const CUmemAccessDesc, count: usize);
+    mem_export_to_shareable_handle = "cuMemExportToShareableHandle"(shareable: *mut c_void, handle: CUmemGenericAllocationHandle, handle_type: c_uint, flags: u64);
+    mem_import_from_shareable_handle = "cuMemImportFromShareableHandle"(handle: *mut CUmemGenericAllocationHandle, os_handle: *mut c_void, handle_type: c_uint);
+    stream_begin_capture = "cuStreamBeginCapture_v2"(stream: CUstream, mode: c_uint);
+    stream_end_capture = "cuStreamEndCapture"(stream: CUstream, graph: *mut CUgraph);
+    stream_get_capture_info = "cuStreamGetCaptureInfo_v2"(stream: CUstream, status: *mut c_int, id: *mut u64, graph: *mut CUgraph, dependencies: *mut *const CUgraphNode, count: *mut usize);
+    stream_get_capture_info_v3 = "cuStreamGetCaptureInfo_v3"(stream: CUstream, status: *mut c_int, id: *mut u64, graph: *mut CUgraph, dependencies: *mut *const CUgraphNode, edge_data: *mut *const c_void, count: *mut usize);
+    graph_destroy = "cuGraphDestroy"(graph: CUgraph);
+    graph_instantiate = "cuGraphInstantiateWithFlags"(exec: *mut CUgraphExec, graph: CUgraph, flags: u64);
+    graph_exec_destroy = "cuGraphExecDestroy"(exec: CUgraphExec);
+    graph_launch = "cuGraphLaunch"(exec: CUgraphExec, stream: CUstream);
+    graph_exec_kernel_node_set_params = "cuGraphExecKernelNodeSetParams_v2"(exec: CUgraphExec, node: CUgraphNode, params: *const CUDA_KERNEL_NODE_PARAMS);
+    graph_exec_kernel_node_set_params_v1 = "cuGraphExecKernelNodeSetParams"(exec: CUgraphExec, node: CUgraphNode, params: *const CUDA_KERNEL_NODE_PARAMS);
     launch_kernel = "cuLaunchKernel"(f: CUfunction, gx: c_uint, gy: c_uint, gz: c_uint, bx: c_uint, by: c_uint, bz: c_uint, shared: c_uint, stream: CUstream, params: *mut *mut c_void, extra: *mut *mut c_void);
 }

@@ -67,6 +67,41 @@ handle!(
     /// A kernel entry point inside a loaded module.
     FunctionHandle
 );
+handle!(
+    /// Physical device memory made by [`Backend::mem_create`] or [`Backend::mem_import`]
+    /// (`CUmemGenericAllocationHandle`); it has no address until it is mapped.
+    MemHandle
+);
+handle!(
+    /// A graph of device work captured from a stream (`CUgraph`).
+    GraphHandle
+);
+handle!(
+    /// An instantiated graph, ready to launch (`CUgraphExec`).
+    GraphExecHandle
+);
+handle!(
+    /// One node of a captured graph (`CUgraphNode`); valid while its graph lives.
+    GraphNodeHandle
+);
+
+/// Options for physical memory made by [`Backend::mem_create`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemCreateFlags {
+    /// The memory can be exported as a POSIX file descriptor ([`Backend::mem_export`]) and
+    /// imported by another process.
+    pub exportable: bool,
+}
+
+/// What a device offers for virtual memory management.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VmmProperties {
+    /// Sizes, offsets and addresses of physical allocations, reservations and mappings are
+    /// multiples of this many bytes (`cuMemGetAllocationGranularity`, minimum granularity).
+    pub granularity: u64,
+    /// Physical memory can be exported as a POSIX file descriptor.
+    pub exportable: bool,
+}
 
 /// Options for a new stream (as `hipStreamCreateWithPriority` / `cuStreamCreateWithPriority`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -196,7 +231,15 @@ pub struct FunctionAttributes {
 pub trait CpuKernel: Send + Sync {
     /// Runs the whole grid to completion. `args` holds each kernel parameter's bytes, in order,
     /// exactly as they would be passed to `cuLaunchKernel`.
-    fn launch(&self, dims: LaunchDims, args: &[&[u8]]) -> std::result::Result<(), String>;
+    ///
+    /// # Safety
+    /// The kernel dereferences the addresses in its argument bytes. Every address (slices,
+    /// tensor maps) must point to host memory that is valid, for the length the arguments give
+    /// it, for as long as the launch runs, readable, and writable where the kernel writes, and no
+    /// other code may access memory the kernel writes meanwhile except through atomics. The
+    /// runtime upholds this for memory it allocated and validated; a kernel only checks what it
+    /// can (argument count and sizes, alignment, indices against the lengths given).
+    unsafe fn launch(&self, dims: LaunchDims, args: &[&[u8]]) -> std::result::Result<(), String>;
 
     /// Static facts about the kernel.
     fn attributes(&self) -> FunctionAttributes {
@@ -306,6 +349,11 @@ pub trait Backend: Send + Sync {
     fn stream_create(&self, device: u32, flags: StreamFlags) -> Result<StreamHandle>;
     /// The handle of one of `device`'s default streams. It is never destroyed.
     fn default_stream(&self, device: u32, which: DefaultStream) -> Result<StreamHandle>;
+    /// The vendor's own handle of a stream (a `CUstream` on NVIDIA), for interoperation with
+    /// other libraries on the same context; `None` where there is none.
+    fn native_stream_handle(&self, _stream: StreamHandle) -> Option<u64> {
+        None
+    }
     /// Releases a stream: it returns at once, and the stream's resources are freed once its
     /// queued work has completed (as `cuStreamDestroy`).
     ///
@@ -420,6 +468,123 @@ pub trait Backend: Send + Sync {
         function: FunctionHandle,
         dims: LaunchDims,
         stream: StreamHandle,
+        args: &[&[u8]],
+    ) -> Result<()>;
+
+    // ---- Virtual memory, inter-process sharing and graphs ----
+    //
+    // Virtual memory after CUDA's `cuMem*` calls: physical memory (`mem_create`) has no address
+    // until it is mapped into a reserved address range (`mem_reserve`, `mem_map`), and a mapping
+    // is inaccessible until access is set (`mem_set_access`). Physical memory lives until it is
+    // released and every mapping of it is unmapped. Exportable memory travels between processes
+    // as a POSIX file descriptor (`mem_export`, `mem_import`).
+
+    /// The device's virtual memory granularity and whether it can export memory;
+    /// [`BackendError::Unsupported`] where the device has no virtual memory management.
+    fn vmm_properties(&self, device: u32) -> Result<VmmProperties>;
+    /// Creates `bytes` of physical memory on `device` (a multiple of the granularity).
+    fn mem_create(&self, device: u32, bytes: u64, flags: MemCreateFlags) -> Result<MemHandle>;
+    /// Releases physical memory; it is freed once every mapping of it is unmapped too.
+    ///
+    /// # Safety
+    /// A live handle of `device`'s from this backend, released once.
+    unsafe fn mem_release(&self, device: u32, memory: MemHandle) -> Result<()>;
+    /// Reserves `bytes` of address space (a multiple of the granularity), aligned to the
+    /// granularity, with nothing mapped.
+    fn mem_reserve(&self, device: u32, bytes: u64) -> Result<DevicePtr>;
+    /// Frees a reservation made by [`Backend::mem_reserve`].
+    ///
+    /// # Safety
+    /// `ptr` and `bytes` are exactly a live reservation of `device`'s, freed once, with nothing
+    /// mapped in it.
+    unsafe fn mem_unreserve(&self, device: u32, ptr: DevicePtr, bytes: u64) -> Result<()>;
+    /// Maps the whole of `memory`, `bytes` long, at `ptr` (CUDA's `cuMemMap` maps whole
+    /// allocations only: from offset zero, and a shorter size is `CUDA_ERROR_NOT_SUPPORTED`).
+    /// The mapping is not accessible until [`Backend::mem_set_access`].
+    ///
+    /// # Safety
+    /// `[ptr, ptr + bytes)` lies inside a live reservation of `device`'s, is aligned to the
+    /// granularity and has nothing mapped; `memory` is live and holds exactly `bytes` bytes.
+    unsafe fn mem_map(&self, device: u32, ptr: DevicePtr, bytes: u64, memory: MemHandle) -> Result<()>;
+    /// Unmaps `[ptr, ptr + bytes)`, leaving the address range reserved.
+    ///
+    /// # Safety
+    /// The range is exactly one mapping made by [`Backend::mem_map`], and no queued or running
+    /// work uses it.
+    unsafe fn mem_unmap(&self, device: u32, ptr: DevicePtr, bytes: u64) -> Result<()>;
+    /// Makes `[ptr, ptr + bytes)` readable and writable from each of `devices` (ordinals of this
+    /// backend).
+    ///
+    /// # Safety
+    /// The range is exactly one live mapping made by [`Backend::mem_map`].
+    unsafe fn mem_set_access(&self, device: u32, ptr: DevicePtr, bytes: u64, devices: &[u32]) -> Result<()>;
+    /// Exports physical memory as a file descriptor that another process can import; the
+    /// descriptor keeps the memory alive until it is closed.
+    ///
+    /// # Safety
+    /// A live handle of `device`'s, created exportable.
+    unsafe fn mem_export(&self, device: u32, memory: MemHandle) -> Result<std::os::fd::OwnedFd>;
+    /// Imports `bytes` of physical memory exported by [`Backend::mem_export`] (in this process
+    /// or another), for use on `device`. The descriptor stays the caller's. A descriptor that is
+    /// not exported memory of this backend is an error; where the backend can tell, so is a size
+    /// other than the exported one.
+    fn mem_import(&self, device: u32, fd: std::os::fd::BorrowedFd<'_>, bytes: u64) -> Result<MemHandle>;
+
+    // Graphs after CUDA's stream capture: work queued on a capturing stream is recorded, not
+    // run; the graph it becomes can be instantiated once and launched many times, and a kernel
+    // node's arguments and shape can be changed between launches.
+
+    /// Starts capturing `stream`: later memsets, copies and launches on it are recorded into a
+    /// graph instead of being run. Synchronizing, querying, recording or waiting on events and
+    /// host callbacks on a capturing stream are errors.
+    ///
+    /// # Safety
+    /// A live stream that is not capturing and is not the legacy default stream.
+    unsafe fn stream_begin_capture(&self, stream: StreamHandle) -> Result<()>;
+    /// Ends the capture of `stream` and returns what it recorded.
+    ///
+    /// # Safety
+    /// A live stream that is capturing.
+    unsafe fn stream_end_capture(&self, stream: StreamHandle) -> Result<GraphHandle>;
+    /// The node of the operation captured last on `stream` (in a single-stream capture, the
+    /// one node that the next operation will depend on).
+    ///
+    /// # Safety
+    /// A live stream that is capturing and has captured at least one operation.
+    unsafe fn stream_capture_last_node(&self, stream: StreamHandle) -> Result<GraphNodeHandle>;
+    /// Destroys a captured graph.
+    ///
+    /// # Safety
+    /// A live graph, destroyed once, whose instantiations are destroyed already.
+    unsafe fn graph_destroy(&self, graph: GraphHandle) -> Result<()>;
+    /// Instantiates a graph for launching.
+    ///
+    /// # Safety
+    /// A live graph.
+    unsafe fn graph_instantiate(&self, graph: GraphHandle) -> Result<GraphExecHandle>;
+    /// Destroys an instantiated graph.
+    ///
+    /// # Safety
+    /// A live instantiated graph, destroyed once; queued launches of it may still run.
+    unsafe fn graph_exec_destroy(&self, exec: GraphExecHandle) -> Result<()>;
+    /// Queues a launch of the whole graph on `stream`, in stream order.
+    ///
+    /// # Safety
+    /// A live instantiated graph and a live stream of its device; every address its nodes use
+    /// stays valid until the launch completes.
+    unsafe fn graph_launch(&self, exec: GraphExecHandle, stream: StreamHandle) -> Result<()>;
+    /// Replaces the shape and arguments of one kernel node of an instantiated graph for its
+    /// later launches (launches already queued keep what they had).
+    ///
+    /// # Safety
+    /// A live instantiated graph; `node` is a kernel node of the graph it was instantiated
+    /// from, launching `function`; dims and arguments as for [`Backend::launch`].
+    unsafe fn graph_exec_set_kernel_params(
+        &self,
+        exec: GraphExecHandle,
+        node: GraphNodeHandle,
+        function: FunctionHandle,
+        dims: LaunchDims,
         args: &[&[u8]],
     ) -> Result<()>;
 }

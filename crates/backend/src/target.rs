@@ -96,6 +96,8 @@ features! {
     Wgmma = 9, "wgmma", sm 90, a;
     /// `setmaxnreg`: moving registers between warpgroups.
     SetMaxNReg = 10, "setmaxnreg", sm 90, a;
+    /// TMA and bulk copies multicast to several CTAs of a cluster (`.multicast::cluster`).
+    TmaMulticast = 11, "TMA multicast", sm 90, a;
 }
 
 impl fmt::Display for Feature {

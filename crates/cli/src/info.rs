@@ -1,8 +1,7 @@
 //! `ferrocm info`: what rocminfo shows, for every backend.
 
 use anyhow::Result;
-use ferrocm::{report, Device};
-use serde::Serialize;
+use ferrocm::info::CudaStatus;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -11,63 +10,8 @@ pub struct Args {
     json: bool,
 }
 
-#[derive(Serialize)]
-struct CudaStatus {
-    available: bool,
-    driver_version: Option<String>,
-    library: Option<String>,
-    reason: Option<String>,
-}
-
-#[derive(Serialize)]
-struct DeviceReport {
-    index: usize,
-    backend: String,
-    ordinal: u32,
-    memory_free: Option<u64>,
-    #[serde(flatten)]
-    properties: ferrocm::DeviceProperties,
-}
-
-#[derive(Serialize)]
-struct InfoReport {
-    runtime_version: &'static str,
-    cuda: CudaStatus,
-    devices: Vec<DeviceReport>,
-}
-
-fn cuda_version(v: u32) -> String {
-    format!("{}.{}", v / 1000, (v % 1000) / 10)
-}
-
-fn device_report(d: &Device) -> DeviceReport {
-    DeviceReport {
-        index: d.index(),
-        backend: d.kind().to_string(),
-        ordinal: d.ordinal(),
-        memory_free: d.memory_info().ok().map(|(f, _)| f),
-        properties: d.properties().clone(),
-    }
-}
-
 pub fn run(args: Args) -> Result<()> {
-    let r = report()?;
-    let cuda = match &r.cuda {
-        Ok((v, lib)) => CudaStatus {
-            available: true,
-            driver_version: Some(cuda_version(*v)),
-            library: Some(lib.clone()),
-            reason: None,
-        },
-        Err(reason) => {
-            CudaStatus { available: false, driver_version: None, library: None, reason: Some(reason.clone()) }
-        }
-    };
-    let info = InfoReport {
-        runtime_version: ferrocm::VERSION,
-        cuda,
-        devices: r.devices.iter().map(device_report).collect(),
-    };
+    let info = ferrocm::info::info()?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&info)?);
         return Ok(());

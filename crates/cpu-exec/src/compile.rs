@@ -90,52 +90,9 @@ pub enum Code {
         ity: ScalarType,
         lanes: u32,
     },
-    Atomic {
-        op: AtomicOp,
-        dst: Reg,
-        mem: u32,
-        idx: Reg,
-        ity: ScalarType,
-        val: Reg,
-        cmp: Option<Reg>,
-    },
-    Shuffle {
-        mode: ShuffleMode,
-        dst: Reg,
-        val: Reg,
-        lane: Reg,
-    },
-    Vote {
-        mode: VoteMode,
-        dst: Reg,
-        pred: Reg,
-    },
     Barrier,
-    Fence(FenceScope),
-    Mma {
-        elem: ScalarType,
-        dst: Reg,
-        a: Reg,
-        b: Reg,
-        c: Reg,
-    },
-    LdMatrix {
-        mem: u32,
-        num: u32,
-        trans: bool,
-        dst: Reg,
-        idx: Reg,
-        ity: ScalarType,
-    },
-    CpAsync {
-        dst: u32,
-        src: u32,
-        elems: u32,
-        didx: Reg,
-        dty: ScalarType,
-        sidx: Reg,
-        sty: ScalarType,
-    },
+    /// An intrinsic call: index into [`Program::calls`].
+    Intrinsic(u32),
     IfBegin {
         cond: Reg,
         else_pc: u32,
@@ -171,16 +128,30 @@ pub enum Code {
     End,
 }
 
+/// An intrinsic call with its operands' registers.
+#[derive(Clone, Debug)]
+pub struct IntrinsicCode {
+    pub call: Call,
+    /// First register, number of registers (vector elements) and type of each value operand.
+    pub args: Vec<(Reg, u32, Type)>,
+    /// First register and number of registers of each variable operand.
+    pub vars: Vec<(Reg, u32)>,
+    /// First register and number of registers of the result.
+    pub result: Option<(Reg, u32)>,
+}
+
 /// A kernel lowered for the executor.
 #[derive(Clone, Debug)]
 pub struct Program {
     pub code: Vec<Code>,
+    pub calls: Vec<IntrinsicCode>,
     pub nregs: u32,
 }
 
 struct Lower<'a> {
     f: &'a Function,
     code: Vec<Code>,
+    calls: Vec<IntrinsicCode>,
     value_reg: Vec<Reg>,
     var_reg: Vec<Reg>,
     nregs: u32,
@@ -316,6 +287,14 @@ impl Lower<'_> {
                         Code::Mov { dst: self.var_reg[var.0 as usize], src: self.reg(*v), n, masked: true };
                     self.emit(c);
                 }
+                Op::ReadVarLane(var, lane) => {
+                    let src = self.var_reg[var.0 as usize] + *lane as u32;
+                    self.emit(Code::Mov { dst: d, src, n: 1, masked: false });
+                }
+                Op::WriteVarLane(var, lane, v) => {
+                    let dst = self.var_reg[var.0 as usize] + *lane as u32;
+                    self.emit(Code::Mov { dst, src: self.reg(*v), n: 1, masked: true });
+                }
                 Op::Load { mem, index } => {
                     let lanes = inst.result.map(|v| self.ty(v).lanes()).unwrap_or(1);
                     let c = Code::Load {
@@ -337,69 +316,21 @@ impl Lower<'_> {
                     };
                     self.emit(c);
                 }
-                Op::Atomic { op, mem, index, value, compare } => {
-                    let c = Code::Atomic {
-                        op: *op,
-                        dst: d,
-                        mem: mem.0,
-                        idx: self.reg(*index),
-                        ity: self.ty(*index).elem(),
-                        val: self.reg(*value),
-                        cmp: compare.map(|c| self.reg(c)),
-                    };
-                    self.emit(c);
-                }
-                Op::Shuffle { mode, value, lane } => {
-                    let c =
-                        Code::Shuffle { mode: *mode, dst: d, val: self.reg(*value), lane: self.reg(*lane) };
-                    self.emit(c);
-                }
-                Op::Vote { mode, pred } => {
-                    let c = Code::Vote { mode: *mode, dst: d, pred: self.reg(*pred) };
-                    self.emit(c);
-                }
                 Op::Barrier => {
                     self.emit(Code::Barrier);
                 }
-                Op::Fence(s) => {
-                    self.emit(Code::Fence(*s));
+                Op::Intrinsic(call, args) => {
+                    let args =
+                        args.iter().map(|a| (self.reg(*a), self.ty(*a).lanes(), self.ty(*a))).collect();
+                    let vars = call
+                        .vars
+                        .iter()
+                        .map(|v| (self.var_reg[v.0 as usize], self.f.vars[v.0 as usize].ty.lanes()))
+                        .collect();
+                    let result = inst.result.map(|v| (d, self.ty(v).lanes()));
+                    self.calls.push(IntrinsicCode { call: call.clone(), args, vars, result });
+                    self.emit(Code::Intrinsic(self.calls.len() as u32 - 1));
                 }
-                Op::Intrinsic(Intrinsic::MmaM16N8K16 { elem }, args) => {
-                    let c = Code::Mma {
-                        elem: *elem,
-                        dst: d,
-                        a: self.reg(args[0]),
-                        b: self.reg(args[1]),
-                        c: self.reg(args[2]),
-                    };
-                    self.emit(c);
-                }
-                Op::Intrinsic(Intrinsic::LdMatrix { mem, num, trans }, args) => {
-                    let c = Code::LdMatrix {
-                        mem: mem.0,
-                        num: *num as u32,
-                        trans: *trans,
-                        dst: d,
-                        idx: self.reg(args[0]),
-                        ity: self.ty(args[0]).elem(),
-                    };
-                    self.emit(c);
-                }
-                Op::Intrinsic(Intrinsic::CpAsync { dst, src, bytes }, args) => {
-                    let elems = *bytes as u32 / self.f.mem(*dst).elem.size();
-                    let c = Code::CpAsync {
-                        dst: dst.0,
-                        src: src.0,
-                        elems,
-                        didx: self.reg(args[0]),
-                        dty: self.ty(args[0]).elem(),
-                        sidx: self.reg(args[1]),
-                        sty: self.ty(args[1]).elem(),
-                    };
-                    self.emit(c);
-                }
-                // The executor completes each copy when it is issued, so groups need no tracking.
-                Op::Intrinsic(Intrinsic::CpAsyncCommit | Intrinsic::CpAsyncWait { .. }, _) => {}
                 Op::If { cond, then_region, else_region } => {
                     let at_if = self.emit(Code::IfBegin { cond: self.reg(*cond), else_pc: 0 });
                     let p1 = self.region(*then_region);
@@ -444,7 +375,7 @@ pub fn lower(f: &Function) -> Program {
         .map(|p| {
             let s = slot;
             slot += match p.kind {
-                ParamKind::Scalar(_) => 1,
+                ParamKind::Scalar(_) | ParamKind::TensorMap => 1,
                 ParamKind::Slice { .. } => 2,
             };
             s
@@ -453,6 +384,7 @@ pub fn lower(f: &Function) -> Program {
     let mut l = Lower {
         f,
         code: Vec::new(),
+        calls: Vec::new(),
         value_reg: vec![0; f.values.len()],
         var_reg: Vec::new(),
         nregs: 0,
@@ -465,5 +397,5 @@ pub fn lower(f: &Function) -> Program {
     let pending = l.region(f.body);
     let end = l.emit(Code::End);
     l.patch(&pending, end);
-    Program { code: l.code, nregs: l.nregs }
+    Program { code: l.code, calls: l.calls, nregs: l.nregs }
 }

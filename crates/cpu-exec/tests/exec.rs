@@ -25,8 +25,12 @@ fn gid(b: &mut Builder) -> Value {
     b.cast(i, ScalarType::U64)
 }
 
+/// Runs `f`; the tests pass only slices of live vectors that outlive the launch.
 fn run(f: Function, d: LaunchDims, args: &[&[u8]]) -> Result<(), String> {
-    ExecKernel::new(Arc::new(f)).map_err(|e| e.to_string())?.launch(d, args)
+    let k = ExecKernel::new(Arc::new(f)).map_err(|e| e.to_string())?;
+    // SAFETY: every address in `args` comes from `slice_args` of a vector the test keeps alive
+    // across the launch, with its true length.
+    unsafe { k.launch(d, args) }
 }
 
 fn copy_kernel(guard: bool) -> Function {

@@ -16,5 +16,7 @@
 
 pub use ferrocm_runtime::*;
 
+pub mod info;
+
 /// ferrocm's version.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -9,6 +9,11 @@ use std::path::PathBuf;
 pub enum HipifyError {
     #[error("unterminated {what} starting at {line}:{column}")]
     Unterminated { what: &'static str, line: usize, column: usize },
+    #[error(
+        "raw string literal starting at {line}:{column}: its delimiter {reason} \
+         (a delimiter is at most 16 characters, without spaces, parentheses, backslashes or control characters)"
+    )]
+    RawStringDelimiter { line: usize, column: usize, reason: &'static str },
     #[error("input looks binary (NUL byte at offset {offset}); not translated")]
     Binary { offset: usize },
     #[error("input is not valid UTF-8 (first bad byte at offset {offset}); not translated")]
@@ -23,6 +28,16 @@ pub enum HipifyError {
     UnknownOption { option: String },
     #[error("option '{option}' needs a value")]
     MissingValue { option: String },
+    #[error("option '{option}' does not take '{value}'; allowed: {allowed}")]
+    BadValue { option: String, value: String, allowed: &'static str },
+    #[error("'{first}' cannot be combined with '{second}'")]
+    ConflictingOptions { first: &'static str, second: &'static str },
+    #[error("{path} is read-only; it is not replaced (make it writable or write elsewhere)")]
+    ReadOnlyOutput { path: PathBuf },
+    #[error("{first} and {second} would both be written to {output}; give them separate --o-dir runs")]
+    OutputCollision { output: PathBuf, first: PathBuf, second: PathBuf },
+    #[error("writing to {path} would replace an input; use --inplace to translate a file in place")]
+    OverwritesInput { path: PathBuf },
     #[error("{reason}")]
     Usage { reason: String },
 }

@@ -6,6 +6,8 @@
 //! and tokens inside `#if 0` regions, which the translator leaves alone.
 
 use crate::error::HipifyError;
+use crate::pp::{Macros, Truth};
+use crate::translate::Macro;
 
 /// What a token is; only the distinctions the translator needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,13 +70,18 @@ fn is_ident_continue(b: u8) -> bool {
     is_ident_start(b) || b.is_ascii_digit()
 }
 
-/// State of one `#if` level for dead-code tracking.
+/// State of one `#if` level.
 #[derive(Clone, Copy)]
 struct Cond {
-    /// This group is disabled by a literal `#if 0`.
+    /// The preprocessor excludes the current group.
     dead: bool,
-    /// The whole `#if` is nested inside a dead group.
+    /// The whole `#if` is nested inside an excluded group.
     outer_dead: bool,
+    /// An earlier group of this `#if` is known to be taken.
+    taken: bool,
+    /// An earlier group's condition was unknown, so later groups may or may
+    /// not be reached.
+    unknown: bool,
 }
 
 struct Lexer<'a> {
@@ -86,10 +93,17 @@ struct Lexer<'a> {
     line_start: bool,
     in_directive: bool,
     conds: Vec<Cond>,
+    macros: Macros,
 }
 
-/// Lexes `src` into tokens covering every byte.
+/// Lexes `src` into tokens covering every byte, with only the predefined macros.
 pub fn lex(src: &str) -> Result<Vec<Token>, HipifyError> {
+    lex_with_macros(src, &[])
+}
+
+/// Lexes `src` with macros defined or undefined on the command line; groups
+/// the preprocessor excludes are marked [`INACTIVE`].
+pub fn lex_with_macros(src: &str, command_line: &[Macro]) -> Result<Vec<Token>, HipifyError> {
     let mut lx = Lexer {
         src,
         b: src.as_bytes(),
@@ -98,6 +112,7 @@ pub fn lex(src: &str) -> Result<Vec<Token>, HipifyError> {
         line_start: true,
         in_directive: false,
         conds: Vec::new(),
+        macros: Macros::new(command_line),
     };
     // A UTF-8 byte order mark is kept as it is and does not hide a directive
     // on the first line.
@@ -297,12 +312,35 @@ impl<'a> Lexer<'a> {
     }
 
     fn raw_string(&mut self, start: usize) -> Result<(), HipifyError> {
-        // Cursor is on the opening quote.
+        // Cursor is on the opening quote. The delimiter is at most 16 characters
+        // from the basic source set, without spaces, parentheses, backslashes or
+        // control characters ([lex.string]).
         let open = self.pos + 1;
-        let paren = match self.b[open..].iter().take(17).position(|&c| c == b'(') {
-            Some(i) => open + i,
-            None => return Err(self.error(start, "raw string literal")),
-        };
+        let mut paren = None;
+        for (i, &c) in self.b[open..].iter().enumerate() {
+            if c == b'(' {
+                paren = Some(open + i);
+                break;
+            }
+            if i == 16 {
+                let (line, column) = line_col(self.src, start);
+                return Err(HipifyError::RawStringDelimiter {
+                    line,
+                    column,
+                    reason: "is longer than 16 characters",
+                });
+            }
+            if matches!(c, b' ' | b')' | b'\\' | b'"') || c.is_ascii_control() || c >= 0x80 {
+                let (line, column) = line_col(self.src, start);
+                let reason = if c == b'\n' || c == b'"' {
+                    "has no opening parenthesis"
+                } else {
+                    "holds a space, ')', '\\' or control character"
+                };
+                return Err(HipifyError::RawStringDelimiter { line, column, reason });
+            }
+        }
+        let Some(paren) = paren else { return Err(self.error(start, "raw string literal")) };
         let delim = &self.b[open..paren];
         let mut close = Vec::with_capacity(delim.len() + 2);
         close.push(b')');
@@ -335,17 +373,32 @@ impl<'a> Lexer<'a> {
         match name {
             "if" | "ifdef" | "ifndef" => {
                 let outer_dead = self.dead();
-                let dead = name == "if" && self.condition_is_zero();
+                let t = if outer_dead { Truth::False } else { self.condition(name) };
                 // The directive itself belongs to the enclosing region.
                 self.push(Kind::Ident, name_start, 0);
-                self.conds.push(Cond { dead, outer_dead });
+                self.conds.push(Cond {
+                    dead: t == Truth::False,
+                    outer_dead,
+                    taken: t == Truth::True,
+                    unknown: t == Truth::Unknown,
+                });
                 return Ok(());
             }
-            "elif" | "else" | "elifdef" | "elifndef" => {
-                // Only `#if 0` itself is known dead; what follows may be live.
-                let dead = name == "elif" && self.condition_is_zero_at(self.pos);
+            "elif" | "elifdef" | "elifndef" | "else" => {
+                let t = match self.conds.last() {
+                    Some(c) if c.outer_dead || c.taken => Truth::False,
+                    Some(_) if name == "else" => Truth::True,
+                    Some(_) => self.condition(name),
+                    None => Truth::True,
+                };
                 if let Some(c) = self.conds.last_mut() {
-                    c.dead = dead;
+                    c.dead = t == Truth::False;
+                    if c.unknown {
+                        // Reached only if no earlier unknown group was taken.
+                    } else {
+                        c.taken |= t == Truth::True;
+                        c.unknown = t == Truth::Unknown;
+                    }
                 }
                 self.push(Kind::Ident, name_start, 0);
                 return Ok(());
@@ -354,6 +407,14 @@ impl<'a> Lexer<'a> {
                 self.conds.pop();
                 self.push(Kind::Ident, name_start, 0);
                 return Ok(());
+            }
+            "define" | "undef" if !self.dead() => {
+                let rest = self.directive_text(self.pos);
+                if name == "define" {
+                    self.macros.define(&rest);
+                } else {
+                    self.macros.undefine(&rest);
+                }
             }
             _ => {}
         }
@@ -403,22 +464,39 @@ impl<'a> Lexer<'a> {
         Ok(())
     }
 
-    fn condition_is_zero(&self) -> bool {
-        self.condition_is_zero_at(self.pos)
+    /// The condition of the directive `name` whose text starts at the cursor.
+    fn condition(&self, name: &str) -> Truth {
+        let text = self.directive_text(self.pos);
+        match name {
+            "ifdef" | "elifdef" => self.macros.ifdef(&text, false),
+            "ifndef" | "elifndef" => self.macros.ifdef(&text, true),
+            _ => self.macros.eval(&text),
+        }
     }
 
-    /// True when the directive's condition is the literal `0` or `false`,
-    /// possibly followed by a comment.
-    fn condition_is_zero_at(&self, at: usize) -> bool {
-        let line_end = self.b[at..].iter().position(|&c| c == b'\n').map_or(self.b.len(), |i| at + i);
-        let mut text = self.src[at..line_end].trim();
-        if let Some(i) = text.find("//") {
-            text = text[..i].trim();
+    /// The rest of the directive line from `at`: continuations joined,
+    /// comments replaced by a space, as translation phases 2 and 3 do.
+    fn directive_text(&self, at: usize) -> String {
+        let b = self.b;
+        let mut out = Vec::new();
+        let mut i = at;
+        while i < b.len() {
+            match b[i] {
+                b'\n' => break,
+                b'\\' if b.get(i + 1) == Some(&b'\n') => i += 2,
+                b'\\' if b.get(i + 1) == Some(&b'\r') && b.get(i + 2) == Some(&b'\n') => i += 3,
+                b'/' if b.get(i + 1) == Some(&b'/') => break,
+                b'/' if b.get(i + 1) == Some(&b'*') => {
+                    i = memfind(&b[i + 2..], b"*/").map_or(b.len(), |j| i + 2 + j + 2);
+                    out.push(b' ');
+                }
+                c => {
+                    out.push(c);
+                    i += 1;
+                }
+            }
         }
-        if let Some(i) = text.find("/*") {
-            text = text[..i].trim();
-        }
-        text == "0" || text == "false" || text == "(0)"
+        String::from_utf8_lossy(&out).into_owned()
     }
 }
 

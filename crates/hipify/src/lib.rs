@@ -1,49 +1,67 @@
 //! `ferrocm-hipify`: a CUDA to HIP source translator, the ferrocm counterpart
-//! of AMD's hipify-perl and hipify-clang.
+//! of AMD's hipify-perl and hipify-clang. By default it writes what
+//! hipify-clang writes, without clang or CUDA.
 //!
-//! Design: a byte-preserving lexer ([`lexer`]) feeds one translation pass
-//! ([`translate()`]) that looks identifiers up in data tables ([`tables`],
-//! embedded from `data/*.tsv`) and records edits; the output is the input with
-//! those edits applied. A few call-site rules (`HIP_SYMBOL()`, added or removed
-//! arguments, overloads by argument count) live in a table of their own, and
-//! kernel launches are rewritten only on request.
+//! Design: a byte-preserving lexer ([`lexer`]) that also decides which
+//! preprocessor groups are kept feeds one translation pass ([`translate()`])
+//! that looks identifiers up in data tables ([`tables`], embedded from
+//! `data/*.tsv`) and records edits; the output is the input with those edits
+//! applied. Call-site rewrites (`HIP_SYMBOL()`, added, replaced, moved or
+//! removed arguments, casts, overloads by argument count) are rows of
+//! `data/calls.tsv`; kernel launches are rewritten only on request. One pass
+//! over the brackets (`structure.rs`) serves every argument list, so the time
+//! is linear in the input on every input.
 //!
 //! What is translated, and where the choices follow hipify-clang:
 //! - every identifier token found in a table, wherever it stands (also after
-//!   `.`, `->` or `::`); never text inside comments or string and character
-//!   literals; `cub` only where it names the namespace (`cub::`, `using
-//!   namespace cub`);
-//! - nothing inside `#if 0` blocks (the ranges hipify-clang's preprocessor
-//!   skips), unless [`Options::amap`] asks for identifiers there;
-//! - `#include` targets from `data/headers.tsv`, keeping `<>` or `""`; a second
-//!   CUDA include that maps to an already produced HIP header is dropped (the
-//!   line stays, empty), as is a header HIP does not need
-//!   (`device_launch_parameters.h`);
-//! - a `.cu`/`.cuh` file that uses CUDA (or any file with device code) but
-//!   includes no runtime header gets `#include "hip/hip_runtime.h"` where
-//!   hipify-clang puts its runtime include: right after `#pragma once` or the include guard's macro name,
-//!   else before the first `#include`, else at the top of the file;
+//!   `.`, `->` or `::`), never in comments; in a plain string literal, a whole
+//!   CUDA name running from a `cu` to the next space or the end (hipify-clang's
+//!   rule); `cub` only where it names the namespace (`cub::`, `using namespace
+//!   cub`);
+//! - only what the preprocessor keeps: `#if`/`#ifdef`/`#elif` are evaluated
+//!   with [`Options::macros`] (`-D`/`-U`), the file's own `#define`s and
+//!   clang's CUDA host predefinitions; a condition on a value only CUDA's
+//!   headers know keeps its group; [`Options::amap`] translates identifiers
+//!   in excluded groups too;
+//! - `#include` targets from HIPIFY's include map (`data/headers.tsv`), keeping
+//!   `<>` or `""`; only the first include of an API's main header is kept (later
+//!   ones are dropped, the line stays), as is a header HIP does not need
+//!   (`device_launch_parameters.h`); [`HeaderStyle::Subdirectories`] spells
+//!   library headers as ROCm 7 installs them;
+//! - a file that uses CUDA but includes neither `cuda.h` nor `cuda_runtime.h`
+//!   gets `"\n#include <hip/hip_runtime.h>\n"` where hipify-clang puts it: after
+//!   `#pragma once` or the include guard's `#ifndef` name (whichever comes
+//!   first), else at the `#` of the first `#include`, else at the top of the
+//!   file (after a byte order mark);
+//! - `--roc` ([`Options::roc`]) turns cuBLAS, cuSPARSE, cuSOLVER and cuDNN into
+//!   rocBLAS, rocSPARSE, rocSOLVER and MIOpen, and only those, as hipify-clang does;
 //! - `k<<<g, b, s, q>>>(args)` stays (valid HIP) unless
 //!   [`Options::hip_kernel_execution_syntax`] turns it into
 //!   `hipLaunchKernelGGL(k, dim3(g), dim3(b), s, q, args)`, with
-//!   `HIP_KERNEL_NAME(...)` around template kernels.
+//!   `HIP_KERNEL_NAME(...)` around template kernels; comments and preprocessor
+//!   lines inside a launch are kept.
 //!
-//! Invariants: text that needs no translation comes back byte for byte; bad
-//! input (binary, invalid UTF-8, unterminated comment or literal) is an error,
-//! never a partial output; the translator never panics on user input;
-//! translating its own output again changes nothing.
+//! Invariants: text that needs no translation comes back byte for byte (a file
+//! that uses no CUDA gets no runtime include); bytes outside UTF-8 pass through
+//! ([`translate_bytes`]); bad input (a NUL byte, an unterminated comment or
+//! literal) is an error, never a partial output; the translator never panics
+//! on user input; translating its own output again changes nothing.
 
 mod calls;
 pub mod cli;
 pub mod error;
 mod launch;
 pub mod lexer;
+mod pp;
 pub mod stats;
+mod structure;
 pub mod tables;
 mod translate;
 
-pub use cli::cli_main;
+pub use cli::{cli_main, cli_run, CliOutcome};
 pub use error::HipifyError;
 pub use stats::Stats;
 pub use tables::{table_counts, Api};
-pub use translate::{translate, translate_bytes, Options, RuntimeInclude, Translation, Warning};
+pub use translate::{
+    translate, translate_bytes, HeaderStyle, Macro, Options, RuntimeInclude, Translation, Warning,
+};

@@ -4,6 +4,11 @@
 //! with no equivalent. Tables are parsed once into a hash map on first use.
 
 use std::collections::HashMap;
+
+/// Identifier look-ups are the translator's hottest path; foldhash is several
+/// times faster than the default SipHash there (no untrusted keys to defend
+/// against: the tables are compiled in).
+type Map<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 use std::sync::OnceLock;
 
 /// The API a CUDA name belongs to; used for statistics.
@@ -60,9 +65,23 @@ impl Api {
         }
     }
 
-    /// cuBLAS, cuRAND and cuSPARSE translate to different libraries with `--roc`.
+    /// The APIs whose names have a ROC column of their own (rocBLAS,
+    /// rocSPARSE, rocSOLVER, MIOpen): there an empty ROC column means "no ROC
+    /// name known", and `--roc` leaves the name with a warning.
     pub fn has_roc_flavour(self) -> bool {
-        matches!(self, Api::Blas | Api::Rand | Api::Sparse)
+        matches!(self, Api::Blas | Api::Sparse | Api::Dnn)
+    }
+
+    /// The APIs `--roc` translates to ROC libraries, as hipify-clang decides
+    /// it (`Statistics::isToRoc`): BLAS, DNN, SPARSE, SOLVER, and the runtime
+    /// and complex names of the library data types. cuRAND and cuFFT keep
+    /// their hip* names.
+    pub fn is_to_roc(self) -> bool {
+        matches!(self, Api::Blas | Api::Dnn | Api::Sparse | Api::Solver | Api::Runtime | Api::Complex)
+    }
+
+    fn from_name(name: &str) -> Option<Api> {
+        Api::ALL.iter().copied().find(|a| a.name() == name)
     }
 
     fn source(self) -> &'static str {
@@ -90,13 +109,15 @@ pub struct Entry {
     pub api: Api,
     pub hip: Option<&'static str>,
     pub roc: Option<&'static str>,
+    /// `data/calls.tsv` has rewrites for calls of this name.
+    pub call_rules: bool,
 }
 
 impl Entry {
-    /// The replacement for the chosen flavour; `--roc` falls back to the HIP
-    /// name for APIs that have no separate ROC column.
+    /// The replacement for the chosen flavour; `--roc` applies only to the
+    /// APIs hipify-clang translates to ROC libraries.
     pub fn target(&self, roc: bool) -> Option<&'static str> {
-        if roc {
+        if roc && self.api.is_to_roc() {
             self.roc
         } else {
             self.hip
@@ -104,13 +125,50 @@ impl Entry {
     }
 }
 
+/// One `#include` target.
+#[derive(Debug, Clone, Copy)]
+pub struct Header {
+    pub api: Api,
+    /// `None`: the directive is dropped.
+    pub hip: Option<&'static str>,
+    pub roc: Option<&'static str>,
+    /// The "main header" group; only the first include of a group is kept.
+    pub group: Option<&'static str>,
+}
+
+impl Header {
+    pub fn target(&self, roc: bool) -> Option<&'static str> {
+        if roc && self.api.is_to_roc() {
+            self.roc.or(self.hip)
+        } else {
+            self.hip
+        }
+    }
+}
+
+/// ROCm 7's subdirectory spelling of a flat library header, for
+/// `--hip-header-subdirs`.
+pub fn header_subdirectory(name: &str) -> Option<&'static str> {
+    const SUBDIRS: &[(&str, &str)] = &[
+        ("hipblas.h", "hipblas/hipblas.h"),
+        ("hipblaslt.h", "hipblaslt/hipblaslt.h"),
+        ("hipsparse.h", "hipsparse/hipsparse.h"),
+        ("hipsparseLt.h", "hipsparselt/hipsparselt.h"),
+        ("hipsolver.h", "hipsolver/hipsolver.h"),
+        ("hiptensor.h", "hiptensor/hiptensor.hpp"),
+        ("rocblas.h", "rocblas/rocblas.h"),
+        ("rocsparse.h", "rocsparse/rocsparse.h"),
+    ];
+    SUBDIRS.iter().find(|(flat, _)| *flat == name).map(|&(_, sub)| sub)
+}
+
 pub struct Tables {
     /// Identifiers of every API except headers and namespaces.
-    pub idents: HashMap<&'static str, Entry>,
+    pub idents: Map<&'static str, Entry>,
     /// Namespaces renamed where they qualify a name (`cub` -> `hipcub`).
-    pub namespaces: HashMap<&'static str, Entry>,
+    pub namespaces: Map<&'static str, Entry>,
     /// Header names for `#include` rewriting.
-    pub headers: HashMap<&'static str, Entry>,
+    pub headers: Map<&'static str, Header>,
 }
 
 fn col(s: &'static str) -> Option<&'static str> {
@@ -137,12 +195,18 @@ fn parse(api: Api, into: &mut Tables) {
             Some("") | None => hip,
             Some(r) => col(r),
         };
-        let entry = Entry { api, hip, roc };
         if api == Api::Include {
-            into.headers.insert(cuda, entry);
-        } else if let Some(ns) = cuda.strip_suffix("::") {
+            let hip = hip.filter(|h| !h.is_empty());
+            let roc = roc.filter(|r| !r.is_empty());
+            let group = cols.next().filter(|g| !g.is_empty() && *g != "-");
+            let api = cols.next().and_then(Api::from_name).unwrap_or(Api::Include);
+            into.headers.insert(cuda, Header { api, hip, roc, group });
+            continue;
+        }
+        let entry = Entry { api, hip, roc, call_rules: false };
+        if let Some(ns) = cuda.strip_suffix("::") {
             let strip = |s: Option<&'static str>| s.map(|s| s.trim_end_matches("::"));
-            into.namespaces.insert(ns, Entry { api, hip: strip(hip), roc: strip(roc) });
+            into.namespaces.insert(ns, Entry { api, hip: strip(hip), roc: strip(roc), call_rules: false });
         } else {
             into.idents.insert(cuda, entry);
         }
@@ -154,12 +218,17 @@ pub fn tables() -> &'static Tables {
     static TABLES: OnceLock<Tables> = OnceLock::new();
     TABLES.get_or_init(|| {
         let mut t = Tables {
-            idents: HashMap::with_capacity(8192),
-            namespaces: HashMap::new(),
-            headers: HashMap::new(),
+            idents: Map::with_capacity_and_hasher(16384, Default::default()),
+            namespaces: Map::default(),
+            headers: Map::default(),
         };
         for api in Api::ALL {
             parse(api, &mut t);
+        }
+        for name in crate::calls::names() {
+            if let Some(e) = t.idents.get_mut(name) {
+                e.call_rules = true;
+            }
         }
         t
     })
@@ -171,7 +240,7 @@ pub fn table_counts() -> Vec<(Api, usize, usize)> {
     Api::ALL
         .iter()
         .map(|&api| {
-            let all = t.idents.values().chain(t.namespaces.values()).chain(t.headers.values());
+            let all = t.idents.values().chain(t.namespaces.values());
             let (mut mapped, mut unsupported) = (0, 0);
             for e in all.filter(|e| e.api == api) {
                 if e.hip.is_some() {
@@ -179,6 +248,9 @@ pub fn table_counts() -> Vec<(Api, usize, usize)> {
                 } else {
                     unsupported += 1;
                 }
+            }
+            if api == Api::Include {
+                mapped += t.headers.len();
             }
             (api, mapped, unsupported)
         })

@@ -12,24 +12,60 @@ use crate::error::HipifyError;
 use crate::launch;
 use crate::lexer::{self, Kind, Token, DIRECTIVE_START, IN_DIRECTIVE};
 use crate::stats::Stats;
-use crate::tables::{tables, Api};
+use crate::structure::{self, Structure};
+use crate::tables::{self, tables, Api};
 
 /// How to translate. Build with [`Options::new`] and the setter methods.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct Options {
-    /// Use the ROC libraries (rocBLAS, rocRAND, rocSPARSE) instead of the hip* wrappers.
+    /// Use the ROC libraries (rocBLAS, rocRAND, rocSPARSE, rocSOLVER, MIOpen)
+    /// instead of the hip* wrappers (hipify-clang's `--roc`).
     pub roc: bool,
+    /// Translate cuDNN to MIOpen instead of hipDNN (hipify-clang's `--miopen`;
+    /// `--roc` implies it).
+    pub miopen: bool,
+    /// With `--roc`, keep `hipDataType` and `HIP_R_32F` for the CUDA library
+    /// data types instead of rocBLAS's `rocblas_datatype` names.
+    pub use_hip_data_types: bool,
     /// Rewrite `k<<<g, b, s, q>>>(args)` into `hipLaunchKernelGGL(...)`.
     pub hip_kernel_execution_syntax: bool,
     /// Accepted for hipify compatibility; the tables carry no experimental names.
     pub experimental: bool,
-    /// Also rename identifiers in code disabled by `#if 0` (hipify-clang's
+    /// Also rename identifiers in code the preprocessor excludes (hipify-clang's
     /// `--amap`, "as much as possible").
     pub amap: bool,
-    /// When to add `#include "hip/hip_runtime.h"` to a file that includes no
+    /// Macros defined (`-D NAME[=VALUE]`) or undefined (`-U NAME`) before the
+    /// file, in order; they decide which `#if` groups are translated.
+    pub macros: Vec<Macro>,
+    /// Library headers spelled as HIPIFY writes them (`hipblas.h`) or with
+    /// ROCm 7's subdirectories (`hipblas/hipblas.h`).
+    pub header_style: HeaderStyle,
+    /// Identifiers never translated (hipify-perl's `--whitelist`).
+    pub keep: Vec<String>,
+    /// When to add `#include <hip/hip_runtime.h>` to a file that includes no
     /// runtime header (nvcc includes it implicitly in `.cu` files).
     pub runtime_include: RuntimeInclude,
+}
+
+/// A command-line macro definition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Macro {
+    /// `-D NAME` (value 1) or `-D NAME=VALUE`.
+    Define { name: String, value: String },
+    /// `-U NAME`.
+    Undefine { name: String },
+}
+
+/// How library headers are spelled in the output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum HeaderStyle {
+    /// HIPIFY's table: `cublas_v2.h` -> `hipblas.h`, `cusparse.h` -> `hipsparse.h`.
+    #[default]
+    Hipify,
+    /// ROCm 7's install layout: `hipblas/hipblas.h`, `hipsparse/hipsparse.h`.
+    Subdirectories,
 }
 
 /// When the translator adds the HIP runtime header to a file lacking one.
@@ -48,9 +84,14 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             roc: false,
+            miopen: false,
+            use_hip_data_types: false,
             hip_kernel_execution_syntax: false,
             experimental: false,
             amap: false,
+            macros: Vec::new(),
+            header_style: HeaderStyle::Hipify,
+            keep: Vec::new(),
             runtime_include: RuntimeInclude::ForCuda,
         }
     }
@@ -62,6 +103,14 @@ impl Options {
     }
     pub fn roc(mut self, on: bool) -> Self {
         self.roc = on;
+        self
+    }
+    pub fn miopen(mut self, on: bool) -> Self {
+        self.miopen = on;
+        self
+    }
+    pub fn use_hip_data_types(mut self, on: bool) -> Self {
+        self.use_hip_data_types = on;
         self
     }
     pub fn hip_kernel_execution_syntax(mut self, on: bool) -> Self {
@@ -76,9 +125,44 @@ impl Options {
         self.amap = on;
         self
     }
+    /// Defines `name` as `value` before the file (`-D name=value`).
+    pub fn define(mut self, name: &str, value: &str) -> Self {
+        self.macros.push(Macro::Define { name: name.to_string(), value: value.to_string() });
+        self
+    }
+    /// Undefines `name` before the file (`-U name`).
+    pub fn undefine(mut self, name: &str) -> Self {
+        self.macros.push(Macro::Undefine { name: name.to_string() });
+        self
+    }
+    pub fn header_style(mut self, style: HeaderStyle) -> Self {
+        self.header_style = style;
+        self
+    }
+    /// Never translates `name` (hipify-perl's `--whitelist`).
+    pub fn keep(mut self, name: &str) -> Self {
+        self.keep.push(name.to_string());
+        self
+    }
     pub fn runtime_include(mut self, when: RuntimeInclude) -> Self {
         self.runtime_include = when;
         self
+    }
+
+    /// Whether names of the ROC-capable APIs go to ROC libraries: `--miopen`
+    /// implies it, as in hipify-clang.
+    pub(crate) fn to_roc(&self) -> bool {
+        self.roc || self.miopen
+    }
+
+    /// What `entry` (the table row of CUDA name `name`) becomes under these options.
+    pub(crate) fn target(&self, entry: &crate::tables::Entry, name: &str) -> Option<&'static str> {
+        let data_type =
+            name.starts_with("CUDA_R_") || name.starts_with("CUDA_C_") || name.starts_with("cudaDataType");
+        if self.use_hip_data_types && data_type {
+            return entry.hip;
+        }
+        entry.target(self.to_roc())
     }
 }
 
@@ -99,9 +183,14 @@ impl std::fmt::Display for Warning {
 /// The result of translating one source text.
 #[derive(Debug, Clone)]
 pub struct Translation {
+    /// The HIP source. For input that is not UTF-8 (see [`translate_bytes`]),
+    /// each byte outside UTF-8 stands here as the private-use character
+    /// U+10FF00 + byte; [`Translation::output_bytes`] gives the real output.
     pub text: String,
     pub stats: Stats,
     pub warnings: Vec<Warning>,
+    /// The output bytes, when the input was not UTF-8.
+    raw: Option<Vec<u8>>,
 }
 
 impl Translation {
@@ -109,6 +198,43 @@ impl Translation {
     pub fn changed(&self) -> bool {
         self.stats.lines_changed > 0
     }
+
+    /// The output as bytes: bytes of the input that were not UTF-8 come back
+    /// unchanged.
+    pub fn output_bytes(&self) -> &[u8] {
+        self.raw.as_deref().unwrap_or(self.text.as_bytes())
+    }
+}
+
+/// First code point standing for a byte that is not UTF-8.
+const ESCAPE_BASE: u32 = 0x10FF00;
+
+/// Replaces each byte of `input` outside UTF-8 by U+10FF00 + byte; `None`
+/// when the input already holds such characters (it could not be undone).
+fn escape_non_utf8(input: &[u8]) -> Option<String> {
+    let mut out = String::with_capacity(input.len() + 64);
+    for chunk in input.utf8_chunks() {
+        if chunk.valid().chars().any(|c| c as u32 >= ESCAPE_BASE) {
+            return None;
+        }
+        out.push_str(chunk.valid());
+        for &b in chunk.invalid() {
+            out.push(char::from_u32(ESCAPE_BASE + u32::from(b))?);
+        }
+    }
+    Some(out)
+}
+
+fn unescape_non_utf8(text: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len());
+    let mut buf = [0u8; 4];
+    for c in text.chars() {
+        match (c as u32).checked_sub(ESCAPE_BASE) {
+            Some(b) => out.push(b as u8),
+            None => out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes()),
+        }
+    }
+    out
 }
 
 /// One replacement of `start..end` in the source.
@@ -119,11 +245,11 @@ pub(crate) struct Edit {
     pub text: Cow<'static, str>,
 }
 
-/// The directive added to CUDA sources that rely on nvcc's implicit runtime header.
-const RUNTIME_INCLUDE: &str = "#include \"hip/hip_runtime.h\"";
+/// The text hipify-clang inserts for nvcc's implicit runtime header.
+const RUNTIME_INCLUDE: &str = "\n#include <hip/hip_runtime.h>\n";
 
-/// Headers after which the runtime is available, before or after translation.
-const RUNTIME_HEADERS: [&str; 4] = ["cuda_runtime.h", "cuda.h", "hip/hip_runtime.h", "hip_runtime.h"];
+/// Headers after which no runtime header is added, before or after translation.
+const RUNTIME_HEADERS: [&str; 3] = ["cuda_runtime.h", "cuda.h", "hip/hip_runtime.h"];
 
 /// Identifiers that only make sense in CUDA/HIP device code.
 const DEVICE_MARKERS: [&str; 8] = [
@@ -138,13 +264,24 @@ const DEVICE_MARKERS: [&str; 8] = [
 ];
 
 /// Checks raw bytes (binary, UTF-8) before translating them.
+///
+/// A NUL byte marks a binary and is refused. Bytes that are not UTF-8 (a
+/// Windows-1252 character in a comment or string) pass through untouched:
+/// write [`Translation::output_bytes`].
 pub fn translate_bytes(input: &[u8], options: &Options) -> Result<Translation, HipifyError> {
-    if let Some(offset) = input.iter().take(8192).position(|&b| b == 0) {
+    if let Some(offset) = input.iter().position(|&b| b == 0) {
         return Err(HipifyError::Binary { offset });
     }
-    let text =
-        std::str::from_utf8(input).map_err(|e| HipifyError::InvalidUtf8 { offset: e.valid_up_to() })?;
-    translate(text, options)
+    match std::str::from_utf8(input) {
+        Ok(text) => translate(text, options),
+        Err(e) => {
+            let escaped =
+                escape_non_utf8(input).ok_or(HipifyError::InvalidUtf8 { offset: e.valid_up_to() })?;
+            let mut t = translate(&escaped, options)?;
+            t.raw = Some(unescape_non_utf8(&t.text));
+            Ok(t)
+        }
+    }
 }
 
 /// Translates CUDA source text into HIP source text.
@@ -152,7 +289,7 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
     if source.len() > u32::MAX as usize {
         return Err(HipifyError::Usage { reason: "input larger than 4 GiB".into() });
     }
-    let tokens = lexer::lex(source)?;
+    let tokens = lexer::lex_with_macros(source, &options.macros)?;
     let t = tables();
     let mut stats = Stats::default();
     let mut warnings = Vec::new();
@@ -165,16 +302,33 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
     let mut first_include: Option<usize> = None;
     let mut pragma_once_end: Option<usize> = None;
     let include_guard_end = include_guard(&tokens, source);
-    // Headers already produced from a CUDA include; a second CUDA include of the
-    // same HIP header is dropped, as hipify-clang does.
-    let mut emitted_headers: Vec<&'static str> = Vec::new();
+    // Main-header groups already included (`runtime`, `blas`, ...).
+    let mut included_groups: Vec<&'static str> = Vec::new();
     let mut templated_kernels = launch::TemplatedKernels::default();
+    // Built on first need: most files have no launch and no call-site fix.
+    let structure = std::cell::OnceCell::new();
+    let structure = || structure.get_or_init(|| Structure::build(&tokens, source));
+    // Byte ranges replaced by call-site rules, by start; and the end of those
+    // already reached.
+    let mut masks: std::collections::BTreeMap<usize, usize> = std::collections::BTreeMap::new();
+    let mut masked_until = 0usize;
     let mut directive_start = 0usize;
     let mut directive_name: &str = "";
     let mut prev_sig: Option<usize> = None;
 
     for (i, tok) in tokens.iter().enumerate() {
         if matches!(tok.kind, Kind::Space | Kind::Comment) {
+            continue;
+        }
+        // Arguments a call-site rule replaces or removes are not translated.
+        while let Some((&s, &e)) = masks.first_key_value() {
+            if s > tok.start as usize {
+                break;
+            }
+            masked_until = masked_until.max(e);
+            masks.pop_first();
+        }
+        if (tok.start as usize) < masked_until {
             continue;
         }
         let prev = prev_sig;
@@ -188,7 +342,9 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
             if directive_name == "pragma" && tok.is_active_code() && pragma_once_end.is_none() {
                 let once = next_sig(&tokens, i).and_then(|j| next_sig(&tokens, j));
                 if let Some(j) = once.filter(|&j| tokens[j].text(source) == "once") {
-                    pragma_once_end = Some(tokens[j].end as usize);
+                    // Right after `once`, as hipify-clang does; should more tokens
+                    // follow on the line, after them, so they stay on the directive.
+                    pragma_once_end = Some(directive_code_end(&tokens, j));
                 }
             }
             continue;
@@ -204,50 +360,43 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
                 if RUNTIME_HEADERS.contains(&inner) {
                     has_runtime_include = true;
                 }
-                let found = t.headers.get_key_value(inner).or_else(|| {
-                    inner.starts_with("cub/").then(|| t.headers.get_key_value("cub/cub.cuh")).flatten()
-                });
-                let Some((&key, &entry)) = found else { continue };
+                let Some((&key, &header)) = t.headers.get_key_value(inner) else { continue };
                 uses_cuda = true;
-                match entry.target(options.roc) {
-                    Some("") => {
-                        // The header has no HIP counterpart and nothing to replace it:
-                        // drop the directive, keep the line.
-                        edits.push(Edit {
-                            start: directive_start,
-                            end: tok.end as usize,
-                            text: Cow::Borrowed(""),
-                        });
-                        stats.record(Api::Include, key);
-                        lines.touch(tok.start as usize, &mut stats);
-                    }
-                    Some(new) if emitted_headers.contains(&new) => {
-                        edits.push(Edit {
-                            start: directive_start,
-                            end: tok.end as usize,
-                            text: Cow::Borrowed(""),
-                        });
-                        stats.record(Api::Include, key);
-                        lines.touch(tok.start as usize, &mut stats);
-                    }
-                    Some(new) => {
-                        emitted_headers.push(new);
+                // hipify-clang keeps the first include of each API's main header
+                // and drops later ones (`cublas_v2.h` also after `cublas.h`).
+                let repeated = header.group.is_some_and(|g| {
+                    let base = g.strip_suffix("_v2");
+                    let seen =
+                        included_groups.contains(&g) || base.is_some_and(|b| included_groups.contains(&b));
+                    included_groups.push(g);
+                    seen
+                });
+                match header.target(options.to_roc()) {
+                    Some(new) if !repeated => {
+                        let new = match options.header_style {
+                            HeaderStyle::Subdirectories => tables::header_subdirectory(new).unwrap_or(new),
+                            _ => new,
+                        };
                         let (open, close) = (&text[..1], &text[text.len() - 1..]);
-                        let replacement = format!("{open}{new}{close}");
                         edits.push(Edit {
                             start: tok.start as usize,
                             end: tok.end as usize,
-                            text: replacement.into(),
+                            text: format!("{open}{new}{close}").into(),
                         });
-                        stats.record(Api::Include, key);
-                        lines.touch(tok.start as usize, &mut stats);
                     }
-                    None => {
-                        let (line, column) = lines.line_col(tok.start as usize + 1);
-                        warnings.push(Warning { line, column, identifier: inner.to_string() });
-                        stats.record_unconverted(key);
+                    _ => {
+                        // No HIP counterpart, or already included: drop the
+                        // directive, keep the line. Tokens after the header name go
+                        // too, or they would become code; comments stay.
+                        edits.push(Edit {
+                            start: directive_start,
+                            end: directive_code_end(&tokens, i),
+                            text: Cow::Borrowed(""),
+                        });
                     }
                 }
+                stats.record(Api::Include, key);
+                lines.touch(tok.start as usize, &mut stats);
             }
             Kind::Ident => {
                 let name = tok.text(source);
@@ -257,7 +406,7 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
                     if qualifies || after_namespace {
                         uses_cuda = true;
                         apply(
-                            entry.target(options.roc),
+                            entry.target(options.to_roc()),
                             tok,
                             key,
                             entry.api,
@@ -271,35 +420,70 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
                 }
                 // Names HIP shares with CUDA (`float4`, `CUB_MAX`) need nothing and
                 // say nothing about the file, so they are neither counted nor edited.
-                let shared = |e: &crate::tables::Entry| e.target(options.roc) == Some(name);
+                let shared = |e: &crate::tables::Entry| options.target(e, name) == Some(name);
+                if !options.keep.is_empty() && options.keep.iter().any(|k| k == name) {
+                    continue;
+                }
                 if let Some((&key, entry)) = t.idents.get_key_value(name).filter(|(_, e)| !shared(e)) {
                     uses_cuda = true;
-                    let mut target = entry.target(options.roc);
-                    match calls::fix_for(name) {
-                        Some(calls::Fix::RenameWhenArguments(n, other)) => {
-                            let count = calls::call_args(&tokens, source, i).map(|c| c.args.len());
-                            if count == Some(n) && target.is_some() {
+                    let mut target = options.target(entry, key);
+                    if target.is_some()
+                        && entry.call_rules
+                        && calls::rules_for(name, options).next().is_some()
+                    {
+                        if let Some(call) = calls::call_args(&tokens, source, structure(), i) {
+                            if let Some(other) = calls::overload(name, options, call.args.len()) {
                                 target = Some(other);
                             }
+                            // Copied and moved arguments are written translated.
+                            let translated = |first: usize, last: usize| -> String {
+                                tokens[first..=last]
+                                    .iter()
+                                    .map(|t| {
+                                        let text = t.text(source);
+                                        if t.kind == Kind::Ident {
+                                            renamed(text, options).unwrap_or(text)
+                                        } else {
+                                            text
+                                        }
+                                    })
+                                    .collect()
+                            };
+                            let (call_edits, covered) =
+                                calls::edits(&call, calls::rules_for(name, options), &translated);
+                            for (s, e) in covered {
+                                let end = masks.entry(s).or_insert(e);
+                                *end = (*end).max(e);
+                            }
+                            edits.extend(call_edits);
                         }
-                        Some(fix) if target.is_some() => edits.extend(calls::edits(&tokens, source, i, fix)),
-                        _ => {}
                     }
                     apply(target, tok, key, entry.api, &mut edits, &mut stats, &mut warnings, &mut lines);
                 } else if !has_device_code && DEVICE_MARKERS.contains(&name) {
                     has_device_code = true;
                 }
             }
+            Kind::Literal if tok.is_active_code() || options.amap => {
+                let before = edits.len();
+                string_literal(tok, source, options, &mut edits, &mut stats);
+                if edits.len() > before {
+                    uses_cuda = true;
+                    lines.touch(tok.start as usize, &mut stats);
+                }
+            }
             Kind::Punct if tok.flags & IN_DIRECTIVE == 0 || directive_name == "define" => {
-                if let Some(launch) = launch::find(&tokens, source, i, &mut templated_kernels) {
+                let launch = if structure::is_launch_open(&tokens, source.as_bytes(), i) {
+                    launch::find(&tokens, source, structure(), i, &mut templated_kernels)
+                } else {
+                    None
+                };
+                if let Some(launch) = launch {
                     has_device_code = true;
                     stats.kernel_launches += 1;
                     if options.hip_kernel_execution_syntax {
-                        if let Some(launch_edits) = launch.rewrite(&tokens, source) {
-                            lines.touch(tok.start as usize, &mut stats);
-                            stats.record(Api::Runtime, "hipLaunchKernelGGL");
-                            edits.extend(launch_edits);
-                        }
+                        lines.touch(tok.start as usize, &mut stats);
+                        stats.record(Api::Runtime, "hipLaunchKernelGGL");
+                        edits.extend(launch.rewrite(&tokens, source));
                     }
                 }
             }
@@ -307,38 +491,85 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
         }
     }
 
-    // Where the implicit runtime header goes follows hipify-clang: right after
-    // `#pragma once` or the include guard's macro name (whichever comes first),
-    // else on its own line before the first `#include`, else at the top of the
-    // file. Its spelling is the one the HIP documentation and hipify-perl use.
+    // hipify-clang adds the runtime header unless the file includes `cuda.h` or
+    // `cuda_runtime.h` (nvcc includes it implicitly): after the name of the
+    // include guard's `#ifndef` or after `#pragma once` (whichever comes first),
+    // else at the `#` of the first `#include`, else at the top of the file
+    // (after a byte order mark), always as "\n#include <hip/hip_runtime.h>\n".
+    // Unlike hipify-clang it is added only to files that use CUDA, so a file
+    // with nothing to translate stays byte for byte.
     let wanted = match options.runtime_include {
         RuntimeInclude::Never => false,
         RuntimeInclude::ForDeviceCode => has_device_code,
         RuntimeInclude::ForCuda => has_device_code || uses_cuda,
     };
     if wanted && !has_runtime_include {
-        let eol = if source.find('\n').is_some_and(|n| n > 0 && source.as_bytes()[n - 1] == b'\r') {
-            "\r\n"
-        } else {
-            "\n"
+        let top = if source.starts_with('\u{feff}') { 3 } else { 0 };
+        let at = match (pragma_once_end, include_guard_end) {
+            (Some(a), Some(b)) => a.min(b),
+            (a, b) => a.or(b).or(first_include).unwrap_or(top),
         };
-        let guard = match (pragma_once_end, include_guard_end) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        let (at, text) = match (guard, first_include) {
-            (Some(g), _) => (g, format!("{eol}{RUNTIME_INCLUDE}")),
-            (None, Some(inc)) => (lines.line_start(inc), format!("{RUNTIME_INCLUDE}{eol}")),
-            (None, None) => (0, format!("{RUNTIME_INCLUDE}{eol}")),
-        };
-        edits.push(Edit { start: at, end: at, text: text.into() });
+        // First among edits at the same offset (the sort below is stable), so a
+        // launch rewritten at the top of the file comes after the include.
+        edits.insert(0, Edit { start: at, end: at, text: Cow::Borrowed(RUNTIME_INCLUDE) });
         stats.record(Api::Include, "[implicit cuda_runtime.h]");
         stats.lines_changed += 1;
     }
 
     stats.lines_total = lines.total_lines();
     let text = apply_edits(source, edits);
-    Ok(Translation { text, stats, warnings })
+    Ok(Translation { text, stats, warnings, raw: None })
+}
+
+/// The translation of identifier `name`, when it has one.
+fn renamed(name: &str, options: &Options) -> Option<&'static str> {
+    if options.keep.iter().any(|k| k == name) {
+        return None;
+    }
+    let (&key, entry) = tables().idents.get_key_value(name)?;
+    options.target(entry, key).filter(|&new| new != key)
+}
+
+/// CUDA names inside a plain string literal (`"..."` or `R"(...)"`), found as
+/// hipify-clang finds them: from each `cu` to the next space (or the end of
+/// the string) must be a whole CUDA name with a HIP equivalent.
+fn string_literal(tok: &Token, src: &str, options: &Options, edits: &mut Vec<Edit>, stats: &mut Stats) {
+    let text = tok.text(src);
+    let (from, to) = if text.len() >= 2 && text.starts_with('"') && text.ends_with('"') {
+        (1, text.len() - 1)
+    } else if let Some(raw) = text.strip_prefix("R\"") {
+        let (Some(open), Some(close)) = (raw.find('('), raw.rfind(')')) else { return };
+        if close < open {
+            return;
+        }
+        (2 + open + 1, 2 + close)
+    } else {
+        return;
+    };
+    let body = &text.as_bytes()[from..to];
+    let t = tables();
+    let mut begin = 0;
+    while let Some(p) = body[begin..].windows(2).position(|w| w == b"cu") {
+        begin += p;
+        let end = body
+            .get(begin + 4..)
+            .and_then(|rest| rest.iter().position(|&b| b == b' '))
+            .map(|e| begin + 4 + e);
+        let name = &body[begin..end.unwrap_or(body.len())];
+        if let Some((&key, entry)) = std::str::from_utf8(name).ok().and_then(|n| t.idents.get_key_value(n)) {
+            if let Some(new) = options.target(entry, key).filter(|&new| new != key) {
+                if !options.keep.iter().any(|k| k == key) {
+                    let at = tok.start as usize + from + begin;
+                    edits.push(Edit { start: at, end: at + key.len(), text: Cow::Borrowed(new) });
+                    stats.record(entry.api, key);
+                }
+            }
+        }
+        match end {
+            Some(e) => begin = e + 1,
+            None => break,
+        }
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -372,27 +603,51 @@ fn apply(
     }
 }
 
-/// End offset of the macro name of an include guard (`#ifndef X` / `#define X`
-/// opening the file and `#endif` closing it), if the file has one.
+/// End offset of the last token of the directive holding token `i` that is
+/// not a comment or space.
+fn directive_code_end(tokens: &[Token], i: usize) -> usize {
+    let mut end = tokens[i].end as usize;
+    for t in tokens[i + 1..].iter().take_while(|t| t.flags & IN_DIRECTIVE != 0) {
+        if !matches!(t.kind, Kind::Space | Kind::Comment) {
+            end = t.end as usize;
+        }
+    }
+    end
+}
+
+/// End offset of the macro name of an include guard: the file opens with
+/// `#ifndef X` and the `#endif` that closes it ends the file.
 fn include_guard(tokens: &[Token], src: &str) -> Option<usize> {
-    let sig = |from: usize| next_sig(tokens, from);
     let first = (0..tokens.len()).find(|&j| !matches!(tokens[j].kind, Kind::Space | Kind::Comment))?;
     if tokens[first].flags & DIRECTIVE_START == 0 {
         return None;
     }
-    let ifndef = sig(first)?;
-    let name = sig(ifndef)?;
-    let hash = sig(name)?;
-    let define = sig(hash)?;
-    let name2 = sig(define)?;
-    let ok = tokens[ifndef].text(src) == "ifndef"
-        && tokens[hash].flags & DIRECTIVE_START != 0
-        && tokens[define].text(src) == "define"
-        && tokens[name2].text(src) == tokens[name].text(src);
-    let last = prev_sig(tokens, tokens.len())?;
-    let last_hash = prev_sig(tokens, last)?;
-    let closes = tokens[last].text(src) == "endif" && tokens[last_hash].flags & DIRECTIVE_START != 0;
-    (ok && closes).then_some(tokens[name].end as usize)
+    let ifndef = next_sig(tokens, first)?;
+    let name = next_sig(tokens, ifndef)?;
+    if tokens[ifndef].text(src) != "ifndef" || tokens[name].kind != Kind::Ident {
+        return None;
+    }
+    let mut depth = 0usize;
+    let mut i = first;
+    while i < tokens.len() {
+        if tokens[i].flags & DIRECTIVE_START != 0 {
+            let d = next_sig(tokens, i).map_or("", |j| tokens[j].text(src));
+            match d {
+                "if" | "ifdef" | "ifndef" => depth += 1,
+                "endif" => {
+                    depth = depth.checked_sub(1)?;
+                    if depth == 0 {
+                        // Nothing but space and comments may follow this directive.
+                        let end = next_sig(tokens, i)?;
+                        return next_sig(tokens, end).is_none().then_some(directive_code_end(tokens, name));
+                    }
+                }
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    None
 }
 
 /// The next token after `i` that is not space or comment.
@@ -459,11 +714,6 @@ impl<'a> LineIndex<'a> {
             Ok(i) => i,
             Err(i) => i - 1,
         }
-    }
-
-    fn line_start(&mut self, offset: usize) -> usize {
-        let l = self.line_of(offset);
-        self.starts()[l]
     }
 
     fn line_col(&mut self, offset: usize) -> (usize, usize) {

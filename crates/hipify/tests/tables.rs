@@ -101,7 +101,8 @@ fn spot_checks_per_api() {
         // solver
         ("cusolverDnDgetrf_bufferSize", "hipsolverDnDgetrf_bufferSize"),
         // dnn
-        ("cudnnActivationForward", "miopenActivationForward"),
+        // cuDNN goes to hipDNN by default (MIOpen with --roc)
+        ("cudnnActivationForward", "hipdnnActivationForward"),
         // complex
         ("cuCabs", "hipCabs"),
         // cub macros
@@ -116,8 +117,10 @@ fn spot_checks_per_api() {
         ("cublasIsamax", "rocblas_isamax"),
         ("cublasZgemmStridedBatched", "rocblas_zgemm_strided_batched"),
         ("CUBLAS_FILL_MODE_LOWER", "rocblas_fill_lower"),
-        ("curandGenerateNormal", "rocrand_generate_normal"),
+        // hipify-clang translates cuRAND and cuFFT to hipRAND and hipFFT also under --roc.
+        ("curandGenerateNormal", "hiprandGenerateNormal"),
         ("cusparseDestroy", "rocsparse_destroy_handle"),
+        ("cudnnActivationForward", "miopenActivationForward"),
         // APIs without a ROC flavour keep their HIP names under --roc.
         ("cudaMalloc", "hipMalloc"),
         ("cufftExecC2C", "hipfftExecC2C"),

@@ -21,7 +21,27 @@ pub enum BuildError {
     ReadOnly { name: String },
     #[error("unbalanced control flow: {what}")]
     Unbalanced { what: &'static str },
+    #[error("{what} `{name}` of {bytes} bytes is larger than any device allows ({max} bytes at most)")]
+    TooLarge { what: &'static str, name: String, bytes: u64, max: u64 },
+    #[error("`{name}`: {problem}")]
+    Intrinsic { name: String, problem: String },
+    #[error(
+        "`{name}` is not a valid {what} name: names are letters, digits and `_`, not starting with a digit"
+    )]
+    BadName { what: &'static str, name: String },
+    #[error("two {what}s are called `{name}`")]
+    DuplicateName { what: &'static str, name: String },
 }
+
+/// Whether `s` is a name the text form can spell: `[A-Za-z_][A-Za-z0-9_]*`.
+pub fn is_name(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// The largest array a kernel can declare (its byte size must fit the 32-bit sizes devices report).
+pub const MAX_ARRAY_BYTES: u64 = u32::MAX as u64;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Frame {
@@ -42,10 +62,13 @@ pub struct Builder {
 
 impl Builder {
     pub fn new(name: impl Into<String>) -> Builder {
+        let name = name.into();
+        let error = (!is_name(&name)).then(|| BuildError::BadName { what: "kernel", name: name.clone() });
         Builder {
             func: Function {
-                name: name.into(),
+                name,
                 params: Vec::new(),
+                attrs: KernelAttrs::default(),
                 values: Vec::new(),
                 vars: Vec::new(),
                 mems: Vec::new(),
@@ -54,7 +77,38 @@ impl Builder {
             },
             stack: Vec::new(),
             cur: Region(0),
-            error: None,
+            error,
+        }
+    }
+
+    /// Sets how the kernel must be launched.
+    pub fn set_attrs(&mut self, attrs: KernelAttrs) {
+        for (what, v) in
+            [("maximum threads", attrs.max_threads), ("blocks per multiprocessor", attrs.min_blocks_per_sm)]
+        {
+            if v == Some(0) {
+                self.fail(BuildError::Unsupported {
+                    what: format!("{what} of 0"),
+                    why: "it must be at least 1".into(),
+                });
+            }
+        }
+        if let Some(c) = attrs.cluster {
+            if c.contains(&0) || c.iter().map(|&x| x as u64).product::<u64>() > 16 {
+                self.fail(BuildError::Unsupported {
+                    what: format!("a cluster of {c:?} blocks"),
+                    why: "clusters have 1 to 16 blocks".into(),
+                });
+            }
+        }
+        self.func.attrs = attrs;
+    }
+
+    fn check_param_name(&mut self, name: &str) {
+        if !is_name(name) {
+            self.fail(BuildError::BadName { what: "parameter", name: name.into() });
+        } else if self.func.params.iter().any(|p| p.name == name) {
+            self.fail(BuildError::DuplicateName { what: "parameter", name: name.into() });
         }
     }
 
@@ -135,6 +189,7 @@ impl Builder {
 
     /// Adds a scalar parameter and returns its value.
     pub fn scalar_param(&mut self, name: &str, ty: ScalarType) -> Value {
+        self.check_param_name(name);
         self.func.params.push(Param { name: name.to_string(), kind: ParamKind::Scalar(ty) });
         let idx = self.func.params.len() as u32 - 1;
         self.emit_v(Op::Param(idx), ty.into())
@@ -142,18 +197,67 @@ impl Builder {
 
     /// Adds a slice parameter and returns the memory it names.
     pub fn slice_param(&mut self, name: &str, elem: ScalarType, mutable: bool) -> Mem {
+        self.check_param_name(name);
         self.func.params.push(Param { name: name.to_string(), kind: ParamKind::Slice { elem, mutable } });
         let param = self.func.params.len() as u32 - 1;
         self.add_mem(name, elem, MemSpace::Global { param, mutable })
     }
 
-    /// Adds a shared, dynamic shared or local memory object.
+    /// Adds a tensor-map parameter (128 bytes by value) and returns the memory TMA intrinsics
+    /// name it by.
+    pub fn tensor_map_param(&mut self, name: &str) -> Mem {
+        self.check_param_name(name);
+        self.func.params.push(Param { name: name.to_string(), kind: ParamKind::TensorMap });
+        let param = self.func.params.len() as u32 - 1;
+        self.add_mem(name, ScalarType::U8, MemSpace::TensorMap { param })
+    }
+
+    /// Adds a shared, dynamic shared or local memory object. An array whose byte size cannot
+    /// exist on any device, or an alignment that is not a power of two from 16 to 1024, is an
+    /// error.
     pub fn add_mem(&mut self, name: &str, elem: ScalarType, space: MemSpace) -> Mem {
-        self.func.mems.push(MemData { name: name.to_string(), elem, space });
+        if !is_name(name) {
+            self.fail(BuildError::BadName { what: "memory", name: name.into() });
+        } else if self.func.mems.iter().any(|m| m.name == name) {
+            self.fail(BuildError::DuplicateName { what: "memory", name: name.into() });
+        }
+        let data = MemData { name: name.to_string(), elem, space };
+        let what = match space {
+            MemSpace::Local { .. } => "local array",
+            _ => "shared array",
+        };
+        if data.bytes() > MAX_ARRAY_BYTES {
+            self.fail(BuildError::TooLarge {
+                what,
+                name: name.into(),
+                bytes: data.bytes(),
+                max: MAX_ARRAY_BYTES,
+            });
+        }
+        if let MemSpace::Shared { align, .. } | MemSpace::DynShared { align } = space {
+            if !(align.is_power_of_two() && (16..=1024).contains(&align)) {
+                self.fail(BuildError::Unsupported {
+                    what: format!("shared memory `{name}` aligned to {align} bytes"),
+                    why: "alignments are powers of two from 16 to 1024".into(),
+                });
+            }
+        }
+        self.func.mems.push(data);
         Mem(self.func.mems.len() as u32 - 1)
     }
 
     pub fn var(&mut self, name: &str, ty: Type) -> Var {
+        if !is_name(name) {
+            self.fail(BuildError::BadName { what: "variable", name: name.into() });
+        }
+        if let Type::Vector(_, n) = ty {
+            if !(2..=Type::MAX_LANES).contains(&(n as u32)) {
+                self.fail(BuildError::Unsupported {
+                    what: format!("a variable of {n} elements"),
+                    why: format!("vectors have 2 to {} elements", Type::MAX_LANES),
+                });
+            }
+        }
         self.func.vars.push(VarData { name: name.to_string(), ty });
         Var(self.func.vars.len() as u32 - 1)
     }
@@ -170,8 +274,8 @@ impl Builder {
 
     pub fn len(&mut self, mem: Mem) -> Value {
         match self.func.mem(mem).space {
-            MemSpace::Global { .. } | MemSpace::DynShared => {}
-            MemSpace::Shared { len } | MemSpace::Local { len } => {
+            MemSpace::Global { .. } | MemSpace::DynShared { .. } | MemSpace::TensorMap { .. } => {}
+            MemSpace::Shared { len, .. } | MemSpace::Local { len } => {
                 return self.constant(ScalarType::U64, len as u64)
             }
         }
@@ -294,11 +398,12 @@ impl Builder {
                 self.mismatch("vector", t.name(), tp);
             }
         }
-        if parts.len() != 2 && parts.len() != 4 {
+        if !(2..=Type::MAX_LANES as usize).contains(&parts.len()) {
             self.fail(BuildError::Unsupported {
                 what: format!("a vector of {} elements", parts.len()),
-                why: "vectors have 2 or 4 elements".into(),
+                why: format!("vectors have 2 to {} elements", Type::MAX_LANES),
             });
+            return self.constant(ScalarType::U32, 0);
         }
         self.emit_v(Op::MakeVector(parts.to_vec()), Type::Vector(t, parts.len() as u8))
     }
@@ -316,6 +421,27 @@ impl Builder {
         self.emit_v(Op::ReadVar(var), t)
     }
 
+    /// Element `lane` of vector variable `var`.
+    pub fn read_var_lane(&mut self, var: Var, lane: u8) -> Value {
+        let t = self.func.vars[var.0 as usize].ty;
+        if t.is_scalar() || lane as u32 >= t.lanes() {
+            self.mismatch("read of a variable element", "a vector variable with that many elements", t);
+        }
+        self.emit_v(Op::ReadVarLane(var, lane), t.elem().into())
+    }
+
+    /// Writes element `lane` of vector variable `var`.
+    pub fn write_var_lane(&mut self, var: Var, lane: u8, v: Value) {
+        let (t, tv) = (self.func.vars[var.0 as usize].ty, self.value_type(v));
+        if t.is_scalar() || lane as u32 >= t.lanes() {
+            self.mismatch("write of a variable element", "a vector variable with that many elements", t);
+        }
+        if tv != t.elem().into() {
+            self.mismatch("write of a variable element", t.elem().name(), tv);
+        }
+        self.emit(Op::WriteVarLane(var, lane, v), None);
+    }
+
     pub fn write_var(&mut self, var: Var, v: Value) {
         let (t, tv) = (self.func.vars[var.0 as usize].ty, self.value_type(v));
         if t != tv {
@@ -325,6 +451,23 @@ impl Builder {
     }
 
     // ---- memory ----
+
+    /// Loads and stores move 1, 2 or 4 elements of an array, not of a tensor map.
+    fn check_access(&mut self, op: &str, mem: Mem, lanes: u8) {
+        let m = self.func.mem(mem).clone();
+        if ![1, 2, 4].contains(&lanes) {
+            self.fail(BuildError::Unsupported {
+                what: format!("a {op} of {lanes} elements of `{}`", m.name),
+                why: "loads and stores move 1, 2 or 4 elements".into(),
+            });
+        }
+        if matches!(m.space, MemSpace::TensorMap { .. }) {
+            self.fail(BuildError::Unsupported {
+                what: format!("a {op} of tensor map `{}`", m.name),
+                why: "tensor maps are read by TMA copies only".into(),
+            });
+        }
+    }
 
     fn check_index(&mut self, op: &str, index: Value) {
         let t = self.value_type(index);
@@ -336,6 +479,7 @@ impl Builder {
     /// Loads `lanes` (1, 2 or 4) consecutive elements.
     pub fn load(&mut self, mem: Mem, index: Value, lanes: u8) -> Value {
         self.check_index("load", index);
+        self.check_access("load", mem, lanes);
         let elem = self.func.mem(mem).elem;
         let ty = if lanes == 1 { Type::Scalar(elem) } else { Type::Vector(elem, lanes) };
         self.emit_v(Op::Load { mem, index }, ty)
@@ -343,6 +487,8 @@ impl Builder {
 
     pub fn store(&mut self, mem: Mem, index: Value, value: Value) {
         self.check_index("store", index);
+        let lanes = self.value_type(value).lanes() as u8;
+        self.check_access("store", mem, lanes);
         let m = self.func.mem(mem).clone();
         if let MemSpace::Global { mutable: false, .. } = m.space {
             self.fail(BuildError::ReadOnly { name: m.name.clone() });
@@ -354,6 +500,8 @@ impl Builder {
         self.emit(Op::Store { mem, index, value }, None);
     }
 
+    /// An atomic read-modify-write of element `index` of `mem`; the old value (the `atomic`
+    /// intrinsic).
     pub fn atomic(
         &mut self,
         op: AtomicOp,
@@ -362,98 +510,79 @@ impl Builder {
         value: Value,
         compare: Option<Value>,
     ) -> Value {
-        self.check_index("atomic", index);
-        let m = self.func.mem(mem).clone();
-        if let MemSpace::Global { mutable: false, .. } = m.space {
-            self.fail(BuildError::ReadOnly { name: m.name.clone() });
-        }
-        if matches!(m.space, MemSpace::Local { .. }) {
-            self.fail(BuildError::Unsupported {
-                what: "an atomic on a local array".into(),
-                why: "atomics work on global and shared memory".into(),
-            });
-        }
-        let t = self.value_type(value);
-        if t != m.elem.into() {
-            self.mismatch("atomic", m.elem.name(), t);
-        }
-        use ScalarType::*;
-        let ok = match m.elem {
-            I32 | U32 | I64 | U64 => true,
-            F32 | F64 => op == AtomicOp::Add || op == AtomicOp::Exch && m.elem == F32,
-            _ => false,
-        };
-        if !ok {
-            self.fail(BuildError::Unsupported {
-                what: format!("atomic {op:?} on {}", m.elem),
-                why: "atomics support i32, u32, i64, u64, and add on f32/f64".into(),
-            });
-        }
-        self.emit_v(Op::Atomic { op, mem, index, value, compare }, m.elem.into())
+        let call = Call::new(
+            &intrinsics::atomic::ATOMIC,
+            &[("op", intrinsics::atomic::atomic_imm(op))],
+            &[mem],
+            &[],
+        );
+        let mut args = vec![index, value];
+        args.extend(compare);
+        self.intrinsic_value(call, args, self.func.mem(mem).elem.into())
     }
 
     // ---- warp and block ----
 
+    /// The value of another lane (the `shfl` intrinsic).
     pub fn shuffle(&mut self, mode: ShuffleMode, value: Value, lane: Value) -> Value {
-        let t = self.expect_scalar("shuffle", value);
-        let tl = self.value_type(lane);
-        if tl != ScalarType::U32.into() {
-            self.mismatch("shuffle lane", "u32", tl);
-        }
-        self.emit_v(Op::Shuffle { mode, value, lane }, t.into())
+        let call = Call::new(&intrinsics::warp::SHFL, &[("mode", mode as i64)], &[], &[]);
+        let ty = self.value_type(value);
+        self.intrinsic_value(call, vec![value, lane], ty)
     }
 
+    /// A warp vote (the `vote` intrinsic).
     pub fn vote(&mut self, mode: VoteMode, pred: Value) -> Value {
-        let t = self.value_type(pred);
-        if t != ScalarType::Bool.into() {
-            self.mismatch("vote", "bool", t);
-        }
+        let call = Call::new(&intrinsics::warp::VOTE, &[("mode", mode as i64)], &[], &[]);
         let ty = if mode == VoteMode::Ballot { ScalarType::U32 } else { ScalarType::Bool };
-        self.emit_v(Op::Vote { mode, pred }, ty.into())
+        self.intrinsic_value(call, vec![pred], ty.into())
     }
 
     pub fn barrier(&mut self) {
         self.emit(Op::Barrier, None);
     }
 
+    /// A memory fence (the `fence` intrinsic).
     pub fn fence(&mut self, scope: FenceScope) {
-        self.emit(Op::Fence(scope), None);
+        let call = Call::new(&intrinsics::atomic::FENCE, &[("scope", scope as i64)], &[], &[]);
+        self.intrinsic(call, vec![]);
     }
 
-    pub fn intrinsic(&mut self, i: Intrinsic, args: Vec<Value>, result: Option<Type>) -> Option<Value> {
-        match &i {
-            Intrinsic::LdMatrix { mem, num, .. } => {
-                let m = self.func.mem(*mem).clone();
-                let shared = matches!(m.space, MemSpace::Shared { .. } | MemSpace::DynShared);
-                if !shared || m.elem.size() != 2 || ![1, 2, 4].contains(num) {
-                    self.fail(BuildError::Unsupported {
-                        what: format!("ldmatrix x{num} on `{}` ({})", m.name, m.elem),
-                        why: "ldmatrix reads 1, 2 or 4 matrices of 16-bit elements from shared memory".into(),
-                    });
-                }
-            }
-            Intrinsic::CpAsync { dst, src, bytes } => {
-                let (d, s) = (self.func.mem(*dst).clone(), self.func.mem(*src).clone());
-                let ok = matches!(d.space, MemSpace::Shared { .. } | MemSpace::DynShared)
-                    && matches!(s.space, MemSpace::Global { .. })
-                    && d.elem == s.elem
-                    && [4, 8, 16].contains(bytes)
-                    && (*bytes as u32).is_multiple_of(d.elem.size());
-                if !ok {
-                    self.fail(BuildError::Unsupported {
-                        what: format!("cp.async of {bytes} bytes from `{}` to `{}`", s.name, d.name),
-                        why: "cp.async copies 4, 8 or 16 bytes from global to shared memory of one element type".into(),
-                    });
-                }
-            }
-            _ => {}
-        }
+    /// A call of an intrinsic; its row checks the operands and gives the result type. On a
+    /// mismatch the error is recorded and no result is produced.
+    pub fn intrinsic(&mut self, call: Call, args: Vec<Value>) -> Option<Value> {
+        let mut types = Vec::with_capacity(args.len());
         for &a in &args {
-            if a.0 as usize >= self.func.values.len() {
-                self.fail(BuildError::Unbalanced { what: "intrinsic operand" });
+            match self.func.values.get(a.0 as usize) {
+                Some(t) => types.push(*t),
+                None => {
+                    self.fail(BuildError::Unbalanced { what: "intrinsic operand" });
+                    return None;
+                }
             }
         }
-        self.emit(Op::Intrinsic(i, args), result)
+        match call.check(&self.func, &types) {
+            Ok(result) => self.emit(Op::Intrinsic(call, args), result),
+            Err(problem) => {
+                self.fail(BuildError::Intrinsic { name: call.text_name(), problem });
+                None
+            }
+        }
+    }
+
+    /// [`Builder::intrinsic`] for intrinsics with a result; after an error, a constant of type
+    /// `ty` stands in so the front end can go on.
+    pub fn intrinsic_value(&mut self, call: Call, args: Vec<Value>, ty: Type) -> Value {
+        match self.intrinsic(call, args) {
+            Some(v) => v,
+            None => {
+                let elem = ty.elem();
+                let c = self.constant(elem, 0);
+                match ty {
+                    Type::Scalar(_) => c,
+                    Type::Vector(_, n) => self.emit_v(Op::MakeVector(vec![c; n as usize]), ty),
+                }
+            }
+        }
     }
 
     // ---- control flow ----

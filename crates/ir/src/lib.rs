@@ -9,24 +9,36 @@
 //! pointers: loads, stores and atomics name a [`Mem`] (a slice parameter, a shared or local array)
 //! and an element index, so every back end knows the buffer and can check bounds.
 //!
+//! Instructions beyond the core ops are intrinsics, defined as data: one [`intrinsics::Def`] row
+//! each (operands and result types, effects, minimum feature and PTX version, PTX template,
+//! CPU executor semantics), from which the builder, the verifier, the printer, the parser and
+//! both back ends derive.
+//!
 //! Invariants (checked by [`verify`]): a value is used only after its definition, in the region
-//! that defines it or one nested in it; operand types match what each op expects; unary and
-//! binary results have the type their op gives ([`UnaryOp::result_type`],
-//! [`BinaryOp::result_type`]: bit counts are `u32`, `mul_wide` doubles the width); `break` and
-//! `continue` lie inside as many loops as their depth says; stores target writable memory.
-//! The text form is produced by `Display` for [`Function`] and read back by [`parse`].
+//! that defines it or one nested in it; operand types match what each op expects (for an
+//! intrinsic, what its row's `sig` says); unary and binary results have the type their op gives
+//! ([`UnaryOp::result_type`], [`BinaryOp::result_type`]: bit counts are `u32`, `mul_wide` doubles
+//! the width); `break` and `continue` lie inside as many loops as their depth says; stores target
+//! writable memory. Array sizes are computed in `u64` and checked against the GPU's limits
+//! ([`Limits`]) by every back end. The text form is produced by `Display` for [`Function`] and
+//! read back by [`parse`]; names are `[A-Za-z_][A-Za-z0-9_]*`, so any function the builder
+//! accepts prints to text that parses back to it.
 //! [`expand_f64_math`] rewrites f64 `exp`/`ln`/`sin`/`cos` into exactly rounded ops for back
 //! ends without accurate f64 transcendentals.
 
 mod builder;
 mod expand;
+pub mod intrinsics;
+mod layout;
 mod parse;
 mod print;
 mod types;
 mod verify;
 
-pub use builder::{BuildError, Builder};
+pub use builder::{BuildError, Builder, MAX_ARRAY_BYTES};
 pub use expand::{expand_f64_math, has_f64_math};
+pub use intrinsics::{Call, Def};
+pub use layout::{LimitError, Limits};
 pub use parse::{parse, ParseError};
 pub use types::{ScalarType, Type};
 pub use verify::{verify, VerifyError};
@@ -58,7 +70,13 @@ pub struct Param {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ParamKind {
     Scalar(ScalarType),
-    Slice { elem: ScalarType, mutable: bool },
+    Slice {
+        elem: ScalarType,
+        mutable: bool,
+    },
+    /// A tensor map (`CUtensorMap`) passed by value: 128 bytes, 64-byte aligned. Intrinsics name
+    /// it through the memory that [`MemSpace::TensorMap`] gives it.
+    TensorMap,
 }
 
 /// Where a memory object lives.
@@ -66,12 +84,16 @@ pub enum ParamKind {
 pub enum MemSpace {
     /// Global memory behind slice parameter `param` (an index into [`Function::params`]).
     Global { param: u32, mutable: bool },
-    /// A statically sized shared-memory array of `len` elements, one per block.
-    Shared { len: u32 },
-    /// The block's dynamic shared memory (sized at launch), viewed as elements.
-    DynShared,
+    /// A statically sized shared-memory array of `len` elements, one per block, at an address
+    /// aligned to `align` bytes (a power of two from 16 to 1024).
+    Shared { len: u32, align: u32 },
+    /// The block's dynamic shared memory (sized at launch), viewed as elements, its start
+    /// aligned to `align` bytes (a power of two from 16 to 1024).
+    DynShared { align: u32 },
     /// A per-thread array of `len` elements.
     Local { len: u32 },
+    /// The tensor map passed in parameter `param` (TMA copies read the tensor it describes).
+    TensorMap { param: u32 },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -115,6 +137,33 @@ pub enum Special {
     LaneId,
     /// The device's warp size (32 on NVIDIA, 64 on some AMD GPUs): a device property.
     WarpSize,
+    /// The block's rank within its cluster (`%cluster_ctarank`; 0 without clusters).
+    ClusterRank,
+    /// Blocks per cluster (`%cluster_nctarank`; 1 without clusters).
+    ClusterSize,
+    /// The block's position within its cluster (`%cluster_ctaid`).
+    ClusterBlockIdx(Axis),
+    /// The cluster's shape in blocks (`%cluster_nctaid`).
+    ClusterDim(Axis),
+    /// The cluster's position in the grid of clusters (`%clusterid`).
+    ClusterIdx(Axis),
+    /// The grid's shape in clusters (`%nclusterid`).
+    ClusterGridDim(Axis),
+}
+
+impl Special {
+    /// Whether the value needs thread-block clusters (sm_90).
+    pub fn needs_clusters(self) -> bool {
+        matches!(
+            self,
+            Special::ClusterRank
+                | Special::ClusterSize
+                | Special::ClusterBlockIdx(_)
+                | Special::ClusterDim(_)
+                | Special::ClusterIdx(_)
+                | Special::ClusterGridDim(_)
+        )
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -214,6 +263,7 @@ pub enum AtomicOp {
     Cas,
 }
 
+/// Warp shuffle modes (the `shfl` intrinsic's `mode`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ShuffleMode {
     /// Read lane `lane`.
@@ -226,6 +276,7 @@ pub enum ShuffleMode {
     Xor,
 }
 
+/// Warp votes (the `vote` intrinsic's `mode`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum VoteMode {
     Any,
@@ -234,43 +285,12 @@ pub enum VoteMode {
     Ballot,
 }
 
+/// Memory fence scopes (the `fence` intrinsic's `scope`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FenceScope {
     Block,
     Device,
     System,
-}
-
-/// Tensor-core and asynchronous-copy intrinsics. Each is selected by device architecture in the
-/// back ends; the CPU executor gives the portable definition.
-///
-/// Room for Hopper (sm_90a) is deliberate: an intrinsic names the memories it touches ([`Mem`],
-/// so shared-memory operands stay bounds-checkable) and returns vectors of registers. `wgmma`
-/// fits as a variant whose A/B operands are shared-memory descriptors (a `Mem` plus layout) and
-/// whose accumulators are a register vector, with fence/commit/wait variants like the `cp.async`
-/// ones; an `mbarrier` is a `u64` shared array with init/arrive/expect-tx/try-wait variants; a TMA
-/// copy is a variant taking a tensor-map kernel parameter (a new `ParamKind` passed by value as a
-/// 128-byte `.param`), a shared destination and an `mbarrier`. The PTX back end already refuses
-/// intrinsics a target lacks ([`Function`]s are checked per target).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Intrinsic {
-    /// `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32`: each lane holds
-    /// `a` (8 halves), `b` (4 halves) and `c` (4 f32) in the PTX fragment layout; the result
-    /// is the 4 f32 of `d`.
-    MmaM16N8K16 { elem: ScalarType },
-    /// `ldmatrix.sync.aligned.m8n8.x{num}[.trans].shared.b16`: `num` (1, 2 or 4) 8x8 matrices of
-    /// 16-bit elements from shared memory `mem`. Lane `8m + r` gives (as `args[0]`, an element
-    /// index) the start of row `r` of matrix `m`; each lane receives one `u32` per matrix: row
-    /// `lane / 4`, columns `2 * (lane % 4)` and `+1` (transposed with `trans`).
-    LdMatrix { mem: Mem, num: u8, trans: bool },
-    /// `cp.async`: copies `bytes` (4, 8 or 16) from global `src` at element `args[1]` to shared
-    /// `dst` at element `args[0]`, completing by the next [`Intrinsic::CpAsyncWait`] that covers
-    /// its group (the CPU executor copies at once, which is one valid schedule).
-    CpAsync { dst: Mem, src: Mem, bytes: u8 },
-    /// `cp.async.commit_group`: closes the group of copies issued since the last commit.
-    CpAsyncCommit,
-    /// `cp.async.wait_group n`: waits until at most `n` committed groups are pending.
-    CpAsyncWait { pending: u32 },
 }
 
 /// A constant: its type and its bit pattern (zero-extended to 64 bits).
@@ -304,6 +324,10 @@ pub enum Op {
     Extract(Value, u8),
     ReadVar(Var),
     WriteVar(Var, Value),
+    /// Element `lane` of a vector variable (a register fragment, indexed at compile time).
+    ReadVarLane(Var, u8),
+    /// Writes element `lane` of a vector variable.
+    WriteVarLane(Var, u8, Value),
     /// Loads element `index` of `mem`; for a vector result of `n` lanes, elements
     /// `index*n .. index*n+n` (a wide access, aligned to its size).
     Load {
@@ -315,26 +339,9 @@ pub enum Op {
         index: Value,
         value: Value,
     },
-    /// Atomic read-modify-write of one element; the result is the old value.
-    Atomic {
-        op: AtomicOp,
-        mem: Mem,
-        index: Value,
-        value: Value,
-        compare: Option<Value>,
-    },
-    Shuffle {
-        mode: ShuffleMode,
-        value: Value,
-        lane: Value,
-    },
-    Vote {
-        mode: VoteMode,
-        pred: Value,
-    },
-    /// Block-wide barrier (`__syncthreads`): every thread of the block must reach it.
+    /// Block-wide barrier (`__syncthreads`): every thread of the block must reach it, at the
+    /// same barrier.
     Barrier,
-    Fence(FenceScope),
     If {
         cond: Value,
         then_region: Region,
@@ -354,7 +361,8 @@ pub enum Op {
         depth: u32,
     },
     Return,
-    Intrinsic(Intrinsic, Vec<Value>),
+    /// A call of an intrinsic (see [`intrinsics`]) with its value operands.
+    Intrinsic(Call, Vec<Value>),
 }
 
 /// One instruction and the value it defines, if any.
@@ -364,11 +372,24 @@ pub struct Inst {
     pub op: Op,
 }
 
+/// How a kernel must be launched, as PTX performance directives state it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KernelAttrs {
+    /// The most threads a block may have (`.maxntid`); the compiler may then give each thread
+    /// more registers. Launches with more threads are refused.
+    pub max_threads: Option<u32>,
+    /// Blocks that must fit on one multiprocessor at once (`.minnctapersm`).
+    pub min_blocks_per_sm: Option<u32>,
+    /// The cluster shape every launch uses (`.reqnctapercluster`).
+    pub cluster: Option<[u32; 3]>,
+}
+
 /// A kernel: parameters, arenas and the body region.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Function {
     pub name: String,
     pub params: Vec<Param>,
+    pub attrs: KernelAttrs,
     /// The type of each value, indexed by [`Value`].
     pub values: Vec<Type>,
     pub vars: Vec<VarData>,
@@ -390,35 +411,12 @@ impl Function {
         &self.mems[m.0 as usize]
     }
 
-    /// Bytes of static shared memory, with each array aligned to 16 bytes.
-    pub fn static_shared_bytes(&self) -> u32 {
-        self.shared_layout().1
-    }
-
-    /// Byte offset of each static shared array (`None` for other memories), and the total.
-    pub fn shared_layout(&self) -> (Vec<Option<u32>>, u32) {
-        let mut offset = 0u32;
-        let offsets = self
-            .mems
-            .iter()
-            .map(|m| match m.space {
-                MemSpace::Shared { len } => {
-                    let at = offset;
-                    offset = (offset + len * m.elem.size()).next_multiple_of(16);
-                    Some(at)
-                }
-                _ => None,
-            })
-            .collect();
-        (offsets, offset)
-    }
-
     /// Number of launch arguments under the ABI (a slice counts twice).
     pub fn abi_arg_count(&self) -> usize {
         self.params
             .iter()
             .map(|p| match p.kind {
-                ParamKind::Scalar(_) => 1,
+                ParamKind::Scalar(_) | ParamKind::TensorMap => 1,
                 ParamKind::Slice { .. } => 2,
             })
             .sum()

@@ -5,6 +5,17 @@ use std::fmt::{self, Write};
 
 fn const_text(c: Const) -> String {
     use ScalarType::*;
+    // NaNs print as their bits, so a payload survives the text form.
+    let nan = match c.ty {
+        F16 => half::f16::from_bits(c.bits as u16).is_nan(),
+        BF16 => half::bf16::from_bits(c.bits as u16).is_nan(),
+        F32 => f32::from_bits(c.bits as u32).is_nan(),
+        F64 => f64::from_bits(c.bits).is_nan(),
+        _ => false,
+    };
+    if nan {
+        return format!("nan:0x{:0w$x}", c.bits, w = c.ty.bits() as usize / 4);
+    }
     match c.ty {
         Bool => (c.bits != 0).to_string(),
         I8 => (c.bits as i8).to_string(),
@@ -39,6 +50,12 @@ fn special_text(s: Special) -> String {
         Special::GridDim(a) => format!("grid_dim.{}", a.name()),
         Special::LaneId => "lane_id".into(),
         Special::WarpSize => "warp_size".into(),
+        Special::ClusterRank => "cluster_rank".into(),
+        Special::ClusterSize => "cluster_size".into(),
+        Special::ClusterBlockIdx(a) => format!("cluster_block_idx.{}", a.name()),
+        Special::ClusterDim(a) => format!("cluster_dim.{}", a.name()),
+        Special::ClusterIdx(a) => format!("cluster_idx.{}", a.name()),
+        Special::ClusterGridDim(a) => format!("cluster_grid_dim.{}", a.name()),
     }
 }
 
@@ -72,22 +89,17 @@ impl Function {
                 Op::WriteVar(v, x) => {
                     write!(out, "write ${}.{}, %{}", self.vars[v.0 as usize].name, v.0, x.0)?
                 }
+                Op::ReadVarLane(v, l) => {
+                    write!(out, "read_lane ${}.{}, {l}", self.vars[v.0 as usize].name, v.0)?
+                }
+                Op::WriteVarLane(v, l, x) => {
+                    write!(out, "write_lane ${}.{}, {l}, %{}", self.vars[v.0 as usize].name, v.0, x.0)?
+                }
                 Op::Load { mem, index } => write!(out, "load {}[%{}]", m(*mem), index.0)?,
                 Op::Store { mem, index, value } => {
                     write!(out, "store {}[%{}], %{}", m(*mem), index.0, value.0)?
                 }
-                Op::Atomic { op, mem, index, value, compare } => {
-                    write!(out, "atomic.{} {}[%{}], %{}", lower(op), m(*mem), index.0, value.0)?;
-                    if let Some(c) = compare {
-                        write!(out, ", %{}", c.0)?;
-                    }
-                }
-                Op::Shuffle { mode, value, lane } => {
-                    write!(out, "shuffle.{} %{}, %{}", lower(mode), value.0, lane.0)?
-                }
-                Op::Vote { mode, pred } => write!(out, "vote.{} %{}", lower(mode), pred.0)?,
                 Op::Barrier => write!(out, "barrier")?,
-                Op::Fence(s) => write!(out, "fence.{}", lower(s))?,
                 Op::If { cond, then_region, else_region } => {
                     writeln!(out, "if %{} {{", cond.0)?;
                     self.print_region(out, *then_region, indent + 1)?;
@@ -109,34 +121,32 @@ impl Function {
                 Op::Break { depth } => write!(out, "break {depth}")?,
                 Op::Continue { depth } => write!(out, "continue {depth}")?,
                 Op::Return => write!(out, "return")?,
-                Op::Intrinsic(i, args) => {
-                    let p: Vec<String> = args.iter().map(|v| format!("%{}", v.0)).collect();
-                    let p = p.join(", ");
-                    match i {
-                        Intrinsic::MmaM16N8K16 { elem } => write!(out, "mma.m16n8k16.{elem} {p}")?,
-                        Intrinsic::LdMatrix { mem, num, trans } => {
-                            let t = if *trans { ".trans" } else { "" };
-                            write!(out, "ldmatrix.x{num}{t} {}[{p}]", m(*mem))?
-                        }
-                        Intrinsic::CpAsync { dst, src, bytes } => {
-                            let a: Vec<&str> = p.split(", ").collect();
-                            write!(
-                                out,
-                                "cp_async.{bytes} {}[{}], {}[{}]",
-                                m(*dst),
-                                a[0],
-                                m(*src),
-                                a.get(1).unwrap_or(&"")
-                            )?
-                        }
-                        Intrinsic::CpAsyncCommit => write!(out, "cp_async.commit")?,
-                        Intrinsic::CpAsyncWait { pending } => write!(out, "cp_async.wait {pending}")?,
+                Op::Intrinsic(call, args) => {
+                    let operands: Vec<String> = call
+                        .mems
+                        .iter()
+                        .map(|&mem| m(mem))
+                        .chain(call.vars.iter().map(|v| format!("${}.{}", self.vars[v.0 as usize].name, v.0)))
+                        .chain(args.iter().map(|v| format!("%{}", v.0)))
+                        .collect();
+                    write!(out, "{}", call.text_name())?;
+                    if !operands.is_empty() {
+                        write!(out, " {}", operands.join(", "))?;
                     }
                 }
             }
             out.push('\n');
         }
         Ok(())
+    }
+}
+
+/// ` align N` for alignments other than the default 16 bytes.
+fn align_text(align: u32) -> String {
+    if align == 16 {
+        String::new()
+    } else {
+        format!(" align {align}")
     }
 }
 
@@ -149,14 +159,29 @@ impl fmt::Display for Function {
                 ParamKind::Scalar(t) => format!("{}: {t}", p.name),
                 ParamKind::Slice { elem, mutable: false } => format!("{}: &[{elem}]", p.name),
                 ParamKind::Slice { elem, mutable: true } => format!("{}: &mut [{elem}]", p.name),
+                ParamKind::TensorMap => format!("{}: tensor_map", p.name),
             })
             .collect();
         writeln!(f, "kernel {}({}) {{", self.name, params.join(", "))?;
+        let a = &self.attrs;
+        if let Some(n) = a.max_threads {
+            writeln!(f, "  max_threads {n}")?;
+        }
+        if let Some(n) = a.min_blocks_per_sm {
+            writeln!(f, "  min_blocks_per_sm {n}")?;
+        }
+        if let Some([x, y, z]) = a.cluster {
+            writeln!(f, "  cluster {x}, {y}, {z}")?;
+        }
         for m in &self.mems {
             match m.space {
-                MemSpace::Global { .. } => {}
-                MemSpace::Shared { len } => writeln!(f, "  shared @{}: [{}; {len}]", m.name, m.elem)?,
-                MemSpace::DynShared => writeln!(f, "  shared @{}: [{}]", m.name, m.elem)?,
+                MemSpace::Global { .. } | MemSpace::TensorMap { .. } => {}
+                MemSpace::Shared { len, align } => {
+                    writeln!(f, "  shared @{}: [{}; {len}]{}", m.name, m.elem, align_text(align))?
+                }
+                MemSpace::DynShared { align } => {
+                    writeln!(f, "  shared @{}: [{}]{}", m.name, m.elem, align_text(align))?
+                }
                 MemSpace::Local { len } => writeln!(f, "  local @{}: [{}; {len}]", m.name, m.elem)?,
             }
         }

@@ -98,15 +98,20 @@ impl fmt::Display for ScalarType {
     }
 }
 
-/// The type of an IR value: a scalar, or a short vector of scalars used for wide memory access.
+/// The type of an IR value: a scalar, or a vector of scalars: 2 or 4 elements for wide memory
+/// accesses, up to [`Type::MAX_LANES`] for register fragments (a `wgmma` accumulator), always
+/// indexed by compile-time constants so they stay in registers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Type {
     Scalar(ScalarType),
-    /// `lanes` is 2 or 4.
+    /// `lanes` is 2 to [`Type::MAX_LANES`].
     Vector(ScalarType, u8),
 }
 
 impl Type {
+    /// The most elements a vector has (an m64n256 f32 accumulator per thread).
+    pub const MAX_LANES: u32 = 128;
+
     /// The element type (the type itself for a scalar).
     pub fn elem(self) -> ScalarType {
         match self {

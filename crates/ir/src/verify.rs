@@ -50,21 +50,17 @@ impl Checker<'_> {
                 problem: problem.to_string(),
             };
             let operands: Vec<Value> = match op {
-                Op::Unary(_, a) | Op::Cast(a) | Op::Bitcast(a) | Op::Extract(a, _) | Op::WriteVar(_, a) => {
-                    vec![*a]
-                }
+                Op::Unary(_, a)
+                | Op::Cast(a)
+                | Op::Bitcast(a)
+                | Op::Extract(a, _)
+                | Op::WriteVar(_, a)
+                | Op::WriteVarLane(_, _, a) => vec![*a],
                 Op::Binary(_, a, b) | Op::Cmp(_, a, b) => vec![*a, *b],
                 Op::Select(a, b, c) | Op::Fma(a, b, c) => vec![*a, *b, *c],
                 Op::MakeVector(p) | Op::Intrinsic(_, p) => p.clone(),
                 Op::Load { index, .. } => vec![*index],
                 Op::Store { index, value, .. } => vec![*index, *value],
-                Op::Atomic { index, value, compare, .. } => {
-                    let mut v = vec![*index, *value];
-                    v.extend(compare);
-                    v
-                }
-                Op::Shuffle { value, lane, .. } => vec![*value, *lane],
-                Op::Vote { pred, .. } => vec![*pred],
                 Op::If { cond, .. } => vec![*cond],
                 _ => vec![],
             };
@@ -112,9 +108,12 @@ impl Checker<'_> {
                 Op::Continue { depth } if *depth >= loops => {
                     return Err(VerifyError::BadDepth { what: "continue", depth: *depth, loops })
                 }
-                Op::Load { mem, index } | Op::Store { mem, index, .. } | Op::Atomic { mem, index, .. } => {
+                Op::Load { mem, index } | Op::Store { mem, index, .. } => {
                     if self.f.mems.get(mem.0 as usize).is_none() {
                         return Err(bad("unknown memory"));
+                    }
+                    if matches!(self.f.mem(*mem).space, MemSpace::TensorMap { .. }) {
+                        return Err(bad("tensor maps are not loaded or stored"));
                     }
                     if !self.ty(*index).is_scalar() || !self.ty(*index).elem().is_int() {
                         return Err(bad("index is not an integer"));
@@ -128,32 +127,34 @@ impl Checker<'_> {
                         }
                     }
                 }
-                Op::Intrinsic(i, args) => {
-                    let int = |v: &Value| self.ty(*v).is_scalar() && self.ty(*v).elem().is_int();
-                    let u32s = |n: u8| Type::Vector(ScalarType::U32, n);
+                Op::Intrinsic(call, args) => {
+                    let types: Vec<Type> = args.iter().map(|a| self.ty(*a)).collect();
                     let result = inst.result.map(|r| self.f.value_type(r));
-                    let ok = match i {
-                        Intrinsic::MmaM16N8K16 { elem } => {
-                            matches!(elem, ScalarType::F16 | ScalarType::BF16)
-                                && args.len() == 3
-                                && self.ty(args[0]) == u32s(4)
-                                && self.ty(args[1]) == u32s(2)
-                                && self.ty(args[2]) == Type::Vector(ScalarType::F32, 4)
-                                && result == Some(Type::Vector(ScalarType::F32, 4))
+                    match call.check(self.f, &types) {
+                        Ok(t) if t == result => {}
+                        Ok(t) => {
+                            return Err(bad(&format!(
+                                "the result is {}, but `{}` gives {}",
+                                result.map_or("nothing".to_string(), |t| t.to_string()),
+                                call.text_name(),
+                                t.map_or("nothing".to_string(), |t| t.to_string())
+                            )))
                         }
-                        Intrinsic::LdMatrix { num, .. } => {
-                            let want = if *num == 1 { Type::Scalar(ScalarType::U32) } else { u32s(*num) };
-                            args.len() == 1 && int(&args[0]) && result == Some(want)
-                        }
-                        Intrinsic::CpAsync { .. } => {
-                            args.len() == 2 && args.iter().all(int) && result.is_none()
-                        }
-                        Intrinsic::CpAsyncCommit | Intrinsic::CpAsyncWait { .. } => {
-                            args.is_empty() && result.is_none()
-                        }
+                        Err(problem) => return Err(bad(&format!("`{}`: {problem}", call.text_name()))),
+                    }
+                }
+                Op::ReadVarLane(var, lane) | Op::WriteVarLane(var, lane, _) => {
+                    let vt = self.f.vars.get(var.0 as usize).map(|v| v.ty);
+                    let Some(vt) = vt.filter(|t| !t.is_scalar() && (*lane as u32) < t.lanes()) else {
+                        return Err(bad("not an element of a vector variable"));
+                    };
+                    let elem: Type = vt.elem().into();
+                    let ok = match op {
+                        Op::WriteVarLane(_, _, v) => self.ty(*v) == elem,
+                        _ => inst.result.map(|r| self.f.value_type(r)) == Some(elem),
                     };
                     if !ok {
-                        return Err(bad("operands or result do not fit the intrinsic"));
+                        return Err(bad("value type differs from the variable's elements"));
                     }
                 }
                 Op::WriteVar(var, v) if self.f.vars[var.0 as usize].ty != self.ty(*v) => {

@@ -78,27 +78,63 @@ fn mismatched_operand_types_are_rejected() {
 }
 
 #[test]
-fn shared_arrays_are_laid_out_on_16_byte_boundaries() {
+fn shared_arrays_are_laid_out_on_their_alignment() {
     let mut b = Builder::new("smem");
-    b.add_mem("a", ScalarType::F32, MemSpace::Shared { len: 3 });
-    b.add_mem("b", ScalarType::F64, MemSpace::Shared { len: 2 });
+    b.add_mem("a", ScalarType::F32, MemSpace::Shared { len: 3, align: 16 });
+    b.add_mem("b", ScalarType::F64, MemSpace::Shared { len: 2, align: 16 });
+    b.add_mem("c", ScalarType::U8, MemSpace::Shared { len: 1, align: 1024 });
+    b.add_mem("d", ScalarType::U8, MemSpace::Shared { len: 1, align: 128 });
     let f = b.finish().expect("builds");
-    assert_eq!(f.shared_layout(), (vec![Some(0), Some(16)], 32));
+    assert_eq!(f.shared_layout(), (vec![Some(0), Some(16), Some(1024), Some(1152)], 1168));
+}
+
+#[test]
+fn array_sizes_are_computed_without_wrapping() {
+    // 0x2000_0001 f64 elements are 0x1_0000_0008 bytes: 8 in 32 bits, which once let a kernel
+    // write past a host allocation. The size cannot exist, so the builder refuses it.
+    let mut b = Builder::new("huge");
+    b.add_mem("s", ScalarType::F64, MemSpace::Shared { len: 0x2000_0001, align: 16 });
+    let e = b.finish().expect_err("refused");
+    assert!(e.to_string().contains("4294967304 bytes"), "{e}");
+    // Sizes that exist but exceed the GPU's limits build, and every back end refuses them.
+    let mut b = Builder::new("big");
+    b.add_mem("s", ScalarType::F64, MemSpace::Shared { len: 0x10_0000, align: 16 });
+    b.add_mem("l", ScalarType::F64, MemSpace::Local { len: 0x0FFF_FFFF });
+    let f = b.finish().expect("builds");
+    assert_eq!(f.static_shared_bytes(), 8 << 20);
+    assert_eq!(f.local_bytes_per_thread(), 0x8000_0000);
+    let e = f.check_limits(&Limits::GPU).expect_err("over the limit");
+    assert!(e.to_string().contains("8388608 bytes of static shared memory; the limit is 49152 bytes"), "{e}");
+}
+
+#[test]
+fn alignments_must_be_powers_of_two_up_to_1024() {
+    for align in [0, 8, 48, 2048] {
+        let mut b = Builder::new("al");
+        b.add_mem("s", ScalarType::U8, MemSpace::Shared { len: 4, align });
+        let e = b.finish().expect_err("refused");
+        assert!(e.to_string().contains("powers of two from 16 to 1024"), "{align}: {e}");
+    }
 }
 
 #[test]
 fn intrinsics_with_wrong_operands_are_rejected() {
+    // The builder checks a call against its row at once.
     let mut b = Builder::new("mma");
     let z = b.constant(ScalarType::U32, 0);
-    b.intrinsic(
-        Intrinsic::MmaM16N8K16 { elem: ScalarType::F16 },
-        vec![z],
-        Some(Type::Vector(ScalarType::F32, 4)),
-    );
-    check(
-        &b.finish().expect("the builder leaves intrinsic shapes to the verifier"),
-        Err("do not fit the intrinsic"),
-    );
+    let call = Call::new(&intrinsics::tensor::MMA, &[("elem", 0)], &[], &[]);
+    assert_eq!(b.intrinsic(call.clone(), vec![z]), None);
+    let e = b.finish().expect_err("refused");
+    assert!(e.to_string().contains("`mma.m16n8k16.f16`: takes 3 operands, got 1"), "{e}");
+    // The verifier checks the same row on finished functions.
+    let mut b = Builder::new("shfl");
+    let t = b.special(Special::LaneId);
+    let v = b.shuffle(ShuffleMode::Xor, t, t);
+    let f = b.finish().expect("builds");
+    check(&f, Ok(()));
+    let mut bad = f.clone();
+    bad.values[v.0 as usize] = ScalarType::U64.into();
+    check(&bad, Err("the result is u64, but `shfl.xor` gives u32"));
 }
 
 #[test]

@@ -31,17 +31,50 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     r.unwrap_or_else(|e| e.to_compile_error()).into()
 }
 
-/// Marks a function callable from kernels (inlined into them).
+/// Marks a function callable from kernels (inlined into them): a free function, a method, or
+/// every method of an `impl` block (so a tile, a pipeline stage or a generator state can be a
+/// type with methods).
 #[proc_macro_attribute]
 pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let f = parse_macro_input!(item as ItemFn);
     let attr = TokenStream2::from(attr);
-    let r = if !attr.is_empty() {
-        Err(syn::Error::new(attr.span(), "#[device] takes no arguments"))
-    } else {
-        expand_device(f)
+    if !attr.is_empty() {
+        return syn::Error::new(attr.span(), "#[device] takes no arguments").to_compile_error().into();
+    }
+    let r = match syn::parse::<syn::ItemImpl>(item.clone()) {
+        Ok(imp) => expand_device_impl(imp),
+        Err(_) => {
+            let f = parse_macro_input!(item as ItemFn);
+            expand_device(f, &[])
+        }
     };
     r.unwrap_or_else(|e| e.to_compile_error()).into()
+}
+
+/// `#[device]` on an `impl` block: each method becomes a device function; the block's type
+/// parameters count as element types for its methods' parameters.
+fn expand_device_impl(mut imp: syn::ItemImpl) -> syn::Result<TokenStream2> {
+    let outer: Vec<String> = imp
+        .generics
+        .params
+        .iter()
+        .filter_map(|g| match g {
+            GenericParam::Type(t) => Some(t.ident.to_string()),
+            _ => None,
+        })
+        .collect();
+    for item in imp.items.iter_mut() {
+        if let syn::ImplItem::Fn(m) = item {
+            let f = ItemFn {
+                attrs: m.attrs.clone(),
+                vis: m.vis.clone(),
+                sig: m.sig.clone(),
+                block: Box::new(m.block.clone()),
+            };
+            let expanded = expand_device(f, &outer)?;
+            *m = syn::parse2(expanded)?;
+        }
+    }
+    Ok(quote!(#imp))
 }
 
 fn err<T>(span: Span, msg: impl std::fmt::Display) -> syn::Result<T> {
@@ -57,6 +90,14 @@ enum ParamKind {
     Scalar(Type),
     Slice(Type),
     SliceMut(Type),
+    /// A tensor map (`TensorMap`), passed by value.
+    TensorMap,
+}
+
+/// Whether `ty` names the kernel language's `TensorMap` parameter type.
+fn is_tensor_map(ty: &Type) -> bool {
+    matches!(ty, Type::Path(p) if p.qself.is_none()
+        && p.path.segments.last().is_some_and(|s| s.ident == "TensorMap" && s.arguments.is_empty()))
 }
 
 /// Whether `ty` is a scalar element type: a primitive name or one of the generic type params.
@@ -85,6 +126,7 @@ fn classify(ty: &Type, generics: &[String]) -> Option<ParamKind> {
             _ => None,
         },
         t if is_scalar(t, generics) => Some(ParamKind::Scalar(t.clone())),
+        t if is_tensor_map(t) => Some(ParamKind::TensorMap),
         _ => None,
     }
 }
@@ -166,11 +208,21 @@ fn expand_kernel(mut f: ItemFn) -> syn::Result<TokenStream2> {
                 launch_pushes.push(quote!(#krate::push_slice::<#t>(&mut __args, &*#id);));
                 quote!(let #id = #krate::dsl::slice_mut_param::<#t>(#id_str);)
             }
+            Some(ParamKind::TensorMap) => {
+                launch_params.push(quote!(#id: &::ferrocm_kernel::runtime::TensorMap<'_>));
+                launch_pushes.push(quote!(__args.push_tensor_map(#id);));
+                runtime_params.push(quote!(#id: &::ferrocm_kernel::HostTensorMap<'_>));
+                runtime_names.push(id.clone());
+                tr.declare(&id.to_string(), false);
+                param_decls.push(quote!(let #id = #krate::dsl::tensor_map_param(#id_str);));
+                continue;
+            }
             None => {
                 return err(
                     ty.span(),
                     "unsupported kernel parameter type: use a scalar (bool, integers, f16, bf16, f32, f64 or a \
-                     generic element type), `&[T]`, `&mut [T]`, or mark a compile-time value with #[comptime]",
+                     generic element type), `&[T]`, `&mut [T]`, `TensorMap`, or mark a compile-time value with \
+                     #[comptime]",
                 )
             }
         };
@@ -193,7 +245,51 @@ fn expand_kernel(mut f: ItemFn) -> syn::Result<TokenStream2> {
         })
         .chain(comptime_names.iter().map(|c| quote!(::std::format!("{:?}", #c))))
         .collect();
+    // The same text as `__comptime_key`, written to a sink without allocating (for the cache).
+    let key_writes: Vec<TokenStream2> = generic_args
+        .iter()
+        .enumerate()
+        .map(|(i, g)| {
+            if i < f.sig.generics.params.len() && matches!(f.sig.generics.params[i], GenericParam::Type(_)) {
+                quote!(__w.write_str(::std::any::type_name::<#g>())?;)
+            } else {
+                quote!(::std::write!(__w, "{:?}", #g)?;)
+            }
+        })
+        .chain(comptime_names.iter().map(|c| quote!(::std::write!(__w, "{:?}", #c)?;)))
+        .collect();
+    let key_writes: Vec<TokenStream2> = key_writes
+        .iter()
+        .enumerate()
+        .map(|(i, w)| if i == 0 { w.clone() } else { quote!(__w.write_str(",")?; #w) })
+        .collect();
+    let has_comptime = !generic_args.is_empty() || !comptime_names.is_empty();
     let turbofish = if generic_args.is_empty() { quote!() } else { quote!(::<#(#generic_args),*>) };
+    let kernel_body = if has_comptime {
+        quote! {
+            static __CACHE: #krate::InstanceCache = #krate::InstanceCache::new();
+            let __key = |__w: &mut dyn ::std::fmt::Write| -> ::std::fmt::Result {
+                #(#key_writes)*
+                ::std::result::Result::Ok(())
+            };
+            __CACHE.get_or_build(
+                &__key,
+                |__ct| build #turbofish (#(::std::clone::Clone::clone(&#comptime_names)),*),
+                #name_str,
+            )
+        }
+    } else {
+        quote! {
+            static __KERNEL: ::std::sync::OnceLock<#krate::Arc<::ferrocm_kernel::CompiledKernel>> =
+                ::std::sync::OnceLock::new();
+            if let ::std::option::Option::Some(__k) = __KERNEL.get() {
+                return ::std::result::Result::Ok(__k.clone());
+            }
+            static __CACHE: #krate::InstanceCache = #krate::InstanceCache::new();
+            let __k = __CACHE.get_or_build(&|_: &mut dyn ::std::fmt::Write| ::std::result::Result::Ok(()), |_| build(), #name_str)?;
+            ::std::result::Result::Ok(__KERNEL.get_or_init(|| __k).clone())
+        }
+    };
     let doc = format!("The `{name_str}` kernel: build, compile (cached) and launch.");
     Ok(quote! {
         #[doc = #doc]
@@ -223,15 +319,13 @@ fn expand_kernel(mut f: ItemFn) -> syn::Result<TokenStream2> {
                 #krate::dsl::build_kernel(&__name, move || __body #turbofish (#(#comptime_names),*))
             }
 
-            /// The cached compiled kernel for these compile-time values.
+            /// The cached compiled kernel for these compile-time values (built on first use; later
+            /// calls take no lock and allocate nothing).
             pub fn kernel #impl_generics (#(#comptime_params),*)
                 -> ::std::result::Result<#krate::Arc<::ferrocm_kernel::CompiledKernel>, ::ferrocm_kernel::KernelError>
                 #where_clause
             {
-                let __ct = __comptime_key #turbofish (#(::std::clone::Clone::clone(&#comptime_names)),*);
-                let __key = #krate::key(::std::concat!(::std::module_path!(), "::", #name_str), &__ct);
-                let __name = #krate::entry_name(#name_str, &__ct);
-                #krate::get_or_build(&__key, move || build #turbofish (#(#comptime_names),*), &__name)
+                #kernel_body
             }
 
             /// Launches the kernel on `stream` (any device) through the runtime, which validates
@@ -259,22 +353,29 @@ fn expand_kernel(mut f: ItemFn) -> syn::Result<TokenStream2> {
             ) -> ::std::result::Result<(), ::ferrocm_kernel::KernelError> #where_clause {
                 let __k = kernel #turbofish (#(#comptime_names),*)?;
                 let mut __args = #krate::HostArgs::default();
-                #(#krate::HostArg::push(&#runtime_names, &mut __args);)*
+                #(#krate::HostArg::push(#runtime_names, &mut __args);)*
                 __k.launch_host(__dims, &__args)
             }
         }
     })
 }
 
-fn expand_device(mut f: ItemFn) -> syn::Result<TokenStream2> {
-    let (generic_types, _) = type_generics(&f)?;
+fn expand_device(mut f: ItemFn, outer_generics: &[String]) -> syn::Result<TokenStream2> {
+    let (mut generic_types, _) = type_generics(&f)?;
+    generic_types.extend(outer_generics.iter().cloned());
     let krate = quote!(::ferrocm_kernel::__private);
     let mut tr = Translator::new(true);
     let mut params = Vec::new();
     let mut convs = Vec::new();
     for arg in f.sig.inputs.iter_mut() {
-        let FnArg::Typed(pt) = arg else {
-            return err(arg.span(), "a #[device] function is a free function; `self` is not allowed");
+        let pt = match arg {
+            FnArg::Receiver(r) => {
+                // A method's receiver passes through; `self` is an ordinary (immutable) name.
+                params.push(r.to_token_stream());
+                tr.declare("self", false);
+                continue;
+            }
+            FnArg::Typed(pt) => pt,
         };
         let comptime = take_comptime(&mut pt.attrs);
         let Pat::Ident(pi) = &*pt.pat else {
@@ -297,7 +398,7 @@ fn expand_device(mut f: ItemFn) -> syn::Result<TokenStream2> {
             Some(ParamKind::SliceMut(t)) => {
                 params.push(quote!(#id: impl ::ferrocm_kernel::dsl::MemoryMut<#t>))
             }
-            None => params.push(quote!(#id: #ty)),
+            Some(ParamKind::TensorMap) | None => params.push(quote!(#id: #ty)),
         }
         tr.declare(&id.to_string(), false);
     }
@@ -457,6 +558,33 @@ impl Translator {
                             let lets = lets.iter().map(|s| self.stmt(s)).collect::<syn::Result<Vec<_>>>()?;
                             return Ok(quote!(#(#temps)* #(#lets)*));
                         }
+                    }
+                }
+                // `let (a, b) = f(...);`: immutable names bound to the parts of a value.
+                if let (Pat::Tuple(pt), Some(init)) = (&l.pat, &l.init) {
+                    if init.diverge.is_none() {
+                        let mut names = Vec::new();
+                        for p in &pt.elems {
+                            match p {
+                                Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                                    if let Some(m) = &pi.mutability {
+                                        return err(
+                                            m.span(),
+                                            "`mut` inside a tuple pattern is not supported in kernels; bind \
+                                             the part, then `let mut` it",
+                                        );
+                                    }
+                                    names.push(pi.ident.clone());
+                                }
+                                Pat::Wild(w) => names.push(format_ident!("_", span = w.span())),
+                                p => return err(p.span(), "a kernel tuple pattern binds plain names"),
+                            }
+                        }
+                        let e = self.expr(&init.expr)?;
+                        for n in &names {
+                            self.declare(&n.to_string(), false);
+                        }
+                        return Ok(quote!(let (#(#names),*) = #e;));
                     }
                 }
                 let (pat, ty) = match &l.pat {
@@ -657,12 +785,47 @@ impl Translator {
             Expr::Match(m) => {
                 return err(m.match_token.span(), "`match` is not supported in kernels; use `if`/`else`")
             }
-            Expr::Tuple(t) if t.elems.is_empty() => quote!(()),
-            Expr::Tuple(t) => return err(t.span(), "tuples are not supported in kernels"),
-            Expr::Array(a) => {
-                return err(a.span(), "array literals are not supported in kernels; use local_array")
+            // A compile-time tuple (of runtime values, say): a device function's results.
+            Expr::Tuple(t) => {
+                let elems = t.elems.iter().map(|e| self.expr(e)).collect::<syn::Result<Vec<_>>>()?;
+                if elems.len() == 1 {
+                    quote_spanned!(span=> (#(#elems),*,))
+                } else {
+                    quote_spanned!(span=> (#(#elems),*))
+                }
             }
-            Expr::Struct(s) => return err(s.span(), "struct literals are not supported in kernels"),
+            // A compile-time array (of runtime values, say); runtime-indexed memory is a
+            // `local_array`.
+            Expr::Array(a) => {
+                let elems = a.elems.iter().map(|e| self.expr(e)).collect::<syn::Result<Vec<_>>>()?;
+                quote_spanned!(span=> [#(#elems),*])
+            }
+            Expr::Repeat(r) => {
+                let e = self.expr(&r.expr)?;
+                let n = &r.len;
+                quote_spanned!(span=> [#e; #n])
+            }
+            // A struct of device values (a tile, a generator state).
+            Expr::Struct(st) => {
+                if let Some(q) = &st.qself {
+                    return err(q.lt_token.span, "qualified struct paths are not supported in kernels");
+                }
+                let path = &st.path;
+                let mut fields = Vec::new();
+                for fv in &st.fields {
+                    let m = &fv.member;
+                    let v = self.expr(&fv.expr)?;
+                    fields.push(quote!(#m: #v));
+                }
+                let rest = match &st.rest {
+                    Some(r) => {
+                        let r = self.expr(r)?;
+                        quote!(, ..#r)
+                    }
+                    None => quote!(),
+                };
+                quote_spanned!(span=> #path { #(#fields),* #rest })
+            }
             Expr::Unsafe(u) => return err(u.unsafe_token.span(), "`unsafe` is not supported in kernels"),
             Expr::Try(t) => return err(t.question_token.span(), "`?` is not supported in kernels"),
             Expr::Let(l) => return err(l.span(), "`if let` is not supported in kernels"),
@@ -733,6 +896,18 @@ impl Translator {
                 })
             }
             Expr::Paren(p) => self.assign(&p.expr, op, right),
+            // A field that holds a variable (`self.index = i`): a `Place`.
+            Expr::Field(_) => {
+                let place = self.expr(left)?;
+                let span = left.span();
+                Ok(match op {
+                    None => quote_spanned!(span=> #d::assign(&#place, #r)),
+                    Some(op) => quote_spanned!(span=> {
+                        let __r = #r;
+                        #d::assign(&#place, #d::Place::value(&#place) #op __r)
+                    }),
+                })
+            }
             Expr::Path(p) => err(
                 p.span(),
                 "cannot assign to an immutable binding: declare it with `let mut` to make it a kernel variable",

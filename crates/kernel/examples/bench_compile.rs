@@ -37,7 +37,9 @@ fn median_us(reps: usize, mut f: impl FnMut()) -> f64 {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let gpus = Device::of_kind(BackendKind::Cuda);
-    let arch = gpus.first().map(|d| d.properties().arch.clone()).unwrap_or_else(|| "sm_90".into());
+    let target =
+        gpus.first().map(|d| d.target().clone()).unwrap_or_else(|| ferrocm_ptx::target_for_arch("sm_90a"));
+    let arch = target.arch.clone();
     let kernels: [(&str, &dyn Fn() -> ferrocm_kernel::ir::Function); 2] = [
         ("gemm", &|| gemm::gemm_bf16_nt::build::<3, 4>().expect("gemm builds")),
         ("saxpy", &|| saxpy::build().expect("saxpy builds")),
@@ -47,7 +49,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             build();
         });
         let f = build();
-        let target = ferrocm_ptx::Target::from_arch(&arch);
         let ptx_us = median_us(11, || {
             ferrocm_ptx::generate(&f, &target).expect("ptx");
         });

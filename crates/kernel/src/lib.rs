@@ -16,7 +16,7 @@
 //! let (x, mut y) = (stream.clone_htod(&xs)?, stream.clone_htod(&ys)?);
 //! saxpy::launch(&stream, LaunchConfig::for_num_elems(n), 2.0, &x, &mut y)?; // any device
 //! saxpy::launch_host(dims, 2.0, &xs, &mut ys)?;  // CPU executor straight on host memory
-//! let ir = saxpy::kernel()?.ir().to_string();    // what the compiler made; also .ptx("sm_90")
+//! let ir = saxpy::kernel()?.ir().to_string();    // what the compiler made; also .ptx("sm_90a")
 //! ```
 //!
 //! # What `#[kernel]` generates
@@ -37,16 +37,33 @@
 //! and `(a..b).step_by(s)` (unrolled when both bounds are compile-time values), `break`,
 //! `continue`, `return`, indexing, method-style math and calls to `#[device]` functions (inlined).
 //! `break`/`continue` inside a loop unrolled at compile time are a build error (use a runtime
-//! bound). Anything else (`match`, closures, macros, labels, struct literals, ...) is a compile
-//! error at its span; type errors are rustc's.
+//! bound). Compile-time arrays and tuples (`[a, b]`, `(x, y)`, `let (hi, lo) = f(..)`) and struct
+//! literals build plain Rust values that hold runtime values. Anything else (`match`, closures,
+//! macros, labels, ...) is a compile error at its span; type errors are rustc's.
+//!
+//! `#[device]` marks free functions, methods and whole `impl` blocks, so a tile, a pipeline
+//! stage or a generator state is a type with methods. A field that changes at run time holds a
+//! [`dsl::Var`] (`Var::new(init)`): assigning to it (`self.state = x`, `self.n += 1u32`) writes
+//! the variable, and it reads itself in arithmetic and comparisons (`.get()` reads it as a
+//! value, as `Cell::get` does).
 //!
 //! Built-ins ([`prelude`]): thread/block indices and dimensions, grid dimensions, `lane_id`,
-//! `warp_size` (a device value, not a constant), `global_index`, `grid_stride`; `sync_threads` and
-//! memory fences; `shared_array`, `dyn_shared`, `local_array`; atomics on global and shared memory
+//! `warp_size` (a device value, not a constant), `global_index`, `grid_stride`; `sync_threads`,
+//! `sync_warp`/`sync_warp_mask` (`__syncwarp`) and memory fences; `shared_array`, `dyn_shared`, `local_array`; atomics on global and shared memory
 //! (`atomic_add/sub/min/max/and/or/xor/exch/cas` on i32/u32/i64/u64, `atomic_add` on f32/f64);
 //! `shfl_idx/up/down/xor`, `vote_any/all`, `ballot`; 2- and 4-wide vectors with `load2/load4`,
 //! `store2/store4` (16-byte accesses); tensor cores: `mma_m16n8k16` (f16/bf16 -> f32, sm_80+),
 //! `ldmatrix_x2/x4[_trans]`, `cp_async` with `cp_async_commit`/`cp_async_wait`.
+//!
+//! Hopper (sm_90/sm_90a; [`dsl`]'s `hopper` section): register [`dsl::Fragment`]s; `wgmma` and
+//! `wgmma_rs` ([`dsl::Wgmma`]: f16, bf16, tf32, e4m3, e5m2; N 8 to 256) with
+//! [`dsl::matrix_descriptor`] and `wgmma_fence/commit/wait`; [`dsl::Barriers`] (`mbarrier`: init,
+//! arrive, arrive_expect_tx, try_wait, wait, arrive_remote); [`dsl::TensorMap`] kernel parameters
+//! with TMA `load`, `load_multicast` and `store`, `bulk_commit/wait`; `fence_proxy_async`,
+//! `fence_mbarrier_init`; clusters (`cluster_dims`, `cluster_rank`, `cluster_sync`, `dsmem_load`,
+//! `dsmem_store`); `elect_one`; `named_barrier_sync/arrive`; `setmaxnreg_inc/dec` with
+//! `launch_bounds`; `stmatrix_x1/x2/x4`; `grid_sync` for cooperative launches. Using an
+//! instruction the device's target lacks is a [`KernelError::MissingFeature`] naming both.
 //!
 //! Integer and bit intrinsics, named and defined as in Rust's std (methods on runtime values):
 //! `a.mul_hi(b)` (the high half of the full product; `u32`, `i32`, `u64`, `i64`, PTX `mul.hi`),
@@ -84,7 +101,15 @@
 //!
 //! # Launch ABI (shared with the runtime and the backends)
 //! A scalar parameter is passed as its bytes (`bool` as one byte); a slice parameter as two
-//! parameters, its device address (`u64`) then its length in elements (`u64`).
+//! parameters, its device address (`u64`) then its length in elements (`u64`); a tensor map as
+//! its 128 encoded bytes (a [`runtime::TensorMap`] on a device, a [`HostTensorMap`] on the
+//! executor).
+//!
+//! # Targets and code generators
+//! A kernel is compiled for the [`Target`] its device reports: the code generator registered for
+//! the target's instruction set ([`code_generator`]; PTX and the CPU executor are built in) makes
+//! the module image. A backend for another instruction set adds a target and registers a
+//! generator; nothing here dispatches on backend kinds.
 //!
 //! # Layering
 //! `ferrocm-ir`, `ferrocm-ptx` and `ferrocm-cpu-exec` produce `ModuleImage`s and sit below the
@@ -99,8 +124,10 @@ pub mod dsl;
 
 use std::sync::Arc;
 
-pub use cache::{CompiledKernel, KernelError};
-pub use ferrocm_backend::{CpuKernel, Dim3, LaunchDims};
+pub use cache::{
+    code_generator, register_code_generator, Artifact, CodeGenerator, CompiledKernel, KernelError,
+};
+pub use ferrocm_backend::{tensor_map, CpuKernel, Dim3, LaunchDims, Target};
 pub use ferrocm_ir as ir;
 pub use ferrocm_kernel_macros::{device, kernel};
 pub use ferrocm_runtime as runtime;
@@ -110,51 +137,169 @@ pub use half::{bf16, f16};
 pub mod prelude {
     pub use crate::dsl::{
         ballot, bf16_from_bits, block_dim_x, block_dim_y, block_dim_z, block_idx_x, block_idx_y, block_idx_z,
-        cp_async, cp_async_commit, cp_async_wait, dyn_shared, f16_from_bits, f32_from_bits, f64_from_bits,
-        fence_block, fence_device, fence_system, global_index, grid_dim_x, grid_dim_y, grid_dim_z,
-        grid_stride, lane_id, ldmatrix_x2, ldmatrix_x2_trans, ldmatrix_x4, ldmatrix_x4_trans, local_array,
-        mma_m16n8k16, pack_half2, select, shared_array, shfl_down, shfl_idx, shfl_up, shfl_xor, sync_threads,
-        thread_idx_x, thread_idx_y, thread_idx_z, var_array, vec2, vec4, vote_all, vote_any, warp_size,
-        Atomics, Elem, Float, FloatBits, Int, IntoVal, Local, Memory, MemoryMut, Num, Shared, Signed, Slice,
-        SliceMut, Val, VarArray, Vec2, Vec4, Widen, Word,
+        cp_async, cp_async_commit, cp_async_wait, dyn_shared, dyn_shared_aligned, f16_from_bits,
+        f32_from_bits, f64_from_bits, fence_block, fence_device, fence_system, global_index, grid_dim_x,
+        grid_dim_y, grid_dim_z, grid_stride, lane_id, ldmatrix_x2, ldmatrix_x2_trans, ldmatrix_x4,
+        ldmatrix_x4_trans, local_array, mma_m16n8k16, pack_half2, select, shared_array, shared_array_aligned,
+        shfl_down, shfl_idx, shfl_up, shfl_xor, sync_threads, sync_warp, sync_warp_mask, thread_idx_x,
+        thread_idx_y, thread_idx_z, var_array, vec2, vec4, vote_all, vote_any, warp_size, Atomics, Elem,
+        Float, FloatBits, Int, IntoVal, Local, Memory, MemoryMut, Num, Shared, Signed, Slice, SliceMut, Val,
+        VarArray, Vec2, Vec4, Widen, Word,
     };
-    pub use crate::{device, kernel, Dim3, LaunchDims};
+    pub use crate::dsl::{
+        bulk_commit, bulk_wait, bulk_wait_read, cluster_arrive, cluster_block_idx_x, cluster_block_idx_y,
+        cluster_block_idx_z, cluster_dim_x, cluster_dim_y, cluster_dim_z, cluster_dims, cluster_idx_x,
+        cluster_idx_y, cluster_idx_z, cluster_rank, cluster_size, cluster_sync, cluster_wait, dsmem_load,
+        dsmem_store, elect_one, fence_mbarrier_init, fence_proxy_async, fragment, grid_sync, launch_bounds,
+        matrix_descriptor, named_barrier_arrive, named_barrier_sync, setmaxnreg_dec, setmaxnreg_inc,
+        shared_addr, stmatrix_x1, stmatrix_x2, stmatrix_x4, stmatrix_x4_trans, wgmma, wgmma_commit,
+        wgmma_fence, wgmma_rs, wgmma_wait, Barriers, Coords, Fragment, MmaType, Swizzle, TensorMap, Wgmma,
+    };
+    pub use crate::dsl::{Place, Var};
+    pub use crate::{device, kernel, Dim3, HostTensorMap, LaunchDims};
     pub use ferrocm_runtime::{AsDeviceSlice, AsDeviceSliceMut, Device, DeviceBuffer, LaunchConfig, Stream};
     pub use half::{bf16, f16};
 }
 
-/// Host-side launch arguments for the CPU executor: each kernel parameter's bytes, in order.
-#[derive(Default, Debug)]
-pub struct HostArgs {
-    bytes: Vec<Vec<u8>>,
+/// What a host argument is, checked against the kernel's parameter before a host launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HostKind {
+    Scalar(ir::ScalarType),
+    Slice { elem: ir::ScalarType, mutable: bool },
+    TensorMap,
 }
 
-impl HostArgs {
+/// Host-side launch arguments for the CPU executor: each kernel parameter's bytes, in order,
+/// made only from live host values ([`HostArg`]) and borrowing the slices they point into.
+#[derive(Default, Debug)]
+pub struct HostArgs<'a> {
+    bytes: Vec<Vec<u8>>,
+    kinds: Vec<HostKind>,
+    _borrow: std::marker::PhantomData<&'a mut ()>,
+}
+
+impl HostArgs<'_> {
     pub fn as_slices(&self) -> Vec<&[u8]> {
         self.bytes.iter().map(|b| b.as_slice()).collect()
     }
 }
 
 /// A value passed to a kernel launched on host memory ([`CompiledKernel::launch_host`]).
-pub trait HostArg {
-    fn push(&self, args: &mut HostArgs);
+pub trait HostArg<'a> {
+    fn push(self, args: &mut HostArgs<'a>);
 }
-impl<T: dsl::Elem> HostArg for T {
-    fn push(&self, args: &mut HostArgs) {
+impl<T: dsl::Elem> HostArg<'_> for T {
+    fn push(self, args: &mut HostArgs<'_>) {
         let size = T::TY.size() as usize;
         args.bytes.push(self.to_bits().to_le_bytes()[..size].to_vec());
+        args.kinds.push(HostKind::Scalar(T::TY));
     }
 }
-impl<T: dsl::Elem> HostArg for &[T] {
-    fn push(&self, args: &mut HostArgs) {
+impl<'a, T: dsl::Elem> HostArg<'a> for &'a [T] {
+    fn push(self, args: &mut HostArgs<'a>) {
         args.bytes.push((self.as_ptr() as u64).to_le_bytes().to_vec());
         args.bytes.push((self.len() as u64).to_le_bytes().to_vec());
+        args.kinds.push(HostKind::Slice { elem: T::TY, mutable: false });
     }
 }
-impl<T: dsl::Elem> HostArg for &mut [T] {
-    fn push(&self, args: &mut HostArgs) {
-        args.bytes.push((self.as_ptr() as u64).to_le_bytes().to_vec());
+impl<'a, T: dsl::Elem> HostArg<'a> for &'a mut [T] {
+    fn push(self, args: &mut HostArgs<'a>) {
+        args.bytes.push((self.as_mut_ptr() as u64).to_le_bytes().to_vec());
         args.bytes.push((self.len() as u64).to_le_bytes().to_vec());
+        args.kinds.push(HostKind::Slice { elem: T::TY, mutable: true });
+    }
+}
+impl<'a> HostArg<'a> for &'a HostTensorMap<'a> {
+    fn push(self, args: &mut HostArgs<'a>) {
+        args.bytes.push(self.bytes.to_vec());
+        args.kinds.push(HostKind::TensorMap);
+    }
+}
+
+impl<'a> HostArgs<'a> {
+    /// Appends one argument.
+    pub fn push(&mut self, arg: impl HostArg<'a>) -> &mut Self {
+        arg.push(self);
+        self
+    }
+}
+
+/// A tiled tensor map over a host slice, for kernels run on the CPU executor over host memory
+/// ([`CompiledKernel::launch_host`]); device launches take a [`runtime::TensorMap`]. The map
+/// borrows the slice mutably (TMA stores write through it), and the slice must hold the whole
+/// tensor the layout describes.
+pub struct HostTensorMap<'a> {
+    bytes: [u8; ferrocm_backend::tensor_map::TENSOR_MAP_BYTES],
+    _data: std::marker::PhantomData<&'a mut ()>,
+}
+
+impl<'a> HostTensorMap<'a> {
+    /// A map of `data` laid out as `layout` says (strides default to dense rows), checked with
+    /// the driver's rules and against the slice's length.
+    pub fn new<T: runtime::TensorMapElement>(
+        data: &'a mut [T],
+        layout: &runtime::TiledLayout,
+    ) -> Result<HostTensorMap<'a>, String> {
+        use ferrocm_backend::tensor_map::{TensorMapDataType, TensorMapDesc, MAX_RANK};
+        let rank = layout.dims.len();
+        if rank == 0 || rank > MAX_RANK || layout.box_dims.len() != rank {
+            return Err(format!("a rank-{rank} layout with {} box dimensions", layout.box_dims.len()));
+        }
+        let esize = std::mem::size_of::<T>() as u64;
+        let mut strides = [0u64; MAX_RANK - 1];
+        if layout.strides_bytes.is_empty() {
+            let mut s = esize;
+            for (stride, &dim) in strides.iter_mut().zip(&layout.dims[..rank - 1]) {
+                s = s.checked_mul(dim).ok_or("the tensor's size overflows")?;
+                *stride = s;
+            }
+        } else if layout.strides_bytes.len() == rank - 1 {
+            strides[..rank - 1].copy_from_slice(&layout.strides_bytes);
+        } else {
+            return Err(format!("{} strides for a rank-{rank} tensor", layout.strides_bytes.len()));
+        }
+        let mut desc = TensorMapDesc {
+            data_type: if layout.tf32 && T::DATA_TYPE == TensorMapDataType::F32 {
+                TensorMapDataType::TF32
+            } else {
+                T::DATA_TYPE
+            },
+            rank: rank as u32,
+            global_address: ferrocm_backend::DevicePtr(data.as_mut_ptr() as u64),
+            global_dims: [1; MAX_RANK],
+            global_strides: strides,
+            box_dims: [1; MAX_RANK],
+            element_strides: [1; MAX_RANK],
+            interleave: layout.interleave,
+            swizzle: layout.swizzle,
+            l2_promotion: layout.l2_promotion,
+            oob_fill: layout.oob_fill,
+        };
+        desc.global_dims[..rank].copy_from_slice(&layout.dims);
+        desc.box_dims[..rank].copy_from_slice(&layout.box_dims);
+        if layout.element_strides.len() == rank {
+            desc.element_strides[..rank].copy_from_slice(&layout.element_strides);
+        }
+        let bytes = desc.to_cpu_bytes().map_err(|r| r.to_string())?;
+        // The whole tensor must lie inside the slice.
+        let mut extent = esize;
+        for d in 0..rank {
+            let stride = if d == 0 { esize } else { strides[d - 1] };
+            extent = (layout.dims[d] - 1)
+                .checked_mul(stride)
+                .and_then(|x| x.checked_add(extent))
+                .ok_or("the tensor's extent overflows")?;
+        }
+        let held = std::mem::size_of_val(data) as u64;
+        if extent > held {
+            return Err(format!("the layout spans {extent} bytes but the slice holds {held}"));
+        }
+        Ok(HostTensorMap { bytes, _data: std::marker::PhantomData })
+    }
+
+    /// The encoded bytes a kernel receives.
+    pub fn bytes(&self) -> &[u8; ferrocm_backend::tensor_map::TENSOR_MAP_BYTES] {
+        &self.bytes
     }
 }
 
@@ -166,7 +311,7 @@ pub fn dims(grid: impl Into<Dim3>, block: impl Into<Dim3>, shared_mem_bytes: u32
 /// Support for the macro's expansion; not a stable API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::cache::get_or_build;
+    pub use crate::cache::{get_or_build, InstanceCache, KeyWriter};
     pub use crate::dsl;
     pub use crate::{HostArg, HostArgs};
     pub use ferrocm_runtime::{AsDeviceSlice, AsDeviceSliceMut, KernelArgs, LaunchConfig, Stream};

@@ -1141,6 +1141,48 @@ fn dynamic_shared_memory() {
     }
 }
 
+/// 40 KiB of static shared memory plus dynamic shared memory: over 48 KiB in all, which a GPU
+/// launches only after the function's dynamic limit is raised (the runtime used to raise it only
+/// when the dynamic part alone was over 48 KiB).
+#[kernel]
+fn static_plus_dynamic_shared(x: &[u32], y: &mut [u32]) {
+    let fixed = shared_array::<u32>(10240);
+    let extra = dyn_shared::<u32>();
+    let t = thread_idx_x();
+    let n = block_dim_x();
+    let mut i = t;
+    while i < 10240u32 {
+        fixed[i] = x[i % 256u32] + i;
+        i += n;
+    }
+    let mut j = t;
+    while j < extra.len() as u32 {
+        extra[j] = j * 3u32;
+        j += n;
+    }
+    sync_threads();
+    y[t] = fixed[10239u32 - t] + extra[extra.len() as u32 - 1u32 - t];
+}
+
+#[test]
+fn static_plus_dynamic_shared_memory_over_48_kib() {
+    let mut r = Rng::new();
+    let x = r.u32s(256, 1 << 20);
+    let dynamic = 16 * 1024u32;
+    let o = Launch::new("static_plus_dynamic_shared", static_plus_dynamic_shared::kernel(), 1, 256)
+        .shared(dynamic)
+        .buf(&x)
+        .buf(&vec![0u32; 256])
+        .run()
+        .get::<u32>(1);
+    let words = dynamic / 4;
+    for t in 0..256u32 {
+        let i = 10239 - t;
+        let want = x[(i % 256) as usize] + i + (words - 1 - t) * 3;
+        assert_eq!(o[t as usize], want, "thread {t}");
+    }
+}
+
 #[kernel]
 fn tiled_matmul<const T: usize>(a: &[f32], b: &[f32], c: &mut [f32], n: u32) {
     let ta = shared_array::<f32>(T * T);

@@ -1,8 +1,8 @@
 //! ferrocm's PTX code generator: kernel IR in, PTX assembly text out, for the NVIDIA driver's
 //! JIT (`cuModuleLoadDataEx`); no CUDA toolkit is involved.
 //!
-//! Design (after tinygrad's PTX renderer): lowering is table-driven. [`class`] maps each scalar
-//! type to a register class, [`sfx`] to the PTX type suffix, and the op tables (`BINARY`,
+//! Design (after tinygrad's PTX renderer): lowering is table-driven. `class` maps each scalar
+//! type to a register class, `sfx` to the PTX type suffix, and the op tables (`BINARY`,
 //! `UNARY`, `CMP`) map IR ops to instruction templates; a few rewrite rules cover what PTX has no
 //! single instruction for (half-precision arithmetic goes through f32, f64 `exp`/`ln`/`sin`/`cos`
 //! through [`ferrocm_ir::expand_f64_math`]'s f64 sequences, other f64 transcendentals through
@@ -14,11 +14,21 @@
 //! `sub` and `mul` carry `.rn` so ptxas never contracts them into an `fma` the CPU executor would
 //! not do. Accuracy of the math functions is listed in `ferrocm_kernel::dsl`.
 //!
+//! Targets: PTX is generated for a device's [`Target`]: `.target` is its architecture (`sm_90a` on
+//! compute capability 9.0, so `wgmma` and `setmaxnreg` assemble), `.version` the lowest PTX ISA
+//! version the architecture and the instructions used need, which must not exceed what the
+//! driver takes; an intrinsic whose feature the target lacks is an error naming both. Intrinsics
+//! are lowered by filling their row's template (`ferrocm_ir::intrinsics`).
+//!
 //! Launch ABI: a scalar parameter is one `.param`; a slice is two, its address (`.u64`) and its
-//! length in elements (`.u64`).
+//! length in elements (`.u64`); a tensor map is a 64-byte-aligned 128-byte `.param` whose generic
+//! address (`cvta.param`) TMA instructions take.
 
+use std::collections::HashMap;
 use std::fmt::Write;
 
+use ferrocm_backend::{Feature, Isa, Target};
+use ferrocm_ir::intrinsics::Call;
 use ferrocm_ir::*;
 
 /// Why PTX could not be generated.
@@ -29,34 +39,54 @@ pub enum PtxError {
     Invalid { kernel: String, source: VerifyError },
     #[error("kernel `{kernel}`: {what} is not supported by the PTX back end")]
     Unsupported { kernel: String, what: String },
-    #[error("kernel `{kernel}`: {what} needs {needs}, but the target is {target}")]
-    TargetTooOld { kernel: String, what: String, needs: String, target: String },
+    #[error("kernel `{kernel}`: {what} needs {feature} ({min_arch} or newer), but the target is {target}")]
+    MissingFeature { kernel: String, what: String, feature: Feature, min_arch: &'static str, target: String },
+    #[error(
+        "kernel `{kernel}`: {what} needs PTX ISA {}.{}, but the driver takes at most {}.{}",
+        needs.0, needs.1, max.0, max.1
+    )]
+    PtxVersion { kernel: String, what: String, needs: (u32, u32), max: (u32, u32) },
+    #[error("kernel `{kernel}`: the PTX back end cannot generate code for {target}")]
+    WrongTarget { kernel: String, target: String },
+    #[error(transparent)]
+    Limit(#[from] LimitError),
 }
 
-/// The GPU architecture PTX is generated for.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Target {
-    /// `sm_80`, `sm_90`, `sm_90a`, ...
-    pub arch: String,
-    /// Compute capability times ten (`90` for sm_90).
-    pub sm: u32,
-    /// The PTX ISA version written in `.version`.
-    pub ptx_version: (u32, u32),
+/// The PTX ISA version that introduced an architecture (`.target sm_90a` needs 8.0).
+fn arch_ptx_version(arch: &str) -> (u32, u32) {
+    const TABLE: &[(&str, (u32, u32))] = &[
+        ("sm_80", (7, 0)),
+        ("sm_86", (7, 1)),
+        ("sm_87", (7, 4)),
+        ("sm_89", (7, 8)),
+        ("sm_90", (7, 8)),
+        ("sm_90a", (8, 0)),
+        ("sm_100", (8, 6)),
+        ("sm_100a", (8, 6)),
+        ("sm_101", (8, 6)),
+        ("sm_101a", (8, 6)),
+        ("sm_120", (8, 7)),
+        ("sm_120a", (8, 7)),
+    ];
+    TABLE.iter().find(|(a, _)| *a == arch).map(|(_, v)| *v).unwrap_or((7, 0))
 }
 
-impl Target {
-    /// The target for an architecture name such as "sm_90" (unknown names fall back to sm_80).
-    pub fn from_arch(arch: &str) -> Target {
-        let digits: String =
-            arch.trim_start_matches("sm_").chars().take_while(|c| c.is_ascii_digit()).collect();
-        let sm = digits.parse().unwrap_or(80);
-        // PTX 8.0 (CUDA 12.0) covers sm_90a, and every driver of the 525 series onward reads it.
-        Target {
-            arch: if sm < 80 { "sm_80".into() } else { arch.to_string() },
-            sm: sm.max(80),
-            ptx_version: (8, 0),
-        }
+/// The oldest PTX ISA version every kernel's code needs (the sm_80 instructions the core ops
+/// use: `bf16` conversions, `tanh.approx`, `shfl.sync`, `activemask`).
+const BASE_PTX_VERSION: (u32, u32) = (7, 0);
+
+/// An NVIDIA target for an architecture name such as `"sm_80"` or `"sm_90a"`, as a driver of the
+/// newest known PTX version would report it (for generating PTX without a device).
+pub fn target_for_arch(arch: &str) -> Target {
+    let digits: String = arch.trim_start_matches("sm_").chars().take_while(|c| c.is_ascii_digit()).collect();
+    let sm: u32 = digits.parse().unwrap_or(80);
+    let mut t = Target::nvidia((sm / 10, sm % 10), 13000);
+    // `Target::nvidia` picks `sm_90a` on 9.0; an explicit `sm_90` asks for the portable set.
+    if arch == format!("sm_{sm}") && t.arch != arch {
+        t.arch = arch.to_string();
+        t.features = Feature::ALL.iter().copied().filter(|f| f.on_nvidia(sm, false)).collect();
     }
+    t
 }
 
 /// Register classes.
@@ -567,8 +597,9 @@ impl Gen<'_> {
     fn space(&self, mem: Mem) -> &'static str {
         match self.f.mem(mem).space {
             MemSpace::Global { .. } => "global",
-            MemSpace::Shared { .. } | MemSpace::DynShared => "shared",
+            MemSpace::Shared { .. } | MemSpace::DynShared { .. } => "shared",
             MemSpace::Local { .. } => "local",
+            MemSpace::TensorMap { .. } => "param",
         }
     }
 
@@ -623,37 +654,132 @@ impl Gen<'_> {
         }
     }
 
-    fn shuffle(&mut self, mode: ShuffleMode, t: ScalarType, v: &str, lane: &str, d: &str) {
-        let (m, c) = match mode {
-            ShuffleMode::Idx => ("idx", 31),
-            ShuffleMode::Up => ("up", 0),
-            ShuffleMode::Down => ("down", 31),
-            ShuffleMode::Xor => ("bfly", 31),
+    /// Lowers an intrinsic call by filling its row's template (see `ferrocm_ir::intrinsics`).
+    fn intrinsic(&mut self, call: &Call, args: &[Value], dst: &[String]) -> Result<(), PtxError> {
+        let types: Vec<Type> = args.iter().map(|a| self.f.value_type(*a)).collect();
+        let tpl = (call.def.ptx)(call, &types, self.f)
+            .map_err(|e| self.unsupported(format!("`{}`: {e}", call.text_name())))?;
+        let mut scratch: HashMap<String, String> = HashMap::new();
+        let mut labels: HashMap<String, String> = HashMap::new();
+        let mut out = String::with_capacity(tpl.len() + 64);
+        let mut rest = tpl.as_str();
+        let list = |regs: &[String]| {
+            if regs.len() == 1 {
+                regs[0].clone()
+            } else {
+                format!("{{{}}}", regs.join(", "))
+            }
         };
-        let shfl =
-            |g: &mut Self, x: &str, y: &str| g.line(format!("shfl.sync.{m}.b32 {y}, {x}, {lane}, {c}, -1;"));
-        match class(t) {
-            Class::B32 | Class::F32 => shfl(self, v, d),
-            Class::B64 | Class::F64 => {
-                let (lo, hi) = (self.reg(Class::B32), self.reg(Class::B32));
-                self.line(format!("mov.b64 {{{lo}, {hi}}}, {v};"));
-                shfl(self, &lo, &lo);
-                shfl(self, &hi, &hi);
-                self.line(format!("mov.b64 {d}, {{{lo}, {hi}}};"));
-            }
-            Class::B16 => {
+        while let Some(i) = rest.find("$[") {
+            out.push_str(&rest[..i]);
+            let Some(j) = rest[i..].find(']') else { break };
+            let hole = &rest[i + 2..i + j];
+            rest = &rest[i + j + 1..];
+            let bad = || self.unsupported(format!("`{}`: template hole `$[{hole}]`", call.text_name()));
+            let operand = |s: &str, list_of: &[Vec<String>], ids: &[u32]| -> Option<(usize, Option<usize>)> {
+                let (n, k) = match s.split_once('.') {
+                    Some((n, k)) => (n.parse::<usize>().ok()?, Some(k.parse::<usize>().ok()?)),
+                    None => (s.parse::<usize>().ok()?, None),
+                };
+                let id = *ids.get(n)? as usize;
+                if let Some(k) = k {
+                    list_of.get(id)?.get(k)?;
+                }
+                Some((id, k))
+            };
+            let text = if hole == "d" {
+                list(dst)
+            } else if let Some(k) = hole.strip_prefix("d.") {
+                k.parse::<usize>().ok().and_then(|k| dst.get(k).cloned()).ok_or_else(bad)?
+            } else if let Some(w) = hole.strip_prefix("w.") {
+                call.word(w).to_string()
+            } else if let Some(w) = hole.strip_prefix("i.") {
+                call.imm(w).to_string()
+            } else if let Some(t) = hole.strip_prefix("t.") {
+                if !scratch.contains_key(t) {
+                    let class = match t.split('.').next() {
+                        Some("pred") => Class::Pred,
+                        Some("b16") => Class::B16,
+                        Some("b32") => Class::B32,
+                        Some("b64") => Class::B64,
+                        Some("f32") => Class::F32,
+                        Some("f64") => Class::F64,
+                        _ => return Err(bad()),
+                    };
+                    let r = self.reg(class);
+                    scratch.insert(t.to_string(), r);
+                }
+                scratch[t].clone()
+            } else if let Some(l) = hole.strip_prefix("l.") {
+                if !labels.contains_key(l) {
+                    let name = self.label("intrinsic");
+                    labels.insert(l.to_string(), name);
+                }
+                labels[l].clone()
+            } else if let Some((m, k)) = hole.strip_prefix("addr").and_then(|h| h.split_once(":a")) {
+                let (m, k) = (m.parse::<usize>().ok(), k.parse::<usize>().ok());
+                let (Some(&mem), Some(&idx)) =
+                    (m.and_then(|m| call.mems.get(m)), k.and_then(|k| args.get(k)))
+                else {
+                    return Err(bad());
+                };
+                self.address(mem, idx, 1)
+            } else if let Some((m, k)) = hole.strip_prefix("saddr").and_then(|h| h.split_once(":a")) {
+                let (m, k) = (m.parse::<usize>().ok(), k.parse::<usize>().ok());
+                let (Some(&mem), Some(&idx)) =
+                    (m.and_then(|m| call.mems.get(m)), k.and_then(|k| args.get(k)))
+                else {
+                    return Err(bad());
+                };
+                let a = self.address(mem, idx, 1);
                 let r = self.reg(Class::B32);
-                self.line(format!("cvt.u32.u16 {r}, {v};"));
-                shfl(self, &r, &r);
-                self.line(format!("cvt.u16.u32 {d}, {r};"));
-            }
-            Class::Pred => {
-                let r = self.reg(Class::B32);
-                self.line(format!("selp.u32 {r}, 1, 0, {v};"));
-                shfl(self, &r, &r);
-                self.line(format!("setp.ne.u32 {d}, {r}, 0;"));
+                self.line(format!("cvt.u32.u64 {r}, {a};"));
+                r
+            } else if let Some(m) = hole.strip_prefix("space") {
+                let mem = m.parse::<usize>().ok().and_then(|m| call.mems.get(m)).ok_or_else(bad)?;
+                self.space(*mem).to_string()
+            } else if let Some(m) = hole.strip_prefix("mty") {
+                let mem = m.parse::<usize>().ok().and_then(|m| call.mems.get(m)).ok_or_else(bad)?;
+                mem_sfx(self.f.mem(*mem).elem).to_string()
+            } else if let Some(m) = hole.strip_prefix("bty") {
+                let mem = m.parse::<usize>().ok().and_then(|m| call.mems.get(m)).ok_or_else(bad)?;
+                bits_sfx(self.f.mem(*mem).elem).to_string()
+            } else if let Some(m) = hole.strip_prefix("tm") {
+                let mem = m.parse::<usize>().ok().and_then(|m| call.mems.get(m)).ok_or_else(bad)?;
+                self.mem_base[mem.0 as usize].clone()
+            } else if let Some(n) = hole.strip_prefix("ty") {
+                let t = n.parse::<usize>().ok().and_then(|n| types.get(n)).ok_or_else(bad)?;
+                sfx(t.elem()).to_string()
+            } else if let Some(a) = hole.strip_prefix('a') {
+                let ids: Vec<u32> = args.iter().map(|v| v.0).collect();
+                let (id, k) = operand(a, &self.vals, &ids).ok_or_else(bad)?;
+                match k {
+                    Some(k) => self.vals[id][k].clone(),
+                    None => list(&self.vals[id]),
+                }
+            } else if let Some(v) = hole.strip_prefix('v') {
+                let ids: Vec<u32> = call.vars.iter().map(|v| v.0).collect();
+                let (id, k) = operand(v, &self.vars, &ids).ok_or_else(bad)?;
+                match k {
+                    Some(k) => self.vars[id][k].clone(),
+                    None => list(&self.vars[id]),
+                }
+            } else {
+                return Err(bad());
+            };
+            out.push_str(&text);
+        }
+        out.push_str(rest);
+        // Labels are lines of their own, flush left.
+        for l in out.lines() {
+            if l.ends_with(':') && !l.contains(' ') {
+                self.out.push_str(l);
+                self.out.push('\n');
+            } else {
+                self.line(l);
             }
         }
+        Ok(())
     }
 
     fn region(&mut self, r: Region) -> Result<(), PtxError> {
@@ -672,7 +798,7 @@ impl Gen<'_> {
                 Op::Param(i) => {
                     let t = match self.f.params[*i as usize].kind {
                         ParamKind::Scalar(t) => t,
-                        ParamKind::Slice { .. } => return Err(self.unsupported("a slice used as a scalar")),
+                        _ => return Err(self.unsupported("a slice or tensor map used as a scalar")),
                     };
                     let name = format!("{}_param_{i}", self.f.name);
                     if t == ScalarType::Bool {
@@ -690,6 +816,12 @@ impl Gen<'_> {
                         Special::GridDim(a) => format!("%nctaid.{}", a.name()),
                         Special::LaneId => "%laneid".into(),
                         Special::WarpSize => "WARP_SZ".into(),
+                        Special::ClusterRank => "%cluster_ctarank".into(),
+                        Special::ClusterSize => "%cluster_nctarank".into(),
+                        Special::ClusterBlockIdx(a) => format!("%cluster_ctaid.{}", a.name()),
+                        Special::ClusterDim(a) => format!("%cluster_nctaid.{}", a.name()),
+                        Special::ClusterIdx(a) => format!("%clusterid.{}", a.name()),
+                        Special::ClusterGridDim(a) => format!("%nclusterid.{}", a.name()),
                     };
                     self.line(format!("mov.u32 {d}, {src};"));
                 }
@@ -779,97 +911,18 @@ impl Gen<'_> {
                     let src = self.vals[value.0 as usize].clone();
                     self.store(*mem, *index, &src)
                 }
-                Op::Atomic { op, mem, index, value, compare } => {
-                    let elem = self.f.mem(*mem).elem;
-                    let addr = self.address(*mem, *index, 1);
-                    let sp = self.space(*mem);
-                    let mut v = self.v(*value);
-                    let (m, ty) = match op {
-                        AtomicOp::Add | AtomicOp::Sub => {
-                            if *op == AtomicOp::Sub {
-                                let n = self.reg(class(elem));
-                                self.line(format!("neg.{} {n}, {v};", sfx(elem).replace('u', "s")));
-                                v = n;
-                            }
-                            (
-                                "add",
-                                match elem {
-                                    ScalarType::I32 | ScalarType::U32 => "u32",
-                                    ScalarType::I64 | ScalarType::U64 => "u64",
-                                    _ => sfx(elem),
-                                },
-                            )
-                        }
-                        AtomicOp::Min => ("min", mem_sfx(elem)),
-                        AtomicOp::Max => ("max", mem_sfx(elem)),
-                        AtomicOp::And => ("and", bits_sfx(elem)),
-                        AtomicOp::Or => ("or", bits_sfx(elem)),
-                        AtomicOp::Xor => ("xor", bits_sfx(elem)),
-                        AtomicOp::Exch => ("exch", bits_sfx(elem)),
-                        AtomicOp::Cas => ("cas", bits_sfx(elem)),
-                    };
-                    match compare {
-                        Some(c) => {
-                            let c_ = self.v(*c);
-                            self.line(format!("atom.{sp}.{m}.{ty} {d}, [{addr}], {c_}, {v};"))
-                        }
-                        None => self.line(format!("atom.{sp}.{m}.{ty} {d}, [{addr}], {v};")),
-                    }
+                Op::ReadVarLane(var, lane) => {
+                    let t = self.f.vars[var.0 as usize].ty.elem();
+                    let src = self.vars[var.0 as usize][*lane as usize].clone();
+                    self.line(format!("mov.{} {d}, {src};", reg_ty(t)));
                 }
-                Op::Shuffle { mode, value, lane } => {
-                    let (v, l) = (self.v(*value), self.v(*lane));
-                    self.shuffle(*mode, self.ty(*value), &v, &l, &d)
-                }
-                Op::Vote { mode, pred } => {
-                    let p = self.v(*pred);
-                    let mask = self.reg(Class::B32);
-                    self.line(format!("activemask.b32 {mask};"));
-                    match mode {
-                        VoteMode::Any => self.line(format!("vote.sync.any.pred {d}, {p}, {mask};")),
-                        VoteMode::All => self.line(format!("vote.sync.all.pred {d}, {p}, {mask};")),
-                        VoteMode::Ballot => self.line(format!("vote.sync.ballot.b32 {d}, {p}, {mask};")),
-                    }
+                Op::WriteVarLane(var, lane, v) => {
+                    let t = self.f.vars[var.0 as usize].ty.elem();
+                    let (dd, src) = (self.vars[var.0 as usize][*lane as usize].clone(), self.v(*v));
+                    self.line(format!("mov.{} {dd}, {src};", reg_ty(t)));
                 }
                 Op::Barrier => self.line("bar.sync 0;"),
-                Op::Fence(s) => self.line(match s {
-                    FenceScope::Block => "membar.cta;",
-                    FenceScope::Device => "membar.gl;",
-                    FenceScope::System => "membar.sys;",
-                }),
-                Op::Intrinsic(Intrinsic::MmaM16N8K16 { elem }, args) => {
-                    let ty = if *elem == ScalarType::BF16 { "bf16" } else { "f16" };
-                    let (a, b, c) = (
-                        self.vals[args[0].0 as usize].join(", "),
-                        self.vals[args[1].0 as usize].join(", "),
-                        self.vals[args[2].0 as usize].join(", "),
-                    );
-                    self.line(format!(
-                        "mma.sync.aligned.m16n8k16.row.col.f32.{ty}.{ty}.f32 {{{}}}, {{{a}}}, {{{b}}}, {{{c}}};",
-                        dst.join(", ")
-                    ));
-                }
-                Op::Intrinsic(Intrinsic::LdMatrix { mem, num, trans }, args) => {
-                    let addr = self.address(*mem, args[0], 1);
-                    let a32 = self.reg(Class::B32);
-                    self.line(format!("cvt.u32.u64 {a32}, {addr};"));
-                    let t = if *trans { ".trans" } else { "" };
-                    self.line(format!(
-                        "ldmatrix.sync.aligned.m8n8.x{num}{t}.shared.b16 {{{}}}, [{a32}];",
-                        dst.join(", ")
-                    ));
-                }
-                Op::Intrinsic(Intrinsic::CpAsync { dst: dmem, src, bytes }, args) => {
-                    let da = self.address(*dmem, args[0], 1);
-                    let sa = self.address(*src, args[1], 1);
-                    let d32 = self.reg(Class::B32);
-                    self.line(format!("cvt.u32.u64 {d32}, {da};"));
-                    let cache = if *bytes == 16 { "cg" } else { "ca" };
-                    self.line(format!("cp.async.{cache}.shared.global [{d32}], [{sa}], {bytes};"));
-                }
-                Op::Intrinsic(Intrinsic::CpAsyncCommit, _) => self.line("cp.async.commit_group;"),
-                Op::Intrinsic(Intrinsic::CpAsyncWait { pending }, _) => {
-                    self.line(format!("cp.async.wait_group {pending};"))
-                }
+                Op::Intrinsic(call, args) => self.intrinsic(call, args, &dst)?,
                 Op::If { cond, then_region, else_region } => {
                     let c = self.v(*cond);
                     let (l_else, l_end) = (self.label("else"), self.label("endif"));
@@ -934,9 +987,84 @@ fn param_decl(t: ScalarType) -> &'static str {
     }
 }
 
-/// Generates a PTX module holding `f` as a `.visible .entry`.
+/// What a kernel needs of its target, each with what needs it, and the module declarations its
+/// instructions use.
+struct Requirements {
+    features: Vec<(Feature, String)>,
+    versions: Vec<((u32, u32), String)>,
+    globals: Vec<&'static str>,
+}
+
+fn requirements(f: &Function) -> Requirements {
+    let mut features = Vec::new();
+    let mut versions = Vec::new();
+    let mut globals: Vec<&'static str> = Vec::new();
+    f.walk(&mut |i| match &i.op {
+        Op::Intrinsic(call, _) => {
+            for feat in call.def.features(&call.imms) {
+                features.push((feat, format!("`{}`", call.text_name())));
+            }
+            versions.push((call.def.ptx_version, format!("`{}`", call.text_name())));
+            for g in call.def.ptx_globals {
+                if !globals.contains(g) {
+                    globals.push(g);
+                }
+            }
+        }
+        Op::Special(s) if s.needs_clusters() => {
+            features.push((Feature::Clusters, "a cluster register".into()))
+        }
+        _ => {}
+    });
+    if f.attrs.cluster.is_some() {
+        features.push((Feature::Clusters, "a required cluster shape".into()));
+    }
+    if f.params.iter().any(|p| p.kind == ParamKind::TensorMap) {
+        // `cvta.param` of a by-value kernel parameter.
+        versions.push(((7, 7), "a tensor-map parameter".into()));
+    }
+    Requirements { features, versions, globals }
+}
+
+/// Generates a PTX module holding `f` as a `.visible .entry`, for `target`: `.target` is the
+/// target's architecture, `.version` the lowest the instructions used need (an error if that is
+/// newer than the driver takes), and an instruction whose feature the target lacks is an error
+/// naming both.
 pub fn generate(f: &Function, target: &Target) -> Result<String, PtxError> {
+    if target.isa != Isa::Ptx {
+        return Err(PtxError::WrongTarget { kernel: f.name.clone(), target: target.to_string() });
+    }
     verify(f).map_err(|source| PtxError::Invalid { kernel: f.name.clone(), source })?;
+    // ptxas would refuse these too, with a less direct message.
+    f.check_limits(&Limits::GPU)?;
+    let Requirements { features, versions, globals } = requirements(f);
+    for (feature, what) in features {
+        if !target.has(feature) {
+            return Err(PtxError::MissingFeature {
+                kernel: f.name.clone(),
+                what,
+                feature,
+                min_arch: feature.min_nvidia_arch(),
+                target: target.arch.clone(),
+            });
+        }
+    }
+    let mut version = BASE_PTX_VERSION.max(arch_ptx_version(&target.arch));
+    let mut newest_what = format!("the {} target", target.arch);
+    for (v, what) in versions {
+        if v > version {
+            version = v;
+            newest_what = what;
+        }
+    }
+    if version > target.max_ptx_version {
+        return Err(PtxError::PtxVersion {
+            kernel: f.name.clone(),
+            what: newest_what,
+            needs: version,
+            max: target.max_ptx_version,
+        });
+    }
     // PTX has no f64 transcendental instructions: f64 exp, ln, sin and cos become exactly
     // rounded IR sequences (the f32 `.approx` path would give only about 1e-7).
     let expanded;
@@ -949,16 +1077,6 @@ pub fn generate(f: &Function, target: &Target) -> Result<String, PtxError> {
     } else {
         f
     };
-    let mut uses_mma = false;
-    f.walk(&mut |i| uses_mma |= matches!(i.op, Op::Intrinsic(..)));
-    if uses_mma && target.sm < 80 {
-        return Err(PtxError::TargetTooOld {
-            kernel: f.name.clone(),
-            what: "tensor-core and cp.async intrinsics".into(),
-            needs: "sm_80".into(),
-            target: target.arch.clone(),
-        });
-    }
     let mut g = Gen {
         f,
         out: String::new(),
@@ -986,17 +1104,18 @@ pub fn generate(f: &Function, target: &Target) -> Result<String, PtxError> {
                 g.mem_base[i] = a;
                 g.mem_len[i] = l;
             }
-            MemSpace::Shared { len } => {
+            MemSpace::Shared { align, .. } => {
                 let _ = writeln!(
                     decls,
-                    ".shared .align 16 .b8 {}_{}[{}];",
+                    ".shared .align {} .b8 {}_{}[{}];",
+                    align.max(16),
                     f.name,
                     m.name,
-                    (len * m.elem.size()).max(1)
+                    m.bytes().max(1)
                 );
                 g.mem_base[i] = format!("{}_{}", f.name, m.name);
             }
-            MemSpace::DynShared => {
+            MemSpace::DynShared { .. } => {
                 g.mem_base[i] = "ferrocm_dyn_shared".into();
                 let (r, l) = (g.reg(Class::B32), g.reg(Class::B64));
                 g.line(format!("mov.u32 {r}, %dynamic_smem_size;"));
@@ -1004,15 +1123,17 @@ pub fn generate(f: &Function, target: &Target) -> Result<String, PtxError> {
                 g.line(format!("div.u64 {l}, {l}, {};", m.elem.size()));
                 g.mem_len[i] = l;
             }
-            MemSpace::Local { len } => {
-                let _ = writeln!(
-                    decls,
-                    "\t.local .align 16 .b8 {}_{}[{}];",
-                    f.name,
-                    m.name,
-                    (len * m.elem.size()).max(1)
-                );
+            MemSpace::Local { .. } => {
+                let _ =
+                    writeln!(decls, "\t.local .align 16 .b8 {}_{}[{}];", f.name, m.name, m.bytes().max(1));
                 g.mem_base[i] = format!("{}_{}", f.name, m.name);
+            }
+            MemSpace::TensorMap { param } => {
+                // TMA takes the generic address of the by-value parameter.
+                let a = g.reg(Class::B64);
+                g.line(format!("mov.b64 {a}, {}_param_{param};", f.name));
+                g.line(format!("cvta.param.u64 {a}, {a};"));
+                g.mem_base[i] = a;
             }
         }
     }
@@ -1021,15 +1142,18 @@ pub fn generate(f: &Function, target: &Target) -> Result<String, PtxError> {
 
     let mut out = String::new();
     let _ = writeln!(out, "//\n// Generated by ferrocm-ptx for kernel `{}`\n//\n", f.name);
-    let _ = writeln!(out, ".version {}.{}", target.ptx_version.0, target.ptx_version.1);
+    let _ = writeln!(out, ".version {}.{}", version.0, version.1);
     let _ = writeln!(out, ".target {}", target.arch);
     let _ = writeln!(out, ".address_size 64\n");
-    if f.mems.iter().any(|m| m.space == MemSpace::DynShared) {
-        let _ = writeln!(out, ".extern .shared .align 16 .b8 ferrocm_dyn_shared[];");
+    if f.mems.iter().any(|m| matches!(m.space, MemSpace::DynShared { .. })) {
+        let _ = writeln!(out, ".extern .shared .align {} .b8 ferrocm_dyn_shared[];", f.dyn_shared_align());
     }
     let (shared, local): (Vec<&str>, Vec<&str>) = decls.lines().partition(|l| l.starts_with(".shared"));
     for l in shared {
         let _ = writeln!(out, "{l}");
+    }
+    for g in globals {
+        let _ = writeln!(out, "{g}");
     }
     let _ = writeln!(out, "\n.visible .entry {}(", f.name);
     let mut params = Vec::new();
@@ -1040,9 +1164,20 @@ pub fn generate(f: &Function, target: &Target) -> Result<String, PtxError> {
                 params.push(format!("\t.param .u64 {}_param_{i}", f.name));
                 params.push(format!("\t.param .u64 {}_param_{i}_len", f.name));
             }
+            ParamKind::TensorMap => params.push(format!("\t.param .align 64 .b8 {}_param_{i}[128]", f.name)),
         }
     }
-    let _ = writeln!(out, "{}\n)\n{{", params.join(",\n"));
+    let _ = writeln!(out, "{}\n)", params.join(",\n"));
+    if let Some(n) = f.attrs.max_threads {
+        let _ = writeln!(out, ".maxntid {n}, 1, 1");
+    }
+    if let Some(n) = f.attrs.min_blocks_per_sm {
+        let _ = writeln!(out, ".minnctapersm {n}");
+    }
+    if let Some([x, y, z]) = f.attrs.cluster {
+        let _ = writeln!(out, ".reqnctapercluster {x}, {y}, {z}");
+    }
+    out.push_str("{\n");
     for l in local {
         let _ = writeln!(out, "{l}");
     }

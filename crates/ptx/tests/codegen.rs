@@ -1,8 +1,10 @@
 //! PTX generator tests that need no GPU: module structure, the slice ABI, target checks and
 //! the JIT-log helper. (Generated code is run on GPUs by ferrocm-kernel's conformance suite.)
 
+use ferrocm_backend::{Feature, Target};
+use ferrocm_ir::intrinsics::{self, Call};
 use ferrocm_ir::*;
-use ferrocm_ptx::{annotate_jit_log, generate, PtxError, Target};
+use ferrocm_ptx::{annotate_jit_log, generate, target_for_arch, PtxError};
 
 fn check(ptx: &str, expect_lines: &[&str]) {
     for l in expect_lines {
@@ -23,11 +25,12 @@ fn scale_kernel() -> Function {
 
 #[test]
 fn module_header_entry_and_slice_abi() {
-    let ptx = generate(&scale_kernel(), &Target::from_arch("sm_90")).expect("generates");
+    let ptx = generate(&scale_kernel(), &target_for_arch("sm_90")).expect("generates");
     check(
         &ptx,
         &[
-            ".version 8.0",
+            // sm_90 needs PTX 7.8; nothing in the kernel needs more.
+            ".version 7.8",
             ".target sm_90",
             ".address_size 64",
             ".visible .entry scale(",
@@ -39,25 +42,58 @@ fn module_header_entry_and_slice_abi() {
     );
 }
 
-#[test]
-fn tensor_core_intrinsics_need_sm_80() {
+fn mma_kernel() -> Function {
     let mut b = Builder::new("mma");
     let z = b.constant(ScalarType::U32, 0);
     let f = b.constant(ScalarType::F32, 0);
     let a = b.make_vector(&[z, z, z, z]);
     let bb = b.make_vector(&[z, z]);
     let c = b.make_vector(&[f, f, f, f]);
-    b.intrinsic(
-        Intrinsic::MmaM16N8K16 { elem: ScalarType::F16 },
-        vec![a, bb, c],
-        Some(Type::Vector(ScalarType::F32, 4)),
-    );
-    let func = b.finish().expect("builds");
-    let e = generate(&func, &Target::from_arch("sm_75")).map(|_| ());
-    // sm_75 is raised to the oldest supported target, sm_80, which has mma.sync.
-    assert!(e.is_ok(), "{e:?}");
-    let t = Target { arch: "sm_75".into(), sm: 75, ptx_version: (8, 0) };
-    assert!(matches!(generate(&func, &t), Err(PtxError::TargetTooOld { .. })));
+    let call = Call::new(&intrinsics::tensor::MMA, &[("elem", 1)], &[], &[]);
+    b.intrinsic(call, vec![a, bb, c]).expect("an mma");
+    b.finish().expect("builds")
+}
+
+#[test]
+fn intrinsics_need_their_feature_and_the_error_names_both() {
+    let func = mma_kernel();
+    let ptx = generate(&func, &target_for_arch("sm_80")).expect("sm_80 has mma.sync");
+    check(&ptx, &[".version 7.0", ".target sm_80"]);
+    assert!(ptx.contains("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%f"), "{ptx}");
+    let mut turing = Target::nvidia((7, 5), 13000);
+    turing.arch = "sm_75".into();
+    match generate(&func, &turing) {
+        Err(e @ PtxError::MissingFeature { feature: Feature::MmaSync, .. }) => {
+            let msg = e.to_string();
+            assert!(
+                msg.contains("`mma.m16n8k16.bf16` needs mma.sync (sm_80 or newer), but the target is sm_75"),
+                "{msg}"
+            );
+        }
+        other => panic!("expected a missing feature, got {other:?}"),
+    }
+}
+
+#[test]
+fn ptx_version_follows_the_features_used_and_the_driver_bounds_it() {
+    // A wgmma kernel needs sm_90a and PTX 8.0.
+    let mut b = Builder::new("wg");
+    let call = Call::new(&intrinsics::wgmma::FENCE, &[], &[], &[]);
+    b.intrinsic(call, vec![]);
+    let f = b.finish().expect("builds");
+    let hopper = Target::nvidia((9, 0), 12040);
+    let ptx = generate(&f, &hopper).expect("sm_90a has wgmma");
+    check(&ptx, &[".version 8.0", ".target sm_90a", "wgmma.fence.sync.aligned;"]);
+    // Plain sm_90 lacks the architecture-specific wgmma.
+    let e = generate(&f, &target_for_arch("sm_90")).expect_err("no wgmma on sm_90");
+    assert!(e.to_string().contains("needs wgmma (sm_90a or newer), but the target is sm_90"), "{e}");
+    // A driver too old for the version the instruction needs is an error, not a JIT failure.
+    let mut old = hopper.clone();
+    old.max_ptx_version = (7, 8);
+    let e = generate(&f, &old).expect_err("driver too old");
+    assert!(e.to_string().contains("needs PTX ISA 8.0, but the driver takes at most 7.8"), "{e}");
+    // The CPU executor's target is not PTX.
+    assert!(matches!(generate(&f, &Target::cpu_exec()), Err(PtxError::WrongTarget { .. })));
 }
 
 #[test]
@@ -79,7 +115,7 @@ fn int_op_ptx(ty: ScalarType, op: impl FnOnce(&mut Builder, Value, Value) -> Val
     let out = b.slice_param("out", b.value_type(r).elem(), true);
     let z = b.constant(ScalarType::U32, 0);
     b.store(out, z, r);
-    generate(&b.finish().expect("builds"), &Target::from_arch("sm_90")).expect("generates")
+    generate(&b.finish().expect("builds"), &target_for_arch("sm_90")).expect("generates")
 }
 
 /// Asserts that some line of `ptx` starts with each of `mnemonics` (registers vary).

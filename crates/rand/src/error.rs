@@ -19,13 +19,13 @@ pub enum RandError {
         len: usize,
     },
     /// A Poisson mean that is not a finite positive number.
-    #[error("Poisson lambda must be finite and greater than 0, got {lambda}")]
+    #[error("Poisson lambda must be finite and greater than 0, got {}", num(*lambda))]
     InvalidLambda {
         /// The rejected mean.
         lambda: f64,
     },
     /// A Poisson mean above the largest that cuRAND's host API was seen to accept.
-    #[error("Poisson lambda {lambda} is above the largest supported, {max}")]
+    #[error("Poisson lambda {} is above the largest supported, {}", num(*lambda), num(*max))]
     LambdaOutOfRange {
         /// The rejected mean.
         lambda: f64,
@@ -33,13 +33,13 @@ pub enum RandError {
         max: f64,
     },
     /// A standard deviation that is not a finite positive number.
-    #[error("standard deviation must be finite and greater than 0, got {stddev}")]
+    #[error("standard deviation must be finite and greater than 0, got {}", num(*stddev))]
     InvalidStddev {
         /// The rejected standard deviation.
         stddev: f64,
     },
     /// A mean that is not finite.
-    #[error("mean must be finite, got {mean}")]
+    #[error("mean must be finite, got {}", num(*mean))]
     InvalidMean {
         /// The rejected mean.
         mean: f64,
@@ -60,13 +60,19 @@ pub enum RandError {
         /// The dimension count.
         dimensions: u32,
     },
-    /// A discrete distribution weight that is negative or not finite, or weights that sum to 0.
-    #[error("discrete weight {index} is {weight}; weights must be finite, non-negative and not all 0")]
+    /// A discrete distribution weight that is negative or not finite.
+    #[error("discrete weight {index} (0-based) is {}; weights must be finite and non-negative", num(*weight))]
     InvalidWeight {
-        /// Index of the offending weight (the length of the table when all are 0).
+        /// Index of the offending weight.
         index: usize,
         /// The offending weight.
         weight: f64,
+    },
+    /// Discrete distribution weights that are all 0.
+    #[error("all {len} discrete weights are 0; at least one must be positive")]
+    AllWeightsZero {
+        /// The number of weights.
+        len: usize,
     },
     /// A table too long for 32-bit outputs.
     #[error("{what} has {len} entries, more than the {max} supported")]
@@ -77,6 +83,16 @@ pub enum RandError {
         len: usize,
         /// The largest length supported.
         max: usize,
+    },
+    /// A request whose values would pass the end of the 64-bit offset range.
+    #[error(
+        "offset {offset} plus {count} values passes the end of the generator's 64-bit stream; offset + count must be at most 2^64"
+    )]
+    OffsetOverflow {
+        /// The generator offset of the call.
+        offset: u64,
+        /// The values asked for.
+        count: u64,
     },
     /// The runtime refused an allocation, copy or launch.
     #[error("device runtime: {0}")]
@@ -93,4 +109,30 @@ pub enum RandError {
         /// What was asked.
         what: String,
     },
+}
+
+/// A float for a message: plain digits for ordinary magnitudes, scientific notation for very
+/// large or small ones (so 1e300 is not printed as 301 digits).
+fn num(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() || (1e-4..1e16).contains(&x.abs()) {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn huge_and_tiny_numbers_are_printed_in_scientific_notation() {
+        let e = RandError::LambdaOutOfRange { lambda: 1e300, max: 400_000.0 };
+        assert_eq!(e.to_string(), "Poisson lambda 1e300 is above the largest supported, 400000");
+        assert_eq!(
+            RandError::InvalidStddev { stddev: -2.5e-9 }.to_string(),
+            "standard deviation must be finite and greater than 0, got -2.5e-9"
+        );
+        assert_eq!(RandError::InvalidMean { mean: f64::NAN }.to_string(), "mean must be finite, got NaN");
+    }
 }

@@ -17,11 +17,23 @@
 //!   [`Ordering`] and Sobol dimensions, then `generate_*` into any device buffer or view,
 //!   asynchronously on the generator's stream. The orderings are documented in [`generator`].
 //!
+//! rocRAND's further generators: MTGP32 ([`reference::mtgp32`], host API bit-identical to
+//! cuRAND's `CURAND_RNG_PSEUDO_MTGP32` for 32-bit values and uniforms, checked against cuRAND
+//! 10.4's streams up to 2^20 values and across calls; its other distributions are
+//! [`RandError::Unsupported`] because cuRAND's MTGP32 normal layout is not reproduced yet),
+//! LFSR113 and ThreeFry 2x32/4x32/2x64/4x64-20 ([`reference::Lfsr113`],
+//! [`reference::threefry`]: the published known answers of L'Ecuyer and of Random123; device
+//! states [`device::Lfsr113`], [`device::Threefry`]; every distribution in the host API, laid
+//! out by ferrocm since cuRAND has no such generators). MT19937 is not provided.
+//!
 //! What matches cuRAND, on every back end (CPU executor and NVIDIA GPUs, checked by the tests
 //! against the cuRAND vectors in `tests/data/`):
 //! - bit for bit: device-API integers, uniforms and doubles of Philox4x32-10, XORWOW and
 //!   MRG32k3a at any seed, subsequence and offset; the legacy host ordering's `generate`,
-//!   `generate_uniform` and `generate_uniform_double`, and its Poisson below lambda 2000;
+//!   `generate_uniform` and `generate_uniform_double`, and its Poisson below lambda 2000, at
+//!   any length and offset (checked against cuRAND's own streams up to 2^24 values, offsets
+//!   0, 1, odd, even, above 2^32 and up to 2^64; normals of that ordering within the tolerances
+//!   below);
 //!   Sobol32 points, uniforms and Poisson outputs (see below); device-API
 //!   Poisson for lambda below 64 (given the host's `expf(lambda)`) and discrete draws;
 //!   device-API Poisson for lambda above 4000 (an integer rounded from the f64 normal, so

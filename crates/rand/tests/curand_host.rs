@@ -105,8 +105,9 @@ fn fnv1a(values: &[u32]) -> u64 {
 }
 
 /// The first 65,536 values of `curandGenerate` (seed 1234), compared through their digest:
-/// this pins the interleaving over 16 rounds of XORWOW's 4096 states, 16,384 Philox states
-/// and 65,536 MRG32k3a states.
+/// 16 rounds of XORWOW's 4096 states, one round of Philox's 65,536 subsequences' first
+/// blocks (a quarter of them) and of MRG32k3a's 81,920 states. Longer streams are in
+/// `curand_host_layouts.rs`.
 #[test]
 fn long_host_streams_match_curand_digests() {
     let digests = common::parse(common::HOST_RAW_DIGESTS);

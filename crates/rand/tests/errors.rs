@@ -75,7 +75,7 @@ fn invalid_distribution_parameters() {
 fn invalid_discrete_tables() {
     check(DiscreteDistribution::new(&[]), RandError::Empty { what: "weights" });
     check(DiscreteDistribution::new(&[1.0, -1.0]), RandError::InvalidWeight { index: 1, weight: -1.0 });
-    check(DiscreteDistribution::new(&[0.0, 0.0]), RandError::InvalidWeight { index: 2, weight: 0.0 });
+    check(DiscreteDistribution::new(&[0.0, 0.0]), RandError::AllWeightsZero { len: 2 });
     check(
         DiscreteDistribution::new(&[1.0, f64::INFINITY]),
         RandError::InvalidWeight { index: 1, weight: f64::INFINITY },

@@ -81,7 +81,7 @@ fn arg<const N: usize>(args: &[&[u8]], i: usize) -> std::result::Result<[u8; N],
 
 struct Empty;
 impl CpuKernel for Empty {
-    fn launch(&self, _: LaunchDims, args: &[&[u8]]) -> std::result::Result<(), String> {
+    unsafe fn launch(&self, _: LaunchDims, args: &[&[u8]]) -> std::result::Result<(), String> {
         if !args.is_empty() {
             return Err(format!("takes no parameters, got {}", args.len()));
         }
@@ -91,14 +91,16 @@ impl CpuKernel for Empty {
 
 struct Axpy;
 impl CpuKernel for Axpy {
-    fn launch(&self, dims: LaunchDims, args: &[&[u8]]) -> std::result::Result<(), String> {
+    /// # Safety
+    /// `x` and `y` hold `n` elements (the launch contract).
+    unsafe fn launch(&self, dims: LaunchDims, args: &[&[u8]]) -> std::result::Result<(), String> {
         let x = u64::from_ne_bytes(arg(args, 0)?) as *const f32;
         let y = u64::from_ne_bytes(arg(args, 1)?) as *mut f32;
         let n = u64::from_ne_bytes(arg(args, 2)?);
         let a = f32::from_ne_bytes(arg(args, 3)?);
         let threads = dims.grid.x as u64 * dims.block.x as u64;
         for i in 0..n.min(threads) {
-            // SAFETY: the launch is `unsafe`: its caller promised x and y hold n elements.
+            // SAFETY: this function's contract: x and y hold n elements.
             unsafe { *y.add(i as usize) = a.mul_add(*x.add(i as usize), *y.add(i as usize)) };
         }
         Ok(())
@@ -107,7 +109,7 @@ impl CpuKernel for Axpy {
 
 struct Spin;
 impl CpuKernel for Spin {
-    fn launch(&self, _: LaunchDims, args: &[&[u8]]) -> std::result::Result<(), String> {
+    unsafe fn launch(&self, _: LaunchDims, args: &[&[u8]]) -> std::result::Result<(), String> {
         std::thread::sleep(std::time::Duration::from_nanos(u64::from_ne_bytes(arg(args, 0)?)));
         Ok(())
     }

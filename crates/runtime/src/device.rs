@@ -3,8 +3,8 @@ use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use ferrocm_backend::{
-    Backend, BackendError, BackendKind, DefaultStream, DeviceProperties, DevicePtr, EventFlags, ModuleImage,
-    StreamFlags, Target,
+    Backend, BackendError, BackendKind, DefaultStream, DeviceProperties, DevicePtr, ModuleImage, StreamFlags,
+    Target,
 };
 
 use crate::memory::{DeviceBuffer, DeviceRepr, Origin};
@@ -25,6 +25,7 @@ pub(crate) struct DeviceInner {
     pub(crate) pool: Pool,
     /// Devices (by index) whose memory this device may access.
     peers: Mutex<HashSet<usize>>,
+    pub(crate) trace: OnceLock<crate::trace::DeviceTrace>,
 }
 
 impl DeviceInner {
@@ -43,6 +44,7 @@ impl DeviceInner {
             legacy_stream: OnceLock::new(),
             pool: Pool::default(),
             peers: Mutex::default(),
+            trace: OnceLock::new(),
         })
     }
 }
@@ -75,17 +77,22 @@ impl Device {
 
     /// Every visible device: GPUs first (in visible-devices order), then CPU devices.
     pub fn all() -> Result<Vec<Device>> {
-        Ok(platform()?.devices.clone())
+        let p = platform()?;
+        let _t = crate::trace::api("Device::all");
+        Ok(p.devices.clone())
     }
 
     /// The number of visible devices.
     pub fn count() -> Result<usize> {
-        Ok(platform()?.devices.len())
+        let p = platform()?;
+        let _t = crate::trace::api("Device::count");
+        Ok(p.devices.len())
     }
 
     /// The device at `index` in [`Device::all`].
     pub fn get(index: usize) -> Result<Device> {
         let devices = &platform()?.devices;
+        let _t = crate::trace::api("Device::get");
         devices.get(index).cloned().ok_or(Error::InvalidDevice { index, count: devices.len() })
     }
 
@@ -93,6 +100,7 @@ impl Device {
     /// the CPU otherwise. With `FERROCM_BACKEND=cuda` and no GPU this is an error.
     pub fn default_device() -> Result<Device> {
         let p = platform()?;
+        let _t = crate::trace::api("Device::default_device");
         if let Some(gpu) = p.devices.iter().find(|d| d.kind() != BackendKind::Cpu) {
             return Ok(gpu.clone());
         }
@@ -145,12 +153,15 @@ impl Device {
 
     /// Free and total memory in bytes.
     pub fn memory_info(&self) -> Result<(u64, u64)> {
+        let _t = crate::trace::api("Device::memory_info");
         self.inner.backend.mem_info(self.inner.ordinal).map_err(|e| self.error(e))
     }
 
     /// Blocks until all work on the device has completed. Not permitted inside a host callback.
     pub fn synchronize(&self) -> Result<()> {
+        let _t = crate::trace::api("Device::synchronize");
         crate::callback::forbid("synchronizing a device")?;
+        crate::graph::forbid_while_capturing(self, "synchronizing a device")?;
         self.inner.backend.device_synchronize(self.inner.ordinal).map_err(|e| self.error(e))?;
         self.inner.pool.release_over_threshold(self, None);
         Ok(())
@@ -210,6 +221,7 @@ impl Device {
 
     /// A new stream with the given options (priority: lower is higher, clamped by the driver).
     pub fn create_stream_with(&self, flags: StreamFlags) -> Result<Stream> {
+        let _t = crate::trace::api("Device::create_stream");
         let handle =
             self.inner.backend.stream_create(self.inner.ordinal, flags).map_err(|e| self.error(e))?;
         Ok(Stream::from_handle(self.clone(), handle))
@@ -218,6 +230,7 @@ impl Device {
     /// Allocates `len` elements of device memory directly from the driver (not pooled). The
     /// contents are unspecified; see [`Stream::alloc_zeroed`].
     pub fn alloc<T: DeviceRepr>(&self, len: usize) -> Result<DeviceBuffer<T>> {
+        let _t = crate::trace::api("Device::alloc");
         crate::callback::forbid("allocating device memory")?;
         let bytes = self.checked_bytes::<T>(len)?;
         let ptr = self.backend_alloc(bytes, false)?;
@@ -226,6 +239,7 @@ impl Device {
 
     /// Allocates managed (unified) memory, reachable from host and device.
     pub fn alloc_managed<T: DeviceRepr>(&self, len: usize) -> Result<DeviceBuffer<T>> {
+        let _t = crate::trace::api("Device::alloc_managed");
         if !self.properties().managed_memory {
             return Err(
                 self.error(BackendError::Unsupported { backend: self.kind(), what: "managed memory" })
@@ -239,6 +253,7 @@ impl Device {
 
     /// Loads a compiled module (PTX for CUDA devices, a CPU module for CPU devices).
     pub fn load_module(&self, image: ModuleImage) -> Result<Module> {
+        let _t = crate::trace::api("Device::load_module");
         if image.target() != self.kind() {
             return Err(Error::ModuleTarget {
                 device: self.index(),
@@ -260,6 +275,7 @@ impl Device {
 
     /// Lets this device read and write `peer`'s memory (copies and kernels).
     pub fn enable_peer_access(&self, peer: &Device) -> Result<()> {
+        let _t = crate::trace::api("Device::enable_peer_access");
         let unsupported =
             |reason| Error::PeerAccessUnsupported { device: self.index(), peer: peer.index(), reason };
         if self == peer {
@@ -286,6 +302,7 @@ impl Device {
 
     /// Frees the memory the stream-ordered pool keeps cached for reuse.
     pub fn trim_pool(&self) -> Result<()> {
+        let _t = crate::trace::api("Device::trim_pool");
         self.inner.pool.trim(self)
     }
 
@@ -301,6 +318,11 @@ impl Device {
     /// given back whenever an allocation would otherwise run out of memory.
     pub fn set_pool_release_threshold(&self, bytes: Option<u64>) {
         self.inner.pool.set_release_threshold(bytes.unwrap_or(u64::MAX));
+    }
+
+    /// Whether `stream` is this device's legacy default stream.
+    pub(crate) fn is_legacy_stream(&self, stream: &Stream) -> bool {
+        self.inner.legacy_stream.get() == Some(stream)
     }
 
     pub(crate) fn error(&self, source: BackendError) -> Error {
@@ -354,15 +376,15 @@ impl Device {
 /// event per stream, so errors stay with the stream for its next synchronize).
 pub(crate) fn free_now(device: &Device, ptr: DevicePtr, streams: &[Stream]) -> Result<()> {
     for s in streams {
-        let e =
-            crate::event::Event::with_flags(s.device(), EventFlags { timing: false, blocking_sync: false })?;
-        e.record(s)?;
-        e.synchronize()?;
+        s.completion_event()?.synchronize()?;
     }
-    crate::pointer::unregister(ptr.0);
-    // SAFETY: `ptr` is a live allocation of this device made by `backend_alloc`, freed once, and
-    // the work of every stream that used it has completed (waited for above).
-    unsafe { device.inner.backend.free(device.inner.ordinal, ptr) }.map_err(|e| device.error(e))
+    let d = device.clone();
+    crate::graph::release_outside_captures(device, move || {
+        crate::pointer::unregister(ptr.0);
+        // SAFETY: `ptr` is a live allocation of this device made by `backend_alloc`, freed once,
+        // and the work of every stream that used it has completed (waited for above).
+        unsafe { d.inner.backend.free(d.inner.ordinal, ptr) }.map_err(|e| d.error(e))
+    })
 }
 
 /// [`free_now`], deferred off a host callback (where waiting could wait for itself).

@@ -70,6 +70,28 @@ pub enum Error {
     /// A launch shape that breaks a rule (cluster divisibility, cooperative residency).
     #[error("invalid launch: {rule}")]
     InvalidLaunch { rule: String },
+    /// A view reinterpreted as a type its address or length does not fit.
+    #[error("cannot view {bytes} bytes at {address:#x} as {to} (from {from}): the address must be aligned and the length a multiple of the element size")]
+    InvalidCast { from: &'static str, to: &'static str, bytes: usize, address: u64 },
+    /// A size, offset or address that must be a multiple of the device's virtual memory
+    /// granularity.
+    #[error("{what} = {value} is not a multiple of the allocation granularity of device {device} ({granularity} bytes)")]
+    NotGranular { device: usize, what: &'static str, value: u64, granularity: u64 },
+    /// A mapping that does not fit the memory or address range it names.
+    #[error("{what}: bytes {offset}..{end} are outside its {size} bytes")]
+    MappingOutOfRange { what: &'static str, offset: u64, end: u64, size: u64 },
+    /// A mapping over part of an address range that is already mapped.
+    #[error("bytes {offset}..{end} of the address range overlap an existing mapping at {existing_offset}..{existing_end}")]
+    MappingOverlap { offset: u64, end: u64, existing_offset: u64, existing_end: u64 },
+    /// A shareable memory handle that cannot be exported, sent, received or imported as asked.
+    #[error("invalid shareable memory handle: {reason}")]
+    InvalidShareableHandle { reason: String },
+    /// Sending or receiving a handle over a socket failed (including a peer that closed it).
+    #[error("{operation} failed: {reason}")]
+    Ipc { operation: &'static str, reason: String },
+    /// A graph kernel-node update that does not fit the captured launch.
+    #[error("cannot update kernel node {node} of the graph (`{kernel}`): {reason}")]
+    GraphUpdate { node: usize, kernel: String, reason: String },
     /// A backend reported an error.
     #[error("device {device} ({backend}): {source}")]
     Backend { device: usize, backend: BackendKind, source: BackendError },

@@ -35,6 +35,7 @@ impl Event {
 
     /// An event with explicit flags.
     pub fn with_flags(device: &Device, flags: EventFlags) -> Result<Event> {
+        let _t = crate::trace::api("Event::create");
         crate::callback::forbid("creating an event")?;
         let handle =
             device.inner.backend.event_create(device.ordinal(), flags).map_err(|e| device.error(e))?;
@@ -52,7 +53,8 @@ impl Event {
 
     /// Records the event at the current end of `stream`.
     pub fn record(&self, stream: &Stream) -> Result<()> {
-        crate::callback::forbid("recording an event")?;
+        let _t = crate::trace::api("Event::record");
+        let _op = stream.op("recording an event", crate::graph::InCapture::Refused)?;
         stream.same_device("event", self.device())?;
         // SAFETY: event and stream are live while `self` and `stream` are.
         unsafe { self.device().inner.backend.event_record(self.inner.handle, stream.handle()) }
@@ -61,6 +63,7 @@ impl Event {
 
     /// Blocks until the recorded point is reached.
     pub fn synchronize(&self) -> Result<()> {
+        let _t = crate::trace::api("Event::synchronize");
         crate::callback::forbid("synchronizing an event")?;
         // SAFETY: the event is live while `self` is.
         unsafe { self.device().inner.backend.event_synchronize(self.inner.handle) }
@@ -69,6 +72,7 @@ impl Event {
 
     /// Whether the recorded point has been reached (true if never recorded).
     pub fn query(&self) -> Result<bool> {
+        let _t = crate::trace::api("Event::query");
         crate::callback::forbid("querying an event")?;
         // SAFETY: the event is live while `self` is.
         unsafe { self.device().inner.backend.event_query(self.inner.handle) }
@@ -77,6 +81,7 @@ impl Event {
 
     /// Milliseconds from this event to `end`; both must be recorded and complete.
     pub fn elapsed_ms(&self, end: &Event) -> Result<f32> {
+        let _t = crate::trace::api("Event::elapsed_ms");
         if end.device() != self.device() {
             return Err(Error::DeviceMismatch {
                 what: "end event",

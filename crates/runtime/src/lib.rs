@@ -3,7 +3,9 @@
 //! It owns device discovery and selection (environment variables in [`platform`]), validation
 //! of every call (each misuse is an [`Error`] naming the value and the limit), the
 //! stream-ordered caching allocator, and the safe types: [`Device`], [`Stream`], [`Event`],
-//! [`DeviceBuffer`] with its views, pinned [`HostBuffer`], [`Module`]/[`Function`] and launch.
+//! [`DeviceBuffer`] with its views, pinned [`HostBuffer`], [`Module`]/[`Function`] and launch,
+//! virtual memory ([`PhysicalMemory`], [`AddressRange`], [`Mapping`]), memory shared between
+//! processes ([`SharedBuffer`], [`ShareableHandle`]) and graphs ([`Graph`], [`GraphExec`]).
 //! Backends below it do what they are told; nothing above it talks to a backend directly.
 //!
 //! Thread safety: every type here is `Send + Sync` where a GPU runtime allows it (devices,
@@ -14,6 +16,8 @@ mod callback;
 mod device;
 mod error;
 mod event;
+mod graph;
+mod ipc;
 mod memory;
 mod module;
 pub mod platform;
@@ -21,12 +25,17 @@ pub mod pointer;
 mod pool;
 mod stream;
 mod tensor_map;
+pub mod trace;
+mod vmm;
 
 pub use device::Device;
 pub use error::{Error, Result};
 pub use event::Event;
+pub use graph::{Graph, GraphExec};
+pub use ipc::{ShareableHandle, SharedBuffer};
 pub use memory::{
-    AsDeviceSlice, AsDeviceSliceMut, DeviceBuffer, DeviceRepr, DeviceSlice, DeviceSliceMut, HostBuffer,
+    AsDeviceSlice, AsDeviceSliceMut, DeviceBuffer, DeviceRepr, DeviceSlice, DeviceSliceMut, ExternalBuffer,
+    HostBuffer,
 };
 pub use module::{
     Function, KernelArgs, LaunchConfig, Module, MAX_LOCAL_BYTES_PER_THREAD, MAX_STATIC_SHARED_BYTES,
@@ -35,6 +44,7 @@ pub use platform::{report, PlatformReport};
 pub use pointer::{pointer_attributes, MemoryKind, PointerAttributes};
 pub use stream::Stream;
 pub use tensor_map::{TensorMap, TensorMapBytes, TensorMapElement, TiledLayout};
+pub use vmm::{AddressRange, Mapping, PhysicalMemory};
 
 pub use ferrocm_backend as backend;
 pub use ferrocm_backend::tensor_map::{

@@ -8,6 +8,7 @@ use ferrocm_backend::DevicePtr;
 use crate::device::Device;
 use crate::event::Event;
 use crate::stream::Stream;
+use crate::trace::{AllocOp, MemoryKind as TraceKind};
 use crate::{lock, Error, Result};
 
 /// A type whose values can be copied to and from a device byte for byte.
@@ -36,6 +37,15 @@ pub(crate) enum Origin {
     Pooled { stream: Stream, block_bytes: u64 },
 }
 
+impl Origin {
+    fn trace_kind(&self) -> TraceKind {
+        match self {
+            Origin::Direct => TraceKind::Device,
+            Origin::Pooled { .. } => TraceKind::Pooled,
+        }
+    }
+}
+
 /// The streams that have queued work on one allocation (copies, memsets, kernel arguments), so
 /// that freeing or reusing the memory can wait for exactly those streams (as CUDA's stream-ordered
 /// allocator asks its users to do by hand with events).
@@ -45,6 +55,17 @@ pub struct UseTracker {
     /// The stream recorded last (its identity), the fast path for the common one-stream case.
     last: AtomicU64,
     streams: Mutex<Vec<Stream>>,
+    /// Graphs that replay addresses in the allocation pin it (see `graph`): while any does, its
+    /// release is deferred to the last unpin.
+    pins: Mutex<Pins>,
+}
+
+type Release = Box<dyn FnOnce(Vec<Stream>) + Send>;
+
+#[derive(Default)]
+struct Pins {
+    count: usize,
+    release: Option<Release>,
 }
 
 impl std::fmt::Debug for UseTracker {
@@ -54,8 +75,15 @@ impl std::fmt::Debug for UseTracker {
 }
 
 impl UseTracker {
-    /// Records that `stream` queued work on the allocation.
-    pub(crate) fn record(&self, stream: &Stream) {
+    /// Records that `stream` queued work on the allocation. Work captured into a graph runs
+    /// only when the graph is launched: the graph pins the allocation instead, and its launches
+    /// record their streams. (Recording the capturing stream too would also make a cycle that
+    /// keeps an abandoned capture alive: stream, capture, pin, tracker, stream.)
+    pub(crate) fn record(self: &Arc<Self>, stream: &Stream) {
+        if stream.is_capturing() {
+            crate::graph::keep_alive(stream, self);
+            return;
+        }
         let id = stream.id();
         if self.last.load(Ordering::Acquire) == id {
             return;
@@ -75,6 +103,40 @@ impl UseTracker {
         }
         self.last.store(0, Ordering::Release);
         std::mem::take(&mut *lock(&self.streams))
+    }
+
+    /// Gives the allocation back: `release` is called with the streams that used it, now, or
+    /// while a graph pins the allocation, when the last pin is dropped.
+    pub(crate) fn release(self: &Arc<Self>, release: impl FnOnce(Vec<Stream>) + Send + 'static) {
+        let mut pins = lock(&self.pins);
+        if pins.count > 0 {
+            pins.release = Some(Box::new(release));
+            return;
+        }
+        drop(pins);
+        release(self.take());
+    }
+
+    /// Keeps the allocation from being released until [`UseTracker::unpin`].
+    pub(crate) fn pin(&self) {
+        lock(&self.pins).count += 1;
+    }
+
+    /// Drops one pin; the last runs a release deferred by [`UseTracker::release`].
+    pub(crate) fn unpin(self: &Arc<Self>) {
+        let deferred = {
+            let mut pins = lock(&self.pins);
+            pins.count -= 1;
+            if pins.count == 0 {
+                pins.release.take()
+            } else {
+                None
+            }
+        };
+        if let Some(release) = deferred {
+            let me = Arc::clone(self);
+            crate::callback::now_or_later(move || release(me.take()));
+        }
     }
 }
 
@@ -104,6 +166,13 @@ impl<T: DeviceRepr> std::fmt::Debug for DeviceBuffer<T> {
 
 impl<T: DeviceRepr> DeviceBuffer<T> {
     pub(crate) fn from_raw(device: Device, ptr: DevicePtr, len: usize, origin: Origin) -> Self {
+        crate::trace::allocation(
+            AllocOp::Allocate,
+            origin.trace_kind(),
+            &device,
+            (len * size_of::<T>()) as u64,
+            ptr.0,
+        );
         DeviceBuffer { device, ptr, len, origin, uses: Arc::default(), _t: PhantomData }
     }
 
@@ -138,17 +207,26 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
 
 impl<T: DeviceRepr> Drop for DeviceBuffer<T> {
     fn drop(&mut self) {
-        let used_on = self.uses.take();
-        match std::mem::replace(&mut self.origin, Origin::Direct) {
-            Origin::Direct => crate::device::free_after(&self.device, self.ptr, used_on),
+        let _t = crate::trace::api("DeviceBuffer::drop");
+        crate::trace::allocation(
+            AllocOp::Free,
+            self.origin.trace_kind(),
+            &self.device,
+            self.byte_len(),
+            self.ptr.0,
+        );
+        let (device, ptr) = (self.device.clone(), self.ptr);
+        let origin = std::mem::replace(&mut self.origin, Origin::Direct);
+        self.uses.release(move |used_on| match origin {
+            Origin::Direct => crate::device::free_after(&device, ptr, used_on),
             Origin::Pooled { stream, block_bytes } => {
-                self.device.inner.pool.release(&self.device, self.ptr, block_bytes, stream, used_on);
+                device.inner.pool.release(&device, ptr, block_bytes, stream, used_on);
             }
-        }
+        });
     }
 }
 
-fn bounds(range: impl RangeBounds<usize>, len: usize) -> Result<(usize, usize)> {
+pub(crate) fn bounds(range: impl RangeBounds<usize>, len: usize) -> Result<(usize, usize)> {
     let start = match range.start_bound() {
         Bound::Included(&s) => s,
         Bound::Excluded(&s) => s.saturating_add(1),
@@ -184,7 +262,68 @@ pub struct DeviceSliceMut<'a, T> {
     _t: PhantomData<&'a mut T>,
 }
 
-mod sealed {
+/// Device memory owned by someone else (another library's tensor received through DLPack, a
+/// pointer from a C caller), borrowed as a typed buffer so the runtime's copies and kernels can
+/// use it. Dropping it frees nothing: it waits for the work this runtime queued on the memory, so
+/// the owner may free it afterwards.
+pub struct ExternalBuffer<T: DeviceRepr> {
+    device: Device,
+    ptr: DevicePtr,
+    len: usize,
+    uses: Arc<UseTracker>,
+    _t: PhantomData<T>,
+}
+
+impl<T: DeviceRepr> ExternalBuffer<T> {
+    /// Borrows `len` elements at `ptr` on `device`.
+    ///
+    /// # Safety
+    /// `[ptr, ptr + len * size_of::<T>())` is memory of `device` (or, for a CPU device, host
+    /// memory) that stays allocated, and is not written by others while this runtime's work may
+    /// use it, until the `ExternalBuffer` is dropped and every graph that captured work on it is
+    /// dropped too; `ptr` is aligned for `T`.
+    pub unsafe fn new(device: &Device, ptr: DevicePtr, len: usize) -> ExternalBuffer<T> {
+        ExternalBuffer { device: device.clone(), ptr, len, uses: Arc::default(), _t: PhantomData }
+    }
+
+    /// A read-only view of `range`.
+    pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<DeviceSlice<'_, T>> {
+        let (start, end) = bounds(range, self.len)?;
+        let ptr = self.ptr.offset((start * std::mem::size_of::<T>()) as u64);
+        Ok(DeviceSlice { device: &self.device, ptr, len: end - start, uses: &self.uses, _t: PhantomData })
+    }
+
+    /// A writable view of `range`.
+    pub fn slice_mut(&mut self, range: impl RangeBounds<usize>) -> Result<DeviceSliceMut<'_, T>> {
+        let (start, end) = bounds(range, self.len)?;
+        let ptr = self.ptr.offset((start * std::mem::size_of::<T>()) as u64);
+        Ok(DeviceSliceMut { device: &self.device, ptr, len: end - start, uses: &self.uses, _t: PhantomData })
+    }
+}
+
+impl<T: DeviceRepr> Drop for ExternalBuffer<T> {
+    fn drop(&mut self) {
+        let streams = self.uses.take();
+        if streams.is_empty() {
+            return;
+        }
+        // The owner may free the memory as soon as this returns: wait for our work on it. Inside
+        // a host callback waiting is not possible; the owner then must not free before the
+        // stream is synchronized.
+        if crate::callback::active() {
+            return;
+        }
+        for s in streams {
+            let _ = crate::event::Event::with_flags(
+                s.device(),
+                ferrocm_backend::EventFlags { timing: false, blocking_sync: false },
+            )
+            .and_then(|e| e.record(&s).and_then(|_| e.synchronize()));
+        }
+    }
+}
+
+pub(crate) mod sealed {
     /// Only the runtime's memory types name device memory: a view made up by other code could
     /// point anywhere, and every copy and launch trusts these addresses.
     pub trait Sealed {}
@@ -226,15 +365,69 @@ macro_rules! as_slice {
         }
     )* };
 }
-as_slice!(DeviceBuffer<T>, DeviceSlice<'_, T>, DeviceSliceMut<'_, T>);
+as_slice!(DeviceBuffer<T>, ExternalBuffer<T>, DeviceSlice<'_, T>, DeviceSliceMut<'_, T>);
 impl<T: DeviceRepr> AsDeviceSliceMut<T> for DeviceBuffer<T> {}
+impl<T: DeviceRepr> AsDeviceSliceMut<T> for ExternalBuffer<T> {}
 impl<T: DeviceRepr> AsDeviceSliceMut<T> for DeviceSliceMut<'_, T> {}
 
+impl<'a, T: DeviceRepr> DeviceSlice<'a, T> {
+    /// A view of `len` elements at `ptr`, inside an allocation of `device` whose use `uses`
+    /// tracks.
+    pub(crate) fn from_parts(
+        device: &'a Device,
+        ptr: DevicePtr,
+        len: usize,
+        uses: &'a Arc<UseTracker>,
+    ) -> Self {
+        DeviceSlice { device, ptr, len, uses, _t: PhantomData }
+    }
+}
+
 impl<'a, T: DeviceRepr> DeviceSliceMut<'a, T> {
+    /// A writable view, as [`DeviceSlice::from_parts`].
+    pub(crate) fn from_parts(
+        device: &'a Device,
+        ptr: DevicePtr,
+        len: usize,
+        uses: &'a Arc<UseTracker>,
+    ) -> Self {
+        DeviceSliceMut { device, ptr, len, uses, _t: PhantomData }
+    }
+
     /// A read-only view of the same memory.
     pub fn as_slice(&self) -> DeviceSlice<'_, T> {
         DeviceSlice { device: self.device, ptr: self.ptr, len: self.len, uses: self.uses, _t: PhantomData }
     }
+
+    /// The same bytes viewed as elements of another plain-data type (as `bytemuck::cast_slice`):
+    /// the address must be aligned for `U` and the byte length a multiple of its size.
+    pub fn reinterpret<U: DeviceRepr>(self) -> Result<DeviceSliceMut<'a, U>> {
+        let (len, ptr) = reinterpret_len::<T, U>(self.ptr, self.len)?;
+        Ok(DeviceSliceMut { device: self.device, ptr, len, uses: self.uses, _t: PhantomData })
+    }
+}
+
+impl<'a, T: DeviceRepr> DeviceSlice<'a, T> {
+    /// The same bytes viewed as elements of another plain-data type; see
+    /// [`DeviceSliceMut::reinterpret`].
+    pub fn reinterpret<U: DeviceRepr>(self) -> Result<DeviceSlice<'a, U>> {
+        let (len, ptr) = reinterpret_len::<T, U>(self.ptr, self.len)?;
+        Ok(DeviceSlice { device: self.device, ptr, len, uses: self.uses, _t: PhantomData })
+    }
+}
+
+fn reinterpret_len<T, U>(ptr: DevicePtr, len: usize) -> Result<(usize, DevicePtr)> {
+    let bytes = len * std::mem::size_of::<T>();
+    let (size, align) = (std::mem::size_of::<U>(), std::mem::align_of::<U>());
+    if !ptr.0.is_multiple_of(align as u64) || !bytes.is_multiple_of(size) {
+        return Err(Error::InvalidCast {
+            from: std::any::type_name::<T>(),
+            to: std::any::type_name::<U>(),
+            bytes,
+            address: ptr.0,
+        });
+    }
+    Ok((bytes / size, ptr))
 }
 
 /// Page-locked (pinned) host memory, the fast path for asynchronous copies.
@@ -256,12 +449,14 @@ unsafe impl<T: DeviceRepr> Sync for HostBuffer<T> {}
 impl<T: DeviceRepr> HostBuffer<T> {
     /// Allocates `len` zeroed elements of pinned memory through `device`'s backend.
     pub fn new(device: &Device, len: usize) -> Result<HostBuffer<T>> {
+        let _t = crate::trace::api("HostBuffer::new");
         let bytes = device.checked_bytes::<T>(len)?;
         crate::callback::forbid("allocating pinned host memory")?;
         // The backend returns zero-filled memory, so every element is initialised.
         let ptr =
             device.inner.backend.alloc_host(device.ordinal(), bytes).map_err(|e| device.error(e))? as *mut T;
         crate::pointer::register(ptr as u64, bytes, device.index(), crate::pointer::MemoryKind::PinnedHost);
+        crate::trace::allocation(AllocOp::Allocate, TraceKind::PinnedHost, device, bytes, ptr as u64);
         Ok(HostBuffer { device: device.clone(), ptr, len, pending: Mutex::default() })
     }
 
@@ -316,6 +511,14 @@ impl<T: DeviceRepr> DerefMut for HostBuffer<T> {
 
 impl<T: DeviceRepr> Drop for HostBuffer<T> {
     fn drop(&mut self) {
+        let _t = crate::trace::api("HostBuffer::drop");
+        crate::trace::allocation(
+            AllocOp::Free,
+            TraceKind::PinnedHost,
+            &self.device,
+            (self.len * size_of::<T>()) as u64,
+            self.ptr as u64,
+        );
         let pending = std::mem::take(&mut *lock(&self.pending));
         let (device, addr) = (self.device.clone(), self.ptr as usize);
         // Waiting for the copies cannot happen inside a host callback: there it is deferred.
@@ -323,10 +526,13 @@ impl<T: DeviceRepr> Drop for HostBuffer<T> {
             for e in pending {
                 let _ = e.synchronize();
             }
-            crate::pointer::unregister(addr as u64);
-            // SAFETY: the pointer came from `alloc_host` on this device, is freed once, and every
-            // copy that used it has completed (waited for above).
-            let _ = unsafe { device.inner.backend.free_host(device.ordinal(), addr as *mut u8) };
+            let d = device.clone();
+            let _ = crate::graph::release_outside_captures(&device, move || {
+                crate::pointer::unregister(addr as u64);
+                // SAFETY: the pointer came from `alloc_host` on this device, is freed once, and
+                // every copy that used it has completed (waited for above).
+                unsafe { d.inner.backend.free_host(d.ordinal(), addr as *mut u8) }.map_err(|e| d.error(e))
+            });
         });
     }
 }

@@ -26,9 +26,12 @@ impl Drop for ModuleInner {
     fn drop(&mut self) {
         let (device, handle) = (self.device.clone(), self.handle);
         crate::callback::now_or_later(move || {
-            // SAFETY: the last owner of the module (functions hold clones), so no launch of
-            // its functions can be queued any more.
-            let _ = unsafe { device.inner.backend.module_unload(handle) };
+            let d = device.clone();
+            let _ = crate::graph::release_outside_captures(&device, move || {
+                // SAFETY: the last owner of the module (functions hold clones), so no launch of
+                // its functions can be queued any more.
+                unsafe { d.inner.backend.module_unload(handle) }.map_err(|e| d.error(e))
+            });
         });
     }
 }
@@ -59,6 +62,7 @@ impl Module {
     /// memory per thread than a GPU allows is refused here on every backend, with the size and
     /// the limit.
     pub fn function(&self, name: &str) -> Result<Function> {
+        let _t = crate::trace::api("Module::function");
         forbid("looking up a kernel")?;
         let d = &self.inner.device;
         // SAFETY: the module is live while `self` is.
@@ -85,7 +89,11 @@ impl Module {
             attributes,
             name: name.into(),
             state: Arc::new(FunctionState {
-                dynamic_shared_limit: AtomicU32::new(48 * 1024),
+                // Without the attribute a launch may use 48 KiB of shared memory in all, static
+                // included (static is at most 48 KiB, checked above).
+                dynamic_shared_limit: AtomicU32::new(
+                    (MAX_STATIC_SHARED_BYTES - attributes.static_shared_bytes as u64) as u32,
+                ),
                 set: Mutex::new(()),
             }),
         })
@@ -104,7 +112,7 @@ struct FunctionState {
 #[derive(Clone)]
 pub struct Function {
     module: Module,
-    handle: FunctionHandle,
+    pub(crate) handle: FunctionHandle,
     attributes: FunctionAttributes,
     name: Arc<str>,
     state: Arc<FunctionState>,
@@ -122,6 +130,10 @@ impl Function {
         &self.name
     }
 
+    pub(crate) fn name_arc(&self) -> Arc<str> {
+        Arc::clone(&self.name)
+    }
+
     /// The device the kernel is loaded on.
     pub fn device(&self) -> &Device {
         self.module.device()
@@ -135,6 +147,7 @@ impl Function {
     /// How many blocks of `block_threads` threads with `dynamic_shared_bytes` of dynamic shared
     /// memory fit on one compute unit at once (`cuOccupancyMaxActiveBlocksPerMultiprocessor`).
     pub fn max_active_blocks_per_cu(&self, block_threads: u32, dynamic_shared_bytes: u32) -> Result<u32> {
+        let _t = crate::trace::api("Function::max_active_blocks_per_cu");
         forbid("computing occupancy")?;
         let d = self.device();
         // SAFETY: the function's module is live while `self` is.
@@ -144,7 +157,7 @@ impl Function {
 
     /// Raises the function's dynamic shared memory limit to allow `bytes`, once: later launches
     /// that need no more than what was set skip the driver call.
-    fn allow_dynamic_shared(&self, bytes: u32) -> Result<()> {
+    pub(crate) fn allow_dynamic_shared(&self, bytes: u32) -> Result<()> {
         if bytes <= self.state.dynamic_shared_limit.load(Ordering::Acquire) {
             return Ok(());
         }
@@ -243,11 +256,11 @@ impl From<LaunchConfig> for LaunchDims {
 #[derive(Clone, Debug, Default)]
 pub struct KernelArgs {
     bytes: Vec<u8>,
-    spans: Vec<(u32, u32)>,
+    pub(crate) spans: Vec<(u32, u32)>,
     /// Devices whose memory the arguments point into (checked against peer access).
-    devices: Vec<Device>,
+    pub(crate) devices: Vec<Device>,
     /// The allocations the arguments point into: the launch records its stream on each.
-    uses: Vec<Arc<UseTracker>>,
+    pub(crate) uses: Vec<Arc<UseTracker>>,
 }
 
 impl KernelArgs {
@@ -284,10 +297,14 @@ impl KernelArgs {
         self.push(buffer.device_ptr().0)
     }
 
-    /// Appends a tensor map by value (128 bytes), remembering its device.
+    /// Appends a tensor map by value (128 bytes), remembering its device and the buffer it
+    /// describes (whose use the launch records, as for [`KernelArgs::push_buffer`]).
     pub fn push_tensor_map(&mut self, map: &crate::TensorMap<'_>) -> &mut Self {
         if !self.devices.contains(map.device()) {
             self.devices.push(map.device().clone());
+        }
+        if !self.uses.iter().any(|u| Arc::ptr_eq(u, map.uses())) {
+            self.uses.push(map.uses().clone());
         }
         let start = self.bytes.len();
         self.bytes.extend_from_slice(&map.bytes().0);
@@ -305,7 +322,7 @@ impl KernelArgs {
         self.spans.is_empty()
     }
 
-    fn with_slices<R>(&self, f: impl FnOnce(&[&[u8]]) -> R) -> R {
+    pub(crate) fn with_slices<R>(&self, f: impl FnOnce(&[&[u8]]) -> R) -> R {
         const INLINE: usize = 16;
         let slice = |&(s, n): &(u32, u32)| &self.bytes[s as usize..(s + n) as usize];
         if self.spans.len() <= INLINE {
@@ -426,10 +443,13 @@ impl Stream {
     ///
     /// # Safety
     /// The arguments must match the kernel's parameters in number, order and type, and every
-    /// address must point to memory the kernel may access for as long as it runs. The
+    /// address must point to memory the kernel may access for as long as it runs (for a launch
+    /// captured into a graph, every launch of the graph; buffers passed with
+    /// [`KernelArgs::push_buffer`] are kept alive by the graph, raw addresses are not). The
     /// kernel language's typed launches uphold this; raw modules are the caller's promise.
     pub unsafe fn launch(&self, f: &Function, cfg: LaunchConfig, args: &KernelArgs) -> Result<()> {
-        forbid("launching a kernel")?;
+        let (_t, work) = crate::trace::api_launch();
+        let op = self.op("launching a kernel", crate::graph::InCapture::Recorded)?;
         let device = self.device();
         self.same_device("kernel", f.device())?;
         for other in &args.devices {
@@ -445,9 +465,17 @@ impl Stream {
         let dims = LaunchDims::from(cfg);
         // SAFETY: function and stream are live and of this device; the shape was validated;
         // the arguments are the caller's promise (this function's contract).
-        args.with_slices(|slices| unsafe {
-            device.inner.backend.launch(f.handle, dims, self.handle(), slices)
-        })
-        .map_err(|e| device.error(e))
+        crate::trace::device_work(
+            self,
+            crate::trace::Kind::Kernel,
+            || crate::trace::kernel(f, &cfg, work),
+            || {
+                args.with_slices(|slices| unsafe {
+                    device.inner.backend.launch(f.handle, dims, self.handle(), slices)
+                })
+                .map_err(|e| device.error(e))
+            },
+        )?;
+        op.captured_launch(f, cfg, args)
     }
 }

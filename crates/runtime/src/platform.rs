@@ -109,6 +109,7 @@ impl Platform {
             let index = devices.len();
             devices.push(Device::from_inner(DeviceInner::new(index, Arc::clone(&cpu), ordinal)?));
         }
+        crate::trace::install_from_env(&devices)?;
         Ok(Platform { devices, cuda_status, prefer })
     }
 }

@@ -16,7 +16,7 @@
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use ferrocm_backend::{DevicePtr, EventFlags};
+use ferrocm_backend::DevicePtr;
 
 use crate::device::Device;
 use crate::event::Event;
@@ -66,10 +66,6 @@ fn max_fit(rounded: u64) -> u64 {
     }
 }
 
-fn marker(device: &Device) -> Result<Event> {
-    Event::with_flags(device, EventFlags { timing: false, blocking_sync: false })
-}
-
 impl Pool {
     /// A block of at least `bytes` bytes for use on `stream`; returns its address and size.
     pub(crate) fn alloc(&self, stream: &Stream, bytes: u64) -> Result<(DevicePtr, u64)> {
@@ -107,9 +103,7 @@ impl Pool {
     /// Makes `stream`'s later work wait for every stream whose work may still use `block`.
     fn order_reuse(&self, stream: &Stream, block: &FreeBlock) -> Result<()> {
         if block.freed_on != *stream {
-            let e = marker(stream.device())?;
-            e.record(&block.freed_on)?;
-            stream.wait_event(&e)?;
+            stream.wait_event(&block.freed_on.completion_event()?)?;
         }
         for e in &block.others {
             stream.wait_event(e)?;
@@ -129,7 +123,7 @@ impl Pool {
     ) {
         let mut others = Vec::new();
         for s in used_on.iter().filter(|s| **s != stream) {
-            match marker(device).and_then(|e| e.record(s).map(|_| e)) {
+            match s.completion_event() {
                 Ok(e) => others.push(e),
                 Err(_) => {
                     // Without an event to order reuse after `s`, the block must not be reused:

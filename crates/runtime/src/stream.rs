@@ -2,9 +2,9 @@ use std::sync::Arc;
 
 use ferrocm_backend::{CopyOp, StreamHandle};
 
-use crate::callback::forbid;
 use crate::device::Device;
 use crate::event::Event;
+use crate::graph::{Capture, InCapture};
 use crate::memory::{AsDeviceSlice, AsDeviceSliceMut, DeviceBuffer, DeviceRepr, HostBuffer, Origin};
 use crate::{Error, Result};
 
@@ -14,10 +14,14 @@ struct StreamInner {
     /// Streams the runtime created are destroyed with their last clone; the device's special
     /// default streams (legacy, per-thread) never are.
     owned: bool,
+    trace: crate::trace::StreamTrace,
+    /// Graph capture (see `graph`).
+    pub(crate) capture: Capture,
 }
 
 impl Drop for StreamInner {
     fn drop(&mut self) {
+        self.capture.abandon(&self.device, self.handle);
         if !self.owned {
             return;
         }
@@ -59,16 +63,41 @@ impl Eq for Stream {}
 
 impl Stream {
     pub(crate) fn from_handle(device: Device, handle: StreamHandle) -> Stream {
-        Stream { inner: Arc::new(StreamInner { device, handle, owned: true }) }
+        Stream {
+            inner: Arc::new(StreamInner {
+                device,
+                handle,
+                owned: true,
+                capture: Capture::default(),
+                trace: Default::default(),
+            }),
+        }
     }
 
     pub(crate) fn from_default(device: Device, handle: StreamHandle) -> Stream {
-        Stream { inner: Arc::new(StreamInner { device, handle, owned: false }) }
+        Stream {
+            inner: Arc::new(StreamInner {
+                device,
+                handle,
+                owned: false,
+                capture: Capture::default(),
+                trace: Default::default(),
+            }),
+        }
     }
 
     /// A number unique among live streams (for use tracking).
     pub(crate) fn id(&self) -> u64 {
         Arc::as_ptr(&self.inner) as u64
+    }
+
+    pub(crate) fn trace_state(&self) -> &crate::trace::StreamTrace {
+        &self.inner.trace
+    }
+
+    /// The stream's graph capture state.
+    pub(crate) fn capture_state(&self) -> &Capture {
+        &self.inner.capture
     }
 
     /// The device the stream belongs to.
@@ -81,13 +110,21 @@ impl Stream {
         self.inner.handle
     }
 
+    /// The vendor's handle of this stream (a `CUstream` on NVIDIA, in the primary context that
+    /// CUDA libraries share), for handing to other libraries (DLPack's `stream` argument,
+    /// `__cuda_array_interface__`); `None` on the CPU.
+    pub fn native_handle(&self) -> Option<u64> {
+        self.device().inner.backend.native_stream_handle(self.inner.handle)
+    }
+
     fn backend_err(&self, e: ferrocm_backend::BackendError) -> Error {
         self.inner.device.error(e)
     }
 
     /// Blocks until all queued work has completed; reports a failure of any of it.
     pub fn synchronize(&self) -> Result<()> {
-        forbid("synchronizing a stream")?;
+        let _t = crate::trace::api("Stream::synchronize");
+        let _op = self.op("synchronizing a stream", InCapture::Refused)?;
         // SAFETY: the stream is live while `self` is.
         unsafe { self.device().inner.backend.stream_synchronize(self.inner.handle) }
             .map_err(|e| self.backend_err(e))?;
@@ -97,7 +134,8 @@ impl Stream {
 
     /// Whether all queued work has completed.
     pub fn query(&self) -> Result<bool> {
-        forbid("querying a stream")?;
+        let _t = crate::trace::api("Stream::query");
+        let _op = self.op("querying a stream", InCapture::Refused)?;
         // SAFETY: the stream is live while `self` is.
         unsafe { self.device().inner.backend.stream_query(self.inner.handle) }
             .map_err(|e| self.backend_err(e))
@@ -106,7 +144,9 @@ impl Stream {
     /// Makes later work on this stream wait for `event`'s last record. The event may have been
     /// recorded on another device of the same backend (as CUDA allows; ring collectives need it).
     pub fn wait_event(&self, event: &Event) -> Result<()> {
-        forbid("making a stream wait on an event")?;
+        let _t = crate::trace::api("Stream::wait_event");
+        let _op = self.op("making a stream wait on an event", InCapture::Refused)?;
+        crate::trace::break_chain(self);
         if event.device().kind() != self.device().kind() {
             return Err(Error::DeviceMismatch {
                 what: "event (of another backend)",
@@ -123,7 +163,9 @@ impl Stream {
     /// runtime calls that touch a device return [`Error::NotPermitted`]; dropping buffers and
     /// streams is allowed (their release happens once the callback has returned).
     pub fn add_callback(&self, f: impl FnOnce() + Send + 'static) -> Result<()> {
-        forbid("adding a host callback")?;
+        let _t = crate::trace::api("Stream::add_callback");
+        let _op = self.op("adding a host callback", InCapture::Refused)?;
+        crate::trace::break_chain(self);
         // SAFETY: the stream is live while `self` is.
         unsafe {
             self.device()
@@ -156,7 +198,8 @@ impl Stream {
     /// reused once dropped, in this stream's order (after every other stream that used it);
     /// its contents are unspecified.
     pub fn alloc<T: DeviceRepr>(&self, len: usize) -> Result<DeviceBuffer<T>> {
-        forbid("allocating memory")?;
+        let _t = crate::trace::api("Stream::alloc");
+        let _op = self.op("allocating memory from the pool", InCapture::Refused)?;
         let bytes = self.device().checked_bytes::<T>(len)?;
         let (ptr, block_bytes) = self.device().inner.pool.alloc(self, bytes)?;
         Ok(DeviceBuffer::from_raw(
@@ -169,6 +212,7 @@ impl Stream {
 
     /// Like [`Stream::alloc`], with every byte set to zero (in stream order).
     pub fn alloc_zeroed<T: DeviceRepr>(&self, len: usize) -> Result<DeviceBuffer<T>> {
+        let _t = crate::trace::api("Stream::alloc_zeroed");
         let mut b = self.alloc::<T>(len)?;
         self.memset_zero(&mut b)?;
         Ok(b)
@@ -181,7 +225,8 @@ impl Stream {
 
     /// Sets every byte of `dst` to `value`, in stream order.
     pub fn memset_bytes<T: DeviceRepr>(&self, dst: &mut impl AsDeviceSliceMut<T>, value: u8) -> Result<()> {
-        forbid("setting memory")?;
+        let _t = crate::trace::api("Stream::memset");
+        let _op = self.op("setting memory", InCapture::Recorded)?;
         self.same_device("destination buffer", dst.device())?;
         if dst.is_empty() {
             return Ok(());
@@ -189,15 +234,16 @@ impl Stream {
         dst.uses().record(self);
         // SAFETY: the view names a live allocation of this device; its use by this stream is
         // recorded, so the memory is not freed or reused before the memset completes.
-        unsafe {
-            self.device().inner.backend.memset_async(
-                self.inner.handle,
-                dst.device_ptr(),
-                value,
-                dst.byte_len(),
-            )
-        }
-        .map_err(|e| self.backend_err(e))
+        let (ptr, bytes) = (dst.device_ptr(), dst.byte_len());
+        crate::trace::device_work(
+            self,
+            crate::trace::Kind::Kernel,
+            || (crate::trace::DeviceOp::Memset { bytes }, Some(crate::trace::Work::bytes(bytes))),
+            || {
+                unsafe { self.device().inner.backend.memset_async(self.inner.handle, ptr, value, bytes) }
+                    .map_err(|e| self.backend_err(e))
+            },
+        )
     }
 
     /// Queues a copy after the checks; records the stream's use of the device memory involved.
@@ -210,8 +256,15 @@ impl Stream {
         }
         // SAFETY: device ranges come from sealed views of live allocations whose use is
         // recorded by the callers; host memory is the caller's promise.
-        unsafe { self.device().inner.backend.copy_async(self.inner.handle, op, bytes) }
-            .map_err(|e| self.backend_err(e))
+        crate::trace::device_work(
+            self,
+            crate::trace::Kind::Copy,
+            || crate::trace::copy(self.device(), &op, bytes),
+            || {
+                unsafe { self.device().inner.backend.copy_async(self.inner.handle, op, bytes) }
+                    .map_err(|e| self.backend_err(e))
+            },
+        )
     }
 
     fn check_len(operation: &'static str, destination: usize, source_len: usize) -> Result<()> {
@@ -223,7 +276,8 @@ impl Stream {
 
     /// Copies host memory to the device and waits for the copy (and earlier work) to finish.
     pub fn copy_htod<T: DeviceRepr>(&self, src: &[T], dst: &mut impl AsDeviceSliceMut<T>) -> Result<()> {
-        forbid("copying memory")?;
+        let _t = crate::trace::api("Stream::copy_htod");
+        let _op = self.op("copying memory", InCapture::Refused)?;
         self.same_device("destination buffer", dst.device())?;
         Self::check_len("host-to-device copy", dst.len(), src.len())?;
         dst.uses().record(self);
@@ -240,7 +294,8 @@ impl Stream {
 
     /// Copies device memory to the host and waits for it.
     pub fn copy_dtoh<T: DeviceRepr>(&self, src: &impl AsDeviceSlice<T>, dst: &mut [T]) -> Result<()> {
-        forbid("copying memory")?;
+        let _t = crate::trace::api("Stream::copy_dtoh");
+        let _op = self.op("copying memory", InCapture::Refused)?;
         self.same_device("source buffer", src.device())?;
         Self::check_len("device-to-host copy", dst.len(), src.len())?;
         src.uses().record(self);
@@ -256,6 +311,7 @@ impl Stream {
 
     /// A new pooled device buffer holding a copy of `src`.
     pub fn clone_htod<T: DeviceRepr>(&self, src: &[T]) -> Result<DeviceBuffer<T>> {
+        let _t = crate::trace::api("Stream::clone_htod");
         let mut b = self.alloc::<T>(src.len())?;
         self.copy_htod(src, &mut b)?;
         Ok(b)
@@ -263,7 +319,8 @@ impl Stream {
 
     /// The contents of `src`, copied to a new `Vec` (waits for the copy).
     pub fn clone_dtoh<T: DeviceRepr>(&self, src: &impl AsDeviceSlice<T>) -> Result<Vec<T>> {
-        forbid("copying memory")?;
+        let _t = crate::trace::api("Stream::clone_dtoh");
+        let _op = self.op("copying memory", InCapture::Refused)?;
         self.same_device("source buffer", src.device())?;
         let mut v = Vec::new();
         v.try_reserve_exact(src.len()).map_err(|_| Error::HostOutOfMemory { requested: src.byte_len() })?;
@@ -292,7 +349,8 @@ impl Stream {
         src: &HostBuffer<T>,
         dst: &mut impl AsDeviceSliceMut<T>,
     ) -> Result<()> {
-        forbid("copying memory")?;
+        let _t = crate::trace::api("Stream::copy_htod_async");
+        let _op = self.op("copying memory", InCapture::Refused)?;
         self.same_device("destination buffer", dst.device())?;
         Self::check_len("host-to-device copy", dst.len(), src.len_raw())?;
         dst.uses().record(self);
@@ -315,7 +373,8 @@ impl Stream {
         src: &impl AsDeviceSlice<T>,
         dst: &mut HostBuffer<T>,
     ) -> Result<()> {
-        forbid("copying memory")?;
+        let _t = crate::trace::api("Stream::copy_dtoh_async");
+        let _op = self.op("copying memory", InCapture::Refused)?;
         self.same_device("source buffer", src.device())?;
         Self::check_len("device-to-host copy", dst.len_raw(), src.len())?;
         src.uses().record(self);
@@ -346,7 +405,8 @@ impl Stream {
         src: &impl AsDeviceSlice<T>,
         dst: &mut impl AsDeviceSliceMut<T>,
     ) -> Result<()> {
-        forbid("copying memory")?;
+        let _t = crate::trace::api("Stream::copy_dtod");
+        let _op = self.op("copying memory", InCapture::Recorded)?;
         Self::check_len("device-to-device copy", dst.len(), src.len())?;
         let here = self.device();
         let (s, d) = (src.device(), dst.device());

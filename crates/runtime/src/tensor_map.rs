@@ -3,6 +3,7 @@
 //! one by value as a 128-byte, 64-byte-aligned parameter.
 
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 use ferrocm_backend::tensor_map::{
     TensorMapDataType, TensorMapDesc, TensorMapInterleave, TensorMapL2Promotion, TensorMapOobFill,
@@ -11,7 +12,7 @@ use ferrocm_backend::tensor_map::{
 use ferrocm_backend::{BackendError, Feature};
 
 use crate::device::Device;
-use crate::memory::{AsDeviceSlice, DeviceRepr};
+use crate::memory::{AsDeviceSlice, DeviceRepr, UseTracker};
 use crate::{Error, Result};
 
 /// An element type a tensor map can describe.
@@ -109,6 +110,9 @@ pub struct TensorMap<'a> {
     device: Device,
     desc: TensorMapDesc,
     bytes: TensorMapBytes,
+    /// The buffer's use tracker: a launch that passes the map records its stream there (and a
+    /// graph that captures it pins the buffer), as for a buffer passed directly.
+    uses: Arc<UseTracker>,
     _buffer: PhantomData<&'a ()>,
 }
 
@@ -215,7 +219,18 @@ impl<'a> TensorMap<'a> {
             BackendError::InvalidValue { message, .. } => Error::InvalidTensorMap { rule: message },
             e => device.error(e),
         })?;
-        Ok(TensorMap { device, desc, bytes: TensorMapBytes(bytes), _buffer: PhantomData })
+        Ok(TensorMap {
+            device,
+            desc,
+            bytes: TensorMapBytes(bytes),
+            uses: Arc::clone(buffer.uses()),
+            _buffer: PhantomData,
+        })
+    }
+
+    /// The use tracker of the buffer the map describes.
+    pub(crate) fn uses(&self) -> &Arc<UseTracker> {
+        &self.uses
     }
 
     /// The device the map was encoded for.

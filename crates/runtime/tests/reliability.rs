@@ -42,7 +42,7 @@ fn axpy(stream: &Stream, x: &impl AsDeviceSlice<f32>, y: &impl AsDeviceSlice<f32
 /// A CPU kernel that reports the resources it declares, to check the limits a GPU enforces.
 struct Declares(FunctionAttributes);
 impl CpuKernel for Declares {
-    fn launch(&self, _: LaunchDims, _: &[&[u8]]) -> Result<(), String> {
+    unsafe fn launch(&self, _: LaunchDims, _: &[&[u8]]) -> Result<(), String> {
         Ok(())
     }
     fn attributes(&self) -> FunctionAttributes {
@@ -368,4 +368,19 @@ fn many_streams_do_not_hold_many_threads() {
     let s = &streams[1999];
     assert_eq!(s.clone_dtoh(&bufs[1999]).unwrap(), vec![1u8; 64]);
     drop(bufs);
+}
+
+#[test]
+fn events_recorded_before_a_synchronize_are_complete_after_it() {
+    // The CPU backend counted an event's marker done before stamping the event, so a
+    // synchronized stream could still report its last event not ready.
+    let dev = Device::cpu().unwrap();
+    let s = dev.create_stream().unwrap();
+    for _ in 0..2000 {
+        let (a, b) = (ferrocm_runtime::Event::new(&dev).unwrap(), ferrocm_runtime::Event::new(&dev).unwrap());
+        a.record(&s).unwrap();
+        b.record(&s).unwrap();
+        s.synchronize().unwrap();
+        assert!(a.elapsed_ms(&b).is_ok(), "an event recorded before synchronize was not complete after it");
+    }
 }

@@ -14,11 +14,13 @@ pub mod context;
 pub mod device;
 pub mod event;
 pub mod function;
+pub mod graph;
 pub mod launch;
 pub mod memory;
 pub mod module;
 pub mod stream;
 pub mod tensor_map;
+pub mod vmm;
 
 /// Turns a driver return code into a `Result`: success, the driver's error (with its name and
 /// string), or a symbol the driver library does not export.

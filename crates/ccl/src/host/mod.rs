@@ -46,7 +46,10 @@ pub(crate) struct HostEngine {
 struct HostKernel(Weak<HostShared>);
 
 impl CpuKernel for HostKernel {
-    fn launch(&self, _dims: LaunchDims, args: &[&[u8]]) -> std::result::Result<(), String> {
+    /// # Safety
+    /// The argument bytes carry a launch id (and buffer addresses pushed only so the runtime
+    /// tracks their use); the operations the id names own their buffers' validity.
+    unsafe fn launch(&self, _dims: LaunchDims, args: &[&[u8]]) -> std::result::Result<(), String> {
         let id = args
             .first()
             .and_then(|a| <[u8; 8]>::try_from(*a).ok())

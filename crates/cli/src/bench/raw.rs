@@ -92,6 +92,52 @@ impl Raw {
     }
 }
 
+/// A graph captured from the raw stream, and its instance.
+pub struct RawGraph<'a> {
+    raw: &'a Raw,
+    graph: CUgraph,
+    exec: CUgraphExec,
+}
+
+impl Raw {
+    /// Captures `n` launches of the empty kernel on the raw stream into a graph and instantiates
+    /// it, as an application using the driver directly would.
+    pub fn empty_graph(&self, n: usize) -> Result<RawGraph<'_>> {
+        // SAFETY: a live stream; capture begins and ends on this thread with only launches of a
+        // parameterless kernel in between.
+        unsafe {
+            result::graph::begin_capture(&self.d, self.stream)?;
+            let launched = (0..n).try_for_each(|_| self.launch_empty());
+            let ended = result::graph::end_capture(&self.d, self.stream);
+            launched?;
+            let graph = ended?;
+            let exec = result::graph::instantiate(&self.d, graph)?;
+            Ok(RawGraph { raw: self, graph, exec })
+        }
+    }
+}
+
+impl RawGraph<'_> {
+    pub fn launch(&self) -> Result<()> {
+        // SAFETY: a live instance and stream.
+        unsafe { result::graph::launch(&self.raw.d, self.exec, self.raw.stream) }.map_err(Into::into)
+    }
+
+    pub fn sync(&self) -> Result<()> {
+        self.raw.sync()
+    }
+}
+
+impl Drop for RawGraph<'_> {
+    fn drop(&mut self) {
+        // SAFETY: made in `empty_graph`, destroyed once, instance first.
+        unsafe {
+            let _ = result::graph::exec_destroy(&self.raw.d, self.exec);
+            let _ = result::graph::destroy(&self.raw.d, self.graph);
+        }
+    }
+}
+
 pub fn require(ordinal: u32, ptx: &str) -> Result<Raw> {
     Raw::new(ordinal, ptx).context("setting up the raw driver baseline")
 }

@@ -1,11 +1,13 @@
 //! `ferrocm bench runtime`: the runtime's overheads against the raw CUDA driver, in one
-//! process: empty-kernel launch rate and round trip, pinned H2D/D2H and D2D copy bandwidth,
-//! and allocate+free through the stream-ordered pool against cuMemAlloc/cuMemFree.
+//! process: empty-kernel launch rate and round trip, a typed `#[kernel]` launch, a graph of empty
+//! kernels replayed (against the driver's own graph of the same launches, and against the same
+//! launches on a stream), pinned H2D/D2H and D2D copy bandwidth, and allocate+free through the
+//! stream-ordered pool against cuMemAlloc/cuMemFree.
 
 use std::time::Instant;
 
 use anyhow::{bail, ensure, Context, Result};
-use ferrocm::{builtin, BackendKind, Device, HostBuffer, KernelArgs, LaunchConfig};
+use ferrocm::{builtin, BackendKind, Device, Function, HostBuffer, KernelArgs, LaunchConfig, Stream};
 use ferrocm_kernel::prelude::*;
 
 use super::raw;
@@ -19,6 +21,9 @@ pub struct Args {
     /// Kernel launches per timed batch (at least 10).
     #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u32).range(10..=100_000_000))]
     launches: u32,
+    /// Empty kernels in the replayed graph (at least 1).
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
+    graph_kernels: u32,
     /// Pinned host<->device copy size in MiB (1 to 1048576).
     #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=1 << 20))]
     copy_mib: u32,
@@ -196,6 +201,99 @@ pub fn run(a: Args) -> Result<()> {
         }
     }
 
+    // Timing events, the profiler's unit of cost: recording one, and querying one that is
+    // still pending (behind a 20 ms spin).
+    let k = a.launches.max(1);
+    let e = ferrocm::Event::new(&dev)?;
+    let mut record = || -> Result<()> {
+        for _ in 0..k {
+            e.record(&s)?;
+        }
+        Ok(s.synchronize()?)
+    };
+    let (f, _) = compare(a.reps, &mut record, None)?;
+    rows.push(event_row("timing event record (batched)", per(f, k)));
+    let spin = builtin::load(&dev)?.function("spin")?;
+    let mut spin_args = KernelArgs::new();
+    spin_args.push(20_000_000u64);
+    let mut q = Vec::new();
+    for _ in 0..a.reps.max(1) {
+        // SAFETY: `spin` takes one u64.
+        unsafe { s.launch(&spin, one, &spin_args)? };
+        e.record(&s)?;
+        let t = Instant::now();
+        let mut n = 0;
+        while n < k && !e.query()? {
+            n += 1;
+        }
+        q.push(t.elapsed().as_secs_f64() / n.max(1) as f64 * 1e6);
+        s.synchronize()?;
+    }
+    rows.push(event_row("event query (pending)", median(q)));
+
+    // Graphs: the same empty launches captured once and replayed, against the driver's graph
+    // of them and against the launches issued one by one on a stream.
+    check_graph_replay(&s)?;
+    let k = a.graph_kernels;
+    let exec = s
+        .capture(|s| {
+            for _ in 0..k {
+                // SAFETY: `empty` takes no parameters.
+                unsafe { s.launch(&empty, one, &no_args)? };
+            }
+            Ok(())
+        })?
+        .instantiate()?;
+    ensure!(
+        exec.kernel_node_count() == k as usize,
+        "the graph holds {} kernels, not {k}",
+        exec.kernel_node_count()
+    );
+    let raw_graph = raw.as_ref().map(|r| r.empty_graph(k as usize)).transpose()?;
+    let mut ours = || -> Result<()> {
+        exec.launch(&s)?;
+        Ok(s.synchronize()?)
+    };
+    let mut theirs = raw_graph.as_ref().map(|g| {
+        move || -> Result<()> {
+            g.launch()?;
+            g.sync()
+        }
+    });
+    let (graph_time, raw_time) = compare(a.reps, &mut ours, dynamic(&mut theirs))?;
+    rows.push(Row {
+        bench: "runtime",
+        metric: format!("graph replay, {k} empty kernels"),
+        ferrocm: per(graph_time, k),
+        baseline: raw_time.map(|b| per(b, k)),
+        baseline_name: "cuGraphLaunch of the same graph",
+        unit: "us/kernel",
+        ratio: raw_time.map(|b| graph_time / b),
+        ratio_meaning: "time relative to the driver",
+        target: "<= 1.05",
+    });
+    let mut stream_launches = || -> Result<()> {
+        for _ in 0..k {
+            // SAFETY: `empty` takes no parameters.
+            unsafe { s.launch(&empty, one, &no_args)? };
+        }
+        Ok(s.synchronize()?)
+    };
+    let (graph_time, stream_time) = compare(a.reps, &mut ours, Some(&mut stream_launches))?;
+    let stream_time = stream_time.expect("a baseline was given");
+    rows.push(Row {
+        bench: "runtime",
+        metric: format!("graph vs stream, {k} kernels"),
+        ferrocm: per(graph_time, k),
+        baseline: Some(per(stream_time, k)),
+        baseline_name: "ferrocm launches on a stream",
+        unit: "us/kernel",
+        ratio: Some(stream_time / graph_time),
+        ratio_meaning: "speed-up of the graph",
+        target: "> 1",
+    });
+    drop((raw_graph, exec));
+
     // Pinned copies, checked on fresh random data before timing.
     let bytes = copy_bytes;
     let data = random_bytes(bytes, 0x5eed, "--copy-mib")?;
@@ -320,6 +418,40 @@ pub fn run(a: Args) -> Result<()> {
     print(&rows, a.json)
 }
 
+/// A captured graph computes what its launches compute: an axpy graph replayed three times on
+/// fresh random data, against an f64 host reference.
+fn check_graph_replay(s: &Stream) -> Result<()> {
+    let dev = s.device();
+    let axpy: Function = builtin::load(dev)?.function("axpy_f32")?;
+    let n = 100_003;
+    let as_f32 = |b: Vec<u8>| -> Vec<f32> {
+        b.chunks(4).map(|c| (c[0] as f32 - 127.5) / 64.0 + c[1] as f32 / 4096.0).collect()
+    };
+    let (x, y) = (
+        as_f32(random_bytes(4 * n, 0x9a, "graph check")?),
+        as_f32(random_bytes(4 * n, 0x9b, "graph check")?),
+    );
+    let (dx, dy) = (s.clone_htod(&x)?, s.clone_htod(&y)?);
+    let mut args = KernelArgs::new();
+    args.push_buffer(&dx).push_buffer(&dy).push(n as u64).push(0.5f32);
+    // SAFETY: axpy_f32(x, y, n, a) over two live n-element buffers, kept alive by the graph.
+    let exec = s
+        .capture(|s| unsafe { s.launch(&axpy, LaunchConfig::for_num_elems(n as u32), &args) })?
+        .instantiate()?;
+    for _ in 0..3 {
+        exec.launch(s)?;
+    }
+    let got = s.clone_dtoh(&dy)?;
+    for (i, ((&g, &x), &y)) in got.iter().zip(&x).zip(&y).enumerate() {
+        let want = y as f64 + 1.5 * x as f64;
+        ensure!(
+            (g as f64 - want).abs() <= 1e-5 * (1.0 + want.abs()),
+            "graph replay: element {i} is {g}, want {want}"
+        );
+    }
+    Ok(())
+}
+
 fn latency_row(metric: &str, ferrocm: f64, baseline: Option<f64>) -> Row {
     Row {
         bench: "runtime",
@@ -331,6 +463,20 @@ fn latency_row(metric: &str, ferrocm: f64, baseline: Option<f64>) -> Row {
         ratio: baseline.map(|b| ferrocm / b),
         ratio_meaning: "time relative to the driver",
         target: "<= 1.1",
+    }
+}
+
+fn event_row(metric: &str, ferrocm: f64) -> Row {
+    Row {
+        bench: "runtime",
+        metric: metric.into(),
+        ferrocm,
+        baseline: None,
+        baseline_name: "",
+        unit: "us/call",
+        ratio: None,
+        ratio_meaning: "",
+        target: "",
     }
 }
 

@@ -1,6 +1,6 @@
 // SGEMM through cuBLAS, as in the cuBLAS library documentation.
 #include <hip/hip_runtime.h>
-#include "hipblas/hipblas.h"
+#include "hipblas.h"
 
 int gemm(int m, int n, int k, const float* dA, const float* dB, float* dC, hipStream_t stream)
 {

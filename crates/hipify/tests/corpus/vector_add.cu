@@ -46,7 +46,7 @@ int main()
     cudaEventElapsedTime(&ms, start, stop);
 
     cudaMemcpy(h_C.data(), d_C, size, cudaMemcpyDeviceToHost);
-    printf("cudaMemcpy done in %f ms\n", ms); // "cudaMemcpy" stays in strings
+    printf("cudaMemcpy done in %f ms\n", ms); // a whole CUDA name in a string is translated, as hipify-clang does
     cudaFree(d_A); cudaFree(d_B); cudaFree(d_C);
     cudaDeviceReset();
     return 0;

@@ -1,7 +1,8 @@
 /*
  * Vector addition, the first example of the CUDA C++ Programming Guide.
  */
-#include "hip/hip_runtime.h"
+
+#include <hip/hip_runtime.h>
 #include <cstdio>
 #include <vector>
 
@@ -47,7 +48,7 @@ int main()
     hipEventElapsedTime(&ms, start, stop);
 
     hipMemcpy(h_C.data(), d_C, size, hipMemcpyDeviceToHost);
-    printf("cudaMemcpy done in %f ms\n", ms); // "cudaMemcpy" stays in strings
+    printf("hipMemcpy done in %f ms\n", ms); // a whole CUDA name in a string is translated, as hipify-clang does
     hipFree(d_A); hipFree(d_B); hipFree(d_C);
     hipDeviceReset();
     return 0;

@@ -11,8 +11,10 @@ use std::sync::Arc;
 
 use ferrocm_kernel::dsl::Elem;
 use ferrocm_kernel::ir::ScalarType;
-use ferrocm_kernel::runtime::{BackendKind, Device, KernelArgs, LaunchConfig};
-use ferrocm_kernel::{bf16, f16, CompiledKernel, KernelError, LaunchDims};
+use ferrocm_kernel::runtime::{
+    BackendKind, Device, DeviceBuffer, KernelArgs, LaunchConfig, Stream, TensorMap, TiledLayout,
+};
+use ferrocm_kernel::{bf16, f16, CompiledKernel, HostTensorMap, KernelError, LaunchDims};
 
 /// A small, fast generator (xorshift64*), freshly seeded for every test unless
 /// `FERROCM_SEED` is set; the seed is printed so a failure can be replayed.
@@ -86,8 +88,120 @@ impl Bytes {
 }
 
 enum Arg {
-    Scalar { bytes: Vec<u8>, ty: ScalarType },
-    Buf { data: Bytes, ty: ScalarType, gpu_compare: bool },
+    Scalar {
+        bytes: Vec<u8>,
+        ty: ScalarType,
+    },
+    Buf {
+        data: Bytes,
+        ty: ScalarType,
+        gpu_compare: bool,
+    },
+    /// A tensor map over the buffer passed as argument `buf`.
+    Map {
+        buf: usize,
+        layout: TiledLayout,
+    },
+}
+
+/// A device buffer of the element type a tensor map over it needs.
+enum DevBuf {
+    U8(DeviceBuffer<u8>),
+    U16(DeviceBuffer<u16>),
+    F16(DeviceBuffer<f16>),
+    BF16(DeviceBuffer<bf16>),
+    U32(DeviceBuffer<u32>),
+    F32(DeviceBuffer<f32>),
+    U64(DeviceBuffer<u64>),
+    F64(DeviceBuffer<f64>),
+}
+
+/// Reinterprets `b` as elements of `T` (test data is plain numbers of the buffer's type).
+fn typed<T: Copy>(b: &Bytes) -> Vec<T> {
+    b.to_vec()
+}
+
+impl DevBuf {
+    fn upload(stream: &Stream, data: &Bytes, ty: ScalarType) -> Result<DevBuf, String> {
+        use ScalarType::*;
+        let e = |e: ferrocm_kernel::runtime::Error| e.to_string();
+        Ok(match ty {
+            Bool | U8 | I8 => DevBuf::U8(stream.clone_htod(&typed::<u8>(data)).map_err(e)?),
+            U16 | I16 => DevBuf::U16(stream.clone_htod(&typed::<u16>(data)).map_err(e)?),
+            F16 => DevBuf::F16(stream.clone_htod(&typed::<f16>(data)).map_err(e)?),
+            BF16 => DevBuf::BF16(stream.clone_htod(&typed::<bf16>(data)).map_err(e)?),
+            U32 | I32 => DevBuf::U32(stream.clone_htod(&typed::<u32>(data)).map_err(e)?),
+            F32 => DevBuf::F32(stream.clone_htod(&typed::<f32>(data)).map_err(e)?),
+            U64 | I64 => DevBuf::U64(stream.clone_htod(&typed::<u64>(data)).map_err(e)?),
+            F64 => DevBuf::F64(stream.clone_htod(&typed::<f64>(data)).map_err(e)?),
+        })
+    }
+
+    fn push(&self, args: &mut KernelArgs) {
+        match self {
+            DevBuf::U8(b) => args.push_buffer(b),
+            DevBuf::U16(b) => args.push_buffer(b),
+            DevBuf::F16(b) => args.push_buffer(b),
+            DevBuf::BF16(b) => args.push_buffer(b),
+            DevBuf::U32(b) => args.push_buffer(b),
+            DevBuf::F32(b) => args.push_buffer(b),
+            DevBuf::U64(b) => args.push_buffer(b),
+            DevBuf::F64(b) => args.push_buffer(b),
+        };
+    }
+
+    fn map<'a>(&'a self, layout: &TiledLayout) -> Result<TensorMap<'a>, String> {
+        let r = match self {
+            DevBuf::U8(b) => TensorMap::tiled(b, layout),
+            DevBuf::U16(b) => TensorMap::tiled(b, layout),
+            DevBuf::F16(b) => TensorMap::tiled(b, layout),
+            DevBuf::BF16(b) => TensorMap::tiled(b, layout),
+            DevBuf::U32(b) => TensorMap::tiled(b, layout),
+            DevBuf::F32(b) => TensorMap::tiled(b, layout),
+            DevBuf::U64(b) => TensorMap::tiled(b, layout),
+            DevBuf::F64(b) => TensorMap::tiled(b, layout),
+        };
+        r.map_err(|e| e.to_string())
+    }
+
+    fn download(&self, stream: &Stream) -> Result<Bytes, String> {
+        let e = |e: ferrocm_kernel::runtime::Error| e.to_string();
+        Ok(match self {
+            DevBuf::U8(b) => Bytes::of(&stream.clone_dtoh(b).map_err(e)?),
+            DevBuf::U16(b) => Bytes::of(&stream.clone_dtoh(b).map_err(e)?),
+            DevBuf::F16(b) => Bytes::of(&stream.clone_dtoh(b).map_err(e)?),
+            DevBuf::BF16(b) => Bytes::of(&stream.clone_dtoh(b).map_err(e)?),
+            DevBuf::U32(b) => Bytes::of(&stream.clone_dtoh(b).map_err(e)?),
+            DevBuf::F32(b) => Bytes::of(&stream.clone_dtoh(b).map_err(e)?),
+            DevBuf::U64(b) => Bytes::of(&stream.clone_dtoh(b).map_err(e)?),
+            DevBuf::F64(b) => Bytes::of(&stream.clone_dtoh(b).map_err(e)?),
+        })
+    }
+}
+
+/// The CPU executor's encoding of `layout` over the host bytes at `addr` holding elements of `ty`.
+fn host_map(data: &mut Bytes, ty: ScalarType, layout: &TiledLayout) -> Result<Vec<u8>, String> {
+    use ScalarType::*;
+    let words = data.words.as_mut_ptr();
+    let n = data.len / ty.size() as usize;
+    // SAFETY: `words` holds `len` initialized bytes, 8-byte aligned, of elements of `ty`; the
+    // typed view lives only for this call.
+    macro_rules! map {
+        ($t:ty) => {{
+            let s = unsafe { std::slice::from_raw_parts_mut(words as *mut $t, n) };
+            HostTensorMap::new(s, layout).map(|m| m.bytes().to_vec())
+        }};
+    }
+    match ty {
+        Bool | U8 | I8 => map!(u8),
+        U16 | I16 => map!(u16),
+        F16 => map!(f16),
+        BF16 => map!(bf16),
+        U32 | I32 => map!(u32),
+        F32 => map!(f32),
+        U64 | I64 => map!(u64),
+        F64 => map!(f64),
+    }
 }
 
 /// One kernel launch with its arguments.
@@ -100,6 +214,9 @@ pub struct Launch {
     atol: f64,
     /// Use `rtol`/`atol` as given, without the default floors (1e-6; 1e-12 absolute for f64).
     exact_tol: bool,
+    /// The arguments passed to the kernel, in order (all by default); the others are buffers
+    /// that only tensor maps refer to.
+    passed: Option<Vec<usize>>,
 }
 
 /// The buffers after a launch.
@@ -135,10 +252,35 @@ impl Launch {
             rtol: 0.0,
             atol: 0.0,
             exact_tol: false,
+            passed: None,
         }
     }
     pub fn shared(mut self, bytes: u32) -> Self {
         self.dims.shared_mem_bytes = bytes;
+        self
+    }
+    /// Groups blocks into clusters of `cluster` blocks.
+    pub fn cluster(mut self, cluster: impl Into<ferrocm_kernel::Dim3>) -> Self {
+        self.dims.cluster = cluster.into();
+        self
+    }
+    /// A cooperative launch (every block resident at once).
+    pub fn cooperative(mut self) -> Self {
+        self.dims.cooperative = true;
+        self
+    }
+    /// Passes only arguments `which` to the kernel, in that order.
+    pub fn pass_only(mut self, which: &[usize]) -> Self {
+        self.passed = Some(which.to_vec());
+        self
+    }
+    fn order(&self) -> Vec<usize> {
+        self.passed.clone().unwrap_or_else(|| (0..self.args.len()).collect())
+    }
+    /// A tensor map of `layout` over the buffer passed as argument `buf`.
+    pub fn tensor_map(mut self, buf: usize, layout: TiledLayout) -> Self {
+        assert!(matches!(self.args.get(buf), Some(Arg::Buf { .. })), "argument {buf} is not a buffer");
+        self.args.push(Arg::Map { buf, layout });
         self
     }
     pub fn scalar<T: Elem>(mut self, v: T) -> Self {
@@ -169,21 +311,40 @@ impl Launch {
         self
     }
 
-    fn host_args(bufs: &mut [Bytes], args: &[Arg]) -> Vec<Vec<u8>> {
+    /// The buffer index (among buffers) of each argument.
+    fn positions(&self) -> Vec<Option<usize>> {
+        let mut next = 0;
+        self.args
+            .iter()
+            .map(|a| match a {
+                Arg::Buf { .. } => {
+                    next += 1;
+                    Some(next - 1)
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn host_args(&self, bufs: &mut [Bytes]) -> Result<Vec<Vec<u8>>, String> {
+        let pos = self.positions();
         let mut out = Vec::new();
-        let mut bi = 0;
-        for a in args {
+        for ai in self.order() {
+            let a = &self.args[ai];
             match a {
                 Arg::Scalar { bytes, .. } => out.push(bytes.clone()),
                 Arg::Buf { ty, .. } => {
-                    let b = &mut bufs[bi];
-                    bi += 1;
+                    let b = &mut bufs[pos[ai].unwrap_or(0)];
                     out.push((b.words.as_mut_ptr() as u64).to_le_bytes().to_vec());
                     out.push(((b.len / ty.size() as usize) as u64).to_le_bytes().to_vec());
                 }
+                Arg::Map { buf, layout } => {
+                    let Arg::Buf { ty, .. } = &self.args[*buf] else { unreachable!("checked when added") };
+                    out.push(host_map(&mut bufs[pos[*buf].unwrap_or(0)], *ty, layout)?);
+                }
             }
         }
-        out
+        Ok(out)
     }
 
     /// Runs on the CPU executor; the error, if any, is the executor's message.
@@ -196,33 +357,45 @@ impl Launch {
                 _ => None,
             })
             .collect();
-        let raw = Self::host_args(&mut bufs, &self.args);
+        let raw = self.host_args(&mut bufs)?;
         let slices: Vec<&[u8]> = raw.iter().map(|v| v.as_slice()).collect();
         let k = self.kernel.cpu().map_err(|e| e.to_string())?;
         ferrocm_kernel::ir::verify(self.kernel.ir()).map_err(|e| e.to_string())?;
         use ferrocm_kernel::CpuKernel;
-        k.launch(self.dims, &slices)?;
-        let mut next = 0;
-        let pos = self
-            .args
-            .iter()
-            .map(|a| match a {
-                Arg::Buf { .. } => {
-                    next += 1;
-                    Some(next - 1)
-                }
-                Arg::Scalar { .. } => None,
-            })
-            .collect();
-        Ok(Outputs { bufs, pos })
+        // SAFETY: the arguments follow the kernel's parameters (the test builds them for it), and
+        // every slice points into `bufs`, which outlives the launch.
+        unsafe { k.launch(self.dims, &slices)? };
+        Ok(Outputs { bufs, pos: self.positions() })
     }
 
     /// Runs through the runtime on `device` (typed launch's raw path, per-device module cache).
     pub fn run_on(&self, device: &Device) -> Result<Outputs, String> {
         let stream = device.create_stream().map_err(|e| e.to_string())?;
-        let mut args = KernelArgs::new();
         let mut bufs = Vec::new();
         for a in &self.args {
+            if let Arg::Buf { data, ty, .. } = a {
+                bufs.push(DevBuf::upload(&stream, data, *ty)?);
+            }
+        }
+        let pos = self.positions();
+        let mut maps = Vec::new();
+        for a in &self.args {
+            if let Arg::Map { buf, layout } = a {
+                maps.push(bufs[pos[*buf].unwrap_or(0)].map(layout)?);
+            }
+        }
+        let mut args = KernelArgs::new();
+        // The map of each argument, by argument index.
+        let mut map_of = std::collections::HashMap::new();
+        let mut mi = 0;
+        for (ai, a) in self.args.iter().enumerate() {
+            if let Arg::Map { .. } = a {
+                map_of.insert(ai, mi);
+                mi += 1;
+            }
+        }
+        for ai in self.order() {
+            let a = &self.args[ai];
             match a {
                 Arg::Scalar { bytes, .. } => {
                     let v = u64::from_le_bytes({
@@ -238,10 +411,11 @@ impl Launch {
                     };
                 }
                 Arg::Buf { data, ty, .. } => {
-                    let b = stream.clone_htod::<u8>(data.as_bytes()).map_err(|e| e.to_string())?;
-                    args.push_buffer(&b);
+                    bufs[pos[ai].unwrap_or(0)].push(&mut args);
                     args.push((data.len / ty.size() as usize) as u64);
-                    bufs.push(b);
+                }
+                Arg::Map { .. } => {
+                    args.push_tensor_map(&maps[map_of[&ai]]);
                 }
             }
         }
@@ -250,22 +424,11 @@ impl Launch {
         // buffers live until after the synchronize below.
         unsafe { self.kernel.launch_raw(&stream, cfg, &args) }.map_err(|e| e.to_string())?;
         stream.synchronize().map_err(|e| e.to_string())?;
+        drop(maps);
         let mut out = Vec::new();
         for b in &bufs {
-            out.push(Bytes::of(&stream.clone_dtoh(b).map_err(|e| e.to_string())?));
+            out.push(b.download(&stream)?);
         }
-        let mut next = 0;
-        let pos = self
-            .args
-            .iter()
-            .map(|a| match a {
-                Arg::Buf { .. } => {
-                    next += 1;
-                    Some(next - 1)
-                }
-                Arg::Scalar { .. } => None,
-            })
-            .collect();
         Ok(Outputs { bufs: out, pos })
     }
 
@@ -324,7 +487,7 @@ impl Launch {
             Err(e) => panic!("{}: IR text does not parse: {e}\n{text}", self.name),
         }
         // PTX must generate for every kernel, whether or not a GPU is here to run it.
-        self.kernel.ptx("sm_90").unwrap_or_else(|e| panic!("{}: {e}", self.name));
+        self.kernel.ptx("sm_90a").unwrap_or_else(|e| panic!("{}: {e}", self.name));
         out
     }
 }

@@ -6,7 +6,7 @@ fn make_pair() -> (f32, f32) {
 
 #[kernel]
 fn k(x: &mut [f32]) {
-    let (a, b) = make_pair();
+    let (mut a, b) = make_pair();
     x[0usize] = a + b;
 }
 

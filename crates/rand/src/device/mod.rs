@@ -26,14 +26,20 @@
 //! [`xorwow_skip_table`] (400 KiB) and [`mrg32k3a_skip_table`] (9 KiB) build their contents on
 //! the host.
 
+mod lfsr113;
 mod mrg32k3a;
 mod philox;
 mod sobol;
+mod threefry;
 mod xorwow;
 
+pub use lfsr113::{lfsr113_skip_table, Lfsr113};
 pub use mrg32k3a::{mrg32k3a_skip_table, Mrg32k3a, MrgConstants};
 pub use philox::{philox4x32_10, philox4x32_10_keyed, philox_round_keys, Philox};
 pub use sobol::{ctz32, sobol32_point, sobol64_next, sobol64_point};
+pub use threefry::{
+    threefry2x32, threefry2x64, threefry4x32, threefry4x64, threefry_block, threefry_unit, Threefry,
+};
 pub use xorwow::{xorwow_skip_table, Xorwow};
 
 use ferrocm_kernel::dsl::{self, cast, select, IntoVal, Memory, Val, Var};

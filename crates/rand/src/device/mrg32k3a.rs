@@ -131,9 +131,6 @@ fn mrg_component(a: f64, x: Val<f64>, b: f64, y: Val<f64>, m: Val<f64>, m_inv: V
     let p = x.mul_add(a, y * -b);
     let k = p.mul_add(m_inv, ROUND_MAGIC) - ROUND_MAGIC;
     let r = k.mul_add(-m, p);
-    if crate::generator::variant("mrg-select") {
-        return dsl::select(r.dsl_cmp(CmpOp::Lt, 0.0f64), r + m, r);
-    }
     // `r` is never -0 (an exact sum of opposite-signed terms rounds to +0), so "negative" is
     // its sign bit.
     add_if(r, high_word(r).dsl_cmp(CmpOp::Lt, 0i32), m)
@@ -250,9 +247,6 @@ impl Mrg32k3a {
         self.s2[1].set(self.s2[2].get());
         self.s2[2].set(p2);
         let r = p1 - p2;
-        if crate::generator::variant("mrg-select") {
-            return select(p1.dsl_cmp(CmpOp::Le, p2), r + k.m1, r);
-        }
         // `p1 <= p2` for the exact integer difference `r`.
         add_if(r, high_word(r).dsl_cmp(CmpOp::Le, 0i32), k.m1)
     }

@@ -11,18 +11,9 @@ const W0: u32 = 0x9E37_79B9;
 const W1: u32 = 0xBB67_AE85;
 
 /// `(hi, lo)` of the 64-bit product of a constant and `x`: `mul.hi.u32` and `mul.lo.u32`, as
-/// cuRAND's `__umulhi` and `*` (the variant switch `philox-mul64` of the generator's
-/// measurements restores the former 64-bit product of zero-extended operands, `philox-mulwide`
-/// uses `mul.wide.u32`; all three give the same bits).
+/// cuRAND's `__umulhi` and `*` (faster than a 64-bit product of zero-extended operands on an
+/// H200; see `NOTES.md`).
 fn mulhilo(m: u32, x: Val<u32>) -> (Val<u32>, Val<u32>) {
-    if crate::generator::variant("philox-mul64") {
-        let p = cast::<u64, _>(x) * (m as u64);
-        return (cast::<u32, _>(p >> 32u32), cast::<u32, _>(p));
-    }
-    if crate::generator::variant("philox-mulwide") {
-        let p = x.mul_wide(m);
-        return (cast::<u32, _>(p >> 32u32), cast::<u32, _>(p));
-    }
     (x.mul_hi(m), x * m)
 }
 

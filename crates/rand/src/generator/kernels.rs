@@ -35,6 +35,10 @@ pub enum Dist {
     /// Poisson outcomes by cuRAND's host-API square histogram: each 32-bit draw mapped
     /// through the table of [`Values::Histogram`].
     PoissonHistogram,
+    /// Sobol32 Poisson outcomes by the inverse CDF (fused [`PoissonMap::Cdf`]).
+    PoissonCdf,
+    /// Sobol32 Poisson outcomes by the Gaussian map (fused [`PoissonMap::Icdf`]).
+    PoissonIcdf,
     Normal,
     LogNormal,
     UniformDouble,
@@ -75,6 +79,9 @@ pub enum Rng {
     Philox,
     Xorwow,
     Mrg32k3a,
+    Lfsr113,
+    /// Counter-based like Philox: unit `u` is values `4u .. 4u + 4` of the stream.
+    Threefry(crate::reference::ThreefryKind),
 }
 
 impl Dist {
@@ -125,7 +132,8 @@ fn affine64(z: Val<f64>, mean: Val<f64>, stddev: Val<f64>, log: bool) -> Val<f64
 fn philox_values<T: Elem>(dist: Dist, w: [Val<u32>; 4], v: Values) -> Vec<Val<T>> {
     let (mean, stddev) = v.mean_stddev();
     match dist {
-        Dist::Bits => w.iter().map(|&x| as_t(x)).collect(),
+        // Only the Sobol32 kernels are built with the Sobol Poisson maps (see `Generator`).
+        Dist::Bits | Dist::PoissonCdf | Dist::PoissonIcdf => w.iter().map(|&x| as_t(x)).collect(),
         Dist::Uniform => w.iter().map(|&x| as_t(dev::uniform_f32(x))).collect(),
         Dist::UniformHalf => w.iter().map(|&x| as_t(half(dev::uniform_f32(x)))).collect(),
         Dist::PoissonHistogram => w.iter().map(|&x| as_t(v.histogram(x))).collect(),
@@ -155,7 +163,8 @@ fn philox_values<T: Elem>(dist: Dist, w: [Val<u32>; 4], v: Values) -> Vec<Val<T>
 fn state_values<T: Elem, G: DeviceGenerator>(g: &G, dist: Dist, v: Values) -> Vec<Val<T>> {
     let (mean, stddev) = v.mean_stddev();
     match dist {
-        Dist::Bits => (0..4).map(|_| as_t(g.next_u32())).collect(),
+        // Only the Sobol32 kernels are built with the Sobol Poisson maps (see `Generator`).
+        Dist::Bits | Dist::PoissonCdf | Dist::PoissonIcdf => (0..4).map(|_| as_t(g.next_u32())).collect(),
         Dist::Uniform => (0..4).map(|_| as_t(g.uniform())).collect(),
         Dist::UniformHalf => (0..4).map(|_| as_t(half(g.uniform()))).collect(),
         Dist::PoissonHistogram => (0..4).map(|_| as_t(v.histogram(g.next_u32()))).collect(),
@@ -210,8 +219,8 @@ fn store_unit<T: Elem>(plan: Plan, out: SliceMut<T>, q: Val<u64>, lead: Val<u64>
     }
 }
 
-/// Legacy Philox: the host API's 16,384 interleaved subsequences.
-pub const PHILOX_LEGACY_STATES: u64 = 16_384;
+/// Legacy Philox: the host API's 65,536 interleaved subsequences.
+pub const PHILOX_LEGACY_STATES: u64 = 65_536;
 
 /// Philox: unit `q` of the call is block `u_first + q` of the stream.
 #[allow(clippy::too_many_arguments)]
@@ -229,9 +238,10 @@ fn philox_body<T: Elem>(
     let stride: Val<u64> = cast::<u64, _>(grid_stride());
     let keys = dev::philox_round_keys([key_lo, key_hi]);
     let unroll = plan.unroll.max(1);
-    if plan.narrow && !plan.legacy {
+    if plan.narrow && !plan.legacy && plan.rng == Rng::Philox {
         return philox_narrow(plan, &keys, u_first, lead, units, v, out);
     }
+    let seed = cast::<u64, _>(key_lo) | (cast::<u64, _>(key_hi) << 32u32);
     dsl::for_range_step(start, units, stride * unroll, |q0: Val<u64>| {
         let mut all = Vec::new();
         for k in 0..unroll {
@@ -240,10 +250,16 @@ fn philox_body<T: Elem>(
             let (lo, hi) = if !plan.legacy {
                 (u, Val::constant(0u64))
             } else if plan.dist.per_unit() == 4 {
-                (u >> 14u32, u & (PHILOX_LEGACY_STATES - 1))
+                (u >> 16u32, u & (PHILOX_LEGACY_STATES - 1))
             } else {
+                // Doubles: two blocks per state and row; the state starts at its block row
+                // `r0` of the 32-bit stream at the offset (`o4 = offset / 4` blocks).
                 let b = u >> 1u32;
-                ((b >> 14u32) * 2u64 + (u & 1u64), b & (PHILOX_LEGACY_STATES - 1))
+                let (state, row) = (b & (PHILOX_LEGACY_STATES - 1), b >> 16u32);
+                let o4 = u_first >> 1u32;
+                let r0 = (o4 >> 16u32)
+                    + dsl::select(state.dsl_cmp(CmpOp::Lt, o4 & (PHILOX_LEGACY_STATES - 1)), 1u64, 0u64);
+                (row * 2u64 - r0 + (u & 1u64), state)
             };
             let ctr = [
                 cast::<u32, _>(lo),
@@ -251,7 +267,10 @@ fn philox_body<T: Elem>(
                 cast::<u32, _>(hi),
                 cast::<u32, _>(hi >> 32u32),
             ];
-            let w = dev::philox4x32_10_keyed(ctr, &keys);
+            let w = match plan.rng {
+                Rng::Threefry(kind) => dev::threefry_unit(kind, seed, u),
+                _ => dev::philox4x32_10_keyed(ctr, &keys),
+            };
             all.push((q, philox_values::<T>(plan.dist, w, v)));
         }
         for (k, (q, vals)) in all.into_iter().enumerate() {
@@ -393,6 +412,10 @@ fn init_body(
         let t = first + i;
         let words = match rng {
             Rng::Xorwow => dev::Xorwow::init(seed, t, offset, table).words(),
+            Rng::Lfsr113 => {
+                let z = dev::Lfsr113::init(seed, t, offset, table).words();
+                [z[0], z[1], z[2], z[3], Val::constant(0u32), Val::constant(0u32)]
+            }
             _ => dev::Mrg32k3a::init(seed, t, offset, table).words(),
         };
         store_words(states, t, count, words);
@@ -432,6 +455,12 @@ fn stateful_body<T: Elem>(
                 let g = dev::Xorwow::from_words(words[0], [words[1], words[2], words[3], words[4], words[5]]);
                 state_units(plan, &g, t, units, count, v, out);
                 store_words(states, t, count, g.words());
+            }
+            Rng::Lfsr113 => {
+                let g = dev::Lfsr113::from_words([words[0], words[1], words[2], words[3]]);
+                state_units(plan, &g, t, units, count, v, out);
+                let z = g.words();
+                store_words(states, t, count, [z[0], z[1], z[2], z[3], words[4], words[5]]);
             }
             _ => {
                 let g = dev::Mrg32k3a::from_words_with(words, mrg);
@@ -540,16 +569,17 @@ pub(crate) fn stateful_histogram_fill<T: Elem>(
     stateful_body::<T>(plan, units, v, mrg, states, out);
 }
 
-/// Legacy XORWOW / MRG32k3a: element (or pair) `p = base + j` is draw `(p / S) * draws` of
-/// state `p % S`, `S` the host API's state count; pairs take their two values from one
-/// Box-Muller call. Thread `t` initialises state `t` at its first draw of the call.
+/// Legacy XORWOW / MRG32k3a (see [`crate::reference::host::PseudoGenerator`]): group `j` of
+/// the call (a value, or a normal pair) is slot `offset + j`, drawn by state
+/// `(offset + j) % S`; thread `t` initialises state `t` at its row `r0` of the 32-bit stream at
+/// the offset and draws its groups `j0, j0 + S, ...` in order. Indices stay below the call's
+/// `items`, so no position wraps (the generator refuses calls that pass 2^64).
 #[allow(clippy::too_many_arguments)]
 fn legacy_body<T: Elem>(
     plan: Plan,
     seed: Val<u64>,
-    base: Val<u64>,
+    offset: Val<u64>,
     items: Val<u64>,
-    draws: Val<u64>,
     states: Val<u64>,
     v: Values,
     table: Slice<u32>,
@@ -562,14 +592,14 @@ fn legacy_body<T: Elem>(
     let log32 = plan.dist == Dist::LogNormal;
     let log64 = plan.dist == Dist::LogNormalDouble;
     dsl::for_range_step(start, states, stride, |t: Val<u64>| {
-        // The first p >= base with p % S == t.
-        let r = base % states;
-        let p0 = base - r + t + dsl::select(t.dsl_cmp(CmpOp::Lt, r), states, Val::constant(0u64));
-        let end = base + items;
-        let first_draw = (p0 / states) * draws;
+        // The first group of state t: j0 = (t - offset % S) mod S; its row r0.
+        let r = offset % states;
+        let before = t.dsl_cmp(CmpOp::Lt, r);
+        let j0 = t + dsl::select(before, states, Val::constant(0u64)) - r;
+        let r0 = offset / states + dsl::select(before, 1u64, 0u64);
         let values = |g: &dyn DeviceGenerator| -> Vec<Val<T>> {
             match plan.dist {
-                Dist::Bits => vec![as_t(g.next_u32())],
+                Dist::Bits | Dist::PoissonCdf | Dist::PoissonIcdf => vec![as_t(g.next_u32())],
                 Dist::Uniform => vec![as_t(g.uniform())],
                 Dist::UniformHalf => vec![as_t(half(g.uniform()))],
                 // cuRAND's host-API Gaussian Poisson: one float `curand_normal` per element,
@@ -588,17 +618,17 @@ fn legacy_body<T: Elem>(
             }
         };
         let run = |g: &dyn DeviceGenerator| {
-            dsl::for_range_step(p0, end, states, |p: Val<u64>| {
+            dsl::for_range_step(j0, items, states, |j: Val<u64>| {
                 for (k, v) in values(g).into_iter().enumerate() {
-                    out.store((p - base) * per + k as u64, v);
+                    out.store(j * per + k as u64, v);
                 }
             });
         };
         dsl::if_else(
-            p0.dsl_cmp(CmpOp::Lt, end),
+            j0.dsl_cmp(CmpOp::Lt, items),
             || match plan.rng {
-                Rng::Xorwow => run(&dev::Xorwow::init(seed, t, first_draw, table)),
-                _ => run(&dev::Mrg32k3a::init(seed, t, first_draw, table)),
+                Rng::Xorwow => run(&dev::Xorwow::init(seed, t, r0, table)),
+                _ => run(&dev::Mrg32k3a::init(seed, t, r0, table)),
             },
             || (),
         );
@@ -609,9 +639,8 @@ fn legacy_body<T: Elem>(
 pub(crate) fn legacy_fill<T: Elem>(
     #[comptime] plan: Plan,
     seed: u64,
-    base: u64,
+    offset: u64,
     items: u64,
-    draws: u64,
     states: u64,
     mean: f64,
     stddev: f64,
@@ -619,7 +648,7 @@ pub(crate) fn legacy_fill<T: Elem>(
     out: &mut [T],
 ) {
     let v = dist_values(mean, stddev);
-    legacy_body::<T>(plan, seed, base, items, draws, states, v, table, out);
+    legacy_body::<T>(plan, seed, offset, items, states, v, table, out);
 }
 
 /// [`legacy_fill`] of Poisson outcomes through the square histogram (`Dist::PoissonHistogram`).
@@ -628,9 +657,8 @@ pub(crate) fn legacy_fill<T: Elem>(
 pub(crate) fn legacy_histogram_fill<T: Elem>(
     #[comptime] plan: Plan,
     seed: u64,
-    base: u64,
+    offset: u64,
     items: u64,
-    draws: u64,
     states: u64,
     shift: u32,
     thresholds: &[f64],
@@ -639,11 +667,26 @@ pub(crate) fn legacy_histogram_fill<T: Elem>(
     out: &mut [T],
 ) {
     let v = histogram_values(shift, thresholds, aliases);
-    legacy_body::<T>(plan, seed, base, items, draws, states, v, table, out);
+    legacy_body::<T>(plan, seed, offset, items, states, v, table, out);
 }
 
 /// The output of Sobol32 point `x` under `dist`.
 fn sobol_value<T: Elem>(dist: Dist, x: Val<u32>, mean: Val<f64>, stddev: Val<f64>) -> Val<T> {
+    sobol_mapped::<T>(dist, x, mean, stddev, None)
+}
+
+/// [`sobol_value`], or the Poisson outcome of point `x` when `map` is given (Sobol32's
+/// host-API Poisson fused into the generating kernel).
+fn sobol_mapped<T: Elem>(
+    dist: Dist,
+    x: Val<u32>,
+    mean: Val<f64>,
+    stddev: Val<f64>,
+    map: Option<PoissonMap>,
+) -> Val<T> {
+    if let Some(m) = map {
+        return as_t(poisson_of(m, x));
+    }
     match dist {
         Dist::Bits => as_t::<T, u32>(x),
         Dist::UniformDouble => as_t(dev::uniform_f64_from_u32(x)),
@@ -672,6 +715,7 @@ fn sobol_body<T: Elem>(
     units: Val<u64>,
     mean: Val<f64>,
     stddev: Val<f64>,
+    map: Option<PoissonMap>,
     directions: Slice<u32>,
     out: SliceMut<T>,
 ) {
@@ -690,9 +734,11 @@ fn sobol_body<T: Elem>(
             let mut vals = Vec::new();
             for e in 0..4u32 {
                 let xi = x.get();
-                vals.push(sobol_value::<T>(plan.dist, xi, mean, stddev));
+                vals.push(sobol_mapped::<T>(plan.dist, xi, mean, stddev, map));
                 let i = i0 + (g as u32 * 4 + e);
-                let k = dev::ctz32(!i);
+                // Point 2^32 - 1 is followed by point 0 (the index wraps, as cuRAND's state
+                // index does): its step flips the last direction vector, never a 33rd.
+                let k = dev::ctz32(!i).min(31u32);
                 x.set(xi ^ directions.load(base + k));
             }
             let jg = j0 + g * 4;
@@ -736,6 +782,7 @@ fn sobol_warp_body<T: Elem>(
     tasks: Val<u64>,
     mean: Val<f64>,
     stddev: Val<f64>,
+    map: Option<PoissonMap>,
     directions: Slice<u32>,
     out: SliceMut<T>,
 ) {
@@ -773,7 +820,7 @@ fn sobol_warp_body<T: Elem>(
             }
             let j = col + s * 128;
             let vals: Vec<Val<T>> =
-                own.iter().map(|&o| sobol_value::<T>(plan.dist, head ^ o, mean, stddev)).collect();
+                own.iter().map(|&o| sobol_mapped::<T>(plan.dist, head ^ o, mean, stddev, map)).collect();
             dsl::if_else(
                 j.dsl_cmp(CmpOp::Lt, points),
                 || out.store4((row + j) >> 2u32, vec4(vals[0], vals[1], vals[2], vals[3])),
@@ -794,7 +841,7 @@ pub(crate) fn sobol32_warp_fill<T: Elem>(
     directions: &[u32],
     out: &mut [T],
 ) {
-    sobol_warp_body::<T>(plan, points, offset, tasks, mean, stddev, directions, out);
+    sobol_warp_body::<T>(plan, points, offset, tasks, mean, stddev, None, directions, out);
 }
 
 /// Maps 32-bit draws in place to outcomes `shift + curand_discrete` of a square histogram: a
@@ -848,22 +895,84 @@ fn poisson_map_body(map: PoissonMap, out: SliceMut<u32>) {
     let start: Val<u64> = cast::<u64, _>(global_index());
     let stride: Val<u64> = cast::<u64, _>(grid_stride());
     dsl::for_range_step(start, n, stride, |j: Val<u64>| {
-        let v = match map {
-            PoissonMap::Histogram(shift, thresholds, aliases) => {
-                dev::discrete_bits(out.load(j), thresholds, aliases) + shift
-            }
-            PoissonMap::Cdf(shift, cdf, guide) => {
-                poisson_cdf_index(cdf, guide, dev::uniform_f64_from_u32(out.load(j))) + shift
-            }
-            PoissonMap::Icdf(mean, stddev) => {
-                let x: Val<f64> = cast::<f64, _>(out.load(j));
-                let half = crate::reference::distributions::TWO_POW_M32_F64 / 2.0;
-                let u = x * crate::reference::distributions::TWO_POW_M32_F64 + half;
-                poisson_gauss(dev::normal_icdf_acklam(u), mean, stddev)
-            }
-        };
-        out.store(j, v);
+        out.store(j, poisson_of(map, out.load(j)));
     });
+}
+
+/// One 32-bit draw (or Sobol32 point) through a Poisson map.
+fn poisson_of(map: PoissonMap, x: Val<u32>) -> Val<u32> {
+    match map {
+        PoissonMap::Histogram(shift, thresholds, aliases) => {
+            dev::discrete_bits(x, thresholds, aliases) + shift
+        }
+        PoissonMap::Cdf(shift, cdf, guide) => {
+            poisson_cdf_index(cdf, guide, dev::uniform_f64_from_u32(x)) + shift
+        }
+        PoissonMap::Icdf(mean, stddev) => {
+            let xf: Val<f64> = cast::<f64, _>(x);
+            let half = crate::reference::distributions::TWO_POW_M32_F64 / 2.0;
+            let u = xf * crate::reference::distributions::TWO_POW_M32_F64 + half;
+            poisson_gauss(dev::normal_icdf_acklam(u), mean, stddev)
+        }
+    }
+}
+
+/// The Poisson map of a fused Sobol32 kernel, from its parameters (`plan.dist` says which:
+/// histogram `shift, a = thresholds, b = aliases`; inverse CDF `shift, a = cdf, b = guide`;
+/// Gaussian `mean, stddev`, tables unused).
+fn sobol_poisson_map(
+    plan: Plan,
+    shift: Val<u32>,
+    mean: Val<f64>,
+    stddev: Val<f64>,
+    a: Slice<f64>,
+    b: Slice<u32>,
+) -> PoissonMap {
+    match plan.dist {
+        Dist::PoissonHistogram => PoissonMap::Histogram(shift, a, b),
+        Dist::PoissonCdf => PoissonMap::Cdf(shift, a, b),
+        _ => PoissonMap::Icdf(mean, stddev),
+    }
+}
+
+/// Sobol32's host-API Poisson fused into the warp-coalesced Sobol32 kernel.
+#[kernel]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn sobol32_poisson_warp_fill(
+    #[comptime] plan: Plan,
+    points: u64,
+    offset: u32,
+    tasks: u64,
+    shift: u32,
+    mean: f64,
+    stddev: f64,
+    a: &[f64],
+    b: &[u32],
+    directions: &[u32],
+    out: &mut [u32],
+) {
+    let map = sobol_poisson_map(plan, shift, mean, stddev, a, b);
+    sobol_warp_body::<u32>(plan, points, offset, tasks, mean, stddev, Some(map), directions, out);
+}
+
+/// Sobol32's host-API Poisson fused into the per-thread-chunk Sobol32 kernel.
+#[kernel]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn sobol32_poisson_fill(
+    #[comptime] plan: Plan,
+    points: u64,
+    offset: u32,
+    units: u64,
+    shift: u32,
+    mean: f64,
+    stddev: f64,
+    a: &[f64],
+    b: &[u32],
+    directions: &[u32],
+    out: &mut [u32],
+) {
+    let map = sobol_poisson_map(plan, shift, mean, stddev, a, b);
+    sobol_body::<u32>(plan, points, offset, units, mean, stddev, Some(map), directions, out);
 }
 
 /// Maps Sobol32 points in place to Poisson outcomes by the inverse CDF (`shift + j`, `j`
@@ -958,7 +1067,110 @@ pub(crate) fn sobol32_fill<T: Elem>(
     directions: &[u32],
     out: &mut [T],
 ) {
-    sobol_body::<T>(plan, points, offset, units, mean, stddev, directions, out);
+    sobol_body::<T>(plan, points, offset, units, mean, stddev, None, directions, out);
+}
+
+/// Words per MTGP32 generator in the parameter buffer: `pos`, `sh1`, `sh2`, `tbl[16]`,
+/// `tmp_tbl[16]`.
+pub const MTGP32_PARAM_WORDS: u64 = 35;
+
+/// cuRAND's host-API MTGP32 (see [`crate::reference::mtgp32`]): block `g` runs generator `g`
+/// (its state in shared memory, 256 threads), computing its rounds in order from where it
+/// stopped (`meta[2g]` the state offset, `meta[2g + 1]` the rounds done) and writing the
+/// values `first .. first + n` of the stream that fall in them. A round only partly inside
+/// the call is computed but not kept, so the next call starts there again.
+#[allow(clippy::too_many_arguments)]
+fn mtgp32_body<T: Elem>(
+    plan: Plan,
+    first: Val<u64>,
+    mask: Val<u32>,
+    params: Slice<u32>,
+    states: SliceMut<u32>,
+    meta: SliceMut<u32>,
+    out: SliceMut<T>,
+) {
+    use crate::reference::mtgp32::{MTGP32_HOST_GENERATORS as GENS, MTGP32_N, MTGP32_STATE_SIZE};
+    let g: Val<u32> = block_idx_x();
+    let t: Val<u32> = thread_idx_x();
+    let sh = dsl::shared_array::<u32>(MTGP32_STATE_SIZE);
+    let base: Val<u64> = cast::<u64, _>(g) * MTGP32_STATE_SIZE as u64;
+    for k in 0..(MTGP32_STATE_SIZE as u32 / 256) {
+        let i = t + k * 256;
+        sh.store(i, states.load(base + cast::<u64, _>(i)));
+    }
+    let pbase = g * MTGP32_PARAM_WORDS as u32;
+    let (pos, sh1, sh2) = (params.load(pbase), params.load(pbase + 1u32), params.load(pbase + 2u32));
+    let off = dsl::var("mtgp_off", meta.load(g * 2u32));
+    let done = dsl::var("mtgp_done", cast::<u64, _>(meta.load(g * 2u32 + 1u32)));
+    let n: Val<u64> = cast::<u64, _>(out.len());
+    let end = first + n;
+    let m = MTGP32_STATE_SIZE as u32 - 1;
+    dsl::sync_threads();
+    dsl::while_(
+        || (done.get() * GENS as u64 + cast::<u64, _>(g)).dsl_cmp(CmpOp::Lt, (end + 255u64) / 256u64),
+        || {
+            let chunk = done.get() * GENS as u64 + cast::<u64, _>(g);
+            let o = off.get();
+            let mut x = (sh.load((o + t) & m) & mask) ^ sh.load((o + t + 1u32) & m);
+            x = x ^ (x << sh1);
+            let y = x ^ (sh.load((o + t + pos) & m) >> sh2);
+            let r = y ^ params.load(pbase + 3u32 + (y & 15u32));
+            let tt = sh.load((o + t + pos - 1u32) & m);
+            let tt = tt ^ (tt >> 16u32);
+            let tt = tt ^ (tt >> 8u32);
+            let v = r ^ params.load(pbase + 19u32 + (tt & 15u32));
+            let i = chunk * 256u64 + cast::<u64, _>(t);
+            let inside = dsl::DslLogic::and_then(i.dsl_cmp(CmpOp::Ge, first), || i.dsl_cmp(CmpOp::Lt, end));
+            let val: Val<T> = match plan.dist {
+                Dist::Bits => as_t(v),
+                Dist::UniformHalf => as_t(half(dev::uniform_f32(v))),
+                _ => as_t(dev::uniform_f32(v)),
+            };
+            dsl::if_else(inside, || out.store(i - first, val), || ());
+            // Keep the round only when the call consumed all of it.
+            let whole = ((chunk + 1u64) * 256u64).dsl_cmp(CmpOp::Le, end);
+            dsl::sync_threads();
+            dsl::if_else(whole, || sh.store((o + t + MTGP32_N as u32) & m, r), || ());
+            dsl::sync_threads();
+            dsl::if_else(
+                whole,
+                || {
+                    off.set((o + 256u32) & m);
+                    done.set(done.get() + 1u64);
+                },
+                || {
+                    // Leave the loop: the rest of this round belongs to the next call.
+                    done.set(done.get() + (1u64 << 40));
+                },
+            );
+        },
+    );
+    let finished = done.get() & ((1u64 << 40) - 1u64);
+    for k in 0..(MTGP32_STATE_SIZE as u32 / 256) {
+        let i = t + k * 256;
+        states.store(base + cast::<u64, _>(i), sh.load(i));
+    }
+    dsl::if_else(
+        t.dsl_cmp(CmpOp::Eq, 0u32),
+        || {
+            meta.store(g * 2u32, off.get());
+            meta.store(g * 2u32 + 1u32, cast::<u32, _>(finished));
+        },
+        || (),
+    );
+}
+
+#[kernel]
+pub(crate) fn mtgp32_fill<T: Elem>(
+    #[comptime] plan: Plan,
+    first: u64,
+    mask: u32,
+    params: &[u32],
+    states: &mut [u32],
+    meta: &mut [u32],
+    out: &mut [T],
+) {
+    mtgp32_body::<T>(plan, first, mask, params, states, meta, out);
 }
 
 #[cfg(test)]

@@ -3,9 +3,12 @@
 //!
 //! # Orderings
 //!
-//! [`Ordering::Legacy`] reproduces cuRAND's host API bit for bit (the layouts of
-//! [`crate::reference::host`]): Philox runs 16,384 interleaved subsequences, XORWOW 4,096 and
-//! MRG32k3a 65,536, and `set_offset` skips values of that interleaved stream.
+//! [`Ordering::Legacy`] reproduces cuRAND's host API (its default ordering) bit for bit, the
+//! layouts of [`crate::reference::host::PseudoGenerator`]: Philox interleaves 65,536
+//! subsequences, XORWOW 4,096 and MRG32k3a 81,920; checked against cuRAND 10.4's streams up to
+//! 2^24 values and at offsets up to the end of the 64-bit range. A call whose values would pass
+//! 2^64 (offset + count > 2^64) is [`RandError::OffsetOverflow`] in this ordering and for
+//! Philox (cuRAND continues or wraps there).
 //!
 //! [`Ordering::Default`] is laid out for speed:
 //! - Philox4x32-10: value `4k + w` of the stream is word `w` of `philox(counter k, key seed)`,
@@ -29,10 +32,12 @@
 mod kernels;
 
 use ferrocm_kernel::dsl::Elem;
+use ferrocm_kernel::runtime::trace::{self, Work};
 use ferrocm_kernel::runtime::{
     AsDeviceSlice, AsDeviceSliceMut, BackendKind, DeviceBuffer, LaunchConfig, Stream,
 };
 
+use crate::reference::host::PseudoKind;
 use crate::reference::sobol::{direction_vectors32, direction_vectors64, SOBOL_MAX_DIMENSIONS};
 use crate::RandError;
 use kernels::{Dist, Plan, Rng};
@@ -55,6 +60,24 @@ pub enum RngType {
     /// `CURAND_RNG_QUASI_SOBOL64`: raw points through [`Generator::generate_u64`], f64
     /// uniforms and f64 inverse-CDF normals; dimension-major as Sobol32.
     Sobol64,
+    /// `CURAND_RNG_PSEUDO_MTGP32`: bit-identical to cuRAND's host API for 32-bit values,
+    /// uniforms and half uniforms ([`crate::reference::mtgp32`]; one ordering). The offset
+    /// (which cuRAND refuses for MTGP32) is honoured by computing the rounds before it. Other
+    /// distributions are [`RandError::Unsupported`] (cuRAND's MTGP32 normal layout is not
+    /// reproduced yet).
+    Mtgp32,
+    /// `ROCRAND_RNG_PSEUDO_LFSR113` (L'Ecuyer's LFSR113, [`crate::reference::Lfsr113`]): laid out
+    /// as XORWOW's default ordering (one ordering: the legacy one is the same).
+    Lfsr113,
+    /// `ROCRAND_RNG_PSEUDO_THREEFRY2_32_20`: value `i` is word `i % 2` of block `i / 2`
+    /// ([`crate::reference::ThreefryKind::value`]), in both orderings.
+    Threefry2x32_20,
+    /// `ROCRAND_RNG_PSEUDO_THREEFRY4_32_20` (4 words per block).
+    Threefry4x32_20,
+    /// `ROCRAND_RNG_PSEUDO_THREEFRY2_64_20` (2 64-bit words per block, low half first).
+    Threefry2x64_20,
+    /// `ROCRAND_RNG_PSEUDO_THREEFRY4_64_20` (4 64-bit words per block, low half first).
+    Threefry4x64_20,
 }
 
 /// Output ordering (`curandOrdering`); see the module documentation.
@@ -108,6 +131,15 @@ pub struct Generator {
     directions: Option<(DeviceBuffer<u32>, u32)>,
     directions64: Option<(DeviceBuffer<u64>, u32)>,
     poisson: Option<(PoissonKey, PoissonDeviceTable)>,
+    mtgp: Option<MtgpDevice>,
+}
+
+/// MTGP32's device state: parameters, the 192 generators' state arrays, and per generator its
+/// offset and rounds done.
+struct MtgpDevice {
+    params: DeviceBuffer<u32>,
+    states: DeviceBuffer<u32>,
+    meta: DeviceBuffer<u32>,
 }
 
 /// Which host-API Poisson table is uploaded: lambda's bits and whether it is Sobol32's map.
@@ -163,47 +195,13 @@ impl std::fmt::Debug for Generator {
     }
 }
 
-/// Philox blocks per thread and loop trip: 2 unless `FERROCM_RAND_PHILOX_UNROLL` (1 to 4)
-/// says otherwise (a tuning knob; results never depend on it).
-fn philox_unroll() -> u64 {
-    static UNROLL: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
-    *UNROLL.get_or_init(|| {
-        std::env::var("FERROCM_RAND_PHILOX_UNROLL")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .filter(|u| (1..=4).contains(u))
-            .unwrap_or(2)
-    })
-}
+/// Philox blocks each thread computes per loop trip (independent, for instruction-level
+/// parallelism; results never depend on it). Measurements behind it are in `NOTES.md`.
+const PHILOX_UNROLL: u64 = 2;
 
-/// Variant switches for before/after timings in one run (results never depend on them):
-/// `FERROCM_RAND_VARIANT` holds comma-separated names: `sobol-chunk` (the per-thread chunk
-/// Sobol32 kernel instead of the warp-coalesced one), `mrg-select` (MRG32k3a's canonical-residue
-/// corrections as selects of doubles instead of predicated adds), `philox-mul64`
-/// and `philox-mulwide` (Philox's 32x32->64 product as a 64-bit multiply of zero-extended
-/// operands or as `mul.wide`). Measured on an H200 and dropped: `uniform-alu` (floats from
-/// `u32` by exponent-pattern arithmetic instead of the conversion unit: Philox uniform 1059 ->
-/// 957 GS/s) and `mrg-int2` (MRG32k3a's second component in 64-bit integer arithmetic beside
-/// the first one's f64 work: uniform 624 -> 541 GS/s). `state-unroll1`: the XORWOW/MRG32k3a
-/// default-ordering loop draws one unit per trip instead of two (the default pairs them, same
-/// values, so one unit's float work overlaps the next unit's state steps).
-pub(crate) fn variant(name: &str) -> bool {
-    static V: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    V.get_or_init(|| std::env::var("FERROCM_RAND_VARIANT").unwrap_or_default()).split(',').any(|v| v == name)
-}
-
-/// Most blocks of 256 threads per launch on GPUs: 8192 unless `FERROCM_RAND_GRID_CAP` (64 to
-/// 65,536) says otherwise (a tuning knob; the grid-stride kernels' results never depend on it).
-fn grid_cap() -> u64 {
-    static CAP: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
-    *CAP.get_or_init(|| {
-        std::env::var("FERROCM_RAND_GRID_CAP")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .filter(|c| (64..=65_536).contains(c))
-            .unwrap_or(8192)
-    })
-}
+/// Most blocks of 256 threads per launch on GPUs (the grid-stride kernels' results never
+/// depend on it).
+const GRID_CAP: u64 = 8192;
 
 fn kerr(e: ferrocm_kernel::KernelError) -> RandError {
     RandError::Kernel { message: e.to_string() }
@@ -224,6 +222,7 @@ impl Generator {
             directions: None,
             directions64: None,
             poisson: None,
+            mtgp: None,
         })
     }
 
@@ -236,12 +235,14 @@ impl Generator {
     pub fn set_seed(&mut self, seed: u64) {
         self.seed = seed;
         self.states = None;
+        self.mtgp = None;
     }
 
     /// `curandSetGeneratorOffset`; resets kept states.
     pub fn set_offset(&mut self, offset: u64) {
         self.offset = offset;
         self.states = None;
+        self.mtgp = None;
     }
 
     /// `curandSetGeneratorOrdering`; resets kept states.
@@ -336,8 +337,83 @@ impl Generator {
             Some((mean, stddev)) if !quasi => self.fill(out, Dist::PoissonGauss, mean, stddev),
             // The square histogram of the 32-bit stream, fused into the generating kernel.
             None if !quasi && !legacy_xorwow => self.fill(out, Dist::PoissonHistogram, 0.0, 1.0),
+            _ if quasi => self.sobol_poisson(out),
             _ => self.poisson_map(out),
         }
+    }
+
+    /// Sobol32's host-API Poisson fused into the Sobol32 kernels: each point mapped by the
+    /// uploaded table (histogram, inverse CDF or Gaussian map) before its one store.
+    fn sobol_poisson(&mut self, out: &mut impl AsDeviceSliceMut<u32>) -> Result<(), RandError> {
+        let n = out.len() as u64;
+        if n == 0 {
+            return Err(RandError::Empty { what: "output" });
+        }
+        let dims = self.dimensions as u64;
+        if n % dims != 0 {
+            return Err(RandError::LengthNotMultipleOfDimensions {
+                len: n as usize,
+                dimensions: self.dimensions,
+            });
+        }
+        let points = n / dims;
+        if points > 1 << 32 {
+            return Err(RandError::TooLong { what: "Sobol32 request", len: points as usize, max: 1 << 32 });
+        }
+        self.upload_directions32()?;
+        let stream = self.stream.clone();
+        let dummy = stream.alloc_zeroed::<f64>(1)?;
+        let (Some((dirs, _)), Some((_, table))) = (self.directions.as_ref(), self.poisson.as_ref()) else {
+            unreachable!("directions and the Poisson table were uploaded first")
+        };
+        let (dist, shift, mean, stddev, a, b) = match table {
+            PoissonDeviceTable::Histogram { shift, thresholds, aliases } => {
+                (Dist::PoissonHistogram, *shift, 0.0, 1.0, thresholds, aliases)
+            }
+            PoissonDeviceTable::Cdf { shift, cdf, guide } => (Dist::PoissonCdf, *shift, 0.0, 1.0, cdf, guide),
+            PoissonDeviceTable::Gauss { mean, stddev } => {
+                (Dist::PoissonIcdf, 0, *mean, *stddev, &dummy, dirs)
+            }
+        };
+        let aligned = out.device_ptr().0 % 16 == 0;
+        let plan = Plan {
+            dist,
+            rng: Rng::Philox,
+            legacy: false,
+            vector: aligned && points % 4 == 0,
+            unroll: 1,
+            narrow: false,
+        };
+        let offset = self.offset as u32;
+        if plan.vector && offset as u64 % kernels::SOBOL_WARP_POINTS == 0 {
+            let tasks = dims * points.div_ceil(kernels::SOBOL_WARP_POINTS);
+            let cfg = self.cfg(tasks * 32);
+            kernels::sobol32_poisson_warp_fill::launch(
+                &stream, cfg, plan, points, offset, tasks, shift, mean, stddev, a, b, dirs, out,
+            )
+        } else {
+            let units = dims * points.div_ceil(kernels::SOBOL_CHUNK);
+            let cfg = self.cfg(units);
+            kernels::sobol32_poisson_fill::launch(
+                &stream, cfg, plan, points, offset, units, shift, mean, stddev, a, b, dirs, out,
+            )
+        }
+        .map_err(kerr)?;
+        self.offset = self.offset.wrapping_add(points);
+        Ok(())
+    }
+
+    /// Uploads the direction vectors of the configured Sobol32 dimensions (kept while they
+    /// stay the same).
+    fn upload_directions32(&mut self) -> Result<(), RandError> {
+        if self.directions.as_ref().map(|d| d.1) != Some(self.dimensions) {
+            let mut v = Vec::with_capacity(32 * self.dimensions as usize);
+            for d in 0..self.dimensions {
+                v.extend_from_slice(&direction_vectors32(d)?);
+            }
+            self.directions = Some((self.stream.clone_htod(&v)?, self.dimensions));
+        }
+        Ok(())
     }
 
     /// The uploaded host-API Poisson table for `lambda` (Sobol32's map when `quasi`).
@@ -458,7 +534,7 @@ impl Generator {
 
     fn cfg(&self, work: u64) -> LaunchConfig {
         // Grid-stride kernels: the grid only bounds parallelism, never changes results.
-        let cap: u64 = if self.stream.device().kind() == BackendKind::Cpu { 16 } else { grid_cap() };
+        let cap: u64 = if self.stream.device().kind() == BackendKind::Cpu { 16 } else { GRID_CAP };
         let blocks = work.div_ceil(256).clamp(1, cap) as u32;
         LaunchConfig::new(blocks, 256)
     }
@@ -467,6 +543,7 @@ impl Generator {
         if self.table.is_none() {
             let t = match self.rng {
                 RngType::Xorwow => crate::device::xorwow_skip_table(),
+                RngType::Lfsr113 => crate::device::lfsr113_skip_table(),
                 _ => crate::device::mrg32k3a_skip_table(),
             };
             self.table = Some(self.stream.clone_htod(&t)?);
@@ -509,6 +586,9 @@ impl Generator {
         if self.rng == RngType::Sobol64 {
             return self.sobol64(out, dist, mean, stddev);
         }
+        if self.rng == RngType::Mtgp32 {
+            return self.mtgp32(out, dist);
+        }
         // The histogram's kernels read the table `generate_poisson` uploaded.
         let histogram_ready = matches!(self.poisson, Some((_, PoissonDeviceTable::Histogram { .. })));
         if dist == Dist::PoissonHistogram && !histogram_ready {
@@ -516,25 +596,40 @@ impl Generator {
         }
         let e = dist.per_unit();
         let aligned = out.device_ptr().0 % (e * T::TY.size() as u64) == 0;
+        use crate::reference::ThreefryKind as K;
         let rng = match self.rng {
             RngType::Philox4x32_10 => Rng::Philox,
             RngType::Xorwow => Rng::Xorwow,
             RngType::Mrg32k3a => Rng::Mrg32k3a,
+            RngType::Lfsr113 => Rng::Lfsr113,
+            RngType::Threefry2x32_20 => Rng::Threefry(K::X2x32),
+            RngType::Threefry4x32_20 => Rng::Threefry(K::X4x32),
+            RngType::Threefry2x64_20 => Rng::Threefry(K::X2x64),
+            RngType::Threefry4x64_20 => Rng::Threefry(K::X4x64),
             RngType::Sobol32 => return self.sobol(out, dist, aligned, mean, stddev),
-            RngType::Sobol64 => unreachable!("Sobol64 returned above"),
+            RngType::Sobol64 | RngType::Mtgp32 => unreachable!("returned above"),
         };
-        let legacy = self.ordering == Ordering::Legacy;
+        // LFSR113 and ThreeFry have one ordering each (no cuRAND layout to follow).
+        let legacy =
+            self.ordering == Ordering::Legacy && matches!(rng, Rng::Philox | Rng::Xorwow | Rng::Mrg32k3a);
+        // Stream positions stay below 2^64 (see `reference::host::PseudoGenerator`).
+        let counter = matches!(rng, Rng::Philox | Rng::Threefry(_));
+        if (legacy || counter) && self.offset as u128 + n as u128 > 1u128 << 64 {
+            return Err(RandError::OffsetOverflow { offset: self.offset, count: n });
+        }
         let stream = self.stream.clone();
         match (rng, legacy) {
-            (Rng::Philox, _) => {
+            (Rng::Philox | Rng::Threefry(_), _) => {
                 let lead = self.offset % e;
                 let units = (lead + n).div_ceil(e);
                 let cfg = self.cfg(units);
-                let unroll = philox_unroll();
+                let unroll = PHILOX_UNROLL;
                 let threads = cfg.grid.x as u64 * cfg.block.x as u64;
-                let narrow = units + threads * unroll < 1 << 32 && n < 1 << 32;
+                let narrow = rng == Rng::Philox && units + threads * unroll < 1 << 32 && n < 1 << 32;
                 let plan = Plan { dist, rng, legacy, vector: aligned && lead == 0, unroll, narrow };
                 let (key_lo, key_hi, u_first) = (self.seed as u32, (self.seed >> 32) as u32, self.offset / e);
+                // For the profiler's roofline: the output is written once (no other traffic).
+                trace::annotate_next_launch(Work::bytes(n * T::TY.size() as u64));
                 match (dist, self.poisson.as_ref()) {
                     (
                         Dist::PoissonHistogram,
@@ -580,13 +675,16 @@ impl Generator {
                         s.1 = need;
                     }
                 }
-                let unroll = if variant("state-unroll1") { 1 } else { 2 };
+                // Two units per loop trip: one unit's float work overlaps the next unit's steps.
+                let unroll = 2;
                 let plan = Plan { dist, rng, legacy, vector: aligned, unroll, narrow: false };
                 let cfg = self.cfg(need);
                 let Some((states, _)) = self.states.as_mut() else {
                     unreachable!("states were created above")
                 };
                 let [m1, m2, m1_inv, m2_inv, norm, bits_norm] = crate::device::MrgConstants::VALUES;
+                // For the profiler's roofline: the output written, each state read and written.
+                trace::annotate_next_launch(Work::bytes(n * T::TY.size() as u64 + 2 * 24 * need));
                 match (dist, self.poisson.as_ref()) {
                     (
                         Dist::PoissonHistogram,
@@ -603,27 +701,14 @@ impl Generator {
                 .map_err(kerr)?;
             }
             (_, true) => {
-                let s = if rng == Rng::Xorwow { 4096 } else { 65_536 };
-                let draws = match (rng, dist) {
-                    // Host-API Gaussian Poisson: each state starts where the 32-bit stream
-                    // has it (one draw per element), then draws what its normals need.
-                    (
-                        _,
-                        Dist::Bits
-                        | Dist::Uniform
-                        | Dist::UniformHalf
-                        | Dist::PoissonGauss
-                        | Dist::PoissonHistogram,
-                    ) => 1,
-                    (Rng::Mrg32k3a, Dist::UniformDouble) => 1,
-                    (Rng::Mrg32k3a, _) => 2,
-                    (_, Dist::UniformDouble | Dist::Normal | Dist::LogNormal) => 2,
-                    _ => 4,
+                let s = match rng {
+                    Rng::Xorwow => PseudoKind::Xorwow.host_threads(),
+                    _ => PseudoKind::Mrg32k3a.host_threads(),
                 };
-                let (base, items) = if dist.pairs() { (self.offset / 2, n / 2) } else { (self.offset, n) };
+                let items = if dist.pairs() { n / 2 } else { n };
                 let plan = Plan { dist, rng, legacy, vector: false, unroll: 1, narrow: false };
                 let cfg = self.cfg(s);
-                let seed = self.seed;
+                let (seed, offset) = (self.seed, self.offset);
                 self.table()?;
                 let Some(table) = self.table.as_ref() else { unreachable!("table uploaded above") };
                 match (dist, self.poisson.as_ref()) {
@@ -631,11 +716,10 @@ impl Generator {
                         Dist::PoissonHistogram,
                         Some((_, PoissonDeviceTable::Histogram { shift, thresholds, aliases })),
                     ) => kernels::legacy_histogram_fill::launch::<T>(
-                        &stream, cfg, plan, seed, base, items, draws, s, *shift, thresholds, aliases, table,
-                        out,
+                        &stream, cfg, plan, seed, offset, items, s, *shift, thresholds, aliases, table, out,
                     ),
                     _ => kernels::legacy_fill::launch::<T>(
-                        &stream, cfg, plan, seed, base, items, draws, s, mean, stddev, table, out,
+                        &stream, cfg, plan, seed, offset, items, s, mean, stddev, table, out,
                     ),
                 }
                 .map_err(kerr)?;
@@ -667,13 +751,7 @@ impl Generator {
         if points > 1 << 32 {
             return Err(RandError::TooLong { what: "Sobol32 request", len: points as usize, max: 1 << 32 });
         }
-        if self.directions.as_ref().map(|d| d.1) != Some(self.dimensions) {
-            let mut v = Vec::with_capacity(32 * self.dimensions as usize);
-            for d in 0..self.dimensions {
-                v.extend_from_slice(&direction_vectors32(d)?);
-            }
-            self.directions = Some((self.stream.clone_htod(&v)?, self.dimensions));
-        }
+        self.upload_directions32()?;
         let plan = Plan {
             dist,
             rng: Rng::Philox,
@@ -687,7 +765,7 @@ impl Generator {
             unreachable!("directions were uploaded above")
         };
         let offset = self.offset as u32;
-        if plan.vector && offset as u64 % kernels::SOBOL_WARP_POINTS == 0 && !variant("sobol-chunk") {
+        if plan.vector && offset as u64 % kernels::SOBOL_WARP_POINTS == 0 {
             let tasks = dims * points.div_ceil(kernels::SOBOL_WARP_POINTS);
             let cfg = self.cfg(tasks * 32);
             kernels::sobol32_warp_fill::launch::<T>(
@@ -703,6 +781,60 @@ impl Generator {
             .map_err(kerr)?;
         }
         self.offset = self.offset.wrapping_add(points);
+        Ok(())
+    }
+
+    /// MTGP32 in cuRAND's host layout ([`crate::reference::mtgp32`]): one block of 256 threads
+    /// per generator, states kept in device memory between calls.
+    fn mtgp32<T: Elem<Repr = T> + ferrocm_kernel::runtime::DeviceRepr>(
+        &mut self,
+        out: &mut impl AsDeviceSliceMut<T>,
+        dist: Dist,
+    ) -> Result<(), RandError> {
+        use crate::reference::mtgp32::{params, Mtgp32, MTGP32_HOST_GENERATORS};
+        if !matches!(dist, Dist::Bits | Dist::Uniform | Dist::UniformHalf) {
+            return Err(RandError::Unsupported {
+                what: "MTGP32 outputs other than 32-bit values and uniforms".into(),
+            });
+        }
+        let n = out.len() as u64;
+        if self.offset as u128 + n as u128 > 1u128 << 64 {
+            return Err(RandError::OffsetOverflow { offset: self.offset, count: n });
+        }
+        if self.mtgp.is_none() {
+            let mut p = Vec::with_capacity(MTGP32_HOST_GENERATORS * kernels::MTGP32_PARAM_WORDS as usize);
+            let mut states = Vec::with_capacity(MTGP32_HOST_GENERATORS * 1024);
+            for (g, q) in params().iter().take(MTGP32_HOST_GENERATORS).enumerate() {
+                p.extend([q.pos, q.sh1, q.sh2]);
+                p.extend(q.tbl);
+                p.extend(q.tmp_tbl);
+                states.extend(Mtgp32::new(self.seed, g).s);
+            }
+            self.mtgp = Some(MtgpDevice {
+                params: self.stream.clone_htod(&p)?,
+                states: self.stream.clone_htod(&states)?,
+                meta: self.stream.alloc_zeroed::<u32>(2 * MTGP32_HOST_GENERATORS)?,
+            });
+        }
+        let mask = params()[0].mask;
+        let plan = Plan { dist, rng: Rng::Philox, legacy: false, vector: false, unroll: 1, narrow: false };
+        let cfg = LaunchConfig::new(MTGP32_HOST_GENERATORS as u32, 256);
+        let stream = self.stream.clone();
+        let first = self.offset;
+        let Some(m) = self.mtgp.as_mut() else { unreachable!("MTGP32 state uploaded above") };
+        kernels::mtgp32_fill::launch::<T>(
+            &stream,
+            cfg,
+            plan,
+            first,
+            mask,
+            &m.params,
+            &mut m.states,
+            &mut m.meta,
+            out,
+        )
+        .map_err(kerr)?;
+        self.offset = self.offset.wrapping_add(n);
         Ok(())
     }
 

@@ -472,16 +472,20 @@ impl DiscreteDistribution {
         if n > Self::MAX_LEN {
             return Err(RandError::TooLong { what: "weights", len: n, max: Self::MAX_LEN });
         }
-        let mut total = 0.0;
+        let mut largest = 0.0f64;
         for (index, &weight) in weights.iter().enumerate() {
             if !(weight.is_finite() && weight >= 0.0) {
                 return Err(RandError::InvalidWeight { index, weight });
             }
-            total += weight;
+            largest = largest.max(weight);
         }
-        if !(total > 0.0 && total.is_finite()) {
-            return Err(RandError::InvalidWeight { index: n, weight: total });
+        if largest == 0.0 {
+            return Err(RandError::AllWeightsZero { len: n });
         }
+        // Summed relative to the largest weight, so finite weights never overflow the sum
+        // (at most `n` <= 2^32).
+        let total: f64 = weights.iter().map(|w| w / largest).sum();
+        let weights: Vec<f64> = weights.iter().map(|w| w / largest).collect();
         let nf = n as f64;
         let mut scaled: Vec<f64> = weights.iter().map(|w| w / total * nf).collect();
         let mut thresholds: Vec<f64> = (0..n).map(|j| (j + 1) as f64 / nf).collect();

@@ -170,36 +170,38 @@ pub enum PseudoKind {
 }
 
 impl PseudoKind {
-    /// Subsequences the host API interleaves (`T` in [`PseudoGenerator`]).
-    ///
-    /// XORWOW's 4096 is pinned down by the cuRAND vectors (value `4096` of a call is the second
-    /// value of subsequence 0). For Philox and MRG32k3a the vectors (65,536 values) only show
-    /// that `T` is at least 16,384 and 65,536; the values below are those lower bounds, so
-    /// longer outputs are not known to match cuRAND.
+    /// Subsequences the host API interleaves (`T` in [`PseudoGenerator`]): 4096 for XORWOW,
+    /// 81,920 for MRG32k3a and 65,536 Philox blocks, read off cuRAND 10.4 by locating its
+    /// outputs among the subsequences' draws (`tools/curand_host_layout.py`).
     pub fn host_threads(self) -> u64 {
         match self {
             PseudoKind::Xorwow => 4096,
-            PseudoKind::Mrg32k3a => 65_536,
-            PseudoKind::Philox4x32_10 => 16_384,
+            PseudoKind::Mrg32k3a => 81_920,
+            PseudoKind::Philox4x32_10 => 65_536,
         }
     }
 }
 
 /// A host-API pseudo-random generator (`curandCreateGenerator` with the default ordering).
 ///
-/// cuRAND runs `T` device states, state `t` being `curand_init(seed, t, 0)`, and interleaves
-/// them. Value `i` of the stream (counting from the generator offset) is, with Philox, word
-/// `i % 4` of block `b / T` of state `b % T` where `b = i / 4`; with XORWOW and MRG32k3a, draw
-/// `i / T` of state `i % T`. Outputs that need several draws per element (doubles, normal
-/// pairs) take them from one state: element `j` of XORWOW and MRG32k3a uses state `j % T`,
-/// draws `c * (j / T) ..`, where `c` is the draws per element. Philox states hand out their
-/// elements in groups before the next state takes over: four 32-bit values or two normal
-/// pairs (one block), four doubles or two double-precision normal pairs (two blocks). These
-/// layouts were read off the cuRAND vectors in `tests/data/`.
+/// cuRAND runs `T` device states ([`PseudoKind::host_threads`]), state `t` being
+/// `curand_init(seed, t, 0)`, and interleaves them. The layouts, read off cuRAND 10.4 and
+/// checked to 2^24 values and at offsets 0, 1, odd, even and large (`tests/data/`):
 ///
-/// Every call starts at the generator offset and advances it by the number of values written;
-/// the vectors check offsets other than 0 for `generate` only, so where a nonzero offset lands
-/// for doubles and normal pairs (here: element `offset`, pair `offset / 2`) is a guess.
+/// - Philox: the stream is a function of the absolute index `a = offset + j`: element `a` is
+///   value `a % E` of unit `u = a / E` of state `u % T`, unit row `u / T`, where a unit is one
+///   block (`E = 4` 32-bit values, uniforms or normals, pairs from words (0, 1) and (2, 3)) or
+///   two consecutive blocks (`E = 4` doubles: uniforms from word pairs, or two
+///   double-precision normal pairs).
+/// - XORWOW and MRG32k3a: every state first skips to where the 32-bit stream has it at the
+///   offset `o` (state `t` at row `r0(t) = o / T + [t < o % T]`), then output groups (one value,
+///   or one normal pair) go round-robin over the states starting at state `o % T`: group `g` of
+///   a call is slot `s = o + g`, drawn by state `s % T` at its row `s / T`, after
+///   `r0 + c (s / T - r0)` draws (`c` the draws per group). For 32-bit outputs this is draw
+///   `a / T` of state `a % T`, a function of the absolute index; for pairs and multi-draw
+///   values the offset counts groups, not draws.
+///
+/// Every call starts at the generator offset and advances it by the number of values written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PseudoGenerator {
     kind: PseudoKind,
@@ -208,9 +210,8 @@ pub struct PseudoGenerator {
     threads: u64,
 }
 
-const PHILOX_NORMAL_DOUBLE_GROUP: u64 = 2;
-
 /// Draw source for one device state.
+#[derive(Clone, Copy)]
 enum State {
     Xorwow(super::Xorwow),
     Mrg(super::Mrg32k3a),
@@ -241,30 +242,54 @@ impl PseudoGenerator {
         }
     }
 
-    /// The device state (subsequence) and first draw behind output element `i` of `draws`
-    /// draws.
+    /// The device state (subsequence) and first draw behind output group `j` of a call
+    /// (a group is one value or one normal pair) spending `draws` draws per group, with
+    /// `per_unit` groups per Philox unit.
     ///
-    /// Philox states hand out elements in groups of `group` (one `curand4`-sized block of
-    /// 32-bit values, two normal pairs, or four doubles from two blocks).
-    fn locate(&self, i: u64, draws: u64, group: u64) -> (u64, u64) {
+    /// Philox: group `j` is absolute group `base + j` (`base` the offset in groups, see
+    /// [`PseudoGenerator::pairs`]). XORWOW and MRG32k3a: slot `o + j` of the layout described on
+    /// [`PseudoGenerator`], `o` the generator offset.
+    fn locate(&self, j: u64, base: u64, draws: u64, per_unit: u64) -> (u64, u64) {
+        // `check_end` keeps every position below 2^64.
         let t = self.threads;
         match self.kind {
             PseudoKind::Philox4x32_10 => {
-                let b = i / group;
-                let first = (b / t).wrapping_mul(group * draws).wrapping_add((i % group) * draws);
-                (b % t, first)
+                let g = base + j;
+                let (u, within) = (g / per_unit, g % per_unit);
+                let (state, row) = (u % t, u / t);
+                // The state starts where the 32-bit stream has it at the offset (one block of
+                // four values per unit there), then spends `per_unit * draws` per unit row.
+                let o = self.offset / 4;
+                let r0 = o / t + u64::from(state < o % t);
+                (state, 4 * r0 + per_unit * draws * (row - r0) + within * draws)
             }
-            _ => (i % t, (i / t).wrapping_mul(draws)),
+            _ => {
+                let o = self.offset;
+                let s = o + j;
+                let (state, row) = (s % t, s / t);
+                let r0 = o / t + u64::from(state < o % t);
+                (state, r0 + draws * (row - r0))
+            }
         }
     }
 
-    /// Calls `f` with a state positioned at the first draw of each output element; `f`
-    /// spends exactly `draws` draws. States are kept between elements so that each is
+    /// Refuses a call whose values would pass the end of the 64-bit offset range (cuRAND
+    /// continues Philox's and MRG32k3a's layouts there and wraps XORWOW's; ferrocm keeps every
+    /// position below 2^64).
+    fn check_end(&self, len: usize) -> Result<(), RandError> {
+        if self.offset as u128 + len as u128 > 1u128 << 64 {
+            return Err(RandError::OffsetOverflow { offset: self.offset, count: len as u64 });
+        }
+        Ok(())
+    }
+
+    /// Calls `f` with a state positioned at the first draw of each output group; `f`
+    /// spends exactly `draws` draws. States are kept between groups so that each is
     /// initialised once per call.
     fn fill<T>(
         &mut self,
         out: &mut [T],
-        (draws, group): (u64, u64),
+        (draws, per_unit): (u64, u64),
         base: u64,
         mut f: impl FnMut(&mut State) -> T,
     ) -> Result<(), RandError> {
@@ -272,9 +297,26 @@ impl PseudoGenerator {
             return Err(RandError::Empty { what: "output" });
         }
         let mut states: HashMap<u64, (State, u64)> = HashMap::new();
+        // States are first touched in subsequence order, so each fresh state is the previous
+        // one moved on by one subsequence (one matrix-vector product instead of a full skip).
+        let mut last: Option<(u64, State)> = None;
         for (j, o) in out.iter_mut().enumerate() {
-            let (t, first) = self.locate(base.wrapping_add(j as u64), draws, group);
-            let (s, at) = states.entry(t).or_insert_with(|| (self.state(t), 0));
+            let (t, first) = self.locate(j as u64, base, draws, per_unit);
+            let (s, at) = states.entry(t).or_insert_with(|| {
+                let fresh = match last {
+                    Some((lt, mut s)) if lt + 1 == t => {
+                        match &mut s {
+                            State::Xorwow(g) => g.skip_subsequence(1),
+                            State::Mrg(g) => g.skip_subsequence(1),
+                            State::Philox(g) => g.skip_subsequence(1),
+                        }
+                        s
+                    }
+                    _ => self.state(t),
+                };
+                last = Some((t, fresh));
+                (fresh, 0)
+            });
             if *at > first {
                 *s = self.state(t);
                 *at = 0;
@@ -293,6 +335,7 @@ impl PseudoGenerator {
 
     /// `curandGenerate`: 32-bit values.
     pub fn generate(&mut self, out: &mut [u32]) -> Result<(), RandError> {
+        self.check_end(out.len())?;
         let base = self.offset;
         self.fill(out, (1, 4), base, |s| dev(s).next_u32())?;
         self.offset = self.offset.wrapping_add(out.len() as u64);
@@ -301,6 +344,7 @@ impl PseudoGenerator {
 
     /// `curandGenerateUniform`.
     pub fn generate_uniform(&mut self, out: &mut [f32]) -> Result<(), RandError> {
+        self.check_end(out.len())?;
         self.fill(out, (1, 4), self.offset, |s| dev(s).uniform())?;
         self.offset = self.offset.wrapping_add(out.len() as u64);
         Ok(())
@@ -308,6 +352,7 @@ impl PseudoGenerator {
 
     /// `curandGenerateUniformDouble`: XORWOW and Philox spend two 32-bit draws per value.
     pub fn generate_uniform_double(&mut self, out: &mut [f64]) -> Result<(), RandError> {
+        self.check_end(out.len())?;
         let draws = if self.kind == PseudoKind::Mrg32k3a { 1 } else { 2 };
         self.fill(out, (draws, 4), self.offset, |s| match s {
             State::Philox(g) => {
@@ -334,14 +379,35 @@ impl PseudoGenerator {
         mean: f64,
         stddev: f64,
     ) -> Result<(), RandError> {
+        self.normal_double_pairs(out, "generate_normal_double", mean, stddev, |z| z)
+    }
+
+    /// `curandGenerateLogNormalDouble`: the normal doubles' layout, exponentiated.
+    pub fn generate_log_normal_double(
+        &mut self,
+        out: &mut [f64],
+        mean: f64,
+        stddev: f64,
+    ) -> Result<(), RandError> {
+        self.normal_double_pairs(out, "generate_log_normal_double", mean, stddev, f64::exp)
+    }
+
+    fn normal_double_pairs(
+        &mut self,
+        out: &mut [f64],
+        what: &'static str,
+        mean: f64,
+        stddev: f64,
+        map: fn(f64) -> f64,
+    ) -> Result<(), RandError> {
         Normal::new(mean, stddev)?;
         let draws = if self.kind == PseudoKind::Mrg32k3a { 2 } else { 4 };
-        self.pairs(out, "generate_normal_double", (draws, PHILOX_NORMAL_DOUBLE_GROUP), |s| match s {
+        self.pairs(out, what, (draws, 2), |s| match s {
             State::Philox(g) => {
                 let x: [u32; 4] = core::array::from_fn(|_| g.next_u32());
-                d::box_muller_double(x[0], x[1], x[2], x[3]).map(|z| stddev.mul_add(z, mean))
+                d::box_muller_double(x[0], x[1], x[2], x[3]).map(|z| map(stddev.mul_add(z, mean)))
             }
-            other => dev(other).box_muller_double().map(|z| stddev.mul_add(z, mean)),
+            other => dev(other).box_muller_double().map(|z| map(stddev.mul_add(z, mean))),
         })
     }
 
@@ -351,6 +417,7 @@ impl PseudoGenerator {
     /// MRG32k3a's one per element from state `e % T`, started at draw `e0 / T` for the call's
     /// first element `e0` of that state and calling `curand_normal` (with its cache) after.
     pub fn generate_poisson(&mut self, out: &mut [u32], lambda: f64) -> Result<(), RandError> {
+        self.check_end(out.len())?;
         if out.is_empty() {
             return Err(RandError::Empty { what: "output" });
         }
@@ -403,6 +470,9 @@ impl PseudoGenerator {
         })
     }
 
+    /// Normal pairs: Philox's element `a = offset + j` is value `a % 2` of absolute pair
+    /// `a / 2` (an odd offset starts inside a pair); XORWOW's and MRG32k3a's pair `j` is slot
+    /// `offset + j`.
     fn pairs<T: Copy + Default>(
         &mut self,
         out: &mut [T],
@@ -416,10 +486,12 @@ impl PseudoGenerator {
         if out.len() % 2 != 0 {
             return Err(RandError::OddLength { what, len: out.len() });
         }
-        let mut pairs = vec![[T::default(); 2]; out.len() / 2];
+        self.check_end(out.len())?;
+        let lead = if self.kind == PseudoKind::Philox4x32_10 { (self.offset % 2) as usize } else { 0 };
+        let mut pairs = vec![[T::default(); 2]; (out.len() + lead).div_ceil(2)];
         self.fill(&mut pairs, draws, self.offset / 2, &mut f)?;
-        for (o, p) in out.chunks_exact_mut(2).zip(pairs) {
-            o.copy_from_slice(&p);
+        for (o, v) in out.iter_mut().zip(pairs.iter().flatten().skip(lead)) {
+            *o = *v;
         }
         self.offset = self.offset.wrapping_add(out.len() as u64);
         Ok(())

@@ -9,16 +9,21 @@
 pub mod distributions;
 pub mod host;
 pub mod host_poisson;
+pub mod lfsr113;
 pub mod mrg32k3a;
+pub mod mtgp32;
 pub mod philox;
 pub mod sobol;
+pub mod threefry;
 pub mod xorwow;
 
 pub use distributions::{DiscreteDistribution, LogNormal, Normal, Poisson};
 pub use host_poisson::{PoissonTable, QuasiPoisson};
+pub use lfsr113::Lfsr113;
 pub use mrg32k3a::Mrg32k3a;
 pub use philox::Philox4x32_10;
 pub use sobol::{Sobol32, Sobol64, SOBOL_MAX_DIMENSIONS};
+pub use threefry::ThreefryKind;
 pub use xorwow::Xorwow;
 
 use distributions as d;

@@ -53,6 +53,20 @@ pub const HOST_QUASI: &str = include_str!("../data/curand_host_quasi_vectors.txt
 pub const HOST_RAW_DIGESTS: &str = include_str!("../data/curand_host_raw_digests.txt");
 pub const HOST_POISSON: &str = include_str!("../data/curand_host_poisson.txt");
 pub const POISSON_TABLES: &str = include_str!("../data/curand_poisson_tables.txt");
+pub const HOST_LAYOUTS: &str = include_str!("../data/curand_host_layouts.txt");
+
+/// splitmix64's finaliser.
+pub fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// The data tools' order-sensitive digest of a stream of bit patterns:
+/// `sum_i mix(bits_i ^ mix(i))` modulo 2^64 (see `tools/curand_host_layout.py`).
+pub fn mix_digest(values: impl IntoIterator<Item = u64>) -> u64 {
+    values.into_iter().enumerate().fold(0u64, |h, (i, v)| h.wrapping_add(mix(v ^ mix(i as u64))))
+}
 
 /// FNV-1a-64 over the little-endian bytes of `width`-byte values (the data tools' digest).
 pub fn fnv1a(values: impl IntoIterator<Item = u64>, width: usize) -> u64 {

@@ -1,0 +1,59 @@
+//! ferrocm's errors as Python exceptions: bad arguments are `ValueError`, exhausted memory is
+//! `MemoryError`, and device, driver or kernel failures are `ferrocm.DeviceError` (a subclass of
+//! `ferrocm.Error`). The message is ferrocm's own.
+
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyMemoryError, PyValueError};
+use pyo3::PyErr;
+
+create_exception!(ferrocm, Error, PyException, "Base class of ferrocm's own exceptions.");
+create_exception!(ferrocm, DeviceError, Error, "A device, its driver or a kernel failed.");
+
+/// Converts a runtime error.
+pub fn runtime(e: ferrocm::Error) -> PyErr {
+    use ferrocm::Error as E;
+    let msg = e.to_string();
+    match e {
+        E::OutOfMemory { .. } | E::AllocationTooLarge { .. } | E::HostOutOfMemory { .. } => {
+            PyMemoryError::new_err(msg)
+        }
+        E::InvalidDevice { .. }
+        | E::InvalidEnvironment { .. }
+        | E::ZeroSizedAllocation
+        | E::LengthMismatch { .. }
+        | E::OutOfRange { .. }
+        | E::DeviceMismatch { .. }
+        | E::NoPeerAccess { .. }
+        | E::PeerAccessUnsupported { .. }
+        | E::LaunchTooLarge { .. }
+        | E::EmptyLaunch { .. }
+        | E::ModuleTarget { .. }
+        | E::EventNotReady { .. }
+        | E::InvalidTensorMap { .. }
+        | E::InvalidLaunch { .. }
+        | E::InvalidCast { .. }
+        | E::KernelTooLarge { .. } => PyValueError::new_err(msg),
+        _ => DeviceError::new_err(msg),
+    }
+}
+
+/// Converts a RAND error: a bad parameter is a `ValueError`, the rest come from the device.
+pub fn rand(e: ferrocm_rand::RandError) -> PyErr {
+    use ferrocm_rand::RandError as R;
+    match e {
+        R::Runtime(inner) => runtime(inner),
+        e => {
+            let msg = e.to_string();
+            if matches!(e, R::Kernel { .. }) {
+                DeviceError::new_err(msg)
+            } else {
+                PyValueError::new_err(msg)
+            }
+        }
+    }
+}
+
+/// A `ValueError` with `msg`.
+pub fn value(msg: impl Into<String>) -> PyErr {
+    PyValueError::new_err(msg.into())
+}

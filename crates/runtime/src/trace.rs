@@ -1,0 +1,669 @@
+//! The one instrumentation point: every runtime API call, allocation, copy, memset and kernel
+//! launch passes through this module, which hands a [`Record`] to the [`Tracer`] installed at
+//! start-up (a profiler, or the built-in one that `ferrocm prof` turns on through
+//! `FERROCM_PROF`, see [`ferrocm_prof::session`]).
+//!
+//! **Cost.** With no tracer installed each hook is one `OnceLock::get` (an acquire load) and a
+//! branch. With one installed, an API call costs two clock reads and a record; a traced kernel,
+//! copy or memset costs one timing event recorded after it on its stream, plus one before it
+//! when the stream is idle (see below), taken from a per-device pool that a collector thread
+//! refills as the events complete.
+//!
+//! **Device times.** Start and end of device work are timing events recorded around it on its
+//! stream. When the stream is still busy with earlier traced work, the end event of that work
+//! is also the start of the next (nothing can start on a stream before the previous item ends),
+//! so a launch-bound loop records one event per launch, not two. Calls that can delay a stream
+//! other than by its own work (`Stream::wait_event`, `Stream::add_callback`) end such a chain.
+//! One case is not seen: work on a blocking stream that waits implicitly for the legacy
+//! default stream may start later than the end of the stream's previous work.
+//!
+//! Event times are mapped onto the host's `CLOCK_MONOTONIC` through anchors: an event recorded
+//! on a private idle stream of the device and waited for, whose host time is the middle of the
+//! wait (within a few microseconds). A new anchor is taken, chained to the previous one by the
+//! device's own elapsed time, when a traced operation finds the last one a second old, so every
+//! event is read against an anchor at most about a second before it and `f32` milliseconds
+//! lose under 0.1 us. Durations come from the device alone; only the placement of device work
+//! against host calls carries the anchor's few microseconds. Work on one stream is reported
+//! without overlap (a start is never before the previous end of its stream).
+//!
+//! **Exit.** The built-in tracer writes its files from an `atexit` handler, so they are written
+//! when `main` returns (with or without an error), on `std::process::exit`, and after a panic
+//! in `main` has unwound. It waits up to ten seconds for queued device work to finish; records
+//! of work that does not finish by then are counted as dropped. `abort`, a fatal signal
+//! (SIGKILL, SIGSEGV, an unhandled SIGINT or SIGTERM) or `_exit` run no handler and write
+//! nothing.
+//!
+//! **Declared work.** Libraries declare what a launch does with [`annotate_next_launch`] just
+//! before it: `trace::annotate_next_launch(Work::new(2 * m * n * k, bytes).on_matrix_units())`.
+//! It is taken by the next `Stream::launch` on the same thread (whether or not that launch is
+//! valid) and costs one load when nothing is traced.
+
+use std::cell::Cell;
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
+use std::time::Duration;
+
+use ferrocm_backend::{CopyOp, EventFlags, EventHandle, StreamFlags, StreamHandle};
+pub use ferrocm_prof::record::{
+    Agent, AgentKind, AllocOp, Allocation, ApiCall, CopyDirection, DeviceActivity, DeviceOp, Kernel,
+    MathUnit, MemoryKind, Record, Trace, Work, MEMSET_KERNEL_NAME,
+};
+
+use crate::device::Device;
+use crate::stream::Stream;
+use crate::{lock, Result};
+
+/// Receives the records of a traced process. Called from the thread that made an API call
+/// (API and allocation records) and from the collector thread (device activities, once their
+/// events have completed). Must not call the runtime.
+pub trait Tracer: Send + Sync + 'static {
+    /// One finished record.
+    fn record(&self, record: Record);
+    /// Called by [`flush`] after every queued device activity has been delivered.
+    fn flush(&self) {}
+}
+
+/// What to record.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TraceConfig {
+    pub api: bool,
+    pub kernels: bool,
+    pub copies: bool,
+    pub allocations: bool,
+}
+
+impl TraceConfig {
+    /// Everything.
+    pub fn all() -> TraceConfig {
+        TraceConfig { api: true, kernels: true, copies: true, allocations: true }
+    }
+}
+
+/// A tracer was already installed (a process has one, for its whole life).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("a tracer is already installed; a process has one tracer, installed once at start-up")]
+pub struct AlreadyInstalled;
+
+struct State {
+    tracer: Box<dyn Tracer>,
+    config: TraceConfig,
+    correlation: AtomicU64,
+    dispatch: AtomicU64,
+    streams: AtomicU64,
+    pending: Mutex<VecDeque<Pending>>,
+    wake: Condvar,
+}
+
+static STATE: OnceLock<State> = OnceLock::new();
+
+/// Installs `tracer` for the rest of the process. Install it before the first runtime call
+/// whose records it needs.
+pub fn install(tracer: Box<dyn Tracer>, config: TraceConfig) -> std::result::Result<(), AlreadyInstalled> {
+    let mut fresh = false;
+    STATE.get_or_init(|| {
+        fresh = true;
+        State {
+            tracer,
+            config,
+            correlation: AtomicU64::new(0),
+            dispatch: AtomicU64::new(0),
+            streams: AtomicU64::new(0),
+            pending: Mutex::new(VecDeque::new()),
+            wake: Condvar::new(),
+        }
+    });
+    if !fresh {
+        return Err(AlreadyInstalled);
+    }
+    if config.kernels || config.copies {
+        // Without the collector, events are still resolved by `flush`; the pool just grows.
+        let _ = std::thread::Builder::new().name("ferrocm-trace".into()).spawn(collector);
+    }
+    Ok(())
+}
+
+/// Whether a tracer is installed.
+pub fn enabled() -> bool {
+    STATE.get().is_some()
+}
+
+/// Waits for every queued device activity to complete and delivers it, then calls the
+/// tracer's [`Tracer::flush`]. Waits at most `timeout` for device work; what is still running
+/// then is dropped (and counted in the built-in tracer's `dropped`).
+pub fn flush(timeout: Duration) {
+    let Some(st) = STATE.get() else { return };
+    let deadline = std::time::Instant::now() + timeout;
+    loop {
+        drain(st);
+        if lock(&st.pending).is_empty() {
+            break;
+        }
+        if std::time::Instant::now() >= deadline {
+            let n = std::mem::take(&mut *lock(&st.pending)).len() as u64;
+            DROPPED.fetch_add(n, Ordering::Relaxed);
+            break;
+        }
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    st.tracer.flush();
+}
+
+/// Device activities whose times could not be read.
+static DROPPED: AtomicU64 = AtomicU64::new(0);
+
+/// Declares the work of the next kernel launch on this thread (for the roofline).
+pub fn annotate_next_launch(work: Work) {
+    if STATE.get().is_some() {
+        NEXT_WORK.set(Some(work));
+    }
+}
+
+thread_local! {
+    static NEXT_WORK: Cell<Option<Work>> = const { Cell::new(None) };
+    /// (depth of traced API calls on this thread, correlation id of the outermost).
+    static CURRENT: Cell<(u32, u64)> = const { Cell::new((0, 0)) };
+    static TID: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Host time in nanoseconds of `CLOCK_MONOTONIC` (rocprofv3's clock; `Instant`'s on Linux).
+pub fn now_ns() -> u64 {
+    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: a valid out-pointer; CLOCK_MONOTONIC always exists on Linux.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut t) };
+    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
+}
+
+/// The calling thread's operating-system id.
+pub fn thread_id() -> u64 {
+    let t = TID.get();
+    if t != 0 {
+        return t;
+    }
+    // SAFETY: gettid takes no arguments and cannot fail.
+    let t = unsafe { libc::syscall(libc::SYS_gettid) } as u64;
+    TID.set(t);
+    t
+}
+
+fn agent_of(device: &Device) -> u32 {
+    device.index() as u32 + 1
+}
+
+/// A traced API call in progress: created first thing in the call, recorded when dropped.
+#[must_use]
+pub(crate) struct ApiGuard(Option<(&'static str, u64, u64)>);
+
+/// Starts tracing the API call `name` (nothing when no tracer is installed).
+#[inline]
+pub(crate) fn api(name: &'static str) -> ApiGuard {
+    match STATE.get() {
+        None => ApiGuard(None),
+        Some(st) => api_slow(st, name),
+    }
+}
+
+/// [`api`] for `Stream::launch`, which also takes the work declared for it.
+#[inline]
+pub(crate) fn api_launch() -> (ApiGuard, Option<Work>) {
+    match STATE.get() {
+        None => (ApiGuard(None), None),
+        Some(st) => (api_slow(st, "Stream::launch"), NEXT_WORK.take()),
+    }
+}
+
+#[cold]
+fn api_slow(st: &State, name: &'static str) -> ApiGuard {
+    let (depth, corr) = CURRENT.get();
+    if depth > 0 {
+        CURRENT.set((depth + 1, corr));
+        return ApiGuard(Some((name, corr, 0)));
+    }
+    let corr = st.correlation.fetch_add(1, Ordering::Relaxed) + 1;
+    CURRENT.set((1, corr));
+    ApiGuard(Some((name, corr, now_ns())))
+}
+
+impl Drop for ApiGuard {
+    fn drop(&mut self) {
+        let Some((name, correlation, start_ns)) = self.0 else { return };
+        let (depth, corr) = CURRENT.get();
+        CURRENT.set((depth - 1, corr));
+        if depth > 1 {
+            return;
+        }
+        if let Some(st) = STATE.get().filter(|st| st.config.api) {
+            st.tracer.record(Record::Api(ApiCall {
+                name,
+                thread: thread_id(),
+                correlation,
+                start_ns,
+                end_ns: now_ns(),
+            }));
+        }
+    }
+}
+
+/// Records an allocation or a free (host-side, an instant).
+#[inline]
+pub(crate) fn allocation(op: AllocOp, kind: MemoryKind, device: &Device, bytes: u64, address: u64) {
+    if let Some(st) = STATE.get().filter(|st| st.config.allocations) {
+        let t = now_ns();
+        st.tracer.record(Record::Allocation(Allocation {
+            op,
+            kind,
+            agent: agent_of(device),
+            bytes,
+            address,
+            thread: thread_id(),
+            correlation: CURRENT.get().1,
+            start_ns: t,
+            end_ns: t,
+        }));
+    }
+}
+
+/// Per-device tracing state, made on first use (lives in the device).
+#[derive(Default)]
+pub(crate) struct DeviceTrace {
+    /// Timing events ready for reuse.
+    pool: Mutex<Vec<EventHandle>>,
+    clock: Mutex<Clock>,
+    /// Host time of the last anchor (0: none yet).
+    last_anchor_ns: AtomicU64,
+}
+
+#[derive(Default)]
+struct Clock {
+    stream: Option<StreamHandle>,
+    /// The latest anchor and its time on the host clock.
+    anchor: Option<(Arc<Stamp>, u64)>,
+}
+
+/// Per-stream tracing state (lives in the stream).
+#[derive(Default)]
+pub(crate) struct StreamTrace {
+    /// The stream's number in the trace (0: not yet used while tracing).
+    number: AtomicU64,
+    /// The event after the last traced work, while nothing else was queued behind it.
+    last_end: Mutex<Option<Arc<Stamp>>>,
+}
+
+/// One pooled timing event, recorded once; returns to its device's pool when dropped.
+struct Stamp {
+    device: Device,
+    handle: EventHandle,
+    /// The anchor it is read against (`None` for an anchor) and that anchor's host time.
+    anchor: Option<(Arc<Stamp>, u64)>,
+    time: OnceLock<Option<u64>>,
+}
+
+impl Drop for Stamp {
+    fn drop(&mut self) {
+        if let Some(t) = self.device.inner.trace.get() {
+            lock(&t.pool).push(self.handle);
+        }
+    }
+}
+
+impl Stamp {
+    /// The host-clock time of the event, once it has completed (`None` if it cannot be read).
+    fn time(&self) -> Option<u64> {
+        *self.time.get_or_init(|| {
+            let (anchor, t0) = self.anchor.as_ref()?;
+            // SAFETY: both events are live (pooled events are never destroyed) and recorded.
+            let ms =
+                unsafe { self.device.inner.backend.event_elapsed_ms(anchor.handle, self.handle) }.ok()?;
+            Some(t0.saturating_add_signed((ms as f64 * 1e6).round() as i64))
+        })
+    }
+
+    fn complete(&self) -> bool {
+        // SAFETY: a live pooled event.
+        unsafe { self.device.inner.backend.event_query(self.handle) }.unwrap_or(true)
+    }
+}
+
+/// Takes a pooled event of `device` (creating one when the pool is empty).
+fn pooled_event(device: &Device, dt: &DeviceTrace) -> Option<EventHandle> {
+    if let Some(h) = lock(&dt.pool).pop() {
+        return Some(h);
+    }
+    device
+        .inner
+        .backend
+        .event_create(device.ordinal(), EventFlags { timing: true, blocking_sync: false })
+        .ok()
+}
+
+/// Records a stamp at the current end of `stream` (`None` when the backend refuses).
+fn stamp(
+    device: &Device,
+    dt: &DeviceTrace,
+    stream: StreamHandle,
+    anchor: Option<(Arc<Stamp>, u64)>,
+) -> Option<Arc<Stamp>> {
+    let handle = pooled_event(device, dt)?;
+    // SAFETY: a live event of this device and a live stream of this device.
+    if unsafe { device.inner.backend.event_record(handle, stream) }.is_err() {
+        lock(&dt.pool).push(handle);
+        return None;
+    }
+    Some(Arc::new(Stamp { device: device.clone(), handle, anchor, time: OnceLock::new() }))
+}
+
+const ANCHOR_EVERY_NS: u64 = 1_000_000_000;
+
+/// The anchor new stamps of `device` are read against, renewed when a second old.
+fn anchor(device: &Device, dt: &DeviceTrace) -> Option<(Arc<Stamp>, u64)> {
+    let now = now_ns();
+    let mut clock = lock(&dt.clock);
+    if let Some(a) =
+        clock.anchor.as_ref().filter(|_| now < dt.last_anchor_ns.load(Ordering::Relaxed) + ANCHOR_EVERY_NS)
+    {
+        return Some(a.clone());
+    }
+    let backend = &device.inner.backend;
+    let stream = match clock.stream {
+        Some(s) => s,
+        None => {
+            let s = backend
+                .stream_create(device.ordinal(), StreamFlags { non_blocking: true, priority: 0 })
+                .ok()?;
+            clock.stream = Some(s);
+            s
+        }
+    };
+    let before = now_ns();
+    let s = stamp(device, dt, stream, None)?;
+    // SAFETY: a live event, just recorded.
+    unsafe { backend.event_synchronize(s.handle) }.ok()?;
+    let after = now_ns();
+    let t = match &clock.anchor {
+        // Chained by the device's own clock, so consecutive anchors never disagree.
+        Some((prev, t0)) => {
+            // SAFETY: both events are live and complete.
+            let ms = unsafe { backend.event_elapsed_ms(prev.handle, s.handle) }.ok()?;
+            t0 + (ms as f64 * 1e6).round().max(0.0) as u64
+        }
+        None => before + (after - before) / 2,
+    };
+    let _ = s.time.set(Some(t));
+    clock.anchor = Some((s, t));
+    dt.last_anchor_ns.store(after, Ordering::Relaxed);
+    clock.anchor.clone()
+}
+
+/// A device activity whose events have not completed yet.
+struct Pending {
+    activity: DeviceActivity,
+    start: Arc<Stamp>,
+    end: Arc<Stamp>,
+}
+
+fn stream_number(st: &State, stream: &Stream) -> u64 {
+    let t = stream.trace_state();
+    match t.number.load(Ordering::Relaxed) {
+        0 => {
+            let n = st.streams.fetch_add(1, Ordering::Relaxed) + 1;
+            match t.number.compare_exchange(0, n, Ordering::Relaxed, Ordering::Relaxed) {
+                Ok(_) => n,
+                Err(other) => other,
+            }
+        }
+        n => n,
+    }
+}
+
+/// Which kind of device work is queued (each is traced when its kind is asked for).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// Kernels and memsets.
+    Kernel,
+    Copy,
+}
+
+/// Queues device work through `queue`, with timing events around it when its kind is traced;
+/// `describe` is called only then. Tracing never changes what is queued or the result: when an
+/// event cannot be recorded, the work is queued untraced and counted as dropped.
+#[inline]
+pub(crate) fn device_work(
+    stream: &Stream,
+    kind: Kind,
+    describe: impl FnOnce() -> (DeviceOp, Option<Work>),
+    queue: impl FnOnce() -> Result<()>,
+) -> Result<()> {
+    match STATE.get() {
+        None => queue(),
+        Some(st) => device_work_slow(st, stream, kind, describe, queue),
+    }
+}
+
+#[cold]
+fn device_work_slow(
+    st: &State,
+    stream: &Stream,
+    kind: Kind,
+    describe: impl FnOnce() -> (DeviceOp, Option<Work>),
+    queue: impl FnOnce() -> Result<()>,
+) -> Result<()> {
+    let traced = match kind {
+        Kind::Kernel => st.config.kernels,
+        Kind::Copy => st.config.copies,
+    };
+    if !traced {
+        return queue();
+    }
+    let device = stream.device();
+    let dt = device.inner.trace.get_or_init(DeviceTrace::default);
+    let Some(anchor) = anchor(device, dt) else {
+        DROPPED.fetch_add(1, Ordering::Relaxed);
+        return queue();
+    };
+    // Held across start, work and end so that work queued on this stream by other threads
+    // cannot come between them.
+    let mut last = lock(&stream.trace_state().last_end);
+    let start = match last.take() {
+        Some(e) if !e.complete() => Some(e),
+        _ => stamp(device, dt, stream.handle(), Some(anchor.clone())),
+    };
+    if let Err(e) = queue() {
+        // Nothing was queued: the start event still marks the end of the stream's work.
+        *last = start;
+        return Err(e);
+    }
+    let end = stamp(device, dt, stream.handle(), Some(anchor));
+    last.clone_from(&end);
+    drop(last);
+    let (Some(start), Some(end)) = (start, end) else {
+        DROPPED.fetch_add(1, Ordering::Relaxed);
+        return Ok(());
+    };
+    let (op, work) = describe();
+    let activity = DeviceActivity {
+        op,
+        agent: agent_of(device),
+        stream: stream_number(st, stream),
+        thread: thread_id(),
+        correlation: CURRENT.get().1,
+        dispatch: st.dispatch.fetch_add(1, Ordering::Relaxed) + 1,
+        start_ns: 0,
+        end_ns: 0,
+        work,
+    };
+    let mut q = lock(&st.pending);
+    q.push_back(Pending { activity, start, end });
+    if q.len() >= 4096 {
+        st.wake.notify_one();
+    }
+    Ok(())
+}
+
+/// The record of a kernel launch.
+pub(crate) fn kernel(
+    f: &crate::Function,
+    cfg: &crate::LaunchConfig,
+    work: Option<Work>,
+) -> (DeviceOp, Option<Work>) {
+    let a = f.attributes();
+    let d = |d: crate::Dim3| [d.x, d.y, d.z];
+    let k = Kernel {
+        name: f.name_arc(),
+        grid: d(cfg.grid),
+        block: d(cfg.block),
+        dynamic_shared_bytes: cfg.shared_mem_bytes,
+        static_shared_bytes: a.static_shared_bytes,
+        registers_per_thread: a.registers_per_thread,
+        local_bytes_per_thread: a.local_bytes_per_thread,
+    };
+    (DeviceOp::Kernel(k), work)
+}
+
+/// The record of a copy queued on a stream of `device`.
+pub(crate) fn copy(device: &Device, op: &CopyOp, bytes: u64) -> (DeviceOp, Option<Work>) {
+    let here = agent_of(device);
+    let peer = |ordinal: u32| {
+        crate::platform::platform()
+            .ok()
+            .and_then(|p| {
+                p.devices.iter().find(|d| d.kind() == device.kind() && d.ordinal() == ordinal).map(agent_of)
+            })
+            .unwrap_or(here)
+    };
+    let (direction, src_agent, dst_agent) = match *op {
+        CopyOp::HostToDevice { .. } => (CopyDirection::HostToDevice, 0, here),
+        CopyOp::DeviceToHost { .. } => (CopyDirection::DeviceToHost, here, 0),
+        CopyOp::DeviceToDevice { .. } => (CopyDirection::DeviceToDevice, here, here),
+        CopyOp::Peer { src_device, dst_device, .. } => {
+            (CopyDirection::Peer, peer(src_device), peer(dst_device))
+        }
+    };
+    (DeviceOp::Copy { direction, bytes, src_agent, dst_agent }, Some(Work::bytes(bytes)))
+}
+
+/// Ends the chain of shared start/end events on `stream` (work queued next may start later
+/// than the end of the work before it).
+#[inline]
+pub(crate) fn break_chain(stream: &Stream) {
+    if STATE.get().is_some() {
+        *lock(&stream.trace_state().last_end) = None;
+    }
+}
+
+/// Delivers pending activities in the order they were queued, up to the first whose end event
+/// has not completed (work completes in order on each stream; a busy stream holds back the
+/// others only until it completes). Events are queried outside the lock, one not-ready query
+/// per pass, so the collector does not compete with the threads queuing work.
+fn drain(st: &State) {
+    static LAST_END: OnceLock<Mutex<HashMap<u64, u64>>> = OnceLock::new();
+    // One drainer at a time (the collector and `flush`), so records keep their order.
+    static DRAINING: Mutex<()> = Mutex::new(());
+    let _one = lock(&DRAINING);
+    loop {
+        let Some(p) = lock(&st.pending).pop_front() else { return };
+        if !p.end.complete() {
+            lock(&st.pending).push_front(p);
+            return;
+        }
+        let (Some(s), Some(e)) = (p.start.time(), p.end.time()) else {
+            DROPPED.fetch_add(1, Ordering::Relaxed);
+            continue;
+        };
+        let mut a = p.activity;
+        let mut last = lock(LAST_END.get_or_init(Mutex::default));
+        let floor = last.get(&a.stream).copied().unwrap_or(0);
+        a.start_ns = s.max(floor);
+        a.end_ns = e.max(a.start_ns);
+        last.insert(a.stream, a.end_ns);
+        drop(last);
+        st.tracer.record(Record::Device(a));
+    }
+}
+
+fn collector() {
+    let Some(st) = STATE.get() else { return };
+    loop {
+        {
+            let q = lock(&st.pending);
+            let _ = st.wake.wait_timeout(q, Duration::from_millis(5));
+        }
+        drain(st);
+    }
+}
+
+/// The tracer `FERROCM_PROF` installs: records kept in memory, the session's files written
+/// at exit.
+struct FileTracer {
+    session: ferrocm_prof::Session,
+    trace: Mutex<Trace>,
+}
+
+impl Tracer for FileTracer {
+    fn record(&self, record: Record) {
+        lock(&self.trace).push(record);
+    }
+
+    fn flush(&self) {
+        let mut trace = lock(&self.trace).clone();
+        trace.dropped = DROPPED.load(Ordering::Relaxed);
+        trace.sort();
+        let prefix = self.session.prefix(trace.process_id);
+        if let Err(e) = ferrocm_prof::write(&trace, &self.session, &prefix) {
+            eprintln!("ferrocm prof: the trace was not written: {e}");
+        }
+        if trace.dropped > 0 {
+            eprintln!(
+                "ferrocm prof: {} device activities are missing from the trace (their times could not be read)",
+                trace.dropped
+            );
+        }
+    }
+}
+
+/// Installs the built-in tracer when `FERROCM_PROF` asks for one (called once, when the
+/// platform starts). A tracer the program installed itself takes precedence.
+pub(crate) fn install_from_env(devices: &[Device]) -> Result<()> {
+    let session = match ferrocm_prof::Session::from_env() {
+        Ok(None) => return Ok(()),
+        Ok(Some(s)) => s,
+        Err(ferrocm_prof::ProfError::InvalidEnvironment { var, value, allowed }) => {
+            return Err(crate::Error::InvalidEnvironment { var, value, allowed })
+        }
+        Err(e) => {
+            return Err(crate::Error::InvalidEnvironment {
+                var: ferrocm_prof::session::ENV_WHAT,
+                value: String::new(),
+                allowed: e.to_string(),
+            })
+        }
+    };
+    let mut agents =
+        vec![Agent { id: 0, kind: AgentKind::Host, name: "host".into(), backend: String::new() }];
+    for d in devices {
+        agents.push(Agent {
+            id: agent_of(d),
+            kind: if d.kind() == crate::BackendKind::Cpu { AgentKind::CpuDevice } else { AgentKind::Gpu },
+            name: d.properties().name.clone(),
+            backend: d.kind().to_string(),
+        });
+    }
+    let config = TraceConfig {
+        api: session.api_trace,
+        kernels: session.kernel_trace,
+        copies: session.memory_copy_trace,
+        allocations: session.memory_allocation_trace,
+    };
+    let trace = Trace { process_id: std::process::id(), agents, ..Trace::default() };
+    if install(Box::new(FileTracer { session, trace: Mutex::new(trace) }), config).is_err() {
+        return Ok(());
+    }
+    // Registered after the backends started (and registered theirs), so it runs before the
+    // driver tears down.
+    // SAFETY: a plain `extern "C"` function that never unwinds.
+    unsafe { libc::atexit(write_at_exit) };
+    Ok(())
+}
+
+extern "C" fn write_at_exit() {
+    let _ = std::panic::catch_unwind(|| flush(Duration::from_secs(10)));
+}

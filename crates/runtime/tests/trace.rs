@@ -1,0 +1,244 @@
+//! The instrumentation point, on every backend: a tracer installed once for this test binary
+//! collects every record; each case reads back the records of its own thread and checks them
+//! against what it did (order, kinds, shapes, correlation with API calls, no overlap on a
+//! stream) and, for kernel durations, against the case's own CUDA-style event timings.
+
+mod common;
+
+use std::sync::{Mutex, OnceLock};
+use std::time::Duration;
+
+use ferrocm_runtime::trace::{
+    self, CopyDirection, DeviceActivity, DeviceOp, Record, TraceConfig, Tracer, Work,
+};
+use ferrocm_runtime::{builtin, AsDeviceSlice, Event, KernelArgs, LaunchConfig, Stream};
+
+struct Collect(Mutex<Vec<Record>>);
+
+impl Tracer for Collect {
+    fn record(&self, r: Record) {
+        self.0.lock().unwrap().push(r);
+    }
+}
+
+fn collector() -> &'static Collect {
+    static C: OnceLock<&'static Collect> = OnceLock::new();
+    C.get_or_init(|| {
+        let c: &'static Collect = Box::leak(Box::new(Collect(Mutex::default())));
+        struct Fwd(&'static Collect);
+        impl Tracer for Fwd {
+            fn record(&self, r: Record) {
+                self.0.record(r)
+            }
+        }
+        trace::install(Box::new(Fwd(c)), TraceConfig::all()).expect("the only tracer of this binary");
+        c
+    })
+}
+
+/// Flushes and returns this thread's records: (API call names with correlation ids, device
+/// activities in dispatch order).
+/// An API call: name, correlation id, start and end.
+type Call = (&'static str, u64, u64, u64);
+
+fn mine() -> (Vec<Call>, Vec<DeviceActivity>) {
+    trace::flush(Duration::from_secs(30));
+    let me = trace::thread_id();
+    let all = collector().0.lock().unwrap();
+    let mut api = Vec::new();
+    let mut dev = Vec::new();
+    for r in all.iter() {
+        match r {
+            Record::Api(a) if a.thread == me => api.push((a.name, a.correlation, a.start_ns, a.end_ns)),
+            Record::Device(d) if d.thread == me => dev.push(d.clone()),
+            _ => {}
+        }
+    }
+    api.sort_by_key(|a| a.1);
+    dev.sort_by_key(|d| d.dispatch);
+    (api, dev)
+}
+
+fn spin_args(ns: u64) -> KernelArgs {
+    let mut a = KernelArgs::new();
+    a.push(ns);
+    a
+}
+
+/// Checks that work on each stream never overlaps and that each activity lies inside time.
+fn check_streams(dev: &[DeviceActivity]) {
+    let mut by_stream: std::collections::HashMap<u64, Vec<&DeviceActivity>> = Default::default();
+    for d in dev {
+        assert!(d.start_ns <= d.end_ns, "{d:?} ends before it starts");
+        by_stream.entry(d.stream).or_default().push(d);
+    }
+    for list in by_stream.values() {
+        for w in list.windows(2) {
+            assert!(
+                w[1].start_ns >= w[0].end_ns,
+                "overlap on stream {}: {:?} and {:?}",
+                w[0].stream,
+                w[0],
+                w[1]
+            );
+        }
+    }
+}
+
+conformance! {
+    records_every_operation_in_order(dev) {
+        collector();
+        let s = dev.create_stream()?;
+        let module = builtin::load(dev)?;
+        let axpy = module.function("axpy_f32")?;
+        let spin = module.function("spin")?;
+        let n = 3000usize;
+        let x: Vec<f32> = (0..n).map(|i| i as f32).collect();
+        let dx = s.clone_htod(&x)?;
+        let mut dy = s.alloc::<f32>(n)?;
+        s.memset_zero(&mut dy)?;
+        let cfg = LaunchConfig::for_num_elems(n as u32);
+        for k in 0..3 {
+            let mut args = KernelArgs::new();
+            args.push_buffer(&dx).push_buffer(&dy).push(n as u64).push(2.0f32);
+            if k == 1 {
+                trace::annotate_next_launch(Work::new(2 * n as u64, 12 * n as u64));
+            }
+            // SAFETY: axpy_f32(x, y, n, a) with two live n-element buffers.
+            unsafe { s.launch(&axpy, cfg, &args)? };
+        }
+        // SAFETY: spin takes one u64.
+        unsafe { s.launch(&spin, LaunchConfig::new(2, 32), &spin_args(200_000))? };
+        let mut dz = s.alloc::<f32>(n)?;
+        s.copy_dtod(&dy, &mut dz)?;
+        let z = s.clone_dtoh(&dz)?;
+        assert!(z.iter().zip(&x).all(|(z, x)| *z == 6.0 * x), "axpy results");
+        let (api, devs) = mine();
+
+        let names: Vec<&str> = api.iter().map(|a| a.0).collect();
+        let want_api = [
+            "Device::create_stream", "Device::load_module", "Module::function", "Module::function",
+            "Stream::clone_htod", "Stream::alloc", "Stream::memset", "Stream::launch", "Stream::launch",
+            "Stream::launch", "Stream::launch", "Stream::alloc", "Stream::copy_dtod", "Stream::clone_dtoh",
+        ];
+        assert_eq!(names, want_api, "API calls in order");
+        for w in api.windows(2) {
+            assert!(w[0].3 <= w[1].2, "API calls of one thread overlap: {w:?}");
+        }
+        let kinds: Vec<String> = devs
+            .iter()
+            .map(|d| match &d.op {
+                DeviceOp::Kernel(k) => k.name.to_string(),
+                DeviceOp::Copy { direction, .. } => format!("{direction:?}"),
+                DeviceOp::Memset { .. } => "memset".into(),
+            })
+            .collect();
+        let want_dev = ["HostToDevice", "memset", "axpy_f32", "axpy_f32", "axpy_f32", "spin", "DeviceToDevice", "DeviceToHost"];
+        assert_eq!(kinds, want_dev, "device activities in order");
+        // Each activity carries the correlation id of the API call that queued it.
+        let api_of = |c: u64| api.iter().find(|a| a.1 == c).map(|a| a.0);
+        let want_api_of = ["Stream::clone_htod", "Stream::memset", "Stream::launch", "Stream::launch",
+            "Stream::launch", "Stream::launch", "Stream::copy_dtod", "Stream::clone_dtoh"];
+        for (d, want) in devs.iter().zip(want_api_of) {
+            assert_eq!(api_of(d.correlation), Some(want), "{d:?}");
+            assert_eq!(d.agent, dev.index() as u32 + 1);
+        }
+        let stream = devs[0].stream;
+        assert!(devs.iter().all(|d| d.stream == stream), "one stream");
+        let bytes = (n * 4) as u64;
+        match devs[0].op { DeviceOp::Copy { bytes: b, direction: CopyDirection::HostToDevice, src_agent: 0, dst_agent } => {
+            assert_eq!((b, dst_agent), (bytes, dev.index() as u32 + 1));
+        } ref o => panic!("{o:?}") }
+        assert_eq!(devs[1].op, DeviceOp::Memset { bytes });
+        let DeviceOp::Kernel(k) = &devs[2].op else { unreachable!() };
+        assert_eq!((k.grid, k.block, k.dynamic_shared_bytes), ([cfg.grid.x, 1, 1], [256, 1, 1], 0));
+        assert_eq!(devs[2].work, None);
+        assert_eq!(devs[3].work, Some(Work::new(2 * n as u64, 12 * n as u64)), "declared work goes to the next launch only");
+        assert_eq!(devs[4].work, None);
+        let spin_ns = devs[5].end_ns - devs[5].start_ns;
+        assert!(spin_ns >= 190_000, "spin of 200 us measured {spin_ns} ns");
+        check_streams(&devs);
+        Ok(())
+    }
+
+    kernel_durations_match_event_timings(dev) {
+        collector();
+        let s = dev.create_stream()?;
+        let spin = builtin::load(dev)?.function("spin")?;
+        let mut events = Vec::new();
+        // Long enough that the CPU backend's scheduling jitter (a tenth of a millisecond on a
+        // loaded machine) stays far under 10%.
+        for ms in [10u64, 20, 30, 20, 10] {
+            let (a, b) = (Event::new(dev)?, Event::new(dev)?);
+            a.record(&s)?;
+            // SAFETY: spin takes one u64.
+            unsafe { s.launch(&spin, LaunchConfig::new(4, 32), &spin_args(ms * 1_000_000))? };
+            b.record(&s)?;
+            events.push((a, b));
+        }
+        for (_, b) in &events {
+            b.synchronize()?;
+        }
+        let (_, devs) = mine();
+        let spins: Vec<&DeviceActivity> = devs.iter().filter(|d| matches!(&d.op, DeviceOp::Kernel(k) if &*k.name == "spin")).collect();
+        assert_eq!(spins.len(), 5);
+        for (d, (a, b)) in spins.iter().zip(&events) {
+            let traced = (d.end_ns - d.start_ns) as f64 / 1e6;
+            let timed = a.elapsed_ms(b)? as f64;
+            assert!((traced - timed).abs() <= 0.1 * timed, "traced {traced:.4} ms, events {timed:.4} ms");
+        }
+        check_streams(&devs);
+        Ok(())
+    }
+
+    busy_streams_share_events_and_stay_ordered(dev) {
+        collector();
+        let (s1, s2) = (dev.create_stream()?, dev.create_stream()?);
+        let spin = builtin::load(dev)?.function("spin")?;
+        for i in 0..40u64 {
+            let s: &Stream = if i % 2 == 0 { &s1 } else { &s2 };
+            // SAFETY: spin takes one u64.
+            unsafe { s.launch(&spin, LaunchConfig::new(1, 32), &spin_args(20_000 + 1_000 * (i % 5)))? };
+        }
+        s1.wait_event(&{ let e = Event::new(dev)?; e.record(&s2)?; e })?;
+        // SAFETY: spin takes one u64.
+        unsafe { s1.launch(&spin, LaunchConfig::new(1, 32), &spin_args(50_000))? };
+        dev.synchronize()?;
+        let (_, devs) = mine();
+        assert_eq!(devs.len(), 41);
+        assert_eq!(devs.iter().filter(|d| d.stream == devs[0].stream).count(), 21);
+        check_streams(&devs);
+        for d in &devs {
+            let want = if d.dispatch == devs[40].dispatch { 50_000 } else { 20_000 };
+            assert!(d.end_ns - d.start_ns >= want * 9 / 10, "{d:?} shorter than its spin of {want} ns");
+        }
+        // The launch after the wait starts after the other stream's work it waited for.
+        let last_other = devs.iter().filter(|d| d.stream != devs[40].stream).map(|d| d.end_ns).max().unwrap();
+        assert!(devs[40].start_ns + 50_000 >= last_other, "the wait is respected within the anchor's precision");
+        Ok(())
+    }
+
+    tracing_keeps_errors_and_records_nothing_for_refused_work(dev) {
+        collector();
+        let s = dev.create_stream()?;
+        let spin = builtin::load(dev)?.function("spin")?;
+        let too_big = LaunchConfig::new(1, dev.properties().max_threads_per_block + 1);
+        trace::annotate_next_launch(Work::bytes(1));
+        // SAFETY: spin takes one u64 (the launch is refused before it runs).
+        let e = unsafe { s.launch(&spin, too_big, &spin_args(1)) }.unwrap_err();
+        assert!(e.to_string().contains("exceeds the limit"), "{e}");
+        let b = s.clone_htod(&[1u8, 2, 3])?;
+        let mut small = s.alloc::<u8>(2)?;
+        let e = s.copy_dtod(&b, &mut small).unwrap_err();
+        assert!(e.to_string().contains("length mismatch"), "{e}");
+        // SAFETY: spin takes one u64.
+        unsafe { s.launch(&spin, LaunchConfig::new(1, 1), &spin_args(1))? };
+        s.synchronize()?;
+        let (api, devs) = mine();
+        assert_eq!(devs.len(), 2, "the H2D copy and the valid launch only: {devs:?}");
+        assert_eq!(devs[1].work, None, "the refused launch took the declared work with it");
+        assert_eq!(api.iter().filter(|a| a.0 == "Stream::launch").count(), 2, "refused calls are still API calls");
+        assert_eq!(b.len(), 3);
+        Ok(())
+    }
+}

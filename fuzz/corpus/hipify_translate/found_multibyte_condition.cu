@@ -1,0 +1,3 @@
+#if CUDA_VERSION >= 1çu
+#endif
+cudaFree(p);

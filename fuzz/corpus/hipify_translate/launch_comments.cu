@@ -1,0 +1,3 @@
+k<<<g /* grid */, b, // block
+    0>>>(x /* first */, y // last
+);

@@ -1,0 +1,7 @@
+k<<<g, b>>>(x,
+#if USE_Y
+  y
+#else
+  z
+#endif
+);
