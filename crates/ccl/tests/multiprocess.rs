@@ -1,5 +1,7 @@
 //! Ranks in separate processes on one machine: two and four processes over shared memory
-//! (memfd FIFOs passed as file descriptors over Unix sockets), TCP over loopback and UCX, and
+//! (FIFOs in the runtime's exportable memory, passed as file descriptors over Unix sockets),
+//! TCP over loopback and UCX, the same with every rank on one GPU (where there is one; required
+//! with `FERROCM_REQUIRE_GPU=1`), and
 //! initialisation from each launcher's environment (torchrun, mpirun, srun). The test binary
 //! re-executes itself for each rank (`FERROCM_CCL_TEST_ROLE`), with a watchdog.
 
@@ -9,7 +11,7 @@ use std::time::Duration;
 
 use common::{all_passed, child, spawn_ranks, ucx_or_skip, Rng};
 use ferrocm_ccl::{group, Communicator, ReduceOp, TransportKind};
-use ferrocm_runtime::Device;
+use ferrocm_runtime::{BackendKind, Device};
 
 const LIMIT: Duration = Duration::from_secs(120);
 
@@ -74,41 +76,71 @@ fn workload(comm: &Communicator, transport: TransportKind) {
     }
 }
 
+/// The variable that puts a child rank on the first GPU instead of the CPU device.
+const ON_GPU: &str = "FERROCM_CCL_TEST_GPU";
+
 fn run_child(transport: TransportKind) {
     let (rank, n, id) = child().expect("child");
-    let device = Device::cpu().unwrap();
+    let device = if std::env::var_os(ON_GPU).is_some() {
+        Device::of_kind(BackendKind::Cuda).into_iter().next().expect("a child rank found no GPU")
+    } else {
+        Device::cpu().unwrap()
+    };
     let comm = Communicator::init_rank(&id, n, rank, &device).unwrap();
     workload(&comm, transport);
     comm.destroy().unwrap();
 }
 
-fn parent(test: &str, n: usize, transport: Option<TransportKind>) {
+fn parent(test: &str, n: usize, transport: Option<TransportKind>, on_gpu: bool) {
     let results = spawn_ranks(test, n, LIMIT, |_| {
-        transport.map(|t| vec![("FERROCM_CCL_TRANSPORT".to_string(), t.to_string())]).unwrap_or_default()
+        let mut env: Vec<(String, String)> =
+            transport.map(|t| vec![("FERROCM_CCL_TRANSPORT".to_string(), t.to_string())]).unwrap_or_default();
+        if on_gpu {
+            env.push((ON_GPU.to_string(), "1".to_string()));
+        }
+        env
     });
     all_passed(&results);
 }
 
+/// Whether the GPU variants run: a CUDA device is present, or its absence is an error
+/// (`FERROCM_REQUIRE_GPU=1`).
+fn gpu_or_skip() -> bool {
+    if !Device::of_kind(BackendKind::Cuda).is_empty() {
+        return true;
+    }
+    assert!(
+        std::env::var("FERROCM_REQUIRE_GPU").map_or(true, |v| v != "1"),
+        "FERROCM_REQUIRE_GPU=1 but there is no CUDA device"
+    );
+    eprintln!("skipping: no CUDA device");
+    false
+}
+
 macro_rules! process_tests {
-    ($($name:ident: $n:expr, $transport:expr, $expect:expr $(, $gate:expr)?;)*) => {$(
+    ($($name:ident: $n:expr, $transport:expr, $expect:expr, $on_gpu:expr $(, $gate:expr)*;)*) => {$(
         #[test]
         fn $name() {
             if child().is_some() {
                 return run_child($expect);
             }
-            $(if !$gate() { return; })?
-            parent(stringify!($name), $n, $transport);
+            $(if !$gate() { return; })*
+            parent(stringify!($name), $n, $transport, $on_gpu);
         }
     )*};
 }
 
 process_tests! {
-    two_processes_shm: 2, None, TransportKind::Shm;
-    four_processes_shm: 4, None, TransportKind::Shm;
-    two_processes_tcp: 2, Some(TransportKind::Tcp), TransportKind::Tcp;
-    four_processes_tcp: 4, Some(TransportKind::Tcp), TransportKind::Tcp;
-    two_processes_ucx: 2, Some(TransportKind::Ucx), TransportKind::Ucx, ucx_or_skip;
-    four_processes_ucx: 4, Some(TransportKind::Ucx), TransportKind::Ucx, ucx_or_skip;
+    two_processes_shm: 2, None, TransportKind::Shm, false;
+    four_processes_shm: 4, None, TransportKind::Shm, false;
+    two_processes_tcp: 2, Some(TransportKind::Tcp), TransportKind::Tcp, false;
+    four_processes_tcp: 4, Some(TransportKind::Tcp), TransportKind::Tcp, false;
+    two_processes_ucx: 2, Some(TransportKind::Ucx), TransportKind::Ucx, false, ucx_or_skip;
+    four_processes_ucx: 4, Some(TransportKind::Ucx), TransportKind::Ucx, false, ucx_or_skip;
+    gpu_two_processes_shm: 2, None, TransportKind::Shm, true, gpu_or_skip;
+    gpu_four_processes_shm: 4, None, TransportKind::Shm, true, gpu_or_skip;
+    gpu_two_processes_tcp: 2, Some(TransportKind::Tcp), TransportKind::Tcp, true, gpu_or_skip;
+    gpu_two_processes_ucx: 2, Some(TransportKind::Ucx), TransportKind::Ucx, true, gpu_or_skip, ucx_or_skip;
 }
 
 fn free_port() -> u16 {
