@@ -377,6 +377,8 @@ def nccl_cupy(a):
 
 
 def nccl_main(a):
+    import os
+    os.environ["NCCL_NVLS_ENABLE"] = "0"  # before NCCL loads, for both paths
     if a.via == "cupy":
         return nccl_cupy(a)
     import socket

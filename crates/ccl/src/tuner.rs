@@ -10,7 +10,7 @@
 //! | all-gather, reduce-scatter | one-shot (direct) to 256 KiB in all, ring above | direct |
 //! | all-to-all, send/recv | direct | direct |
 //!
-//! The low-latency protocol is used on shared-memory connections for operations up to 16 KiB
+//! The low-latency protocol is used on shared-memory connections for operations up to 64 KiB
 //! (above that, on CPU memory, its doubled bytes cost more than the bulk protocol's counter);
 //! network connections always carry bulk messages.
 

@@ -1,7 +1,8 @@
 //! ferrocm: an open GPU compute platform in Rust, after AMD's ROCm.
 //!
 //! This facade re-exports what applications use: the runtime (devices, memory, streams,
-//! events, modules and launch). Libraries and the kernel language join it as they land.
+//! events, modules and launch) and the collectives ([`ccl`], RCCL/NCCL's role). Other libraries
+//! and the kernel language join it as they land.
 //!
 //! ```
 //! use ferrocm::{Device, Result};
@@ -15,6 +16,10 @@
 //! ```
 
 pub use ferrocm_runtime::*;
+
+/// Collective communication: communicators, all-reduce and the other collectives, send/recv
+/// (`ferrocm-ccl`).
+pub use ferrocm_ccl as ccl;
 
 pub mod info;
 
