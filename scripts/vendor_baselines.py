@@ -10,6 +10,8 @@ Prints one JSON object per line: {"bench", "metric", "value", "unit", "library"}
   python3 scripts/vendor_baselines.py launch
   python3 scripts/vendor_baselines.py nccl [all_reduce|all_gather|reduce_scatter|broadcast|reduce|alltoall|sendrecv]
       [-b 8] [-e 128M] [-f 2] [-g NGPUS] [-n 20] [-w 5] [-c 1] [-o sum] [-d float] [-r 0] [--via torch|cupy]
+  python3 scripts/vendor_baselines.py cufft [--case NAME ...]   (the cases of `ferrocm bench fft`)
+  python3 scripts/vendor_baselines.py scipy [--case NAME ...]   (CPU cases: scipy.fft, 2 workers)
 
 Method (see the device notes): inputs are fresh random data, never zeros; the result is checked
 before timing; warm-up first; CUDA events around each repetition; the median is reported.
@@ -19,6 +21,8 @@ import json
 import statistics
 import sys
 import time
+
+import numpy as np
 
 
 def emit(bench, metric, value, unit, library):
@@ -393,6 +397,120 @@ def nccl_main(a):
     mp.spawn(nccl_torch_rank, args=(world, a, port), nprocs=world, join=True)
 
 
+# The cases of `ferrocm bench fft`: name -> (kind, dtype, shape, fft axes). Shapes put the
+# batch first, as ferrocm's packed layouts do.
+FFT_CASES = {
+    "c2c f32 1D 2^24": ("c2c", "c64", (1 << 24,), 1),
+    "c2c f32 1024 x 16384": ("c2c", "c64", (16384, 1024), 1),
+    "c2c f32 4096 x 4096": ("c2c", "c64", (4096, 4096), 1),
+    "c2c f32 1000 x 16384": ("c2c", "c64", (16384, 1000), 1),
+    "c2c f32 1021 x 16384": ("c2c", "c64", (16384, 1021), 1),
+    "c2c f32 2D 4096^2": ("c2c", "c64", (4096, 4096), 2),
+    "c2c f32 3D 512^3": ("c2c", "c64", (512, 512, 512), 3),
+    "r2c f32 1D 2^26": ("r2c", "f32", (1 << 26,), 1),
+    "r2c f32 2D 8192^2": ("r2c", "f32", (8192, 8192), 2),
+    "z2z f64 1D 2^24": ("c2c", "c128", (1 << 24,), 1),
+    "cpu c2c f32 1D 2^22": ("c2c", "c64", (1 << 22,), 1),
+    "cpu c2c f32 1024 x 4096": ("c2c", "c64", (4096, 1024), 1),
+}
+
+
+def emit_fft(case, what, ms, library):
+    print(json.dumps({"bench": "fft", "case": case, "what": what, "value": ms, "unit": "ms", "library": library}), flush=True)
+
+
+def fft_check(x, y, kind, axes):
+    """Four output elements (or three rows) against float64 sums, on the device that holds x."""
+    import numpy as np
+    xp = np if isinstance(x, np.ndarray) else __import__("torch")
+    shape = x.shape
+    if len(shape) - axes == 1:  # batched 1D: rows against numpy in float64
+        xs = x if xp is np else x.cpu().numpy()
+        ys = y if xp is np else y.cpu().numpy()
+        for b in np.random.randint(0, shape[0], 3):
+            ref = np.fft.fft(xs[b].astype(np.complex128))
+            assert np.abs(ys[b] - ref[: ys.shape[1]]).max() / np.abs(ref).max() < 1e-4
+        return
+    if xp is np:
+        xt, yt, exp, arange = x.astype(np.complex128), y, np.exp, (lambda m: np.arange(m, dtype=np.float64))
+    else:
+        import torch
+        xt, yt, exp = x.to(torch.complex128), y, torch.exp
+        arange = lambda m: torch.arange(m, device=x.device, dtype=torch.float64)
+    n = xt.shape
+    for _ in range(4):
+        k = [int(np.random.randint(0, yt.shape[d])) for d in range(len(n))]
+        acc = xt
+        for d in range(len(n) - 1, -1, -1):
+            j = arange(n[d])
+            acc = (acc * exp(-2j * np.pi * ((j * k[d]) % n[d]) / n[d])).sum(-1)
+        got = complex(yt[tuple(k)].item())
+        want = complex(acc.item())
+        assert abs(got - want) / (xt.size if xp is np else xt.numel()) ** 0.5 < 1e-4, (got, want)
+
+
+def cufft(args):
+    import torch
+    import cupy as cp
+    import time
+    names = args.case or [c for c in FFT_CASES if not c.startswith("cpu")]
+    for name in names:
+        kind, dt, shape, axes = FFT_CASES[name]
+        dims = tuple(range(len(shape) - axes, len(shape)))
+        if kind == "c2c":
+            dtype = torch.complex64 if dt == "c64" else torch.complex128
+            x = torch.randn(shape, dtype=dtype, device="cuda")
+            fn = (lambda: torch.fft.fftn(x, dim=dims))
+        else:
+            x = torch.randn(shape, dtype=torch.float32, device="cuda")
+            fn = (lambda: torch.fft.rfftn(x, dim=dims))
+        # No `out=`: torch computes into a new tensor and copies into `out`, which would add a
+        # copy to cuFFT's time (seen on the H100, 2026-11-24: 1024 x 16384 took 0.199 ms with
+        # `out=` against the 0.102 ms anchor). New outputs come from the caching allocator.
+        y = fn()
+        fft_check(x, y, kind, axes)
+        ms = time_ms(fn, reps=args.reps)
+        emit_fft(name, "exec", ms, "cuFFT (torch.fft)")
+        del y
+        # Plan creation: a fresh cufftPlanMany each time (cuFFT keeps no cache of its own).
+        n = list(shape[len(shape) - axes:])
+        batch = int(np.prod(shape[: len(shape) - axes])) if len(shape) > axes else 1
+        fft_type = {"c64": cp.cuda.cufft.CUFFT_C2C, "c128": cp.cuda.cufft.CUFFT_Z2Z, "f32": cp.cuda.cufft.CUFFT_R2C}[dt]
+        onembed = n[:-1] + [n[-1] // 2 + 1] if kind == "r2c" else n
+        times = []
+        for _ in range(6):
+            t = time.perf_counter()
+            p = cp.cuda.cufft.PlanNd(tuple(n), n, 1, int(np.prod(n)), onembed, 1, int(np.prod(onembed)), fft_type, batch,
+                                     "C", last_axis=-1, last_size=None)
+            cp.cuda.Device().synchronize()
+            times.append((time.perf_counter() - t) * 1e3)
+            del p
+        emit_fft(name, "plan_first", times[0], "cuFFT plan (CuPy PlanNd)")
+        emit_fft(name, "plan", statistics.median(times[1:]), "cuFFT plan (CuPy PlanNd)")
+        del x
+        torch.cuda.empty_cache()
+
+
+def scipy_fft(args):
+    import numpy as np
+    import scipy.fft
+    import time
+    names = args.case or [c for c in FFT_CASES if c.startswith("cpu")]
+    for name in names:
+        kind, dt, shape, axes = FFT_CASES[name]
+        rng = np.random.default_rng()
+        x = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(np.complex64)
+        dims = tuple(range(len(shape) - axes, len(shape)))
+        y = scipy.fft.fftn(x, axes=dims, workers=2)
+        fft_check(x, y, kind, axes)
+        times = []
+        for _ in range(args.reps + 2):
+            t = time.perf_counter()
+            scipy.fft.fftn(x, axes=dims, workers=2)
+            times.append((time.perf_counter() - t) * 1e3)
+        emit_fft(name, "exec", statistics.median(times[2:]), "scipy.fft (2 workers)")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="what", required=True)
@@ -407,8 +525,11 @@ def main():
     for flag, default in (("-f", 2), ("-g", 1), ("-n", 20), ("-w", 5), ("-c", 1), ("-r", 0)):
         c.add_argument(flag, type=int, default=default)
     c.add_argument("--via", choices=("torch", "cupy"), default="torch")
+    f = sub.add_parser("cufft"); f.add_argument("--case", action="append"); f.add_argument("--reps", type=int, default=20)
+    f = sub.add_parser("scipy"); f.add_argument("--case", action="append"); f.add_argument("--reps", type=int, default=10)
     a = p.parse_args()
-    {"copy": copy, "gemm": gemm, "curand": curand, "launch": launch, "nccl": nccl_main}[a.what](a)
+    {"copy": copy, "gemm": gemm, "curand": curand, "launch": launch, "cufft": cufft, "scipy": scipy_fft,
+     "nccl": nccl_main}[a.what](a)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ use ferrocm_backend::tensor_map::{TensorMapDesc, TENSOR_MAP_BYTES};
 use ferrocm_backend::{Dim3, LaunchDims};
 use ferrocm_ir::*;
 use rayon::prelude::*;
+use std::time::{Duration, Instant};
 
 use crate::memory::read_le;
 use crate::sched::{run_group, GroupState};
@@ -43,6 +44,28 @@ pub(crate) struct Launch<'a> {
     /// Blocks per cluster (1, 1, 1 without clusters).
     pub cluster: Dim3,
     pub cooperative: bool,
+    /// When the launch must have finished (`FERROCM_CPU_KERNEL_TIMEOUT`), and the limit.
+    pub deadline: Option<(Instant, Duration)>,
+}
+
+/// The environment variable that bounds how long one launch may run on the executor.
+pub const TIMEOUT_VAR: &str = "FERROCM_CPU_KERNEL_TIMEOUT";
+
+/// The time limit `FERROCM_CPU_KERNEL_TIMEOUT` sets: seconds, a positive number; unset or empty
+/// means no limit.
+fn time_limit() -> Result<Option<Duration>, String> {
+    let Some(v) = std::env::var_os(TIMEOUT_VAR) else { return Ok(None) };
+    let text = v.to_string_lossy();
+    if text.trim().is_empty() {
+        return Ok(None);
+    }
+    match text.trim().parse::<f64>() {
+        Ok(s) if s > 0.0 && s.is_finite() && s < 1e9 => Ok(Some(Duration::from_secs_f64(s))),
+        _ => Err(format!(
+            "{TIMEOUT_VAR}={text:?} is not a time limit: give it in seconds, a positive number such as 10 or 0.5 \
+             (unset it for no limit)"
+        )),
+    }
 }
 
 /// The bytes a tensor map's tensor spans from its global address.
@@ -236,6 +259,7 @@ impl<'a> Launch<'a> {
             coords,
             cluster,
             cooperative: dims.cooperative,
+            deadline: time_limit()?.map(|limit| (Instant::now() + limit, limit)),
         })
     }
 
@@ -285,6 +309,18 @@ impl<'a> Launch<'a> {
             }
         }
         format!("at shared address {addr:#x}")
+    }
+
+    /// Fails once the launch has run past its time limit, naming the kernel.
+    pub fn check_deadline(&self) -> Result<(), String> {
+        match self.deadline {
+            Some((at, limit)) if Instant::now() >= at => Err(format!(
+                "kernel `{}` ran longer than the CPU device's time limit of {limit:?} ({TIMEOUT_VAR}) and was \
+                 stopped",
+                self.k.func.name
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// Runs the whole grid: blocks in parallel, or the blocks of each cluster (or of the whole

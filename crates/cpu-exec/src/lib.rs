@@ -22,7 +22,9 @@
 //! index and the thread; a barrier reached by part of a block or at different `sync_threads`
 //! calls, an intrinsic that needs a converged warp executed by part of one, a wrong `mbarrier`
 //! protocol, and a group in which no thread can go on (a hang on the GPU) name the kernel, the
-//! barrier and the warps. Kernels over the GPU's memory limits are refused when loaded.
+//! barrier and the warps. Kernels over the GPU's memory limits are refused when loaded. A launch
+//! that runs longer than `FERROCM_CPU_KERNEL_TIMEOUT` seconds (when set) is stopped with an error
+//! naming the kernel: checked at loop back-edges and between a group's scheduling rounds.
 
 // Lane loops index several parallel register arrays by lane number; iterators would hide that.
 #![allow(clippy::needless_range_loop)]
@@ -41,6 +43,7 @@ use ferrocm_backend::{CpuKernel, CpuModule, FunctionAttributes, LaunchDims};
 use ferrocm_ir::*;
 
 pub use compile::{lower, Code, IntrinsicCode, Program};
+pub use launch::TIMEOUT_VAR;
 
 /// Why a kernel could not be prepared for the executor.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

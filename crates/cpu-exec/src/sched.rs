@@ -230,6 +230,7 @@ pub(crate) fn run_group(l: &Launch, ids: &[u64], gs: &mut GroupState) -> Result<
         if !progress {
             return Err(deadlock(l, gs));
         }
+        l.check_deadline()?;
     }
 }
 

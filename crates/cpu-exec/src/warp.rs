@@ -367,6 +367,7 @@ pub(crate) fn run_warp(l: &Launch, gs: &mut GroupState, bi: usize, w: &mut Warp)
     let name = &l.k.func.name;
     let blk = gs.blocks[bi].coords;
     let shared = gs.blocks[bi].shared.as_mut_ptr() as *mut u8;
+    let mut back_edges = 0u32;
     loop {
         let pc = w.pc;
         w.pc += 1;
@@ -565,6 +566,12 @@ pub(crate) fn run_warp(l: &Launch, gs: &mut GroupState, bi: usize, w: &mut Warp)
             }
             Code::LoopBack { body_pc, end_pc } => {
                 w.pc = if w.active == 0 { *end_pc } else { *body_pc } as usize;
+                // A loop that never ends must still meet the time limit (checked now and then:
+                // reading the clock costs about as much as a short loop trip).
+                back_edges = back_edges.wrapping_add(1);
+                if back_edges.is_multiple_of(1024) {
+                    l.check_deadline()?;
+                }
             }
             Code::LoopEnd { skip } => {
                 if let Some(Frame::Loop { outer, brk, .. }) = w.frames.pop() {

@@ -1,8 +1,8 @@
 //! ferrocm: an open GPU compute platform in Rust, after AMD's ROCm.
 //!
 //! This facade re-exports what applications use: the runtime (devices, memory, streams,
-//! events, modules and launch) and the collectives ([`ccl`], RCCL/NCCL's role). Other libraries
-//! and the kernel language join it as they land.
+//! events, modules and launch) and the libraries as they land ([`fft`], and the collectives,
+//! [`ccl`], RCCL/NCCL's role).
 //!
 //! ```
 //! use ferrocm::{Device, Result};
@@ -20,6 +20,9 @@ pub use ferrocm_runtime::*;
 /// Collective communication: communicators, all-reduce and the other collectives, send/recv
 /// (`ferrocm-ccl`).
 pub use ferrocm_ccl as ccl;
+
+/// FFT (rocFFT/hipFFT/cuFFT): plans for 1D/2D/3D, complex and real transforms.
+pub use ferrocm_fft as fft;
 
 pub mod info;
 

@@ -285,9 +285,17 @@ impl CompiledKernel {
         cfg: LaunchConfig,
         args: &KernelArgs,
     ) -> Result<(), KernelError> {
-        let f = self.function(stream.device())?;
+        let loaded;
+        // The common case borrows the loaded function (no reference counts change per launch).
+        let f = match self.loaded.get(stream.device().index()).and_then(OnceLock::get) {
+            Some(f) => f,
+            None => {
+                loaded = self.function(stream.device())?;
+                &loaded
+            }
+        };
         // SAFETY: forwarded from this function's contract.
-        unsafe { stream.launch(&f, cfg, args) }
+        unsafe { stream.launch(f, cfg, args) }
             .map_err(|source| KernelError::Runtime { kernel: self.ir.name.clone(), source: Box::new(source) })
     }
 

@@ -17,6 +17,12 @@ const NAMES: &[(&str, RngType)] = &[
     ("mrg32k3a", RngType::Mrg32k3a),
     ("sobol32", RngType::Sobol32),
     ("sobol64", RngType::Sobol64),
+    ("mtgp32", RngType::Mtgp32),
+    ("lfsr113", RngType::Lfsr113),
+    ("threefry2x32_20", RngType::Threefry2x32_20),
+    ("threefry4x32_20", RngType::Threefry4x32_20),
+    ("threefry2x64_20", RngType::Threefry2x64_20),
+    ("threefry4x64_20", RngType::Threefry4x64_20),
 ];
 
 /// A random number generator on one device (the Rust `ferrocm_rand::Generator`).
@@ -29,7 +35,8 @@ pub struct PyGenerator {
 
 #[pymethods]
 impl PyGenerator {
-    /// A generator of kind `name` (philox, xorwow, mrg32k3a, sobol32, sobol64) on `device`,
+    /// A generator of kind `name` (one of `NAMES`: philox, xorwow, mrg32k3a, sobol32, sobol64,
+    /// mtgp32, lfsr113, threefry2x32_20, threefry4x32_20, threefry2x64_20, threefry4x64_20) on `device`,
     /// working on `stream` (default: the device's current stream), seeded with `seed`.
     /// `ordering="legacy"` reproduces cuRAND's host API bit for bit.
     #[new]

@@ -228,7 +228,10 @@ def test_legacy_ordering_reproduces_curand(device):
     assert g.poisson(4.0, size=8).numpy().tolist() == CURAND_PHILOX_POISSON_4
 
 
-@pytest.mark.parametrize("kind", ["philox", "xorwow", "mrg32k3a"])
+@pytest.mark.parametrize(
+    "kind", ["philox", "xorwow", "mrg32k3a", "lfsr113", "threefry2x32_20", "threefry4x32_20", "threefry2x64_20",
+             "threefry4x64_20"]
+)
 def test_distributions_against_numpy_statistics(device, kind):
     g = ferrocm.random.Generator(kind, seed=42, device=device)
     n = 1 << 18
@@ -243,6 +246,21 @@ def test_distributions_against_numpy_statistics(device, kind):
     assert p.dtype == np.uint32 and abs(p.mean() - 7.5) < 0.05 and abs(p.var() - 7.5) < 0.15
     ln = g.lognormal(0.0, 0.5, size=1001).numpy()
     assert ln.shape == (1001,) and (ln > 0).all()
+
+
+def test_mtgp32_gives_uniforms_and_refuses_what_it_does_not_reproduce(device):
+    g = ferrocm.random.Generator("MTGP32", seed=42, device=device)
+    u = g.uniform(1 << 18).numpy()
+    assert u.min() > 0.0 and u.max() <= 1.0 and abs(u.mean() - 0.5) < 4e-3 and abs(u.var() - 1 / 12) < 2e-3
+    w = g.integers_raw(1 << 16).numpy()
+    assert w.dtype == np.uint32 and abs(w.astype(np.float64).mean() / 2**32 - 0.5) < 1e-2
+    with pytest.raises(Exception, match="(?i)mtgp32"):
+        g.normal(size=16)
+
+
+def test_unknown_generator_names_the_choices():
+    with pytest.raises(ValueError, match="threefry4x64_20"):
+        ferrocm.random.Generator("mt19938", device=cpu_device())
 
 
 def test_generators_are_reproducible_and_write_in_place(device):

@@ -1,4 +1,5 @@
 use std::marker::PhantomData;
+use std::mem::ManuallyDrop;
 use std::ops::{Bound, Deref, DerefMut, RangeBounds};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -28,6 +29,10 @@ device_repr!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32
 
 // SAFETY: an array of plain data is plain data.
 unsafe impl<T: DeviceRepr, const N: usize> DeviceRepr for [T; N] {}
+
+// SAFETY: `Complex<T>` is `#[repr(C)]` with two fields of the same float type, so it has no
+// padding and every bit pattern is valid: the layout of `cufftComplex`/`hipfftDoubleComplex`.
+unsafe impl<T: DeviceRepr> DeviceRepr for num_complex::Complex<T> {}
 
 /// How a buffer's memory was obtained, and so how it is given back.
 pub(crate) enum Origin {
@@ -95,6 +100,13 @@ impl UseTracker {
         self.last.store(id, Ordering::Release);
     }
 
+    /// Empties a tracker held only by its buffer (no graph pins it, no launch holds it), for
+    /// reuse with the next buffer of the same pool block; returns the streams recorded.
+    fn reset(&mut self) -> Vec<Stream> {
+        *self.last.get_mut() = 0;
+        std::mem::take(self.streams.get_mut().unwrap_or_else(|e| e.into_inner()))
+    }
+
     /// The streams recorded so far.
     pub(crate) fn take(&self) -> Vec<Stream> {
         if self.last.load(Ordering::Acquire) == 0 {
@@ -147,7 +159,8 @@ pub struct DeviceBuffer<T: DeviceRepr> {
     ptr: DevicePtr,
     len: usize,
     origin: Origin,
-    uses: Arc<UseTracker>,
+    /// Taken out only in `drop`.
+    uses: ManuallyDrop<Arc<UseTracker>>,
     _t: PhantomData<T>,
 }
 
@@ -173,7 +186,22 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             (len * size_of::<T>()) as u64,
             ptr.0,
         );
-        DeviceBuffer { device, ptr, len, origin, uses: Arc::default(), _t: PhantomData }
+        DeviceBuffer { device, ptr, len, origin, uses: ManuallyDrop::new(Arc::default()), _t: PhantomData }
+    }
+
+    /// A buffer of `len` elements in a block of `stream`'s pool, reusing the block's emptied use
+    /// tracker when it has one.
+    pub(crate) fn from_pool(device: Device, block: crate::pool::Block, len: usize, stream: Stream) -> Self {
+        let origin = Origin::Pooled { stream, block_bytes: block.bytes };
+        crate::trace::allocation(
+            AllocOp::Allocate,
+            origin.trace_kind(),
+            &device,
+            (len * size_of::<T>()) as u64,
+            block.ptr.0,
+        );
+        let uses = ManuallyDrop::new(block.tracker.unwrap_or_default());
+        DeviceBuffer { device, ptr: block.ptr, len, origin, uses, _t: PhantomData }
     }
 
     /// A read-only view of `range`.
@@ -217,10 +245,24 @@ impl<T: DeviceRepr> Drop for DeviceBuffer<T> {
         );
         let (device, ptr) = (self.device.clone(), self.ptr);
         let origin = std::mem::replace(&mut self.origin, Origin::Direct);
-        self.uses.release(move |used_on| match origin {
+        // SAFETY: `drop` runs once and nothing reads `self.uses` after this.
+        let mut uses = unsafe { ManuallyDrop::take(&mut self.uses) };
+        if let Origin::Pooled { stream, block_bytes } = origin {
+            if let Some(tracker) = Arc::get_mut(&mut uses) {
+                // Only this buffer holds the tracker: no graph pins the memory, so it is released
+                // now, and the emptied tracker goes back to the pool with the block.
+                let used_on = tracker.reset();
+                device.inner.pool.release(&device, ptr, block_bytes, stream, used_on, Some(uses));
+                return;
+            }
+            return uses.release(move |used_on| {
+                device.inner.pool.release(&device, ptr, block_bytes, stream, used_on, None)
+            });
+        }
+        uses.release(move |used_on| match origin {
             Origin::Direct => crate::device::free_after(&device, ptr, used_on),
             Origin::Pooled { stream, block_bytes } => {
-                device.inner.pool.release(&device, ptr, block_bytes, stream, used_on);
+                device.inner.pool.release(&device, ptr, block_bytes, stream, used_on, None);
             }
         });
     }

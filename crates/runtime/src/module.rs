@@ -1,4 +1,6 @@
 use std::sync::atomic::{AtomicU32, Ordering};
+
+use smallvec::SmallVec;
 use std::sync::{Arc, Mutex};
 
 use ferrocm_backend::{
@@ -254,13 +256,16 @@ impl From<LaunchConfig> for LaunchDims {
 
 /// The parameters of one launch, each kept as its bytes (the layout `cuLaunchKernel` takes).
 #[derive(Clone, Debug, Default)]
+///
+/// Held inline up to typical sizes (256 bytes of parameters, 16 parameters, 2 devices, 8
+/// buffers), so building the arguments of a launch allocates nothing.
 pub struct KernelArgs {
-    bytes: Vec<u8>,
-    pub(crate) spans: Vec<(u32, u32)>,
+    bytes: SmallVec<[u8; 256]>,
+    pub(crate) spans: SmallVec<[(u32, u32); 16]>,
     /// Devices whose memory the arguments point into (checked against peer access).
-    pub(crate) devices: Vec<Device>,
+    pub(crate) devices: SmallVec<[Device; 2]>,
     /// The allocations the arguments point into: the launch records its stream on each.
-    pub(crate) uses: Vec<Arc<UseTracker>>,
+    pub(crate) uses: SmallVec<[Arc<UseTracker>; 8]>,
 }
 
 impl KernelArgs {

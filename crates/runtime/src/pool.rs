@@ -14,12 +14,13 @@
 //! synchronize that leaves more than the threshold cached.
 
 use std::collections::BTreeMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use ferrocm_backend::DevicePtr;
 
 use crate::device::Device;
 use crate::event::Event;
+use crate::memory::UseTracker;
 use crate::stream::Stream;
 use crate::{lock, Result};
 
@@ -32,6 +33,17 @@ struct FreeBlock {
     freed_on: Stream,
     /// Events on the other streams that used the block, recorded when it was freed.
     others: Vec<Event>,
+    /// The use tracker of the buffer that held the block, emptied, for the block's next buffer
+    /// (so an allocate-and-free loop allocates nothing on the host).
+    tracker: Option<Arc<UseTracker>>,
+}
+
+/// A block handed out by [`Pool::alloc`].
+pub(crate) struct Block {
+    pub ptr: DevicePtr,
+    pub bytes: u64,
+    /// An empty use tracker kept with the block, if it had one.
+    pub tracker: Option<Arc<UseTracker>>,
 }
 
 struct State {
@@ -68,7 +80,7 @@ fn max_fit(rounded: u64) -> u64 {
 
 impl Pool {
     /// A block of at least `bytes` bytes for use on `stream`; returns its address and size.
-    pub(crate) fn alloc(&self, stream: &Stream, bytes: u64) -> Result<(DevicePtr, u64)> {
+    pub(crate) fn alloc(&self, stream: &Stream, bytes: u64) -> Result<Block> {
         let rounded = round(bytes);
         let reused = {
             let mut st = lock(&self.state);
@@ -80,24 +92,21 @@ impl Pool {
                     break;
                 }
             }
+            // An emptied list stays in the map: the next free of this size reuses it.
             if let Some((size, _)) = &found {
                 st.cached -= size;
-                if st.free.get(size).is_some_and(Vec::is_empty) {
-                    st.free.remove(size);
-                }
             }
             found
         };
         let device = stream.device();
         let Some((size, block)) = reused else {
-            return Ok((device.backend_alloc(rounded, false)?, rounded));
+            return Ok(Block { ptr: device.backend_alloc(rounded, false)?, bytes: rounded, tracker: None });
         };
         if let Err(e) = self.order_reuse(stream, &block) {
-            let FreeBlock { ptr, freed_on, others } = block;
-            self.put(ptr, size, freed_on, others);
+            self.put(size, block);
             return Err(e);
         }
-        Ok((block.ptr, size))
+        Ok(Block { ptr: block.ptr, bytes: size, tracker: block.tracker })
     }
 
     /// Makes `stream`'s later work wait for every stream whose work may still use `block`.
@@ -112,7 +121,8 @@ impl Pool {
     }
 
     /// Returns a block freed on `stream`; `used_on` are all streams that queued work on it. It
-    /// becomes reusable in `stream`'s order, after the others' work.
+    /// becomes reusable in `stream`'s order, after the others' work. `tracker`, if given, is an
+    /// emptied use tracker to hand out with the block again.
     pub(crate) fn release(
         &self,
         device: &Device,
@@ -120,6 +130,7 @@ impl Pool {
         size: u64,
         stream: Stream,
         used_on: Vec<Stream>,
+        tracker: Option<Arc<UseTracker>>,
     ) {
         let mut others = Vec::new();
         for s in used_on.iter().filter(|s| **s != stream) {
@@ -133,13 +144,18 @@ impl Pool {
                 }
             }
         }
-        self.put(ptr, size, stream, others);
+        self.put(size, FreeBlock { ptr, freed_on: stream, others, tracker });
     }
 
-    fn put(&self, ptr: DevicePtr, size: u64, freed_on: Stream, others: Vec<Event>) {
+    fn put(&self, size: u64, block: FreeBlock) {
         let mut st = lock(&self.state);
         st.cached += size;
-        st.free.entry(size).or_default().push(FreeBlock { ptr, freed_on, others });
+        match st.free.get_mut(&size) {
+            Some(list) => list.push(block),
+            None => {
+                st.free.insert(size, vec![block]);
+            }
+        }
     }
 
     /// Frees every cached block to the driver, once the work that used each is done.

@@ -5,7 +5,7 @@ use ferrocm_backend::{CopyOp, StreamHandle};
 use crate::device::Device;
 use crate::event::Event;
 use crate::graph::{Capture, InCapture};
-use crate::memory::{AsDeviceSlice, AsDeviceSliceMut, DeviceBuffer, DeviceRepr, HostBuffer, Origin};
+use crate::memory::{AsDeviceSlice, AsDeviceSliceMut, DeviceBuffer, DeviceRepr, HostBuffer};
 use crate::{Error, Result};
 
 struct StreamInner {
@@ -201,13 +201,8 @@ impl Stream {
         let _t = crate::trace::api("Stream::alloc");
         let _op = self.op("allocating memory from the pool", InCapture::Refused)?;
         let bytes = self.device().checked_bytes::<T>(len)?;
-        let (ptr, block_bytes) = self.device().inner.pool.alloc(self, bytes)?;
-        Ok(DeviceBuffer::from_raw(
-            self.device().clone(),
-            ptr,
-            len,
-            Origin::Pooled { stream: self.clone(), block_bytes },
-        ))
+        let block = self.device().inner.pool.alloc(self, bytes)?;
+        Ok(DeviceBuffer::from_pool(self.device().clone(), block, len, self.clone()))
     }
 
     /// Like [`Stream::alloc`], with every byte set to zero (in stream order).

@@ -3,6 +3,7 @@
 //! "ratio", "target"}.
 
 mod ccl;
+mod fft;
 mod rand;
 mod raw;
 mod runtime;
@@ -25,6 +26,8 @@ enum Target {
     /// Collectives, as nccl-tests prints them (size, count, type, redop, root, then time,
     /// algbw, busbw and #wrong out of place and in place), to compare with NCCL.
     Ccl(ccl::Args),
+    /// FFT execution and plan-creation time against cuFFT (GPU) or scipy.fft (CPU).
+    Fft(fft::Args),
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -32,6 +35,7 @@ pub fn run(args: Args) -> Result<()> {
         Target::Runtime(a) => runtime::run(a),
         Target::Rand(a) => rand::run(a),
         Target::Ccl(a) => ccl::run(a),
+        Target::Fft(a) => fft::run(a),
     }
 }
 

@@ -37,8 +37,9 @@ def _target(out, shape, dtype, device, min_count=None):
 
 
 class Generator:
-    """A generator of kind ``philox`` (default), ``xorwow``, ``mrg32k3a``, ``sobol32`` or
-    ``sobol64`` on ``device`` (default: the default device), seeded with ``seed``.
+    """A generator of kind ``philox`` (default), ``xorwow``, ``mrg32k3a``, ``sobol32``,
+    ``sobol64``, ``mtgp32`` (raw words and uniforms), ``lfsr113``, ``threefry2x32_20``,
+    ``threefry4x32_20``, ``threefry2x64_20`` or ``threefry4x64_20`` on ``device`` (default: the default device), seeded with ``seed``.
     ``ordering="legacy"`` reproduces cuRAND's host API bit for bit."""
 
     def __init__(self, kind="philox", seed=0, device=None, stream=None, ordering="default", offset=0, dimensions=1):

@@ -1,0 +1,211 @@
+//! The kernel-language kernels: [`fft_block`] (batched transforms in shared memory; see
+//! [`block`]) and [`fft_pointwise`] (one thread per element: the steps of multi-pass Bluestein
+//! and real transforms that do not fit a block pass). Each `#[kernel]` is a thin entry point;
+//! the bodies are plain Rust against the DSL, specialised at plan time by a config struct.
+
+pub(crate) mod block;
+pub(crate) mod codelet;
+pub(crate) mod pointwise;
+
+use ferrocm_kernel::prelude::*;
+
+#[allow(unused_imports)]
+use crate::precision::FftFloat;
+
+/// How a phase maps threads to a tile's elements (chosen for coalescing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Mode {
+    /// Consecutive threads take consecutive elements of one transform.
+    Row,
+    /// Consecutive threads take the same element of consecutive transforms.
+    Col,
+}
+
+/// What a block pass reads for each position of its FFT.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Input {
+    /// Complex elements.
+    Complex,
+    /// Real elements as complex pairs, `z[m] = x[2m] + i x[2m+1]` (even-length R2C).
+    RealPairs,
+    /// Real elements, imaginary part 0 (odd-length R2C).
+    Real,
+    /// The `n/2 + 1` complex values of a Hermitian half spectrum, expanded (odd-length C2R).
+    HalfSpectrum,
+    /// A Hermitian half spectrum folded into the half-length complex spectrum whose inverse
+    /// holds the real output in pairs (even-length C2R).
+    HalfSpectrumPairs,
+}
+
+/// What a block pass writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Output {
+    /// Complex elements.
+    Complex,
+    /// The first `n/2 + 1` values of the spectrum (odd-length R2C).
+    HalfSpectrum,
+    /// The `n + 1` values of the spectrum of `2n` reals, unfolded from the half-length complex
+    /// FFT of their pairs (even-length R2C).
+    HalfSpectrumPairs,
+    /// Real pairs from the real and imaginary parts (even-length C2R).
+    RealPairs,
+    /// Real parts (odd-length C2R).
+    Real,
+}
+
+/// Bluestein's algorithm inside one block: a length-`n` transform as a circular convolution of
+/// the FFT length (`BlockCfg::len`); `aux` holds the chirp (`n` values) and the filter (the
+/// FFT of the conjugate chirp over the FFT length, divided by it).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Bluestein {
+    pub n: usize,
+    pub chirp_off: usize,
+    pub filter_off: usize,
+}
+
+/// The four-step twiddle `W_n^{k c}` on output `k` of the transform with index `c` in batch
+/// dimension `dim` (0 or 1), from two tables in `aux` at `off`:
+/// `W_n^e = lo[e % 2^bits] hi[e >> bits]`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct FourStep {
+    pub n: u64,
+    pub bits: u32,
+    pub off: usize,
+    pub dim: usize,
+}
+
+/// Where the real-transform twiddles `W_{2n}^k` (`k <= n`) are in `aux`: a table of `n + 1`
+/// values at `off` (`bits` 0), or for long transforms the split `lo[k % 2^bits] hi[k >> bits]`
+/// (`lo` at `off`, `hi` after it), so the table stays near `2 sqrt(n)` values.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub(crate) struct RealTable {
+    pub off: usize,
+    pub bits: u32,
+}
+
+/// Everything a block pass is specialised on.
+///
+/// Launch arguments (after the four slices `input`, `output`, `tw`, `aux`): the stride of
+/// the transform's elements in the input and the output, the offset between the two reals of
+/// a pair in the input and the output, then for each of the four batch dimensions its count,
+/// input stride and output stride. Complex buffers count in complex elements, real buffers in
+/// reals.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct BlockCfg {
+    /// The FFT length of the tile.
+    pub len: usize,
+    pub radices: Vec<usize>,
+    /// Offset of each pass's twiddles in `tw` (see [`crate::twiddle::stockham`]).
+    pub tw_offsets: Vec<usize>,
+    pub threads_per_fft: usize,
+    pub per_block: usize,
+    pub inverse: bool,
+    pub load: Mode,
+    pub store: Mode,
+    pub input: Input,
+    pub output: Output,
+    pub four_step: Option<FourStep>,
+    pub bluestein: Option<Bluestein>,
+    /// The real-transform twiddles in `aux`.
+    pub real: RealTable,
+    /// Batch dimensions used (1 to 4).
+    pub dims: usize,
+}
+
+impl BlockCfg {
+    /// The length of the transform the pass computes (Bluestein's `n`, else the FFT length).
+    pub fn logical_len(&self) -> usize {
+        self.bluestein.as_ref().map_or(self.len, |b| b.n)
+    }
+
+    pub fn input_positions(&self) -> usize {
+        self.len
+    }
+
+    pub fn output_positions(&self) -> usize {
+        let n = self.logical_len();
+        match self.output {
+            Output::Complex | Output::RealPairs | Output::Real => n,
+            Output::HalfSpectrum => n / 2 + 1,
+            Output::HalfSpectrumPairs => n + 1,
+        }
+    }
+
+    pub fn threads(&self) -> usize {
+        self.threads_per_fft * self.per_block
+    }
+}
+
+/// A block pass; see [`block`] and [`BlockCfg`].
+#[kernel]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn fft_block<T: FftFloat>(
+    #[comptime] cfg: BlockCfg,
+    input: &[T],
+    output: &mut [T],
+    tw: &[T],
+    aux: &[T],
+    in_stride: u64,
+    out_stride: u64,
+    pair_in: u64,
+    pair_out: u64,
+    n0: u64,
+    is0: u64,
+    os0: u64,
+    n1: u64,
+    is1: u64,
+    os1: u64,
+    n2: u64,
+    is2: u64,
+    os2: u64,
+    n3: u64,
+    is3: u64,
+    os3: u64,
+) {
+    block::body::<T>(
+        &cfg,
+        input,
+        output,
+        tw,
+        aux,
+        block::Geo::new(
+            in_stride, out_stride, pair_in, pair_out, n0, is0, os0, n1, is1, os1, n2, is2, os2, n3, is3, os3,
+        ),
+    );
+}
+
+/// A pointwise step; see [`pointwise`]. Same layout arguments as [`fft_block`].
+#[kernel]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn fft_pointwise<T: FftFloat>(
+    #[comptime] cfg: pointwise::PointCfg,
+    input: &[T],
+    output: &mut [T],
+    aux: &[T],
+    in_stride: u64,
+    out_stride: u64,
+    pair_in: u64,
+    pair_out: u64,
+    n0: u64,
+    is0: u64,
+    os0: u64,
+    n1: u64,
+    is1: u64,
+    os1: u64,
+    n2: u64,
+    is2: u64,
+    os2: u64,
+    n3: u64,
+    is3: u64,
+    os3: u64,
+) {
+    pointwise::body::<T>(
+        &cfg,
+        input,
+        output,
+        aux,
+        block::Geo::new(
+            in_stride, out_stride, pair_in, pair_out, n0, is0, os0, n1, is1, os1, n2, is2, os2, n3, is3, os3,
+        ),
+    );
+}

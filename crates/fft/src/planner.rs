@@ -1,0 +1,1085 @@
+//! Plan-time decisions for the kernel engine: how each axis is cut into passes (one block
+//! pass, a four-step chain, Bluestein), which radices, how many transforms per block, how
+//! threads map to elements, and which tables the kernels read. The result is a list of
+//! [`Step`]s with their buffers and layout arguments; [`crate::plan`] compiles and runs them.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use num_complex::Complex;
+
+use crate::kernels::pointwise::{PointCfg, PointOp};
+use crate::kernels::{BlockCfg, Bluestein, FourStep, Input, Mode, Output, RealTable};
+use crate::layout::{Problem, TransformType};
+use crate::twiddle;
+use crate::FftError;
+
+/// The largest prime a Stockham codelet handles directly; lengths with a larger prime factor
+/// go through Bluestein's algorithm.
+pub const MAX_PRIME_RADIX: usize = 13;
+/// The largest radix of one pass.
+const MAX_RADIX: usize = 16;
+
+/// A buffer a step reads or writes: the user's input or output, or the work area at an
+/// offset (in reals).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Buf {
+    Input,
+    Output,
+    Work(usize),
+}
+
+/// One batch dimension of a step: count, input stride, output stride (in the units of each
+/// side's buffer).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Dim {
+    pub n: usize,
+    pub is: usize,
+    pub os: usize,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) enum StepKind {
+    Block(BlockCfg),
+    Point(PointCfg),
+}
+
+/// One launch.
+#[derive(Clone, Debug)]
+pub(crate) struct Step {
+    pub kind: StepKind,
+    pub src: Buf,
+    pub dst: Buf,
+    /// The Stockham table (complex offset and length in the plan's table buffer).
+    pub tw: (usize, usize),
+    /// The step's other tables (complex offset and length).
+    pub aux: (usize, usize),
+    pub in_stride: usize,
+    pub out_stride: usize,
+    pub pair_in: usize,
+    pub pair_out: usize,
+    pub dims: [Dim; 4],
+}
+
+impl Step {
+    /// Blocks and threads per block of the launch.
+    pub fn launch_shape(&self) -> (u64, u32) {
+        match &self.kind {
+            StepKind::Block(c) => {
+                let blocks = self.dims[0].n.div_ceil(c.per_block) as u64
+                    * self.dims[1..].iter().map(|d| d.n as u64).product::<u64>();
+                (blocks, c.threads() as u32)
+            }
+            StepKind::Point(p) => {
+                let total = p.positions() as u64 * self.dims.iter().map(|d| d.n as u64).product::<u64>();
+                (total.div_ceil(256), 256)
+            }
+        }
+    }
+}
+
+/// Device limits the planner works within.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Limits {
+    /// Complex elements one block holds in shared memory.
+    pub tile_max: usize,
+    pub threads_max: usize,
+    /// Bytes of one complex element.
+    pub elem_bytes: usize,
+}
+
+impl Limits {
+    pub fn new(f64: bool, shared_optin: u64, threads_max: u32) -> Limits {
+        let elem_bytes = if f64 { 16 } else { 8 };
+        // Each element held in registers at a pass boundary: at most 16 per thread.
+        let by_threads = threads_max as usize * 16;
+        let padded = |n: usize| (n + (n >> if f64 { 3 } else { 4 }) + 2) * elem_bytes;
+        let mut tile = 1usize << 20;
+        while tile > 64 && (tile > by_threads || padded(tile) as u64 > shared_optin) {
+            tile /= 2;
+        }
+        Limits { tile_max: tile, threads_max: threads_max as usize, elem_bytes }
+    }
+
+    /// The fewest transforms per block of a pass with a strided side: two, so each piece is at
+    /// least 16 bytes (in `f32` two blocks side by side share each 32-byte sector through L2).
+    fn c_min_strided(&self) -> usize {
+        2
+    }
+
+    /// The longest transform a pass with a strided side holds.
+    pub fn strided_max(&self) -> usize {
+        self.tile_max / self.c_min_strided()
+    }
+}
+
+/// The prime factors of `n`, ascending.
+pub(crate) fn factor(mut n: usize) -> Vec<usize> {
+    let mut f = Vec::new();
+    let mut p = 2;
+    while p * p <= n {
+        while n % p == 0 {
+            f.push(p);
+            n /= p;
+        }
+        p += 1;
+    }
+    if n > 1 {
+        f.push(n);
+    }
+    f
+}
+
+/// Whether `n` factors into primes a codelet handles.
+pub(crate) fn smooth(n: usize) -> bool {
+    factor(n).iter().all(|&p| p <= MAX_PRIME_RADIX)
+}
+
+/// Radices for a smooth `n`: the primes packed first-fit (largest first) into radices of at
+/// most 16, in descending order (the first pass has no twiddles).
+pub(crate) fn radices(n: usize) -> Vec<usize> {
+    let mut primes = factor(n);
+    primes.reverse();
+    let mut bins: Vec<usize> = Vec::new();
+    for p in primes {
+        let mut best: Option<usize> = None;
+        for (i, &b) in bins.iter().enumerate() {
+            if b * p <= MAX_RADIX && best.is_none_or(|j| bins[j] > b) {
+                best = Some(i);
+            }
+        }
+        match best {
+            Some(i) => bins[i] *= p,
+            None => bins.push(p),
+        }
+    }
+    bins.sort_unstable_by(|a, b| b.cmp(a));
+    if bins.is_empty() {
+        bins.push(1);
+    }
+    bins
+}
+
+/// Bluestein's FFT length for `n`: the smallest power of two at least `2n - 1`.
+pub(crate) fn bluestein_len(n: usize) -> usize {
+    (2 * n - 1).next_power_of_two()
+}
+
+/// Tables shared by the steps of a plan, deduplicated by what they hold.
+#[derive(Default)]
+pub(crate) struct Tables {
+    pub data: Vec<Complex<f64>>,
+    regions: HashMap<String, (usize, usize)>,
+}
+
+impl Tables {
+    fn region(&mut self, key: String, make: impl FnOnce() -> Vec<Complex<f64>>) -> (usize, usize) {
+        if let Some(r) = self.regions.get(&key) {
+            return *r;
+        }
+        let t = make();
+        let r = (self.data.len(), t.len());
+        self.data.extend(t);
+        self.regions.insert(key, r);
+        r
+    }
+}
+
+/// Bluestein's filter over `m` for length `n`: the FFT of the conjugate chirp placed
+/// circularly, divided by `m` (so the unnormalised inverse gives the convolution).
+fn bluestein_filter(n: usize, m: usize) -> Vec<Complex<f64>> {
+    let w = twiddle::chirp(n);
+    let mut b = vec![Complex::new(0.0, 0.0); m];
+    for j in 0..n {
+        b[j] = w[j].conj();
+        if j > 0 {
+            b[m - j] = w[j].conj();
+        }
+    }
+    rustfft::FftPlanner::<f64>::new().plan_fft_forward(m).process(&mut b);
+    let s = 1.0 / m as f64;
+    b.iter().map(|v| v * s).collect()
+}
+
+/// How one side of a step addresses a logical element: buffer units per element and the
+/// offset between the reals of a pair (0 if not paired).
+#[derive(Clone, Copy, Debug)]
+struct Side {
+    stride: usize,
+    pair: usize,
+}
+
+/// Builds the steps of a plan.
+pub(crate) struct Planner {
+    pub limits: Limits,
+    pub f64: bool,
+    pub tables: Tables,
+    pub steps: Vec<Step>,
+    /// Reals of work area used.
+    pub work: usize,
+}
+
+/// Merges batch dimensions that are one dimension in both layouts and pads to four.
+fn pack_dims(mut dims: Vec<Dim>) -> Result<[Dim; 4], FftError> {
+    dims.retain(|d| d.n > 1);
+    let mut i = 0;
+    while i < dims.len() {
+        let mut merged = false;
+        for j in 0..dims.len() {
+            if i != j && dims[j].is == dims[i].n * dims[i].is && dims[j].os == dims[i].n * dims[i].os {
+                let (a, b) = (dims[i], dims[j]);
+                dims[i] = Dim { n: a.n * b.n, is: a.is, os: a.os };
+                dims.remove(j);
+                merged = true;
+                break;
+            }
+        }
+        if !merged {
+            i += 1;
+        }
+    }
+    if dims.len() > 4 {
+        return Err(FftError::Unsupported {
+            what: format!("{} independent batch dimensions in one pass (at most 4)", dims.len()),
+        });
+    }
+    let one = Dim { n: 1, is: 0, os: 0 };
+    let mut out = [one; 4];
+    for (o, d) in out.iter_mut().zip(dims) {
+        *o = d;
+    }
+    Ok(out)
+}
+
+impl Planner {
+    pub fn new(limits: Limits, f64: bool) -> Planner {
+        Planner { limits, f64, tables: Tables::default(), steps: Vec::new(), work: 0 }
+    }
+
+    fn alloc_work(&mut self, complex: usize) -> Buf {
+        let b = Buf::Work(self.work);
+        self.work += 2 * complex;
+        b
+    }
+
+    /// Plans a whole problem.
+    pub fn plan(&mut self, p: &Problem, inverse: bool) -> Result<(), FftError> {
+        let r = p.n.len();
+        let last = r - 1;
+        match p.kind {
+            TransformType::C2C => {
+                let mut src = (Buf::Input, &p.input);
+                for d in (0..r).rev() {
+                    self.c2c_axis(p, d, src.0, src.1, inverse)?;
+                    src = (Buf::Output, &p.output);
+                }
+            }
+            TransformType::R2C => {
+                let dims = other_dims(
+                    &p.n,
+                    last,
+                    &p.input.axes,
+                    &p.output.axes,
+                    p.batch,
+                    p.input.dist,
+                    p.output.dist,
+                );
+                self.real_axis(
+                    p.n[last],
+                    true,
+                    p.input.axes[last],
+                    p.output.axes[last],
+                    dims,
+                    Buf::Input,
+                    Buf::Output,
+                )?;
+                let half = p.output_sizes();
+                for d in (0..last).rev() {
+                    let dims = other_dims(
+                        &half,
+                        d,
+                        &p.output.axes,
+                        &p.output.axes,
+                        p.batch,
+                        p.output.dist,
+                        p.output.dist,
+                    );
+                    let s = p.output.axes[d];
+                    self.complex_axis(
+                        half[d],
+                        Side { stride: s, pair: 0 },
+                        Side { stride: s, pair: 0 },
+                        dims,
+                        Buf::Output,
+                        Buf::Output,
+                        false,
+                    )?;
+                }
+            }
+            TransformType::C2R => {
+                let half = p.input_sizes();
+                let (mut src, mut s_axes, mut s_dist) = (Buf::Input, p.input.axes.clone(), p.input.dist);
+                if r > 1 {
+                    // The other axes first, into a packed half spectrum in the work area, so the
+                    // input is never written.
+                    let total: usize = half.iter().product::<usize>() * p.batch;
+                    let wbuf = self.alloc_work(total);
+                    let mut w_axes = vec![1usize; r];
+                    for d in (0..last).rev() {
+                        w_axes[d] = w_axes[d + 1] * half[d + 1];
+                    }
+                    let w_dist = w_axes[0] * half[0];
+                    for d in (0..last).rev() {
+                        let dims = other_dims(&half, d, &s_axes, &w_axes, p.batch, s_dist, w_dist);
+                        self.complex_axis(
+                            half[d],
+                            Side { stride: s_axes[d], pair: 0 },
+                            Side { stride: w_axes[d], pair: 0 },
+                            dims,
+                            src,
+                            wbuf,
+                            true,
+                        )?;
+                        src = wbuf;
+                        s_axes = w_axes.clone();
+                        s_dist = w_dist;
+                    }
+                }
+                let dims = other_dims(&p.n, last, &s_axes, &p.output.axes, p.batch, s_dist, p.output.dist);
+                self.real_axis(p.n[last], false, s_axes[last], p.output.axes[last], dims, src, Buf::Output)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn c2c_axis(
+        &mut self,
+        p: &Problem,
+        d: usize,
+        src: Buf,
+        src_l: &crate::layout::Strides,
+        inverse: bool,
+    ) -> Result<(), FftError> {
+        let dims = other_dims(&p.n, d, &src_l.axes, &p.output.axes, p.batch, src_l.dist, p.output.dist);
+        let a = Side { stride: src_l.axes[d], pair: 0 };
+        let b = Side { stride: p.output.axes[d], pair: 0 };
+        self.complex_axis(p.n[d], a, b, dims, src, Buf::Output, inverse)
+    }
+
+    /// A complex transform of length `n` along one axis.
+    #[allow(clippy::too_many_arguments)]
+    fn complex_axis(
+        &mut self,
+        n: usize,
+        a: Side,
+        b: Side,
+        dims: Vec<Dim>,
+        src: Buf,
+        dst: Buf,
+        inverse: bool,
+    ) -> Result<(), FftError> {
+        self.chain(n, Input::Complex, Output::Complex, a, b, dims, src, dst, inverse)
+    }
+
+    /// The last axis of a real transform (`forward`: R2C, else C2R); strides in the real side's
+    /// reals and the complex side's complex values.
+    #[allow(clippy::too_many_arguments)]
+    fn real_axis(
+        &mut self,
+        n: usize,
+        forward: bool,
+        s_in: usize,
+        s_out: usize,
+        dims: Vec<Dim>,
+        src: Buf,
+        dst: Buf,
+    ) -> Result<(), FftError> {
+        let even = n % 2 == 0 && n > 1;
+        let (logical, input, output, a, b) = match (forward, even) {
+            (true, true) => (
+                n / 2,
+                Input::RealPairs,
+                Output::HalfSpectrumPairs,
+                Side { stride: 2 * s_in, pair: s_in },
+                Side { stride: s_out, pair: 0 },
+            ),
+            (true, false) => (
+                n,
+                Input::Real,
+                Output::HalfSpectrum,
+                Side { stride: s_in, pair: 0 },
+                Side { stride: s_out, pair: 0 },
+            ),
+            (false, true) => (
+                n / 2,
+                Input::HalfSpectrumPairs,
+                Output::RealPairs,
+                Side { stride: s_in, pair: 0 },
+                Side { stride: 2 * s_out, pair: s_out },
+            ),
+            (false, false) => (
+                n,
+                Input::HalfSpectrum,
+                Output::Real,
+                Side { stride: s_in, pair: 0 },
+                Side { stride: s_out, pair: 0 },
+            ),
+        };
+        let inverse = !forward;
+        if self.fits_block(logical, a, b, &dims) {
+            return self.block(logical, input, output, a, b, dims, None, src, dst, inverse);
+        }
+        if !smooth(logical) {
+            return self.bluestein_multi(logical, input, output, a, b, dims, src, dst, inverse);
+        }
+        // A chain for the complex part, with the folds as pointwise steps.
+        let count: usize = dims.iter().map(|d| d.n).product();
+        let wdims = |dims: &Vec<Dim>, len: usize, to_work: bool| -> Vec<Dim> {
+            let mut acc = len;
+            dims.iter()
+                .map(|d| {
+                    let w = acc;
+                    acc *= d.n;
+                    if to_work {
+                        Dim { n: d.n, is: d.is, os: w }
+                    } else {
+                        Dim { n: d.n, is: w, os: d.os }
+                    }
+                })
+                .collect()
+        };
+        let unit = Side { stride: 1, pair: 0 };
+        match (input, output) {
+            (Input::RealPairs, _) | (Input::Real, _) => {
+                let w = self.alloc_work(logical * count);
+                let pre = if input == Input::RealPairs { Input::RealPairs } else { Input::Real };
+                self.chain(
+                    logical,
+                    pre,
+                    Output::Complex,
+                    a,
+                    unit,
+                    wdims(&dims, logical, true),
+                    src,
+                    w,
+                    false,
+                )?;
+                let cfg = PointCfg {
+                    op: PointOp::Store { output, n: logical, chirp: None },
+                    inverse: false,
+                    real: RealTable::default(),
+                    dims: 0,
+                };
+                self.point(cfg, unit, b, wdims(&dims, logical, false), w, dst, logical)
+            }
+            _ => {
+                let w = self.alloc_work(logical * count);
+                let cfg = PointCfg {
+                    op: PointOp::Load { input, n: logical, pad: logical, chirp: None },
+                    inverse: true,
+                    real: RealTable::default(),
+                    dims: 0,
+                };
+                self.point(cfg, a, unit, wdims(&dims, logical, true), src, w, logical)?;
+                let post = if output == Output::RealPairs { Output::RealPairs } else { Output::Real };
+                self.chain(
+                    logical,
+                    Input::Complex,
+                    post,
+                    unit,
+                    b,
+                    wdims(&dims, logical, false),
+                    w,
+                    dst,
+                    false,
+                )
+            }
+        }
+    }
+
+    /// Whether a length-`n` transform fits one block pass with these strides.
+    fn fits_block(&self, n: usize, a: Side, b: Side, dims: &[Dim]) -> bool {
+        let len = if smooth(n) { n } else { bluestein_len(n) };
+        let (_, lm, sm) = choose_dim0(a.stride, b.stride, dims, None);
+        let strided = lm == Mode::Col || sm == Mode::Col;
+        let c_min = if strided { self.limits.c_min_strided() } else { 1 };
+        len * c_min <= self.limits.tile_max
+    }
+
+    /// A transform along one axis as one block pass, a four-step chain or Bluestein.
+    #[allow(clippy::too_many_arguments)]
+    fn chain(
+        &mut self,
+        n: usize,
+        input: Input,
+        output: Output,
+        a: Side,
+        b: Side,
+        dims: Vec<Dim>,
+        src: Buf,
+        dst: Buf,
+        inverse: bool,
+    ) -> Result<(), FftError> {
+        if self.fits_block(n, a, b, &dims) {
+            return self.block(n, input, output, a, b, dims, None, src, dst, inverse);
+        }
+        if !smooth(n) {
+            return self.bluestein_multi(n, input, output, a, b, dims, src, dst, inverse);
+        }
+        // Four-step, n = n1 n2 with element j = n1' n2 + n2': pass A transforms along n1' for
+        // each n2' and multiplies output k1 by W_n^{n2' k1}; pass B transforms along n2' for
+        // each k1 and writes X[k1 + n1 k2]. The work layout puts innermost whichever batch
+        // dimension the input reads with unit stride: n2' when the axis itself is contiguous
+        // (a 1D transform), else the contiguous batch dimension (a column axis), so both
+        // passes read and write in runs.
+        let (n1, n2) = self.split(n);
+        let count: usize = dims.iter().map(|d| d.n).product();
+        let w = self.alloc_work(n * count);
+        let axis_inner = dims.iter().all(|d| d.n == 1 || d.is >= a.stride);
+        // Work strides: of k1, of n2', and of each batch dimension.
+        let (wk1, wn2, wd): (usize, usize, Vec<usize>) = if axis_inner {
+            let mut acc = n;
+            (
+                n2,
+                1,
+                dims.iter()
+                    .map(|d| {
+                        let s = acc;
+                        acc *= d.n;
+                        s
+                    })
+                    .collect(),
+            )
+        } else {
+            let mut acc = 1;
+            let wd = dims
+                .iter()
+                .map(|d| {
+                    let s = acc;
+                    acc *= d.n;
+                    s
+                })
+                .collect();
+            (n2 * count, count, wd)
+        };
+        // Pass A.
+        let mut dims_a = vec![Dim { n: n2, is: a.stride, os: wn2 }];
+        dims_a.extend(dims.iter().zip(&wd).map(|(d, &w)| Dim { n: d.n, is: d.is, os: w }));
+        let a_a = Side { stride: n2 * a.stride, pair: a.pair };
+        let b_a = Side { stride: wk1, pair: 0 };
+        let force = if axis_inner { Some(0) } else { None };
+        self.block_dim0(
+            n1,
+            input,
+            Output::Complex,
+            a_a,
+            b_a,
+            dims_a,
+            Some((n as u64, 0)),
+            force,
+            src,
+            w,
+            inverse,
+        )?;
+        // Pass B (a chain again if n2 is still too long).
+        let mut dims_b = vec![Dim { n: n1, is: wk1, os: b.stride }];
+        dims_b.extend(dims.iter().zip(&wd).map(|(d, &w)| Dim { n: d.n, is: w, os: d.os }));
+        let a_b = Side { stride: wn2, pair: 0 };
+        let b_b = Side { stride: n1 * b.stride, pair: b.pair };
+        let c_min = self.limits.c_min_strided();
+        if n2 * c_min <= self.limits.tile_max {
+            let force = if axis_inner { Some(0) } else { None };
+            return self.block_dim0(
+                n2,
+                Input::Complex,
+                output,
+                a_b,
+                b_b,
+                dims_b,
+                None,
+                force,
+                w,
+                dst,
+                inverse,
+            );
+        }
+        self.chain(n2, Input::Complex, output, a_b, b_b, dims_b, w, dst, inverse)
+    }
+
+    /// Splits a long smooth `n` into `n1 n2`: both within one strided pass if possible (the
+    /// most balanced such pair), else the longest `n1` that fits.
+    fn split(&self, n: usize) -> (usize, usize) {
+        let max = self.limits.strided_max();
+        let divisors: Vec<usize> = (2..=max.min(n / 2)).filter(|d| n % d == 0).collect();
+        let both = divisors.iter().copied().filter(|&d| n / d <= max).min_by_key(|&d| d.abs_diff(n / d));
+        match both {
+            Some(d) => (d, n / d),
+            None => {
+                let d = divisors.last().copied().unwrap_or(n);
+                (d, n / d)
+            }
+        }
+    }
+
+    /// Bluestein over several passes: chirp and pad into the work area, FFT, filter, FFT,
+    /// chirp out.
+    #[allow(clippy::too_many_arguments)]
+    fn bluestein_multi(
+        &mut self,
+        n: usize,
+        input: Input,
+        output: Output,
+        a: Side,
+        b: Side,
+        dims: Vec<Dim>,
+        src: Buf,
+        dst: Buf,
+        inverse: bool,
+    ) -> Result<(), FftError> {
+        let m = bluestein_len(n);
+        let count: usize = dims.iter().map(|d| d.n).product();
+        let w = self.alloc_work(m * count);
+        let unit = Side { stride: 1, pair: 0 };
+        let packed = |to_work: bool| -> Vec<Dim> {
+            let mut acc = m;
+            dims.iter()
+                .map(|d| {
+                    let wst = acc;
+                    acc *= d.n;
+                    if to_work {
+                        Dim { n: d.n, is: d.is, os: wst }
+                    } else {
+                        Dim { n: d.n, is: wst, os: d.os }
+                    }
+                })
+                .collect()
+        };
+        let work_only: Vec<Dim> = {
+            let mut acc = m;
+            dims.iter()
+                .map(|d| {
+                    let wst = acc;
+                    acc *= d.n;
+                    Dim { n: d.n, is: wst, os: wst }
+                })
+                .collect()
+        };
+        let chirp = self.tables.region(format!("chirp {n}"), || twiddle::chirp(n));
+        let filter = self.tables.region(format!("filter {n} {m}"), || bluestein_filter(n, m));
+        let (real, real_bits) = self.real_table(n, input, output);
+        let (aux0, ch, fi, re) = self.join_aux(&[Some(chirp), Some(filter), real]);
+        let real_t = RealTable { off: re.unwrap_or(0), bits: real_bits };
+        let load =
+            PointCfg { op: PointOp::Load { input, n, pad: m, chirp: ch }, inverse, real: real_t, dims: 0 };
+        self.point_aux(load, a, unit, packed(true), src, w, m, aux0)?;
+        self.chain(m, Input::Complex, Output::Complex, unit, unit, work_only.clone(), w, w, false)?;
+        let filt = PointCfg {
+            op: PointOp::Filter { m, off: fi.unwrap_or(0) },
+            inverse: false,
+            real: RealTable::default(),
+            dims: 0,
+        };
+        self.point_aux(filt, unit, unit, work_only.clone(), w, w, m, aux0)?;
+        self.chain(m, Input::Complex, Output::Complex, unit, unit, work_only, w, w, false)?;
+        let store = PointCfg { op: PointOp::Store { output, n, chirp: ch }, inverse, real: real_t, dims: 0 };
+        self.point_aux(store, unit, b, packed(false), w, dst, m, aux0)
+    }
+
+    /// The real-transform twiddles a step with these kinds needs, and how they are split.
+    fn real_table(&mut self, n: usize, input: Input, output: Output) -> (Option<(usize, usize)>, u32) {
+        if input != Input::HalfSpectrumPairs && output != Output::HalfSpectrumPairs {
+            return (None, 0);
+        }
+        if n < 1 << 14 {
+            let r = self.tables.region(format!("real {n}"), || {
+                let mut t = twiddle::real_twiddles(n);
+                t.push(Complex::new(-1.0, 0.0));
+                t
+            });
+            return (Some(r), 0);
+        }
+        let bits = twiddle::four_step_bits(2 * n as u64);
+        let r =
+            self.tables.region(format!("real split {n} {bits}"), || twiddle::four_step(2 * n as u64, bits));
+        (Some(r), bits)
+    }
+
+    /// Lays several table regions out as one contiguous aux region (copying them next to each
+    /// other); returns its start and each part's offset within it.
+    fn join_aux(
+        &mut self,
+        parts: &[Option<(usize, usize)>],
+    ) -> ((usize, usize), Option<usize>, Option<usize>, Option<usize>) {
+        let key = format!("aux {parts:?}");
+        let data: Vec<Complex<f64>> =
+            parts.iter().flatten().flat_map(|&(o, l)| self.tables.data[o..o + l].to_vec()).collect();
+        let region = self.tables.region(key, || data);
+        let mut offs = [None; 3];
+        let mut at = 0;
+        for (i, p) in parts.iter().enumerate().take(3) {
+            if let Some((_, l)) = p {
+                offs[i] = Some(at);
+                at += l;
+            }
+        }
+        (region, offs[0], offs[1], offs[2])
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn point(
+        &mut self,
+        cfg: PointCfg,
+        a: Side,
+        b: Side,
+        dims: Vec<Dim>,
+        src: Buf,
+        dst: Buf,
+        _len: usize,
+    ) -> Result<(), FftError> {
+        let (real, bits) = match &cfg.op {
+            PointOp::Load { input, n, .. } => self.real_table(*n, *input, Output::Complex),
+            PointOp::Store { output, n, .. } => self.real_table(*n, Input::Complex, *output),
+            PointOp::Filter { .. } => (None, 0),
+        };
+        let (aux, re, _, _) = self.join_aux(&[real]);
+        let mut cfg = cfg;
+        cfg.real = RealTable { off: re.unwrap_or(0), bits };
+        self.point_aux(cfg, a, b, dims, src, dst, 0, aux)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn point_aux(
+        &mut self,
+        mut cfg: PointCfg,
+        a: Side,
+        b: Side,
+        dims: Vec<Dim>,
+        src: Buf,
+        dst: Buf,
+        _len: usize,
+        aux: (usize, usize),
+    ) -> Result<(), FftError> {
+        let dims = pack_dims(dims)?;
+        cfg.dims = dims.iter().rposition(|d| d.n > 1).map_or(1, |i| i + 1);
+        self.steps.push(Step {
+            kind: StepKind::Point(cfg),
+            src,
+            dst,
+            tw: (0, 0),
+            aux,
+            in_stride: a.stride,
+            out_stride: b.stride,
+            pair_in: a.pair,
+            pair_out: b.pair,
+            dims,
+        });
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn block(
+        &mut self,
+        n: usize,
+        input: Input,
+        output: Output,
+        a: Side,
+        b: Side,
+        dims: Vec<Dim>,
+        _unused: Option<u64>,
+        src: Buf,
+        dst: Buf,
+        inverse: bool,
+    ) -> Result<(), FftError> {
+        self.block_dim0(n, input, output, a, b, dims, None, None, src, dst, inverse)
+    }
+
+    /// One block pass. `twiddle`: the four-step twiddle of length `.0` on batch dimension
+    /// `.1`; `force`: the batch dimension a block takes several of (else chosen by cost).
+    #[allow(clippy::too_many_arguments)]
+    fn block_dim0(
+        &mut self,
+        n: usize,
+        input: Input,
+        output: Output,
+        a: Side,
+        b: Side,
+        dims: Vec<Dim>,
+        twiddle: Option<(u64, usize)>,
+        force: Option<usize>,
+        src: Buf,
+        dst: Buf,
+        inverse: bool,
+    ) -> Result<(), FftError> {
+        let bluestein = !smooth(n);
+        let len = if bluestein { bluestein_len(n) } else { n };
+        let (d0, load, store) = choose_dim0(a.stride, b.stride, &dims, force);
+        let tw_dim = twiddle.map(|(_, d)| d);
+        // Order: dimension 0, then the twiddle's dimension (never merged), then the rest.
+        let mut ordered = vec![dims.get(d0).copied().unwrap_or(Dim { n: 1, is: 0, os: 0 })];
+        let fs_dim = match tw_dim {
+            None => None,
+            Some(t) if t == d0 => Some(0),
+            Some(t) => {
+                ordered.push(dims[t]);
+                Some(1)
+            }
+        };
+        let rest: Vec<Dim> = dims
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != d0 && Some(*i) != tw_dim)
+            .map(|(_, d)| *d)
+            .collect();
+        let strided = load == Mode::Col || store == Mode::Col;
+        let n0 = ordered[0].n;
+        let tile = self.limits.tile_max;
+        let mut per_block = if strided {
+            // 128-byte runs, or more transforms while the tile stays at about 4096 elements.
+            (128 / self.limits.elem_bytes).max(4096 / len).min(tile / len)
+        } else {
+            let target = if self.f64 { 2048 } else { 4096 };
+            (target / len).max(1)
+        };
+        per_block = prev_pow2(per_block.min(n0.next_power_of_two()).max(1));
+        let radices = radices(len);
+        let (table, offsets) = twiddle::stockham(&radices);
+        let tw = self.tables.region(format!("stockham {radices:?}"), || table);
+        let b_min = len / radices[0];
+        let threads_per_fft = b_min.min(self.limits.threads_max / per_block).max(1);
+        // Tables the step reads besides the Stockham twiddles.
+        let mut parts: Vec<Option<(usize, usize)>> = vec![None; 3];
+        if bluestein {
+            parts[0] = Some(self.tables.region(format!("chirp {n}"), || twiddle::chirp(n)));
+            parts[1] = Some(self.tables.region(format!("filter {n} {len}"), || bluestein_filter(n, len)));
+        }
+        let (real_part, real_bits) = self.real_table(n, input, output);
+        parts[2] = real_part;
+        let four_step = twiddle.map(|(nn, _)| nn);
+        let fs_bits = four_step.map(twiddle::four_step_bits);
+        let fs_part = four_step.map(|nn| {
+            let bits = twiddle::four_step_bits(nn);
+            self.tables.region(format!("four-step {nn} {bits}"), || twiddle::four_step(nn, bits))
+        });
+        let (mut aux, ch, fi, re) = self.join_aux(&parts);
+        let mut fs_off = 0;
+        if let Some(fsr) = fs_part {
+            // The four-step tables go in their own region (never together with the others).
+            aux = fsr;
+            fs_off = 0;
+        }
+        let cfg = BlockCfg {
+            len,
+            radices,
+            tw_offsets: offsets,
+            threads_per_fft,
+            per_block,
+            inverse,
+            load,
+            store,
+            input,
+            output,
+            four_step: four_step.map(|nn| FourStep {
+                n: nn,
+                bits: fs_bits.unwrap_or(0),
+                off: fs_off,
+                dim: fs_dim.unwrap_or(0),
+            }),
+            bluestein: if bluestein {
+                Some(Bluestein { n, chirp_off: ch.unwrap_or(0), filter_off: fi.unwrap_or(0) })
+            } else {
+                None
+            },
+            real: RealTable { off: re.unwrap_or(0), bits: real_bits },
+            dims: 0,
+        };
+        let dims = pack_ordered(ordered, rest)?;
+        let mut cfg = cfg;
+        cfg.dims = dims.iter().rposition(|d| d.n > 1).map_or(1, |i| i + 1).max(1 + fs_dim.unwrap_or(0));
+        self.steps.push(Step {
+            kind: StepKind::Block(cfg),
+            src,
+            dst,
+            tw,
+            aux,
+            in_stride: a.stride,
+            out_stride: b.stride,
+            pair_in: a.pair,
+            pair_out: b.pair,
+            dims,
+        });
+        Ok(())
+    }
+}
+
+/// `fixed` first, in order and unmerged (dimension 0 and the twiddle's), then `rest` merged.
+fn pack_ordered(fixed: Vec<Dim>, rest: Vec<Dim>) -> Result<[Dim; 4], FftError> {
+    let packed = pack_dims(rest)?;
+    let mut all = fixed;
+    all.extend(packed.iter().copied().filter(|d| d.n > 1));
+    if all.len() > 4 {
+        return Err(FftError::Unsupported {
+            what: format!("{} independent batch dimensions in one pass (at most 4)", all.len()),
+        });
+    }
+    let one = Dim { n: 1, is: 0, os: 0 };
+    let mut out = [one; 4];
+    for (o, d) in out.iter_mut().zip(all) {
+        *o = d;
+    }
+    Ok(out)
+}
+
+fn prev_pow2(x: usize) -> usize {
+    if x == 0 {
+        1
+    } else {
+        1 << (usize::BITS - 1 - x.leading_zeros())
+    }
+}
+
+/// The batch dimensions of a pass along axis `d`: the other axes and the batch.
+pub(crate) fn other_dims(
+    n: &[usize],
+    d: usize,
+    is: &[usize],
+    os: &[usize],
+    batch: usize,
+    idist: usize,
+    odist: usize,
+) -> Vec<Dim> {
+    let mut dims: Vec<Dim> =
+        (0..n.len()).rev().filter(|&e| e != d).map(|e| Dim { n: n[e], is: is[e], os: os[e] }).collect();
+    dims.push(Dim { n: batch, is: idist, os: odist });
+    dims
+}
+
+/// Picks batch dimension 0 (the one a block takes several of) and the load and store modes.
+fn choose_dim0(a: usize, b: usize, dims: &[Dim], forced: Option<usize>) -> (usize, Mode, Mode) {
+    let modes = |d: &Dim| {
+        let load = if a <= d.is || a == 1 || d.n == 1 { Mode::Row } else { Mode::Col };
+        let store = if b <= d.os || b == 1 || d.n == 1 { Mode::Row } else { Mode::Col };
+        (load, store)
+    };
+    if dims.is_empty() {
+        return (0, Mode::Row, Mode::Row);
+    }
+    if let Some(i) = forced {
+        let (l, s) = modes(&dims[i]);
+        return (i, l, s);
+    }
+    let cost = |d: &Dim| {
+        let (l, s) = modes(d);
+        let ci = if l == Mode::Col { d.is } else { a };
+        let co = if s == Mode::Col { d.os } else { b };
+        (ci.saturating_add(co), usize::MAX - d.n)
+    };
+    let (i, d) = dims
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| d.n > 1)
+        .min_by_key(|(_, d)| cost(d))
+        .unwrap_or((0, &dims[0]));
+    let (l, s) = modes(d);
+    (i, l, s)
+}
+
+/// A human-readable description of the steps.
+pub(crate) fn describe(steps: &[Step], work_reals: usize, elem: &str) -> String {
+    let mut s = String::new();
+    let buf = |b: Buf| match b {
+        Buf::Input => "input".to_string(),
+        Buf::Output => "output".to_string(),
+        Buf::Work(o) => format!("work+{o}"),
+    };
+    for (i, st) in steps.iter().enumerate() {
+        let (blocks, threads) = st.launch_shape();
+        let dims: Vec<String> = st.dims.iter().filter(|d| d.n > 1).map(|d| format!("{}", d.n)).collect();
+        let _ = write!(s, "pass {}: ", i + 1);
+        match &st.kind {
+            StepKind::Block(c) => {
+                let r: Vec<String> = c.radices.iter().map(|r| r.to_string()).collect();
+                let _ = write!(
+                    s,
+                    "fft_block<{elem}> len {} radices {} ({} threads x {} per block, load {:?} / store {:?}, {:?} -> {:?}",
+                    c.len,
+                    r.join("x"),
+                    c.threads_per_fft,
+                    c.per_block,
+                    c.load,
+                    c.store,
+                    c.input,
+                    c.output
+                );
+                if let Some(f) = &c.four_step {
+                    let _ = write!(s, ", four-step twiddle of {}", f.n);
+                }
+                if let Some(b) = &c.bluestein {
+                    let _ = write!(s, ", Bluestein for {}", b.n);
+                }
+                if c.inverse {
+                    let _ = write!(s, ", inverse");
+                }
+                let _ = write!(s, ")");
+            }
+            StepKind::Point(p) => {
+                let _ = write!(s, "fft_pointwise<{elem}> {:?}", p.op);
+            }
+        }
+        let _ = writeln!(
+            s,
+            " {} -> {}, batch [{}], {} blocks of {}",
+            buf(st.src),
+            buf(st.dst),
+            dims.join(", "),
+            blocks,
+            threads
+        );
+    }
+    if work_reals > 0 {
+        let _ = writeln!(s, "work area: {work_reals} {elem}");
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn radices_pack_into_at_most_16() {
+        assert_eq!(radices(4096), vec![16, 16, 16]);
+        assert_eq!(radices(1024), vec![16, 16, 4]);
+        assert_eq!(radices(1000), vec![10, 10, 10]);
+        assert_eq!(radices(1001), vec![13, 11, 7]);
+        assert_eq!(radices(1), vec![1]);
+        for n in 1..3000 {
+            if smooth(n) {
+                let r = radices(n);
+                assert_eq!(r.iter().product::<usize>(), n, "{n}");
+                assert!(r.iter().all(|&x| x <= 16 || factor(x).len() == 1), "{n}: {r:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn limits_follow_the_device() {
+        let l = Limits::new(false, 227 * 1024, 1024);
+        assert_eq!(l.tile_max, 16384);
+        assert_eq!(l.strided_max(), 8192);
+        let l = Limits::new(true, 227 * 1024, 1024);
+        assert_eq!(l.tile_max, 8192);
+        assert_eq!(l.strided_max(), 4096);
+    }
+
+    #[test]
+    fn pack_dims_merges_nested_dimensions() {
+        let d = pack_dims(vec![
+            Dim { n: 4, is: 10, os: 10 },
+            Dim { n: 3, is: 40, os: 40 },
+            Dim { n: 1, is: 0, os: 0 },
+        ])
+        .unwrap();
+        assert_eq!(d[0], Dim { n: 12, is: 10, os: 10 });
+        assert_eq!(d[1].n, 1);
+    }
+}

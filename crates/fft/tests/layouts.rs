@@ -1,0 +1,125 @@
+//! Layouts, batches, strides and multi-dimensional transforms on every backend: the advanced
+//! data layout (embedded sizes, strides, distances, on either side), in-place execution
+//! (C2C, and the padded real layout), transforms along strided axes long enough to need
+//! several passes, and 2D/3D shapes crossing the planner's single-pass limits. Each run
+//! checks the transformed elements against the reference and that nothing outside the output
+//! layout (and nothing of an out-of-place input) was written.
+
+mod common;
+
+use common::runner::{run, Spec};
+use common::{Backend, Rng};
+use ferrocm_fft::Layout;
+use ferrocm_fft::TransformType::{C2R, R2C};
+
+fn shapes(b: &Backend) -> Vec<Vec<usize>> {
+    let mut v = vec![
+        vec![2, 3],
+        vec![16, 16],
+        vec![7, 64],
+        vec![64, 7],
+        vec![5, 6, 7],
+        vec![8, 8, 8],
+        vec![1, 9],
+        vec![9, 1, 4],
+    ];
+    if !b.is_executor() {
+        v.extend([
+            vec![128, 1000],
+            vec![1021, 12],
+            vec![12, 1021],
+            vec![64, 64, 64],
+            vec![3, 300, 17],
+            vec![8192, 4],
+            vec![2, 16384],
+        ]);
+    }
+    if b.is_gpu() {
+        v.extend([vec![4096, 4096], vec![10000, 8], vec![32, 9000], vec![256, 256, 256]]);
+    }
+    v
+}
+
+fft_conformance! {
+    multi_dimensional_c2c(b) {
+        let mut rng = Rng::new();
+        for s in shapes(b) {
+            run::<f32>(b, &Spec::c2c(&s, 2), &mut rng)?;
+            run::<f32>(b, &Spec::c2c(&s, 1).inverse(), &mut rng)?;
+            if s.iter().product::<usize>() <= 1 << 16 {
+                run::<f64>(b, &Spec::c2c(&s, 1), &mut rng)?;
+            }
+        }
+        Ok(())
+    }
+
+    advanced_layouts(b) {
+        let mut rng = Rng::new();
+        let cases = vec![
+            // Strided 1D input and output, with distances leaving gaps.
+            Spec::c2c(&[12], 3).layouts(Layout::new(&[12], 3, 40), Layout::new(&[12], 2, 30)),
+            // Interleaved batches: batch distance 1, element stride = batch.
+            Spec::c2c(&[10], 4).layouts(Layout::new(&[10], 4, 1), Layout::new(&[10], 4, 1)),
+            Spec::c2c(&[97], 5).layouts(Layout::new(&[97], 5, 1), Layout::packed()).inverse(),
+            // Embedded 2D arrays (sub-blocks of larger ones).
+            Spec::c2c(&[6, 10], 2).layouts(Layout::new(&[8, 13], 1, 120), Layout::new(&[7, 11], 2, 170)),
+            Spec::c2c(&[5, 4, 6], 2).layouts(Layout::new(&[6, 5, 7], 1, 230), Layout::packed()),
+            // Real transforms with embeds and strides on either side.
+            Spec::real(R2C, &[20], 3).layouts(Layout::new(&[25], 1, 25), Layout::new(&[13], 2, 30)),
+            Spec::real(C2R, &[21], 3).layouts(Layout::new(&[12], 1, 14), Layout::new(&[21], 3, 70)),
+            Spec::real(R2C, &[6, 9], 2).layouts(Layout::new(&[7, 10], 1, 75), Layout::new(&[6, 6], 1, 40)),
+            Spec::real(C2R, &[6, 8], 2).layouts(Layout::new(&[8, 5], 1, 40), Layout::new(&[6, 9], 1, 60)),
+            // A long strided axis (four-step across a column) with interleaved batches.
+            Spec::c2c(&[1 << 15], 2).layouts(Layout::new(&[1 << 15], 2, 1), Layout::new(&[1 << 15], 2, 1)),
+            Spec::real(R2C, &[1 << 16], 2).layouts(Layout::new(&[1 << 16], 2, 1), Layout::new(&[(1 << 15) + 1], 2, 1)),
+        ];
+        for s in &cases {
+            if b.is_executor() && s.n.iter().product::<usize>() > 1 << 15 {
+                continue;
+            }
+            run::<f32>(b, s, &mut rng)?;
+            run::<f64>(b, s, &mut rng)?;
+        }
+        Ok(())
+    }
+
+    in_place(b) {
+        let mut rng = Rng::new();
+        let pad = |n: &[usize]| {
+            // The padded real layout: rows of 2 (n/2 + 1) reals.
+            let mut e = n.to_vec();
+            let last = e.len() - 1;
+            e[last] = 2 * (n[last] / 2 + 1);
+            let mut h = n.to_vec();
+            h[last] = n[last] / 2 + 1;
+            (Layout::new(&e, 1, e.iter().product()), Layout::new(&h, 1, h.iter().product()))
+        };
+        let mut cases = vec![Spec::c2c(&[64], 3).in_place(), Spec::c2c(&[1000], 2).in_place().inverse(), Spec::c2c(&[12, 15], 2).in_place()];
+        for n in [vec![16], vec![15], vec![6, 10], vec![5, 4, 7], vec![1 << 15]] {
+            let (real, cx) = pad(&n);
+            cases.push(Spec::real(R2C, &n, 2).layouts(real.clone(), cx.clone()).in_place());
+            cases.push(Spec::real(C2R, &n, 2).layouts(cx, real).in_place());
+        }
+        if !b.is_executor() {
+            cases.push(Spec::c2c(&[1 << 16], 1).in_place());
+            cases.push(Spec::c2c(&[300, 300], 1).in_place());
+        }
+        for s in &cases {
+            run::<f32>(b, s, &mut rng)?;
+            run::<f64>(b, s, &mut rng)?;
+        }
+        Ok(())
+    }
+
+    batches(b) {
+        let mut rng = Rng::new();
+        let batches: &[usize] = if b.is_executor() { &[1, 2, 7, 33] } else { &[1, 2, 7, 33, 1000, 4097] };
+        for &bt in batches {
+            for n in [1usize, 8, 30, 257] {
+                run::<f32>(b, &Spec::c2c(&[n], bt), &mut rng)?;
+                run::<f32>(b, &Spec::real(R2C, &[n], bt), &mut rng)?;
+            }
+        }
+        Ok(())
+    }
+}

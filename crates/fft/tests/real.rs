@@ -1,0 +1,121 @@
+//! Real transforms (R2C forward, C2R inverse) on every backend, checked like `c2c.rs`: every
+//! length 1..=4096 on the rustfft engine and GPUs (even lengths run the half-length complex
+//! FFT, odd ones a full one), a sampled set on the CPU executor, long and prime lengths, and
+//! multi-dimensional real transforms.
+
+mod common;
+
+use common::runner::{run, Spec};
+use common::{Backend, Rng, TestResult};
+use ferrocm_fft::TransformType::{C2R, R2C};
+
+fn lengths(b: &Backend) -> Vec<usize> {
+    if b.is_executor() {
+        let mut v: Vec<usize> = (1..=34).collect();
+        v.extend([
+            63,
+            64,
+            65,
+            100,
+            127,
+            128,
+            255,
+            256,
+            1000,
+            1021,
+            2042,
+            4096,
+            4097,
+            8192,
+            16384,
+            32768,
+            2 * 4099,
+            1 << 17,
+        ]);
+        v
+    } else {
+        (1..=4096).collect()
+    }
+}
+
+fn each(items: &[usize], f: impl Fn(usize, &mut Rng) -> Result<(), String> + Sync) -> TestResult {
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).min(16);
+    let errors = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for t in 0..threads {
+            let (f, errors) = (&f, &errors);
+            s.spawn(move || {
+                let mut rng = Rng::new();
+                for (i, &n) in items.iter().enumerate().skip(t).step_by(threads) {
+                    if let Err(e) = f(n, &mut rng) {
+                        errors.lock().unwrap().push(e);
+                    }
+                    if i % 512 == 0 && i > 0 {
+                        eprintln!("progress: {i} of {} sizes", items.len());
+                    }
+                }
+            });
+        }
+    });
+    let errors = errors.into_inner().unwrap();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{} failures, first: {}", errors.len(), errors[0]).into())
+    }
+}
+
+fft_conformance! {
+    every_length_to_4096_f32(b) {
+        // On GPUs, R2C for even lengths and C2R for odd ones (each plan compiles its kernels).
+        each(&lengths(b), |n, rng| {
+            if !b.is_gpu() || n % 2 == 0 {
+                run::<f32>(b, &Spec::real(R2C, &[n], 1 + n % 2), rng)?;
+            }
+            if !b.is_gpu() || n % 2 == 1 {
+                run::<f32>(b, &Spec::real(C2R, &[n], 1 + n % 2), rng)?;
+            }
+            Ok(())
+        })
+    }
+
+    sampled_f64(b) {
+        let ls = [1, 2, 3, 4, 5, 6, 7, 8, 15, 16, 17, 30, 64, 97, 100, 128, 1000, 1021, 2048, 4096, 8192, 2 * 4099];
+        each(&ls, |n, rng| {
+            run::<f64>(b, &Spec::real(R2C, &[n], 2), rng)?;
+            run::<f64>(b, &Spec::real(C2R, &[n], 1), rng)
+        })
+    }
+
+    long_and_prime(b) {
+        let ls: Vec<usize> = if b.is_executor() {
+            vec![1 << 15, 3 * 8191]
+        } else {
+            let mut v = vec![1 << 15, 1 << 16, 1 << 18, 3 * 8191, 99991, 2 * 99991, 65537, 59049, 100000];
+            if b.is_gpu() {
+                v.extend([1 << 22, 1 << 24, 1 << 26]);
+            }
+            v
+        };
+        each(&ls, |n, rng| {
+            run::<f32>(b, &Spec::real(R2C, &[n], 1), rng)?;
+            run::<f32>(b, &Spec::real(C2R, &[n], 1), rng)
+        })
+    }
+
+    multi_dimensional(b) {
+        let shapes: Vec<Vec<usize>> = if b.is_executor() {
+            vec![vec![8, 6], vec![5, 7], vec![16, 17], vec![4, 6, 10], vec![3, 5, 9], vec![64, 64]]
+        } else {
+            vec![vec![8, 6], vec![5, 7], vec![16, 17], vec![4, 6, 10], vec![3, 5, 9], vec![64, 64], vec![128, 100], vec![33, 65, 12], vec![256, 512], vec![5000, 4], vec![4, 5000]]
+        };
+        let mut rng = Rng::new();
+        for s in &shapes {
+            run::<f32>(b, &Spec::real(R2C, s, 2), &mut rng)?;
+            run::<f32>(b, &Spec::real(C2R, s, 2), &mut rng)?;
+            run::<f64>(b, &Spec::real(R2C, s, 1), &mut rng)?;
+            run::<f64>(b, &Spec::real(C2R, s, 1), &mut rng)?;
+        }
+        Ok(())
+    }
+}
