@@ -217,3 +217,48 @@ fn srun_environment() {
         ]
     });
 }
+
+/// `FERROCM_CCL_DEBUG=INFO`: each rank logs its initialisation, the topology (the transport to
+/// each peer) and one line per operation naming its algorithm and protocol, in NCCL's shape
+/// (`host:pid:tid [rank] ferrocm-ccl INFO ...`).
+#[test]
+fn debug_info_logs_init_topology_and_calls() {
+    const TEST: &str = "debug_info_logs_init_topology_and_calls";
+    if let Some((rank, n, id)) = child() {
+        let comm = Communicator::init_rank(&id, n, rank, &Device::cpu().unwrap()).unwrap();
+        let s = comm.device().create_stream().unwrap();
+        // 4000 bytes: the tuner's one-shot all-reduce with the low-latency protocol.
+        let mut x = s.clone_htod(&[1.0f32; 1000]).unwrap();
+        comm.all_reduce_in_place(&mut x, ReduceOp::Sum, &s).unwrap();
+        assert_eq!(s.clone_dtoh(&x).unwrap(), vec![n as f32; 1000]);
+        comm.destroy().unwrap();
+        return;
+    }
+    let results =
+        spawn_ranks(TEST, 2, LIMIT, |_| vec![("FERROCM_CCL_DEBUG".to_string(), "INFO".to_string())]);
+    all_passed(&results);
+    for r in &results {
+        let (me, peer) = (r.rank, 1 - r.rank);
+        let info: Vec<&str> = r.output.lines().filter(|l| l.contains(" ferrocm-ccl INFO ")).collect();
+        let has = |f: &dyn Fn(&str) -> bool| info.iter().any(|l| f(l));
+        assert!(
+            has(&|l| l.contains(&format!("[{me}] ferrocm-ccl INFO init: "))
+                && l.contains(&format!("rank {me} of 2"))),
+            "rank {me} logged no init line:\n{}",
+            r.output
+        );
+        assert!(has(&|l| l.contains("topology: 2 rank(s)")), "rank {me} logged no topology:\n{}", r.output);
+        assert!(
+            r.output.lines().any(|l| l.contains(&format!("rank {peer}: ")) && l.ends_with("via shm")),
+            "rank {me}'s topology does not name shm to rank {peer}:\n{}",
+            r.output
+        );
+        assert!(
+            has(&|l| l.contains("all_reduce #")
+                && l.contains("algorithm oneshot")
+                && l.contains("protocol LL")),
+            "rank {me} logged no per-call line with algorithm and protocol:\n{}",
+            r.output
+        );
+    }
+}
