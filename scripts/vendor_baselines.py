@@ -10,6 +10,8 @@ Prints one JSON object per line: {"bench", "metric", "value", "unit", "library"}
   python3 scripts/vendor_baselines.py launch
   python3 scripts/vendor_baselines.py cublas -f gemm|gemm_strided_batched|gemv|axpy|dot|nrm2 [-r f32_r|f64_r|f32_c|f64_c] [--transposeA N|T|C] [--transposeB N|T|C] [-m M -n N -k K] [--batch_count B] [--tf32] [--cpu]
     (the request of `ferrocm bench blas` with the same arguments; --cpu: numpy's BLAS on the host)
+  python3 scripts/vendor_baselines.py nccl [all_reduce|all_gather|reduce_scatter|broadcast|reduce|alltoall|sendrecv]
+      [-b 8] [-e 128M] [-f 2] [-g NGPUS] [-n 20] [-w 5] [-c 1] [-o sum] [-d float] [-r 0] [--via torch|cupy]
   python3 scripts/vendor_baselines.py cufft [--case NAME ...]   (the cases of `ferrocm bench fft`)
   python3 scripts/vendor_baselines.py scipy [--case NAME ...]   (CPU cases: scipy.fft, 2 workers)
 
@@ -20,6 +22,7 @@ import argparse
 import json
 import statistics
 import sys
+import time
 
 import numpy as np
 
@@ -220,6 +223,276 @@ def cublas(args):
         emit("blas", f"{f} {args.precision} n={n}", vectors * n * size / ms / 1e6, "GB/s", lib)
     else:
         sys.exit(f"cublas: unknown function {f}")
+
+
+# ---------------------------------------------------------------------------------------------
+# NCCL, printed as nccl-tests prints it (the same table as `ferrocm bench ccl`). One process per
+# GPU through torch.distributed (the numbers in anchors.md), or one process driving every GPU
+# through CuPy's raw NCCL API (cupy.cuda.nccl; out-of-place all-reduce as nccl-tests does it).
+# NVLink multicast (NVLS) is switched off: it can take shared GPU hosts down.
+
+NCCL_TYPES = {"int8": "int8", "uint8": "uint8", "int32": "int32", "uint32": "uint32", "int64": "int64",
+              "uint64": "uint64", "half": "float16", "float": "float32", "double": "float64", "bfloat16": "bfloat16"}
+BUS = {"all_reduce": lambda n: 2 * (n - 1) / n, "all_gather": lambda n: (n - 1) / n,
+       "reduce_scatter": lambda n: (n - 1) / n, "alltoall": lambda n: (n - 1) / n,
+       "broadcast": lambda n: 1.0, "reduce": lambda n: 1.0, "sendrecv": lambda n: 1.0}
+
+
+def parse_size(s):
+    s = str(s).strip()
+    m = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(s[-1:].upper(), 1)
+    return int(s[:-1] if m > 1 else s) * m
+
+
+def nccl_sizes(a, n, esize):
+    unit = n if a.collective in ("all_gather", "reduce_scatter", "alltoall") else 1
+    size = parse_size(a.b)
+    out = []
+    while size <= parse_size(a.e):
+        count = size // esize // unit * unit
+        if count:
+            out.append(count)
+        size *= a.f
+    return out
+
+
+def nccl_header(a, n, names):
+    print(f"# vendor nccl {a.collective} via {a.via}: nGpus {n} minBytes {parse_size(a.b)} maxBytes {parse_size(a.e)} "
+          f"step: {a.f}(factor) warmup iters: {a.w} iters: {a.n} validation: {a.c}", file=sys.stderr)
+    for r, nm in enumerate(names):
+        print(f"#  Rank {r:2} device {r:2} {nm}", file=sys.stderr)
+    print(f"# {'size':>10} {'count':>12} {'type':>8} {'redop':>6} {'root':>6}  {'time':>7} {'algbw':>7} {'busbw':>7} {'#wrong':>6}"
+          f"  {'time':>7} {'algbw':>7} {'busbw':>7} {'#wrong':>6}", file=sys.stderr)
+
+
+def nccl_row(a, n, count, esize, cols, lib):
+    rooted = a.collective in ("broadcast", "reduce")
+    redop = a.o if a.collective in ("all_reduce", "reduce_scatter", "reduce") else "none"
+    line = f"{count * esize:>12} {count:>12} {a.d:>8} {redop:>6} {a.r if rooted else -1:>6}"
+    for place, c in zip(("out-of-place", "in-place"), cols):
+        if c is None:
+            line += f"  {'N/A':>7} {'N/A':>7} {'N/A':>7} {'N/A':>6}"
+            continue
+        us, wrong = c
+        algbw = count * esize / us / 1e3
+        busbw = algbw * BUS[a.collective](n)
+        line += f"  {us:>7.2f} {algbw:>7.2f} {busbw:>7.2f} {wrong:>6}"
+        emit("ccl", f"{a.collective} {a.d} {redop} n={n} {count * esize}B {place}", busbw, "GB/s busbw", lib)
+        emit("ccl", f"{a.collective} {a.d} {redop} n={n} {count * esize}B {place} time", us, "us", lib)
+    print(line, file=sys.stderr, flush=True)
+
+
+def nccl_torch_rank(rank, world, a, port):
+    import os
+    import torch
+    import torch.distributed as dist
+    os.environ["NCCL_NVLS_ENABLE"] = "0"
+    torch.cuda.set_device(rank)
+    dist.init_process_group("nccl", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world)
+    dt = getattr(torch, NCCL_TYPES[a.d])
+    op = {"sum": dist.ReduceOp.SUM, "prod": dist.ReduceOp.PRODUCT, "min": dist.ReduceOp.MIN,
+          "max": dist.ReduceOp.MAX, "avg": dist.ReduceOp.AVG}[a.o]
+    esize = torch.empty(0, dtype=dt).element_size()
+    n, coll = world, a.collective
+
+    def gen(r, m, seed):
+        g = torch.Generator(device="cuda").manual_seed(seed * 1000 + r)
+        if dt.is_floating_point:
+            x = torch.rand(m, generator=g, device="cuda", dtype=torch.float32)
+            x = (0.5 + x) if a.o == "prod" else (2 * x - 1)
+            return x.to(dt)
+        return torch.randint(0, 3 if a.o == "prod" else 100, (m,), generator=g, device="cuda").to(dt)
+
+    def expected(inputs):
+        f = torch.stack([x.double() for x in inputs])
+        red = {"sum": f.sum(0), "prod": f.prod(0), "min": f.min(0).values, "max": f.max(0).values,
+               "avg": f.sum(0) / n}[a.o]
+        return red
+
+    def count_wrong(got, want):
+        if dt.is_floating_point:
+            eps = torch.finfo(dt).eps
+            tol = eps * (n + 2) * n * torch.clamp(want.abs(), min=1.0)
+            return int(((got.double() - want).abs() > tol).sum())
+        # Integers: exact, with the type's wrap-around (and an average's truncation).
+        w = want.trunc().to(torch.int64).to(dt).to(torch.int64)
+        return int((got.to(torch.int64) != w).sum())
+
+    if rank == 0:
+        nccl_header(a, n, [torch.cuda.get_device_name(i) for i in range(n)])
+    for count in nccl_sizes(a, n, esize):
+        per = count // n if coll in ("all_gather", "reduce_scatter", "alltoall") else count
+        cols = []
+        for in_place in (False, True):
+            seed = int(time.time() * 1e6) % (1 << 30)
+            seed = torch.tensor([seed], device="cuda")
+            dist.broadcast(seed, 0)
+            seed = int(seed.item())
+            x = gen(rank, count if coll in ("reduce_scatter", "alltoall") else per, seed)
+            if coll == "all_reduce":
+                if not in_place:
+                    cols.append(None)
+                    continue
+                fn = lambda: dist.all_reduce(x, op=op)
+                run_check = lambda: (dist.all_reduce(y := x.clone(), op=op), y)[1]
+                want = lambda: expected([gen(r, per, seed) for r in range(n)])
+            elif coll == "broadcast":
+                if not in_place:
+                    cols.append(None)
+                    continue
+                fn = lambda: dist.broadcast(x, a.r)
+                run_check = lambda: (dist.broadcast(y := x.clone(), a.r), y)[1]
+                want = lambda: gen(a.r, per, seed).double()
+            elif coll == "reduce":
+                if not in_place:
+                    cols.append(None)
+                    continue
+                fn = lambda: dist.reduce(x, a.r, op=op)
+                run_check = lambda: (dist.reduce(y := x.clone(), a.r, op=op), y)[1]
+                want = lambda: expected([gen(r, per, seed) for r in range(n)]) if rank == a.r else x.double()
+            elif coll == "all_gather":
+                if in_place:
+                    cols.append(None)
+                    continue
+                out = torch.empty(per * n, dtype=dt, device="cuda")
+                fn = lambda: dist.all_gather_into_tensor(out, x)
+                run_check = lambda: (fn(), out)[1]
+                want = lambda: torch.cat([gen(r, per, seed) for r in range(n)]).double()
+            elif coll == "reduce_scatter":
+                if in_place:
+                    cols.append(None)
+                    continue
+                out = torch.empty(per, dtype=dt, device="cuda")
+                fn = lambda: dist.reduce_scatter_tensor(out, x, op=op)
+                run_check = lambda: (fn(), out)[1]
+                want = lambda: expected([gen(r, count, seed)[rank * per:(rank + 1) * per] for r in range(n)])
+            elif coll == "alltoall":
+                if in_place:
+                    cols.append(None)
+                    continue
+                out = torch.empty(count, dtype=dt, device="cuda")
+                fn = lambda: dist.all_to_all_single(out, x)
+                run_check = lambda: (fn(), out)[1]
+                want = lambda: torch.cat([gen(r, count, seed)[rank * per:(rank + 1) * per] for r in range(n)]).double()
+            else:  # sendrecv
+                if in_place:
+                    cols.append(None)
+                    continue
+                out = torch.empty(per, dtype=dt, device="cuda")
+                def fn():
+                    ops = [dist.P2POp(dist.isend, x, (rank + 1) % n), dist.P2POp(dist.irecv, out, (rank - 1) % n)]
+                    for q in dist.batch_isend_irecv(ops):
+                        q.wait()
+                run_check = lambda: (fn(), out)[1]
+                want = lambda: gen((rank - 1) % n, per, seed).double()
+            wrong = 0
+            if a.c:
+                got = run_check()
+                torch.cuda.synchronize()
+                wrong = count_wrong(got, want())
+            for _ in range(a.w):
+                fn()
+            torch.cuda.synchronize()
+            dist.barrier()
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
+            for _ in range(a.n):
+                fn()
+            e.record()
+            e.synchronize()
+            us = torch.tensor([s.elapsed_time(e) * 1e3 / a.n], device="cuda")
+            dist.all_reduce(us, op=dist.ReduceOp.MAX)
+            wr = torch.tensor([wrong], device="cuda")
+            dist.all_reduce(wr)
+            cols.append((float(us.item()), int(wr.item())))
+        if rank == 0:
+            nccl_row(a, n, count, esize, cols, f"NCCL {'.'.join(map(str, torch.cuda.nccl.version()))} (torch.distributed)")
+    dist.destroy_process_group()
+
+
+def nccl_cupy(a):
+    import numpy as np
+    import cupy as cp
+    from cupy.cuda import nccl
+    n = min(a.g, cp.cuda.runtime.getDeviceCount())
+    dt = cp.dtype(NCCL_TYPES[a.d]) if a.d != "bfloat16" else None
+    if dt is None:
+        sys.exit("bfloat16 is not a CuPy type: use --via torch")
+    nt = {"int8": nccl.NCCL_INT8, "uint8": nccl.NCCL_UINT8, "int32": nccl.NCCL_INT32, "uint32": nccl.NCCL_UINT32,
+          "int64": nccl.NCCL_INT64, "uint64": nccl.NCCL_UINT64, "float16": nccl.NCCL_FLOAT16,
+          "float32": nccl.NCCL_FLOAT32, "float64": nccl.NCCL_FLOAT64}[dt.name]
+    op = {"sum": nccl.NCCL_SUM, "prod": nccl.NCCL_PROD, "min": nccl.NCCL_MIN, "max": nccl.NCCL_MAX,
+          "avg": getattr(nccl, "NCCL_AVG", 4)}[a.o]
+    if a.collective != "all_reduce":
+        sys.exit("--via cupy times all_reduce only; use --via torch for the others")
+    comms = nccl.NcclCommunicator.initAll(list(range(n)))
+    names = []
+    for r in range(n):
+        with cp.cuda.Device(r):
+            names.append(cp.cuda.runtime.getDeviceProperties(r)["name"].decode())
+    nccl_header(a, n, names)
+    esize = dt.itemsize
+    for count in nccl_sizes(a, n, esize):
+        cols = []
+        for in_place in (False, True):
+            xs, ys, streams = [], [], []
+            rng = np.random.default_rng(int(time.time() * 1e6) % (1 << 31))
+            host = [(rng.random(count) * (1 if a.o == "prod" else 2) + (0.5 if a.o == "prod" else -1)).astype(dt)
+                    if dt.kind == "f" else rng.integers(0, 3 if a.o == "prod" else 100, count).astype(dt) for _ in range(n)]
+            for r in range(n):
+                with cp.cuda.Device(r):
+                    xs.append(cp.asarray(host[r]))
+                    ys.append(xs[-1] if in_place else cp.empty_like(xs[-1]))
+                    streams.append(cp.cuda.Stream(non_blocking=True))
+
+            def run():
+                nccl.groupStart()
+                for r in range(n):
+                    with cp.cuda.Device(r):
+                        comms[r].allReduce(xs[r].data.ptr, ys[r].data.ptr, count, nt, op, streams[r].ptr)
+                nccl.groupEnd()
+
+            def sync():
+                for r in range(n):
+                    streams[r].synchronize()
+            wrong = 0
+            if a.c:
+                run()
+                sync()
+                f = np.stack([h.astype(np.float64) for h in host])
+                want = {"sum": f.sum(0), "prod": f.prod(0), "min": f.min(0), "max": f.max(0), "avg": f.sum(0) / n}[a.o]
+                tol = (np.finfo(dt).eps * (n + 2) * n * np.maximum(np.abs(want), 1)) if dt.kind == "f" else 0
+                for r in range(n):
+                    with cp.cuda.Device(r):
+                        wrong += int((np.abs(cp.asnumpy(ys[r]).astype(np.float64) - want) > tol).sum())
+            for _ in range(a.w):
+                run()
+            sync()
+            t = time.perf_counter()
+            for _ in range(a.n):
+                run()
+            sync()
+            cols.append(((time.perf_counter() - t) * 1e6 / a.n, wrong))
+        nccl_row(a, n, count, esize, cols, "NCCL (CuPy, raw API)")
+
+
+def nccl_main(a):
+    import os
+    os.environ["NCCL_NVLS_ENABLE"] = "0"  # before NCCL loads, for both paths
+    if a.via == "cupy":
+        return nccl_cupy(a)
+    import socket
+    import torch
+    import torch.multiprocessing as mp
+    world = min(a.g, torch.cuda.device_count())
+    if world < a.g:
+        print(f"# only {world} GPU(s): NCCL runs {world} rank(s) (it refuses two ranks on one GPU)", file=sys.stderr)
+    with socket.socket() as sk:
+        sk.bind(("127.0.0.1", 0))
+        port = sk.getsockname()[1]
+    mp.spawn(nccl_torch_rank, args=(world, a, port), nprocs=world, join=True)
+
+
 # The cases of `ferrocm bench fft`: name -> (kind, dtype, shape, fft axes). Shapes put the
 # batch first, as ferrocm's packed layouts do.
 FFT_CASES = {
@@ -352,6 +625,18 @@ def main():
     a = p.parse_args()
     {"copy": copy, "gemm": gemm, "curand": curand, "launch": launch, "cublas": cublas, "cufft": cufft,
      "scipy": scipy_fft}[a.what](a)
+    c = sub.add_parser("nccl")
+    c.add_argument("collective", nargs="?", default="all_reduce", choices=list(BUS))
+    for flag, default in (("-b", "32M"), ("-e", "32M"), ("-o", "sum"), ("-d", "float")):
+        c.add_argument(flag, default=default)
+    for flag, default in (("-f", 2), ("-g", 1), ("-n", 20), ("-w", 5), ("-c", 1), ("-r", 0)):
+        c.add_argument(flag, type=int, default=default)
+    c.add_argument("--via", choices=("torch", "cupy"), default="torch")
+    f = sub.add_parser("cufft"); f.add_argument("--case", action="append"); f.add_argument("--reps", type=int, default=20)
+    f = sub.add_parser("scipy"); f.add_argument("--case", action="append"); f.add_argument("--reps", type=int, default=10)
+    a = p.parse_args()
+    {"copy": copy, "gemm": gemm, "curand": curand, "launch": launch, "cufft": cufft, "scipy": scipy_fft,
+     "nccl": nccl_main}[a.what](a)
 
 
 if __name__ == "__main__":

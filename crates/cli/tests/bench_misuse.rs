@@ -22,6 +22,18 @@ const CASES: &[Case] = &[
     Case { args: &["runtime", "--allocs", "0"], says: &["--allocs"] },
     Case { args: &["runtime", "--device", "99"], says: &["invalid device index 99"] },
     Case { args: &["runtime", "--reps", "many"], says: &["--reps", "many"] },
+    Case { args: &["ccl", "allfoo"], says: &["unknown collective", "all_reduce"] },
+    Case { args: &["ccl", "-b", "0"], says: &["-b", "at least 1 byte"] },
+    Case { args: &["ccl", "-b", "8X"], says: &["-b", "K, M or G"] },
+    Case { args: &["ccl", "-b", "64M", "-e", "1M"], says: &["-b 67108864", "larger than -e 1048576"] },
+    Case { args: &["ccl", "-e", "99999999999G"], says: &["-e", "too large"] },
+    Case { args: &["ccl", "-f", "1"], says: &["-f", "2..=1024"] },
+    Case { args: &["ccl", "-g", "0"], says: &["-g", "1..=64"] },
+    Case { args: &["ccl", "-n", "0"], says: &["-n", "1..=100000"] },
+    Case { args: &["ccl", "-c", "2"], says: &["-c", "0 or 1"] },
+    Case { args: &["ccl", "-o", "mean"], says: &["-o", "sum, prod, min, max or avg"] },
+    Case { args: &["ccl", "-d", "float128"], says: &["-d", "bfloat16"] },
+    Case { args: &["ccl", "broadcast", "-g", "2", "-r", "2", "-b", "8", "-e", "8"], says: &["-r 2", "0..2"] },
 ];
 
 /// The `ferrocm` binary: where cargo built it, or on `PATH` (test binaries staged for the GPU

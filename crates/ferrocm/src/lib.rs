@@ -1,7 +1,8 @@
 //! ferrocm: an open GPU compute platform in Rust, after AMD's ROCm.
 //!
 //! This facade re-exports what applications use: the runtime (devices, memory, streams,
-//! events, modules and launch) and the libraries as they land ([`fft`]).
+//! events, modules and launch) and the libraries as they land ([`fft`], and the collectives,
+//! [`ccl`], RCCL/NCCL's role).
 //!
 //! ```
 //! use ferrocm::{Device, Result};
@@ -18,9 +19,13 @@ pub use ferrocm_runtime::*;
 
 /// BLAS (rocBLAS/hipBLAS's role): see [`ferrocm_blas`].
 pub use ferrocm_blas as blas;
+/// Collective communication: communicators, all-reduce and the other collectives, send/recv
+/// (`ferrocm-ccl`).
+pub use ferrocm_ccl as ccl;
 
 /// FFT (rocFFT/hipFFT/cuFFT): plans for 1D/2D/3D, complex and real transforms.
 pub use ferrocm_fft as fft;
+
 pub mod info;
 
 /// ferrocm's version.

@@ -187,6 +187,13 @@ impl Stream {
         Ok(())
     }
 
+    /// Records that work queued on this stream reaches `buffer` by its address (a collective's
+    /// peers read and write it through peer pointers), so freeing or reusing the buffer waits
+    /// for this stream, as it does for the runtime's own copies and launches.
+    pub fn record_use<T: DeviceRepr>(&self, buffer: &impl AsDeviceSlice<T>) {
+        buffer.uses().record(self);
+    }
+
     /// Allocates `len` elements from the device's stream-ordered pool. The memory may be
     /// reused once dropped, in this stream's order (after every other stream that used it);
     /// its contents are unspecified.

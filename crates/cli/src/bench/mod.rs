@@ -3,6 +3,7 @@
 //! "ratio", "target"}.
 
 mod blas;
+mod ccl;
 mod fft;
 mod gemm;
 mod rand;
@@ -29,6 +30,9 @@ enum Target {
     /// One BLAS call (rocblas-bench arguments), GFLOP/s or GB/s, to compare with
     /// `vendor_baselines.py cublas`.
     Blas(blas::Args),
+    /// Collectives, as nccl-tests prints them (size, count, type, redop, root, then time,
+    /// algbw, busbw and #wrong out of place and in place), to compare with NCCL.
+    Ccl(ccl::Args),
     /// FFT execution and plan-creation time against cuFFT (GPU) or scipy.fft (CPU).
     Fft(fft::Args),
 }
@@ -39,6 +43,7 @@ pub fn run(args: Args) -> Result<()> {
         Target::Rand(a) => rand::run(a),
         Target::Gemm(a) => gemm::run(a),
         Target::Blas(a) => blas::run(a),
+        Target::Ccl(a) => ccl::run(a),
         Target::Fft(a) => fft::run(a),
     }
 }

@@ -1,0 +1,264 @@
+//! Ranks in separate processes on one machine: two and four processes over shared memory
+//! (FIFOs in the runtime's exportable memory, passed as file descriptors over Unix sockets),
+//! TCP over loopback and UCX, the same with every rank on one GPU (where there is one; required
+//! with `FERROCM_REQUIRE_GPU=1`), and
+//! initialisation from each launcher's environment (torchrun, mpirun, srun). The test binary
+//! re-executes itself for each rank (`FERROCM_CCL_TEST_ROLE`), with a watchdog.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{all_passed, child, spawn_ranks, ucx_or_skip, Rng};
+use ferrocm_ccl::{group, Communicator, ReduceOp, TransportKind};
+use ferrocm_runtime::{BackendKind, Device};
+
+const LIMIT: Duration = Duration::from_secs(120);
+
+fn input(rank: usize, len: usize, salt: u64) -> Vec<f64> {
+    let mut r = Rng::new(rank as u64 * 7919 + salt);
+    (0..len).map(|_| r.uniform(-1.0, 1.0)).collect()
+}
+
+/// What every child rank runs: each operation, checked against the reference every rank can
+/// compute (inputs are a function of rank and size).
+fn workload(comm: &Communicator, transport: TransportKind) {
+    let (r, n) = (comm.rank(), comm.size());
+    for p in (0..n).filter(|&p| p != r) {
+        assert_eq!(comm.transport_to(p), Some(transport), "rank {r} to {p}");
+    }
+    let s = comm.device().create_stream().unwrap();
+    for len in [1usize, 1_037, 300_011] {
+        let all: Vec<Vec<f64>> = (0..n).map(|j| input(j, len, 1)).collect();
+        let sum: Vec<f64> = (0..len).map(|i| all.iter().map(|v| v[i]).sum()).collect();
+        let mut x = s.clone_htod(&all[r]).unwrap();
+        comm.all_reduce_in_place(&mut x, ReduceOp::Sum, &s).unwrap();
+        let got = s.clone_dtoh(&x).unwrap();
+        for i in 0..len {
+            assert!((got[i] - sum[i]).abs() < 1e-12 * n as f64, "all_reduce {len} element {i}");
+        }
+        let mut b = s.clone_htod(&all[r]).unwrap();
+        comm.broadcast_in_place(&mut b, n - 1, &s).unwrap();
+        assert_eq!(s.clone_dtoh(&b).unwrap(), all[n - 1], "broadcast {len}");
+        let send = s.clone_htod(&all[r]).unwrap();
+        let mut gathered = s.alloc_zeroed::<f64>(n * len).unwrap();
+        comm.all_gather(&send, &mut gathered, &s).unwrap();
+        assert_eq!(s.clone_dtoh(&gathered).unwrap(), all.concat(), "all_gather {len}");
+        if len >= n {
+            let mut scattered = s.alloc_zeroed::<f64>(len / n).unwrap();
+            let full = s.clone_htod(&input(r, len / n * n, 2)).unwrap();
+            comm.reduce_scatter(&full, &mut scattered, ReduceOp::Max, &s).unwrap();
+            let blocks: Vec<Vec<f64>> = (0..n).map(|j| input(j, len / n * n, 2)).collect();
+            let c = len / n;
+            let got = s.clone_dtoh(&scattered).unwrap();
+            for i in 0..c {
+                let want = blocks.iter().map(|v| v[r * c + i]).fold(f64::MIN, f64::max);
+                assert_eq!(got[i], want, "reduce_scatter {len} element {i}");
+            }
+            let mut out = s.alloc_zeroed::<f64>(c * n).unwrap();
+            comm.all_to_all(&full, &mut out, &s).unwrap();
+            let got = s.clone_dtoh(&out).unwrap();
+            for j in 0..n {
+                assert_eq!(
+                    &got[j * c..(j + 1) * c],
+                    &blocks[j][r * c..(r + 1) * c],
+                    "all_to_all {len} block {j}"
+                );
+            }
+        }
+        let mut from_prev = s.alloc_zeroed::<f64>(len).unwrap();
+        group(|g| {
+            g.send(comm, &send, (r + 1) % n, &s)?;
+            g.recv(comm, &mut from_prev, (r + n - 1) % n, &s)
+        })
+        .unwrap();
+        assert_eq!(s.clone_dtoh(&from_prev).unwrap(), all[(r + n - 1) % n], "send/recv {len}");
+    }
+}
+
+/// The variable that puts a child rank on the first GPU instead of the CPU device.
+const ON_GPU: &str = "FERROCM_CCL_TEST_GPU";
+
+fn run_child(transport: TransportKind) {
+    let (rank, n, id) = child().expect("child");
+    let device = if std::env::var_os(ON_GPU).is_some() {
+        Device::of_kind(BackendKind::Cuda).into_iter().next().expect("a child rank found no GPU")
+    } else {
+        Device::cpu().unwrap()
+    };
+    let comm = Communicator::init_rank(&id, n, rank, &device).unwrap();
+    workload(&comm, transport);
+    comm.destroy().unwrap();
+}
+
+fn parent(test: &str, n: usize, transport: Option<TransportKind>, on_gpu: bool) {
+    let results = spawn_ranks(test, n, LIMIT, |_| {
+        let mut env: Vec<(String, String)> =
+            transport.map(|t| vec![("FERROCM_CCL_TRANSPORT".to_string(), t.to_string())]).unwrap_or_default();
+        if on_gpu {
+            env.push((ON_GPU.to_string(), "1".to_string()));
+        }
+        env
+    });
+    all_passed(&results);
+}
+
+/// Whether the GPU variants run: a CUDA device is present, or its absence is an error
+/// (`FERROCM_REQUIRE_GPU=1`).
+fn gpu_or_skip() -> bool {
+    if !Device::of_kind(BackendKind::Cuda).is_empty() {
+        return true;
+    }
+    assert!(
+        std::env::var("FERROCM_REQUIRE_GPU").map_or(true, |v| v != "1"),
+        "FERROCM_REQUIRE_GPU=1 but there is no CUDA device"
+    );
+    eprintln!("skipping: no CUDA device");
+    false
+}
+
+macro_rules! process_tests {
+    ($($name:ident: $n:expr, $transport:expr, $expect:expr, $on_gpu:expr $(, $gate:expr)*;)*) => {$(
+        #[test]
+        fn $name() {
+            if child().is_some() {
+                return run_child($expect);
+            }
+            $(if !$gate() { return; })*
+            parent(stringify!($name), $n, $transport, $on_gpu);
+        }
+    )*};
+}
+
+process_tests! {
+    two_processes_shm: 2, None, TransportKind::Shm, false;
+    four_processes_shm: 4, None, TransportKind::Shm, false;
+    two_processes_tcp: 2, Some(TransportKind::Tcp), TransportKind::Tcp, false;
+    four_processes_tcp: 4, Some(TransportKind::Tcp), TransportKind::Tcp, false;
+    two_processes_ucx: 2, Some(TransportKind::Ucx), TransportKind::Ucx, false, ucx_or_skip;
+    four_processes_ucx: 4, Some(TransportKind::Ucx), TransportKind::Ucx, false, ucx_or_skip;
+    gpu_two_processes_shm: 2, None, TransportKind::Shm, true, gpu_or_skip;
+    gpu_four_processes_shm: 4, None, TransportKind::Shm, true, gpu_or_skip;
+    gpu_two_processes_tcp: 2, Some(TransportKind::Tcp), TransportKind::Tcp, true, gpu_or_skip;
+    gpu_two_processes_ucx: 2, Some(TransportKind::Ucx), TransportKind::Ucx, true, gpu_or_skip, ucx_or_skip;
+}
+
+fn free_port() -> u16 {
+    // The kernel hands out a port that is free now; rank 0 binds it a moment later.
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+fn launcher_child() {
+    let env = ferrocm_ccl::LaunchEnv::detect().unwrap();
+    let comm = env.init().unwrap();
+    assert_eq!((comm.rank(), comm.size()), (env.rank, env.size));
+    workload(&comm, TransportKind::Shm);
+    comm.destroy().unwrap();
+}
+
+fn launcher_parent(test: &str, vars: impl Fn(usize) -> Vec<(&'static str, String)>) {
+    let results =
+        spawn_ranks(test, 2, LIMIT, |r| vars(r).into_iter().map(|(k, v)| (k.to_string(), v)).collect());
+    all_passed(&results);
+}
+
+/// torchrun: RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT (rank 0 starts the root).
+#[test]
+fn torchrun_environment() {
+    if child().is_some() {
+        return launcher_child();
+    }
+    let port = free_port() - 1;
+    launcher_parent("torchrun_environment", |r| {
+        vec![
+            ("RANK", r.to_string()),
+            ("WORLD_SIZE", "2".into()),
+            ("LOCAL_RANK", r.to_string()),
+            ("MASTER_ADDR", "127.0.0.1".into()),
+            ("MASTER_PORT", port.to_string()),
+        ]
+    });
+}
+
+/// mpirun (Open MPI): OMPI_COMM_WORLD_RANK/SIZE/LOCAL_RANK/LOCAL_SIZE and the job namespace.
+#[test]
+fn mpirun_environment() {
+    if child().is_some() {
+        return launcher_child();
+    }
+    let job = format!("prterun-test-{}@1", std::process::id());
+    launcher_parent("mpirun_environment", |r| {
+        vec![
+            ("OMPI_COMM_WORLD_RANK", r.to_string()),
+            ("OMPI_COMM_WORLD_SIZE", "2".into()),
+            ("OMPI_COMM_WORLD_LOCAL_RANK", r.to_string()),
+            ("OMPI_COMM_WORLD_LOCAL_SIZE", "2".into()),
+            ("PMIX_NAMESPACE", job.clone()),
+        ]
+    });
+}
+
+/// srun (Slurm): SLURM_PROCID/NTASKS/LOCALID and the step's node list, with the root's port
+/// given explicitly (FERROCM_CCL_ROOT) so parallel test runs cannot collide.
+#[test]
+fn srun_environment() {
+    if child().is_some() {
+        return launcher_child();
+    }
+    let root = format!("localhost:{}", free_port());
+    launcher_parent("srun_environment", |r| {
+        vec![
+            ("SLURM_PROCID", r.to_string()),
+            ("SLURM_NTASKS", "2".into()),
+            ("SLURM_LOCALID", r.to_string()),
+            ("SLURM_STEP_NODELIST", "localhost".into()),
+            ("SLURM_JOB_ID", std::process::id().to_string()),
+            ("FERROCM_CCL_ROOT", root.clone()),
+        ]
+    });
+}
+
+/// `FERROCM_CCL_DEBUG=INFO`: each rank logs its initialisation, the topology (the transport to
+/// each peer) and one line per operation naming its algorithm and protocol, in NCCL's shape
+/// (`host:pid:tid [rank] ferrocm-ccl INFO ...`).
+#[test]
+fn debug_info_logs_init_topology_and_calls() {
+    const TEST: &str = "debug_info_logs_init_topology_and_calls";
+    if let Some((rank, n, id)) = child() {
+        let comm = Communicator::init_rank(&id, n, rank, &Device::cpu().unwrap()).unwrap();
+        let s = comm.device().create_stream().unwrap();
+        // 4000 bytes: the tuner's one-shot all-reduce with the low-latency protocol.
+        let mut x = s.clone_htod(&[1.0f32; 1000]).unwrap();
+        comm.all_reduce_in_place(&mut x, ReduceOp::Sum, &s).unwrap();
+        assert_eq!(s.clone_dtoh(&x).unwrap(), vec![n as f32; 1000]);
+        comm.destroy().unwrap();
+        return;
+    }
+    let results =
+        spawn_ranks(TEST, 2, LIMIT, |_| vec![("FERROCM_CCL_DEBUG".to_string(), "INFO".to_string())]);
+    all_passed(&results);
+    for r in &results {
+        let (me, peer) = (r.rank, 1 - r.rank);
+        let info: Vec<&str> = r.output.lines().filter(|l| l.contains(" ferrocm-ccl INFO ")).collect();
+        let has = |f: &dyn Fn(&str) -> bool| info.iter().any(|l| f(l));
+        assert!(
+            has(&|l| l.contains(&format!("[{me}] ferrocm-ccl INFO init: "))
+                && l.contains(&format!("rank {me} of 2"))),
+            "rank {me} logged no init line:\n{}",
+            r.output
+        );
+        assert!(has(&|l| l.contains("topology: 2 rank(s)")), "rank {me} logged no topology:\n{}", r.output);
+        assert!(
+            r.output.lines().any(|l| l.contains(&format!("rank {peer}: ")) && l.ends_with("via shm")),
+            "rank {me}'s topology does not name shm to rank {peer}:\n{}",
+            r.output
+        );
+        assert!(
+            has(&|l| l.contains("all_reduce #")
+                && l.contains("algorithm oneshot")
+                && l.contains("protocol LL")),
+            "rank {me} logged no per-call line with algorithm and protocol:\n{}",
+            r.output
+        );
+    }
+}
