@@ -620,11 +620,6 @@ def main():
     b.add_argument("-m", type=int, default=1024); b.add_argument("-n", type=int, default=1024); b.add_argument("-k", type=int, default=1024)
     b.add_argument("--batch_count", type=int, default=1); b.add_argument("--reps", type=int, default=10)
     b.add_argument("--tf32", action="store_true"); b.add_argument("--cpu", action="store_true")
-    f = sub.add_parser("cufft"); f.add_argument("--case", action="append"); f.add_argument("--reps", type=int, default=20)
-    f = sub.add_parser("scipy"); f.add_argument("--case", action="append"); f.add_argument("--reps", type=int, default=10)
-    a = p.parse_args()
-    {"copy": copy, "gemm": gemm, "curand": curand, "launch": launch, "cublas": cublas, "cufft": cufft,
-     "scipy": scipy_fft}[a.what](a)
     c = sub.add_parser("nccl")
     c.add_argument("collective", nargs="?", default="all_reduce", choices=list(BUS))
     for flag, default in (("-b", "32M"), ("-e", "32M"), ("-o", "sum"), ("-d", "float")):
@@ -635,8 +630,8 @@ def main():
     f = sub.add_parser("cufft"); f.add_argument("--case", action="append"); f.add_argument("--reps", type=int, default=20)
     f = sub.add_parser("scipy"); f.add_argument("--case", action="append"); f.add_argument("--reps", type=int, default=10)
     a = p.parse_args()
-    {"copy": copy, "gemm": gemm, "curand": curand, "launch": launch, "cufft": cufft, "scipy": scipy_fft,
-     "nccl": nccl_main}[a.what](a)
+    {"copy": copy, "gemm": gemm, "curand": curand, "launch": launch, "cublas": cublas, "cufft": cufft,
+     "scipy": scipy_fft, "nccl": nccl_main}[a.what](a)
 
 
 if __name__ == "__main__":

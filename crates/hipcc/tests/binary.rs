@@ -4,21 +4,29 @@
 
 use std::process::Command;
 
-fn hipcc(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_hipcc")).args(args).output().expect("hipcc runs");
-    (
+/// Runs the `hipcc` that cargo built with this test, or `None` where this test binary was carried
+/// to another machine without it (the GPU machine runs staged test binaries; hipcc and clang are
+/// tested where they are built).
+fn hipcc(args: &[&str]) -> Option<(i32, String, String)> {
+    let exe = env!("CARGO_BIN_EXE_hipcc");
+    if !std::path::Path::new(exe).exists() {
+        eprintln!("skipped: {exe} is not on this machine (a staged test binary)");
+        return None;
+    }
+    let out = Command::new(exe).args(args).output().expect("hipcc runs");
+    Some((
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    ))
 }
 
 #[test]
 fn version_and_help_succeed() {
-    let (code, out, _) = hipcc(&["--version"]);
+    let Some((code, out, _)) = hipcc(&["--version"]) else { return };
     assert_eq!(code, 0);
     assert!(out.starts_with("ferrocm hipcc ") && out.contains("clang 19"), "{out}");
-    let (code, out, _) = hipcc(&["--help"]);
+    let Some((code, out, _)) = hipcc(&["--help"]) else { return };
     assert_eq!(code, 0);
     assert!(out.contains("--offload-arch"), "{out}");
 }
@@ -30,7 +38,7 @@ fn bad_command_lines_fail_with_a_message_naming_the_problem() {
         (&["-fgpu-rdc", "a.hip"][..], "-fgpu-rdc"),
         (&["--no-such-option", "a.hip"][..], "unknown option `--no-such-option`"),
     ] {
-        let (code, out, err) = hipcc(args);
+        let Some((code, out, err)) = hipcc(args) else { return };
         assert_eq!(code, 1, "{args:?}: {out}{err}");
         assert!(err.starts_with("hipcc: error: ") && err.contains(want), "{args:?}: {err}");
     }
