@@ -57,3 +57,24 @@ pub fn rand(e: ferrocm_rand::RandError) -> PyErr {
 pub fn value(msg: impl Into<String>) -> PyErr {
     PyValueError::new_err(msg.into())
 }
+
+/// Converts an FFT error: argument errors are `ValueError`s, runtime errors as [`runtime`],
+/// kernel build failures are device errors.
+pub fn fft(e: ferrocm::fft::FftError) -> PyErr {
+    use ferrocm::fft::FftError as F;
+    match e {
+        F::Runtime(inner) => runtime(inner),
+        F::Kernel { .. } => DeviceError::new_err(e.to_string()),
+        e => PyValueError::new_err(e.to_string()),
+    }
+}
+
+/// Converts a BLAS error, as [`fft`].
+pub fn blas(e: ferrocm::blas::BlasError) -> PyErr {
+    use ferrocm::blas::BlasError as B;
+    match e {
+        B::Runtime(inner) => runtime(inner),
+        B::Kernel { .. } => DeviceError::new_err(e.to_string()),
+        e => PyValueError::new_err(e.to_string()),
+    }
+}

@@ -14,6 +14,7 @@ mod buffer;
 mod device;
 mod dlpack;
 mod errors;
+mod fft;
 mod hipify;
 mod random;
 
@@ -36,5 +37,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(device::pop_stream, m)?)?;
     m.add_function(wrap_pyfunction!(dlpack::import_capsule, m)?)?;
     m.add_function(wrap_pyfunction!(hipify::hipify, m)?)?;
+    m.add_function(wrap_pyfunction!(fft::fft_exec, m)?)?;
     Ok(())
 }

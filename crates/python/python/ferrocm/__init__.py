@@ -1,6 +1,7 @@
 """ferrocm from Python: devices, streams, events, device arrays that exchange memory with NumPy,
 PyTorch, CuPy and JAX without copies (DLPack, ``__cuda_array_interface__``), the RAND generators
-(:mod:`ferrocm.random`) and the CUDA-to-HIP translator (:func:`hipify`).
+(:mod:`ferrocm.random`), NumPy's FFT functions (:mod:`ferrocm.fft`) and the CUDA-to-HIP
+translator (:func:`hipify`).
 
 Importing needs no GPU: where none is present (or ``FERROCM_BACKEND=cpu``), arrays live on
 ferrocm's CPU device, which is host memory (DLPack device ``kDLCPU``), so NumPy can view them in
@@ -44,6 +45,7 @@ __all__ = [
     "devices",
     "empty",
     "empty_like",
+    "fft",
     "from_dlpack",
     "full",
     "hipify",
@@ -85,4 +87,4 @@ def hipify(source: str, *, stats: bool = False, **options):
     return (text, counts) if stats else text
 
 
-from . import random  # noqa: E402  (random uses the names above)
+from . import fft, random  # noqa: E402  (they use the names above)

@@ -129,3 +129,21 @@ def push_stream(stream: Stream) -> None: ...
 def pop_stream(stream: Stream) -> None: ...
 def import_capsule(capsule: Any) -> tuple[Buffer, list[int], list[int], tuple[int, int, int], int]: ...
 def hipify(source: str, **options: bool) -> tuple[str, dict[str, Any]]: ...
+
+def fft_exec(
+    kind: str,
+    precision: str,
+    n: list[int],
+    outer: int,
+    inner: int,
+    src: Buffer,
+    src_offset: int,
+    dst: Buffer,
+    dst_offset: int,
+    inverse: bool,
+    scale: float,
+    stream: Stream | None = None,
+) -> None:
+    """Queues ``outer`` packed transforms (or one block of ``inner`` interleaved ones) of
+    sizes ``n`` and kind "c2c", "r2c" or "c2r" in precision "float32"/"float64" from ``src``
+    to ``dst`` (byte offsets), then scales the output by ``scale``. ferrocm.fft's engine."""
