@@ -8,15 +8,14 @@
 //! ones: the plan's layout has stride `inner` and distance 1). The Python half calls once per
 //! outer index for arrays that have both.
 
-use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
-use ferrocm::blas::Handle;
 use ferrocm::fft::{Complex, Direction, FftFloat, Layout, Plan, PlanBuilder, TransformType};
 use ferrocm::{AsDeviceSliceMut, DeviceSlice, DeviceSliceMut, Stream};
 use pyo3::prelude::*;
 
+use crate::blas::blas_handle;
 use crate::buffer::{read_write, Buffer};
 use crate::device::{current, PyStream};
 use crate::errors::{blas, fft, value};
@@ -65,18 +64,6 @@ fn plans64() -> &'static Plans<f64> {
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// One BLAS handle per device (for the normalisation's `scal`), moved to the caller's stream.
-pub fn blas_handle(stream: &Stream) -> PyResult<MutexGuard<'static, HashMap<usize, Handle>>> {
-    static H: OnceLock<Mutex<HashMap<usize, Handle>>> = OnceLock::new();
-    let mut map = lock(H.get_or_init(Default::default));
-    let d = stream.device().index();
-    if let Entry::Vacant(e) = map.entry(d) {
-        e.insert(Handle::new(stream).map_err(blas)?);
-    }
-    map.get_mut(&d).expect("inserted above").set_stream(stream).map_err(blas)?;
-    Ok(map)
 }
 
 /// The shapes (in elements of each side's type) of one transform's input and output.

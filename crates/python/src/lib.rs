@@ -10,6 +10,7 @@
 
 use pyo3::prelude::*;
 
+mod blas;
 mod buffer;
 mod device;
 mod dlpack;
@@ -38,5 +39,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dlpack::import_capsule, m)?)?;
     m.add_function(wrap_pyfunction!(hipify::hipify, m)?)?;
     m.add_function(wrap_pyfunction!(fft::fft_exec, m)?)?;
+    m.add_function(wrap_pyfunction!(blas::gemm_exec, m)?)?;
+    m.add_function(wrap_pyfunction!(blas::gemv_exec, m)?)?;
     Ok(())
 }

@@ -1,6 +1,7 @@
 """ferrocm from Python: devices, streams, events, device arrays that exchange memory with NumPy,
 PyTorch, CuPy and JAX without copies (DLPack, ``__cuda_array_interface__``), the RAND generators
-(:mod:`ferrocm.random`), NumPy's FFT functions (:mod:`ferrocm.fft`) and the CUDA-to-HIP
+(:mod:`ferrocm.random`), NumPy's FFT functions (:mod:`ferrocm.fft`), matrix products
+(:mod:`ferrocm.blas`) and the CUDA-to-HIP
 translator (:func:`hipify`).
 
 Importing needs no GPU: where none is present (or ``FERROCM_BACKEND=cpu``), arrays live on
@@ -34,6 +35,7 @@ __version__ = _native.__version__
 
 __all__ = [
     "Array",
+    "blas",
     "Device",
     "DeviceError",
     "Error",
@@ -87,4 +89,4 @@ def hipify(source: str, *, stats: bool = False, **options):
     return (text, counts) if stats else text
 
 
-from . import fft, random  # noqa: E402  (they use the names above)
+from . import blas, fft, random  # noqa: E402  (they use the names above)

@@ -147,3 +147,45 @@ def fft_exec(
     """Queues ``outer`` packed transforms (or one block of ``inner`` interleaved ones) of
     sizes ``n`` and kind "c2c", "r2c" or "c2r" in precision "float32"/"float64" from ``src``
     to ``dst`` (byte offsets), then scales the output by ``scale``. ferrocm.fft's engine."""
+
+def gemm_exec(
+    dtype: str,
+    ops: tuple[str, str],
+    mnk: tuple[int, int, int],
+    alpha: tuple[float, float],
+    a: Buffer,
+    a_span: tuple[int, int],
+    lda: int,
+    stride_a: int,
+    b: Buffer,
+    b_span: tuple[int, int],
+    ldb: int,
+    stride_b: int,
+    beta: tuple[float, float],
+    c: Buffer,
+    c_span: tuple[int, int],
+    ldc: int,
+    stride_c: int,
+    batch: int,
+    stream: Stream | None = None,
+) -> None:
+    """Column-major strided-batched GEMM on byte regions (ferrocm.blas's engine)."""
+
+def gemv_exec(
+    dtype: str,
+    op: str,
+    mn: tuple[int, int],
+    alpha: tuple[float, float],
+    a: Buffer,
+    a_span: tuple[int, int],
+    lda: int,
+    x: Buffer,
+    x_span: tuple[int, int],
+    incx: int,
+    beta: tuple[float, float],
+    y: Buffer,
+    y_span: tuple[int, int],
+    incy: int,
+    stream: Stream | None = None,
+) -> None:
+    """Column-major GEMV on byte regions (ferrocm.blas's engine)."""

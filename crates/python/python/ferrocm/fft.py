@@ -38,7 +38,7 @@ import operator
 import numpy as np
 
 from . import _native
-from ._array import Array, asarray, empty
+from ._array import Array, _upload, asarray, empty
 
 __all__ = [
     "fft",
@@ -146,15 +146,6 @@ def _prepared(a: Array, shape: tuple[int, ...], dtype: np.dtype) -> Array:
         out[common] = host[common]
         host = out
     return _upload(np.ascontiguousarray(host, dtype=dtype), a.device)
-
-
-def _upload(host: np.ndarray, device) -> Array:
-    """A new ferrocm-owned copy of the C-contiguous ``host`` on ``device`` (never a borrowed
-    view: the transform reads it after this call returns)."""
-    out = empty(host.shape, host.dtype, device=device)
-    if host.nbytes:
-        out._buf.write(out._offset, memoryview(host).cast("B"))
-    return out
 
 
 def _runs(axes: list[int]) -> list[list[int]]:
