@@ -373,3 +373,30 @@ pub fn read_write<R>(
     let mut out_view = out_guard.slice_mut(out_off, out_len).map_err(runtime)?;
     Ok(f(&views, &mut out_view))
 }
+/// Runs `f` on a writable view of one region (an in-place operation).
+pub fn write_one<R>(
+    region: Region<'_>,
+    name: &str,
+    f: impl FnOnce(&mut DeviceSliceMut<'_, u8>) -> R,
+) -> PyResult<R> {
+    let (b, off, len) = region;
+    b.writable(name)?;
+    range(b.nbytes, off, len, name)?;
+    let mut st = lock(&b.storage);
+    let mut view = st.slice_mut(off, len).map_err(runtime)?;
+    Ok(f(&mut view))
+}
+
+/// Runs `f` on a read-only view of one region (no write check: a read-only import is fine).
+pub fn read_only<R>(
+    b: &Buffer,
+    off: usize,
+    len: usize,
+    name: &str,
+    f: impl FnOnce(DeviceSlice<'_, u8>) -> R,
+) -> PyResult<R> {
+    range(b.nbytes, off, len, name)?;
+    let st = lock(&b.storage);
+    let view = st.slice(off, len).map_err(runtime)?;
+    Ok(f(view))
+}

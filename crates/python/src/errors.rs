@@ -78,3 +78,29 @@ pub fn blas(e: ferrocm::blas::BlasError) -> PyErr {
         e => PyValueError::new_err(e.to_string()),
     }
 }
+
+create_exception!(
+    ferrocm,
+    CommError,
+    Error,
+    "A collective failed: a rank died or timed out, ranks disagreed, or a transport broke. The \
+     communicator is unusable afterwards: destroy it."
+);
+
+/// Converts a CCL error: bad arguments are `ValueError`s, failures of the group (timeouts,
+/// dead ranks, mismatched calls, transports, bootstrap) are `ferrocm.CommError`.
+pub fn ccl(e: ferrocm::ccl::CclError) -> PyErr {
+    use ferrocm::ccl::CclError as C;
+    match e {
+        C::Runtime(inner) => runtime(inner),
+        C::InvalidArgument { .. }
+        | C::BufferTooSmall { .. }
+        | C::DeviceMismatch { .. }
+        | C::InvalidEnvironment { .. }
+        | C::InvalidUniqueId { .. }
+        | C::Unsupported { .. }
+        | C::Group { .. } => PyValueError::new_err(e.to_string()),
+        C::Kernel { .. } => DeviceError::new_err(e.to_string()),
+        e => CommError::new_err(e.to_string()),
+    }
+}

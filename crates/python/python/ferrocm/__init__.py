@@ -1,7 +1,7 @@
 """ferrocm from Python: devices, streams, events, device arrays that exchange memory with NumPy,
 PyTorch, CuPy and JAX without copies (DLPack, ``__cuda_array_interface__``), the RAND generators
 (:mod:`ferrocm.random`), NumPy's FFT functions (:mod:`ferrocm.fft`), matrix products
-(:mod:`ferrocm.blas`) and the CUDA-to-HIP
+(:mod:`ferrocm.blas`), collectives between processes (:mod:`ferrocm.ccl`) and the CUDA-to-HIP
 translator (:func:`hipify`).
 
 Importing needs no GPU: where none is present (or ``FERROCM_BACKEND=cpu``), arrays live on
@@ -9,7 +9,8 @@ ferrocm's CPU device, which is host memory (DLPack device ``kDLCPU``), so NumPy 
 place.
 
 Errors are Python exceptions carrying ferrocm's message: ``ValueError`` for bad arguments,
-``MemoryError`` for exhausted memory, :class:`DeviceError` (a :class:`Error`) for device failures.
+``MemoryError`` for exhausted memory, :class:`DeviceError` (a :class:`Error`) for device failures,
+:class:`CommError` (a :class:`Error`) for failed collectives.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from ._array import (
     zeros,
     zeros_like,
 )
-from ._native import DeviceError, Error
+from ._native import CommError, DeviceError, Error
 from ._native import Device, Event, Stream
 
 __version__ = _native.__version__
@@ -36,6 +37,8 @@ __version__ = _native.__version__
 __all__ = [
     "Array",
     "blas",
+    "ccl",
+    "CommError",
     "Device",
     "DeviceError",
     "Error",
@@ -89,4 +92,4 @@ def hipify(source: str, *, stats: bool = False, **options):
     return (text, counts) if stats else text
 
 
-from . import blas, fft, random  # noqa: E402  (they use the names above)
+from . import blas, ccl, fft, random  # noqa: E402  (they use the names above)

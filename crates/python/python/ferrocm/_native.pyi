@@ -11,6 +11,9 @@ class Error(Exception):
 class DeviceError(Error):
     """A device, its driver or a kernel failed."""
 
+class CommError(Error):
+    """A collective failed (a rank died or timed out, ranks disagreed, a transport broke)."""
+
 class Device:
     """A compute device: a GPU, or a CPU device of ferrocm's embedded backend."""
 
@@ -189,3 +192,39 @@ def gemv_exec(
     stream: Stream | None = None,
 ) -> None:
     """Column-major GEMV on byte regions (ferrocm.blas's engine)."""
+
+def unique_id_new() -> bytes:
+    """A new CCL unique id (its bootstrap root listens in this process), as bytes."""
+
+def unique_id_root(data: bytes) -> str:
+    """Validates a unique id's bytes (ValueError if malformed); returns its root host:port."""
+
+class Communicator:
+    """One rank of a ferrocm-ccl communicator."""
+
+    @staticmethod
+    def init_rank(uid: bytes, nranks: int, rank: int, device: Device | int | None = None) -> Communicator: ...
+    @staticmethod
+    def from_env() -> Communicator: ...
+    @property
+    def rank(self) -> int: ...
+    @property
+    def size(self) -> int: ...
+    @property
+    def device(self) -> Device: ...
+    @property
+    def destroyed(self) -> bool: ...
+    def run(
+        self,
+        kind: str,
+        dtype: str,
+        send: tuple[Buffer, int, int] | None,
+        recv: tuple[Buffer, int, int],
+        op: str = "sum",
+        root: int = 0,
+        stream: Stream | None = None,
+    ) -> None:
+        """Runs collective ``kind`` (all_reduce, broadcast, reduce, all_gather, reduce_scatter,
+        all_to_all, send, recv) from ``send`` (or in place) into ``recv`` byte regions."""
+    def abort(self) -> None: ...
+    def destroy(self) -> None: ...
