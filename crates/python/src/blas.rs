@@ -232,3 +232,50 @@ pub fn gemv_exec(
         })?
     })
 }
+
+fn copy_typed<T: FromParts>(
+    stream: &Stream,
+    n: usize,
+    x: DeviceSlice<'_, u8>,
+    incx: isize,
+    y: &mut DeviceSliceMut<'_, u8>,
+    incy: isize,
+) -> PyResult<()> {
+    let x = x.reinterpret::<T>().map_err(runtime)?;
+    let mut y = ferrocm::AsDeviceSliceMut::as_device_slice_mut(y).reinterpret::<T>().map_err(runtime)?;
+    stream.record_use(&x);
+    stream.record_use(&y);
+    let map = blas_handle(stream)?;
+    map[&stream.device().index()].copy(n, &x, incx, &mut y, incy).map_err(blas)
+}
+
+/// `y = x` for `n` elements at increments `incx`/`incy` (BLAS `copy`) between byte regions of
+/// two buffers of one device: the package's strided device copy.
+#[pyfunction]
+#[pyo3(signature = (dtype, n, x, x_span, incx, y, y_span, incy, stream = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn copy_exec(
+    py: Python<'_>,
+    dtype: &str,
+    n: usize,
+    x: &Buffer,
+    x_span: Span,
+    incx: isize,
+    y: &Buffer,
+    y_span: Span,
+    incy: isize,
+    stream: Option<&PyStream>,
+) -> PyResult<()> {
+    same_device(&[(y, "y"), (x, "x")])?;
+    let s = stream_of(y, stream)?;
+    let inputs = [(x, x_span.0, x_span.1)];
+    py.detach(|| {
+        read_write(&inputs, &["x"], (y, y_span.0, y_span.1), "y", |v, o| match dtype {
+            "float32" => copy_typed::<f32>(&s, n, v[0], incx, o, incy),
+            "float64" => copy_typed::<f64>(&s, n, v[0], incx, o, incy),
+            "complex64" => copy_typed::<C32>(&s, n, v[0], incx, o, incy),
+            "complex128" => copy_typed::<C64>(&s, n, v[0], incx, o, incy),
+            d => Err(value(format!("BLAS dtype {d} is not float32, float64, complex64 or complex128"))),
+        })?
+    })
+}

@@ -43,6 +43,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fft::fft_exec, m)?)?;
     m.add_function(wrap_pyfunction!(blas::gemm_exec, m)?)?;
     m.add_function(wrap_pyfunction!(blas::gemv_exec, m)?)?;
+    m.add_function(wrap_pyfunction!(blas::copy_exec, m)?)?;
     m.add_class::<ccl::PyCommunicator>()?;
     m.add_function(wrap_pyfunction!(ccl::unique_id_new, m)?)?;
     m.add_function(wrap_pyfunction!(ccl::unique_id_root, m)?)?;

@@ -228,3 +228,16 @@ class Communicator:
         all_to_all, send, recv) from ``send`` (or in place) into ``recv`` byte regions."""
     def abort(self) -> None: ...
     def destroy(self) -> None: ...
+
+def copy_exec(
+    dtype: str,
+    n: int,
+    x: Buffer,
+    x_span: tuple[int, int],
+    incx: int,
+    y: Buffer,
+    y_span: tuple[int, int],
+    incy: int,
+    stream: Stream | None = None,
+) -> None:
+    """BLAS ``copy`` between byte regions of two buffers of one device (strided device copies)."""

@@ -12,7 +12,8 @@ matrix whose elements are unit-stride along one axis (slices of rows or columns 
 in place with its leading dimension. An operand is copied only where BLAS cannot express it: a
 matrix strided along both axes or with negative strides, a zero-stride vector, or a conjugate
 transpose (``"C"``) of a matrix stored the other way round from the output. Those copies (and an
-output BLAS cannot write in place, written back afterwards) go through host memory.
+output BLAS cannot write in place, written back afterwards) run on the device as BLAS copies
+where that takes a few hundred launches at most, else through host memory.
 
 Results are written in place into ``c``/``y`` when given (a ferrocm Array or another library's
 writable array, e.g. a ``torch.Tensor`` on the same GPU), which is then returned; otherwise
@@ -24,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _native
+from . import _native, _strided
 from ._array import Array, _upload, asarray, empty, from_dlpack
 
 __all__ = ["gemm", "gemm_batched", "gemv", "matmul"]
@@ -100,7 +101,19 @@ def _batch_stride(x: Array):
 
 
 def _materialise(x: Array, form: str) -> Array:
-    """A copy of ``x`` (through the host) whose matrices are stored ``form``-major."""
+    """A copy of ``x`` whose matrices are stored ``form``-major (by device copies where they
+    take few launches, else through the host)."""
+    if form == "row":
+        t = empty(x.shape, x.dtype, device=x.device)
+        view = t
+    else:
+        swapped = (*x.shape[:-2], x.shape[-1], x.shape[-2])
+        t = empty(swapped, x.dtype, device=x.device)
+        st = list(t._estrides)
+        st[-2], st[-1] = st[-1], st[-2]
+        view = Array(t._buf, t._offset, x.shape, st, x.dtype)
+    if _strided.copy(x, view):
+        return view
     host = x.numpy()
     if form == "row":
         host = np.ascontiguousarray(host)
@@ -221,7 +234,7 @@ def _gemm(a, b, c, alpha, beta, trans_a, trans_b, batched: bool):
             y._buf, _region(y), ldy, _batch_stride(y) or 0,
             beta_, target._buf, _region(target), form[1], cb or 0, batch,
         )  # fmt: skip
-    if target is not c:
+    if target is not c and not _strided.copy(target, c):
         c._assign(target)
     return given if given is not None else c
 
@@ -297,7 +310,7 @@ def gemv(a, x, y=None, *, alpha=1, beta=0, trans=False):
         dtype.name, blas_op, mn, alpha_, a._buf, _region(a), form[1], x._buf, _region(x), incx,
         beta_, target._buf, _region(target), incy,
     )  # fmt: skip
-    if target is not y:
+    if target is not y and not _strided.copy(target, y):
         y._assign(target)
     return given if given is not None else y
 

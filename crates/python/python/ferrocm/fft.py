@@ -20,9 +20,10 @@ How the data reaches the plan: a C-contiguous input of the transform's dtype who
 axes are adjacent goes to ferrocm-fft as it is (the plan's layout has the array's strides:
 trailing axes are a packed batch, leading or middle axes a strided layout). A change of dtype,
 zero-padding or truncation (``n``/``s``), a non-contiguous input, or axes that are not adjacent
-first make a C-contiguous copy with the transformed axes in place; that copy goes through host
-memory (ferrocm has no device cast or strided-copy kernel yet), which on the CPU device is a
-memory copy and on a GPU a round trip over PCIe. Plans are cached per (device, precision,
+first make a C-contiguous copy with the transformed axes in place. That copy runs on the device
+(BLAS copies: zero-fill, then the common part; float32/float64 input lands in the real parts of
+the complex buffer) when the dtypes are of one precision and it takes at most a few hundred
+launches; other conversions (integers, float16, float32 to complex128) go through host memory. Plans are cached per (device, precision,
 transform type, sizes, batch, layout).
 
 Errors: a bad ``axis`` is :class:`numpy.exceptions.AxisError` (a ``ValueError`` and an
@@ -37,7 +38,7 @@ import operator
 
 import numpy as np
 
-from . import _native
+from . import _native, _strided
 from ._array import Array, _upload, asarray, empty
 
 __all__ = [
@@ -139,6 +140,9 @@ def _prepared(a: Array, shape: tuple[int, ...], dtype: np.dtype) -> Array:
     axis) on ``a``'s device: ``a`` itself when it already is one."""
     if a.shape == shape and a.dtype == dtype and a.is_c_contiguous:
         return a
+    on_device = _prepared_on_device(a, shape, dtype)
+    if on_device is not None:
+        return on_device
     host = a.numpy()
     if host.shape != shape:
         out = np.zeros(shape, dtype)
@@ -146,6 +150,25 @@ def _prepared(a: Array, shape: tuple[int, ...], dtype: np.dtype) -> Array:
         out[common] = host[common]
         host = out
     return _upload(np.ascontiguousarray(host, dtype=dtype), a.device)
+
+
+def _prepared_on_device(a: Array, shape, dtype: np.dtype):
+    """:func:`_prepared` by device copies (zero fill, then BLAS copies of the common part; a
+    real input lands in the real parts of a complex output), or None where that does not apply
+    (other dtype conversions, too many launches)."""
+    cast = a.dtype.kind == "f" and dtype.kind == "c" and a.dtype.itemsize * 2 == dtype.itemsize
+    if a.dtype != dtype and not cast:
+        return None
+    out = empty(shape, dtype, device=a.device)
+    if out.size == 0:
+        return out
+    if cast or any(n > m for n, m in zip(shape, a.shape)):
+        out.fill(0)
+    common = tuple(slice(0, min(n, m)) for n, m in zip(shape, a.shape))
+    dst = out[common]
+    if _strided.copy(a[common], _strided.real_view(dst) if cast else dst):
+        return out
+    return None
 
 
 def _runs(axes: list[int]) -> list[list[int]]:
@@ -176,11 +199,16 @@ def _execute(x: Array, run: list[int], kind: str, n: list[int], out_shape, out_d
         # Move the transformed axes last (a host copy), transform as a packed batch, and return
         # the result as a view with the axes back in place.
         k = len(run)
-        moved = _upload(np.ascontiguousarray(np.moveaxis(x.numpy(), run, range(-k, 0))), x.device)
+        order = [i for i in range(x.ndim) if i not in run] + run
+        moved = empty(tuple(x.shape[i] for i in order), x.dtype, device=x.device)
+        back = [0] * x.ndim
+        for pos, ax in enumerate(order):
+            back[ax] = moved._estrides[pos]
+        if not _strided.copy(x, Array(moved._buf, moved._offset, x.shape, back, x.dtype)):
+            moved = _upload(np.ascontiguousarray(np.moveaxis(x.numpy(), run, range(-k, 0))), x.device)
         target = list(out_shape)
         shape_moved = [d for i, d in enumerate(target) if i not in run] + [target[i] for i in run]
         res = _execute(moved, list(range(x.ndim - k, x.ndim)), kind, n, tuple(shape_moved), out_dtype, inverse, scale)
-        order = [i for i in range(x.ndim) if i not in run] + run
         strides = [0] * x.ndim
         for pos, ax in enumerate(order):
             strides[ax] = res._estrides[pos]
