@@ -248,3 +248,34 @@ def test_a_destroyed_communicator_refuses_work():
     with pytest.raises(ValueError, match="destroyed"):
         comm.all_reduce(ferrocm.zeros(3, device=cpu))
     comm.destroy()  # a second destroy does nothing
+
+
+def test_two_ranks_in_one_process_need_the_gil_released():
+    # Each rank's init and collectives block until the other rank arrives: with the ranks on two
+    # Python threads of one process, this only completes if every call releases the GIL. (Each
+    # rank works on a stream of its own: two ranks' collectives queued on one stream would wait
+    # for each other forever, as in NCCL.)
+    import threading
+
+    cpu = [d for d in ferrocm.devices() if not d.is_gpu][0]
+    uid = ccl.UniqueId()
+    results, errors = {}, []
+
+    def rank(r):
+        try:
+            with ccl.init_rank(uid, 2, r, device=cpu) as comm, cpu.create_stream() as s:
+                x = ferrocm.asarray(np.full(1000, r + 1.0), device=cpu)
+                comm.all_reduce(x, out=x)
+                s.synchronize()
+                results[r] = x.numpy()
+        except Exception as e:  # reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=rank, args=(r,)) for r in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not errors, errors
+    for r in range(2):
+        np.testing.assert_array_equal(results[r], np.full(1000, 3.0))

@@ -17,7 +17,9 @@ operations that move data without reducing; complex64/complex128 for everything 
 prod/min/max, as pairs of reals).
 
 Operations are queued on the device's current stream (the GIL is released while a call waits
-for its peers). Errors: ``ValueError`` for bad arguments (shapes, dtypes, ranks, operators),
+for its peers). Ranks driven by threads of one process on one device need a stream each
+(``with device.create_stream():``): two ranks' collectives on one stream wait for each other
+forever, as in NCCL. Errors: ``ValueError`` for bad arguments (shapes, dtypes, ranks, operators),
 :class:`ferrocm.CommError` when the group fails (a rank died or timed out, ranks called
 different things, a transport broke): the communicator is unusable afterwards on every rank.
 """
