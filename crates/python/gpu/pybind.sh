@@ -37,13 +37,15 @@ run interop 20 "$root/$tests/test_interop_gpu.py"
 t0=$SECONDS
 timeout 15 "$py" "$root/crates/python/bench/bench_overhead.py" > "$OUT/bench.txt" 2>&1
 rc[bench]=$?; secs[bench]=$((SECONDS - t0))
-run blas 15 "$root/$tests/test_blas.py" -x
-run fft 25 "$root/$tests/test_fft.py" -x
+# The CPU-device cases of these files run everywhere (CI); here only the GPU-device ones (-k cuda).
+run blas 15 "$root/$tests/test_blas.py" -x -k cuda
+run fft 25 "$root/$tests/test_fft.py" -x -k cuda
+run strided 5 "$root/$tests/test_strided.py" -x -k cuda
 run ccl 10 "$root/$tests/test_ccl.py" -x
 echo
 echo "== pybind: GPU suite (rc 124 = ran past its time box; see \$OUT/<step>.txt) =="
 printf '%-8s %4s %5s  %s\n' step rc secs summary
-for s in interop blas fft ccl; do
+for s in interop blas fft strided ccl; do
   printf '%-8s %4s %5s  %s\n' "$s" "${rc[$s]}" "${secs[$s]}" "$(grep -E 'passed|failed|error' "$OUT/$s.txt" | tail -1)"
 done
 printf '%-8s %4s %5s\n' bench "${rc[bench]}" "${secs[bench]}"

@@ -226,3 +226,10 @@ def test_errors_name_what_was_wrong(device, case):
         fn()
     assert text in str(info.value)
     np.testing.assert_array_equal(watched.numpy(), before)
+
+
+def test_exhausted_memory_is_a_memory_error(device):
+    a = ferrocm.zeros((1 << 20, 1), np.float32, device=device)
+    b = ferrocm.zeros((1, 1 << 20), np.float32, device=device)
+    with pytest.raises(MemoryError, match="exceeds the memory of device"):
+        B.gemm(a, b)

@@ -268,3 +268,9 @@ def test_errors_name_the_argument(device, case):
         fn(a, r)
     assert text in str(info.value)
     np.testing.assert_array_equal(a.numpy(), x)  # nothing written
+
+
+def test_exhausted_memory_is_a_memory_error(device):
+    a = ferrocm.asarray(data((4, 6), np.complex128), device=device)
+    with pytest.raises(MemoryError, match="exceeds the memory of device"):
+        F.fft(a, n=1 << 40)

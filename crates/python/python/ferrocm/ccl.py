@@ -209,7 +209,7 @@ class Communicator:
         when ``x`` is ``out[rank]``."""
         a = self._array(x, "x")
         o, ret = self._out(out, (self.size, *a.shape), a.dtype)
-        wire, per = _wire(a, None)
+        wire, _ = _wire(a, None)
         own = o._buf.ptr + o._offset + self.rank * a.nbytes == a._buf.ptr + a._offset
         self._c.run("all_gather", wire, None if own else _region(a), _region(o))
         return ret
