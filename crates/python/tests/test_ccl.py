@@ -212,6 +212,7 @@ def test_one_rank_communicator(solo):
 def _cases(comm):
     dev = comm.device
     f = ferrocm.asarray(np.arange(6.0), device=dev)
+    g = ferrocm.asarray(np.arange(8.0), device=dev)
     watched = f
     return [
         (lambda: comm.all_reduce(f, op="mean"), ValueError, "op 'mean' is not one of"),
@@ -226,10 +227,11 @@ def _cases(comm):
         (lambda: comm.all_reduce(ferrocm.asarray(np.ones((4, 4)), device=dev)[:, ::2]), ValueError, "C-contiguous"),
         (lambda: comm.all_reduce([1.0, 2.0]), ValueError, "must be a ferrocm Array or a DLPack array"),
         (lambda: comm.all_to_all(f, out=f), ValueError, "cannot run in place"),
+        (lambda: comm.all_reduce(g[:6], out=g[2:]), ValueError, "out overlaps the input without being it"),
     ], watched
 
 
-@pytest.mark.parametrize("case", range(11))
+@pytest.mark.parametrize("case", range(12))
 def test_errors_name_what_was_wrong(solo, case):
     cases, watched = _cases(solo)
     fn, kind, text = cases[case]

@@ -106,6 +106,13 @@ def _same_memory(a: Array, b: Array) -> bool:
     return a._buf.ptr + a._offset == b._buf.ptr + b._offset and a.nbytes == b.nbytes
 
 
+def _check_disjoint(x: Array, out: Array) -> None:
+    """Out of place, the input and the output must not overlap (in place, they are one array)."""
+    lo_x, lo_o = x._buf.ptr + x._offset, out._buf.ptr + out._offset
+    if x.nbytes and out.nbytes and lo_x < lo_o + out.nbytes and lo_o < lo_x + x.nbytes:
+        raise ValueError("out overlaps the input without being it: pass out=x for in place, or a separate array")
+
+
 class Communicator:
     """One rank of a communicator. Use ``Communicator.from_env()`` or :func:`init_rank`; a
     ``with`` block destroys it at the end."""
@@ -177,6 +184,8 @@ class Communicator:
 
     def _run(self, kind, x, out, op=None, root=0):
         wire, _ = _wire(x, op)
+        if out is not None:
+            _check_disjoint(x, out)
         send = None if out is None else _region(x)
         target = x if out is None else out
         self._c.run(kind, wire, send, _region(target), op or "sum", root)
@@ -211,6 +220,8 @@ class Communicator:
         o, ret = self._out(out, (self.size, *a.shape), a.dtype)
         wire, _ = _wire(a, None)
         own = o._buf.ptr + o._offset + self.rank * a.nbytes == a._buf.ptr + a._offset
+        if not own:
+            _check_disjoint(a, o)
         self._c.run("all_gather", wire, None if own else _region(a), _region(o))
         return ret
 
@@ -225,6 +236,8 @@ class Communicator:
         o, ret = self._out(out, (rows, *a.shape[1:]), a.dtype)
         wire, _ = _wire(a, op)
         own = a._buf.ptr + a._offset + self.rank * o.nbytes == o._buf.ptr + o._offset
+        if not own:
+            _check_disjoint(a, o)
         self._c.run("reduce_scatter", wire, None if own else _region(a), _region(a if own else o), op)
         return ret
 
