@@ -4,7 +4,7 @@
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use ferrocm::{Device, DeviceBuffer, DeviceSliceMut, ExternalBuffer, Stream};
+use ferrocm::{Device, DeviceBuffer, DeviceSlice, DeviceSliceMut, ExternalBuffer, Stream};
 use pyo3::buffer::PyBuffer;
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
@@ -21,6 +21,13 @@ pub enum Storage {
 }
 
 impl Storage {
+    fn slice(&self, start: usize, len: usize) -> ferrocm::Result<DeviceSlice<'_, u8>> {
+        match self {
+            Storage::Owned(b) => b.slice(start..start + len),
+            Storage::External(b, _) => b.slice(start..start + len),
+        }
+    }
+
     fn slice_mut(&mut self, start: usize, len: usize) -> ferrocm::Result<DeviceSliceMut<'_, u8>> {
         match self {
             Storage::Owned(b) => b.slice_mut(start..start + len),
@@ -319,4 +326,77 @@ pub fn typed<T: ferrocm::DeviceRepr, R>(
     let view = st.slice_mut(offset, bytes).map_err(runtime)?;
     let mut typed = view.reinterpret::<T>().map_err(runtime)?;
     Ok(f(&mut typed))
+}
+
+/// A byte region of a buffer a library call reads or writes: (buffer, offset, length).
+pub type Region<'a> = (&'a Buffer, usize, usize);
+
+/// Runs `f` on read-only views of `inputs` and a writable view of `output` (byte regions),
+/// holding each buffer's lock once (in address order, so concurrent calls cannot deadlock).
+/// Inputs may share a buffer with each other; the output must not share one with any input
+/// (a library call's result would overwrite what it reads): that is a `ValueError` naming
+/// `names[i]` (the input's argument name) and `out_name`.
+pub fn read_write<R>(
+    inputs: &[Region<'_>],
+    names: &[&str],
+    output: Region<'_>,
+    out_name: &str,
+    f: impl FnOnce(&[DeviceSlice<'_, u8>], &mut DeviceSliceMut<'_, u8>) -> R,
+) -> PyResult<R> {
+    let (out, out_off, out_len) = output;
+    out.writable(out_name)?;
+    range(out.nbytes, out_off, out_len, out_name)?;
+    for (i, &(b, off, len)) in inputs.iter().enumerate() {
+        let name = names.get(i).copied().unwrap_or("input");
+        range(b.nbytes, off, len, name)?;
+        if Arc::ptr_eq(&b.storage, &out.storage) {
+            return Err(value(format!(
+                "{out_name} shares memory with {name}: pass an output that does not overlap the inputs"
+            )));
+        }
+    }
+    let mut storages: Vec<&Arc<Mutex<Storage>>> = inputs.iter().map(|(b, _, _)| &b.storage).collect();
+    storages.push(&out.storage);
+    storages.sort_by_key(|s| Arc::as_ptr(s) as usize);
+    storages.dedup_by(|a, b| Arc::ptr_eq(a, b));
+    let mut guards: Vec<(usize, MutexGuard<'_, Storage>)> =
+        storages.iter().map(|s| (Arc::as_ptr(s) as usize, lock(s))).collect();
+    let out_key = Arc::as_ptr(&out.storage) as usize;
+    let at = guards.iter().position(|(k, _)| *k == out_key).expect("the output's storage was locked");
+    let (_, mut out_guard) = guards.swap_remove(at);
+    let mut views = Vec::with_capacity(inputs.len());
+    for &(b, off, len) in inputs {
+        let key = Arc::as_ptr(&b.storage) as usize;
+        let g = &guards.iter().find(|(k, _)| *k == key).expect("every input's storage was locked").1;
+        views.push(g.slice(off, len).map_err(runtime)?);
+    }
+    let mut out_view = out_guard.slice_mut(out_off, out_len).map_err(runtime)?;
+    Ok(f(&views, &mut out_view))
+}
+/// Runs `f` on a writable view of one region (an in-place operation).
+pub fn write_one<R>(
+    region: Region<'_>,
+    name: &str,
+    f: impl FnOnce(&mut DeviceSliceMut<'_, u8>) -> R,
+) -> PyResult<R> {
+    let (b, off, len) = region;
+    b.writable(name)?;
+    range(b.nbytes, off, len, name)?;
+    let mut st = lock(&b.storage);
+    let mut view = st.slice_mut(off, len).map_err(runtime)?;
+    Ok(f(&mut view))
+}
+
+/// Runs `f` on a read-only view of one region (no write check: a read-only import is fine).
+pub fn read_only<R>(
+    b: &Buffer,
+    off: usize,
+    len: usize,
+    name: &str,
+    f: impl FnOnce(DeviceSlice<'_, u8>) -> R,
+) -> PyResult<R> {
+    range(b.nbytes, off, len, name)?;
+    let st = lock(&b.storage);
+    let view = st.slice(off, len).map_err(runtime)?;
+    Ok(f(view))
 }

@@ -57,3 +57,50 @@ pub fn rand(e: ferrocm_rand::RandError) -> PyErr {
 pub fn value(msg: impl Into<String>) -> PyErr {
     PyValueError::new_err(msg.into())
 }
+
+/// Converts an FFT error: argument errors are `ValueError`s, runtime errors as [`runtime`],
+/// kernel build failures are device errors.
+pub fn fft(e: ferrocm::fft::FftError) -> PyErr {
+    use ferrocm::fft::FftError as F;
+    match e {
+        F::Runtime(inner) => runtime(inner),
+        F::Kernel { .. } => DeviceError::new_err(e.to_string()),
+        e => PyValueError::new_err(e.to_string()),
+    }
+}
+
+/// Converts a BLAS error, as [`fft`].
+pub fn blas(e: ferrocm::blas::BlasError) -> PyErr {
+    use ferrocm::blas::BlasError as B;
+    match e {
+        B::Runtime(inner) => runtime(inner),
+        B::Kernel { .. } => DeviceError::new_err(e.to_string()),
+        e => PyValueError::new_err(e.to_string()),
+    }
+}
+
+create_exception!(
+    ferrocm,
+    CommError,
+    Error,
+    "A collective failed: a rank died or timed out, ranks disagreed, or a transport broke. The \
+     communicator is unusable afterwards: destroy it."
+);
+
+/// Converts a CCL error: bad arguments are `ValueError`s, failures of the group (timeouts,
+/// dead ranks, mismatched calls, transports, bootstrap) are `ferrocm.CommError`.
+pub fn ccl(e: ferrocm::ccl::CclError) -> PyErr {
+    use ferrocm::ccl::CclError as C;
+    match e {
+        C::Runtime(inner) => runtime(inner),
+        C::InvalidArgument { .. }
+        | C::BufferTooSmall { .. }
+        | C::DeviceMismatch { .. }
+        | C::InvalidEnvironment { .. }
+        | C::InvalidUniqueId { .. }
+        | C::Unsupported { .. }
+        | C::Group { .. } => PyValueError::new_err(e.to_string()),
+        C::Kernel { .. } => DeviceError::new_err(e.to_string()),
+        e => CommError::new_err(e.to_string()),
+    }
+}

@@ -10,10 +10,13 @@
 
 use pyo3::prelude::*;
 
+mod blas;
 mod buffer;
+mod ccl;
 mod device;
 mod dlpack;
 mod errors;
+mod fft;
 mod hipify;
 mod random;
 
@@ -23,6 +26,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", ferrocm::VERSION)?;
     m.add("Error", py.get_type::<errors::Error>())?;
     m.add("DeviceError", py.get_type::<errors::DeviceError>())?;
+    m.add("CommError", py.get_type::<errors::CommError>())?;
     m.add_class::<device::PyDevice>()?;
     m.add_class::<device::PyStream>()?;
     m.add_class::<device::PyEvent>()?;
@@ -36,5 +40,12 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(device::pop_stream, m)?)?;
     m.add_function(wrap_pyfunction!(dlpack::import_capsule, m)?)?;
     m.add_function(wrap_pyfunction!(hipify::hipify, m)?)?;
+    m.add_function(wrap_pyfunction!(fft::fft_exec, m)?)?;
+    m.add_function(wrap_pyfunction!(blas::gemm_exec, m)?)?;
+    m.add_function(wrap_pyfunction!(blas::gemv_exec, m)?)?;
+    m.add_function(wrap_pyfunction!(blas::copy_exec, m)?)?;
+    m.add_class::<ccl::PyCommunicator>()?;
+    m.add_function(wrap_pyfunction!(ccl::unique_id_new, m)?)?;
+    m.add_function(wrap_pyfunction!(ccl::unique_id_root, m)?)?;
     Ok(())
 }

@@ -97,3 +97,66 @@ def test_legacy_philox_equals_curand_through_cupy(gpu):
         ref = out.get()
     mine = ferrocm.random.Generator("philox", seed=1234, device=gpu, ordering="legacy").integers_raw(n).numpy()
     np.testing.assert_array_equal(mine, ref)
+
+
+def test_fft_equals_cupy_fft_on_the_same_inputs(gpu):
+    cp = need("cupy")
+    import ferrocm.fft
+
+    rng = np.random.default_rng(5)
+    with cp.cuda.Device(gpu.ordinal):
+        for shape, axes in [((64, 1000), (-1,)), ((8, 96, 97), (1, 2)), ((33, 4096), (0,))]:
+            host = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(np.complex64)
+            x = cp.asarray(host)
+            ours = ferrocm.fft.fftn(x, axes=axes)  # reads the CuPy array in place
+            assert ours.device == gpu
+            theirs = cp.fft.fftn(x, axes=axes)
+            got, want = ours.numpy(), cp.asnumpy(theirs)
+            ref = np.fft.fftn(host.astype(np.complex128), axes=axes)
+            # Both libraries are single precision: each within rocFFT's bound of the f64 truth,
+            # and within twice that of each other.
+            scale = np.linalg.norm(ref)
+            assert np.linalg.norm(got - ref) / scale < 2e-5
+            assert np.linalg.norm(got - want) / scale < 4e-5
+            r = rng.standard_normal(shape).astype(np.float64)
+            xr = cp.asarray(r)
+            np.testing.assert_allclose(
+                ferrocm.fft.irfft(ferrocm.fft.rfft(xr)).numpy(),
+                cp.asnumpy(cp.fft.irfft(cp.fft.rfft(xr))),
+                rtol=1e-10, atol=1e-10,
+            )  # fmt: skip
+
+
+def test_gemm_equals_cupy_matmul_and_fills_torch_in_place(gpu):
+    cp = need("cupy")
+    torch = need("torch")
+    import ferrocm.blas
+
+    rng = np.random.default_rng(6)
+    with cp.cuda.Device(gpu.ordinal):
+        for dtype in (np.float32, np.float64):
+            a = cp.asarray(rng.standard_normal((257, 129)).astype(dtype))
+            b = cp.asarray(rng.standard_normal((129, 65)).astype(dtype))
+            ours = ferrocm.blas.matmul(a, b).numpy()
+            theirs = cp.asnumpy(cp.matmul(a, b))
+            ref = cp.asnumpy(a).astype(np.float64) @ cp.asnumpy(b).astype(np.float64)
+            eps = 1.2e-7 if dtype == np.float32 else 2.3e-16
+            tol = 4 * 129 * eps * (np.abs(ref).max() + 1)
+            assert np.abs(ours - ref).max() <= tol and np.abs(ours - theirs).max() <= 2 * tol
+    dev = f"cuda:{gpu.ordinal}"
+    ta = torch.randn(100, 70, device=dev, dtype=torch.float64)
+    tb = torch.randn(70, 30, device=dev, dtype=torch.float64)
+    tc = torch.ones(100, 30, device=dev, dtype=torch.float64)
+    ptr = tc.data_ptr()
+    out = ferrocm.blas.gemm(ta, tb, tc, alpha=2.0, beta=1.0)
+    assert out is tc and tc.data_ptr() == ptr
+    ferrocm.current_stream(gpu).synchronize()  # ferrocm's work first, then torch reads
+    torch.testing.assert_close(tc, 2.0 * ta @ tb + 1.0, rtol=1e-12, atol=1e-12)
+    # Transposed torch views (column-major memory) multiply without copies.
+    torch.testing.assert_close(
+        torch.from_dlpack(ferrocm.blas.matmul(ta.t().contiguous().t(), tb)), ta @ tb, rtol=1e-12, atol=1e-12
+    )
+    batch = torch.randn(6, 33, 17, device=dev, dtype=torch.complex64)
+    other = torch.randn(6, 17, 9, device=dev, dtype=torch.complex64)
+    got = torch.from_dlpack(ferrocm.blas.gemm_batched(batch, other))
+    torch.testing.assert_close(got, batch @ other, rtol=1e-4, atol=1e-4)

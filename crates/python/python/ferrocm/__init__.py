@@ -1,13 +1,16 @@
 """ferrocm from Python: devices, streams, events, device arrays that exchange memory with NumPy,
 PyTorch, CuPy and JAX without copies (DLPack, ``__cuda_array_interface__``), the RAND generators
-(:mod:`ferrocm.random`) and the CUDA-to-HIP translator (:func:`hipify`).
+(:mod:`ferrocm.random`), NumPy's FFT functions (:mod:`ferrocm.fft`), matrix products
+(:mod:`ferrocm.blas`), collectives between processes (:mod:`ferrocm.ccl`) and the CUDA-to-HIP
+translator (:func:`hipify`).
 
 Importing needs no GPU: where none is present (or ``FERROCM_BACKEND=cpu``), arrays live on
 ferrocm's CPU device, which is host memory (DLPack device ``kDLCPU``), so NumPy can view them in
 place.
 
 Errors are Python exceptions carrying ferrocm's message: ``ValueError`` for bad arguments,
-``MemoryError`` for exhausted memory, :class:`DeviceError` (a :class:`Error`) for device failures.
+``MemoryError`` for exhausted memory, :class:`DeviceError` (a :class:`Error`) for device failures,
+:class:`CommError` (a :class:`Error`) for failed collectives.
 """
 
 from __future__ import annotations
@@ -26,13 +29,16 @@ from ._array import (
     zeros,
     zeros_like,
 )
-from ._native import DeviceError, Error
+from ._native import CommError, DeviceError, Error
 from ._native import Device, Event, Stream
 
 __version__ = _native.__version__
 
 __all__ = [
     "Array",
+    "blas",
+    "ccl",
+    "CommError",
     "Device",
     "DeviceError",
     "Error",
@@ -44,6 +50,7 @@ __all__ = [
     "devices",
     "empty",
     "empty_like",
+    "fft",
     "from_dlpack",
     "full",
     "hipify",
@@ -85,4 +92,4 @@ def hipify(source: str, *, stats: bool = False, **options):
     return (text, counts) if stats else text
 
 
-from . import random  # noqa: E402  (random uses the names above)
+from . import blas, ccl, fft, random  # noqa: E402  (they use the names above)

@@ -448,3 +448,12 @@ def asarray(obj, dtype=None, device=None, copy=None) -> Array:
     if host.nbytes:
         out._buf.write(0, memoryview(host).cast("B"))
     return out
+
+
+def _upload(host: np.ndarray, device) -> Array:
+    """A new ferrocm-owned copy of the C-contiguous ``host`` on ``device`` (never a borrowed
+    view, so work queued on it may run after the host array is gone)."""
+    out = empty(host.shape, host.dtype, device=device)
+    if host.nbytes:
+        out._buf.write(out._offset, memoryview(host).cast("B"))
+    return out

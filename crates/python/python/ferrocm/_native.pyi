@@ -11,6 +11,9 @@ class Error(Exception):
 class DeviceError(Error):
     """A device, its driver or a kernel failed."""
 
+class CommError(Error):
+    """A collective failed (a rank died or timed out, ranks disagreed, a transport broke)."""
+
 class Device:
     """A compute device: a GPU, or a CPU device of ferrocm's embedded backend."""
 
@@ -129,3 +132,112 @@ def push_stream(stream: Stream) -> None: ...
 def pop_stream(stream: Stream) -> None: ...
 def import_capsule(capsule: Any) -> tuple[Buffer, list[int], list[int], tuple[int, int, int], int]: ...
 def hipify(source: str, **options: bool) -> tuple[str, dict[str, Any]]: ...
+
+def fft_exec(
+    kind: str,
+    precision: str,
+    n: list[int],
+    outer: int,
+    inner: int,
+    src: Buffer,
+    src_offset: int,
+    dst: Buffer,
+    dst_offset: int,
+    inverse: bool,
+    scale: float,
+    stream: Stream | None = None,
+) -> None:
+    """Queues ``outer`` packed transforms (or one block of ``inner`` interleaved ones) of
+    sizes ``n`` and kind "c2c", "r2c" or "c2r" in precision "float32"/"float64" from ``src``
+    to ``dst`` (byte offsets), then scales the output by ``scale``. ferrocm.fft's engine."""
+
+def gemm_exec(
+    dtype: str,
+    ops: tuple[str, str],
+    mnk: tuple[int, int, int],
+    alpha: tuple[float, float],
+    a: Buffer,
+    a_span: tuple[int, int],
+    lda: int,
+    stride_a: int,
+    b: Buffer,
+    b_span: tuple[int, int],
+    ldb: int,
+    stride_b: int,
+    beta: tuple[float, float],
+    c: Buffer,
+    c_span: tuple[int, int],
+    ldc: int,
+    stride_c: int,
+    batch: int,
+    stream: Stream | None = None,
+) -> None:
+    """Column-major strided-batched GEMM on byte regions (ferrocm.blas's engine)."""
+
+def gemv_exec(
+    dtype: str,
+    op: str,
+    mn: tuple[int, int],
+    alpha: tuple[float, float],
+    a: Buffer,
+    a_span: tuple[int, int],
+    lda: int,
+    x: Buffer,
+    x_span: tuple[int, int],
+    incx: int,
+    beta: tuple[float, float],
+    y: Buffer,
+    y_span: tuple[int, int],
+    incy: int,
+    stream: Stream | None = None,
+) -> None:
+    """Column-major GEMV on byte regions (ferrocm.blas's engine)."""
+
+def unique_id_new() -> bytes:
+    """A new CCL unique id (its bootstrap root listens in this process), as bytes."""
+
+def unique_id_root(data: bytes) -> str:
+    """Validates a unique id's bytes (ValueError if malformed); returns its root host:port."""
+
+class Communicator:
+    """One rank of a ferrocm-ccl communicator."""
+
+    @staticmethod
+    def init_rank(uid: bytes, nranks: int, rank: int, device: Device | int | None = None) -> Communicator: ...
+    @staticmethod
+    def from_env() -> Communicator: ...
+    @property
+    def rank(self) -> int: ...
+    @property
+    def size(self) -> int: ...
+    @property
+    def device(self) -> Device: ...
+    @property
+    def destroyed(self) -> bool: ...
+    def run(
+        self,
+        kind: str,
+        dtype: str,
+        send: tuple[Buffer, int, int] | None,
+        recv: tuple[Buffer, int, int],
+        op: str = "sum",
+        root: int = 0,
+        stream: Stream | None = None,
+    ) -> None:
+        """Runs collective ``kind`` (all_reduce, broadcast, reduce, all_gather, reduce_scatter,
+        all_to_all, send, recv) from ``send`` (or in place) into ``recv`` byte regions."""
+    def abort(self) -> None: ...
+    def destroy(self) -> None: ...
+
+def copy_exec(
+    dtype: str,
+    n: int,
+    x: Buffer,
+    x_span: tuple[int, int],
+    incx: int,
+    y: Buffer,
+    y_span: tuple[int, int],
+    incy: int,
+    stream: Stream | None = None,
+) -> None:
+    """BLAS ``copy`` between byte regions of two buffers of one device (strided device copies)."""
