@@ -21,6 +21,7 @@ struct StreamInner {
 
 impl Drop for StreamInner {
     fn drop(&mut self) {
+        self.trace.close();
         self.capture.abandon(&self.device, self.handle);
         if !self.owned {
             return;
