@@ -4,27 +4,31 @@
 //! `FERROCM_PROF`, see [`ferrocm_prof::session`]).
 //!
 //! **Cost.** With no tracer installed each hook is one `OnceLock::get` (an acquire load) and a
-//! branch. With one installed, an API call costs two clock reads and a record; a traced kernel,
-//! copy or memset costs one timing event recorded after it on its stream, plus one before it
-//! when the stream is idle (see below), taken from a per-device pool that a collector thread
-//! refills as the events complete.
+//! branch. With one installed, an API call costs two clock reads and a record. A traced
+//! kernel-language kernel costs no driver call of its own: it runs its *timed variant*
+//! ([`ferrocm_ir::timed`]), which times itself into a slot of a pooled device buffer (see
+//! "Timed kernels"). A traced copy, memset or raw-module kernel costs one timing event recorded
+//! after it on its stream, plus one before it when the stream is idle (see below), taken from a
+//! per-device pool that a collector thread refills as the events complete.
 //!
-//! **Device times.** Start and end of device work are timing events recorded around it on its
-//! stream. When the stream is still busy with earlier traced work, the end event of that work
-//! is also the start of the next (nothing can start on a stream before the previous item ends),
-//! so a launch-bound loop records one event per launch, not two. Calls that can delay a stream
-//! other than by its own work (`Stream::wait_event`, `Stream::add_callback`) end such a chain.
-//! One case is not seen: work on a blocking stream that waits implicitly for the legacy
-//! default stream may start later than the end of the stream's previous work.
-//!
-//! Event times are mapped onto the host's `CLOCK_MONOTONIC` through anchors: an event recorded
-//! on a private idle stream of the device and waited for, whose host time is the middle of the
-//! wait (within a few microseconds). A new anchor is taken, chained to the previous one by the
-//! device's own elapsed time, when a traced operation finds the last one a second old, so every
-//! event is read against an anchor at most about a second before it and `f32` milliseconds
-//! lose under 0.1 us. Durations come from the device alone; only the placement of device work
-//! against host calls carries the anchor's few microseconds. Work on one stream is reported
-//! without overlap (a start is never before the previous end of its stream).
+//! **Timed kernels.** While kernels are traced, the kernel language launches each kernel's
+//! timed variant through [`Stream::launch_timed`]: the same code with one more slice parameter,
+//! a 256-byte slot of a per-device ring of 8192 (device memory, zeroed), in which the first
+//! thread of each block folds `%globaltimer` read at entry and at exit with 64-bit atomic
+//! maxima, spread over 16 lanes by `%smid`. Taking a slot is a counter bump under a lock. The
+//! launches queued one after another on a stream form a batch that one event ends, recorded
+//! before the 257th launch, before a launch that finds the batch a millisecond old, before
+//! event-timed work on the stream (whose start it then is), when the stream is destroyed, or
+//! by the collector once the batch has waited 2 ms. Once that event has completed, the
+//! collector copies the slots of the completed launches to the host in one copy per device
+//! and pass, zeroes them and hands them back. Device timer nanoseconds are mapped onto the
+//! host clock by an offset measured, at most once a second while kernels are traced, with the
+//! built-in `clock` kernel launched on the device's private stream between two host clock
+//! reads (the offset is within half that round trip, a few microseconds). A launch finds no
+//! timed variant (it could not be built or loaded), no free slot, or a capturing stream: it
+//! runs the kernel itself, timed by events. The end recorded is when the first thread of the
+//! last block left (`ferrocm_ir::timed`); on NVIDIA `%globaltimer` advances about every
+//! microsecond, so durations of the shortest kernels are that coarse.
 //!
 //! **Exit.** The built-in tracer writes its files from an `atexit` handler, so they are written
 //! when `main` returns (with or without an error), on `std::process::exit`, and after a panic
