@@ -344,13 +344,17 @@ struct Chain {
 }
 
 impl StreamTrace {
-    /// Called when the stream is about to be destroyed: closes its open batch of timed kernels.
-    pub(crate) fn close(&self) {
-        if STATE.get().is_some() {
-            let mut chain = lock(&self.chain);
+    /// For a stream about to be destroyed: what closes its open batch of timed kernels (to be
+    /// called before the stream is destroyed, and not inside a host callback). `None` when
+    /// nothing is traced.
+    pub(crate) fn closer(&self) -> Option<impl FnOnce() + Send + 'static> {
+        STATE.get()?;
+        let chain = self.chain.clone();
+        Some(move || {
+            let mut chain = lock(&chain);
             close_batch(&mut chain);
             chain.stream = None;
-        }
+        })
     }
 }
 
@@ -433,14 +437,22 @@ impl DeviceTiming {
         let base = backend.alloc(device.ordinal(), bytes).ok()?;
         let ready = (|| {
             let module = backend.module_load(device.ordinal(), &crate::builtin::image(device.kind())).ok()?;
-            // SAFETY: a module just loaded, never unloaded.
-            let clock = unsafe { backend.module_function(module, "clock") }.ok()?;
-            let stream = clock_stream(device, &mut lock(&dt.clock))?;
-            // SAFETY: `base` holds `bytes` bytes; the stream is the device's private one.
-            unsafe { backend.memset_async(stream, base, 0, bytes) }.ok()?;
-            // SAFETY: a live stream.
-            unsafe { backend.stream_synchronize(stream) }.ok()?;
-            Some((module, clock))
+            // SAFETY: a module just loaded (unloaded below only if this fails).
+            let clock = unsafe { backend.module_function(module, "clock") }.ok();
+            let zeroed = clock.and_then(|_| clock_stream(device, &mut lock(&dt.clock))).and_then(|stream| {
+                // SAFETY: `base` holds `bytes` bytes; the stream is the device's private one.
+                unsafe { backend.memset_async(stream, base, 0, bytes) }.ok()?;
+                // SAFETY: a live stream.
+                unsafe { backend.stream_synchronize(stream) }.ok()
+            });
+            match (clock, zeroed) {
+                (Some(clock), Some(())) => Some((module, clock)),
+                _ => {
+                    // SAFETY: loaded above; nothing from it is in use.
+                    let _ = unsafe { backend.module_unload(module) };
+                    None
+                }
+            }
         })();
         match ready {
             Some((module, clock)) => Some(DeviceTiming {
