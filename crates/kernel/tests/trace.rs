@@ -220,6 +220,43 @@ on_every_backend! {
         Ok(())
     }
 
+    threads_on_their_own_streams_each_get_every_record(dev) {
+        records();
+        let results: Vec<Result<(), String>> = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..3)
+                .map(|t| {
+                    scope.spawn(move || -> Result<(), String> {
+                        let s = dev.create_stream().map_err(|e| e.to_string())?;
+                        let mut out = s.alloc::<u64>(1).map_err(|e| e.to_string())?;
+                        let n = 120 + 40 * t;
+                        for _ in 0..n {
+                            spin_for::launch(&s, LaunchConfig::new(1, 32), 5_000u64, &mut out).map_err(|e| e.to_string())?;
+                        }
+                        s.synchronize().map_err(|e| e.to_string())?;
+                        let (api, recs) = mine();
+                        if recs.len() != n || api.len() != n {
+                            return Err(format!("thread {t}: {} records and {} launches for {n}", recs.len(), api.len()));
+                        }
+                        for (r, a) in recs.iter().zip(&api) {
+                            if r.correlation != a.0 || r.end_ns - r.start_ns < 5_000 {
+                                return Err(format!("thread {t}: {r:?} against launch {a:?}"));
+                            }
+                        }
+                        if recs.windows(2).any(|w| w[1].start_ns < w[0].end_ns || w[1].stream != w[0].stream) {
+                            return Err(format!("thread {t}: records overlap or change stream"));
+                        }
+                        Ok(())
+                    })
+                })
+                .collect();
+            workers.into_iter().map(|w| w.join().unwrap()).collect()
+        });
+        for r in results {
+            r?;
+        }
+        Ok(())
+    }
+
     timed_launches_compute_what_the_kernel_computes(dev) {
         records();
         let s = dev.create_stream()?;

@@ -260,7 +260,8 @@ fn api_slow(st: &State, name: &'static str) -> ApiGuard {
     }
     let corr = st.correlation.fetch_add(1, Ordering::Relaxed) + 1;
     CURRENT.set((1, corr));
-    ApiGuard(Some((name, corr, now_ns())))
+    // The call's times are read only when API calls are recorded.
+    ApiGuard(Some((name, corr, if st.config.api { now_ns() } else { 0 })))
 }
 
 impl Drop for ApiGuard {
@@ -520,9 +521,9 @@ impl DeviceTiming {
         }
     }
 
-    /// Host clock minus device timer, measured again when a second old.
-    fn offset(&self, device: &Device, dt: &DeviceTrace) -> Option<i64> {
-        let now = now_ns();
+    /// Host clock minus device timer, measured again when a second old (`now` is the host
+    /// clock).
+    fn offset(&self, device: &Device, dt: &DeviceTrace, now: u64) -> Option<i64> {
         let mut o = lock(&self.offset);
         if o.1 != 0 && now < o.1 + ANCHOR_EVERY_NS {
             return Some(o.0);
@@ -854,7 +855,9 @@ pub(crate) fn timed_kernel(
     let device = stream.device();
     let dt = device.inner.trace.get_or_init(DeviceTrace::default);
     let timing = dt.timing.get_or_init(|| DeviceTiming::new(device, dt)).as_ref();
-    let Some((timing, offset, seq)) = timing.and_then(|t| Some((t, t.offset(device, dt)?, t.take()?))) else {
+    let now = now_ns();
+    let Some((timing, offset, seq)) = timing.and_then(|t| Some((t, t.offset(device, dt, now)?, t.take()?)))
+    else {
         return device_work(stream, Kind::Kernel, || describe(false), queue);
     };
     let chain_lock = &stream.trace_state().chain;
@@ -862,7 +865,6 @@ pub(crate) fn timed_kernel(
     if chain.stream.is_none() {
         chain.stream = Some((device.clone(), stream.handle()));
     }
-    let now = now_ns();
     if chain.batch.as_ref().is_some_and(|b| chain.launches >= BATCH_LAUNCHES || now >= b.opened_ns + BATCH_NS)
     {
         close_batch(&mut chain);
