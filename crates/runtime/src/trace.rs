@@ -787,7 +787,9 @@ fn device_work_slow(
         Kind::Kernel => st.config.kernels,
         Kind::Copy => st.config.copies,
     };
-    if !traced {
+    // Work captured into a graph runs when the graph is launched, not now; an event recorded
+    // into the capture would become a node of the graph.
+    if !traced || stream.is_capturing() {
         return queue();
     }
     let device = stream.device();
