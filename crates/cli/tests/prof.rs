@@ -283,7 +283,7 @@ fn typed_kernels_are_traced_from_their_own_timers() {
     }
     // A kernel runs after its launch was called (the anchor places device times to within
     // half a launch round trip; a millisecond covers a loaded CPU machine).
-    let first = num(&launches[0], "Start_Timestamp");
+    let first = num(launches[0], "Start_Timestamp");
     assert!(num(&kernels[0], "Start_Timestamp") + 1_000_000 >= first);
 }
 
