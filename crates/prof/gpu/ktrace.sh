@@ -21,21 +21,21 @@ for t in ferrocm-runtime--trace-test ferrocm-kernel--trace-test ferrocm-prof--wr
   b=.gpu/stage/tests/$t
   if [[ -x $b ]]; then
     echo "== $t" >> "$OUT/tests.log"
-    timeout 60 "$b" >> "$OUT/tests.log" 2>&1; echo "rc $t $?" >> "$OUT/tests.log"
+    timeout 40 "$b" >> "$OUT/tests.log" 2>&1; echo "rc $t $?" >> "$OUT/tests.log"
   else
     echo "rc $t missing" >> "$OUT/tests.log"
   fi
 done
 export PATH="$PWD/.gpu/stage/bin:$PATH"
-RT="bench runtime --json --reps 9 --copy-mib 16 --d2d-mib 16 --allocs 200"
+RT="bench runtime --json --reps 7 --copy-mib 16 --d2d-mib 16 --allocs 200"
 RAND="bench rand --json --generator philox --distribution uniform --count 268435456 --reps 30"
 for i in 1 2 3; do
-  ferrocm $RT > "$OUT/rt_plain_$i.json" 2>>"$OUT/err.log"
-  ferrocm prof --kernel-trace -d "$T/rt$i" -- ferrocm $RT > "$OUT/rt_traced_$i.json" 2>>"$OUT/err.log"
+  timeout 40 ferrocm $RT > "$OUT/rt_plain_$i.json" 2>>"$OUT/err.log"
+  timeout 40 ferrocm prof --kernel-trace -d "$T/rt$i" -- ferrocm $RT > "$OUT/rt_traced_$i.json" 2>>"$OUT/err.log"
 done
 for i in 1 2 3; do
-  ferrocm $RAND > "$OUT/rand_plain_$i.json" 2>>"$OUT/err.log"
-  ferrocm prof --kernel-trace -d "$T/rand$i" -- ferrocm $RAND > "$OUT/rand_traced_$i.json" 2>>"$OUT/err.log"
+  timeout 40 ferrocm $RAND > "$OUT/rand_plain_$i.json" 2>>"$OUT/err.log"
+  timeout 40 ferrocm prof --kernel-trace -d "$T/rand$i" -- ferrocm $RAND > "$OUT/rand_traced_$i.json" 2>>"$OUT/err.log"
 done
 cp -r "$T/rt1" "$OUT/trace_rt1" 2>/dev/null
 python3 - "$OUT" "$T" <<'PY'
@@ -64,7 +64,7 @@ for name in ["bench_scale", "philox_fill"]:
         print(f"traced {name}: {len(d)} records, duration median {statistics.median(d)/1e3:.2f} us, min {min(d)/1e3:.2f}, max {max(d)/1e3:.2f}")
 err = open(os.path.join(out, "err.log")).read().strip().splitlines() if os.path.exists(os.path.join(out, "err.log")) else []
 for l in err[-5:]: print("  stderr:", l[:200])
-print(f"{'metric (median of 3 runs)':<36}{'untraced':>10}{'traced':>10}{'ratio':>8}{'driver':>9}  unit")
+print(f"{'metric (median of 3 runs)':<36}{'untraced':>10}{'traced':>10}{'ratio':>8}{'vendor':>9}  unit (vendor: raw driver / cuRAND, same process, untraced)")
 for pat in ["rt", "rand"]:
     p, t = rows(f"{pat}_plain_*.json"), rows(f"{pat}_traced_*.json")
     for m in p:
