@@ -15,6 +15,8 @@ OUT=${OUT:-/tmp/ktrace-out}; mkdir -p "$OUT"
 T=/tmp/ktrace-traces; rm -rf "$T"; mkdir -p "$T"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader > "$OUT/gpu.txt" 2>&1
 export FERROCM_REQUIRE_GPU=1
+# The CLI's prof test runs the staged `ferrocm` from PATH.
+export PATH="$PWD/.gpu/stage/bin:$PATH"
 : > "$OUT/tests.log"
 for t in ferrocm-runtime--trace-test ferrocm-kernel--trace-test ferrocm-prof--writers-test ferrocm-prof--misuse-test \
          ferrocm-cli--prof-test; do
@@ -26,7 +28,6 @@ for t in ferrocm-runtime--trace-test ferrocm-kernel--trace-test ferrocm-prof--wr
     echo "rc $t missing" >> "$OUT/tests.log"
   fi
 done
-export PATH="$PWD/.gpu/stage/bin:$PATH"
 RT="bench runtime --json --reps 7 --copy-mib 16 --d2d-mib 16 --allocs 200"
 RAND="bench rand --json --generator philox --distribution uniform --count 268435456 --reps 30"
 for i in 1 2 3; do
