@@ -154,8 +154,87 @@ pub fn timed(f: &Function) -> Function {
     rw.lead = rw.push(&mut entry, Op::Cmp(CmpOp::Eq, xyz, zero), Some(Type::Scalar(ScalarType::Bool)));
     rw.fold(&mut entry, 0, true);
     rw.rewrite(body, true);
-    let rest = std::mem::take(&mut rw.f.regions[body.0 as usize]);
-    entry.extend(rest);
-    rw.f.regions[body.0 as usize] = entry;
-    rw.f
+    // After the scalar parameters' values, which the text form has first.
+    let mut rest = std::mem::take(&mut rw.f.regions[body.0 as usize]);
+    let params = rest.iter().take_while(|i| matches!(i.op, Op::Param(_))).count();
+    let tail = rest.split_off(params);
+    rest.extend(entry);
+    rest.extend(tail);
+    rw.f.regions[body.0 as usize] = rest;
+    let mut f = rw.f;
+    renumber(&mut f);
+    f
+}
+
+/// Numbers values in program order (as the text form requires), remapping every use.
+fn renumber(f: &mut Function) {
+    fn assign(f: &Function, r: Region, map: &mut [u32], types: &mut Vec<Type>) {
+        for inst in f.region(r) {
+            if let Some(v) = inst.result {
+                map[v.0 as usize] = types.len() as u32;
+                types.push(f.values[v.0 as usize]);
+            }
+            match &inst.op {
+                Op::If { then_region, else_region, .. } => {
+                    assign(f, *then_region, map, types);
+                    assign(f, *else_region, map, types);
+                }
+                Op::Loop { body, latch } => {
+                    assign(f, *body, map, types);
+                    assign(f, *latch, map, types);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut map = vec![u32::MAX; f.values.len()];
+    let mut types = Vec::with_capacity(f.values.len());
+    assign(f, f.body, &mut map, &mut types);
+    // Values no instruction defines keep a place after the others.
+    for (old, m) in map.iter_mut().enumerate() {
+        if *m == u32::MAX {
+            *m = types.len() as u32;
+            types.push(f.values[old]);
+        }
+    }
+    let new = |v: &mut Value| *v = Value(map[v.0 as usize]);
+    for region in &mut f.regions {
+        for inst in region {
+            if let Some(v) = &mut inst.result {
+                new(v);
+            }
+            match &mut inst.op {
+                Op::Const(_)
+                | Op::Param(_)
+                | Op::Special(_)
+                | Op::Len(_)
+                | Op::ReadVar(_)
+                | Op::ReadVarLane(..)
+                | Op::Barrier
+                | Op::Loop { .. }
+                | Op::Break { .. }
+                | Op::Continue { .. }
+                | Op::Return => {}
+                Op::Unary(_, a) | Op::Cast(a) | Op::Bitcast(a) | Op::Extract(a, _) => new(a),
+                Op::WriteVar(_, a) | Op::WriteVarLane(_, _, a) => new(a),
+                Op::Binary(_, a, b) | Op::Cmp(_, a, b) => {
+                    new(a);
+                    new(b);
+                }
+                Op::Select(a, b, c) | Op::Fma(a, b, c) => {
+                    new(a);
+                    new(b);
+                    new(c);
+                }
+                Op::MakeVector(vs) | Op::Intrinsic(_, vs) => vs.iter_mut().for_each(new),
+                Op::Load { index, .. } => new(index),
+                Op::Store { index, value, .. } => {
+                    new(index);
+                    new(value);
+                }
+                Op::If { cond, .. } => new(cond),
+            }
+        }
+    }
+    f.values = types;
 }
