@@ -12,6 +12,17 @@ use ferrocm::{builtin, Device, KernelArgs, LaunchConfig};
 
 const WORKLOAD: &str = "FERROCM_PROF_TEST_WORKLOAD";
 const N: usize = 1000;
+/// Typed launches of the "typed" workload: more than a batch of timed kernels (256).
+const TYPED: usize = 300;
+
+/// The kernel-language kernel of the "typed" workload.
+#[ferrocm_kernel::kernel]
+fn add_one(x: &mut [f32]) {
+    let i = ferrocm_kernel::prelude::global_index();
+    if i < x.len() {
+        x[i] = x[i] + 1.0f32;
+    }
+}
 const LAUNCHES: usize = 5;
 
 /// The program under the profiler (runs only when re-run with `WORKLOAD` set).
@@ -22,6 +33,15 @@ fn workload() {
     let s = dev.create_stream().unwrap();
     let axpy = builtin::load(&dev).unwrap().function("axpy_f32").unwrap();
     let x: Vec<f32> = (0..N).map(|i| i as f32 * 0.5).collect();
+    if mode == "typed" {
+        let mut z = s.clone_htod(&x).unwrap();
+        for _ in 0..TYPED {
+            add_one::launch(&s, LaunchConfig::for_num_elems(N as u32), &mut z).unwrap();
+        }
+        let z = s.clone_dtoh(&z).unwrap();
+        assert!(z.iter().zip(&x).all(|(z, x)| *z == x + TYPED as f32));
+        return;
+    }
     let dx = s.clone_htod(&x).unwrap();
     let dy = s.alloc_zeroed::<f32>(N).unwrap();
     for _ in 0..LAUNCHES {
@@ -234,6 +254,37 @@ fn error_exits_still_write_the_trace() {
         assert_eq!(kernels.len(), LAUNCHES + 1, "{mode}");
         assert!(!tmp.path().join("w_hip_api_trace.csv").exists(), "only what was asked for is written");
     }
+}
+
+/// Kernel-language kernels time themselves under `--kernel-trace` (their timed variant, no
+/// events): every launch is in the trace, in order, inside the program's API calls, without
+/// overlap, including the last batch, which only the tracer's exit handler ends.
+#[test]
+fn typed_kernels_are_traced_from_their_own_timers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = profile(tmp.path(), "typed", &["--kernel-trace", "--api-trace"]);
+    assert!(out.status.success(), "{out:?}");
+    let kernels = read(tmp.path(), "kernel_trace.csv", ferrocm_prof::KERNEL_TRACE_COLUMNS);
+    let api = read(tmp.path(), "hip_api_trace.csv", ferrocm_prof::API_TRACE_COLUMNS);
+    let launches: Vec<_> = api.iter().filter(|r| r["Function"] == "Stream::launch").collect();
+    assert_eq!(kernels.len(), TYPED, "one record per launch");
+    assert_eq!(launches.len(), TYPED);
+    let blocks = N.div_ceil(256) as u64;
+    for (i, (k, a)) in kernels.iter().zip(&launches).enumerate() {
+        assert_eq!(k["Kernel_Name"], "add_one");
+        assert_eq!((num(k, "Grid_Size_X"), num(k, "Workgroup_Size_X")), (blocks * 256, 256));
+        assert_eq!(num(k, "Correlation_Id"), num(a, "Correlation_Id"), "launch {i}");
+        assert!(num(k, "Start_Timestamp") <= num(k, "End_Timestamp"));
+        if i > 0 {
+            let prev = &kernels[i - 1];
+            assert!(num(k, "Dispatch_Id") > num(prev, "Dispatch_Id"));
+            assert!(num(k, "Start_Timestamp") >= num(prev, "End_Timestamp"), "overlap on one stream");
+        }
+    }
+    // A kernel runs after its launch was called (the anchor places device times to within
+    // half a launch round trip; a millisecond covers a loaded CPU machine).
+    let first = num(launches[0], "Start_Timestamp");
+    assert!(num(&kernels[0], "Start_Timestamp") + 1_000_000 >= first);
 }
 
 /// Misuse of the CLI: each case names what was wrong, and nothing is run or written.

@@ -39,6 +39,7 @@ pub mod intrinsics;
 mod layout;
 mod parse;
 mod print;
+pub mod timed;
 mod types;
 mod verify;
 
@@ -47,6 +48,7 @@ pub use expand::{expand_f64_math, has_f64_math};
 pub use intrinsics::{Call, Def};
 pub use layout::{LimitError, Limits};
 pub use parse::{parse, ParseError};
+pub use timed::timed;
 pub use types::{ScalarType, Type};
 pub use verify::{verify, VerifyError};
 

@@ -167,6 +167,8 @@ pub struct CompiledKernel {
     ir: Arc<Function>,
     cpu: OnceLock<Result<Arc<ExecKernel>, KernelError>>,
     ptx: Mutex<HashMap<Target, Arc<String>>>,
+    /// The timed variant kernel tracing launches (built on first traced launch).
+    timed: OnceLock<Result<Arc<CompiledKernel>, KernelError>>,
     /// The loaded function on each device, by `Device::index`.
     loaded: [OnceLock<ferrocm_runtime::Function>; DEVICE_SLOTS],
     loaded_more: Mutex<HashMap<usize, ferrocm_runtime::Function>>,
@@ -189,6 +191,7 @@ impl CompiledKernel {
             ir: Arc::new(ir),
             cpu: OnceLock::new(),
             ptx: Mutex::new(HashMap::new()),
+            timed: OnceLock::new(),
             loaded: [const { OnceLock::new() }; DEVICE_SLOTS],
             loaded_more: Mutex::new(HashMap::new()),
         })
@@ -202,6 +205,13 @@ impl CompiledKernel {
     /// The entry-point name (in PTX and in CPU modules).
     pub fn name(&self) -> &str {
         &self.ir.name
+    }
+
+    /// The timed variant of this kernel ([`ferrocm_ir::timed`]), which kernel tracing launches
+    /// in its place: the same computation, with a trailing `u64` slice parameter (a timing slot)
+    /// where the first thread of each block folds in the device timer at entry and exit.
+    pub fn timed(&self) -> Result<Arc<CompiledKernel>, KernelError> {
+        self.timed.get_or_init(|| CompiledKernel::new(ferrocm_ir::timed(&self.ir)).map(Arc::new)).clone()
     }
 
     /// The kernel lowered for the CPU executor (built on first use). Launching it directly is
@@ -294,9 +304,25 @@ impl CompiledKernel {
                 &loaded
             }
         };
-        // SAFETY: forwarded from this function's contract.
-        unsafe { stream.launch(f, cfg, args) }
+        let result = match self.timed_function(stream) {
+            // SAFETY: forwarded from this function's contract; the timed variant takes the same
+            // arguments and the slot the runtime appends.
+            Some(t) => unsafe { stream.launch_timed(f, &t, cfg, args) },
+            // SAFETY: forwarded from this function's contract.
+            None => unsafe { stream.launch(f, cfg, args) },
+        };
+        result
             .map_err(|source| KernelError::Runtime { kernel: self.ir.name.clone(), source: Box::new(source) })
+    }
+
+    /// The timed variant loaded on the stream's device, while kernels are traced (`None`: not
+    /// traced, or the variant cannot be built or loaded, and the kernel is timed by events).
+    #[inline]
+    fn timed_function(&self, stream: &Stream) -> Option<ferrocm_runtime::Function> {
+        if !ferrocm_runtime::trace::kernels_traced() {
+            return None;
+        }
+        self.timed().ok()?.function(stream.device()).ok()
     }
 
     /// Runs the whole grid on the CPU executor over host memory. Safe: the arguments were made

@@ -48,7 +48,8 @@
 //! value, as `Cell::get` does).
 //!
 //! Built-ins ([`prelude`]): thread/block indices and dimensions, grid dimensions, `lane_id`,
-//! `warp_size` (a device value, not a constant), `global_index`, `grid_stride`; `sync_threads`,
+//! `warp_size` (a device value, not a constant), `global_index`, `grid_stride`, `global_timer`
+//! (the device's nanosecond clock); `sync_threads`,
 //! `sync_warp`/`sync_warp_mask` (`__syncwarp`) and memory fences; `shared_array`, `dyn_shared`, `local_array`; atomics on global and shared memory
 //! (`atomic_add/sub/min/max/and/or/xor/exch/cas` on i32/u32/i64/u64, `atomic_add` on f32/f64);
 //! `shfl_idx/up/down/xor`, `vote_any/all`, `ballot`; 2- and 4-wide vectors with `load2/load4`,
@@ -138,13 +139,13 @@ pub mod prelude {
     pub use crate::dsl::{
         ballot, bf16_from_bits, block_dim_x, block_dim_y, block_dim_z, block_idx_x, block_idx_y, block_idx_z,
         cp_async, cp_async_commit, cp_async_wait, dyn_shared, dyn_shared_aligned, f16_from_bits,
-        f32_from_bits, f64_from_bits, fence_block, fence_device, fence_system, global_index, grid_dim_x,
-        grid_dim_y, grid_dim_z, grid_stride, lane_id, ldmatrix_x2, ldmatrix_x2_trans, ldmatrix_x4,
-        ldmatrix_x4_trans, local_array, mma_m16n8k16, pack_half2, select, shared_array, shared_array_aligned,
-        shfl_down, shfl_idx, shfl_up, shfl_xor, sync_threads, sync_warp, sync_warp_mask, thread_idx_x,
-        thread_idx_y, thread_idx_z, var_array, vec2, vec4, vote_all, vote_any, warp_size, Atomics, Elem,
-        Float, FloatBits, Int, IntoVal, Local, Memory, MemoryMut, Num, Shared, Signed, Slice, SliceMut, Val,
-        VarArray, Vec2, Vec4, Widen, Word,
+        f32_from_bits, f64_from_bits, fence_block, fence_device, fence_system, global_index, global_timer,
+        grid_dim_x, grid_dim_y, grid_dim_z, grid_stride, lane_id, ldmatrix_x2, ldmatrix_x2_trans,
+        ldmatrix_x4, ldmatrix_x4_trans, local_array, mma_m16n8k16, pack_half2, select, shared_array,
+        shared_array_aligned, shfl_down, shfl_idx, shfl_up, shfl_xor, sync_threads, sync_warp,
+        sync_warp_mask, thread_idx_x, thread_idx_y, thread_idx_z, var_array, vec2, vec4, vote_all, vote_any,
+        warp_size, Atomics, Elem, Float, FloatBits, Int, IntoVal, Local, Memory, MemoryMut, Num, Shared,
+        Signed, Slice, SliceMut, Val, VarArray, Vec2, Vec4, Widen, Word,
     };
     pub use crate::dsl::{
         bulk_commit, bulk_wait, bulk_wait_read, cluster_arrive, cluster_block_idx_x, cluster_block_idx_y,

@@ -331,6 +331,22 @@ fn cluster_kernel(out: &mut [u32]) {
     out[block_idx_x()] = cluster_rank();
 }
 
+#[kernel]
+fn fill_ones(out: &mut [u32]) {
+    let i = global_index();
+    if i < out.len() {
+        out[i] = 1u32;
+    }
+}
+
+/// The timed variant of `fill_ones` with a timing slot of `words` elements.
+fn timed_with_slot(out: &mut [u32], words: usize) -> Result<(), KernelError> {
+    let mut slot = vec![0u64; words];
+    let mut args = HostArgs::default();
+    args.push(out).push(&mut slot[..]);
+    fill_ones::kernel()?.timed()?.launch_host(one_block(32), &args)
+}
+
 // ------------------------------------------------------------------ the table
 
 fn host(
@@ -344,6 +360,18 @@ fn host(
 }
 
 static CASES: &[Case] = &[
+    Case {
+        name: "timed variant given an empty timing slot",
+        run: |o| timed_with_slot(o, 0),
+        kind: Kind::Launch,
+        says: "ferrocm_timing_slot",
+    },
+    Case {
+        name: "timed variant launched without its timing slot",
+        run: |o| host(fill_ones::kernel().and_then(|k| k.timed()), one_block(32), o),
+        kind: Kind::HostArg,
+        says: "the kernel takes 2 arguments, got 1",
+    },
     Case {
         name: "shared array whose byte size wrapped u32 (heap corruption)",
         run: |o| wrapping_shared::launch_host(one_block(32), o),

@@ -318,10 +318,33 @@ impl<'a> Translator<'a> {
                 return Ok(Some(v));
             }
             ("%dynamic_smem_size", None) => return Ok(Some(self.dyn_smem)),
-            ("%clock" | "%clock64" | "%globaltimer" | "%globaltimer_lo" | "%globaltimer_hi", None) => {
+            ("%globaltimer" | "%globaltimer_lo" | "%globaltimer_hi", None) => {
+                // The executor's timer is the host's CLOCK_MONOTONIC, in nanoseconds.
+                let call = ferrocm_ir::Call::new(&ferrocm_ir::intrinsics::timer::GLOBAL_TIMER, &[], &[], &[]);
+                let t = self.b.intrinsic_value(call, vec![], ferrocm_ir::Type::Scalar(ScalarType::U64));
+                let v = match reg {
+                    "%globaltimer_lo" => self.b.cast(t, ScalarType::U32),
+                    "%globaltimer_hi" => {
+                        let c = self.b.constant(ScalarType::U64, 32);
+                        let hi = self.b.binary(BinaryOp::Shr, t, c);
+                        self.b.cast(hi, ScalarType::U32)
+                    }
+                    _ => t,
+                };
+                return Ok(Some(v));
+            }
+            ("%smid", None) => {
+                let call = ferrocm_ir::Call::new(&ferrocm_ir::intrinsics::timer::SMID, &[], &[], &[]);
+                return Ok(Some(self.b.intrinsic_value(
+                    call,
+                    vec![],
+                    ferrocm_ir::Type::Scalar(ScalarType::U32),
+                )));
+            }
+            ("%clock" | "%clock64", None) => {
                 return self.unsupported(format!(
-                    "the timer register `{name}` (the CPU executor has no cycle counter shared by its threads)"
-                ))
+                "the timer register `{name}` (the CPU executor has no cycle counter shared by its threads)"
+            ))
             }
             _ if name.starts_with('%') && !self.vars.contains_key(name) && name.contains('.') => {
                 return self.unsupported(format!("the special register `{name}`"))

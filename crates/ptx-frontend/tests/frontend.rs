@@ -288,3 +288,50 @@ fn names_declared_twice_are_errors() {
     let body = format!("{REGS}    mov.u32 %r9, 0;\n$L:\n    add.s32 %r9, %r9, 1;\n$L:\n{STORE_R9}");
     assert!(error(&body).contains("label `$L` is defined twice"));
 }
+
+/// `%globaltimer` is the host's `CLOCK_MONOTONIC` in nanoseconds on the executor (its low and
+/// high halves too), so a PTX spin on it waits as long on the CPU as on a GPU; `%smid` is 0.
+#[test]
+fn the_global_timer_is_the_host_clock() {
+    let now = || {
+        let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: a valid out-pointer.
+        unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut t) };
+        t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
+    };
+    // Spins 300 us, then stores the time spun, the low and high halves of the timer, and %smid.
+    let body = format!(
+        "{REGS}    mov.u64 %rd4, %globaltimer;
+LOOP:
+    mov.u64 %rd5, %globaltimer;
+    sub.u64 %rd6, %rd5, %rd4;
+    setp.lt.u64 %p1, %rd6, 300000;
+    @%p1 bra LOOP;
+    mov.u32 %r10, %globaltimer_lo;
+    mov.u32 %r11, %globaltimer_hi;
+    mov.u32 %r12, %smid;
+    cvt.u32.u64 %r9, %rd6;
+    mov.u32 %r8, %tid.x;
+    setp.eq.u32 %p2, %r8, 1;
+    @%p2 mov.u32 %r9, %r10;
+    setp.eq.u32 %p2, %r8, 2;
+    @%p2 mov.u32 %r9, %r11;
+    setp.eq.u32 %p2, %r8, 3;
+    @%p2 mov.u32 %r9, %r12;
+{STORE_R9}"
+    );
+    let before = now();
+    let out = run(&body, 4, 4).unwrap();
+    let after = now();
+    assert!(
+        out[0] >= 300_000 && (out[0] as u64) <= after - before,
+        "spun {} ns in {} ns",
+        out[0],
+        after - before
+    );
+    let timer = (out[2] as u64) << 32 | out[1] as u64;
+    // The halves were read one after the other: the high half may have moved on once.
+    assert!(timer >= before.saturating_sub(1 << 32) && timer <= after, "{before} <= {timer} <= {after}");
+    assert!((before >> 32..=after >> 32).contains(&(out[2] as u64)), "high half {}", out[2]);
+    assert_eq!(out[3], 0, "%smid");
+}

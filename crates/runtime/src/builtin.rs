@@ -7,6 +7,7 @@
 //! | `empty`    | none                            | nothing (launch-latency measurements)     |
 //! | `axpy_f32` | x: *f32, y: *mut f32, n: u64, a: f32 | `y[i] += a * x[i]` for `i < n`       |
 //! | `spin`     | ns: u64                         | busy-waits `ns` nanoseconds per block     |
+//! | `clock`    | out: *mut u64                   | `*out = %globaltimer` (tracing's anchor)  |
 
 use std::sync::Arc;
 
@@ -71,6 +72,16 @@ LOOP:
     @%p bra LOOP;
     ret;
 }
+
+.visible .entry clock(.param .u64 out)
+{
+    .reg .b64 %rd<3>;
+    ld.param.u64 %rd1, [out];
+    cvta.to.global.u64 %rd1, %rd1;
+    mov.u64 %rd2, %globaltimer;
+    st.global.u64 [%rd1], %rd2;
+    ret;
+}
 "#;
 
 fn arg<const N: usize>(args: &[&[u8]], i: usize) -> std::result::Result<[u8; N], String> {
@@ -115,6 +126,20 @@ impl CpuKernel for Spin {
     }
 }
 
+/// The executor's `%globaltimer` is the host's `CLOCK_MONOTONIC` (see `ferrocm_ir`'s timer
+/// intrinsic), so the anchor reads that clock.
+struct Clock;
+impl CpuKernel for Clock {
+    /// # Safety
+    /// `out` is the address of a writable, aligned `u64` (the launch contract).
+    unsafe fn launch(&self, _: LaunchDims, args: &[&[u8]]) -> std::result::Result<(), String> {
+        let out = u64::from_ne_bytes(arg(args, 0)?) as *mut u64;
+        // SAFETY: this function's contract.
+        unsafe { out.write(crate::trace::now_ns()) };
+        Ok(())
+    }
+}
+
 struct Builtins;
 impl CpuModule for Builtins {
     fn function(&self, name: &str) -> Option<Arc<dyn CpuKernel>> {
@@ -122,6 +147,7 @@ impl CpuModule for Builtins {
             "empty" => Some(Arc::new(Empty)),
             "axpy_f32" => Some(Arc::new(Axpy)),
             "spin" => Some(Arc::new(Spin)),
+            "clock" => Some(Arc::new(Clock)),
             _ => None,
         }
     }

@@ -364,16 +364,23 @@ impl KernelArgs {
     }
 
     pub(crate) fn with_slices<R>(&self, f: impl FnOnce(&[&[u8]]) -> R) -> R {
+        self.with_slices_and(&[], f)
+    }
+
+    /// The parameters' bytes followed by `extra` parameters.
+    pub(crate) fn with_slices_and<R>(&self, extra: &[&[u8]], f: impl FnOnce(&[&[u8]]) -> R) -> R {
         const INLINE: usize = 16;
         let slice = |&(s, n): &(u32, u32)| &self.bytes[s as usize..(s + n) as usize];
-        if self.spans.len() <= INLINE {
+        let n = self.spans.len() + extra.len();
+        if n <= INLINE {
             let mut arr: [&[u8]; INLINE] = [&[]; INLINE];
-            for (slot, span) in arr.iter_mut().zip(&self.spans) {
-                *slot = slice(span);
+            for (slot, bytes) in arr.iter_mut().zip(self.spans.iter().map(slice).chain(extra.iter().copied()))
+            {
+                *slot = bytes;
             }
-            f(&arr[..self.spans.len()])
+            f(&arr[..n])
         } else {
-            let v: Vec<&[u8]> = self.spans.iter().map(slice).collect();
+            let v: Vec<&[u8]> = self.spans.iter().map(slice).chain(extra.iter().copied()).collect();
             f(&v)
         }
     }
@@ -489,6 +496,38 @@ impl Stream {
     /// [`KernelArgs::push_buffer`] are kept alive by the graph, raw addresses are not). The
     /// kernel language's typed launches uphold this; raw modules are the caller's promise.
     pub unsafe fn launch(&self, f: &Function, cfg: LaunchConfig, args: &KernelArgs) -> Result<()> {
+        // SAFETY: forwarded from this function's contract.
+        unsafe { self.launch_inner(f, None, cfg, args) }
+    }
+
+    /// Launches `f`, or while kernels are traced, `timed`: `f`'s timed variant, which takes one
+    /// more slice parameter (a `u64` slot address and its length, appended to `args`) and
+    /// records its own device start and end there (`ferrocm_ir::timed`). The kernel language
+    /// launches its kernels this way; `f` runs when nothing is traced, while the stream captures
+    /// a graph, or when no timing slot is free (then timed by events, like any kernel).
+    ///
+    /// # Safety
+    /// As for [`Stream::launch`], for `f` and for `timed` (with the slot appended).
+    pub unsafe fn launch_timed(
+        &self,
+        f: &Function,
+        timed: &Function,
+        cfg: LaunchConfig,
+        args: &KernelArgs,
+    ) -> Result<()> {
+        // SAFETY: forwarded from this function's contract.
+        unsafe { self.launch_inner(f, Some(timed), cfg, args) }
+    }
+
+    /// # Safety
+    /// As for [`Stream::launch_timed`].
+    unsafe fn launch_inner(
+        &self,
+        f: &Function,
+        timed: Option<&Function>,
+        cfg: LaunchConfig,
+        args: &KernelArgs,
+    ) -> Result<()> {
         let (_t, work) = crate::trace::api_launch();
         let op = self.op("launching a kernel", crate::graph::InCapture::Recorded)?;
         let device = self.device();
@@ -500,23 +539,50 @@ impl Stream {
         }
         validate(device, f, &cfg)?;
         f.allow_dynamic_shared(cfg.shared_mem_bytes)?;
+        // A captured launch runs again with every launch of its graph: it is never timed.
+        let timed = match timed {
+            Some(t) if crate::trace::kernels_traced() && !self.is_capturing() => {
+                self.same_device("kernel", t.device())?;
+                validate(device, t, &cfg)?;
+                t.allow_dynamic_shared(cfg.shared_mem_bytes)?;
+                Some(t)
+            }
+            _ => None,
+        };
         for u in &args.uses {
             u.record(self);
         }
         let dims = LaunchDims::from(cfg);
-        // SAFETY: function and stream are live and of this device; the shape was validated;
-        // the arguments are the caller's promise (this function's contract).
-        crate::trace::device_work(
-            self,
-            crate::trace::Kind::Kernel,
-            || crate::trace::kernel(f, &cfg, work),
-            || {
-                args.with_slices(|slices| unsafe {
-                    device.inner.backend.launch(f.handle, dims, self.handle(), slices)
-                })
-                .map_err(|e| device.error(e))
-            },
-        )?;
+        let plain = || {
+            // SAFETY: function and stream are live and of this device; the shape was validated;
+            // the arguments are the caller's promise (this function's contract).
+            args.with_slices(|slices| unsafe {
+                device.inner.backend.launch(f.handle, dims, self.handle(), slices)
+            })
+            .map_err(|e| device.error(e))
+        };
+        match timed {
+            None => crate::trace::device_work(
+                self,
+                crate::trace::Kind::Kernel,
+                || crate::trace::kernel(f, &cfg, work),
+                plain,
+            )?,
+            Some(t) => crate::trace::timed_kernel(
+                self,
+                |is_timed| crate::trace::kernel(if is_timed { t } else { f }, &cfg, work),
+                |slot, len| {
+                    let (slot, len) = (slot.0.to_ne_bytes(), len.to_ne_bytes());
+                    // SAFETY: as above, and the timed variant's last parameter is the slot the
+                    // tracer handed out for this launch (writable, `len` u64s).
+                    args.with_slices_and(&[&slot, &len], |slices| unsafe {
+                        device.inner.backend.launch(t.handle, dims, self.handle(), slices)
+                    })
+                    .map_err(|e| device.error(e))
+                },
+                plain,
+            )?,
+        }
         op.captured_launch(f, cfg, args)
     }
 }

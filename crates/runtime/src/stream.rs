@@ -22,17 +22,24 @@ struct StreamInner {
 impl Drop for StreamInner {
     fn drop(&mut self) {
         self.capture.abandon(&self.device, self.handle);
-        if !self.owned {
+        // Ends the stream's batch of timed kernels (an event record: made off any callback).
+        let close = self.trace.closer();
+        let (device, handle, owned) = (self.device.clone(), self.handle, self.owned);
+        if close.is_none() && !owned {
             return;
         }
-        let (device, handle) = (self.device.clone(), self.handle);
         // Destroying returns at once and frees the stream once its work is done, so dropping
         // the last clone inside the stream's own callback is fine; the call itself is made off
         // any callback.
         crate::callback::now_or_later(move || {
-            // SAFETY: the handle came from `stream_create`, and this is the last clone: nothing
-            // can queue work on it any more.
-            let _ = unsafe { device.inner.backend.stream_destroy(handle) };
+            if let Some(close) = close {
+                close();
+            }
+            if owned {
+                // SAFETY: the handle came from `stream_create`, and this is the last clone:
+                // nothing can queue work on it any more.
+                let _ = unsafe { device.inner.backend.stream_destroy(handle) };
+            }
         });
     }
 }

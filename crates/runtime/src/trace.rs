@@ -4,27 +4,31 @@
 //! `FERROCM_PROF`, see [`ferrocm_prof::session`]).
 //!
 //! **Cost.** With no tracer installed each hook is one `OnceLock::get` (an acquire load) and a
-//! branch. With one installed, an API call costs two clock reads and a record; a traced kernel,
-//! copy or memset costs one timing event recorded after it on its stream, plus one before it
-//! when the stream is idle (see below), taken from a per-device pool that a collector thread
-//! refills as the events complete.
+//! branch. With one installed, an API call costs two clock reads and a record. A traced
+//! kernel-language kernel costs no driver call of its own: it runs its *timed variant*
+//! ([`ferrocm_ir::timed`]), which times itself into a slot of a pooled device buffer (see
+//! "Timed kernels"). A traced copy, memset or raw-module kernel costs one timing event recorded
+//! after it on its stream, plus one before it when the stream is idle (see below), taken from a
+//! per-device pool that a collector thread refills as the events complete.
 //!
-//! **Device times.** Start and end of device work are timing events recorded around it on its
-//! stream. When the stream is still busy with earlier traced work, the end event of that work
-//! is also the start of the next (nothing can start on a stream before the previous item ends),
-//! so a launch-bound loop records one event per launch, not two. Calls that can delay a stream
-//! other than by its own work (`Stream::wait_event`, `Stream::add_callback`) end such a chain.
-//! One case is not seen: work on a blocking stream that waits implicitly for the legacy
-//! default stream may start later than the end of the stream's previous work.
-//!
-//! Event times are mapped onto the host's `CLOCK_MONOTONIC` through anchors: an event recorded
-//! on a private idle stream of the device and waited for, whose host time is the middle of the
-//! wait (within a few microseconds). A new anchor is taken, chained to the previous one by the
-//! device's own elapsed time, when a traced operation finds the last one a second old, so every
-//! event is read against an anchor at most about a second before it and `f32` milliseconds
-//! lose under 0.1 us. Durations come from the device alone; only the placement of device work
-//! against host calls carries the anchor's few microseconds. Work on one stream is reported
-//! without overlap (a start is never before the previous end of its stream).
+//! **Timed kernels.** While kernels are traced, the kernel language launches each kernel's
+//! timed variant through [`Stream::launch_timed`]: the same code with one more slice parameter,
+//! a 256-byte slot of a per-device ring of 8192 (device memory, zeroed), in which the first
+//! thread of each block folds `%globaltimer` read at entry and at exit with 64-bit atomic
+//! maxima, spread over 16 lanes by `%smid`. Taking a slot is a counter bump under a lock. The
+//! launches queued one after another on a stream form a batch that one event ends, recorded
+//! before the 257th launch, before a launch that finds the batch a millisecond old, before
+//! event-timed work on the stream (whose start it then is), when the stream is destroyed, or
+//! by the collector once the batch has waited 2 ms. Once that event has completed, the
+//! collector copies the slots of the completed launches to the host in one copy per device
+//! and pass, zeroes them and hands them back. Device timer nanoseconds are mapped onto the
+//! host clock by an offset measured, at most once a second while kernels are traced, with the
+//! built-in `clock` kernel launched on the device's private stream between two host clock
+//! reads (the offset is within half that round trip, a few microseconds). A launch finds no
+//! timed variant (it could not be built or loaded), no free slot, or a capturing stream: it
+//! runs the kernel itself, timed by events. The end recorded is when the first thread of the
+//! last block left (`ferrocm_ir::timed`); on NVIDIA `%globaltimer` advances about every
+//! microsecond, so durations of the shortest kernels are that coarse.
 //!
 //! **Exit.** The built-in tracer writes its files from an `atexit` handler, so they are written
 //! when `main` returns (with or without an error), on `std::process::exit`, and after a panic
@@ -41,10 +45,14 @@
 use std::cell::Cell;
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, OnceLock, Weak};
 use std::time::Duration;
 
-use ferrocm_backend::{CopyOp, EventFlags, EventHandle, StreamFlags, StreamHandle};
+use ferrocm_backend::{
+    CopyOp, DevicePtr, EventFlags, EventHandle, FunctionHandle, LaunchDims, ModuleHandle, StreamFlags,
+    StreamHandle,
+};
+use ferrocm_ir::timed::{read_timing_slot, TIMING_SLOT_WORDS};
 pub use ferrocm_prof::record::{
     Agent, AgentKind, AllocOp, Allocation, ApiCall, CopyDirection, DeviceActivity, DeviceOp, Kernel,
     MathUnit, MemoryKind, Record, Trace, Work, MEMSET_KERNEL_NAME,
@@ -128,6 +136,14 @@ pub fn enabled() -> bool {
     STATE.get().is_some()
 }
 
+/// Whether kernel launches are traced. The kernel language then launches the timed variant of
+/// its kernels ([`Stream::launch_timed`]), which time themselves instead of being timed by
+/// events.
+#[inline]
+pub fn kernels_traced() -> bool {
+    STATE.get().is_some_and(|st| st.config.kernels)
+}
+
 /// Waits for every queued device activity to complete and delivers it, then calls the
 /// tracer's [`Tracer::flush`]. Waits at most `timeout` for device work; what is still running
 /// then is dropped (and counted in the built-in tracer's `dropped`).
@@ -151,6 +167,29 @@ pub fn flush(timeout: Duration) {
 
 /// Device activities whose times could not be read.
 static DROPPED: AtomicU64 = AtomicU64::new(0);
+/// Device activities delivered, timed by their own timing slot and by events.
+static SLOT_TIMED: AtomicU64 = AtomicU64::new(0);
+static EVENT_TIMED: AtomicU64 = AtomicU64::new(0);
+
+/// How the device activities delivered so far were timed (for tests and summaries).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TraceCounts {
+    /// Kernel-language kernels that timed themselves (their timed variant).
+    pub slot_timed: u64,
+    /// Work timed by events: copies, memsets, raw modules, and kernels without a free slot.
+    pub event_timed: u64,
+    /// Activities whose times could not be read (not delivered).
+    pub dropped: u64,
+}
+
+/// The counts so far.
+pub fn counts() -> TraceCounts {
+    TraceCounts {
+        slot_timed: SLOT_TIMED.load(Ordering::Relaxed),
+        event_timed: EVENT_TIMED.load(Ordering::Relaxed),
+        dropped: DROPPED.load(Ordering::Relaxed),
+    }
+}
 
 /// Declares the work of the next kernel launch on this thread (for the roofline).
 pub fn annotate_next_launch(work: Work) {
@@ -221,7 +260,8 @@ fn api_slow(st: &State, name: &'static str) -> ApiGuard {
     }
     let corr = st.correlation.fetch_add(1, Ordering::Relaxed) + 1;
     CURRENT.set((1, corr));
-    ApiGuard(Some((name, corr, now_ns())))
+    // The call's times are read only when API calls are recorded.
+    ApiGuard(Some((name, corr, if st.config.api { now_ns() } else { 0 })))
 }
 
 impl Drop for ApiGuard {
@@ -271,6 +311,8 @@ pub(crate) struct DeviceTrace {
     clock: Mutex<Clock>,
     /// Host time of the last anchor (0: none yet).
     last_anchor_ns: AtomicU64,
+    /// Timing slots of timed kernels (`None`: they could not be set up; kernels use events).
+    timing: OnceLock<Option<DeviceTiming>>,
 }
 
 #[derive(Default)]
@@ -285,8 +327,282 @@ struct Clock {
 pub(crate) struct StreamTrace {
     /// The stream's number in the trace (0: not yet used while tracing).
     number: AtomicU64,
+    chain: Arc<Mutex<Chain>>,
+}
+
+/// What traced work on a stream left behind. Locked across the queuing of traced work, so
+/// work queued on the stream by other threads cannot come between its stamps.
+#[derive(Default)]
+struct Chain {
     /// The event after the last traced work, while nothing else was queued behind it.
-    last_end: Mutex<Option<Arc<Stamp>>>,
+    last_end: Option<Arc<Stamp>>,
+    /// The batch of timed kernels queued since the last event on the stream.
+    batch: Option<Arc<Batch>>,
+    /// Launches in `batch`.
+    launches: u32,
+    /// The stream, for closing a batch from the collector (`None` once it is destroyed).
+    stream: Option<(Device, StreamHandle)>,
+}
+
+impl StreamTrace {
+    /// For a stream about to be destroyed: what closes its open batch of timed kernels (to be
+    /// called before the stream is destroyed, and not inside a host callback). `None` when
+    /// nothing is traced.
+    pub(crate) fn closer(&self) -> Option<impl FnOnce() + Send + 'static> {
+        STATE.get()?;
+        let chain = self.chain.clone();
+        Some(move || {
+            let mut chain = lock(&chain);
+            close_batch(&mut chain);
+            chain.stream = None;
+        })
+    }
+}
+
+/// Timed kernels queued one after another on a stream: their times are in their slots, and one
+/// event recorded after the last tells when all of them have completed.
+struct Batch {
+    opened_ns: u64,
+    /// The event after the batch (`None` inside: it could not be recorded).
+    end: OnceLock<Option<Arc<Stamp>>>,
+    /// Set once `end` has completed.
+    done: std::sync::atomic::AtomicBool,
+    chain: Weak<Mutex<Chain>>,
+}
+
+impl Batch {
+    /// Whether every kernel of the batch has completed (`Some(false)`: its end event was lost).
+    fn complete(&self) -> Option<bool> {
+        if self.done.load(Ordering::Relaxed) {
+            return Some(true);
+        }
+        let end = self.end.get()?;
+        let done = end.as_ref().is_none_or(|e| e.complete());
+        if !done {
+            return None;
+        }
+        self.done.store(true, Ordering::Relaxed);
+        Some(end.is_some())
+    }
+}
+
+/// A batch is closed after this many launches, or once its first launch is this old when the
+/// next one comes, or (by the collector) when it has been waiting this long.
+const BATCH_LAUNCHES: u32 = 256;
+const BATCH_NS: u64 = 1_000_000;
+const STALE_BATCH_NS: u64 = 2_000_000;
+
+/// Records the event that ends `chain`'s open batch of timed kernels; returns it (read against
+/// an anchor, so it can also start the next event-timed work).
+fn close_batch(chain: &mut Chain) -> Option<Arc<Stamp>> {
+    let batch = chain.batch.take()?;
+    chain.launches = 0;
+    let end = chain.stream.as_ref().and_then(|(device, handle)| {
+        let dt = device.inner.trace.get()?;
+        let a = anchor(device, dt)?;
+        stamp(device, dt, *handle, Some(a))
+    });
+    let _ = batch.end.set(end.clone());
+    end
+}
+
+/// Slots in a device's ring of timing slots.
+const RING_SLOTS: u64 = 8192;
+const SLOT_BYTES: u64 = TIMING_SLOT_WORDS as u64 * 8;
+
+/// A device's timing slots (device memory, zeroed), its clock kernel and the offset from the
+/// device timer to the host clock.
+struct DeviceTiming {
+    /// `RING_SLOTS` slots, then 8 bytes the clock kernel writes.
+    base: DevicePtr,
+    ring: Mutex<Ring>,
+    _module: ModuleHandle,
+    clock: FunctionHandle,
+    /// Host clock minus device timer, and the host time it was measured at (0: not yet).
+    offset: Mutex<(i64, u64)>,
+}
+
+/// Slot `seq % RING_SLOTS` is handed to launch number `seq`; slots before `released` are free
+/// (read and zeroed).
+struct Ring {
+    next: u64,
+    released: u64,
+    /// Whether the slot's launch has been read (or was never queued).
+    done: Vec<bool>,
+}
+
+impl DeviceTiming {
+    fn new(device: &Device, dt: &DeviceTrace) -> Option<DeviceTiming> {
+        let backend = &device.inner.backend;
+        let bytes = RING_SLOTS * SLOT_BYTES + 64;
+        let base = backend.alloc(device.ordinal(), bytes).ok()?;
+        let ready = (|| {
+            let module = backend.module_load(device.ordinal(), &crate::builtin::image(device.kind())).ok()?;
+            // SAFETY: a module just loaded (unloaded below only if this fails).
+            let clock = unsafe { backend.module_function(module, "clock") }.ok();
+            let zeroed = clock.and_then(|_| clock_stream(device, &mut lock(&dt.clock))).and_then(|stream| {
+                // SAFETY: `base` holds `bytes` bytes; the stream is the device's private one.
+                unsafe { backend.memset_async(stream, base, 0, bytes) }.ok()?;
+                // SAFETY: a live stream.
+                unsafe { backend.stream_synchronize(stream) }.ok()
+            });
+            match (clock, zeroed) {
+                (Some(clock), Some(())) => Some((module, clock)),
+                _ => {
+                    // SAFETY: loaded above; nothing from it is in use.
+                    let _ = unsafe { backend.module_unload(module) };
+                    None
+                }
+            }
+        })();
+        match ready {
+            Some((module, clock)) => Some(DeviceTiming {
+                base,
+                ring: Mutex::new(Ring { next: 0, released: 0, done: vec![false; RING_SLOTS as usize] }),
+                _module: module,
+                clock,
+                offset: Mutex::new((0, 0)),
+            }),
+            None => {
+                // SAFETY: allocated above and not used.
+                let _ = unsafe { backend.free(device.ordinal(), base) };
+                None
+            }
+        }
+    }
+
+    fn slot_address(&self, seq: u64) -> DevicePtr {
+        DevicePtr(self.base.0 + (seq % RING_SLOTS) * SLOT_BYTES)
+    }
+
+    /// A free slot (`None` when all are in use).
+    fn take(&self) -> Option<u64> {
+        let mut r = lock(&self.ring);
+        if r.next - r.released >= RING_SLOTS {
+            return None;
+        }
+        r.next += 1;
+        Some(r.next - 1)
+    }
+
+    /// Marks slot `seq` read (or unused).
+    fn done(&self, seq: u64) {
+        lock(&self.ring).done[(seq % RING_SLOTS) as usize] = true;
+    }
+
+    /// Zeroes the slots read since the last call and hands them back.
+    fn release(&self, device: &Device, dt: &DeviceTrace) {
+        let (from, to) = {
+            let mut r = lock(&self.ring);
+            let from = r.released;
+            let mut to = from;
+            while to < r.next && r.done[(to % RING_SLOTS) as usize] {
+                r.done[(to % RING_SLOTS) as usize] = false;
+                to += 1;
+            }
+            (from, to)
+        };
+        if from == to {
+            return;
+        }
+        let backend = &device.inner.backend;
+        let zeroed = (|| {
+            let stream = clock_stream(device, &mut lock(&dt.clock))?;
+            for (first, n) in ring_pieces(from, to) {
+                // SAFETY: slots inside the ring; none is in use by a launch (all were read).
+                unsafe { backend.memset_async(stream, self.slot_address(first), 0, n * SLOT_BYTES) }.ok()?;
+            }
+            // SAFETY: a live stream.
+            unsafe { backend.stream_synchronize(stream) }.ok()
+        })();
+        // Slots that could not be zeroed are never handed out again.
+        if zeroed.is_some() {
+            lock(&self.ring).released = to;
+        }
+    }
+
+    /// Host clock minus device timer, measured again when a second old (`now` is the host
+    /// clock).
+    fn offset(&self, device: &Device, dt: &DeviceTrace, now: u64) -> Option<i64> {
+        let mut o = lock(&self.offset);
+        if o.1 != 0 && now < o.1 + ANCHOR_EVERY_NS {
+            return Some(o.0);
+        }
+        let backend = &device.inner.backend;
+        let mut clock = lock(&dt.clock);
+        let stream = clock_stream(device, &mut clock)?;
+        let out = DevicePtr(self.base.0 + RING_SLOTS * SLOT_BYTES);
+        let before = now_ns();
+        let arg = out.0.to_ne_bytes();
+        // SAFETY: the clock kernel takes one address, of 8 writable bytes here.
+        unsafe { backend.launch(self.clock, LaunchDims::new(1, 1, 0), stream, &[&arg]) }.ok()?;
+        // SAFETY: a live stream.
+        unsafe { backend.stream_synchronize(stream) }.ok()?;
+        let after = now_ns();
+        let mut timer = [0u8; 8];
+        // SAFETY: 8 bytes from the device into `timer`, waited for before it is read.
+        unsafe {
+            backend.copy_async(stream, CopyOp::DeviceToHost { src: out, dst: timer.as_mut_ptr() }, 8).ok()?;
+            backend.stream_synchronize(stream).ok()?;
+        }
+        let host = before + (after - before) / 2;
+        *o = (host as i64 - u64::from_ne_bytes(timer) as i64, after);
+        Some(o.0)
+    }
+
+    /// Reads slots `from..=to` (sequence numbers) into host memory.
+    fn read(&self, device: &Device, dt: &DeviceTrace, from: u64, to: u64) -> Option<Vec<u64>> {
+        let mut words = vec![0u64; ((to + 1 - from) * TIMING_SLOT_WORDS as u64) as usize];
+        let backend = &device.inner.backend;
+        let stream = clock_stream(device, &mut lock(&dt.clock))?;
+        let mut at = 0usize;
+        for (first, n) in ring_pieces(from, to + 1) {
+            let dst = words[at..].as_mut_ptr() as *mut u8;
+            // SAFETY: `n` slots inside the ring into the rest of `words` (large enough), waited
+            // for below before `words` is read or dropped.
+            unsafe {
+                backend
+                    .copy_async(
+                        stream,
+                        CopyOp::DeviceToHost { src: self.slot_address(first), dst },
+                        n * SLOT_BYTES,
+                    )
+                    .ok()?
+            };
+            at += (n * TIMING_SLOT_WORDS as u64) as usize;
+        }
+        // SAFETY: a live stream.
+        unsafe { backend.stream_synchronize(stream) }.ok()?;
+        Some(words)
+    }
+}
+
+/// The ring's contiguous pieces of sequence numbers `from..to`: (first, count).
+fn ring_pieces(from: u64, to: u64) -> impl Iterator<Item = (u64, u64)> {
+    let mut at = from;
+    std::iter::from_fn(move || {
+        if at >= to {
+            return None;
+        }
+        let n = (to - at).min(RING_SLOTS - at % RING_SLOTS);
+        let piece = (at, n);
+        at += n;
+        Some(piece)
+    })
+}
+
+/// The device's private stream for anchors and timing reads (made on first use).
+fn clock_stream(device: &Device, clock: &mut Clock) -> Option<StreamHandle> {
+    if let Some(s) = clock.stream {
+        return Some(s);
+    }
+    let s = device
+        .inner
+        .backend
+        .stream_create(device.ordinal(), StreamFlags { non_blocking: true, priority: 0 })
+        .ok()?;
+    clock.stream = Some(s);
+    Some(s)
 }
 
 /// One pooled timing event, recorded once; returns to its device's pool when dropped.
@@ -364,16 +680,7 @@ fn anchor(device: &Device, dt: &DeviceTrace) -> Option<(Arc<Stamp>, u64)> {
         return Some(a.clone());
     }
     let backend = &device.inner.backend;
-    let stream = match clock.stream {
-        Some(s) => s,
-        None => {
-            let s = backend
-                .stream_create(device.ordinal(), StreamFlags { non_blocking: true, priority: 0 })
-                .ok()?;
-            clock.stream = Some(s);
-            s
-        }
-    };
+    let stream = clock_stream(device, &mut clock)?;
     let before = now_ns();
     let s = stamp(device, dt, stream, None)?;
     // SAFETY: a live event, just recorded.
@@ -394,11 +701,40 @@ fn anchor(device: &Device, dt: &DeviceTrace) -> Option<(Arc<Stamp>, u64)> {
     clock.anchor.clone()
 }
 
-/// A device activity whose events have not completed yet.
+/// A device activity whose times are not known yet.
 struct Pending {
     activity: DeviceActivity,
-    start: Arc<Stamp>,
-    end: Arc<Stamp>,
+    timing: Timing,
+}
+
+enum Timing {
+    /// Between two events.
+    Events { start: Arc<Stamp>, end: Arc<Stamp> },
+    /// A timed kernel: its slot, the device-timer offset at its launch, and its batch.
+    Slot { device: Device, seq: u64, offset: i64, batch: Arc<Batch> },
+}
+
+impl Pending {
+    /// Whether the work has completed (or its times are lost); a batch left open too long is
+    /// closed here.
+    fn ready(&self) -> bool {
+        match &self.timing {
+            Timing::Events { end, .. } => end.complete(),
+            Timing::Slot { batch, .. } => {
+                if batch.end.get().is_none() && now_ns() > batch.opened_ns + STALE_BATCH_NS {
+                    if let Some(chain) = batch.chain.upgrade() {
+                        let mut c = lock(&chain);
+                        if c.batch.as_ref().is_some_and(|b| Arc::ptr_eq(b, batch)) {
+                            close_batch(&mut c);
+                        }
+                    }
+                    // A batch is closed before its stream goes; one that was not has no end.
+                    let _ = batch.end.set(None);
+                }
+                batch.complete().is_some()
+            }
+        }
+    }
 }
 
 fn stream_number(st: &State, stream: &Stream) -> u64 {
@@ -451,7 +787,9 @@ fn device_work_slow(
         Kind::Kernel => st.config.kernels,
         Kind::Copy => st.config.copies,
     };
-    if !traced {
+    // Work captured into a graph runs when the graph is launched, not now; an event recorded
+    // into the capture would become a node of the graph.
+    if !traced || stream.is_capturing() {
         return queue();
     }
     let device = stream.device();
@@ -462,19 +800,24 @@ fn device_work_slow(
     };
     // Held across start, work and end so that work queued on this stream by other threads
     // cannot come between them.
-    let mut last = lock(&stream.trace_state().last_end);
-    let start = match last.take() {
+    let mut chain = lock(&stream.trace_state().chain);
+    if chain.stream.is_none() {
+        chain.stream = Some((device.clone(), stream.handle()));
+    }
+    // The end of a batch of timed kernels is the start of what follows them.
+    let last = close_batch(&mut chain).or_else(|| chain.last_end.take());
+    let start = match last {
         Some(e) if !e.complete() => Some(e),
         _ => stamp(device, dt, stream.handle(), Some(anchor.clone())),
     };
     if let Err(e) = queue() {
         // Nothing was queued: the start event still marks the end of the stream's work.
-        *last = start;
+        chain.last_end = start;
         return Err(e);
     }
     let end = stamp(device, dt, stream.handle(), Some(anchor));
-    last.clone_from(&end);
-    drop(last);
+    chain.last_end.clone_from(&end);
+    drop(chain);
     let (Some(start), Some(end)) = (start, end) else {
         DROPPED.fetch_add(1, Ordering::Relaxed);
         return Ok(());
@@ -492,7 +835,75 @@ fn device_work_slow(
         work,
     };
     let mut q = lock(&st.pending);
-    q.push_back(Pending { activity, start, end });
+    q.push_back(Pending { activity, timing: Timing::Events { start, end } });
+    if q.len() >= 4096 {
+        st.wake.notify_one();
+    }
+    Ok(())
+}
+
+/// Queues a kernel-language launch through `queue_timed` (its timed variant, given the address
+/// and length in `u64`s of a timing slot) when kernels are traced and a slot is free, else
+/// through `queue` (the kernel itself, timed by events when traced). No event and no driver
+/// call is added per timed launch: one event after each batch of them says when they have
+/// completed, and the collector reads their slots in one copy per pass.
+pub(crate) fn timed_kernel(
+    stream: &Stream,
+    describe: impl FnOnce(bool) -> (DeviceOp, Option<Work>),
+    queue_timed: impl FnOnce(DevicePtr, u64) -> Result<()>,
+    queue: impl FnOnce() -> Result<()>,
+) -> Result<()> {
+    let Some(st) = STATE.get().filter(|st| st.config.kernels) else { return queue() };
+    let device = stream.device();
+    let dt = device.inner.trace.get_or_init(DeviceTrace::default);
+    let timing = dt.timing.get_or_init(|| DeviceTiming::new(device, dt)).as_ref();
+    let now = now_ns();
+    let Some((timing, offset, seq)) = timing.and_then(|t| Some((t, t.offset(device, dt, now)?, t.take()?)))
+    else {
+        return device_work(stream, Kind::Kernel, || describe(false), queue);
+    };
+    let chain_lock = &stream.trace_state().chain;
+    let mut chain = lock(chain_lock);
+    if chain.stream.is_none() {
+        chain.stream = Some((device.clone(), stream.handle()));
+    }
+    if chain.batch.as_ref().is_some_and(|b| chain.launches >= BATCH_LAUNCHES || now >= b.opened_ns + BATCH_NS)
+    {
+        close_batch(&mut chain);
+    }
+    if let Err(e) = queue_timed(timing.slot_address(seq), TIMING_SLOT_WORDS as u64) {
+        timing.done(seq);
+        return Err(e);
+    }
+    let batch = chain
+        .batch
+        .get_or_insert_with(|| {
+            Arc::new(Batch {
+                opened_ns: now,
+                end: OnceLock::new(),
+                done: Default::default(),
+                chain: Arc::downgrade(chain_lock),
+            })
+        })
+        .clone();
+    chain.launches += 1;
+    // Work timed by events next starts at the batch's end, not at an older event.
+    chain.last_end = None;
+    let (op, work) = describe(true);
+    let activity = DeviceActivity {
+        op,
+        agent: agent_of(device),
+        stream: stream_number(st, stream),
+        thread: thread_id(),
+        correlation: CURRENT.get().1,
+        dispatch: st.dispatch.fetch_add(1, Ordering::Relaxed) + 1,
+        start_ns: 0,
+        end_ns: 0,
+        work,
+    };
+    // Queued under the chain's lock, so a stream's launches stay in order.
+    let mut q = lock(&st.pending);
+    q.push_back(Pending { activity, timing: Timing::Slot { device: device.clone(), seq, offset, batch } });
     if q.len() >= 4096 {
         st.wake.notify_one();
     }
@@ -546,37 +957,116 @@ pub(crate) fn copy(device: &Device, op: &CopyOp, bytes: u64) -> (DeviceOp, Optio
 #[inline]
 pub(crate) fn break_chain(stream: &Stream) {
     if STATE.get().is_some() {
-        *lock(&stream.trace_state().last_end) = None;
+        lock(&stream.trace_state().chain).last_end = None;
     }
 }
 
-/// Delivers pending activities in the order they were queued, up to the first whose end event
-/// has not completed (work completes in order on each stream; a busy stream holds back the
-/// others only until it completes). Events are queried outside the lock, one not-ready query
-/// per pass, so the collector does not compete with the threads queuing work.
+/// Delivers pending activities in the order they were queued, up to the first that has not
+/// completed (work completes in order on each stream; a busy stream holds back the others only
+/// until it completes). Completion is queried outside the lock, one not-ready query per pass,
+/// so the collector does not compete with the threads queuing work; the timing slots of the
+/// completed timed kernels are read in one copy per device and pass.
 fn drain(st: &State) {
     static LAST_END: OnceLock<Mutex<HashMap<u64, u64>>> = OnceLock::new();
     // One drainer at a time (the collector and `flush`), so records keep their order.
     static DRAINING: Mutex<()> = Mutex::new(());
+    const PASS: usize = 4096;
     let _one = lock(&DRAINING);
     loop {
-        let Some(p) = lock(&st.pending).pop_front() else { return };
-        if !p.end.complete() {
-            lock(&st.pending).push_front(p);
+        let mut ready = Vec::new();
+        while ready.len() < PASS {
+            let Some(p) = lock(&st.pending).pop_front() else { break };
+            if !p.ready() {
+                lock(&st.pending).push_front(p);
+                break;
+            }
+            ready.push(p);
+        }
+        if ready.is_empty() {
             return;
         }
-        let (Some(s), Some(e)) = (p.start.time(), p.end.time()) else {
-            DROPPED.fetch_add(1, Ordering::Relaxed);
-            continue;
-        };
-        let mut a = p.activity;
-        let mut last = lock(LAST_END.get_or_init(Mutex::default));
-        let floor = last.get(&a.stream).copied().unwrap_or(0);
-        a.start_ns = s.max(floor);
-        a.end_ns = e.max(a.start_ns);
-        last.insert(a.stream, a.end_ns);
-        drop(last);
-        st.tracer.record(Record::Device(a));
+        let full = ready.len() == PASS;
+        // The slots of each device's completed timed kernels: (device, first, last, words).
+        let mut slots: Vec<(Device, u64, u64, Option<Vec<u64>>)> = Vec::new();
+        let mut touched: Vec<Device> = Vec::new();
+        for p in &ready {
+            if let Timing::Slot { device, seq, batch, .. } = &p.timing {
+                if !touched.contains(device) {
+                    touched.push(device.clone());
+                }
+                if batch.complete() != Some(true) {
+                    continue;
+                }
+                match slots.iter_mut().find(|s| s.0 == *device) {
+                    Some(s) => {
+                        s.1 = s.1.min(*seq);
+                        s.2 = s.2.max(*seq);
+                    }
+                    None => slots.push((device.clone(), *seq, *seq, None)),
+                }
+            }
+        }
+        for (device, first, last, words) in &mut slots {
+            let dt = device.inner.trace.get();
+            let timing = dt.and_then(|dt| Some((dt, dt.timing.get()?.as_ref()?)));
+            *words = timing.and_then(|(dt, t)| t.read(device, dt, *first, *last));
+        }
+        for p in ready {
+            let times = match &p.timing {
+                Timing::Events { start, end } => start.time().zip(end.time()),
+                Timing::Slot { device, seq, offset, batch } => {
+                    let s = slots.iter().find(|s| s.0 == *device);
+                    let times = s
+                        .filter(|_| batch.complete() == Some(true))
+                        .and_then(|(_, first, _, words)| {
+                            let words = words.as_ref()?;
+                            let at = ((seq - first) * TIMING_SLOT_WORDS as u64) as usize;
+                            read_timing_slot(words.get(at..at + TIMING_SLOT_WORDS)?)
+                        })
+                        .map(|(s, e)| {
+                            let host = |t: u64| (t as i64).saturating_add(*offset).max(0) as u64;
+                            (host(s), host(e))
+                        });
+                    if let Some(t) = device.inner.trace.get().and_then(|dt| dt.timing.get()?.as_ref()) {
+                        t.done(*seq);
+                    }
+                    times
+                }
+            };
+            let Some((s, e)) = times else {
+                DROPPED.fetch_add(1, Ordering::Relaxed);
+                continue;
+            };
+            let by_slot = matches!(p.timing, Timing::Slot { .. });
+            let mut a = p.activity;
+            let mut last = lock(LAST_END.get_or_init(Mutex::default));
+            let floor = last.get(&a.stream).copied().unwrap_or(0);
+            if by_slot {
+                // The device measured the duration; only the placement carries the anchor's
+                // error, so a kernel placed before the end of its stream's previous work moves.
+                let shift = floor.saturating_sub(s);
+                a.start_ns = s + shift;
+                a.end_ns = e.max(s) + shift;
+                SLOT_TIMED.fetch_add(1, Ordering::Relaxed);
+            } else {
+                a.start_ns = s.max(floor);
+                a.end_ns = e.max(a.start_ns);
+                EVENT_TIMED.fetch_add(1, Ordering::Relaxed);
+            }
+            last.insert(a.stream, a.end_ns);
+            drop(last);
+            st.tracer.record(Record::Device(a));
+        }
+        for device in &touched {
+            if let Some(dt) = device.inner.trace.get() {
+                if let Some(t) = dt.timing.get().and_then(Option::as_ref) {
+                    t.release(device, dt);
+                }
+            }
+        }
+        if !full {
+            return;
+        }
     }
 }
 

@@ -161,6 +161,38 @@ conformance! {
         Ok(())
     }
 
+    work_captured_into_a_graph_is_not_timed_at_capture(dev) {
+        collector();
+        let s = dev.create_stream()?;
+        let axpy = builtin::load(dev)?.function("axpy_f32")?;
+        let n = 512usize;
+        let dx = s.clone_htod(&vec![1.0f32; n])?;
+        let dy = s.alloc_zeroed::<f32>(n)?;
+        let dropped = trace::counts().dropped;
+        let graph = s.capture(|s| {
+            for _ in 0..3 {
+                let mut args = KernelArgs::new();
+                args.push_buffer(&dx).push_buffer(&dy).push(n as u64).push(1.0f32);
+                // SAFETY: axpy_f32(x, y, n, a) with two live n-element buffers.
+                unsafe { s.launch(&axpy, LaunchConfig::for_num_elems(n as u32), &args)? };
+            }
+            Ok(())
+        })?;
+        // The graph holds the three kernels and nothing the tracer would have recorded.
+        assert_eq!(graph.kernel_node_count(), 3);
+        let exec = graph.instantiate()?;
+        exec.launch(&s)?;
+        exec.launch(&s)?;
+        assert_eq!(s.clone_dtoh(&dy)?, vec![6.0f32; n], "two launches of three axpys");
+        let (_, devs) = mine();
+        assert!(
+            !devs.iter().any(|d| matches!(&d.op, DeviceOp::Kernel(k) if &*k.name == "axpy_f32")),
+            "captured launches are not device work of their own"
+        );
+        assert_eq!(trace::counts().dropped, dropped, "nothing was lost");
+        Ok(())
+    }
+
     kernel_durations_match_event_timings(dev) {
         collector();
         let s = dev.create_stream()?;

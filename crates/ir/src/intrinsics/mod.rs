@@ -36,6 +36,7 @@ pub mod exec;
 pub mod host;
 pub mod mbarrier;
 pub mod tensor;
+pub mod timer;
 pub mod tma;
 pub mod warp;
 pub mod wgmma;
@@ -388,6 +389,8 @@ pub static TABLE: &[&Def] = &[
     &host::ASSERT_FAIL,
     &host::TRAP,
     &host::NANOSLEEP,
+    &timer::GLOBAL_TIMER,
+    &timer::SMID,
 ];
 
 /// The row whose name `text` (a full call name such as `ldmatrix.x4.trans`) starts with, and the

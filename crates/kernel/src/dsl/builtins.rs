@@ -27,6 +27,14 @@ special_fns! {
     warp_size => Special::WarpSize;
 }
 
+/// The device's nanosecond timer (`%globaltimer`, a runtime `u64`; the host's
+/// `CLOCK_MONOTONIC` on the CPU executor): the same clock on every multiprocessor, updated about
+/// every microsecond on most NVIDIA GPUs. For spin-waits and coarse measurements.
+pub fn global_timer() -> Val<u64> {
+    let call = ferrocm_ir::Call::new(&ferrocm_ir::intrinsics::timer::GLOBAL_TIMER, &[], &[], &[]);
+    Val::from_ir(b(|b| b.intrinsic_value(call, vec![], ferrocm_ir::Type::Scalar(ScalarType::U64))))
+}
+
 /// `block_idx_x * block_dim_x + thread_idx_x`, as a `usize` (computed in 64 bits).
 pub fn global_index() -> Val<usize> {
     let bi: Val<usize> = cast::<usize, _>(block_idx_x());
