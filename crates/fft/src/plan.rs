@@ -553,6 +553,10 @@ impl<T: FftFloat> Plan<T> {
         if buf.len() < required {
             return Err(FftError::BufferTooShort { what, len: buf.len(), required });
         }
+        // The launches take raw addresses, so tell the runtime this stream uses the buffer: its
+        // memory (a pooled buffer, or an imported one such as a DLPack array) is then not
+        // reused or released before the transform has run.
+        self.stream.record_use(buf);
         Ok(Raw { ptr: buf.device_ptr(), reals: buf.len() * per })
     }
 

@@ -123,3 +123,38 @@ fft_conformance! {
         Ok(())
     }
 }
+
+fft_conformance! {
+    input_dropped_right_after_exec_is_not_reused_early(b) {
+        // The plan launches with raw addresses; the runtime must still learn that its stream
+        // uses the input, or the pool hands the dropped input's memory to another stream (here
+        // filled with NaN at once) while the transform still reads it.
+        use ferrocm_fft::{Direction, PlanBuilder, TransformType::C2C};
+        let n = if b.is_executor() { 1 << 14 } else { 1 << 20 };
+        let (s1, s2) = (b.device.create_stream()?, b.device.create_stream()?);
+        let plan = PlanBuilder::new(C2C, &[n]).engine(b.engine).build::<f32>(&s1)?;
+        let mut rng = Rng::new();
+        for round in 0..4 {
+            let data = rng.complex::<f32>(n);
+            let x = s2.clone_htod(&data)?;
+            s2.synchronize()?;
+            let mut y = s1.alloc(n)?;
+            plan.exec_c2c(&x, &mut y, Direction::Forward)?;
+            drop(x);
+            let junk = s2.clone_htod(&vec![ferrocm_fft::Complex::new(f32::NAN, f32::NAN); n])?;
+            let got = s1.clone_dtoh(&y)?;
+            s2.synchronize()?;
+            drop(junk);
+            let mut want = common::widen(&data);
+            common::fft64(&mut want, n, false);
+            let scale = want.iter().map(|v| v.norm()).fold(0.0, f64::max);
+            for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+                let err = ((g.re as f64 - w.re).powi(2) + (g.im as f64 - w.im).powi(2)).sqrt();
+                if !(err <= 1e-4 * scale) {
+                    return Err(format!("round {round}: element {k} is {g} where {w} was expected").into());
+                }
+            }
+        }
+        Ok(())
+    }
+}
