@@ -539,16 +539,17 @@ impl Stream {
         }
         validate(device, f, &cfg)?;
         f.allow_dynamic_shared(cfg.shared_mem_bytes)?;
-        // A captured launch runs again with every launch of its graph: it is never timed.
-        let timed = match timed {
-            Some(t) if crate::trace::kernels_traced() && !self.is_capturing() => {
-                self.same_device("kernel", t.device())?;
-                validate(device, t, &cfg)?;
-                t.allow_dynamic_shared(cfg.shared_mem_bytes)?;
-                Some(t)
-            }
-            _ => None,
-        };
+        // A captured launch runs again with every launch of its graph: it is never timed. Nor
+        // is a launch the timed variant cannot make (its few more registers may, say, leave a
+        // cooperative grid unable to be resident): tracing never turns a valid launch into an
+        // error.
+        let timed = timed.filter(|t| {
+            crate::trace::kernels_traced()
+                && !self.is_capturing()
+                && self.same_device("kernel", t.device()).is_ok()
+                && validate(device, t, &cfg).is_ok()
+                && t.allow_dynamic_shared(cfg.shared_mem_bytes).is_ok()
+        });
         for u in &args.uses {
             u.record(self);
         }
