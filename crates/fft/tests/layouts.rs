@@ -150,7 +150,7 @@ fft_conformance! {
             let scale = want.iter().map(|v| v.norm()).fold(0.0, f64::max);
             for (k, (g, w)) in got.iter().zip(&want).enumerate() {
                 let err = ((g.re as f64 - w.re).powi(2) + (g.im as f64 - w.im).powi(2)).sqrt();
-                if !(err <= 1e-4 * scale) {
+                if err.is_nan() || err > 1e-4 * scale {
                     return Err(format!("round {round}: element {k} is {g} where {w} was expected").into());
                 }
             }
