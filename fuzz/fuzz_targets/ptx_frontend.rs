@@ -10,8 +10,12 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
     let Ok(module) = ferrocm_ptx_frontend::PtxModule::parse(text) else { return };
     // Module variables at made-up addresses: translation never dereferences them.
-    let globals: HashMap<String, u64> =
-        module.globals().into_iter().enumerate().map(|(i, g)| (g.name, 0x1000_0000 + 0x1000 * i as u64)).collect();
+    let globals: HashMap<String, u64> = module
+        .globals()
+        .into_iter()
+        .enumerate()
+        .map(|(i, g)| (g.name, 0x1000_0000 + 0x1000 * i as u64))
+        .collect();
     for k in module.kernels() {
         let Ok((f, _)) = module.to_ir(&k.name, &globals) else { continue };
         ferrocm_ir::verify(&f).unwrap_or_else(|e| panic!("kernel {} translates to invalid IR: {e}", k.name));
