@@ -556,25 +556,36 @@ impl DeviceTiming {
         let backend = &device.inner.backend;
         let stream = clock_stream(device, &mut lock(&dt.clock))?;
         let mut at = 0usize;
+        let mut queued = true;
         for (first, n) in ring_pieces(from, to + 1) {
             let dst = words[at..].as_mut_ptr() as *mut u8;
             // SAFETY: `n` slots inside the ring into the rest of `words` (large enough), waited
             // for below before `words` is read or dropped.
-            unsafe {
-                backend
-                    .copy_async(
-                        stream,
-                        CopyOp::DeviceToHost { src: self.slot_address(first), dst },
-                        n * SLOT_BYTES,
-                    )
-                    .ok()?
-            };
+            queued = unsafe {
+                backend.copy_async(
+                    stream,
+                    CopyOp::DeviceToHost { src: self.slot_address(first), dst },
+                    n * SLOT_BYTES,
+                )
+            }
+            .is_ok();
+            if !queued {
+                break;
+            }
             at += (n * TIMING_SLOT_WORDS as u64) as usize;
         }
+        // Waited for even when a later copy could not be queued: the earlier ones write into
+        // `words`, which must outlive them.
         // SAFETY: a live stream.
-        unsafe { backend.stream_synchronize(stream) }.ok()?;
-        Some(words)
+        let synced = unsafe { backend.stream_synchronize(stream) }.is_ok();
+        (queued && synced).then_some(words)
     }
+}
+
+/// A device's trace state and its timing slots, once both are set up.
+fn timing_of(device: &Device) -> Option<(&DeviceTrace, &DeviceTiming)> {
+    let dt = device.inner.trace.get()?;
+    Some((dt, dt.timing.get()?.as_ref()?))
 }
 
 /// The ring's contiguous pieces of sequence numbers `from..to`: (first, count).
@@ -822,7 +833,13 @@ fn device_work_slow(
         DROPPED.fetch_add(1, Ordering::Relaxed);
         return Ok(());
     };
-    let (op, work) = describe();
+    push_pending(st, stream, describe(), Timing::Events { start, end });
+    Ok(())
+}
+
+/// Hands the collector a device activity queued on `stream`, to be timed by `timing`.
+fn push_pending(st: &State, stream: &Stream, (op, work): (DeviceOp, Option<Work>), timing: Timing) {
+    let device = stream.device();
     let activity = DeviceActivity {
         op,
         agent: agent_of(device),
@@ -835,11 +852,10 @@ fn device_work_slow(
         work,
     };
     let mut q = lock(&st.pending);
-    q.push_back(Pending { activity, timing: Timing::Events { start, end } });
+    q.push_back(Pending { activity, timing });
     if q.len() >= 4096 {
         st.wake.notify_one();
     }
-    Ok(())
 }
 
 /// Queues a kernel-language launch through `queue_timed` (its timed variant, given the address
@@ -889,24 +905,8 @@ pub(crate) fn timed_kernel(
     chain.launches += 1;
     // Work timed by events next starts at the batch's end, not at an older event.
     chain.last_end = None;
-    let (op, work) = describe(true);
-    let activity = DeviceActivity {
-        op,
-        agent: agent_of(device),
-        stream: stream_number(st, stream),
-        thread: thread_id(),
-        correlation: CURRENT.get().1,
-        dispatch: st.dispatch.fetch_add(1, Ordering::Relaxed) + 1,
-        start_ns: 0,
-        end_ns: 0,
-        work,
-    };
     // Queued under the chain's lock, so a stream's launches stay in order.
-    let mut q = lock(&st.pending);
-    q.push_back(Pending { activity, timing: Timing::Slot { device: device.clone(), seq, offset, batch } });
-    if q.len() >= 4096 {
-        st.wake.notify_one();
-    }
+    push_pending(st, stream, describe(true), Timing::Slot { device: device.clone(), seq, offset, batch });
     Ok(())
 }
 
@@ -1007,9 +1007,7 @@ fn drain(st: &State) {
             }
         }
         for (device, first, last, words) in &mut slots {
-            let dt = device.inner.trace.get();
-            let timing = dt.and_then(|dt| Some((dt, dt.timing.get()?.as_ref()?)));
-            *words = timing.and_then(|(dt, t)| t.read(device, dt, *first, *last));
+            *words = timing_of(device).and_then(|(dt, t)| t.read(device, dt, *first, *last));
         }
         for p in ready {
             let times = match &p.timing {
@@ -1027,7 +1025,7 @@ fn drain(st: &State) {
                             let host = |t: u64| (t as i64).saturating_add(*offset).max(0) as u64;
                             (host(s), host(e))
                         });
-                    if let Some(t) = device.inner.trace.get().and_then(|dt| dt.timing.get()?.as_ref()) {
+                    if let Some((_, t)) = timing_of(device) {
                         t.done(*seq);
                     }
                     times
@@ -1058,10 +1056,8 @@ fn drain(st: &State) {
             st.tracer.record(Record::Device(a));
         }
         for device in &touched {
-            if let Some(dt) = device.inner.trace.get() {
-                if let Some(t) = dt.timing.get().and_then(Option::as_ref) {
-                    t.release(device, dt);
-                }
+            if let Some((dt, t)) = timing_of(device) {
+                t.release(device, dt);
             }
         }
         if !full {
