@@ -166,6 +166,13 @@ class Array:
                 hi += reach
         return self._offset + lo * self.itemsize, (hi - lo + 1) * self.itemsize
 
+    def _overlaps(self, other: Array) -> bool:
+        """Whether the memory spans of the two arrays share a byte (empty arrays share none)."""
+        start, length = self._span()
+        o_start, o_length = other._span()
+        lo, o_lo = self._buf.ptr + start, other._buf.ptr + o_start
+        return bool(length and o_length and lo < o_lo + o_length and o_lo < lo + length)
+
     # ---- host copies --------------------------------------------------------------------
     def numpy(self, stream=None) -> np.ndarray:
         """A host copy as a NumPy array (waits for pending work on the stream)."""

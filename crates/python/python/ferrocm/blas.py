@@ -128,18 +128,9 @@ def _materialise(x: Array, form: str) -> Array:
 
 def _overlap(out: Array, out_name: str, inputs: dict[str, Array]) -> None:
     """Refuses an output whose memory overlaps an input's (BLAS would read what it writes)."""
-    o_start, o_len = out._span()
-    o_lo = out._buf.ptr + o_start
     for name, x in inputs.items():
-        start, length = x._span()
-        lo = x._buf.ptr + start
-        if o_len and length and lo < o_lo + o_len and o_lo < lo + length:
+        if out._overlaps(x):
             raise ValueError(f"{out_name} overlaps {name}: pass an output that does not share memory with the inputs")
-
-
-def _region(x: Array) -> tuple[int, int]:
-    start, length = x._span()
-    return start, length
 
 
 # op applied to a stored-transposed (row-major) matrix, for the product computed directly
@@ -230,9 +221,9 @@ def _gemm(a, b, c, alpha, beta, trans_a, trans_b, batched: bool):
     else:
         _native.gemm_exec(
             dtype.name, (opx, opy), dims, alpha_,
-            x._buf, _region(x), ldx, _batch_stride(x) or 0,
-            y._buf, _region(y), ldy, _batch_stride(y) or 0,
-            beta_, target._buf, _region(target), form[1], cb or 0, batch,
+            x._buf, x._span(), ldx, _batch_stride(x) or 0,
+            y._buf, y._span(), ldy, _batch_stride(y) or 0,
+            beta_, target._buf, target._span(), form[1], cb or 0, batch,
         )  # fmt: skip
     if target is not c and not _strided.copy(target, c):
         c._assign(target)
@@ -307,8 +298,8 @@ def gemv(a, x, y=None, *, alpha=1, beta=0, trans=False):
     incx = x._estrides[0] if x.shape[0] > 1 else 1
     incy = target._estrides[0] if m > 1 else 1
     _native.gemv_exec(
-        dtype.name, blas_op, mn, alpha_, a._buf, _region(a), form[1], x._buf, _region(x), incx,
-        beta_, target._buf, _region(target), incy,
+        dtype.name, blas_op, mn, alpha_, a._buf, a._span(), form[1], x._buf, x._span(), incx,
+        beta_, target._buf, target._span(), incy,
     )  # fmt: skip
     if target is not y and not _strided.copy(target, y):
         y._assign(target)

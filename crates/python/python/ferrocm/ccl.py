@@ -108,8 +108,7 @@ def _same_memory(a: Array, b: Array) -> bool:
 
 def _check_disjoint(x: Array, out: Array) -> None:
     """Out of place, the input and the output must not overlap (in place, they are one array)."""
-    lo_x, lo_o = x._buf.ptr + x._offset, out._buf.ptr + out._offset
-    if x.nbytes and out.nbytes and lo_x < lo_o + out.nbytes and lo_o < lo_x + x.nbytes:
+    if x._overlaps(out):
         raise ValueError("out overlaps the input without being it: pass out=x for in place, or a separate array")
 
 
