@@ -583,12 +583,19 @@ impl<T: FftFloat> Plan<T> {
         let work = if c.work_reals == 0 {
             None
         } else if let Some(w) = &self.work {
+            // As for the input and output (`side`): the launches take raw addresses, so the
+            // stream's use of the plan's work area (which may come from another stream's pool,
+            // and be handed back by `set_work_area` while this runs) is recorded here.
+            self.stream.record_use(w);
             Some(Raw { ptr: w.device_ptr(), reals: w.len() })
         } else {
             pooled = self.stream.alloc::<T>(c.work_reals)?;
             Some(Raw { ptr: pooled.device_ptr(), reals: pooled.len() })
         };
         let tables = c.tables.as_ref().expect("kernel plans have tables");
+        // The tables were uploaded on the device's default stream; dropping the last plan of a
+        // shape frees them while this stream may still read them.
+        self.stream.record_use(tables);
         let elem = std::mem::size_of::<T>() as u64;
         let resolve = |b: Buf| -> Raw {
             match b {

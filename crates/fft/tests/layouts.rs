@@ -158,3 +158,47 @@ fft_conformance! {
         Ok(())
     }
 }
+
+fft_conformance! {
+    work_area_handed_back_mid_transform_is_not_reused_early(b) {
+        // The work area is passed by raw address too: one allocated on another stream and
+        // handed back by `set_work_area` right after an execution must not be reused by that
+        // stream (here filled with NaN at once) before the transform has run.
+        use ferrocm_fft::{Direction, Engine, PlanBuilder, TransformType::C2C};
+        if !b.is_gpu() && b.engine != Engine::Kernels {
+            return Ok(()); // the CPU device's rustfft engine has no work area
+        }
+        // Long enough for the four-step plan, which works through a work area.
+        let n = if b.is_executor() { 1 << 16 } else { 1 << 22 };
+        let (s1, s2) = (b.device.create_stream()?, b.device.create_stream()?);
+        let mut plan = PlanBuilder::new(C2C, &[n]).engine(b.engine).build::<f32>(&s1)?;
+        let words = plan.work_size() / 4;
+        if words == 0 {
+            return Err(format!("a plan of {n} points has no work area: the test needs one").into());
+        }
+        let mut rng = Rng::new();
+        for round in 0..4 {
+            let data = rng.complex::<f32>(n);
+            let x = s1.clone_htod(&data)?;
+            let mut y = s1.alloc(n)?;
+            let _ = plan.set_work_area(s2.alloc::<f32>(words)?)?;
+            s2.synchronize()?;
+            plan.exec_c2c(&x, &mut y, Direction::Forward)?;
+            drop(plan.set_work_area(s1.alloc::<f32>(words)?)?);
+            let junk = s2.clone_htod(&vec![f32::NAN; words])?;
+            let got = s1.clone_dtoh(&y)?;
+            s2.synchronize()?;
+            drop(junk);
+            let mut want = common::widen(&data);
+            common::fft64(&mut want, n, false);
+            let scale = want.iter().map(|v| v.norm()).fold(0.0, f64::max);
+            for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+                let err = ((g.re as f64 - w.re).powi(2) + (g.im as f64 - w.im).powi(2)).sqrt();
+                if err.is_nan() || err > 1e-4 * scale {
+                    return Err(format!("round {round}: element {k} is {g} where {w} was expected").into());
+                }
+            }
+        }
+        Ok(())
+    }
+}
