@@ -151,8 +151,7 @@ pub fn flush(timeout: Duration) {
     let Some(st) = STATE.get() else { return };
     let deadline = std::time::Instant::now() + timeout;
     loop {
-        drain(st);
-        if lock(&st.pending).is_empty() {
+        if drain(st) {
             break;
         }
         if std::time::Instant::now() >= deadline {
@@ -966,7 +965,10 @@ pub(crate) fn break_chain(stream: &Stream) {
 /// until it completes). Completion is queried outside the lock, one not-ready query per pass,
 /// so the collector does not compete with the threads queuing work; the timing slots of the
 /// completed timed kernels are read in one copy per device and pass.
-fn drain(st: &State) {
+///
+/// Returns whether nothing is left pending, judged while no other drainer holds activities it
+/// has taken off the queue but not yet delivered (so `flush` cannot return before them).
+fn drain(st: &State) -> bool {
     static LAST_END: OnceLock<Mutex<HashMap<u64, u64>>> = OnceLock::new();
     // One drainer at a time (the collector and `flush`), so records keep their order.
     static DRAINING: Mutex<()> = Mutex::new(());
@@ -983,7 +985,7 @@ fn drain(st: &State) {
             ready.push(p);
         }
         if ready.is_empty() {
-            return;
+            return lock(&st.pending).is_empty();
         }
         let full = ready.len() == PASS;
         // The slots of each device's completed timed kernels: (device, first, last, words).
@@ -1061,7 +1063,7 @@ fn drain(st: &State) {
             }
         }
         if !full {
-            return;
+            return lock(&st.pending).is_empty();
         }
     }
 }
@@ -1073,7 +1075,7 @@ fn collector() {
             let q = lock(&st.pending);
             let _ = st.wake.wait_timeout(q, Duration::from_millis(5));
         }
-        drain(st);
+        let _ = drain(st);
     }
 }
 
