@@ -34,6 +34,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("module_api.hip", include_str!("corpus/module_api.hip")),
     ("cooperative_groups.hip", include_str!("corpus/cooperative_groups.hip")),
     ("half_vector_complex.hip", include_str!("corpus/half_vector_complex.hip")),
+    ("vector_types.hip", include_str!("corpus/vector_types.hip")),
     ("error_paths.hip", include_str!("corpus/error_paths.hip")),
     ("device_assert.hip", include_str!("corpus/device_assert.hip")),
     ("peer_access.hip", include_str!("corpus/peer_access.hip")),
@@ -221,6 +222,7 @@ corpus_test! {
     math_functions;
     cooperative_groups;
     half_vector_complex;
+    vector_types;
     error_paths;
     device_assert;
     cuda_saxpy;
