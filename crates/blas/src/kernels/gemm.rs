@@ -9,7 +9,7 @@
 
 use ferrocm_kernel::prelude::*;
 
-use super::{lit, KReal};
+use super::{lit, scalar, KReal};
 
 /// The SIMT GEMM's block edge, in threads.
 pub const BLOCK_EDGE: u32 = 16;
@@ -23,16 +23,6 @@ pub const fn register_tile(complex: bool) -> usize {
     } else {
         8
     }
-}
-
-/// Reads a scalar: the device view when `DS`, else the host value.
-#[device]
-fn scalar<R: KReal>(#[comptime] ds: bool, host: R, view: &[R], k: u32) -> R {
-    let mut v = host;
-    if ds {
-        v = view.load(k);
-    }
-    v
 }
 
 /// `C = alpha op(A) op(B) + beta C`: a block of 16 x 16 threads computes a `16 W x 16 W` tile

@@ -4,22 +4,12 @@
 
 use ferrocm_kernel::prelude::*;
 
-use super::{lit, KReal};
+use super::{lit, scalar, KReal};
 
 /// Element `i` of a strided walk.
 #[device]
 pub fn elem(off: u32, inc: i32, i: u32) -> u32 {
     ((off as i64) + (i as i64) * (inc as i64)) as u32
-}
-
-/// Reads a scalar: the device view when `DS`, else the host value.
-#[device]
-fn scalar<R: KReal>(#[comptime] ds: bool, host: R, view: &[R], k: u32) -> R {
-    let mut v = host;
-    if ds {
-        v = view.load(k);
-    }
-    v
 }
 
 /// `y += alpha * x` over `n` elements (`VW` reals per 16-byte access on aligned unit-stride

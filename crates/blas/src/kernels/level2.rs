@@ -9,16 +9,30 @@
 use ferrocm_kernel::prelude::*;
 
 use super::level1::{block_sum, elem};
-use super::{lit, KReal};
+use super::{lit, scalar, KReal};
 
-/// Reads a scalar: the device view when `DS`, else the host value.
+/// Stores element `iy` of a gemv's result, `y = alpha s + beta y` for the dot product `s`
+/// (`CX`: complex, interleaved parts); `beta = 0` sets `y` without reading it.
 #[device]
-fn scalar<R: KReal>(#[comptime] ds: bool, host: R, view: &[R], k: u32) -> R {
-    let mut v = host;
-    if ds {
-        v = view.load(k);
+#[allow(clippy::too_many_arguments)]
+fn store_y<R: KReal>(#[comptime] cx: bool, y: &mut [R], iy: u32, ar: R, ai: R, sr: R, si: R, br: R, bi: R) {
+    let pr = if cx { ar * sr - ai * si } else { ar * sr };
+    let pi = if cx { ar * si + ai * sr } else { lit::<R>(0.0) };
+    if br == lit::<R>(0.0) && bi == lit::<R>(0.0) {
+        if cx {
+            y.store(2u32 * iy, pr);
+            y.store(2u32 * iy + 1u32, pi);
+        } else {
+            y.store(iy, pr);
+        }
+    } else if cx {
+        let yr = y.load(2u32 * iy);
+        let yi = y.load(2u32 * iy + 1u32);
+        y.store(2u32 * iy, pr + br * yr - bi * yi);
+        y.store(2u32 * iy + 1u32, pi + br * yi + bi * yr);
+    } else {
+        y.store(iy, br.mul_add(y.load(iy), pr));
     }
-    v
 }
 
 /// `y = alpha A x + beta y`, `A` `m x n` column-major: one thread per row.
@@ -68,24 +82,7 @@ pub fn gemv_n<R: KReal, const CX: bool, const DSA: bool, const DSB: bool>(
                 j += 1u32;
             }
         }
-        let pr = if CX { ar * sr - ai * si } else { ar * sr };
-        let pi = if CX { ar * si + ai * sr } else { lit::<R>(0.0) };
-        let iy = elem(offy, incy, i);
-        if br == lit::<R>(0.0) && bi == lit::<R>(0.0) {
-            if CX {
-                y[2u32 * iy] = pr;
-                y[2u32 * iy + 1u32] = pi;
-            } else {
-                y[iy] = pr;
-            }
-        } else if CX {
-            let yr = y[2u32 * iy];
-            let yi = y[2u32 * iy + 1u32];
-            y[2u32 * iy] = pr + br * yr - bi * yi;
-            y[2u32 * iy + 1u32] = pi + br * yi + bi * yr;
-        } else {
-            y[iy] = br.mul_add(y[iy], pr);
-        }
+        store_y(CX, y, elem(offy, incy, i), ar, ai, sr, si, br, bi);
         i += grid_stride() as u32;
     }
 }
@@ -142,24 +139,7 @@ pub fn gemv_t<R: KReal, const CX: bool, const CONJ: bool, const DSA: bool, const
         let tr = block_sum(sr, scratch);
         let ti = if CX { block_sum(si, scratch) } else { lit::<R>(0.0) };
         if thread_idx_x() == 0u32 {
-            let pr = if CX { ar * tr - ai * ti } else { ar * tr };
-            let pi = if CX { ar * ti + ai * tr } else { lit::<R>(0.0) };
-            let iy = elem(offy, incy, j);
-            if br == lit::<R>(0.0) && bi == lit::<R>(0.0) {
-                if CX {
-                    y[2u32 * iy] = pr;
-                    y[2u32 * iy + 1u32] = pi;
-                } else {
-                    y[iy] = pr;
-                }
-            } else if CX {
-                let yr = y[2u32 * iy];
-                let yi = y[2u32 * iy + 1u32];
-                y[2u32 * iy] = pr + br * yr - bi * yi;
-                y[2u32 * iy + 1u32] = pi + br * yi + bi * yr;
-            } else {
-                y[iy] = br.mul_add(y[iy], pr);
-            }
+            store_y(CX, y, elem(offy, incy, j), ar, ai, tr, ti, br, bi);
         }
         j += grid_dim_x();
     }

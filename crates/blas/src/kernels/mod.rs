@@ -18,6 +18,7 @@ pub(crate) mod level1;
 pub(crate) mod level2;
 
 use ferrocm_kernel::dsl::Val;
+use ferrocm_kernel::prelude::*;
 use ferrocm_kernel::runtime::{AsDeviceSlice, AsDeviceSliceMut, DeviceSlice, LaunchConfig, Stream};
 
 use crate::error::Result;
@@ -30,6 +31,16 @@ pub use crate::types::RealScalar as KReal;
 /// The constant `x` as a kernel value of type `R`.
 pub fn lit<R: KReal>(x: f64) -> Val<R> {
     Val::constant(R::from_f64(x))
+}
+
+/// Reads a scalar: the device view when `DS`, else the host value.
+#[device]
+pub fn scalar<R: KReal>(#[comptime] ds: bool, host: R, view: &[R], k: u32) -> R {
+    let mut v = host;
+    if ds {
+        v = view.load(k);
+    }
+    v
 }
 
 /// Threads per block of the element-wise and reduction kernels.
