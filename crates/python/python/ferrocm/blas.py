@@ -360,6 +360,8 @@ def matmul(a, b, out=None):
         c = empty(shape, dtype, device=a.device)
         res = c.reshape(result)
     else:
+        if not isinstance(out, Array) and not hasattr(out, "__dlpack__"):
+            raise ValueError(f"out must be a ferrocm Array or a DLPack array (NumPy, torch, CuPy), not {type(out).__name__}")
         res = _operand(out, "out")
         if res.device != a.device:
             raise ValueError(
