@@ -294,6 +294,9 @@ OUT_CASES = [
     ("fftn", (3, 5, 6), np.complex128, {"axes": (1,)}),
     ("fftn", (70, 5, 3), np.complex128, {"axes": (1,)}),
     ("ifftn", (3, 4, 5), np.complex64, {"axes": (0, 0)}),
+    ("fftn", (6, 4, 5), np.complex64, {"s": (3, 8), "axes": (0, 0)}),
+    ("rfftn", (6, 4, 5), np.float64, {"axes": (2, 2)}),
+    ("irfftn", (6, 4, 5), np.complex128, {"s": (4, 7, 9), "axes": (1, 2, 1)}),
     ("rfftn", (3, 4, 5), np.float64, {"axes": (0, 2)}),
     ("irfftn", (3, 4, 5), np.complex128, {"axes": (2, 0)}),
 ]

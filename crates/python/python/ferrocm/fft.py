@@ -312,12 +312,14 @@ def _c2c(a, s, axes, norm, inverse: bool, out=None, name="fftn") -> Array:
     shape = list(a.shape)
     for ax, n in zip(axes, sizes):
         shape[ax] = n
-    o = _check_out(out, a, shape, dtype, name)
     if len(set(axes)) != len(axes):
-        # Repeated axes transform the data once per mention, as NumPy does (last axis first).
+        # Repeated axes transform the data once per mention, as NumPy does (last axis first);
+        # out is checked against the result (new arrays only have been written so far).
+        res = a
         for ax, n in reversed(list(zip(axes, sizes))):
-            a = _c2c(a, [n], [ax], norm, inverse)
-        return _finish(a, o, out)
+            res = _c2c(res, [n], [ax], norm, inverse)
+        return _finish(res, _check_out(out, a, res.shape, res.dtype, name), out)
+    o = _check_out(out, a, shape, dtype, name)
     x = _prepared(a, tuple(shape), dtype)
     if not axes:
         return _finish(x.copy() if x is a else x, o, out)
@@ -357,10 +359,11 @@ def _r2c(a, s, axes, norm, out=None, name="rfftn") -> Array:
         shape[ax] = n
     out_shape = list(shape)
     out_shape[axes[-1]] = shape[axes[-1]] // 2 + 1
-    o = _check_out(out, a, out_shape, _complex(precision), name)
     if len(set(axes)) != len(axes):
         last = _r2c(a, [sizes[-1]], [axes[-1]], norm)
-        return _finish(_c2c(last, sizes[:-1], axes[:-1], norm, False), o, out)
+        res = _c2c(last, sizes[:-1], axes[:-1], norm, False)
+        return _finish(res, _check_out(out, a, res.shape, res.dtype, name), out)
+    o = _check_out(out, a, out_shape, _complex(precision), name)
     x = _prepared(a, tuple(shape), real)
     size_of = dict(zip(axes, sizes))
     run = _last_run(axes)
@@ -388,10 +391,10 @@ def _c2r(a, s, axes, norm, out=None, name="irfftn") -> Array:
         shape[ax] = n
     out_shape = list(shape)
     out_shape[axes[-1]] = sizes[-1]
-    o = _check_out(out, a, out_shape, np.dtype(precision), name)
     if len(set(axes)) != len(axes):
-        a = _c2c(a, sizes[:-1], axes[:-1], norm, True)
-        return _finish(_c2r(a, [sizes[-1]], [axes[-1]], norm), o, out)
+        res = _c2r(_c2c(a, sizes[:-1], axes[:-1], norm, True), [sizes[-1]], [axes[-1]], norm)
+        return _finish(res, _check_out(out, a, res.shape, res.dtype, name), out)
+    o = _check_out(out, a, out_shape, np.dtype(precision), name)
     shape[axes[-1]] = sizes[-1] // 2 + 1
     x = _prepared(a, tuple(shape), cdtype)
     run = _last_run(axes)
