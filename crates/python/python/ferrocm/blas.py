@@ -314,7 +314,7 @@ def matmul(a, b, out=None):
     A 1-D ``a`` is a row vector (a dimension of 1 is prepended) and a 1-D ``b`` a column vector
     (one is appended); the added dimension is removed from the result. The dimensions before the
     last two are batch dimensions and broadcast as NumPy broadcasts them:
-    ``(2, 1, 3, 4, 5) @ (7, 5, 6)`` is ``(2, 7, 3, 4, 6)``. Scalars (0-D operands) are a
+    ``(2, 1, 3, 4, 5) @ (7, 1, 5, 6)`` is ``(2, 7, 3, 4, 6)``. Scalars (0-D operands) are a
     ``ValueError``, as in NumPy. Types: float32, float64, complex64, complex128 (one for both).
 
     ``out``: a ferrocm Array or a writable DLPack array on the operands' device, of exactly the
@@ -323,10 +323,11 @@ def matmul(a, b, out=None):
 
     How it runs: ``2-D @ 1-D`` is one ``gemv``. Otherwise the batch dimensions of the three
     arrays are merged where their strides allow (dimensions a broadcast operand repeats have
-    stride 0), and each merged batch dimension is one strided-batched GEMM launch with the
-    longest one batched and the others looped over: an operand that is a strided view of one
-    buffer (a slice, a transpose of the last two axes, a broadcast) is read in place, with no
-    copy. Copies are made only where BLAS cannot address the data: a matrix strided along both
+    stride 0); the longest merged dimension is batched in one strided-batched GEMM launch, one
+    launch per index of the other merged dimensions (a C-contiguous batch merges into one
+    launch; ``(2, 1)`` against ``(1, 3)`` batches take 2 launches of 3). An operand that is a
+    strided view of one buffer (a slice, a transpose of the last two axes, a broadcast) is read
+    in place, with no copy. Copies are made only where BLAS cannot address the data: a matrix strided along both
     of its last two axes, a negative batch stride, or an ``out`` whose matrices BLAS cannot
     write (those are written to a new array and copied into ``out``); a copy runs on the device
     where the strides allow a few hundred launches, else through host memory. ``k = 0`` fills

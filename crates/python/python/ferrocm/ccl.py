@@ -171,7 +171,9 @@ class group:
     nest: only the outermost launches. If the block raises, nothing is launched. The launch
     checks that no region written by one call overlaps a region another call reads or writes
     (``ValueError``, nothing launched); regions read may be shared. A call's stream is the one
-    passed as ``stream=``, else the current stream when the call was made.
+    passed as ``stream=``, else the current stream when the call was made. A group belongs to
+    the thread that opened it: calls made on other threads meanwhile run at once, as outside a
+    group.
     """
 
     def __enter__(self) -> group:
