@@ -33,7 +33,7 @@ struct Key {
     inner: usize,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 enum Kind {
     C2C,
     R2C,
