@@ -4,7 +4,7 @@
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use ferrocm::{Device, DeviceBuffer, DeviceSlice, DeviceSliceMut, ExternalBuffer, Stream};
+use ferrocm::{AsDeviceSlice, Device, DeviceBuffer, DeviceSlice, DeviceSliceMut, ExternalBuffer, Stream};
 use pyo3::buffer::PyBuffer;
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
@@ -108,6 +108,11 @@ impl Buffer {
 
     pub fn device(&self) -> &Device {
         &self.device
+    }
+
+    /// The address of the first byte (as the `ptr` attribute).
+    pub fn device_address(&self) -> u64 {
+        self.ptr
     }
 }
 
@@ -399,4 +404,96 @@ pub fn read_only<R>(
     let st = lock(&b.storage);
     let view = st.slice(off, len).map_err(runtime)?;
     Ok(f(view))
+}
+
+fn overlap(a: (usize, usize), b: (usize, usize)) -> bool {
+    a.1 > 0 && b.1 > 0 && a.0 < b.0 + b.1 && b.0 < a.0 + a.1
+}
+
+/// Runs `f` on read-only views of `reads` and writable views of `writes` (byte regions; any
+/// number of regions of one buffer), holding each buffer's lock once (in address order, so
+/// concurrent calls cannot deadlock). Regions read may overlap each other; a region written
+/// must not overlap any other region, read or written: that is a `ValueError` naming both
+/// (`read_names[i]`, `write_names[j]`). Nothing runs when a check fails.
+pub fn regions<R>(
+    reads: &[Region<'_>],
+    read_names: &[String],
+    writes: &[Region<'_>],
+    write_names: &[String],
+    f: impl FnOnce(&[DeviceSlice<'_, u8>], &mut [DeviceSliceMut<'_, u8>]) -> R,
+) -> PyResult<R> {
+    let name = |names: &[String], i: usize| names.get(i).cloned().unwrap_or_else(|| format!("region {i}"));
+    for (i, &(b, off, len)) in reads.iter().enumerate() {
+        range(b.nbytes, off, len, &name(read_names, i))?;
+    }
+    for (j, &(b, off, len)) in writes.iter().enumerate() {
+        let wname = name(write_names, j);
+        b.writable(&wname)?;
+        range(b.nbytes, off, len, &wname)?;
+        let clash = |other: &Region<'_>| {
+            Arc::ptr_eq(&b.storage, &other.0.storage) && overlap((off, len), (other.1, other.2))
+        };
+        if let Some(i) = reads.iter().position(clash) {
+            return Err(value(format!(
+                "{wname} overlaps {}: a region written must not share memory with one read",
+                name(read_names, i)
+            )));
+        }
+        if let Some(k) = writes[j + 1..].iter().position(clash) {
+            return Err(value(format!(
+                "{wname} overlaps {}: regions written must not share memory",
+                name(write_names, j + 1 + k)
+            )));
+        }
+    }
+    let mut storages: Vec<(&Arc<Mutex<Storage>>, usize)> =
+        reads.iter().chain(writes).map(|(b, _, _)| (&b.storage, b.nbytes)).collect();
+    storages.sort_by_key(|s| Arc::as_ptr(s.0) as usize);
+    storages.dedup_by(|a, b| Arc::ptr_eq(a.0, b.0));
+    let mut guards: Vec<MutexGuard<'_, Storage>> = storages.iter().map(|s| lock(s.0)).collect();
+    let mut read_views: Vec<Option<DeviceSlice<'_, u8>>> = vec![None; reads.len()];
+    let mut write_views: Vec<Option<DeviceSliceMut<'_, u8>>> = (0..writes.len()).map(|_| None).collect();
+    for (guard, &(storage, nbytes)) in guards.iter_mut().zip(&storages) {
+        let mine = |r: &&Region<'_>| Arc::ptr_eq(&r.0.storage, storage);
+        let mut ws: Vec<usize> = (0..writes.len()).filter(|&j| mine(&&writes[j])).collect();
+        let rs: Vec<usize> = (0..reads.len()).filter(|&i| mine(&&reads[i])).collect();
+        if ws.is_empty() {
+            let st: &Storage = guard;
+            for i in rs {
+                read_views[i] = Some(st.slice(reads[i].1, reads[i].2).map_err(runtime)?);
+            }
+            continue;
+        }
+        // Split the buffer at the written regions: written pieces, and read-only gaps around them
+        // from which the read regions are viewed.
+        ws.sort_by_key(|&j| (writes[j].1, writes[j].2));
+        let mut rest = guard.slice_mut(0, nbytes).map_err(runtime)?;
+        let (mut pos, mut gaps) = (0usize, Vec::new());
+        for j in ws {
+            let (off, len) = (writes[j].1, writes[j].2);
+            let Some(gap_len) = off.checked_sub(pos) else {
+                return Err(value(format!("{} lies inside another region written", name(write_names, j))));
+            };
+            let (gap, tail) = rest.split_at_mut(gap_len).map_err(runtime)?;
+            let (piece, tail) = tail.split_at_mut(len).map_err(runtime)?;
+            gaps.push((pos, gap.into_slice()));
+            write_views[j] = Some(piece);
+            rest = tail;
+            pos = off + len;
+        }
+        gaps.push((pos, rest.into_slice()));
+        for i in rs {
+            let (off, len) = (reads[i].1, reads[i].2);
+            let gap = gaps.iter().find(|(start, g)| *start <= off && off + len <= start + g.len());
+            let view = match gap {
+                Some((start, g)) => g.slice(off - start..off - start + len),
+                // Only an empty region can fall outside every gap (inside a written one).
+                None => gaps[0].1.slice(0..0),
+            };
+            read_views[i] = Some(view.map_err(runtime)?);
+        }
+    }
+    let reads: Vec<DeviceSlice<'_, u8>> = read_views.into_iter().flatten().collect();
+    let mut writes: Vec<DeviceSliceMut<'_, u8>> = write_views.into_iter().flatten().collect();
+    Ok(f(&reads, &mut writes))
 }

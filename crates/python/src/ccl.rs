@@ -4,13 +4,13 @@
 
 use std::sync::{Mutex, MutexGuard};
 
-use ferrocm::ccl::{CclType, Communicator, LaunchEnv, ReduceOp, UniqueId};
+use ferrocm::ccl::{CclType, Communicator, Group, LaunchEnv, ReduceOp, UniqueId};
 use ferrocm::{AsDeviceSliceMut, DeviceSlice, DeviceSliceMut, Stream};
 use half::{bf16, f16};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use crate::buffer::{read_write, write_one, Buffer};
+use crate::buffer::{read_write, regions, write_one, Buffer};
 use crate::device::{current, resolve, PyDevice, PyStream};
 use crate::errors::{ccl, runtime, value};
 
@@ -272,6 +272,68 @@ impl PyCommunicator {
         }
     }
 
+    /// One communicator per device, all in this process (NCCL's `ncclCommInitAll`): rank `i`
+    /// runs on `devices[i]` (a device may appear more than once). Returns the ranks in order.
+    #[staticmethod]
+    fn init_all(py: Python<'_>, devices: Vec<Bound<'_, PyAny>>) -> PyResult<Vec<PyCommunicator>> {
+        let devices = devices.iter().map(|d| resolve(Some(d))).collect::<PyResult<Vec<_>>>()?;
+        let comms = py.detach(|| Communicator::init_all(&devices)).map_err(ccl)?;
+        Ok(comms.into_iter().map(PyCommunicator::new).collect())
+    }
+
+    /// Splits the communicator (NCCL's `ncclCommSplit`): every rank calls it; ranks with one
+    /// `color` form a new communicator, ranked by `key` (ties by their rank). `color` None takes
+    /// part but gets no communicator (None is returned). Blocks without the GIL.
+    #[pyo3(signature = (color, key))]
+    fn split(&self, py: Python<'_>, color: Option<u32>, key: i32) -> PyResult<Option<PyCommunicator>> {
+        let guard = self.lock();
+        let comm = guard.as_ref().ok_or_else(|| value("the communicator has been destroyed"))?;
+        let child = py.detach(|| comm.split(color, key)).map_err(ccl)?;
+        Ok(child.map(PyCommunicator::new))
+    }
+
+    /// [`split`] of every rank of communicators driven by this thread (from `init_all`):
+    /// `colors[i]`, `keys[i]` are rank `i`'s.
+    #[staticmethod]
+    fn split_all(
+        py: Python<'_>,
+        comms: Vec<PyRef<'_, PyCommunicator>>,
+        colors: Vec<Option<u32>>,
+        keys: Vec<i32>,
+    ) -> PyResult<Vec<Option<PyCommunicator>>> {
+        let refs: Vec<&PyCommunicator> = comms.iter().map(|c| &**c).collect();
+        if colors.len() != refs.len() || keys.len() != refs.len() {
+            return Err(value(format!(
+                "split_all: {} colors and {} keys for {} communicators: give one of each per communicator",
+                colors.len(),
+                keys.len(),
+                refs.len()
+            )));
+        }
+        let guards = lock_all(&refs)?;
+        let owned: Vec<&Communicator> = refs.iter().map(|c| comm_of(&guards, c)).collect();
+        // `split_all` takes a slice of communicators; these are owned by separate mutexes, so
+        // run one split per rank on scoped threads, as `split_all` itself does.
+        let results = py.detach(|| {
+            std::thread::scope(|s| {
+                let handles: Vec<_> = owned
+                    .iter()
+                    .zip(&colors)
+                    .zip(&keys)
+                    .map(|((c, &col), &k)| s.spawn(move || c.split(col, k)))
+                    .collect();
+                handles.into_iter().map(|h| h.join()).collect::<Vec<_>>()
+            })
+        });
+        results
+            .into_iter()
+            .map(|r| match r {
+                Ok(r) => r.map(|c| c.map(PyCommunicator::new)).map_err(ccl),
+                Err(_) => Err(value("split_all: a splitting thread panicked")),
+            })
+            .collect()
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "<ferrocm.ccl.Communicator rank {} of {} on device {}{}>",
@@ -313,4 +375,202 @@ fn send_typed(
         "float64" => go::<f64>(comm, peer, buf, stream),
         d => Err(value(format!("CCL dtype {d} is not supported"))),
     }
+}
+
+/// The communicators' locks, each taken once in address order (so concurrent calls cannot
+/// deadlock); a destroyed one is a `ValueError`.
+fn lock_all<'c>(
+    comms: &[&'c PyCommunicator],
+) -> PyResult<Vec<(usize, MutexGuard<'c, Option<Communicator>>)>> {
+    let mut distinct: Vec<&PyCommunicator> = comms.to_vec();
+    distinct.sort_by_key(|c| *c as *const PyCommunicator as usize);
+    distinct.dedup_by(|a, b| std::ptr::eq(*a, *b));
+    let guards: Vec<_> = distinct.iter().map(|c| (*c as *const PyCommunicator as usize, c.lock())).collect();
+    if let Some((_, _)) = guards.iter().find(|(_, g)| g.is_none()) {
+        return Err(value("the communicator has been destroyed"));
+    }
+    Ok(guards)
+}
+
+/// The communicator of `c` among locked `guards` (every one checked alive by [`lock_all`]).
+fn comm_of<'g>(
+    guards: &'g [(usize, MutexGuard<'_, Option<Communicator>>)],
+    c: &PyCommunicator,
+) -> &'g Communicator {
+    let key = c as *const PyCommunicator as usize;
+    let (_, g) = guards.iter().find(|(k, _)| *k == key).expect("every communicator was locked");
+    g.as_ref().expect("lock_all checked that none is destroyed")
+}
+
+macro_rules! typed_views {
+    ($($name:literal => $t:ty, $v:ident;)*) => {
+        /// A read-only view of one of the CCL types.
+        enum In<'b> { $($v(DeviceSlice<'b, $t>),)* }
+        /// A writable view of one of the CCL types.
+        enum Out<'b> { $($v(DeviceSliceMut<'b, $t>),)* }
+
+        fn typed_in<'b>(dtype: &str, s: DeviceSlice<'b, u8>) -> PyResult<In<'b>> {
+            match dtype {
+                $($name => Ok(In::$v(s.reinterpret().map_err(runtime)?)),)*
+                d => Err(value(format!("CCL dtype {d} is not supported"))),
+            }
+        }
+
+        fn typed_out<'b>(dtype: &str, s: DeviceSliceMut<'b, u8>) -> PyResult<Out<'b>> {
+            match dtype {
+                $($name => Ok(Out::$v(s.reinterpret().map_err(runtime)?)),)*
+                d => Err(value(format!("CCL dtype {d} is not supported"))),
+            }
+        }
+
+        /// Adds one call to the group, with its views at their element type.
+        fn add<'a, 'b: 'a>(
+            g: &mut Group<'a>,
+            comm: &'a Communicator,
+            call: Call,
+            send: Option<&'a In<'b>>,
+            recv: Option<&'a mut Out<'b>>,
+            stream: &'a Stream,
+        ) -> ferrocm::ccl::Result<()> {
+            match (send, recv) {
+                $(
+                    (Some(In::$v(s)), Some(Out::$v(r))) => add_typed::<$t>(g, comm, call, Some(s), Some(r), stream),
+                    (Some(In::$v(s)), None) => add_typed::<$t>(g, comm, call, Some(s), None, stream),
+                    (None, Some(Out::$v(r))) => add_typed::<$t>(g, comm, call, None, Some(r), stream),
+                )*
+                _ => Err(misuse("a call's input and output differ in type")),
+            }
+        }
+    };
+}
+
+typed_views! {
+    "int8" => i8, I8;
+    "uint8" => u8, U8;
+    "int32" => i32, I32;
+    "uint32" => u32, U32;
+    "int64" => i64, I64;
+    "uint64" => u64, U64;
+    "float16" => f16, F16;
+    "bfloat16" => bf16, BF16;
+    "float32" => f32, F32;
+    "float64" => f64, F64;
+}
+
+fn misuse(reason: &str) -> ferrocm::ccl::CclError {
+    ferrocm::ccl::CclError::Group { reason: reason.to_string() }
+}
+
+fn add_typed<'a, 'b: 'a, T: CclType>(
+    g: &mut Group<'a>,
+    comm: &'a Communicator,
+    call: Call,
+    send: Option<&'a DeviceSlice<'b, T>>,
+    recv: Option<&'a mut DeviceSliceMut<'b, T>>,
+    stream: &'a Stream,
+) -> ferrocm::ccl::Result<()> {
+    let Call { kind, op, root } = call;
+    match (kind, send, recv) {
+        (Kind::AllReduce, Some(s), Some(r)) => g.all_reduce(comm, s, r, op, stream),
+        (Kind::AllReduce, None, Some(r)) => g.all_reduce_in_place(comm, r, op, stream),
+        (Kind::Broadcast, Some(s), Some(r)) => g.broadcast(comm, s, r, root, stream),
+        (Kind::Broadcast, None, Some(r)) => g.broadcast_in_place(comm, r, root, stream),
+        (Kind::Reduce, Some(s), Some(r)) => g.reduce(comm, s, r, op, root, stream),
+        (Kind::Reduce, None, Some(r)) => g.reduce_in_place(comm, r, op, root, stream),
+        (Kind::AllGather, Some(s), Some(r)) => g.all_gather(comm, s, r, stream),
+        (Kind::AllGather, None, Some(r)) => g.all_gather_in_place(comm, r, stream),
+        (Kind::ReduceScatter, Some(s), Some(r)) => g.reduce_scatter(comm, s, r, op, stream),
+        (Kind::ReduceScatter, None, Some(r)) => g.reduce_scatter_in_place(comm, r, op, stream),
+        (Kind::AllToAll, Some(s), Some(r)) => g.all_to_all(comm, s, r, stream),
+        (Kind::Send, Some(s), None) => g.send(comm, s, root, stream),
+        (Kind::Recv, None, Some(r)) => g.recv(comm, r, root, stream),
+        _ => Err(misuse("a call has the wrong buffers for its kind")),
+    }
+}
+
+/// One call of a group as the Python half records it: (communicator, kind, dtype, send region
+/// or None, the other region, op, root or peer, stream or None). For `send` the other region is
+/// the one sent (read); for every other kind it is written.
+type GroupCall<'py> = (
+    PyRef<'py, PyCommunicator>,
+    String,
+    String,
+    Option<(PyRef<'py, Buffer>, usize, usize)>,
+    (PyRef<'py, Buffer>, usize, usize),
+    String,
+    usize,
+    Option<PyRef<'py, PyStream>>,
+);
+
+/// Launches `calls` as one group (NCCL's `ncclGroupStart` ... `ncclGroupEnd`): sends and
+/// receives progress together, the calls of one communicator become one launch on its stream,
+/// and one thread may drive several ranks of `init_all`. Every call is checked first; nothing is
+/// launched if one is wrong.
+#[pyfunction]
+pub fn ccl_group(py: Python<'_>, calls: Vec<GroupCall<'_>>) -> PyResult<()> {
+    let mut parsed = Vec::with_capacity(calls.len());
+    let (mut reads, mut read_names, mut writes, mut write_names) = (vec![], vec![], vec![], vec![]);
+    // Per call: (index of its read region, index of its written region).
+    let mut slots: Vec<(Option<usize>, Option<usize>)> = Vec::with_capacity(calls.len());
+    for (i, (comm, kind_name, dtype, send, other, op, root, stream)) in calls.iter().enumerate() {
+        let kind = Kind::parse(kind_name)?;
+        let op = ReduceOp::parse(op).ok_or_else(|| {
+            value(format!("op {op:?} is not one of \"sum\", \"prod\", \"min\", \"max\", \"avg\""))
+        })?;
+        let stream = match stream {
+            Some(s) => s.stream.clone(),
+            None => current(&comm.device)?,
+        };
+        let what = format!("call {i} ({kind_name})");
+        let mut slot = (None, None);
+        if let Some((b, off, len)) = send {
+            slot.0 = Some(reads.len());
+            reads.push((&**b, *off, *len));
+            read_names.push(format!("the input of {what}"));
+        }
+        let (b, off, len) = other;
+        if matches!(kind, Kind::Send) {
+            if send.is_some() {
+                return Err(value(format!("{what}: a send takes one buffer")));
+            }
+            slot.0 = Some(reads.len());
+            reads.push((&**b, *off, *len));
+            read_names.push(format!("the input of {what}"));
+        } else {
+            if matches!(kind, Kind::Recv | Kind::AllToAll) && matches!(kind, Kind::Recv) == send.is_some() {
+                return Err(value(format!("{what}: wrong buffers for {kind_name}")));
+            }
+            slot.1 = Some(writes.len());
+            writes.push((&**b, *off, *len));
+            write_names.push(format!("the output of {what}"));
+        }
+        slots.push(slot);
+        parsed.push((&**comm, dtype.as_str(), Call { kind, op, root: *root }, stream));
+    }
+    let refs: Vec<&PyCommunicator> = parsed.iter().map(|p| p.0).collect();
+    let guards = lock_all(&refs)?;
+    let comms: Vec<&Communicator> = refs.iter().map(|c| comm_of(&guards, c)).collect();
+    py.detach(|| {
+        regions(&reads, &read_names, &writes, &write_names, |rv, wv| -> PyResult<()> {
+            let ins = parsed
+                .iter()
+                .zip(&slots)
+                .map(|(p, s)| s.0.map(|i| typed_in(p.1, rv[i])).transpose())
+                .collect::<PyResult<Vec<_>>>()?;
+            let mut outs: Vec<Option<Out<'_>>> = Vec::with_capacity(parsed.len());
+            let mut pieces: Vec<Option<DeviceSliceMut<'_, u8>>> =
+                wv.iter_mut().map(|w| Some(w.as_device_slice_mut())).collect();
+            for (p, s) in parsed.iter().zip(&slots) {
+                let piece = s.1.and_then(|j| pieces[j].take());
+                outs.push(piece.map(|w| typed_out(p.1, w)).transpose()?);
+            }
+            ferrocm::ccl::group(|g| {
+                for (((p, comm), send), recv) in parsed.iter().zip(&comms).zip(&ins).zip(outs.iter_mut()) {
+                    add(g, comm, p.2, send.as_ref(), recv.as_mut(), &p.3)?;
+                }
+                Ok(())
+            })
+            .map_err(ccl)
+        })?
+    })
 }

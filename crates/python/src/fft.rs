@@ -16,7 +16,7 @@ use ferrocm::{AsDeviceSliceMut, DeviceSlice, DeviceSliceMut, Stream};
 use pyo3::prelude::*;
 
 use crate::blas::blas_handle;
-use crate::buffer::{read_write, Buffer};
+use crate::buffer::{read_write, write_one, Buffer};
 use crate::device::{current, PyStream};
 use crate::errors::{blas, fft, value};
 
@@ -84,7 +84,7 @@ fn execute<T: FftFloat>(
     plans: &Plans<T>,
     stream: &Stream,
     key: Key,
-    src: &DeviceSlice<'_, u8>,
+    src: Option<&DeviceSlice<'_, u8>>,
     dst: &mut DeviceSliceMut<'_, u8>,
     inverse: bool,
 ) -> PyResult<()> {
@@ -108,11 +108,16 @@ fn execute<T: FftFloat>(
     let rt = crate::errors::runtime;
     // ferrocm-fft launches with raw addresses, so the runtime does not know the buffers are in
     // use: record it, so that dropping a borrowed (DLPack) buffer waits for the transform.
-    stream.record_use(src);
     stream.record_use(dst);
     let dir = if inverse { Direction::Inverse } else { Direction::Forward };
-    let i = src.reinterpret::<T>().map_err(rt)?;
     let mut o = dst.as_device_slice_mut().reinterpret::<T>().map_err(rt)?;
+    let Some(src) = src else {
+        // In place (C2C only: the caller checked): one buffer, the same layout on both sides.
+        let mut o = o.reinterpret::<Complex<T>>().map_err(rt)?;
+        return plan.exec_c2c_inplace(&mut o, dir).map_err(fft);
+    };
+    stream.record_use(src);
+    let i = src.reinterpret::<T>().map_err(rt)?;
     match key.kind {
         Kind::C2C => {
             let i = i.reinterpret::<Complex<T>>().map_err(rt)?;
@@ -201,36 +206,44 @@ pub fn fft_exec(
     let key =
         Key { device: dst.device().index(), kind, n, batch: if inner > 1 { inner } else { outer }, inner };
     let out_count = out_block * outer;
+    // The same bytes on both sides: a C2C transform runs in place (another kind, or a partial
+    // overlap, is refused by `read_write` when the buffers are one, and by the Python half
+    // otherwise).
+    let in_place = kind == Kind::C2C
+        && in_bytes == out_bytes
+        && src.device_address() + src_offset as u64 == dst.device_address() + dst_offset as u64;
+    let body = |i: Option<&DeviceSlice<'_, u8>>, o: &mut DeviceSliceMut<'_, u8>| -> PyResult<()> {
+        if real_bytes == 4 {
+            execute::<f32>(plans32(), &stream, key, i, o, inverse)?;
+            if scale != 1.0 {
+                let h = blas_handle(&stream)?;
+                let h = &h[&stream.device().index()];
+                let mut v = o.as_device_slice_mut().reinterpret::<f32>().map_err(crate::errors::runtime)?;
+                let reals = out_count * out_elem / 4;
+                h.scal::<f32>(reals, scale as f32, &mut v, 1).map_err(blas)?;
+            }
+        } else {
+            execute::<f64>(plans64(), &stream, key, i, o, inverse)?;
+            if scale != 1.0 {
+                let h = blas_handle(&stream)?;
+                let h = &h[&stream.device().index()];
+                let mut v = o.as_device_slice_mut().reinterpret::<f64>().map_err(crate::errors::runtime)?;
+                let reals = out_count * out_elem / 8;
+                h.scal::<f64>(reals, scale, &mut v, 1).map_err(blas)?;
+            }
+        }
+        Ok(())
+    };
     py.detach(|| {
+        if in_place {
+            return write_one((dst, dst_offset, out_bytes), "output", |o| body(None, o))?;
+        }
         read_write(
             &[(src, src_offset, in_bytes)],
             &["input"],
             (dst, dst_offset, out_bytes),
             "output",
-            |i, o| {
-                if real_bytes == 4 {
-                    execute::<f32>(plans32(), &stream, key, &i[0], o, inverse)?;
-                    if scale != 1.0 {
-                        let h = blas_handle(&stream)?;
-                        let h = &h[&stream.device().index()];
-                        let mut v =
-                            o.as_device_slice_mut().reinterpret::<f32>().map_err(crate::errors::runtime)?;
-                        let reals = out_count * out_elem / 4;
-                        h.scal::<f32>(reals, scale as f32, &mut v, 1).map_err(blas)?;
-                    }
-                } else {
-                    execute::<f64>(plans64(), &stream, key, &i[0], o, inverse)?;
-                    if scale != 1.0 {
-                        let h = blas_handle(&stream)?;
-                        let h = &h[&stream.device().index()];
-                        let mut v =
-                            o.as_device_slice_mut().reinterpret::<f64>().map_err(crate::errors::runtime)?;
-                        let reals = out_count * out_elem / 8;
-                        h.scal::<f64>(reals, scale, &mut v, 1).map_err(blas)?;
-                    }
-                }
-                Ok(())
-            },
+            |i, o| body(Some(&i[0]), o),
         )?
     })
 }

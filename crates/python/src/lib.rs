@@ -47,5 +47,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ccl::PyCommunicator>()?;
     m.add_function(wrap_pyfunction!(ccl::unique_id_new, m)?)?;
     m.add_function(wrap_pyfunction!(ccl::unique_id_root, m)?)?;
+    m.add_function(wrap_pyfunction!(ccl::ccl_group, m)?)?;
     Ok(())
 }

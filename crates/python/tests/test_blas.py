@@ -46,6 +46,8 @@ def op(x, t):
 def close(got, want, dtype, k):
     got = got.numpy() if isinstance(got, ferrocm.Array) else np.asarray(got)
     assert got.shape == want.shape, (got.shape, want.shape)
+    if want.size == 0:
+        return
     single = np.dtype(dtype) in (np.float32, np.complex64)
     eps = 1.2e-7 if single else 2.3e-16
     # Error bound of a dot product of length k, relative to the magnitudes summed.
@@ -202,7 +204,8 @@ def _errors(device):
                                 ferrocm.zeros((3, 5, 3), np.float64, device=device)), ValueError, "batch mismatch", c_ok),
         (lambda: B.gemv(f64a, vec), ValueError, "x has 3 elements", vec),
         (lambda: B.gemv(f64a, f64a), ValueError, "gemv takes a 2-D a and a 1-D x", vec),
-        (lambda: B.matmul(f64a[None][None], f64b), ValueError, "up to 3-D", c_ok),
+        (lambda: B.matmul(ferrocm.zeros((2, 4, 5), np.float64, device=device),
+                          ferrocm.zeros((3, 5, 3), np.float64, device=device)), ValueError, "do not broadcast", c_ok),
     ]
     if not device.is_gpu:
         cases.append((lambda: B.gemm(f64a, f64b, ro), ValueError, "read-only", c_ok))
@@ -233,3 +236,136 @@ def test_exhausted_memory_is_a_memory_error(device):
     b = ferrocm.zeros((1, 1 << 20), np.float32, device=device)
     with pytest.raises(MemoryError, match="exceeds the memory of device"):
         B.gemm(a, b)
+
+
+# ---- matmul: NumPy's semantics -------------------------------------------------------------
+
+# (a shape, b shape): 1-D operands, broadcast batch dimensions (size 1 or missing on one side),
+# several batch dimensions, and empty dimensions everywhere (batch, m, n, k).
+MATMUL_ND = [
+    ((6,), (6,)), ((6,), (6, 3)), ((4, 6), (6,)), ((2, 3, 4, 6), (6,)), ((6,), (2, 3, 6, 5)),
+    ((2, 1, 3, 4, 5), (7, 1, 5, 6)), ((3, 1, 4, 5), (2, 5, 3)), ((1, 4, 5), (3, 5, 2)), ((4, 5), (2, 3, 5, 6)),
+    ((2, 3, 4, 5), (1, 1, 5, 6)), ((5, 1, 2, 4, 3), (1, 6, 1, 3, 2)),
+    ((0, 4, 5), (5, 3)), ((3, 0, 5), (3, 5, 2)), ((3, 4, 5), (3, 5, 0)), ((2, 4, 0), (2, 0, 3)), ((0,), (0,)),
+    ((4, 0), (0,)), ((2, 1, 4, 5), (0, 5, 3)),
+]
+
+
+def laid_out(x, layout, device):
+    """x on the device as a C-ordered array, an F-ordered one (the last two axes column-major),
+    the transposed view of a stored transpose, or a strided slice of a larger array."""
+    if layout == "C" or x.ndim < 2:
+        if layout == "S" and x.ndim == 1:
+            big = np.zeros(2 * x.shape[0], x.dtype)
+            big[::2] = x
+            return ferrocm.asarray(big, device=device)[::2]
+        return ferrocm.asarray(x.copy(), device=device)
+    if layout in ("F", "T"):
+        t = ferrocm.asarray(np.ascontiguousarray(np.swapaxes(x, -1, -2)), device=device)
+        st = list(t._estrides)
+        st[-2], st[-1] = st[-1], st[-2]
+        return ferrocm.Array(t._buf, t._offset, x.shape, st, x.dtype)
+    # "S": every other row and a column offset of a larger array.
+    big = np.zeros((*x.shape[:-2], 2 * x.shape[-2] + 1, x.shape[-1] + 3), x.dtype)
+    big[..., 1::2, 2:2 + x.shape[-1]] = x
+    return ferrocm.asarray(big, device=device)[..., 1::2, 2:2 + x.shape[-1]]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda t: np.dtype(t).name)
+@pytest.mark.parametrize("shapes", MATMUL_ND, ids=str)
+def test_matmul_broadcasts_like_numpy(device, dtype, shapes):
+    a, b = data(shapes[0], dtype, 1), data(shapes[1], dtype, 2)
+    want = np.matmul(wide(a), wide(b))
+    for la, lb in [("C", "C"), ("F", "S"), ("S", "T")]:
+        got = B.matmul(laid_out(a, la, device), laid_out(b, lb, device))
+        assert isinstance(got, ferrocm.Array) and got.dtype == np.dtype(dtype) and got.device == device
+        close(got, want, dtype, shapes[0][-1])
+
+
+@pytest.mark.parametrize("shapes", [((2, 1, 3, 4, 5), (7, 1, 5, 6)), ((4, 5), (6,)), ((3, 4, 5), (5,))], ids=str)
+def test_matmul_into_out(device, shapes):
+    a, b = data(shapes[0], np.complex64, 3), data(shapes[1], np.complex64, 4)
+    if shapes[1] == (6,):
+        a = data((4, 6), np.complex64, 3)
+    want = np.matmul(wide(a), wide(b))
+    out = ferrocm.full(want.shape, 7, np.complex64, device=device)
+    assert B.matmul(ferrocm.asarray(a, device=device), ferrocm.asarray(b, device=device), out=out) is out
+    close(out, want, np.complex64, a.shape[-1])
+    # A strided out (every other element of the last axis) is written in place, the gaps kept.
+    big = ferrocm.full((*want.shape[:-1], 2 * want.shape[-1]), 7, np.complex64, device=device)
+    B.matmul(ferrocm.asarray(a, device=device), ferrocm.asarray(b, device=device), out=big[..., ::2])
+    close(big[..., ::2], want, np.complex64, a.shape[-1])
+    assert np.all(big.numpy()[..., 1::2] == 7)
+
+
+def test_matmul_into_a_numpy_array_on_the_cpu_device():
+    cpu = [d for d in DEVICES if not d.is_gpu][0]
+    a, b = data((3, 4, 5), np.float64, 5), data((5, 2), np.float64, 6)
+    out = np.zeros((3, 4, 2))
+    assert B.matmul(a, b, out=out) is out
+    close(out, a @ b, np.float64, 5)
+    assert B.matmul(ferrocm.asarray(a, device=cpu), b).device == cpu
+
+
+def test_matmul_reads_strided_batches_in_place_with_one_launch(device, monkeypatch):
+    # A batch of transposed views of one buffer against a broadcast matrix: one strided-batched
+    # GEMM, and no copy of any operand.
+    import ferrocm.blas as blas_module
+
+    calls, copies = [], []
+    real_exec = blas_module._native.gemm_exec
+    monkeypatch.setattr(blas_module._native, "gemm_exec", lambda *a, **k: (calls.append(a[-1]), real_exec(*a, **k))[1])
+    monkeypatch.setattr(blas_module, "_materialise", lambda *a, **k: copies.append(a) or pytest.fail("copied"))
+    a, b = data((6, 5, 4), np.float32, 7), data((4, 3), np.float32, 8)
+    A = laid_out(a, "T", device)  # (6, 5, 4) with the last two axes swapped in memory
+    Bm = laid_out(b, "S", device)[None]  # (1, 4, 3): broadcast, rows strided
+    close(B.matmul(A, Bm), a @ b, np.float32, 4)
+    assert calls == [6] and not copies
+    # Batch dimensions that merge (a C-contiguous (2, 3) batch) are still one launch of 6.
+    calls.clear()
+    a4 = data((2, 3, 5, 4), np.float32, 9)
+    close(B.matmul(ferrocm.asarray(a4, device=device), ferrocm.asarray(b, device=device)), a4 @ b, np.float32, 4)
+    assert calls == [6] and not copies
+    # (2, 1) against (1, 3) batches do not merge: the longer one is batched, the other looped.
+    calls.clear()
+    x, y = data((2, 1, 5, 4), np.float32, 10), data((1, 3, 4, 2), np.float32, 11)
+    close(B.matmul(ferrocm.asarray(x, device=device), ferrocm.asarray(y, device=device)), x @ y, np.float32, 4)
+    assert calls == [3, 3] and not copies
+
+
+def _matmul_errors(device):
+    f64 = ferrocm.asarray(data((2, 4, 5), np.float64), device=device)
+    g64 = ferrocm.asarray(data((5, 3), np.float64), device=device)
+    out = ferrocm.full((2, 4, 3), 9.0, np.float64, device=device)
+    shared = ferrocm.zeros((2, 4, 8), np.float64, device=device)
+    cases = [
+        (lambda: B.matmul(f64, g64[:4]), "shape mismatch: a (2, 4, 5) has 5 columns but the second-to-last axis of b (4, 3) has 4"),
+        (lambda: B.matmul(f64, ferrocm.zeros(4, np.float64, device=device)), "the first axis of b (4,) has 4"),
+        (lambda: B.matmul(ferrocm.zeros((3, 4, 5), np.float64, device=device), ferrocm.zeros((2, 5, 3), np.float64, device=device)),
+         "do not broadcast ((3,) against (2,))"),
+        (lambda: B.matmul(f64[0, 0, 0], g64), "a is a scalar (0-D)"),
+        (lambda: B.matmul(f64, g64, out=ferrocm.zeros((2, 4, 4), np.float64, device=device)),
+         "out has shape (2, 4, 4), the product has shape (2, 4, 3)"),
+        (lambda: B.matmul(f64, g64, out=ferrocm.zeros((2, 4, 3), np.float32, device=device)), "out has dtype float32"),
+        (lambda: B.matmul(shared[..., :5], g64, out=shared[..., 5:]), "out overlaps a"),
+        (lambda: B.matmul(f64, g64, out=[0.0]), "must be a ferrocm Array or a DLPack array"),
+    ]
+    if not device.is_gpu:
+        ro = np.zeros((2, 4, 3))
+        ro.flags.writeable = False
+        cases.append((lambda: B.matmul(f64, g64, out=ro), "read-only"))
+    return cases, [out, shared]
+
+
+@pytest.mark.parametrize("case", range(9))
+def test_matmul_errors_name_what_was_wrong(device, case):
+    cases, watched = _matmul_errors(device)
+    if case >= len(cases):
+        pytest.skip("a CPU-only case")
+    fn, text = cases[case]
+    before = [w.numpy() for w in watched]
+    with pytest.raises(ValueError) as info:
+        fn()
+    assert text in str(info.value)
+    for w, b in zip(watched, before):
+        np.testing.assert_array_equal(w.numpy(), b)

@@ -103,6 +103,37 @@ with ccl.Communicator.from_env() as comm:
     comm.all_reduce(host, out=host)
     ferrocm.current_stream(dev).synchronize()
     check(host, np.full(4, n * (n + 1) / 2), "all_reduce of a NumPy array in place")
+    # A group: every rank sends a block of one buffer to every other rank and receives every
+    # other rank's block into another part of the same buffer (completes only as a group), and
+    # an all-reduce joins the same launch.
+    buf = ferrocm.asarray(np.concatenate([np.full(3, 10.0 * r + k) for k in range(n)] + [np.zeros(3 * n)]), device=dev)
+    red = ferrocm.asarray(inputs(r, (6,), np.float64), device=dev)
+    with ccl.group():
+        for k in range(n):
+            if k != r:
+                comm.send(buf[3 * k:3 * k + 3], k)
+                comm.recv(buf[3 * n + 3 * k:3 * n + 3 * k + 3], k)
+        comm.all_reduce(red, out=red)
+    ferrocm.current_stream(dev).synchronize()
+    got = buf.numpy()
+    for k in range(n):
+        want = np.zeros(3) if k == r else np.full(3, 10.0 * k + r)
+        check(got[3 * n + 3 * k:3 * n + 3 * k + 3], want, f"group send/recv from rank {k}")
+    check(red, np.sum([inputs(k, (6,), np.float64) for k in range(n)], axis=0), "all_reduce in a group")
+    # Split by parity, numbered in reverse (key -rank); the last rank takes no part (None).
+    color = None if r == n - 1 and n > 2 else r % 2
+    sub = comm.split(color, key=-r)
+    members = [k for k in range(n) if k % 2 == r % 2 and not (k == n - 1 and n > 2)]
+    if color is None:
+        assert sub is None
+    else:
+        with sub:
+            assert (sub.size, sub.rank) == (len(members), sorted(members, reverse=True).index(r)), (sub, members)
+            y = ferrocm.asarray(np.full(5, r + 1.0), device=dev)
+            sub.all_reduce(y, out=y)
+            ferrocm.current_stream(dev).synchronize()
+            check(y, np.full(5, float(sum(k + 1 for k in members))), "all_reduce in a split communicator")
+        assert sub.destroyed
 print("rank", r, "ok")
 """
 
@@ -281,3 +312,162 @@ def test_two_ranks_in_one_process_need_the_gil_released():
     assert not errors, errors
     for r in range(2):
         np.testing.assert_array_equal(results[r], np.full(1000, 3.0))
+
+
+# ---- one process driving several ranks -------------------------------------------------------
+
+
+def _cpu():
+    return [d for d in ferrocm.devices() if not d.is_gpu][0]
+
+
+def _inputs(r, n, dtype=np.float64):
+    return np.random.default_rng(50 + r).standard_normal(n).astype(dtype)
+
+
+def test_init_all_ranks_on_threads_and_split():
+    # Ranks of init_all driven by a thread each (each on its own stream): collectives and a
+    # split, checked against NumPy.
+    import threading
+
+    cpu, n = _cpu(), 3
+    comms = ccl.init_all([cpu] * n)
+    assert [(c.rank, c.size, c.device) for c in comms] == [(r, n, cpu) for r in range(n)]
+    results, errors = {}, []
+
+    def rank(c):
+        r = c.rank
+        try:
+            with c, cpu.create_stream() as s:
+                x = ferrocm.asarray(_inputs(r, 1000), device=cpu)
+                total = c.all_reduce(x)
+                gathered = c.all_gather(x[:7])
+                sub = c.split(r % 2, key=r)
+                y = ferrocm.asarray(np.full(4, r + 1.0), device=cpu)
+                sub.all_reduce(y, out=y)
+                s.synchronize()
+                results[r] = (total.numpy(), gathered.numpy(), (sub.rank, sub.size), y.numpy())
+                sub.destroy()
+        except Exception as e:  # reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=rank, args=(c,)) for c in comms]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not errors, errors
+    everyone = np.stack([_inputs(r, 1000) for r in range(n)])
+    for r in range(n):
+        total, gathered, (sr, ss), y = results[r]
+        np.testing.assert_allclose(total, everyone.sum(axis=0), rtol=1e-12, atol=1e-12)
+        np.testing.assert_array_equal(gathered, everyone[:, :7])
+        members = [k for k in range(n) if k % 2 == r % 2]
+        assert (sr, ss) == (members.index(r), len(members))
+        np.testing.assert_array_equal(y, np.full(4, float(sum(k + 1 for k in members))))
+    assert all(c.destroyed for c in comms)
+
+
+def test_one_thread_drives_every_rank_with_a_group():
+    cpu, n = _cpu(), 4
+    comms = ccl.init_all([cpu] * n)
+    streams = [cpu.create_stream() for _ in comms]
+    everyone = np.stack([_inputs(r, 1001, np.float32) for r in range(n)])
+    xs = [ferrocm.asarray(everyone[r].copy(), device=cpu) for r in range(n)]
+    sums, bcast, scattered = [], [], []
+    # All-to-all by sends and receives into slices of one buffer per rank: every rank posts its
+    # receives before peers' sends, so it completes only because the group launches them together.
+    a2a = [ferrocm.asarray(np.concatenate([np.full(2, 10.0 * r + k) for k in range(n)]), device=cpu) for r in range(n)]
+    got = [ferrocm.zeros(2 * n, np.float64, device=cpu) for _ in range(n)]
+    with ccl.group():
+        for c, s, x in zip(comms, streams, xs):
+            sums.append(c.all_reduce(x, op="max", stream=s))
+            bcast.append(c.broadcast(x, root=2, stream=s))
+            scattered.append(c.reduce_scatter(x[:1000], stream=s))
+            for k in range(n):
+                c.recv(got[c.rank][2 * k:2 * k + 2], k, stream=s)
+            for k in range(n):
+                c.send(a2a[c.rank][2 * k:2 * k + 2], k, stream=s)
+    for s in streams:
+        s.synchronize()
+    for r in range(n):
+        np.testing.assert_array_equal(sums[r].numpy(), everyone.max(axis=0))
+        np.testing.assert_array_equal(bcast[r].numpy(), everyone[2])
+        np.testing.assert_allclose(scattered[r].numpy(), everyone[:, :1000].sum(axis=0)[250 * r:250 * (r + 1)], rtol=1e-5)
+        np.testing.assert_array_equal(got[r].numpy(), np.concatenate([np.full(2, 10.0 * k + r) for k in range(n)]))
+    # split_all: the ranks of one thread split at once; color None gets no communicator.
+    subs = ccl.Communicator.split_all(comms, [1, None, 1, 0], keys=[0, 0, -1, 0])
+    assert subs[1] is None
+    assert [(s.rank, s.size) for s in (subs[0], subs[2], subs[3])] == [(1, 2), (0, 2), (0, 1)]
+    for s in subs:
+        if s is not None:
+            s.destroy()
+    for c in comms:
+        c.destroy()
+
+
+def test_group_errors_launch_nothing():
+    cpu = _cpu()
+    comms = ccl.init_all([cpu, cpu])
+    streams = [cpu.create_stream() for _ in comms]
+    bufs = [ferrocm.asarray(np.arange(8.0) + 10 * r, device=cpu) for r in range(2)]
+    before = [b.numpy() for b in bufs]
+    # Two calls writing overlapping parts of one buffer: refused at the end of the block.
+    with pytest.raises(ValueError, match="overlaps"):
+        with ccl.group():
+            for c, s, b in zip(comms, streams, bufs):
+                c.all_reduce(b[:6], out=b[:6], stream=s)
+                c.all_reduce(b[4:], out=b[4:], stream=s)
+    # A region read by one call and written by another.
+    with pytest.raises(ValueError, match="a region written must not share memory with one read"):
+        with ccl.group():
+            for c, s, b in zip(comms, streams, bufs):
+                c.all_reduce(b[:4], stream=s)
+                c.all_reduce(b[2:6], out=b[2:6], stream=s)
+    # An error inside the block: nothing recorded runs, the error propagates.
+    with pytest.raises(ValueError, match="op 'mean'"):
+        with ccl.group():
+            comms[0].all_reduce(bufs[0], out=bufs[0], stream=streams[0])
+            comms[1].all_reduce(bufs[1], out=bufs[1], op="mean", stream=streams[1])
+    with pytest.raises(ValueError, match="stream is on device|stream must be"):
+        comms[0].all_reduce(bufs[0], stream="s")
+    for s in streams:
+        s.synchronize()
+    for b, w in zip(bufs, before):
+        np.testing.assert_array_equal(b.numpy(), w)
+    # Nested groups launch at the outer end; the communicators still work after the errors.
+    with ccl.group():
+        with ccl.group():
+            comms[0].all_reduce(bufs[0], out=bufs[0], stream=streams[0])
+        comms[1].all_reduce(bufs[1], out=bufs[1], stream=streams[1])
+    for s in streams:
+        s.synchronize()
+    for b in bufs:
+        np.testing.assert_array_equal(b.numpy(), before[0] + before[1])
+    # Bad split arguments.
+    with pytest.raises(ValueError, match="color -1 is not allowed"):
+        comms[0].split(-1)
+    with pytest.raises(ValueError, match="2 colors and 1 keys for 2 communicators"):
+        ccl.Communicator.split_all(comms, [0, 0], [0])
+    with pytest.raises(ValueError, match="init_all needs at least one device"):
+        ccl.init_all([])
+    for c in comms:
+        c.destroy()
+    with pytest.raises(ValueError, match="destroyed"):
+        with ccl.group():
+            comms[0].all_reduce(bufs[0], out=bufs[0])
+
+
+def test_abort_fails_every_rank_with_a_comm_error():
+    cpu = _cpu()
+    comms = ccl.init_all([cpu, cpu])
+    comms[1].abort()
+    x = ferrocm.zeros(4, np.float64, device=cpu)
+    with cpu.create_stream() as s:
+        with pytest.raises(ferrocm.CommError, match="abort"):
+            comms[0].all_reduce(x, out=x)
+            s.synchronize()
+    for c in comms:
+        with c:
+            pass
+        assert c.destroyed

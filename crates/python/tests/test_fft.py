@@ -274,3 +274,126 @@ def test_exhausted_memory_is_a_memory_error(device):
     a = ferrocm.asarray(data((4, 6), np.complex128), device=device)
     with pytest.raises(MemoryError, match="exceeds the memory of device"):
         F.fft(a, n=1 << 40)
+
+
+# ---- out= ---------------------------------------------------------------------------------
+
+# (function, input shape, input dtype, keyword arguments): every function, every path the last
+# transform can take (packed batch, strided layout, the outer loop, the path that moves the
+# axes, several axis groups, repeated axes, a dtype change, padding), into out.
+OUT_CASES = [
+    ("fft", (4, 12), np.complex64, {}),
+    ("ifft", (12, 5), np.complex128, {"axis": 0, "norm": "ortho"}),
+    ("fft", (3, 10), np.float32, {"n": 16}),
+    ("rfft", (5, 9), np.float64, {"n": 8}),
+    ("irfft", (5, 9), np.complex64, {"n": 15}),
+    ("fft2", (3, 6, 8), np.complex64, {"axes": (0, 2)}),
+    ("ifft2", (6, 8), np.complex128, {"s": (4, 10), "norm": "forward"}),
+    ("rfft2", (4, 6, 10), np.float32, {}),
+    ("irfft2", (4, 6, 6), np.complex128, {}),
+    ("fftn", (3, 5, 6), np.complex128, {"axes": (1,)}),
+    ("fftn", (70, 5, 3), np.complex128, {"axes": (1,)}),
+    ("ifftn", (3, 4, 5), np.complex64, {"axes": (0, 0)}),
+    ("fftn", (6, 4, 5), np.complex64, {"s": (3, 8), "axes": (0, 0)}),
+    ("rfftn", (6, 4, 5), np.float64, {"axes": (2, 2)}),
+    ("irfftn", (6, 4, 5), np.complex128, {"s": (4, 7, 9), "axes": (1, 2, 1)}),
+    ("rfftn", (3, 4, 5), np.float64, {"axes": (0, 2)}),
+    ("irfftn", (3, 4, 5), np.complex128, {"axes": (2, 0)}),
+]
+
+
+@pytest.mark.parametrize("case", range(len(OUT_CASES)))
+def test_out_receives_the_result(device, case):
+    name, shape, dtype, kw = OUT_CASES[case]
+    x = data(shape, dtype, seed=case)
+    want = getattr(np.fft, name)(wide(x), **kw)
+    rdt = np.dtype(getattr(np.fft, name)(x, **kw).dtype)
+    single = rdt in (np.complex64, np.float32)
+    a = ferrocm.asarray(x, device=device)
+    out = ferrocm.full(want.shape, 3, rdt, device=device)
+    assert getattr(F, name)(a, **kw, out=out) is out
+    close(out, want, single)
+    np.testing.assert_array_equal(a.numpy(), x)
+    # A strided out (every other element of the first axis of a larger array): the rest is kept.
+    big = ferrocm.full((2 * want.shape[0], *want.shape[1:]), 3, rdt, device=device)
+    getattr(F, name)(a, **kw, out=big[::2])
+    close(big[::2], want, single)
+    assert np.all(big.numpy()[1::2] == 3)
+
+
+def test_out_may_be_the_input_for_complex_transforms(device):
+    # Packed batches, a strided layout, the loop over outer indices, the path that moves the
+    # axes (70 outer rows), several axis groups.
+    for shape, name, kw in [((6, 70, 8), "fft", {}), ((6, 70, 8), "ifft", {"axis": 0}), ((6, 70, 8), "fft", {"axis": 1}),
+                            ((70, 6, 8), "fft", {"axis": 1}), ((6, 70, 8), "fft2", {"norm": "ortho"}),
+                            ((6, 70, 8), "ifftn", {}), ((6, 7, 8), "fftn", {"axes": (0, 2)})]:
+        x = data(shape, np.complex64, seed=len(name))
+        a = ferrocm.asarray(x.copy(), device=device)
+        assert getattr(F, name)(a, **kw, out=a) is a
+        close(a, getattr(np.fft, name)(wide(x), **kw), True)
+    # Where the last transform reads a copy (a dtype change), out may overlap the input freely.
+    z = ferrocm.zeros((4, 8), np.complex128, device=device)
+    r = data((4, 8), np.float64)
+    re = ferrocm.Array(z._buf, z._offset, (4, 8), (16, 2), np.float64)  # the real parts of z
+    re[...] = r
+    assert F.fft(re, out=z) is z
+    close(z, np.fft.fft(r), False)
+
+
+def test_out_on_the_cpu_device_may_be_a_numpy_array():
+    x = data((4, 9), np.float64)
+    out = np.zeros((4, 5), np.complex128)
+    assert F.rfft(x, out=out) is out
+    close(out, np.fft.rfft(x), False)
+    back = np.zeros((4, 8))
+    assert F.irfft(out, out=back) is back
+    close(back, np.fft.irfft(np.fft.rfft(x)), False)
+    z = x.astype(np.complex128)
+    assert F.fft(z, out=z) is z  # in place in the NumPy array's memory
+    close(z, np.fft.fft(x), False)
+
+
+def _out_errors(device):
+    x = data((4, 6), np.complex128)
+    a = ferrocm.asarray(x, device=device)
+    r = ferrocm.asarray(x.real.copy(), device=device)
+    c64 = ferrocm.zeros((4, 6), np.complex64, device=device)
+    big = ferrocm.zeros((8, 6), np.complex128, device=device)
+    big[:4] = x
+    # A real input and a complex out over one buffer: rows 0-3 of big as reals, rows 2-5 as out.
+    real_in = ferrocm.Array(big._buf, 0, (4, 12), (12, 1), np.float64)
+    overlapping = ferrocm.Array(big._buf, 2 * 6 * 16, (4, 7), (7, 1), np.complex128)
+    cases = [
+        (lambda: F.fft(a, out=ferrocm.zeros((4, 5), np.complex128, device=device)),
+         "out has shape (4, 5) but fft returns shape (4, 6): pass an out of that shape", []),
+        (lambda: F.fft(a, out=c64), "out has dtype complex64 but fft returns complex128: pass an out of dtype complex128", [c64]),
+        (lambda: F.irfft(a, out=r), "out has shape (4, 6) but irfft returns shape (4, 10)", [r]),
+        (lambda: F.rfft(r, out=ferrocm.zeros((4, 4), np.complex64, device=device)), "out has dtype complex64", []),
+        (lambda: F.fftn(a, out=[0]), "out must be a ferrocm Array or a DLPack array", []),
+        # The last transform reads the input itself: a partial overlap cannot work.
+        (lambda: F.fft(big[:4], out=big[2:6]), "out overlaps the input of this complex transform without being it", [big]),
+        (lambda: F.rfft(real_in, out=overlapping), "out overlaps the input of this real transform", [big]),
+    ]
+    other = [d for d in DEVICES if d != device]
+    if other:
+        cases.append((lambda: F.fft(a, out=ferrocm.zeros((4, 6), np.complex128, device=other[0])), "out is on device", []))
+    if not device.is_gpu:
+        ro = np.zeros((4, 6), np.complex128)
+        ro.flags.writeable = False
+        cases.append((lambda: F.fft(a, out=ro), "read-only", []))
+    return cases, a, x
+
+
+@pytest.mark.parametrize("case", range(9))
+def test_out_errors_name_what_was_wrong_and_write_nothing(device, case):
+    cases, a, x = _out_errors(device)
+    if case >= len(cases):
+        pytest.skip("needs another device")
+    fn, text, watched = cases[case]
+    before = [w.numpy() for w in watched]
+    with pytest.raises(ValueError) as info:
+        fn()
+    assert text in str(info.value)
+    np.testing.assert_array_equal(a.numpy(), x)
+    for w, b in zip(watched, before):
+        np.testing.assert_array_equal(w.numpy(), b)

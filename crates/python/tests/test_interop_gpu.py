@@ -160,3 +160,36 @@ def test_gemm_equals_cupy_matmul_and_fills_torch_in_place(gpu):
     other = torch.randn(6, 17, 9, device=dev, dtype=torch.complex64)
     got = torch.from_dlpack(ferrocm.blas.gemm_batched(batch, other))
     torch.testing.assert_close(got, batch @ other, rtol=1e-4, atol=1e-4)
+
+
+def test_out_into_torch_and_cupy_arrays_in_place(gpu):
+    # ferrocm.fft's and ferrocm.blas.matmul's out= write another library's GPU array in place,
+    # and equal that library's own results on the same inputs.
+    cp = need("cupy")
+    torch = need("torch")
+    import ferrocm.blas
+    import ferrocm.fft
+
+    dev = f"cuda:{gpu.ordinal}"
+    x = torch.randn(16, 1000, device=dev, dtype=torch.complex64)
+    spec = torch.empty_like(x)
+    ptr = spec.data_ptr()
+    assert ferrocm.fft.fft(x, out=spec) is spec and spec.data_ptr() == ptr
+    ferrocm.current_stream(gpu).synchronize()
+    want = torch.fft.fft(x)
+    assert (torch.linalg.norm(spec - want) / torch.linalg.norm(want)).item() < 4e-5
+    y = x.clone()
+    ferrocm.fft.fft(y, out=y)  # in place
+    ferrocm.current_stream(gpu).synchronize()
+    assert (torch.linalg.norm(y - want) / torch.linalg.norm(want)).item() < 4e-5
+    rng = np.random.default_rng(7)
+    with cp.cuda.Device(gpu.ordinal):
+        a = cp.asarray(rng.standard_normal((2, 1, 3, 40, 50)).astype(np.float32))
+        b = cp.asarray(rng.standard_normal((7, 1, 50, 30)).astype(np.float32))
+        out = cp.zeros((2, 7, 3, 40, 30), np.float32)
+        assert ferrocm.blas.matmul(a, b, out=out) is out
+        ferrocm.current_stream(gpu).synchronize()
+        ref = np.matmul(cp.asnumpy(a).astype(np.float64), cp.asnumpy(b).astype(np.float64))
+        tol = 4 * 50 * 1.2e-7 * (np.abs(ref).max() + 1)
+        assert np.abs(cp.asnumpy(out) - ref).max() <= tol
+        assert np.abs(cp.asnumpy(out) - cp.asnumpy(cp.matmul(a, b))).max() <= 2 * tol

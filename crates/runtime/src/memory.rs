@@ -453,6 +453,30 @@ impl<'a, T: DeviceRepr> DeviceSliceMut<'a, T> {
         DeviceSlice { device: self.device, ptr: self.ptr, len: self.len, uses: self.uses, _t: PhantomData }
     }
 
+    /// The same memory as a read-only view for the rest of the borrow.
+    pub fn into_slice(self) -> DeviceSlice<'a, T> {
+        DeviceSlice { device: self.device, ptr: self.ptr, len: self.len, uses: self.uses, _t: PhantomData }
+    }
+
+    /// Divides the view into two disjoint writable views, elements `[0, mid)` and `[mid, len)`
+    /// (as `slice::split_at_mut`); `mid > len` is [`Error::OutOfRange`].
+    pub fn split_at_mut(self, mid: usize) -> Result<(DeviceSliceMut<'a, T>, DeviceSliceMut<'a, T>)> {
+        if mid > self.len {
+            return Err(Error::OutOfRange { start: mid, end: mid, len: self.len });
+        }
+        let rest = self.ptr.offset((mid * std::mem::size_of::<T>()) as u64);
+        Ok((
+            DeviceSliceMut { device: self.device, ptr: self.ptr, len: mid, uses: self.uses, _t: PhantomData },
+            DeviceSliceMut {
+                device: self.device,
+                ptr: rest,
+                len: self.len - mid,
+                uses: self.uses,
+                _t: PhantomData,
+            },
+        ))
+    }
+
     /// The same bytes viewed as elements of another plain-data type (as `bytemuck::cast_slice`):
     /// the address must be aligned for `U` and the byte length a multiple of its size.
     pub fn reinterpret<U: DeviceRepr>(self) -> Result<DeviceSliceMut<'a, U>> {
@@ -462,6 +486,13 @@ impl<'a, T: DeviceRepr> DeviceSliceMut<'a, T> {
 }
 
 impl<'a, T: DeviceRepr> DeviceSlice<'a, T> {
+    /// A read-only view of `range` of this view (elements), as [`DeviceBuffer::slice`].
+    pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<DeviceSlice<'a, T>> {
+        let (start, end) = bounds(range, self.len)?;
+        let ptr = self.ptr.offset((start * std::mem::size_of::<T>()) as u64);
+        Ok(DeviceSlice { device: self.device, ptr, len: end - start, uses: self.uses, _t: PhantomData })
+    }
+
     /// The same bytes viewed as elements of another plain-data type; see
     /// [`DeviceSliceMut::reinterpret`].
     pub fn reinterpret<U: DeviceRepr>(self) -> Result<DeviceSlice<'a, U>> {

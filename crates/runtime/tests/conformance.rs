@@ -106,6 +106,30 @@ conformance! {
         Ok(())
     }
 
+    split_views_are_disjoint_and_subslices_read_their_range(dev) {
+        let s = dev.create_stream()?;
+        let mut buf = s.alloc_zeroed::<i32>(50)?;
+        let (mut left, mut right) = buf.slice_mut(5..45)?.split_at_mut(15)?;
+        assert_eq!((left.len(), right.len()), (15, 25));
+        s.copy_htod(&[1i32; 15], &mut left)?;
+        s.copy_htod(&(0..25).collect::<Vec<i32>>(), &mut right)?;
+        let all = s.clone_dtoh(&buf)?;
+        assert!(all[..5].iter().all(|&v| v == 0) && all[45..].iter().all(|&v| v == 0));
+        assert!(all[5..20].iter().all(|&v| v == 1));
+        assert_eq!(all[20..45], (0..25).collect::<Vec<i32>>()[..]);
+        // A view split at either end, and a split past the end.
+        let (empty, whole) = buf.slice_mut(..)?.split_at_mut(0)?;
+        assert_eq!((empty.len(), whole.len()), (0, 50));
+        assert!(matches!(buf.slice_mut(..)?.split_at_mut(51), Err(Error::OutOfRange { start: 51, end: 51, len: 50 })));
+        // A read-only view of a written piece, and sub-slices of a read-only view.
+        let (_, tail) = buf.slice_mut(..)?.split_at_mut(20)?;
+        let tail = tail.into_slice();
+        assert_eq!(s.clone_dtoh(&tail.slice(3..6)?)?, vec![3, 4, 5]);
+        assert_eq!(s.clone_dtoh(&tail.slice(3..6)?.slice(1..)?)?, vec![4, 5]);
+        assert!(matches!(tail.slice(20..31), Err(Error::OutOfRange { start: 20, end: 31, len: 30 })));
+        Ok(())
+    }
+
     memset_sets_every_byte(dev) {
         let s = dev.create_stream()?;
         let mut buf = s.clone_htod(&vec![7u16; 1001])?;

@@ -149,7 +149,8 @@ def fft_exec(
 ) -> None:
     """Queues ``outer`` packed transforms (or one block of ``inner`` interleaved ones) of
     sizes ``n`` and kind "c2c", "r2c" or "c2r" in precision "float32"/"float64" from ``src``
-    to ``dst`` (byte offsets), then scales the output by ``scale``. ferrocm.fft's engine."""
+    to ``dst`` (byte offsets), then scales the output by ``scale``. ferrocm.fft's engine. A
+    C2C transform whose ``src`` and ``dst`` regions start at one address runs in place."""
 
 def gemm_exec(
     dtype: str,
@@ -206,6 +207,15 @@ class Communicator:
     def init_rank(uid: bytes, nranks: int, rank: int, device: Device | int | None = None) -> Communicator: ...
     @staticmethod
     def from_env() -> Communicator: ...
+    @staticmethod
+    def init_all(devices: list[Device | int]) -> list[Communicator]:
+        """One communicator per device, every rank in this process (``ncclCommInitAll``)."""
+    def split(self, color: int | None, key: int) -> Communicator | None:
+        """``ncclCommSplit``: ranks of one color form a communicator ordered by key; None
+        (no color) takes part and gets None. Blocks without the GIL until every rank calls."""
+    @staticmethod
+    def split_all(comms: list[Communicator], colors: list[int | None], keys: list[int]) -> list[Communicator | None]:
+        """``split`` of every rank of ``comms`` (driven by this thread) at once."""
     @property
     def rank(self) -> int: ...
     @property
@@ -228,6 +238,16 @@ class Communicator:
         all_to_all, send, recv) from ``send`` (or in place) into ``recv`` byte regions."""
     def abort(self) -> None: ...
     def destroy(self) -> None: ...
+
+def ccl_group(
+    calls: list[
+        tuple[Communicator, str, str, tuple[Buffer, int, int] | None, tuple[Buffer, int, int], str, int, Stream | None]
+    ],
+) -> None:
+    """Launches recorded calls (communicator, kind, dtype, send region or None, the other region,
+    op, root or peer, stream) as one group (``ncclGroupStart``/``ncclGroupEnd``). For ``send``
+    the other region is read, for every other kind written. Checks every call, and that no
+    region written overlaps another region of the group, before launching anything."""
 
 def copy_exec(
     dtype: str,

@@ -23,6 +23,8 @@ is queued on the device's current stream and the call returns without waiting.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from . import _native, _strided
@@ -306,30 +308,131 @@ def gemv(a, x, y=None, *, alpha=1, beta=0, trans=False):
     return given if given is not None else y
 
 
-def matmul(a, b):
-    """``a @ b`` as NumPy's ``matmul`` for 1-D, 2-D and 3-D operands (one batch axis; a 2-D
-    operand is reused across the other's batch), by :func:`gemm`, :func:`gemv` or
-    :func:`gemm_batched`. Returns a new ferrocm Array."""
+def matmul(a, b, out=None):
+    """``a @ b`` with NumPy's ``matmul`` semantics, on any number of dimensions.
+
+    A 1-D ``a`` is a row vector (a dimension of 1 is prepended) and a 1-D ``b`` a column vector
+    (one is appended); the added dimension is removed from the result. The dimensions before the
+    last two are batch dimensions and broadcast as NumPy broadcasts them:
+    ``(2, 1, 3, 4, 5) @ (7, 1, 5, 6)`` is ``(2, 7, 3, 4, 6)``. Scalars (0-D operands) are a
+    ``ValueError``, as in NumPy. Types: float32, float64, complex64, complex128 (one for both).
+
+    ``out``: a ferrocm Array or a writable DLPack array on the operands' device, of exactly the
+    result's shape and dtype, not sharing memory with ``a`` or ``b``; the product is written
+    into it and ``out`` is returned. Without it the result is a new C-contiguous Array.
+
+    How it runs: ``2-D @ 1-D`` is one ``gemv``. Otherwise the batch dimensions of the three
+    arrays are merged where their strides allow (dimensions a broadcast operand repeats have
+    stride 0); the longest merged dimension is batched in one strided-batched GEMM launch, one
+    launch per index of the other merged dimensions (a C-contiguous batch merges into one
+    launch; ``(2, 1)`` against ``(1, 3)`` batches take 2 launches of 3). An operand that is a
+    strided view of one buffer (a slice, a transpose of the last two axes, a broadcast) is read
+    in place, with no copy. Copies are made only where BLAS cannot address the data: a matrix strided along both
+    of its last two axes, a negative batch stride, or an ``out`` whose matrices BLAS cannot
+    write (those are written to a new array and copied into ``out``); a copy runs on the device
+    where the strides allow a few hundred launches, else through host memory. ``k = 0`` fills
+    the result with zeros.
+    """
+    given = out
     a, b = _operand(a, "a"), _operand(b, "b")
     if a.ndim == 0 or b.ndim == 0:
-        raise ValueError("matmul: operands must have at least one dimension (use * for scalars)")
-    if a.ndim > 3 or b.ndim > 3:
-        raise ValueError(f"matmul takes up to 3-D operands (one batch axis), got {a.ndim}-D and {b.ndim}-D")
-    if a.ndim == 2 and b.ndim == 1:
-        return gemv(a, b)
-    if a.ndim == 1 and b.ndim == 1:
-        return gemm(a[None, :], b[:, None])[0, 0]
-    if a.ndim == 1 and b.ndim == 2:
-        return gemm(a[None, :], b)[0]
-    if a.ndim <= 2 and b.ndim <= 2:
-        return gemm(a, b)
-    lift = {1: lambda x, first: x[None, None, :] if first else x[None, :, None], 2: lambda x, first: x[None]}
-    a3 = a if a.ndim == 3 else lift[a.ndim](a, True)
-    b3 = b if b.ndim == 3 else lift[b.ndim](b, False)
-    out = gemm_batched(a3, b3)
-    if a.ndim == 1:
-        return out[:, 0, :]
-    if b.ndim == 1:
-        return out[:, :, 0]
-    return out
+        raise ValueError(
+            f"matmul: {'a' if a.ndim == 0 else 'b'} is a scalar (0-D); operands need at least one dimension (use * for scalars)"
+        )
+    dtype = _check({"a": a, "b": b})
+    a2 = a[None, :] if a.ndim == 1 else a
+    b2 = b[:, None] if b.ndim == 1 else b
+    (m, k), (k2, n) = a2.shape[-2:], b2.shape[-2:]
+    if k != k2:
+        where = "first" if b.ndim == 1 else "second-to-last"
+        raise ValueError(
+            f"matmul: shape mismatch: a {a.shape} has {k} columns but the {where} axis of b {b.shape} has {k2}; they must agree"
+        )
+    try:
+        batch = tuple(np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2]))
+    except ValueError:
+        raise ValueError(
+            f"matmul: the batch dimensions of a {a.shape} and b {b.shape} do not broadcast "
+            f"({a2.shape[:-2]} against {b2.shape[:-2]}): each pair must be equal or one of them 1"
+        ) from None
+    shape = (*batch, m, n)
+    result = tuple(d for i, d in enumerate(shape) if not (i == len(shape) - 2 and a.ndim == 1 or i == len(shape) - 1 and b.ndim == 1))
+    if out is None:
+        c = empty(shape, dtype, device=a.device)
+        res = c.reshape(result)
+    else:
+        if not isinstance(out, Array) and not hasattr(out, "__dlpack__"):
+            raise ValueError(f"out must be a ferrocm Array or a DLPack array (NumPy, torch, CuPy), not {type(out).__name__}")
+        res = _operand(out, "out")
+        if res.device != a.device:
+            raise ValueError(
+                f"out is on device {res.device.index} but the operands on device {a.device.index}: every array must be on one device"
+            )
+        if res.shape != result:
+            raise ValueError(f"out has shape {res.shape}, the product has shape {result}: pass an out of that shape")
+        if res.dtype != dtype:
+            raise ValueError(f"out has dtype {res.dtype}, the operands {dtype}: ferrocm.blas does not convert")
+        if res.readonly:
+            raise ValueError("out is read-only (its producer exported it so)")
+        _overlap(res, "out", {"a": a, "b": b})
+        key = (Ellipsis, *([None] if a.ndim == 1 else [slice(None)]), *([None] if b.ndim == 1 else [slice(None)]))
+        c = res[key]
+    if c.size:
+        if a.ndim == 2 and b.ndim == 1:
+            gemv(a, b, res)
+        elif k == 0:
+            c.fill(0)
+        else:
+            _matmul_batched(a2, b2, c, batch)
+    return given if given is not None else res
 
+
+def _batch_strides(x: Array, batch: tuple[int, ...]) -> list[int]:
+    """``x``'s batch strides (elements) broadcast to ``batch``: 0 where ``x`` repeats."""
+    nb, own = len(batch), x.shape[:-2]
+    st = [0] * nb
+    for i in range(1, len(own) + 1):
+        if own[-i] != 1:
+            st[nb - i] = x._estrides[-2 - i]
+    return st
+
+
+def _readable(x: Array, batch) -> Array:
+    """``x`` when BLAS can read its matrices in place at non-negative batch strides, else a copy."""
+    if _form(x) is None or min(_batch_strides(x, batch), default=0) < 0:
+        return _materialise(x, "row")
+    return x
+
+
+def _matmul_batched(a: Array, b: Array, c: Array, batch) -> None:
+    """``c = a @ b`` for operands with 2 or more dimensions whose batch dimensions broadcast to
+    ``batch`` (``c`` has them all): strided-batched GEMMs, one per index of the batch
+    dimensions that do not merge, over the longest merged one."""
+    a, b = _readable(a, batch), _readable(b, batch)
+    target = c
+    sc = list(c._estrides[:-2])
+    if _form(c) is None or any(s <= 0 and d > 1 for s, d in zip(sc, batch)):
+        target = empty(c.shape, c.dtype, device=c.device)
+        sc = list(target._estrides[:-2])
+    sa, sb = _batch_strides(a, batch), _batch_strides(b, batch)
+    dims: list[list[int]] = []
+    for d, x, y, z in zip(batch, sa, sb, sc):
+        if d == 1:
+            continue
+        if dims and all(prev == cur * d for prev, cur in zip(dims[-1][1:], (x, y, z))):
+            dims[-1] = [dims[-1][0] * d, x, y, z]
+        else:
+            dims.append([d, x, y, z])
+    dims = dims or [[1, 0, 0, 0]]
+    v = max(range(len(dims)), key=lambda i: dims[i][0])
+    count, va, vb, vc = dims[v]
+    loops = [d for i, d in enumerate(dims) if i != v]
+
+    def view(x: Array, offset: int, stride: int) -> Array:
+        return Array(x._buf, x._offset + offset * x.itemsize, (count, *x.shape[-2:]), (stride, *x._estrides[-2:]), x.dtype)
+
+    for idx in itertools.product(*(range(d[0]) for d in loops)):
+        off = [sum(i * d[j] for i, d in zip(idx, loops)) for j in (1, 2, 3)]
+        _gemm(view(a, off[0], va), view(b, off[1], vb), view(target, off[2], vc), 1, 0, False, False, batched=True)
+    if target is not c and not _strided.copy(target, c):
+        c._assign(target)

@@ -16,10 +16,22 @@ Types: int8, uint8, int32, uint32, int64, uint64, float16, float32, float64 (boo
 operations that move data without reducing; complex64/complex128 for everything but
 prod/min/max, as pairs of reals).
 
-Operations are queued on the device's current stream (the GIL is released while a call waits
-for its peers). Ranks driven by threads of one process on one device need a stream each
-(``with device.create_stream():``): two ranks' collectives on one stream wait for each other
-forever, as in NCCL. Errors: ``ValueError`` for bad arguments (shapes, dtypes, ranks, operators),
+One process may also drive several ranks (NCCL's single-process, multi-device use):
+:func:`init_all` makes one communicator per device, and a :func:`group` block fuses the calls
+issued inside it into one launch, so one thread can drive every rank::
+
+    comms = ccl.init_all([0, 1])                       # ranks 0 and 1 on devices 0 and 1
+    streams = [c.device.create_stream() for c in comms]
+    with ccl.group():
+        for c, s, x in zip(comms, streams, xs):
+            c.all_reduce(x, out=x, stream=s)
+
+:meth:`Communicator.split` (``ncclCommSplit``) makes sub-communicators by color and key.
+
+Operations are queued on ``stream=`` when given, else on the device's current stream (the GIL
+is released while a call waits for its peers). Ranks driven by threads of one process on one
+device need a stream each (``with device.create_stream():``): two ranks' collectives on one
+stream wait for each other forever, as in NCCL. Errors: ``ValueError`` for bad arguments (shapes, dtypes, ranks, operators),
 :class:`ferrocm.CommError` when the group fails (a rank died or timed out, ranks called
 different things, a transport broke): the communicator is unusable afterwards on every rank.
 """
@@ -27,6 +39,7 @@ different things, a transport broke): the communicator is unusable afterwards on
 from __future__ import annotations
 
 import operator
+import threading
 
 import numpy as np
 
@@ -34,7 +47,7 @@ from . import _native
 from ._array import Array, empty, from_dlpack
 from ._native import CommError
 
-__all__ = ["CommError", "Communicator", "UniqueId", "init_rank"]
+__all__ = ["CommError", "Communicator", "UniqueId", "group", "init_all", "init_rank"]
 
 _OPS = ("sum", "prod", "min", "max", "avg")
 _TYPES = {
@@ -112,6 +125,73 @@ def _check_disjoint(x: Array, out: Array) -> None:
         raise ValueError("out overlaps the input without being it: pass out=x for in place, or a separate array")
 
 
+def _color(color):
+    if color is None:
+        return None
+    c = operator.index(color)
+    if not 0 <= c < 2**31:
+        raise ValueError(f"color {c} is not allowed: pass an integer in 0..2**31-1, or None for no communicator")
+    return c
+
+
+def _key(key):
+    k = operator.index(key)
+    if not -(2**31) <= k < 2**31:
+        raise ValueError(f"key {k} does not fit a 32-bit signed integer")
+    return k
+
+
+def _wrap(native):
+    return None if native is None else Communicator(native)
+
+
+_local = threading.local()
+
+
+def _group_calls():
+    """The calls recorded by the innermost open :func:`group` on this thread, or None."""
+    return getattr(_local, "calls", None)
+
+
+class group:
+    """Fuses the collectives issued inside a ``with`` block into one launch (NCCL's
+    ``ncclGroupStart``/``ncclGroupEnd``, ``torch.distributed``'s ``batch_isend_irecv``)::
+
+        with ccl.group():                      # one thread driving every rank of init_all
+            for comm, s, x in zip(comms, streams, xs):
+                comm.all_reduce(x, out=x, stream=s)
+
+    Calls inside the block are checked (shapes, dtypes, devices, operators raise at once) and
+    recorded; nothing runs until the block ends, so results returned inside the block (``out``
+    arrays, new arrays) hold their values only after it. At the end the whole group is
+    launched: sends and receives of the group progress together (any pattern of matching calls
+    completes, e.g. every rank sending to and receiving from every other), the calls of one
+    communicator become one launch on its stream, and one thread may drive several ranks of
+    :func:`init_all` (each rank needs a stream of its own when ranks share a device). Groups
+    nest: only the outermost launches. If the block raises, nothing is launched. The launch
+    checks that no region written by one call overlaps a region another call reads or writes
+    (``ValueError``, nothing launched); regions read may be shared. A call's stream is the one
+    passed as ``stream=``, else the current stream when the call was made. A group belongs to
+    the thread that opened it: calls made on other threads meanwhile run at once, as outside a
+    group.
+    """
+
+    def __enter__(self) -> group:
+        depth = getattr(_local, "depth", 0)
+        if depth == 0:
+            _local.calls = []
+        _local.depth = depth + 1
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        _local.depth -= 1
+        if _local.depth == 0:
+            calls, _local.calls = _local.calls, None
+            if exc_type is None and calls:
+                _native.ccl_group(calls)
+        return False
+
+
 class Communicator:
     """One rank of a communicator. Use ``Communicator.from_env()`` or :func:`init_rank`; a
     ``with`` block destroys it at the end."""
@@ -128,6 +208,39 @@ class Communicator:
         ``LOCAL_RANK`` (modulo the GPUs), else a CPU device. Blocks until every rank has
         joined (``FERROCM_CCL_TIMEOUT`` seconds at most)."""
         return cls(_native.Communicator.from_env())
+
+    @classmethod
+    def init_all(cls, devices) -> list[Communicator]:
+        """One communicator per device, every rank in this process (NCCL's ``ncclCommInitAll``,
+        ``cupy.cuda.nccl.NcclCommunicator.initAll``): rank ``i`` runs on ``devices[i]`` (a
+        :class:`ferrocm.Device` or an index; one device may appear several times). Returns the
+        ranks in order. Drive them from one thread with :func:`group`, or from a thread each;
+        ranks sharing a device need a stream each."""
+        devices = list(devices)
+        if not devices:
+            raise ValueError("init_all needs at least one device, got an empty list")
+        return [cls(c) for c in _native.Communicator.init_all(devices)]
+
+    def split(self, color, key=None) -> Communicator | None:
+        """Splits the communicator (NCCL's ``ncclCommSplit``): every rank calls it; ranks with the
+        same ``color`` (an integer ``>= 0``) form a new communicator, numbered by ``key``
+        (default: this rank; ties by rank). ``color=None`` is ``NCCL_SPLIT_NOCOLOR``: the rank
+        takes part but gets no communicator, and None is returned. Blocks until every rank has
+        called it; ranks of :func:`init_all` driven by one thread use :meth:`split_all`."""
+        return _wrap(self._c.split(_color(color), _key(self.rank if key is None else key)))
+
+    @staticmethod
+    def split_all(comms, colors, keys=None) -> list[Communicator | None]:
+        """:meth:`split` of every rank of ``comms`` (the ranks of one communicator this thread
+        drives, e.g. from :func:`init_all`) at once: ``colors[i]`` and ``keys[i]`` are
+        ``comms[i]``'s (``keys`` default: each rank's number)."""
+        comms = list(comms)
+        for c in comms:
+            if not isinstance(c, Communicator):
+                raise ValueError(f"split_all takes Communicators, not {type(c).__name__}")
+        colors = [_color(c) for c in colors]
+        keys = [c.rank for c in comms] if keys is None else [_key(k) for k in keys]
+        return [_wrap(c) for c in _native.Communicator.split_all([c._c for c in comms], colors, keys)]
 
     @property
     def rank(self) -> int:
@@ -181,38 +294,54 @@ class Communicator:
             raise ValueError(f"{name} has {n} rows along axis 0, not a multiple of the {self.size} ranks")
         return n // self.size
 
-    def _run(self, kind, x, out, op=None, root=0):
+    def _run(self, kind, x, out, op=None, root=0, stream=None):
         wire, _ = _wire(x, op)
         if out is not None:
             _check_disjoint(x, out)
         send = None if out is None else _region(x)
         target = x if out is None else out
-        self._c.run(kind, wire, send, _region(target), op or "sum", root)
+        self._launch(kind, wire, send, _region(target), op or "sum", root, stream)
+
+    def _launch(self, kind, wire, send, other, op="sum", root=0, stream=None):
+        """Runs one call now, or records it for the enclosing :func:`group` on this thread."""
+        if stream is not None and not isinstance(stream, _native.Stream):
+            raise ValueError(f"stream must be a ferrocm.Stream or None, not {type(stream).__name__}")
+        if stream is not None and stream.device != self.device:
+            raise ValueError(
+                f"stream is on device {stream.device.index}, the communicator's rank runs on device {self.device.index}"
+            )
+        pending = _group_calls()
+        if pending is None:
+            self._c.run(kind, wire, send, other, op, root, stream)
+            return
+        if self._c.destroyed:
+            raise ValueError("the communicator has been destroyed")
+        pending.append((self._c, kind, wire, send, other, op, root, stream or _native.current_stream(self.device)))
 
     # ---- collectives ----------------------------------------------------------------------
-    def all_reduce(self, x, out=None, op: str = "sum"):
+    def all_reduce(self, x, out=None, op: str = "sum", *, stream=None):
         """Every rank's ``out`` becomes the reduction (``op``) of every rank's ``x``."""
         a, op = self._array(x, "x"), self._op(op)
         o, ret = self._out(out, a.shape, a.dtype)
-        self._run("all_reduce", a, None if _same_memory(a, o) else o, op)
+        self._run("all_reduce", a, None if _same_memory(a, o) else o, op, stream=stream)
         return ret
 
-    def broadcast(self, x, out=None, root: int = 0):
+    def broadcast(self, x, out=None, root: int = 0, *, stream=None):
         """``out`` on every rank becomes root's ``x`` (``x`` is read on the root only)."""
         a, root = self._array(x, "x"), self._root(root)
         o, ret = self._out(out, a.shape, a.dtype)
-        self._run("broadcast", a, None if _same_memory(a, o) else o, None, root)
+        self._run("broadcast", a, None if _same_memory(a, o) else o, None, root, stream)
         return ret
 
-    def reduce(self, x, out=None, op: str = "sum", root: int = 0):
+    def reduce(self, x, out=None, op: str = "sum", root: int = 0, *, stream=None):
         """Root's ``out`` becomes the reduction of every rank's ``x``; other ranks' ``out`` is
         not written."""
         a, op, root = self._array(x, "x"), self._op(op), self._root(root)
         o, ret = self._out(out, a.shape, a.dtype)
-        self._run("reduce", a, None if _same_memory(a, o) else o, op, root)
+        self._run("reduce", a, None if _same_memory(a, o) else o, op, root, stream)
         return ret
 
-    def all_gather(self, x, out=None):
+    def all_gather(self, x, out=None, *, stream=None):
         """``out`` (shape ``(size, *x.shape)``) holds every rank's ``x`` in rank order. In place
         when ``x`` is ``out[rank]``."""
         a = self._array(x, "x")
@@ -221,10 +350,10 @@ class Communicator:
         own = o._buf.ptr + o._offset + self.rank * a.nbytes == a._buf.ptr + a._offset
         if not own:
             _check_disjoint(a, o)
-        self._c.run("all_gather", wire, None if own else _region(a), _region(o))
+        self._launch("all_gather", wire, None if own else _region(a), _region(o), stream=stream)
         return ret
 
-    def reduce_scatter(self, x, out=None, op: str = "sum"):
+    def reduce_scatter(self, x, out=None, op: str = "sum", *, stream=None):
         """Rank ``r``'s ``out`` becomes block ``r`` (along axis 0, ``x.shape[0] // size`` rows)
         of the reduction of every rank's ``x``. In place when ``out`` is block ``rank`` of
         ``x``."""
@@ -237,10 +366,10 @@ class Communicator:
         own = a._buf.ptr + a._offset + self.rank * o.nbytes == o._buf.ptr + o._offset
         if not own:
             _check_disjoint(a, o)
-        self._c.run("reduce_scatter", wire, None if own else _region(a), _region(a if own else o), op)
+        self._launch("reduce_scatter", wire, None if own else _region(a), _region(a if own else o), op, stream=stream)
         return ret
 
-    def all_to_all(self, x, out=None):
+    def all_to_all(self, x, out=None, *, stream=None):
         """Block ``j`` of ``x`` (along axis 0) goes to rank ``j``; block ``j`` of ``out`` comes
         from rank ``j``."""
         a = self._array(x, "x")
@@ -250,25 +379,27 @@ class Communicator:
         o, ret = self._out(out, a.shape, a.dtype)
         if _same_memory(a, o):
             raise ValueError("all_to_all cannot run in place: pass an out array other than x")
-        self._run("all_to_all", a, o)
+        self._run("all_to_all", a, o, stream=stream)
         return ret
 
-    def send(self, x, peer: int) -> None:
+    def send(self, x, peer: int, *, stream=None) -> None:
         """Sends ``x`` to rank ``peer`` (which calls :meth:`recv` with the same shape)."""
         a, peer = self._array(x, "x"), self._root(peer, "peer")
         wire, _ = _wire(a, None)
-        self._c.run("send", wire, None, _region(a), "sum", peer)
+        self._launch("send", wire, None, _region(a), "sum", peer, stream)
 
-    def recv(self, out, peer: int):
+    def recv(self, out, peer: int, *, stream=None):
         """Receives into ``out`` from rank ``peer``; returns ``out``."""
         a, peer = self._array(out, "out"), self._root(peer, "peer")
         wire, _ = _wire(a, None)
-        self._c.run("recv", wire, None, _region(a), "sum", peer)
+        self._launch("recv", wire, None, _region(a), "sum", peer, stream)
         return out
 
     # ---- lifetime -------------------------------------------------------------------------
     def abort(self) -> None:
-        """Fails the communicator on every rank (their calls raise :class:`CommError`)."""
+        """Fails the communicator on every rank (NCCL's ``ncclCommAbort``): operations in flight
+        stop and every later call raises :class:`CommError`, on every rank. Call
+        :meth:`destroy` (or leave the ``with`` block) afterwards."""
         self._c.abort()
 
     def destroy(self) -> None:
@@ -288,6 +419,11 @@ class Communicator:
 
     def __repr__(self) -> str:
         return repr(self._c)
+
+
+def init_all(devices) -> list[Communicator]:
+    """:meth:`Communicator.init_all`: one communicator per device, every rank in this process."""
+    return Communicator.init_all(devices)
 
 
 def init_rank(uid: UniqueId | bytes, nranks: int, rank: int, device=None) -> Communicator:

@@ -1,7 +1,7 @@
 """ferrocm.fft: NumPy's ``numpy.fft`` functions computed by ferrocm's FFT on a device.
 
-Every function takes what NumPy's takes (``n``/``s``, ``axis``/``axes``, ``norm``) and returns a
-new :class:`ferrocm.Array` on the input's device. The input is a ferrocm Array, or anything
+Every function takes what NumPy 2's takes (``n``/``s``, ``axis``/``axes``, ``norm``, ``out``)
+and returns a new :class:`ferrocm.Array` on the input's device, or ``out`` when given. The input is a ferrocm Array, or anything
 :func:`ferrocm.asarray` accepts: a DLPack array on a ferrocm device is read in place, anything
 else (a NumPy array while a GPU is the default device, a list) is copied to the default device
 first.
@@ -26,6 +26,17 @@ the complex buffer) when the dtypes are of one precision and it takes at most a 
 launches; other conversions (integers, float16, float32 to complex128) go through host memory. Plans are cached per (device, precision,
 transform type, sizes, batch, layout).
 
+``out=``: a ferrocm Array or any writable DLPack array (a NumPy array on the CPU device, a
+torch tensor or CuPy array on the GPU) on the input's device, of exactly the result's shape and
+dtype; the result is written into it and ``out`` itself is returned. A C-contiguous ``out`` is
+written by the last transform directly; a strided one receives a copy of the result. ``out``
+may share memory with the input when the last transform reads a copy of it (a dtype change,
+padding, several axis groups); when it reads the input itself, ``out`` must not overlap it,
+except that the complex transforms (``fft``, ``ifft``, ``fft2``, ``ifft2``, ``fftn``,
+``ifftn``) run in place with ``out=a`` for a C-contiguous ``a`` of the result's dtype. A wrong
+shape, dtype or device, a read-only ``out`` or an overlap no transform can run in is a
+``ValueError`` raised before anything is written.
+
 Errors: a bad ``axis`` is :class:`numpy.exceptions.AxisError` (a ``ValueError`` and an
 ``IndexError``), ``n < 1`` and an unknown ``norm`` are ``ValueError``, an unsupported dtype is
 ``TypeError``.
@@ -39,7 +50,7 @@ import operator
 import numpy as np
 
 from . import _native, _strided
-from ._array import Array, _upload, asarray, empty
+from ._array import Array, _upload, asarray, empty, from_dlpack
 
 __all__ = [
     "fft",
@@ -182,16 +193,21 @@ def _runs(axes: list[int]) -> list[list[int]]:
     return runs
 
 
-def _execute(x: Array, run: list[int], kind: str, n: list[int], out_shape, out_dtype, inverse, scale) -> Array:
+def _execute(x: Array, run: list[int], kind: str, n: list[int], out_shape, out_dtype, inverse, scale, dest=None) -> Array:
     """One transform of kind ``kind`` over the adjacent axes ``run`` of the C-contiguous ``x``
-    into a new C-contiguous array."""
-    out = empty(out_shape, out_dtype, device=x.device)
-    if out.size == 0:
-        return out
+    into a new C-contiguous array, or into ``dest`` (a checked ``out=``: the array returned is
+    then ``dest``, written directly where the plan can, else through a new array)."""
     precision = "float32" if out_dtype in (np.complex64, np.float32) else "float64"
     first, last = run[0], run[-1] + 1
     outer = math.prod(x.shape[:first])
     inner = math.prod(x.shape[last:])
+    moved = outer > _MAX_CALLS and inner > 1
+    target = None if dest is None or moved else _target(x, dest, kind)
+    if dest is not None and target is None:
+        return _deliver(_execute(x, run, kind, n, out_shape, out_dtype, inverse, scale), dest)
+    out = target if target is not None else empty(out_shape, out_dtype, device=x.device)
+    if out.size == 0:
+        return out
     if inner == 1 or outer == 1:
         _native.fft_exec(kind, precision, n, outer, inner, x._buf, x._offset, out._buf, out._offset, inverse, scale)
         return out
@@ -223,28 +239,98 @@ def _execute(x: Array, run: list[int], kind: str, n: list[int], out_shape, out_d
     return out
 
 
-def _c2c(a, s, axes, norm, inverse: bool) -> Array:
+def _target(x: Array, dest: Array, kind: str):
+    """``dest`` when the plan can write it while reading ``x``, None when the result must go
+    through a new array first; a ``ValueError`` when ``dest`` overlaps ``x`` in a way no
+    transform can run in."""
+    if not dest.is_c_contiguous:
+        return None
+    if dest._overlaps(x):
+        if kind == "c2c" and dest.ptr == x.ptr and dest.nbytes == x.nbytes:
+            return dest  # the same elements: the plan runs in place
+        raise ValueError(
+            f"out overlaps the input of this {'complex' if kind == 'c2c' else 'real'} transform without being it: "
+            "in place is possible only for fft/ifft/fft2/ifft2/fftn/ifftn with out=a (a C-contiguous array of "
+            "the result's dtype); pass an out that does not share memory with the input"
+        )
+    if dest._buf is x._buf:
+        return None  # disjoint parts of one buffer: the native call takes separate buffers
+    return dest
+
+
+def _deliver(res: Array, dest: Array) -> Array:
+    """Copies the result ``res`` into ``dest`` (on the device where the strides allow)."""
+    if res is not dest and res.size:
+        if not _strided.copy(res, dest):
+            dest._assign(res)
+    return dest
+
+
+def _check_out(out, a: Array, shape, dtype: np.dtype, name: str):
+    """The ferrocm view of ``out=`` (None when not given), checked against the result's shape,
+    dtype and device before any work."""
+    if out is None:
+        return None
+    if isinstance(out, Array):
+        o = out
+    elif hasattr(out, "__dlpack__") and hasattr(out, "__dlpack_device__"):
+        try:
+            o = from_dlpack(out)
+        except BufferError as e:
+            raise ValueError(f"out cannot be written through DLPack ({e}); pass a writable array") from None
+    else:
+        raise ValueError(f"out must be a ferrocm Array or a DLPack array (NumPy, torch, CuPy), not {type(out).__name__}")
+    shape = tuple(shape)
+    if o.device != a.device:
+        raise ValueError(
+            f"out is on device {o.device.index} but the input on device {a.device.index}: "
+            f"{name} writes out on the input's device"
+        )
+    if o.shape != shape:
+        raise ValueError(f"out has shape {o.shape} but {name} returns shape {shape}: pass an out of that shape")
+    if o.dtype != dtype:
+        raise ValueError(f"out has dtype {o.dtype} but {name} returns {dtype}: pass an out of dtype {dtype}")
+    if o.readonly:
+        raise ValueError("out is read-only (its producer exported it so): pass a writable array")
+    return o
+
+
+def _finish(res: Array, o, given):
+    """What a function returns: ``given`` (the caller's ``out``) once ``res`` is in it, else
+    ``res``."""
+    if o is None:
+        return res
+    _deliver(res, o)
+    return given
+
+
+def _c2c(a, s, axes, norm, inverse: bool, out=None, name="fftn") -> Array:
     a = _array(a)
     axes, sizes = _axes_sizes(a, s, axes)
     _scale(norm, 1, inverse)  # validates norm before any work
-    if len(set(axes)) != len(axes):
-        # Repeated axes transform the data once per mention, as NumPy does (last axis first).
-        for ax, n in reversed(list(zip(axes, sizes))):
-            a = _c2c(a, [n], [ax], norm, inverse)
-        return a
     dtype = _complex(_precision(a.dtype, False))
     shape = list(a.shape)
     for ax, n in zip(axes, sizes):
         shape[ax] = n
+    if len(set(axes)) != len(axes):
+        # Repeated axes transform the data once per mention, as NumPy does (last axis first);
+        # out is checked against the result (new arrays only have been written so far).
+        res = a
+        for ax, n in reversed(list(zip(axes, sizes))):
+            res = _c2c(res, [n], [ax], norm, inverse)
+        return _finish(res, _check_out(out, a, res.shape, res.dtype, name), out)
+    o = _check_out(out, a, shape, dtype, name)
     x = _prepared(a, tuple(shape), dtype)
     if not axes:
-        return x.copy() if x is a else x
+        return _finish(x.copy() if x is a else x, o, out)
     size_of = dict(zip(axes, sizes))
-    for run in reversed(_runs(sorted(axes))):
+    runs = list(reversed(_runs(sorted(axes))))
+    for i, run in enumerate(runs):
         n = [size_of[ax] for ax in run]
         x = _contiguous(x)
-        x = _execute(x, run, "c2c", n, x.shape, dtype, inverse, _scale(norm, math.prod(n), inverse))
-    return x
+        last = i == len(runs) - 1
+        x = _execute(x, run, "c2c", n, x.shape, dtype, inverse, _scale(norm, math.prod(n), inverse), o if last else None)
+    return _finish(x, o, out)
 
 
 def _contiguous(x: Array) -> Array:
@@ -260,34 +346,37 @@ def _last_run(axes: list[int]) -> list[int]:
     return run
 
 
-def _r2c(a, s, axes, norm) -> Array:
+def _r2c(a, s, axes, norm, out=None, name="rfftn") -> Array:
     a = _array(a)
     axes, sizes = _axes_sizes(a, s, axes)
     if not axes:
         raise ValueError("rfftn needs at least one axis")
     _scale(norm, 1, False)
     precision = _precision(a.dtype, True)
-    if len(set(axes)) != len(axes):
-        last = _r2c(a, [sizes[-1]], [axes[-1]], norm)
-        return _c2c(last, sizes[:-1], axes[:-1], norm, False)
     real = np.dtype(precision)
     shape = list(a.shape)
     for ax, n in zip(axes, sizes):
         shape[ax] = n
+    out_shape = list(shape)
+    out_shape[axes[-1]] = shape[axes[-1]] // 2 + 1
+    if len(set(axes)) != len(axes):
+        last = _r2c(a, [sizes[-1]], [axes[-1]], norm)
+        res = _c2c(last, sizes[:-1], axes[:-1], norm, False)
+        return _finish(res, _check_out(out, a, res.shape, res.dtype, name), out)
+    o = _check_out(out, a, out_shape, _complex(precision), name)
     x = _prepared(a, tuple(shape), real)
     size_of = dict(zip(axes, sizes))
     run = _last_run(axes)
     n = [size_of[ax] for ax in run]
-    out_shape = list(shape)
-    out_shape[axes[-1]] = shape[axes[-1]] // 2 + 1
-    y = _execute(x, run, "r2c", n, tuple(out_shape), _complex(precision), False, _scale(norm, math.prod(n), False))
     rest = [ax for ax in axes if ax not in run]
+    scale = _scale(norm, math.prod(n), False)
+    y = _execute(x, run, "r2c", n, tuple(out_shape), _complex(precision), False, scale, None if rest else o)
     if rest:
-        y = _c2c(y, None, rest, norm, False)
-    return y
+        y = _c2c(y, None, rest, norm, False, o)
+    return _finish(y, o, out)
 
 
-def _c2r(a, s, axes, norm) -> Array:
+def _c2r(a, s, axes, norm, out=None, name="irfftn") -> Array:
     a = _array(a)
     axes, sizes = _axes_sizes(a, s, axes, real_inverse=True)
     if not axes:
@@ -296,13 +385,16 @@ def _c2r(a, s, axes, norm) -> Array:
     precision = "float32" if a.dtype in (np.complex64, np.float32, np.float16) else "float64"
     _precision(a.dtype, False)
     cdtype = _complex(precision)
-    if len(set(axes)) != len(axes):
-        a = _c2c(a, sizes[:-1], axes[:-1], norm, True)
-        return _c2r(a, [sizes[-1]], [axes[-1]], norm)
     size_of = dict(zip(axes, sizes))
     shape = list(a.shape)
     for ax, n in zip(axes, sizes):
         shape[ax] = n
+    out_shape = list(shape)
+    out_shape[axes[-1]] = sizes[-1]
+    if len(set(axes)) != len(axes):
+        res = _c2r(_c2c(a, sizes[:-1], axes[:-1], norm, True), [sizes[-1]], [axes[-1]], norm)
+        return _finish(res, _check_out(out, a, res.shape, res.dtype, name), out)
+    o = _check_out(out, a, out_shape, np.dtype(precision), name)
     shape[axes[-1]] = sizes[-1] // 2 + 1
     x = _prepared(a, tuple(shape), cdtype)
     run = _last_run(axes)
@@ -310,9 +402,9 @@ def _c2r(a, s, axes, norm) -> Array:
     if rest:
         x = _contiguous(_c2c(x, None, rest, norm, True))
     n = [size_of[ax] for ax in run]
-    out_shape = list(shape)
-    out_shape[axes[-1]] = sizes[-1]
-    return _execute(x, run, "c2r", n, tuple(out_shape), np.dtype(precision), True, _scale(norm, math.prod(n), True))
+    scale = _scale(norm, math.prod(n), True)
+    y = _execute(x, run, "c2r", n, tuple(out_shape), np.dtype(precision), True, scale, o)
+    return _finish(y, o, out)
 
 
 def _one(n, axis):
@@ -322,70 +414,70 @@ def _one(n, axis):
 # ---- the NumPy functions ------------------------------------------------------------------
 
 
-def fft(a, n=None, axis=-1, norm=None) -> Array:
+def fft(a, n=None, axis=-1, norm=None, out=None) -> Array:
     """The 1-D discrete Fourier transform along ``axis`` (``numpy.fft.fft``); ``n`` pads with
     zeros or truncates that axis first."""
     s, axes = _one(n, axis)
-    return _c2c(a, s, axes, norm, False)
+    return _c2c(a, s, axes, norm, False, out, "fft")
 
 
-def ifft(a, n=None, axis=-1, norm=None) -> Array:
+def ifft(a, n=None, axis=-1, norm=None, out=None) -> Array:
     """The 1-D inverse transform (``numpy.fft.ifft``)."""
     s, axes = _one(n, axis)
-    return _c2c(a, s, axes, norm, True)
+    return _c2c(a, s, axes, norm, True, out, "ifft")
 
 
-def rfft(a, n=None, axis=-1, norm=None) -> Array:
+def rfft(a, n=None, axis=-1, norm=None, out=None) -> Array:
     """The 1-D transform of real input: ``n // 2 + 1`` values along ``axis``
     (``numpy.fft.rfft``)."""
     s, axes = _one(n, axis)
-    return _r2c(a, s, axes, norm)
+    return _r2c(a, s, axes, norm, out, "rfft")
 
 
-def irfft(a, n=None, axis=-1, norm=None) -> Array:
+def irfft(a, n=None, axis=-1, norm=None, out=None) -> Array:
     """The inverse of :func:`rfft`: ``n`` reals (default ``2 (m - 1)`` for ``m`` input values)
     along ``axis`` (``numpy.fft.irfft``)."""
     s, axes = _one(n, axis)
-    return _c2r(a, s, axes, norm)
+    return _c2r(a, s, axes, norm, out, "irfft")
 
 
-def fft2(a, s=None, axes=(-2, -1), norm=None) -> Array:
+def fft2(a, s=None, axes=(-2, -1), norm=None, out=None) -> Array:
     """The 2-D transform over ``axes`` (``numpy.fft.fft2``)."""
-    return _c2c(a, s, axes, norm, False)
+    return _c2c(a, s, axes, norm, False, out, "fft2")
 
 
-def ifft2(a, s=None, axes=(-2, -1), norm=None) -> Array:
+def ifft2(a, s=None, axes=(-2, -1), norm=None, out=None) -> Array:
     """The 2-D inverse transform (``numpy.fft.ifft2``)."""
-    return _c2c(a, s, axes, norm, True)
+    return _c2c(a, s, axes, norm, True, out, "ifft2")
 
 
-def rfft2(a, s=None, axes=(-2, -1), norm=None) -> Array:
+def rfft2(a, s=None, axes=(-2, -1), norm=None, out=None) -> Array:
     """The 2-D transform of real input (``numpy.fft.rfft2``)."""
-    return _r2c(a, s, axes, norm)
+    return _r2c(a, s, axes, norm, out, "rfft2")
 
 
-def irfft2(a, s=None, axes=(-2, -1), norm=None) -> Array:
+def irfft2(a, s=None, axes=(-2, -1), norm=None, out=None) -> Array:
     """The inverse of :func:`rfft2` (``numpy.fft.irfft2``)."""
-    return _c2r(a, s, axes, norm)
+    return _c2r(a, s, axes, norm, out, "irfft2")
 
 
-def fftn(a, s=None, axes=None, norm=None) -> Array:
+def fftn(a, s=None, axes=None, norm=None, out=None) -> Array:
     """The N-D transform over ``axes`` (default: all, or the last ``len(s)``)
     (``numpy.fft.fftn``)."""
-    return _c2c(a, s, axes, norm, False)
+    return _c2c(a, s, axes, norm, False, out, "fftn")
 
 
-def ifftn(a, s=None, axes=None, norm=None) -> Array:
+def ifftn(a, s=None, axes=None, norm=None, out=None) -> Array:
     """The N-D inverse transform (``numpy.fft.ifftn``)."""
-    return _c2c(a, s, axes, norm, True)
+    return _c2c(a, s, axes, norm, True, out, "ifftn")
 
 
-def rfftn(a, s=None, axes=None, norm=None) -> Array:
+def rfftn(a, s=None, axes=None, norm=None, out=None) -> Array:
     """The N-D transform of real input, halved along the last axis (``numpy.fft.rfftn``)."""
-    return _r2c(a, s, axes, norm)
+    return _r2c(a, s, axes, norm, out, "rfftn")
 
 
-def irfftn(a, s=None, axes=None, norm=None) -> Array:
+def irfftn(a, s=None, axes=None, norm=None, out=None) -> Array:
     """The inverse of :func:`rfftn` (``numpy.fft.irfftn``); ``s[-1]`` defaults to
     ``2 (m - 1)``."""
-    return _c2r(a, s, axes, norm)
+    return _c2r(a, s, axes, norm, out, "irfftn")
