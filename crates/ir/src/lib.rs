@@ -40,6 +40,7 @@ mod layout;
 mod parse;
 mod print;
 pub mod timed;
+pub mod timed_ptx;
 mod types;
 mod verify;
 
