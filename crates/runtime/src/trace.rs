@@ -59,7 +59,7 @@ use ferrocm_backend::{
 use ferrocm_ir::timed::{read_timing_slot, TIMING_SLOT_WORDS};
 pub use ferrocm_prof::record::{
     Agent, AgentKind, AllocOp, Allocation, ApiCall, CopyDirection, DeviceActivity, DeviceOp, Kernel,
-    MathUnit, MemoryKind, Record, Trace, Work, MEMSET_KERNEL_NAME,
+    MathUnit, MemoryKind, Record, TimedBy, Trace, Work, MEMSET_KERNEL_NAME,
 };
 
 use crate::device::Device;
@@ -860,6 +860,10 @@ fn push_pending(st: &State, stream: &Stream, (op, work): (DeviceOp, Option<Work>
         start_ns: 0,
         end_ns: 0,
         work,
+        timed_by: match timing {
+            Timing::Slot { .. } => TimedBy::KernelTimer,
+            Timing::Events { .. } => TimedBy::Events,
+        },
     };
     let mut q = lock(&st.pending);
     q.push_back(Pending { activity, timing });

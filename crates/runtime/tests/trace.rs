@@ -9,7 +9,7 @@ use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use ferrocm_runtime::trace::{
-    self, CopyDirection, DeviceActivity, DeviceOp, Record, TraceConfig, Tracer, Work,
+    self, CopyDirection, DeviceActivity, DeviceOp, Record, TimedBy, TraceConfig, Tracer, Work,
 };
 use ferrocm_runtime::{
     builtin, AsDeviceSlice, BackendKind, Device, Event, KernelArgs, LaunchConfig, Module, ModuleImage, Stream,
@@ -190,6 +190,9 @@ conformance! {
         let mut want = ["axpy_f32", "empty"].repeat(5);
         want.push("spin");
         assert_eq!(kernels, want, "every launch recorded under the kernel's own name, in order");
+        for d in devs.iter().filter(|d| matches!(d.op, DeviceOp::Kernel(_))) {
+            assert_eq!(d.timed_by, TimedBy::KernelTimer, "{d:?}");
+        }
         assert!(after.slot_timed >= before.slot_timed + 11, "{before:?} -> {after:?}");
         assert_eq!(after.dropped, before.dropped, "nothing was lost");
         let spin_rec = devs.iter().find(|d| matches!(&d.op, DeviceOp::Kernel(k) if &*k.name == "spin")).unwrap();
@@ -232,6 +235,9 @@ conformance! {
             .filter_map(|d| match &d.op { DeviceOp::Kernel(k) => Some(&*k.name), _ => None })
             .collect();
         assert_eq!(kernels, ["big", "small"]);
+        let timed_by: Vec<TimedBy> =
+            devs.iter().filter(|d| matches!(d.op, DeviceOp::Kernel(_))).map(|d| d.timed_by).collect();
+        assert_eq!(timed_by, [TimedBy::Events, TimedBy::KernelTimer]);
         assert!(after.event_timed > before.event_timed, "{before:?} -> {after:?}");
         assert!(after.slot_timed > before.slot_timed, "{before:?} -> {after:?}");
         assert_eq!(after.dropped, before.dropped, "nothing was lost");
