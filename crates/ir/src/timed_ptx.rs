@@ -1,11 +1,11 @@
 //! Timed variants of kernels given as PTX text (HIP programs' device code, modules users load
-//! from PTX): the PTX counterpart of [`crate::timed`], with the same slot layout and launch ABI,
+//! from PTX): the PTX counterpart of [`crate::timed`](mod@crate::timed), with the same slot layout and launch ABI,
 //! so the tracer launches and reads them exactly as it does the kernel language's.
 //!
 //! [`instrument`] returns the module's text with, right after each `.entry` it can instrument, a
 //! copy of that entry (named [`TimedEntry::timed`]) which takes two more `.u64` parameters, a
 //! timing slot's address and its length in words (the launch ABI of a slice parameter, which
-//! [`crate::timed`] adds too; the length is not read), and in which the first thread of each
+//! [`crate::timed`](mod@crate::timed) adds too; the length is not read), and in which the first thread of each
 //! block folds `%globaltimer` into the slot with `atom.global.max.u64`: `!start` at entry into
 //! word `2 * lane`, the end into word `2 * lane + 1` before every `ret` and `exit` (predicated
 //! ones under the same predicate) and where the body falls off its end, `lane` being
@@ -396,7 +396,10 @@ fn param_bytes(params: &str) -> Result<u64, String> {
         }
         let size = size.ok_or_else(|| format!("the parameter `{p}` has no type the timer knows"))?;
         let align = align.unwrap_or(size);
-        offset = offset.next_multiple_of(align) + size * count;
+        offset = offset
+            .checked_next_multiple_of(align)
+            .and_then(|o| o.checked_add(size.checked_mul(count)?))
+            .ok_or_else(|| format!("the parameter `{p}` is larger than any parameter space"))?;
     }
     Ok(offset)
 }
@@ -571,7 +574,7 @@ fn timed_copy(
         Some(p) => param_bytes(&code_str(p.clone()))?,
         None => 0,
     };
-    if bytes.next_multiple_of(8) + EXTRA_PARAM_BYTES > limit {
+    if bytes.saturating_add(7) / 8 * 8 + EXTRA_PARAM_BYTES > limit {
         return Err(format!(
             "its parameters take {bytes} bytes; with the timing slot's {EXTRA_PARAM_BYTES} they would pass the \
              limit of {limit} bytes"
@@ -679,5 +682,6 @@ mod tests {
         assert!(param_bytes(".param .v2 .u32 a").is_err());
         assert!(param_bytes(".reg .u32 a").is_err());
         assert!(param_bytes(".param .b8 a[n]").is_err());
+        assert!(param_bytes(".param .u64 a[18446744073709551615]").is_err());
     }
 }
