@@ -499,6 +499,8 @@ fn statements(code: &[u8], open: usize, close: usize) -> Result<Vec<(Stmt, bool)
 /// The instructions for the timing of one entry (names made of `tag`).
 struct Folds<'a> {
     tag: &'a str,
+    /// Folds made so far (each has its own label).
+    count: std::cell::Cell<u32>,
 }
 
 impl Folds<'_> {
@@ -535,27 +537,31 @@ impl Folds<'_> {
         }
     }
 
-    /// Under `@pred`: `slot[2 * (%smid % LANES) + word] max= timer` (`!timer` for the start,
-    /// read first; the end's timer is read last).
+    /// If `pred`: `slot[2 * (%smid % LANES) + word] max= timer` (`!timer` for the start, read
+    /// first; the end's timer is read last). A branch around the fold rather than a predicate on
+    /// each instruction: ptxas then keeps none of the fold's registers live across the kernel
+    /// (with predicates it kept six to ten more registers per thread in clang's kernels).
     fn fold(&self, start: bool, pred: &str) -> String {
         let t = self.tag;
-        let timer = format!("\n\t@{pred} mov.u64 %{t}_d0, %globaltimer;");
-        let mut s = String::new();
+        self.count.set(self.count.get() + 1);
+        let skip = format!("${t}_f{}", self.count.get());
+        let timer = format!("\n\tmov.u64 %{t}_d0, %globaltimer;");
+        let mut s = format!("\n\t@!{pred} bra {skip};");
         if start {
             s.push_str(&timer);
-            s.push_str(&format!("\n\t@{pred} not.b64 %{t}_d0, %{t}_d0;"));
+            s.push_str(&format!("\n\tnot.b64 %{t}_d0, %{t}_d0;"));
         }
         s.push_str(&format!(
-            "\n\t@{pred} mov.u32 %{t}_r1, %smid;\n\t@{pred} and.b32 %{t}_r1, %{t}_r1, {mask};\n\t\
-             @{pred} mul.wide.u32 %{t}_d1, %{t}_r1, 16;\n\t@{pred} ld.param.u64 %{t}_d2, [{t}];\n\t\
-             @{pred} cvta.to.global.u64 %{t}_d2, %{t}_d2;\n\t@{pred} add.s64 %{t}_d2, %{t}_d2, %{t}_d1;",
+            "\n\tmov.u32 %{t}_r1, %smid;\n\tand.b32 %{t}_r1, %{t}_r1, {mask};\n\t\
+             mul.wide.u32 %{t}_d1, %{t}_r1, 16;\n\tld.param.u64 %{t}_d2, [{t}];\n\t\
+             cvta.to.global.u64 %{t}_d2, %{t}_d2;\n\tadd.s64 %{t}_d2, %{t}_d2, %{t}_d1;",
             mask = TIMING_LANES - 1
         ));
         if !start {
             s.push_str(&timer);
         }
         let word = if start { "" } else { "+8" };
-        s.push_str(&format!("\n\t@{pred} atom.global.max.u64 %{t}_d1, [%{t}_d2{word}], %{t}_d0;"));
+        s.push_str(&format!("\n\tatom.global.max.u64 %{t}_d1, [%{t}_d2{word}], %{t}_d0;\n{skip}:"));
         s
     }
 }
@@ -581,7 +587,7 @@ fn timed_copy(
         ));
     }
     let stmts = statements(code, e.open, e.close).map_err(|err| err.to_string())?;
-    let folds = Folds { tag };
+    let folds = Folds { tag, count: Default::default() };
     // Instructions inserted at byte positions of the original body, in order.
     let mut inserts: Vec<(usize, String)> = Vec::new();
     inserts.push((e.open + 1, folds.declarations()));
