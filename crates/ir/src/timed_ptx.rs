@@ -471,7 +471,7 @@ fn statements(code: &[u8], open: usize, close: usize) -> Result<Vec<(Stmt, bool)
                         };
                         let p = if p.is_empty() { words.next().unwrap_or("") } else { p };
                         first = words.next().unwrap_or("");
-                        if p.is_empty() || !p.bytes().all(is_ident) {
+                        if p.is_empty() || !p.bytes().all(is_ident) || first.is_empty() {
                             return Err(unreadable(code, s, "a guard the timer cannot read"));
                         }
                         Some((neg, p.to_string()))
