@@ -1,19 +1,22 @@
 //! Timed variants of kernels given as PTX text (HIP programs' device code, modules users load
-//! from PTX): the PTX counterpart of [`crate::timed`](mod@crate::timed), with the same slot layout and launch ABI,
-//! so the tracer launches and reads them exactly as it does the kernel language's.
+//! from PTX): the PTX counterpart of [`crate::timed`](mod@crate::timed), with the same slot
+//! layout and launch ABI, so the tracer launches and reads them exactly as it does the kernel
+//! language's.
 //!
 //! [`instrument`] returns the module's text with, right after each `.entry` it can instrument, a
 //! copy of that entry (named [`TimedEntry::timed`]) which takes two more `.u64` parameters, a
 //! timing slot's address and its length in words (the launch ABI of a slice parameter, which
-//! [`crate::timed`](mod@crate::timed) adds too; the length is not read), and in which the first thread of each
+//! the IR's timed variant adds too; the length is not read), and in which the first thread of each
 //! block folds `%globaltimer` into the slot with `atom.global.max.u64`: `!start` at entry into
 //! word `2 * lane`, the end into word `2 * lane + 1` before every `ret` and `exit` (predicated
 //! ones under the same predicate) and where the body falls off its end, `lane` being
-//! `%smid % TIMING_LANES`. Nothing else changes: the entry's own instructions, control flow,
-//! labels and registers are the original's, so the copy computes what the entry computes. The
-//! entries, `.func`s and module variables of the text are left byte-identical, and the copies
-//! live in the same module, so they share its `.global` and `.const` variables (a twin module
-//! would have its own copies of them, which the program never wrote).
+//! `%smid % TIMING_LANES`; each fold is a short forward branch around its instructions for
+//! every other thread, so they reconverge right after it. Nothing else changes: the entry's own
+//! instructions, control flow, labels and registers are the original's, so the copy computes
+//! what the entry computes. The entries, `.func`s and module variables of the text are left
+//! byte-identical, and the copies live in the same module, so they share its `.global` and
+//! `.const` variables (a twin module would have its own copies of them, which the program never
+//! wrote).
 //!
 //! Fresh names are made of a tag that occurs nowhere in the text ([`crate::timed::TIMING_PARAM`]
 //! unless the text already holds it), so they cannot collide with the kernel's registers, labels
@@ -514,10 +517,10 @@ impl Folds<'_> {
     /// `%tag_lead` = this is thread (0, 0, 0) of its block; then the start's fold.
     fn prologue(&self) -> String {
         let t = self.tag;
-        let mut s = format!(
-            "\n\tmov.u32 %{t}_r0, %tid.x;\n\tmov.u32 %{t}_r1, %tid.y;\n\tor.b32 %{t}_r0, %{t}_r0, %{t}_r1;\n\t\
-             mov.u32 %{t}_r1, %tid.z;\n\tor.b32 %{t}_r0, %{t}_r0, %{t}_r1;\n\tsetp.eq.u32 %{t}_lead, %{t}_r0, 0;"
-        );
+        let (r0, r1) = (format!("%{t}_r0"), format!("%{t}_r1"));
+        let mut s = format!("\n\tmov.u32 {r0}, %tid.x;\n\tmov.u32 {r1}, %tid.y;\n\tor.b32 {r0}, {r0}, {r1};");
+        s.push_str(&format!("\n\tmov.u32 {r1}, %tid.z;\n\tor.b32 {r0}, {r0}, {r1};"));
+        s.push_str(&format!("\n\tsetp.eq.u32 %{t}_lead, {r0}, 0;"));
         s.push_str(&self.fold(true, &format!("%{t}_lead")));
         s
     }
@@ -582,8 +585,8 @@ fn timed_copy(
     };
     if bytes.saturating_add(7) / 8 * 8 + EXTRA_PARAM_BYTES > limit {
         return Err(format!(
-            "its parameters take {bytes} bytes; with the timing slot's {EXTRA_PARAM_BYTES} they would pass the \
-             limit of {limit} bytes"
+            "its parameters take {bytes} bytes; with the timing slot's {EXTRA_PARAM_BYTES} they would pass \
+             the limit of {limit} bytes"
         ));
     }
     let stmts = statements(code, e.open, e.close).map_err(|err| err.to_string())?;
