@@ -24,6 +24,7 @@ declare -A RUNS=(
   [hipify_translate]=40000
   [ir_parse]=1500000
   [ptx_frontend]=35000
+  [timed_ptx]=10000
 )
 seconds=${FERROCM_FUZZ_SECONDS:-}
 

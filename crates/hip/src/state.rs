@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use ferrocm_ptx_frontend::{CpuPtxModule, ParamLayout, PtxModule};
 use ferrocm_runtime::{
-    BackendKind, Device, DeviceBuffer, Event, Function, HostBuffer, Module, ModuleImage, Stream,
+    timed_ptx, BackendKind, Device, DeviceBuffer, Event, Function, HostBuffer, Module, ModuleImage, Stream,
 };
 
 use crate::error::{Failure, HipError, HipResult};
@@ -122,19 +122,42 @@ impl Code {
             return Err(Failure::new(HipError::hipErrorNotSupported, what.clone()));
         }
         let device = hip()?.device(hip_device)?;
-        let (image, cpu) = match device.kind() {
-            BackendKind::Cpu => {
-                let m = self
-                    .parsed()?
-                    .load_cpu(Arc::new(crate::cpu::HostMemory))
-                    .map_err(|e| Failure::new(HipError::hipErrorInvalidImage, e.to_string()))?;
-                (ModuleImage::Cpu(m.clone()), Some(m))
+        let l = match device.kind() {
+            BackendKind::Cpu => match self.load_cpu_timed(&device) {
+                Some(l) => l,
+                None => {
+                    let m = self
+                        .parsed()?
+                        .load_cpu(Arc::new(crate::cpu::HostMemory))
+                        .map_err(|e| Failure::new(HipError::hipErrorInvalidImage, e.to_string()))?;
+                    Loaded { module: device.load_module(ModuleImage::Cpu(m.clone()))?, cpu: Some(m) }
+                }
+            },
+            // The runtime adds the timed copies to PTX it loads while kernels are traced.
+            _ => {
+                Loaded { module: device.load_module(ModuleImage::Ptx(self.text()?.to_string()))?, cpu: None }
             }
-            _ => (ModuleImage::Ptx(self.text()?.to_string()), None),
         };
-        let module = device.load_module(image)?;
-        let l = Loaded { module, cpu };
         Ok(lock(&self.loaded).entry(hip_device).or_insert(l).clone())
+    }
+
+    /// While kernels are traced, the module on the CPU device from its text with timed copies of
+    /// its kernels added (`timed_ptx`), so the CPU runs the very PTX a GPU would JIT for a traced
+    /// launch; `None` when nothing is traced or the rewritten text does not load (the text as
+    /// given is loaded then, and its kernels are timed by events). A copy the front end cannot
+    /// translate leaves its kernel timed by events.
+    fn load_cpu_timed(&self, device: &Device) -> Option<Loaded> {
+        if !ferrocm_runtime::trace::kernels_traced() {
+            return None;
+        }
+        let t = timed_ptx::instrument(self.text().ok()?).ok()?;
+        if t.entries.is_empty() {
+            return None;
+        }
+        let m = PtxModule::parse(&t.text).ok()?.load_cpu(Arc::new(crate::cpu::HostMemory)).ok()?;
+        let entries = t.entries.into_iter().filter(|e| m.kernel_error(&e.timed).is_none()).collect();
+        let module = device.load_module_with_timed(ModuleImage::Cpu(m.clone()), entries).ok()?;
+        Some(Loaded { module, cpu: Some(m) })
     }
 
     /// Kernel `name` on HIP device `hip_device`.

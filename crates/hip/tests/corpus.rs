@@ -261,6 +261,56 @@ mod module_api {
     }
 }
 
+/// Programs traced end to end with kernel tracing on (`FERROCM_PROF=kernel`, what `ferrocm prof
+/// --kernel-trace` sets): each still validates its results (its kernels' timed copies share
+/// the module's `__constant__` and `__device__` variables and compute the same), and every
+/// kernel launch in its trace was timed by the kernel's own timer, not by events.
+mod traced {
+    use super::*;
+
+    fn case(kind: BackendKind) {
+        let Some(d) = dir() else { return };
+        let module = d.join("module_kernels.ptx").display().to_string();
+        for (program, args) in [
+            ("vector_add", vec![]),
+            ("constant_memory", vec![]),
+            ("streams_events", vec![]),
+            ("module_api", vec![module]),
+        ] {
+            let out = d.join(format!("traced-{program}-{}", kind.name()));
+            let _ = std::fs::remove_dir_all(&out);
+            let prefix = out.join("t").display().to_string();
+            let env = [
+                ("FERROCM_PROF", "kernel"),
+                ("FERROCM_PROF_OUTPUT", &prefix),
+                ("FERROCM_PROF_FORMAT", "json"),
+            ];
+            if run(program, kind, &env, &args).is_none() {
+                return;
+            }
+            let text = std::fs::read_to_string(out.join("t_results.json"))
+                .unwrap_or_else(|e| panic!("{program} on {kind}: no trace ({e})"));
+            let trace: serde_json::Value = serde_json::from_str(&text).unwrap();
+            let kernels: Vec<&serde_json::Value> =
+                trace["traceEvents"].as_array().unwrap().iter().filter(|e| e["cat"] == "kernel").collect();
+            assert!(!kernels.is_empty(), "{program} on {kind}: no kernel in the trace");
+            for k in &kernels {
+                assert_eq!(k["args"]["timed_by"], "kernel_timer", "{program} on {kind}: {k}");
+                let name = k["name"].as_str().unwrap();
+                assert!(!name.contains("ferrocm_timing"), "{program}: the record names the copy: {name}");
+            }
+        }
+    }
+    #[test]
+    fn cpu() {
+        case(BackendKind::Cpu)
+    }
+    #[test]
+    fn cuda() {
+        case(BackendKind::Cuda)
+    }
+}
+
 /// The matrix multiplication sample, in the style of HIP example collections: built by its
 /// own Makefile with `HIPCXX` pointing at ferrocm's hipcc, run on each device.
 mod makefile_sample {

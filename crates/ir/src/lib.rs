@@ -16,6 +16,9 @@
 //! addresses name shared and local memory. The PTX back end refuses such functions: GPUs run
 //! the PTX they were read from.
 //!
+//! [`timed`](mod@timed) and [`timed_ptx`] make the timed variants kernel tracing launches (from IR and from
+//! PTX text).
+//!
 //! Instructions beyond the core ops are intrinsics, defined as data: one [`intrinsics::Def`] row
 //! each (operands and result types, effects, minimum feature and PTX version, PTX template,
 //! CPU executor semantics), from which the builder, the verifier, the printer, the parser and
@@ -40,6 +43,7 @@ mod layout;
 mod parse;
 mod print;
 pub mod timed;
+pub mod timed_ptx;
 mod types;
 mod verify;
 

@@ -109,6 +109,7 @@ pub(crate) fn trace_events(trace: &Trace) -> String {
         };
         args["correlation_id"] = json!(r.correlation);
         args["dispatch_id"] = json!(r.dispatch);
+        args["timed_by"] = json!(r.timed_by.name());
         if let Some(w) = r.work {
             args["flops"] = json!(w.flops);
             args["work_bytes"] = json!(w.bytes);

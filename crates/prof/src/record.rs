@@ -158,6 +158,29 @@ pub struct DeviceActivity {
     pub end_ns: u64,
     /// The work the launching library declared (copies always declare their bytes).
     pub work: Option<Work>,
+    /// How its start and end were taken.
+    pub timed_by: TimedBy,
+}
+
+/// How a device activity's start and end were taken.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TimedBy {
+    /// Timing events recorded around it on its stream.
+    #[default]
+    Events,
+    /// The kernel's own reads of the device timer (a kernel-language kernel's timed variant,
+    /// or a PTX kernel's timed copy): the first thread of each block, at entry and at exit.
+    KernelTimer,
+}
+
+impl TimedBy {
+    /// The name written to traces.
+    pub fn name(self) -> &'static str {
+        match self {
+            TimedBy::Events => "events",
+            TimedBy::KernelTimer => "kernel_timer",
+        }
+    }
 }
 
 /// Whether memory was obtained or given back.

@@ -27,6 +27,7 @@ fn kernel(name: &str, dispatch: u64, start: u64, end: u64, work: Option<Work>) -
         start_ns: start,
         end_ns: end,
         work,
+        timed_by: if dispatch == 3 { TimedBy::KernelTimer } else { TimedBy::Events },
     }
 }
 
@@ -135,4 +136,9 @@ fn files_read_back() {
     let k = x.iter().find(|e| e["args"]["dispatch_id"] == 3).unwrap();
     assert_eq!((k["ts"].as_f64().unwrap(), k["dur"].as_f64().unwrap()), (3.5, 6.0), "microseconds");
     assert_eq!(k["pid"].as_u64().unwrap(), ferrocm_prof::AGENT_PID_BASE + 1);
+    // How each activity was timed.
+    let timed_by: Vec<&str> = x.iter().filter_map(|e| e["args"]["timed_by"].as_str()).collect();
+    assert_eq!(timed_by.len(), 4, "every device activity says how it was timed");
+    assert_eq!(k["args"]["timed_by"], "kernel_timer");
+    assert_eq!(timed_by.iter().filter(|t| **t == "events").count(), 3);
 }

@@ -252,8 +252,45 @@ impl Device {
     }
 
     /// Loads a compiled module (PTX for CUDA devices, a CPU module for CPU devices).
+    ///
+    /// While kernels are traced ([`crate::trace::kernels_traced`]), PTX text is loaded with a
+    /// timed copy of each kernel added (`ferrocm_ir::timed_ptx`), which its launches run instead
+    /// so they time themselves as kernel-language kernels do (no timing events); kernels the
+    /// rewriter refuses, and every kernel of a module whose rewritten text the driver does not
+    /// take (then the text as given is loaded), are timed by events. With nothing traced the
+    /// text is loaded as given.
     pub fn load_module(&self, image: ModuleImage) -> Result<Module> {
         let _t = crate::trace::api("Device::load_module");
+        self.check_image(&image)?;
+        if let ModuleImage::Ptx(text) = &image {
+            if crate::trace::kernels_traced() {
+                if let Ok(t) = ferrocm_ir::timed_ptx::instrument(text) {
+                    if !t.entries.is_empty() {
+                        if let Ok(m) = self.load(&ModuleImage::Ptx(t.text), t.entries) {
+                            return Ok(m);
+                        }
+                    }
+                }
+            }
+        }
+        self.load(&image, Vec::new())
+    }
+
+    /// Loads a module built from PTX text that [`ferrocm_ir::timed_ptx::instrument`] rewrote
+    /// (a CPU module the PTX front end made of it, say), whose kernels `timed` name their timed
+    /// copies in it: while kernels are traced, launches of those kernels run their copies.
+    /// A copy the module does not hold leaves its kernel timed by events.
+    pub fn load_module_with_timed(
+        &self,
+        image: ModuleImage,
+        timed: Vec<ferrocm_ir::timed_ptx::TimedEntry>,
+    ) -> Result<Module> {
+        let _t = crate::trace::api("Device::load_module");
+        self.check_image(&image)?;
+        self.load(&image, timed)
+    }
+
+    fn check_image(&self, image: &ModuleImage) -> Result<()> {
         if image.target() != self.kind() {
             return Err(Error::ModuleTarget {
                 device: self.index(),
@@ -261,8 +298,12 @@ impl Device {
                 backend: self.kind(),
             });
         }
-        let handle = self.inner.backend.module_load(self.inner.ordinal, &image).map_err(|e| self.error(e))?;
-        Ok(Module::new(self.clone(), handle))
+        Ok(())
+    }
+
+    fn load(&self, image: &ModuleImage, timed: Vec<ferrocm_ir::timed_ptx::TimedEntry>) -> Result<Module> {
+        let handle = self.inner.backend.module_load(self.inner.ordinal, image).map_err(|e| self.error(e))?;
+        Ok(Module::new(self.clone(), handle, timed))
     }
 
     /// Whether this device can be given direct access to `peer`'s memory.

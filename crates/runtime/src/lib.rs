@@ -56,6 +56,8 @@ pub use ferrocm_backend::{
     BackendError, BackendKind, CpuKernel, CpuModule, DeviceProperties, DevicePtr, Dim3, EventFlags, Feature,
     FeatureSet, FunctionAttributes, Isa, LaunchDims, ModuleImage, StreamFlags, Target,
 };
+/// Timed copies of PTX kernels for kernel tracing ([`Device::load_module_with_timed`]).
+pub use ferrocm_ir::timed_ptx;
 
 pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     // Runtime tables are updated by whole inserts and removes, so a poisoned lock still guards

@@ -7,6 +7,8 @@ use ferrocm_backend::{
     DevicePtr, Dim3, Feature, FunctionAttribute, FunctionAttributes, FunctionHandle, LaunchDims, ModuleHandle,
 };
 
+use ferrocm_ir::timed_ptx::TimedEntry;
+
 use crate::callback::forbid;
 use crate::device::Device;
 use crate::memory::{AsDeviceSlice, DeviceRepr, UseTracker};
@@ -22,6 +24,8 @@ pub const MAX_LOCAL_BYTES_PER_THREAD: u64 = 512 * 1024;
 struct ModuleInner {
     device: Device,
     handle: ModuleHandle,
+    /// Kernels with a timed copy in the module (`ferrocm_ir::timed_ptx`): kernel -> copy.
+    timed: Vec<TimedEntry>,
     /// Module variables looked up so far (registered as device memory in the pointer table).
     globals: Mutex<Vec<(String, DevicePtr, u64)>>,
 }
@@ -56,8 +60,14 @@ impl std::fmt::Debug for Module {
 }
 
 impl Module {
-    pub(crate) fn new(device: Device, handle: ModuleHandle) -> Module {
-        Module { inner: Arc::new(ModuleInner { device, handle, globals: Mutex::default() }) }
+    pub(crate) fn new(device: Device, handle: ModuleHandle, timed: Vec<TimedEntry>) -> Module {
+        Module { inner: Arc::new(ModuleInner { device, handle, timed, globals: Mutex::default() }) }
+    }
+
+    /// The kernels of this module that launch a timed copy of themselves while kernels are
+    /// traced (see [`Device::load_module`]), and their copies' names.
+    pub fn timed_entries(&self) -> &[TimedEntry] {
+        &self.inner.timed
     }
 
     /// The device address and size in bytes of module variable `name` (a `__device__` or
@@ -93,10 +103,21 @@ impl Module {
     pub fn function(&self, name: &str) -> Result<Function> {
         let _t = crate::trace::api("Module::function");
         forbid("looking up a kernel")?;
+        let mut f = self.lookup(name, name)?;
+        // The timed copy launches in its place while kernels are traced; a copy the runtime
+        // cannot take leaves the kernel timed by events.
+        if let Some(e) = self.inner.timed.iter().find(|e| e.kernel == name) {
+            f.timed = self.lookup(&e.timed, name).ok().map(Arc::new);
+        }
+        Ok(f)
+    }
+
+    /// Entry `entry`, named `name` in errors and trace records.
+    fn lookup(&self, entry: &str, name: &str) -> Result<Function> {
         let d = &self.inner.device;
         // SAFETY: the module is live while `self` is.
         let handle =
-            unsafe { d.inner.backend.module_function(self.inner.handle, name) }.map_err(|e| d.error(e))?;
+            unsafe { d.inner.backend.module_function(self.inner.handle, entry) }.map_err(|e| d.error(e))?;
         // SAFETY: the function's module is live.
         let attributes = unsafe { d.inner.backend.function_attributes(handle) }.map_err(|e| d.error(e))?;
         let limits = [
@@ -125,6 +146,7 @@ impl Module {
                 ),
                 set: Mutex::new(()),
             }),
+            timed: None,
         })
     }
 }
@@ -145,6 +167,9 @@ pub struct Function {
     attributes: FunctionAttributes,
     name: Arc<str>,
     state: Arc<FunctionState>,
+    /// Its timed copy in the same module (PTX modules loaded while kernels are traced), which
+    /// [`Stream::launch`] runs in its place while kernels are traced.
+    pub(crate) timed: Option<Arc<Function>>,
 }
 
 impl std::fmt::Debug for Function {
@@ -487,7 +512,9 @@ fn validate_cluster(device: &Device, cfg: &LaunchConfig) -> Result<()> {
 impl Stream {
     /// Queues a kernel launch after validating it against the device and kernel limits: grid,
     /// block, shared memory, cluster shape and cooperative residency. Dynamic shared memory over
-    /// 48 KiB is opted into once per function.
+    /// 48 KiB is opted into once per function. While kernels are traced, a kernel with a timed
+    /// copy (PTX loaded while they were, see [`Device::load_module`]) runs the copy, as
+    /// [`Stream::launch_timed`] does.
     ///
     /// # Safety
     /// The arguments must match the kernel's parameters in number, order and type, and every
@@ -496,8 +523,9 @@ impl Stream {
     /// [`KernelArgs::push_buffer`] are kept alive by the graph, raw addresses are not). The
     /// kernel language's typed launches uphold this; raw modules are the caller's promise.
     pub unsafe fn launch(&self, f: &Function, cfg: LaunchConfig, args: &KernelArgs) -> Result<()> {
-        // SAFETY: forwarded from this function's contract.
-        unsafe { self.launch_inner(f, None, cfg, args) }
+        // SAFETY: forwarded from this function's contract (a timed copy takes the kernel's
+        // parameters and the slot `launch_inner` appends).
+        unsafe { self.launch_inner(f, f.timed.as_deref(), cfg, args) }
     }
 
     /// Launches `f`, or while kernels are traced, `timed`: `f`'s timed variant, which takes one
@@ -571,7 +599,8 @@ impl Stream {
             )?,
             Some(t) => crate::trace::timed_kernel(
                 self,
-                |is_timed| crate::trace::kernel(if is_timed { t } else { f }, &cfg, work),
+                // The record is the kernel's own (its name and attributes), timed either way.
+                |_| crate::trace::kernel(f, &cfg, work),
                 |slot, len| {
                     let (slot, len) = (slot.0.to_ne_bytes(), len.to_ne_bytes());
                     // SAFETY: as above, and the timed variant's last parameter is the slot the

@@ -6,13 +6,17 @@
 //! **Cost.** With no tracer installed each hook is one `OnceLock::get` (an acquire load) and a
 //! branch. With one installed, an API call costs two clock reads and a record. A traced
 //! kernel-language kernel costs no driver call of its own: it runs its *timed variant*
-//! ([`ferrocm_ir::timed`]), which times itself into a slot of a pooled device buffer (see
-//! "Timed kernels"). A traced copy, memset or raw-module kernel costs one timing event recorded
+//! ([`ferrocm_ir::timed`](mod@ferrocm_ir::timed)), which times itself into a slot of a pooled device buffer (see
+//! "Timed kernels"), and so does a kernel of a PTX module loaded while kernels are traced (its
+//! timed copy, [`ferrocm_ir::timed_ptx`], added to the module at load). A traced copy, memset or
+//! other raw-module kernel (a CPU module, or a PTX kernel the rewriter refused) costs one timing
+//! event recorded
 //! after it on its stream, plus one before it when the stream is idle (see below), taken from a
 //! per-device pool that a collector thread refills as the events complete.
 //!
 //! **Timed kernels.** While kernels are traced, the kernel language launches each kernel's
-//! timed variant through [`Stream::launch_timed`]: the same code with one more slice parameter,
+//! timed variant through [`Stream::launch_timed`], and [`Stream::launch`] the timed copy of a PTX
+//! module's kernel (see [`crate::Device::load_module`]): the same code with one more slice parameter,
 //! a 256-byte slot of a per-device ring of 8192 (device memory, zeroed), in which the first
 //! thread of each block folds `%globaltimer` read at entry and at exit with 64-bit atomic
 //! maxima, spread over 16 lanes by `%smid`. Taking a slot is a counter bump under a lock. The
@@ -55,7 +59,7 @@ use ferrocm_backend::{
 use ferrocm_ir::timed::{read_timing_slot, TIMING_SLOT_WORDS};
 pub use ferrocm_prof::record::{
     Agent, AgentKind, AllocOp, Allocation, ApiCall, CopyDirection, DeviceActivity, DeviceOp, Kernel,
-    MathUnit, MemoryKind, Record, Trace, Work, MEMSET_KERNEL_NAME,
+    MathUnit, MemoryKind, Record, TimedBy, Trace, Work, MEMSET_KERNEL_NAME,
 };
 
 use crate::device::Device;
@@ -173,9 +177,11 @@ static EVENT_TIMED: AtomicU64 = AtomicU64::new(0);
 /// How the device activities delivered so far were timed (for tests and summaries).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TraceCounts {
-    /// Kernel-language kernels that timed themselves (their timed variant).
+    /// Kernels that timed themselves (a kernel-language kernel's timed variant, or a PTX
+    /// kernel's timed copy).
     pub slot_timed: u64,
-    /// Work timed by events: copies, memsets, raw modules, and kernels without a free slot.
+    /// Work timed by events: copies, memsets, kernels without a timed variant or copy, and
+    /// kernels without a free slot.
     pub event_timed: u64,
     /// Activities whose times could not be read (not delivered).
     pub dropped: u64,
@@ -455,12 +461,17 @@ impl DeviceTiming {
             }
         })();
         match ready {
-            Some((module, clock)) => Some(DeviceTiming {
-                base,
-                ring: Mutex::new(Ring { next: 0, released: 0, done: vec![false; RING_SLOTS as usize] }),
-                _module: module,
-                clock,
-                offset: Mutex::new((0, 0)),
+            Some((module, clock)) => Some({
+                // Device memory for the pointer table too: timed copies of PTX kernels address
+                // their slots by pointer, which the CPU executor checks against the table.
+                crate::pointer::register(base.0, bytes, device.index(), crate::pointer::MemoryKind::Device);
+                DeviceTiming {
+                    base,
+                    ring: Mutex::new(Ring { next: 0, released: 0, done: vec![false; RING_SLOTS as usize] }),
+                    _module: module,
+                    clock,
+                    offset: Mutex::new((0, 0)),
+                }
             }),
             None => {
                 // SAFETY: allocated above and not used.
@@ -849,6 +860,10 @@ fn push_pending(st: &State, stream: &Stream, (op, work): (DeviceOp, Option<Work>
         start_ns: 0,
         end_ns: 0,
         work,
+        timed_by: match timing {
+            Timing::Slot { .. } => TimedBy::KernelTimer,
+            Timing::Events { .. } => TimedBy::Events,
+        },
     };
     let mut q = lock(&st.pending);
     q.push_back(Pending { activity, timing });

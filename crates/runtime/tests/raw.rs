@@ -36,6 +36,19 @@ impl CpuModule for TableModule {
 }
 
 conformance! {
+    untraced_ptx_modules_load_as_given(dev) {
+        // This binary installs no tracer: PTX text is loaded as given, with no timed copies.
+        assert!(!ferrocm_runtime::trace::kernels_traced());
+        if dev.kind() == BackendKind::Cuda {
+            let m = dev.load_module(table_module(dev))?;
+            assert!(m.timed_entries().is_empty());
+            let m = dev.load_module(ModuleImage::Ptx(builtin::PTX.into()))?;
+            assert!(m.timed_entries().is_empty());
+            m.function("empty")?;
+        }
+        Ok(())
+    }
+
     raw_copies_round_trip_through_device_memory(dev) {
         let s = dev.create_stream()?;
         let mut a = dev.alloc::<u32>(1000)?;

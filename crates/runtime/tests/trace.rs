@@ -9,9 +9,11 @@ use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use ferrocm_runtime::trace::{
-    self, CopyDirection, DeviceActivity, DeviceOp, Record, TraceConfig, Tracer, Work,
+    self, CopyDirection, DeviceActivity, DeviceOp, Record, TimedBy, TraceConfig, Tracer, Work,
 };
-use ferrocm_runtime::{builtin, AsDeviceSlice, Event, KernelArgs, LaunchConfig, Stream};
+use ferrocm_runtime::{
+    builtin, AsDeviceSlice, BackendKind, Device, Event, KernelArgs, LaunchConfig, Module, ModuleImage, Stream,
+};
 
 struct Collect(Mutex<Vec<Record>>);
 
@@ -85,7 +87,164 @@ fn check_streams(dev: &[DeviceActivity]) {
     }
 }
 
+/// What PTX kernels on the CPU device may touch: the runtime's allocations.
+struct RuntimeMemory;
+
+impl ferrocm_cpu_exec::HostEnv for RuntimeMemory {
+    fn global_range(&self, addr: u64) -> Option<(u64, u64)> {
+        ferrocm_runtime::pointer_attributes(addr).ok().flatten().map(|a| (a.base.0, a.size))
+    }
+}
+
+/// PTX text loaded as the runtime loads it while kernels are traced: as given on a GPU (the
+/// runtime adds the timed copies), and on the CPU through the PTX front end from the text with
+/// timed copies added, as `ferrocm-hip` loads its device code there.
+fn load_ptx(dev: &Device, text: &str) -> Result<Module, Box<dyn std::error::Error>> {
+    Ok(match dev.kind() {
+        BackendKind::Cpu => {
+            let t = ferrocm_runtime::timed_ptx::instrument(text)?;
+            let m = ferrocm_ptx_frontend::PtxModule::parse(&t.text)?
+                .load_cpu(std::sync::Arc::new(RuntimeMemory))?;
+            dev.load_module_with_timed(ModuleImage::Cpu(m), t.entries)?
+        }
+        _ => dev.load_module(ModuleImage::Ptx(text.into()))?,
+    })
+}
+
+/// `out[0] = sum of the u64 words of a 4080-byte parameter`: with the timing slot's 16 bytes its
+/// parameters would pass PTX's 4096-byte limit, so it has no timed copy; `small` has one.
+const BIG_PARAM_PTX: &str = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+
+.visible .entry big(.param .u64 big_out, .param .align 8 .b8 big_words[4080])
+{
+    .reg .pred %p;
+    .reg .b32 %r<3>;
+    .reg .b64 %rd<8>;
+    mov.u64 %rd1, 0;
+    mov.u32 %r1, 0;
+    mov.u64 %rd2, big_words;
+$L__loop:
+    ld.param.u64 %rd3, [%rd2];
+    add.s64 %rd1, %rd1, %rd3;
+    add.s64 %rd2, %rd2, 8;
+    add.s32 %r1, %r1, 1;
+    setp.lt.u32 %p, %r1, 510;
+    @%p bra $L__loop;
+    ld.param.u64 %rd4, [big_out];
+    cvta.to.global.u64 %rd4, %rd4;
+    st.global.u64 [%rd4], %rd1;
+    ret;
+}
+
+.visible .entry small(.param .u64 small_out)
+{
+    .reg .b64 %rd<2>;
+    .reg .b32 %r<2>;
+    ld.param.u64 %rd1, [small_out];
+    cvta.to.global.u64 %rd1, %rd1;
+    mov.u32 %r1, 7;
+    st.global.u32 [%rd1], %r1;
+    ret;
+}
+"#;
+
 conformance! {
+    raw_ptx_kernels_time_themselves(dev) {
+        collector();
+        let s = dev.create_stream()?;
+        let module = load_ptx(dev, builtin::PTX)?;
+        let mut timed: Vec<&str> = module.timed_entries().iter().map(|e| e.kernel.as_str()).collect();
+        timed.sort();
+        assert_eq!(timed, ["axpy_f32", "clock", "empty", "spin"]);
+        let axpy = module.function("axpy_f32")?;
+        let spin = module.function("spin")?;
+        let empty = module.function("empty")?;
+        let n = 3000usize;
+        let x: Vec<f32> = (0..n).map(|i| i as f32 - 1000.0).collect();
+        let dx = s.clone_htod(&x)?;
+        let dy = s.alloc_zeroed::<f32>(n)?;
+        // Counted before launching: the collector may deliver them before the launches return.
+        let before = trace::counts();
+        let cfg = LaunchConfig::for_num_elems(n as u32);
+        for _ in 0..5 {
+            let mut args = KernelArgs::new();
+            args.push_buffer(&dx).push_buffer(&dy).push(n as u64).push(2.0f32);
+            // SAFETY: axpy_f32(x, y, n, a) with two live n-element buffers.
+            unsafe { s.launch(&axpy, cfg, &args)? };
+            // SAFETY: empty takes nothing.
+            unsafe { s.launch(&empty, LaunchConfig::new(3, 64), &KernelArgs::new())? };
+        }
+        // SAFETY: spin takes one u64.
+        unsafe { s.launch(&spin, LaunchConfig::new(2, 32), &spin_args(200_000))? };
+        let y = s.clone_dtoh(&dy)?;
+        assert!(y.iter().zip(&x).all(|(y, x)| *y == 10.0 * x), "five axpys");
+        let (_, devs) = mine();
+        let after = trace::counts();
+        let kernels: Vec<&str> = devs
+            .iter()
+            .filter_map(|d| match &d.op { DeviceOp::Kernel(k) => Some(&*k.name), _ => None })
+            .collect();
+        let mut want = ["axpy_f32", "empty"].repeat(5);
+        want.push("spin");
+        assert_eq!(kernels, want, "every launch recorded under the kernel's own name, in order");
+        for d in devs.iter().filter(|d| matches!(d.op, DeviceOp::Kernel(_))) {
+            assert_eq!(d.timed_by, TimedBy::KernelTimer, "{d:?}");
+        }
+        assert!(after.slot_timed >= before.slot_timed + 11, "{before:?} -> {after:?}");
+        assert_eq!(after.dropped, before.dropped, "nothing was lost");
+        let spin_rec = devs.iter().find(|d| matches!(&d.op, DeviceOp::Kernel(k) if &*k.name == "spin")).unwrap();
+        let spin_ns = spin_rec.end_ns - spin_rec.start_ns;
+        assert!(spin_ns >= 190_000, "spin of 200 us measured {spin_ns} ns");
+        // The record carries the kernel's own attributes, not its copy's.
+        let k = devs.iter().find_map(|d| match &d.op { DeviceOp::Kernel(k) => Some(k), _ => None }).unwrap();
+        assert_eq!(k.registers_per_thread, axpy.attributes().registers_per_thread);
+        check_streams(&devs);
+        Ok(())
+    }
+
+    raw_ptx_kernels_the_rewriter_refuses_are_timed_by_events(dev) {
+        collector();
+        let s = dev.create_stream()?;
+        let module = load_ptx(dev, BIG_PARAM_PTX)?;
+        let timed: Vec<&str> = module.timed_entries().iter().map(|e| e.kernel.as_str()).collect();
+        assert_eq!(timed, ["small"]);
+        let big = module.function("big")?;
+        let small = module.function("small")?;
+        let out = s.alloc_zeroed::<u64>(1)?;
+        let out32 = s.alloc_zeroed::<u32>(1)?;
+        let words: Vec<u64> = (0..510u64).map(|i| i * i + 3).collect();
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_ne_bytes()).collect();
+        let before = trace::counts();
+        let mut args = KernelArgs::new();
+        args.push_buffer(&out).push_bytes(&bytes);
+        // SAFETY: big(out, words) with a live one-element buffer and 4080 bytes.
+        unsafe { s.launch(&big, LaunchConfig::new(1, 32), &args)? };
+        let mut args = KernelArgs::new();
+        args.push_buffer(&out32);
+        // SAFETY: small(out) with a live one-element buffer.
+        unsafe { s.launch(&small, LaunchConfig::new(1, 32), &args)? };
+        assert_eq!(s.clone_dtoh(&out)?, [words.iter().sum::<u64>()]);
+        assert_eq!(s.clone_dtoh(&out32)?, [7]);
+        let (_, devs) = mine();
+        let after = trace::counts();
+        let kernels: Vec<&str> = devs
+            .iter()
+            .filter_map(|d| match &d.op { DeviceOp::Kernel(k) => Some(&*k.name), _ => None })
+            .collect();
+        assert_eq!(kernels, ["big", "small"]);
+        let timed_by: Vec<TimedBy> =
+            devs.iter().filter(|d| matches!(d.op, DeviceOp::Kernel(_))).map(|d| d.timed_by).collect();
+        assert_eq!(timed_by, [TimedBy::Events, TimedBy::KernelTimer]);
+        assert!(after.event_timed > before.event_timed, "{before:?} -> {after:?}");
+        assert!(after.slot_timed > before.slot_timed, "{before:?} -> {after:?}");
+        assert_eq!(after.dropped, before.dropped, "nothing was lost");
+        check_streams(&devs);
+        Ok(())
+    }
+
     records_every_operation_in_order(dev) {
         collector();
         let s = dev.create_stream()?;

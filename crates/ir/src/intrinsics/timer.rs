@@ -1,5 +1,5 @@
 //! Clocks: the device's nanosecond timer and the multiprocessor a block runs on. Kernel
-//! tracing reads both in the timed variant of a kernel (see [`crate::timed`]); kernels may use
+//! tracing reads both in the timed variant of a kernel (see [`crate::timed`](mod@crate::timed)); kernels may use
 //! the timer for spin-waits and measurements of their own.
 
 use super::*;
