@@ -18,6 +18,7 @@ mod error;
 mod event;
 mod graph;
 mod ipc;
+mod memop;
 mod memory;
 mod module;
 pub mod platform;
@@ -34,6 +35,7 @@ pub use error::{Error, Result};
 pub use event::Event;
 pub use graph::{Graph, GraphExec};
 pub use ipc::{ShareableHandle, SharedBuffer};
+pub use memop::MemoryWord;
 pub use memory::{
     AsDeviceSlice, AsDeviceSliceMut, DeviceBuffer, DeviceRepr, DeviceSlice, DeviceSliceMut, ExternalBuffer,
     HostBuffer,
@@ -54,7 +56,8 @@ pub use ferrocm_backend::tensor_map::{
 };
 pub use ferrocm_backend::{
     BackendError, BackendKind, CpuKernel, CpuModule, DeviceProperties, DevicePtr, Dim3, EventFlags, Feature,
-    FeatureSet, FunctionAttributes, Isa, LaunchDims, ModuleImage, StreamFlags, Target,
+    FeatureSet, FunctionAttributes, Isa, LaunchDims, ModuleImage, StreamFlags, StreamWord, Target,
+    WaitCondition,
 };
 
 pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
