@@ -1,8 +1,9 @@
 //! `ferrocm bench runtime`: the runtime's overheads against the raw CUDA driver, in one
 //! process: empty-kernel launch rate and round trip, a typed `#[kernel]` launch, a graph of empty
 //! kernels replayed (against the driver's own graph of the same launches, and against the same
-//! launches on a stream), pinned H2D/D2H and D2D copy bandwidth, and allocate+free through the
-//! stream-ordered pool against cuMemAlloc/cuMemFree.
+//! launches on a stream), a round trip between two streams ordered by stream memory operations
+//! (against cuStreamWriteValue32/cuStreamWaitValue32), pinned H2D/D2H and D2D copy bandwidth,
+//! and allocate+free through the stream-ordered pool against cuMemAlloc/cuMemFree.
 
 use std::time::Instant;
 
@@ -230,6 +231,66 @@ pub fn run(a: Args) -> Result<()> {
         s.synchronize()?;
     }
     rows.push(event_row("event query (pending)", median(q)));
+
+    // Stream memory operations: a round trip between two streams ordered only by words in
+    // device memory (A writes its word, B waits for it and writes its own, A waits for that),
+    // the building block of collectives between processes; the driver's cuStreamWriteValue32 /
+    // cuStreamWaitValue32 on two raw streams is the baseline.
+    {
+        let rounds = (a.launches / 10).max(1);
+        let (sa, sb) = (dev.create_stream()?, dev.create_stream()?);
+        let mut fa = dev.alloc::<u32>(1)?;
+        let mut fb = dev.alloc::<u32>(1)?;
+        sa.copy_htod(&[0], &mut fa)?;
+        sa.copy_htod(&[0], &mut fb)?;
+        let mut generation = 0u32;
+        let mut ours = || -> Result<()> {
+            for _ in 0..rounds {
+                generation = generation.wrapping_add(1);
+                sa.write_value(&mut fa, generation)?;
+                sb.wait_value(&fa, generation, ferrocm::WaitCondition::Geq)?;
+                sb.write_value(&mut fb, generation)?;
+                sa.wait_value(&fb, generation, ferrocm::WaitCondition::Geq)?;
+            }
+            Ok(sa.synchronize()?)
+        };
+        ours()?;
+        ensure!(
+            sa.clone_dtoh(&fa)? == vec![generation] && sa.clone_dtoh(&fb)? == vec![generation],
+            "the ping-pong left the words at {:?} / {:?}, not {generation}",
+            sa.clone_dtoh(&fa)?,
+            sa.clone_dtoh(&fb)?
+        );
+        let raw_pair = match &raw {
+            Some(r) => Some((r, r.memop_pair()?)),
+            None => None,
+        };
+        let mut raw_generation = 0u32;
+        let mut theirs = raw_pair.as_ref().map(|(r, pair)| {
+            move || -> Result<()> {
+                for _ in 0..rounds {
+                    raw_generation = raw_generation.wrapping_add(1);
+                    r.ping_pong(pair, raw_generation)?;
+                }
+                r.sync()
+            }
+        });
+        let (f, b) = compare(a.reps, &mut ours, dynamic(&mut theirs))?;
+        rows.push(Row {
+            bench: "runtime",
+            metric: "stream memory word round trip (2 streams)".into(),
+            ferrocm: per(f, rounds),
+            baseline: b.map(|b| per(b, rounds)),
+            baseline_name: "cuStreamWriteValue32/WaitValue32 on two streams",
+            unit: "us/round trip",
+            ratio: b.map(|b| f / b),
+            ratio_meaning: "time relative to the driver",
+            target: "<= 1.05",
+        });
+        if let Some((r, pair)) = raw_pair {
+            r.free_memop_pair(pair)?;
+        }
+    }
 
     // Graphs: the same empty launches captured once and replayed, against the driver's graph
     // of them and against the launches issued one by one on a stream.
