@@ -38,9 +38,11 @@ use std::time::{Duration, Instant};
 use ferrocm_runtime::{AsDeviceSlice, Device, ShareableHandle, SharedBuffer, Stream, WaitCondition};
 
 use super::{launch_copy, launch_reduce, Region};
+use crate::bootstrap::TimeoutReport;
 use crate::comm::Core;
 use crate::op::{Op, OpKind};
 use crate::state::lock;
+use crate::types::{DataType, ReduceOp};
 use crate::wire::{Reader, Writer};
 use crate::{CclError, Result};
 
@@ -235,22 +237,33 @@ impl IpcEngine {
     /// The rendezvous of one operation: every rank's header, compared; a mismatch fails every
     /// rank, a rank that does not arrive is named by the bootstrap's timeout.
     fn rendezvous(&self, core: &Core, op: &Op) -> Result<()> {
-        let mut w = Writer::new();
-        w.u64(op.seq)
-            .u8(op.kind as u8)
-            .u8(op.dtype as u8)
-            .u8(op.redop as u8)
-            .u64(op.count as u64)
-            .u64(if op.kind.rooted() { op.root as u64 } else { 0 });
-        let all = core.bootstrap.all_gather(w.finish(), core.config.timeout)?;
-        let mine = &all[self.rank];
+        let mine = Header::of(op);
+        core.state.started.fetch_max(op.seq, Ordering::AcqRel);
+        let all = match core.bootstrap.all_gather(mine.encode(), core.config.timeout) {
+            Ok(all) => all,
+            Err(CclError::Timeout { waited, missing, .. }) => {
+                return Err(core.bootstrap.report_timeout(TimeoutReport {
+                    seq: op.seq,
+                    operation: op.describe(),
+                    waited,
+                    rank: self.rank,
+                    waiting_on: missing.first().copied(),
+                }))
+            }
+            Err(e) => return Err(in_operation(core.health.failure().unwrap_or(e), op)),
+        };
         for (r, theirs) in all.iter().enumerate() {
-            if theirs != mine {
-                let detail = describe_header(theirs).map_or_else(
-                    || format!("rank {r} sent an unreadable header"),
-                    |d| format!("rank {} called {} but rank {r} called {d}", self.rank, op.describe()),
-                );
-                let e = CclError::Mismatch { operation: op.describe(), rank: self.rank, peer: r, detail };
+            let diff = match Header::decode(theirs) {
+                Some(h) => mine.diff(&h, self.rank, r),
+                None => vec![format!("rank {r} sent an unreadable operation header")],
+            };
+            if !diff.is_empty() {
+                let e = CclError::Mismatch {
+                    operation: op.describe(),
+                    rank: self.rank,
+                    peer: r,
+                    detail: diff.join("; "),
+                };
                 core.bootstrap.abort(&e);
                 return Err(e);
             }
@@ -260,7 +273,7 @@ impl IpcEngine {
 
     /// Enqueues `op` on `stream` (after its rendezvous).
     pub fn run(&self, core: &Core, stream: &Stream, op: &Op) -> Result<()> {
-        core.health.check()?;
+        core.health.check().map_err(|e| in_operation(e, op))?;
         self.rendezvous(core, op)?;
         let mut ring = lock(&self.ring);
         let mut q = Queue { ring: &mut ring, stream, n: self.nranks, rank: self.rank, op };
@@ -290,13 +303,93 @@ impl Drop for IpcEngine {
     }
 }
 
-fn describe_header(b: &[u8]) -> Option<String> {
-    let mut r = Reader::new(b);
-    let (seq, kind, dtype, redop, count, root) =
-        (r.u64().ok()?, r.u8().ok()?, r.u8().ok()?, r.u8().ok()?, r.u64().ok()?, r.u64().ok()?);
-    Some(format!(
-        "operation #{seq} (kind {kind}, type {dtype}, operator {redop}, {count} elements, root {root})"
-    ))
+/// A rank's death as seen from inside `op`.
+fn in_operation(e: CclError, op: &Op) -> CclError {
+    match e {
+        CclError::RankDied { ranks, operation: None, detail } => {
+            CclError::RankDied { ranks, operation: Some(op.describe()), detail }
+        }
+        e => e,
+    }
+}
+
+/// What every rank must agree on for one operation.
+#[derive(PartialEq)]
+struct Header {
+    seq: u64,
+    kind: &'static str,
+    dtype: DataType,
+    redop: Option<ReduceOp>,
+    count: u64,
+    root: Option<u64>,
+}
+
+impl Header {
+    fn of(op: &Op) -> Header {
+        Header {
+            seq: op.seq,
+            kind: op.kind.name(),
+            dtype: op.dtype,
+            redop: op.kind.reduces().then_some(op.redop),
+            count: op.count as u64,
+            root: op.kind.rooted().then_some(op.root as u64),
+        }
+    }
+
+    fn encode(&self) -> Vec<u8> {
+        let mut w = Writer::new();
+        w.u64(self.seq)
+            .str(self.kind)
+            .u8(self.dtype.code())
+            .u8(self.redop.map_or(u8::MAX, ReduceOp::code))
+            .u64(self.count)
+            .u64(self.root.map_or(u64::MAX, |r| r));
+        w.finish()
+    }
+
+    fn decode(b: &[u8]) -> Option<Header> {
+        let mut r = Reader::new(b);
+        let seq = r.u64().ok()?;
+        let name = r.string().ok()?;
+        let kind = [OpKind::AllReduce, OpKind::AllGather, OpKind::ReduceScatter, OpKind::Broadcast]
+            .into_iter()
+            .map(OpKind::name)
+            .find(|k| *k == name)?;
+        let dtype = DataType::from_code(r.u8().ok()?)?;
+        let redop = match r.u8().ok()? {
+            u8::MAX => None,
+            c => Some(ReduceOp::from_code(c)?),
+        };
+        let count = r.u64().ok()?;
+        let root = Some(r.u64().ok()?).filter(|&x| x != u64::MAX);
+        Some(Header { seq, kind, dtype, redop, count, root })
+    }
+
+    /// What differs between this rank's (`me`) header and rank `r`'s, in words.
+    fn diff(&self, o: &Header, me: usize, r: usize) -> Vec<String> {
+        let mut d = Vec::new();
+        if o.kind != self.kind || o.seq != self.seq {
+            d.push(format!(
+                "rank {me} called {} #{} but rank {r} called {} #{}",
+                self.kind, self.seq, o.kind, o.seq
+            ));
+        }
+        if o.count != self.count {
+            d.push(format!("count {} on rank {me}, {} on rank {r}", self.count, o.count));
+        }
+        if o.dtype != self.dtype {
+            d.push(format!("type {} on rank {me}, {} on rank {r}", self.dtype, o.dtype));
+        }
+        if o.redop != self.redop {
+            let name = |x: Option<ReduceOp>| x.map_or("none".to_string(), |x| x.to_string());
+            d.push(format!("operator {} on rank {me}, {} on rank {r}", name(self.redop), name(o.redop)));
+        }
+        if o.root != self.root {
+            let name = |x: Option<u64>| x.map_or("none".to_string(), |x| x.to_string());
+            d.push(format!("root {} on rank {me}, {} on rank {r}", name(self.root), name(o.root)));
+        }
+        d
+    }
 }
 
 /// Waits for the communicator to fail (or the engine to stop); on failure writes every value a
