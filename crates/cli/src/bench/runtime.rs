@@ -8,7 +8,7 @@
 use std::time::Instant;
 
 use anyhow::{bail, ensure, Context, Result};
-use ferrocm::{builtin, BackendKind, Device, Function, HostBuffer, KernelArgs, LaunchConfig, Stream};
+use ferrocm::{builtin, BackendKind, Device, DeviceBuffer, Function, HostBuffer, KernelArgs, LaunchConfig, Stream};
 use ferrocm_kernel::prelude::*;
 
 use super::raw;
@@ -244,23 +244,15 @@ pub fn run(a: Args) -> Result<()> {
         sa.copy_htod(&[0], &mut fa)?;
         sa.copy_htod(&[0], &mut fb)?;
         let mut generation = 0u32;
-        let mut ours = || -> Result<()> {
-            for _ in 0..rounds {
-                generation = generation.wrapping_add(1);
-                sa.write_value(&mut fa, generation)?;
-                sb.wait_value(&fa, generation, ferrocm::WaitCondition::Geq)?;
-                sb.write_value(&mut fb, generation)?;
-                sa.wait_value(&fb, generation, ferrocm::WaitCondition::Geq)?;
-            }
-            Ok(sa.synchronize()?)
+        // Checked once before timing, and again after: the words hold the last generation.
+        let check = |fa: &DeviceBuffer<u32>, fb: &DeviceBuffer<u32>, want: u32| -> Result<()> {
+            let (a, b) = (sa.clone_dtoh(fa)?, sa.clone_dtoh(fb)?);
+            ensure!(a == vec![want] && b == vec![want], "the ping-pong left the words at {a:?} / {b:?}, not {want}");
+            Ok(())
         };
-        ours()?;
-        ensure!(
-            sa.clone_dtoh(&fa)? == vec![generation] && sa.clone_dtoh(&fb)? == vec![generation],
-            "the ping-pong left the words at {:?} / {:?}, not {generation}",
-            sa.clone_dtoh(&fa)?,
-            sa.clone_dtoh(&fb)?
-        );
+        memop_ping_pong(&sa, &sb, &mut fa, &mut fb, &mut generation, rounds)?;
+        check(&fa, &fb, generation)?;
+        let mut ours = || memop_ping_pong(&sa, &sb, &mut fa, &mut fb, &mut generation, rounds);
         let raw_pair = match &raw {
             Some(r) => Some((r, r.memop_pair()?)),
             None => None,
@@ -276,9 +268,11 @@ pub fn run(a: Args) -> Result<()> {
             }
         });
         let (f, b) = compare(a.reps, &mut ours, dynamic(&mut theirs))?;
+        drop(ours);
+        check(&fa, &fb, generation)?;
         rows.push(Row {
             bench: "runtime",
-            metric: "stream memory word round trip (2 streams)".into(),
+            metric: "stream word round trip".into(),
             ferrocm: per(f, rounds),
             baseline: b.map(|b| per(b, rounds)),
             baseline_name: "cuStreamWriteValue32/WaitValue32 on two streams",
@@ -511,6 +505,25 @@ fn check_graph_replay(s: &Stream) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// `rounds` round trips between `sa` and `sb` ordered only by the words `fa` and `fb`.
+fn memop_ping_pong(
+    sa: &Stream,
+    sb: &Stream,
+    fa: &mut DeviceBuffer<u32>,
+    fb: &mut DeviceBuffer<u32>,
+    generation: &mut u32,
+    rounds: u32,
+) -> Result<()> {
+    for _ in 0..rounds {
+        *generation = generation.wrapping_add(1);
+        sa.write_value(fa, *generation)?;
+        sb.wait_value(fa, *generation, ferrocm::WaitCondition::Geq)?;
+        sb.write_value(fb, *generation)?;
+        sa.wait_value(fb, *generation, ferrocm::WaitCondition::Geq)?;
+    }
+    Ok(sa.synchronize()?)
 }
 
 fn latency_row(metric: &str, ferrocm: f64, baseline: Option<f64>) -> Row {
