@@ -268,7 +268,6 @@ pub fn run(a: Args) -> Result<()> {
             }
         });
         let (f, b) = compare(a.reps, &mut ours, dynamic(&mut theirs))?;
-        drop(ours);
         check(&fa, &fb, generation)?;
         rows.push(Row {
             bench: "runtime",
