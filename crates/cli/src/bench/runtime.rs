@@ -8,7 +8,9 @@
 use std::time::Instant;
 
 use anyhow::{bail, ensure, Context, Result};
-use ferrocm::{builtin, BackendKind, Device, DeviceBuffer, Function, HostBuffer, KernelArgs, LaunchConfig, Stream};
+use ferrocm::{
+    builtin, BackendKind, Device, DeviceBuffer, Function, HostBuffer, KernelArgs, LaunchConfig, Stream,
+};
 use ferrocm_kernel::prelude::*;
 
 use super::raw;
@@ -247,7 +249,10 @@ pub fn run(a: Args) -> Result<()> {
         // Checked once before timing, and again after: the words hold the last generation.
         let check = |fa: &DeviceBuffer<u32>, fb: &DeviceBuffer<u32>, want: u32| -> Result<()> {
             let (a, b) = (sa.clone_dtoh(fa)?, sa.clone_dtoh(fb)?);
-            ensure!(a == vec![want] && b == vec![want], "the ping-pong left the words at {a:?} / {b:?}, not {want}");
+            ensure!(
+                a == vec![want] && b == vec![want],
+                "the ping-pong left the words at {a:?} / {b:?}, not {want}"
+            );
             Ok(())
         };
         memop_ping_pong(&sa, &sb, &mut fa, &mut fb, &mut generation, rounds)?;
