@@ -73,6 +73,11 @@ pub(crate) fn abandoned() -> BackendError {
     }
 }
 
+/// Whether `e` is the error of a wait given up by [`wait`].
+pub(crate) fn is_abandoned(e: &BackendError) -> bool {
+    matches!(e, BackendError::NotPermitted { what: "waiting on a memory word", .. })
+}
+
 /// Stores `value` at `addr` with release ordering (after everything the stream did before).
 ///
 /// # Safety

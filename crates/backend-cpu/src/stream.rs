@@ -206,15 +206,15 @@ fn worker_loop(shared: Arc<Shared>) {
             Err(BackendError::KernelFailed { kernel: "<host work>".into(), message })
         });
         let mut q = lock(&shared.queue);
-        let failed = result.is_err();
+        let abandoned = matches!(&result, Err(e) if crate::memop::is_abandoned(e));
         if let Err(e) = result {
             q.error.get_or_insert(e);
         }
         q.completed += 1;
-        if failed && q.destroyed {
-            // A destroyed stream whose job failed (a memory wait given up): nobody can see its
-            // results, and the work queued behind it was ordered after something that did not
-            // happen, so it is dropped; event records still complete, so no waiter hangs.
+        if abandoned && q.destroyed {
+            // A destroyed stream's memory wait was given up: the work queued behind it was
+            // ordered after something that did not happen, so it is dropped; event records
+            // still complete, so no waiter hangs.
             while let Some(w) = q.jobs.pop_front() {
                 if let Work::Marker(event, generation) = w {
                     event.complete(generation);
