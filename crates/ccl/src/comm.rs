@@ -778,7 +778,7 @@ fn setup_ipc(core: &Arc<Core>) -> Result<Option<IpcEngine>> {
         let engine = IpcEngine::connect(core, prepared.expect("checked by the all-gather"))?;
         core.log.info(|| {
             format!(
-                "topology: {} rank(s) of one host in several processes; device engine between processes (rings over exportable device memory ordered by stream memory operations; {} slots of {} KiB per direction) for all_reduce, all_gather, reduce_scatter and broadcast, host engine for the rest",
+                "topology: {} rank(s) of one host in several processes; device engine between processes (rings over exportable device memory ordered by stream memory operations; {} slots of {} KiB per direction) for all_reduce, all_gather, reduce_scatter, broadcast and reduce, host engine for the rest",
                 core.nranks,
                 ipc::SLOTS,
                 ipc::SLOT_BYTES >> 10

@@ -42,10 +42,10 @@
 //!   a kernel spinning on memory, so ranks sharing one GPU cannot deadlock.
 //! - **Device engine between processes** (GPUs of one host in several processes, as torchrun
 //!   and mpirun start them; on CPU devices with `FERROCM_CCL_ENGINE=device`): all-reduce,
-//!   all-gather, reduce-scatter and broadcast run as rings through staging slots in each
+//!   all-gather, reduce-scatter, broadcast and reduce run as rings through staging slots in each
 //!   rank's exportable device memory, mapped by its neighbours; every piece is a kernel between
 //!   a stream wait on a memory word and a stream write of the neighbour's word (stream memory
-//!   operations), so the host only queues. Reduce, all-to-all and send/recv use the host engine
+//!   operations), so the host only queues. All-to-all and send/recv use the host engine
 //!   (logged at `INFO`). One rendezvous over the bootstrap per operation checks that every
 //!   rank called the same thing; when the communicator fails, a watchdog releases the rank's
 //!   waiting streams (their results are garbage) and the failure is returned by every later

@@ -77,7 +77,8 @@ fn workload(comm: &Communicator, transport: TransportKind) {
 }
 
 /// What every child rank of the device engine between processes runs: each operation it runs
-/// (all-reduce with every operator, all-gather, reduce-scatter, broadcast from each end), in
+/// (all-reduce with every operator, all-gather, reduce-scatter, broadcast from each end, reduce
+/// to each end), in
 /// place and out of place, on sizes 0, 1, unaligned and larger than the staging ring (so its
 /// slots are reused), on f64, i32 and f32, against the host reference every rank computes;
 /// then the operations it leaves to the host engine, in between, on the same stream.
@@ -166,8 +167,9 @@ fn device_workload(comm: &Communicator) {
                 assert_eq!(got2[r * len + i], got[i], "reduce_scatter in place {len} element {i}");
             }
         }
-        // Broadcast from the last rank (out of place) and rank 0 (in place); then the host
-        // engine's operations on the same stream (a reduce and a send/recv ring).
+        // Broadcast from the last rank (out of place) and rank 0 (in place), reduce to rank 0
+        // (in place, sum) and to the last rank (out of place, average); then the host engine's
+        // operations on the same stream (a send/recv ring).
         if len > 0 {
             let mut dst = s.alloc_zeroed::<f64>(len).unwrap();
             comm.broadcast(&x, &mut dst, n - 1, &s).unwrap();
@@ -177,6 +179,17 @@ fn device_workload(comm: &Communicator) {
             assert_eq!(s.clone_dtoh(&b).unwrap(), all[0], "broadcast in place {len}");
             let mut red = s.clone_htod(&all[r]).unwrap();
             comm.reduce_in_place(&mut red, ReduceOp::Sum, 0, &s).unwrap();
+            let mut mean = s.alloc_zeroed::<f64>(len).unwrap();
+            comm.reduce(&x, &mut mean, ReduceOp::Avg, n - 1, &s).unwrap();
+            let got = s.clone_dtoh(&mean).unwrap();
+            for i in 0..len {
+                let want = if r == n - 1 { sum[i] / n as f64 } else { 0.0 };
+                assert!(
+                    (got[i] - want).abs() < 1e-12 * n as f64,
+                    "reduce avg {len} element {i} on rank {r}: {}",
+                    got[i]
+                );
+            }
             let mut from_prev = s.alloc_zeroed::<f64>(len).unwrap();
             group(|g| {
                 g.send(comm, &x, (r + 1) % n, &s)?;

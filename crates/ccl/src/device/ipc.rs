@@ -58,7 +58,10 @@ const ACK: usize = 1;
 
 /// The operations this engine runs; the rest go to the host engine.
 pub(crate) fn supports(kind: OpKind) -> bool {
-    matches!(kind, OpKind::AllReduce | OpKind::AllGather | OpKind::ReduceScatter | OpKind::Broadcast)
+    matches!(
+        kind,
+        OpKind::AllReduce | OpKind::AllGather | OpKind::ReduceScatter | OpKind::Broadcast | OpKind::Reduce
+    )
 }
 
 fn socket_name(magic: u64, rank: usize) -> String {
@@ -282,6 +285,7 @@ impl IpcEngine {
             OpKind::ReduceScatter => q.reduce_scatter(),
             OpKind::AllGather => q.all_gather(),
             OpKind::Broadcast => q.broadcast(),
+            OpKind::Reduce => q.reduce(),
             _ => Err(CclError::Unsupported {
                 what: format!("{} on the device engine between processes", op.kind.name()),
             }),
@@ -351,10 +355,11 @@ impl Header {
         let mut r = Reader::new(b);
         let seq = r.u64().ok()?;
         let name = r.string().ok()?;
-        let kind = [OpKind::AllReduce, OpKind::AllGather, OpKind::ReduceScatter, OpKind::Broadcast]
-            .into_iter()
-            .map(OpKind::name)
-            .find(|k| *k == name)?;
+        let kind =
+            [OpKind::AllReduce, OpKind::AllGather, OpKind::ReduceScatter, OpKind::Broadcast, OpKind::Reduce]
+                .into_iter()
+                .map(OpKind::name)
+                .find(|k| *k == name)?;
         let dtype = DataType::from_code(r.u8().ok()?)?;
         let redop = match r.u8().ok()? {
             u8::MAX => None,
@@ -605,6 +610,27 @@ impl Queue<'_> {
     fn all_gather(&mut self) -> Result<()> {
         let op = self.op;
         self.ring_all_gather(op.recv, op.count * self.n, op.send)
+    }
+
+    /// A pipelined chain around the ring that ends at the root: the rank after the root sends
+    /// its input, each next rank adds its own and passes it on, the root stores the result
+    /// (other ranks' `recv` is not written).
+    fn reduce(&mut self) -> Result<()> {
+        let (op, n, r) = (self.op, self.n, self.rank);
+        let es = self.es();
+        let position = (r + n - op.root - 1) % n;
+        let (first, is_root) = (position == 0, r == op.root);
+        let avg = op.redop == crate::ReduceOp::Avg;
+        self.pieces(op.count, |q, off, k| {
+            q.piece(Piece {
+                recv: !first,
+                input: Some(op.send + off * es),
+                output: is_root.then_some(op.recv + off * es),
+                send: !is_root,
+                finalize: is_root && avg,
+                elems: k,
+            })
+        })
     }
 
     /// A pipelined chain from the root around the ring; the rank before the root only receives.
