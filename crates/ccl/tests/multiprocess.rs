@@ -77,11 +77,10 @@ fn workload(comm: &Communicator, transport: TransportKind) {
 }
 
 /// What every child rank of the device engine between processes runs: each operation it runs
-/// (all-reduce with every operator, all-gather, reduce-scatter, broadcast from each end, reduce
-/// to each end), in
-/// place and out of place, on sizes 0, 1, unaligned and larger than the staging ring (so its
-/// slots are reused), on f64, i32 and f32, against the host reference every rank computes;
-/// then the operations it leaves to the host engine, in between, on the same stream.
+/// (all-reduce with every operator, all-gather, reduce-scatter, broadcast and reduce to each
+/// end), in place and out of place, on sizes 0, 1, unaligned and larger than the staging ring
+/// (so its slots are reused), on f64, i32 and f32, against the host reference every rank
+/// computes; then an operation it leaves to the host engine (send/recv), on the same stream.
 fn device_workload(comm: &Communicator) {
     let (r, n) = (comm.rank(), comm.size());
     assert_eq!(comm.engine(), ferrocm_ccl::Engine::Device, "rank {r}: the device engine between processes");
