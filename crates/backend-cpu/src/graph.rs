@@ -12,10 +12,10 @@ use std::sync::{Arc, Mutex};
 
 use ferrocm_backend::{
     BackendError, FunctionHandle, GraphExecHandle, GraphHandle, GraphNodeHandle, LaunchDims, Result,
-    StreamHandle,
+    StreamHandle, StreamWord, WaitCondition,
 };
 
-use crate::{lock, CpuBackend, Function};
+use crate::{lock, memop, CpuBackend, Function};
 
 /// One recorded operation.
 #[derive(Clone)]
@@ -23,6 +23,8 @@ pub(crate) enum Node {
     Memset { dst: u64, value: u8, bytes: u64 },
     Copy { src: u64, dst: u64, bytes: u64 },
     Kernel { function: Arc<Function>, dims: LaunchDims, args: Vec<Vec<u8>> },
+    WaitValue { addr: u64, value: StreamWord, condition: WaitCondition },
+    WriteValue { addr: u64, value: StreamWord },
 }
 
 impl Node {
@@ -49,6 +51,12 @@ impl Node {
                     BackendError::KernelFailed { kernel: function.name.clone(), message }
                 });
             }
+            // SAFETY: forwarded from the caller: the word is aligned and lies in live memory.
+            Node::WaitValue { addr, value, condition } => {
+                return unsafe { memop::wait(*addr, *value, *condition) }
+            }
+            // SAFETY: as above.
+            Node::WriteValue { addr, value } => unsafe { memop::write(*addr, *value) },
         }
         Ok(())
     }

@@ -18,6 +18,7 @@
 //! (`graph`) records work as plain-data nodes that a graph launch replays in order.
 
 mod graph;
+mod memop;
 mod memory;
 mod stream;
 mod vmm;
@@ -31,7 +32,8 @@ use ferrocm_backend::{
     Backend, BackendError, BackendInfo, BackendKind, CopyOp, CpuKernel, CpuModule, DefaultStream,
     DeviceProperties, DevicePtr, EventFlags, EventHandle, FunctionAttribute, FunctionAttributes,
     FunctionHandle, GraphExecHandle, GraphHandle, GraphNodeHandle, HostCallback, LaunchDims, MemCreateFlags,
-    MemHandle, ModuleHandle, ModuleImage, Result, StreamFlags, StreamHandle, Target, VmmProperties,
+    MemHandle, ModuleHandle, ModuleImage, Result, StreamFlags, StreamHandle, StreamWord, Target,
+    VmmProperties, WaitCondition,
 };
 use graph::Node;
 use memory::Block;
@@ -245,9 +247,11 @@ impl Drop for CpuBackend {
     fn drop(&mut self) {
         let streams: Vec<_> = lock(&self.streams).drain().map(|(_, s)| s).collect();
         for s in &streams {
-            // Queued work may use the memory released below: let it finish first.
-            let _ = s.synchronize();
+            // Queued work may use the memory released below: let it finish first. Destroying
+            // first makes a memory wait that can no longer be satisfied give up instead of
+            // holding the drop forever.
             s.destroy();
+            let _ = s.synchronize();
         }
         for (addr, (_, block)) in lock(&self.allocations).drain() {
             // SAFETY: every table entry is a live allocation made with this block.
@@ -412,6 +416,27 @@ impl Backend for CpuBackend {
                 Ok(())
             }),
         )
+    }
+
+    unsafe fn stream_wait_value(
+        &self,
+        stream: StreamHandle,
+        addr: DevicePtr,
+        value: StreamWord,
+        condition: WaitCondition,
+    ) -> Result<()> {
+        // The caller guarantees the word is aligned and stays mapped until the wait completes.
+        self.submit(stream, Node::WaitValue { addr: addr.0, value, condition })
+    }
+
+    unsafe fn stream_write_value(
+        &self,
+        stream: StreamHandle,
+        addr: DevicePtr,
+        value: StreamWord,
+    ) -> Result<()> {
+        // The caller guarantees the word is aligned and stays mapped until the write completes.
+        self.submit(stream, Node::WriteValue { addr: addr.0, value })
     }
 
     fn event_create(&self, device: u32, flags: EventFlags) -> Result<EventHandle> {

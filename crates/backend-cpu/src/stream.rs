@@ -55,6 +55,16 @@ pub(crate) struct CpuStream {
 thread_local! {
     /// The stream whose worker this thread is (0 on other threads).
     static WORKER_OF: Cell<u64> = const { Cell::new(0) };
+    /// The queue this thread works for, so a waiting job can tell that its stream was
+    /// destroyed (see [`current_stream_destroyed`]).
+    static CURRENT: std::cell::RefCell<Option<Arc<Shared>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Whether the stream whose worker runs the calling job has been destroyed (false off a
+/// worker). A stream memory wait polls it, so that a wait on a word that never comes does not
+/// keep a destroyed stream's thread, or the process's exit through the backend's drop, forever.
+pub(crate) fn current_stream_destroyed() -> bool {
+    CURRENT.with(|c| c.borrow().as_ref().is_some_and(|s| lock(&s.queue).destroyed))
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -86,7 +96,7 @@ impl CpuStream {
             let shared = Arc::clone(&self.shared);
             std::thread::Builder::new()
                 .name(self.shared.name.clone())
-                .spawn(move || worker_loop(&shared))
+                .spawn(move || worker_loop(shared))
                 .map_err(|e| BackendError::Os { what: "a stream worker thread", message: e.to_string() })?;
             q.worker = true;
         }
@@ -147,8 +157,10 @@ impl CpuStream {
     }
 }
 
-fn worker_loop(shared: &Shared) {
+fn worker_loop(shared: Arc<Shared>) {
     WORKER_OF.set(shared.id);
+    CURRENT.with(|c| *c.borrow_mut() = Some(Arc::clone(&shared)));
+    let shared = &*shared;
     loop {
         let work = {
             let mut q = lock(&shared.queue);
@@ -158,6 +170,7 @@ fn worker_loop(shared: &Shared) {
                 }
                 if q.destroyed {
                     q.worker = false;
+                    CURRENT.with(|c| c.borrow_mut().take());
                     return;
                 }
                 let (guard, timeout) =
@@ -166,6 +179,7 @@ fn worker_loop(shared: &Shared) {
                 if timeout.timed_out() && q.jobs.is_empty() {
                     // Idle: the thread exits; the next push starts a new one.
                     q.worker = false;
+                    CURRENT.with(|c| c.borrow_mut().take());
                     return;
                 }
             }
@@ -192,10 +206,22 @@ fn worker_loop(shared: &Shared) {
             Err(BackendError::KernelFailed { kernel: "<host work>".into(), message })
         });
         let mut q = lock(&shared.queue);
+        let abandoned = matches!(&result, Err(e) if crate::memop::is_abandoned(e));
         if let Err(e) = result {
             q.error.get_or_insert(e);
         }
         q.completed += 1;
+        if abandoned && q.destroyed {
+            // A destroyed stream's memory wait was given up: the work queued behind it was
+            // ordered after something that did not happen, so it is dropped; event records
+            // still complete, so no waiter hangs.
+            while let Some(w) = q.jobs.pop_front() {
+                if let Work::Marker(event, generation) = w {
+                    event.complete(generation);
+                }
+                q.completed += 1;
+            }
+        }
         shared.cv.notify_all();
     }
 }

@@ -25,7 +25,7 @@ use ferrocm_backend::{
     Backend, BackendError, BackendInfo, BackendKind, CopyOp, DefaultStream, DeviceProperties, DevicePtr,
     EventFlags, EventHandle, FunctionAttribute, FunctionAttributes, FunctionHandle, GraphExecHandle,
     GraphHandle, GraphNodeHandle, HostCallback, LaunchDims, MemCreateFlags, MemHandle, ModuleHandle,
-    ModuleImage, Result, StreamFlags, StreamHandle, VmmProperties,
+    ModuleImage, Result, StreamFlags, StreamHandle, StreamWord, VmmProperties, WaitCondition,
 };
 use sys::*;
 
@@ -52,6 +52,8 @@ pub struct CudaBackend {
     version: i32,
     devices: Vec<CUdevice>,
     contexts: Vec<OnceLock<usize>>,
+    /// Per device, once asked: (64-bit stream memory operations, the NOR wait) supported.
+    memops: Vec<OnceLock<(bool, bool)>>,
 }
 
 // SAFETY: the driver API is thread-safe; the backend holds only the library handle, immutable
@@ -70,7 +72,8 @@ impl CudaBackend {
         let count = result::device::count(&driver)?;
         let devices = (0..count).map(|i| result::device::get(&driver, i)).collect::<Result<Vec<_>>>()?;
         let contexts = devices.iter().map(|_| OnceLock::new()).collect();
-        Ok(CudaBackend { driver, version, devices, contexts })
+        let memops = devices.iter().map(|_| OnceLock::new()).collect();
+        Ok(CudaBackend { driver, version, devices, contexts, memops })
     }
 
     /// The driver library, for callers that use the [`result`] layer directly (the CLI's
@@ -116,6 +119,35 @@ impl CudaBackend {
 
     fn stream_ptr(&self, stream: StreamHandle) -> Result<CUstream> {
         let (device, ptr) = unpack(stream.0);
+        self.bind(device)?;
+        Ok(ptr)
+    }
+
+    /// The stream of a stream memory operation, after checking that its device supports the
+    /// operation's width and condition (the attributes are asked once per device).
+    fn memop_stream(&self, stream: StreamHandle, value: StreamWord, nor: bool) -> Result<CUstream> {
+        let (device, ptr) = unpack(stream.0);
+        let slot = &self.memops[device as usize];
+        let (wide, has_nor) = match slot.get() {
+            Some(&v) => v,
+            None => {
+                let wide = self.attribute(device, attr::CAN_USE_64_BIT_STREAM_MEM_OPS)? != 0;
+                let has_nor = self.attribute(device, attr::CAN_USE_STREAM_WAIT_VALUE_NOR)? != 0;
+                *slot.get_or_init(|| (wide, has_nor))
+            }
+        };
+        if matches!(value, StreamWord::U64(_)) && !wide {
+            return Err(BackendError::Unsupported {
+                backend: BackendKind::Cuda,
+                what: "64-bit stream memory operations on this device (CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS is 0); use 32-bit words",
+            });
+        }
+        if nor && !has_nor {
+            return Err(BackendError::Unsupported {
+                backend: BackendKind::Cuda,
+                what: "the NOR stream wait on this device (CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR is 0)",
+            });
+        }
         self.bind(device)?;
         Ok(ptr)
     }
@@ -372,6 +404,46 @@ impl Backend for CudaBackend {
             drop(unsafe { Box::from_raw(data as *mut HostCallback) });
         }
         r
+    }
+
+    unsafe fn stream_wait_value(
+        &self,
+        stream: StreamHandle,
+        addr: DevicePtr,
+        value: StreamWord,
+        condition: WaitCondition,
+    ) -> Result<()> {
+        let flags = match condition {
+            WaitCondition::Geq => CU_STREAM_WAIT_VALUE_GEQ,
+            WaitCondition::Eq => CU_STREAM_WAIT_VALUE_EQ,
+            WaitCondition::And => CU_STREAM_WAIT_VALUE_AND,
+            WaitCondition::Nor => CU_STREAM_WAIT_VALUE_NOR,
+        };
+        let s = self.memop_stream(stream, value, condition == WaitCondition::Nor)?;
+        // SAFETY: forwarded from the caller's contract (aligned word in live device memory).
+        unsafe {
+            match value {
+                StreamWord::U32(v) => result::stream::wait_value32(&self.driver, s, addr.0, v, flags),
+                StreamWord::U64(v) => result::stream::wait_value64(&self.driver, s, addr.0, v, flags),
+            }
+        }
+    }
+
+    unsafe fn stream_write_value(
+        &self,
+        stream: StreamHandle,
+        addr: DevicePtr,
+        value: StreamWord,
+    ) -> Result<()> {
+        let s = self.memop_stream(stream, value, false)?;
+        let flags = CU_STREAM_WRITE_VALUE_DEFAULT;
+        // SAFETY: forwarded from the caller's contract (aligned word in live device memory).
+        unsafe {
+            match value {
+                StreamWord::U32(v) => result::stream::write_value32(&self.driver, s, addr.0, v, flags),
+                StreamWord::U64(v) => result::stream::write_value64(&self.driver, s, addr.0, v, flags),
+            }
+        }
     }
 
     fn event_create(&self, device: u32, flags: EventFlags) -> Result<EventHandle> {

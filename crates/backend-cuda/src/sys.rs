@@ -84,6 +84,14 @@ pub const CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR: c_uint = 0x1;
 pub const CU_MEM_ACCESS_FLAGS_PROT_READWRITE: c_uint = 0x3;
 pub const CU_MEM_ALLOC_GRANULARITY_MINIMUM: c_uint = 0x0;
 
+/// `CUstreamWaitValue_flags`: the comparison of `cuStreamWaitValue32/64`.
+pub const CU_STREAM_WAIT_VALUE_GEQ: c_uint = 0x0;
+pub const CU_STREAM_WAIT_VALUE_EQ: c_uint = 0x1;
+pub const CU_STREAM_WAIT_VALUE_AND: c_uint = 0x2;
+pub const CU_STREAM_WAIT_VALUE_NOR: c_uint = 0x3;
+/// `CU_STREAM_WRITE_VALUE_DEFAULT`: the write is ordered after the stream's earlier writes.
+pub const CU_STREAM_WRITE_VALUE_DEFAULT: c_uint = 0x0;
+
 pub const CU_STREAM_CAPTURE_MODE_RELAXED: c_uint = 2;
 pub const CU_STREAM_CAPTURE_STATUS_ACTIVE: c_int = 1;
 
@@ -165,6 +173,11 @@ pub mod attr {
     pub const CLUSTER_LAUNCH: c_int = 120;
     pub const VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: c_int = 102;
     pub const HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED: c_int = 103;
+    /// `cuStreamWaitValue64_v2`/`cuStreamWriteValue64_v2` are supported (the v2 memop
+    /// attribute; 93 is the deprecated v1 one).
+    pub const CAN_USE_64_BIT_STREAM_MEM_OPS: c_int = 122;
+    /// `CU_STREAM_WAIT_VALUE_NOR` is supported by the v2 memop calls.
+    pub const CAN_USE_STREAM_WAIT_VALUE_NOR: c_int = 123;
 }
 
 /// The library names tried, in order.
@@ -261,6 +274,10 @@ driver_api! {
     stream_synchronize = "cuStreamSynchronize"(stream: CUstream);
     stream_query = "cuStreamQuery"(stream: CUstream);
     stream_wait_event = "cuStreamWaitEvent"(stream: CUstream, event: CUevent, flags: c_uint);
+    stream_wait_value32 = "cuStreamWaitValue32_v2"(stream: CUstream, addr: CUdeviceptr, value: u32, flags: c_uint);
+    stream_wait_value64 = "cuStreamWaitValue64_v2"(stream: CUstream, addr: CUdeviceptr, value: u64, flags: c_uint);
+    stream_write_value32 = "cuStreamWriteValue32_v2"(stream: CUstream, addr: CUdeviceptr, value: u32, flags: c_uint);
+    stream_write_value64 = "cuStreamWriteValue64_v2"(stream: CUstream, addr: CUdeviceptr, value: u64, flags: c_uint);
     launch_host_func = "cuLaunchHostFunc"(stream: CUstream, f: CUhostFn, user_data: *mut c_void);
     event_create = "cuEventCreate"(event: *mut CUevent, flags: c_uint);
     event_destroy = "cuEventDestroy_v2"(event: CUevent);

@@ -288,6 +288,62 @@ pub enum FunctionAttribute {
     NonPortableClusterSizeAllowed,
 }
 
+/// A 32- or 64-bit word that a stream memory operation writes or compares against
+/// ([`Backend::stream_write_value`], [`Backend::stream_wait_value`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StreamWord {
+    U32(u32),
+    U64(u64),
+}
+
+impl StreamWord {
+    /// The word's size in bytes (4 or 8); its address must be aligned to it.
+    pub fn bytes(self) -> u64 {
+        match self {
+            StreamWord::U32(_) => 4,
+            StreamWord::U64(_) => 8,
+        }
+    }
+}
+
+/// When a stream waiting on a memory word may go on: the comparisons of CUDA's
+/// `CUstreamWaitValue_flags` (and HIP's `hipStreamWaitValue*` flags with a full mask), between
+/// the word in memory and the value given to the wait.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WaitCondition {
+    /// `(int)(word - value) >= 0`: a cyclic greater-or-equal that ignores wrap-around, so a
+    /// counter that wraps keeps working (`CU_STREAM_WAIT_VALUE_GEQ`).
+    Geq,
+    /// `word == value` (`CU_STREAM_WAIT_VALUE_EQ`).
+    Eq,
+    /// `(word & value) != 0` (`CU_STREAM_WAIT_VALUE_AND`).
+    And,
+    /// `!(word | value) != 0`: some bit is clear in both (`CU_STREAM_WAIT_VALUE_NOR`).
+    Nor,
+}
+
+impl WaitCondition {
+    /// Whether a 32-bit `word` meets the condition against `value`.
+    pub fn is_met_u32(self, word: u32, value: u32) -> bool {
+        match self {
+            WaitCondition::Geq => (word.wrapping_sub(value) as i32) >= 0,
+            WaitCondition::Eq => word == value,
+            WaitCondition::And => word & value != 0,
+            WaitCondition::Nor => !(word | value) != 0,
+        }
+    }
+
+    /// Whether a 64-bit `word` meets the condition against `value`.
+    pub fn is_met_u64(self, word: u64, value: u64) -> bool {
+        match self {
+            WaitCondition::Geq => (word.wrapping_sub(value) as i64) >= 0,
+            WaitCondition::Eq => word == value,
+            WaitCondition::And => word & value != 0,
+            WaitCondition::Nor => !(word | value) != 0,
+        }
+    }
+}
+
 /// The hardware layer: what a device backend does, with no validation (wgpu-hal's rule).
 /// Object-safe; the runtime holds it as `Arc<dyn Backend>` and is its only caller.
 ///
@@ -387,6 +443,40 @@ pub trait Backend: Send + Sync {
     /// # Safety
     /// A live stream.
     unsafe fn stream_add_callback(&self, stream: StreamHandle, callback: HostCallback) -> Result<()>;
+
+    /// Makes later work on `stream` wait until the word at `addr` meets `condition` against
+    /// `value` (`cuStreamWaitValue32/64_v2`): the wait occupies no compute unit and needs no
+    /// host thread on a GPU. The word is typically written by another stream, device or process
+    /// (memory imported with [`Backend::mem_import`]). A backend that lacks the 64-bit form or
+    /// [`WaitCondition::Nor`] on this device says so with an `Err` naming what is missing.
+    ///
+    /// On a capturing stream the wait is recorded into the graph.
+    ///
+    /// # Safety
+    /// A live stream; `[addr, addr + value.bytes())` is aligned to its size and lies inside a
+    /// live device allocation or mapping reachable from the stream's device (not managed
+    /// memory) that stays mapped until the wait has completed. A wait that is never satisfied
+    /// blocks the stream (and synchronizing it) forever, as on a GPU.
+    unsafe fn stream_wait_value(
+        &self,
+        stream: StreamHandle,
+        addr: DevicePtr,
+        value: StreamWord,
+        condition: WaitCondition,
+    ) -> Result<()>;
+    /// Writes `value` to the word at `addr` in stream order (`cuStreamWriteValue32/64_v2`):
+    /// after every earlier operation of the stream has completed and its writes are visible,
+    /// and before later ones start. On a capturing stream the write is recorded into the graph.
+    ///
+    /// # Safety
+    /// As [`Backend::stream_wait_value`]; nothing else may write the word meanwhile except
+    /// through other stream memory operations or atomics.
+    unsafe fn stream_write_value(
+        &self,
+        stream: StreamHandle,
+        addr: DevicePtr,
+        value: StreamWord,
+    ) -> Result<()>;
 
     /// Creates an event on `device`.
     fn event_create(&self, device: u32, flags: EventFlags) -> Result<EventHandle>;

@@ -14,6 +14,7 @@ use crate::bootstrap::local::{LocalBootstrap, LocalShared};
 use crate::bootstrap::tcp::{self, TcpBootstrap};
 use crate::bootstrap::Bootstrap;
 use crate::config::{Config, Engine, TransportKind};
+use crate::device::ipc::{self, IpcEngine};
 use crate::device::{join, Clique, RankLaunch};
 use crate::group::{group, Buffer, Item};
 use crate::host::HostEngine;
@@ -147,6 +148,9 @@ enum EngineImpl {
 pub struct Communicator {
     core: Arc<Core>,
     engine: EngineImpl,
+    /// The device engine between processes (ranks of one host in several processes): it runs
+    /// the operations it supports, the host engine (set up beside it) the rest.
+    ipc: Option<IpcEngine>,
     transports: Vec<Option<TransportKind>>,
     closed: AtomicBool,
 }
@@ -273,6 +277,16 @@ impl Communicator {
 
     /// Who moves the data: kernels on the devices, or native code on the host.
     pub fn engine(&self) -> Engine {
+        match self.engine {
+            EngineImpl::Host(_) if self.ipc.is_some() => Engine::Device,
+            EngineImpl::Host(_) => Engine::Host,
+            EngineImpl::Device(_) => Engine::Device,
+        }
+    }
+
+    /// The engine whose algorithms the tuner picks from: the host engine's beside the device
+    /// engine between processes (which runs rings only, whatever the tuner says).
+    fn tuned_engine(&self) -> Engine {
         match self.engine {
             EngineImpl::Host(_) => Engine::Host,
             EngineImpl::Device(_) => Engine::Device,
@@ -463,7 +477,7 @@ impl Communicator {
         let (send_len, recv_len) = item.kind.buffer_lens(item.count, core.nranks).unwrap_or((0, 0));
         let bytes = send_len.max(recv_len) * item.dtype.size();
         let (algorithm, protocol, ignored) =
-            tuner::choose(item.kind, bytes, core.nranks, self.engine(), &core.config);
+            tuner::choose(item.kind, bytes, core.nranks, self.tuned_engine(), &core.config);
         let (send, recv) = item.addresses(core.rank);
         let op = Op {
             kind: item.kind,
@@ -642,19 +656,24 @@ fn setup(core: &Arc<Core>) -> Result<Communicator> {
     }
     let all_local = core.peers.iter().all(|p| p.process == me.process);
     let all_gpu = core.peers.iter().all(|p| p.gpu);
+    let one_host = core.peers.iter().all(|p| p.host == me.host);
     let mut engine = match core.config.engine {
         Some(Engine::Host) => Engine::Host,
-        Some(Engine::Device) if !all_local => {
+        Some(Engine::Device) if !all_local && !one_host => {
             return Err(CclError::Unsupported {
-                what: "FERROCM_CCL_ENGINE=device needs every rank in one process (init_all, or init_rank from threads)".into(),
+                what: "FERROCM_CCL_ENGINE=device needs every rank on one host (in one process, or in several sharing device memory)".into(),
             })
         }
         Some(Engine::Device) => Engine::Device,
         None if all_local && all_gpu => Engine::Device,
+        None if one_host && all_gpu && nranks > 1 => Engine::Device,
         None => Engine::Host,
     };
+    // Ranks of one host in several processes: the host engine for every operation, and beside
+    // it the device engine between processes for those it runs.
+    let cross_process = engine == Engine::Device && !all_local;
     let timeout = core.config.timeout;
-    if engine == Engine::Device {
+    if engine == Engine::Device && all_local {
         let clique = Clique::get(core.magic, nranks);
         clique.register(rank, &core.device, Arc::downgrade(core))?;
         core.bootstrap.all_gather(Vec::new(), timeout)?;
@@ -666,6 +685,7 @@ fn setup(core: &Arc<Core>) -> Result<Communicator> {
             return Ok(Communicator {
                 core: core.clone(),
                 engine: EngineImpl::Device(clique),
+                ipc: None,
                 transports: vec![None; nranks],
                 closed: AtomicBool::new(false),
             });
@@ -737,12 +757,54 @@ fn setup(core: &Arc<Core>) -> Result<Communicator> {
         lines.join("\n")
     });
     let engine = HostEngine::new(core.clone(), links, transports.into_iter().map(|t| t.1).collect())?;
+    let ipc = if cross_process { setup_ipc(core)? } else { None };
     Ok(Communicator {
         core: core.clone(),
         engine: EngineImpl::Host(engine),
+        ipc,
         transports: kinds,
         closed: AtomicBool::new(false),
     })
+}
+
+/// The device engine between processes, where every rank can make its exportable staging
+/// memory (agreed over the bootstrap, so every rank decides alike); `None` with a warning where
+/// one cannot and the engine was not forced.
+fn setup_ipc(core: &Arc<Core>) -> Result<Option<IpcEngine>> {
+    let timeout = core.config.timeout;
+    let prepared = IpcEngine::prepare(core);
+    let flags = core.bootstrap.all_gather(vec![prepared.is_ok() as u8], timeout)?;
+    if flags.iter().all(|f| f.first() == Some(&1)) {
+        let engine = IpcEngine::connect(core, prepared.expect("checked by the all-gather"))?;
+        core.log.info(|| {
+            format!(
+                "topology: {} rank(s) of one host in several processes; device engine between processes (rings over exportable device memory ordered by stream memory operations; {} slots of {} KiB per direction) for all_reduce, all_gather, reduce_scatter, broadcast and reduce, host engine for the rest",
+                core.nranks,
+                ipc::SLOTS,
+                ipc::SLOT_BYTES >> 10
+            )
+        });
+        return Ok(Some(engine));
+    }
+    let why = match &prepared {
+        Err(e) => e.to_string(),
+        Ok(_) => format!(
+            "rank(s) {:?} could not",
+            flags
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| f.first() != Some(&1))
+                .map(|(r, _)| r)
+                .collect::<Vec<_>>()
+        ),
+    };
+    if core.config.engine == Some(Engine::Device) {
+        return Err(CclError::Unsupported {
+            what: format!("the device engine between processes: exportable staging memory: {why}"),
+        });
+    }
+    core.log.warn(|| format!("no exportable device memory for the device engine between processes ({why}): using the host engine"));
+    Ok(None)
 }
 
 /// Launches the operations of a group (see [`crate::group`]).
@@ -760,7 +822,21 @@ pub(crate) fn launch(items: Vec<Item<'_>>) -> Result<()> {
     let mut cliques: Vec<(Arc<Clique>, PerComm)> = Vec::new();
     for (comm, items) in per_comm {
         match &comm.engine {
-            EngineImpl::Host(h) => comm.launch_host(h, items)?,
+            EngineImpl::Host(_) if comm.ipc.is_some() && items.iter().all(|it| ipc::supports(it.kind)) => {
+                comm.launch_ipc(items)?
+            }
+            EngineImpl::Host(h) => {
+                if comm.ipc.is_some() {
+                    comm.core.log.info(|| {
+                        let kinds: Vec<&str> = items.iter().map(|it| it.kind.name()).collect();
+                        format!(
+                            "{}: the device engine between processes does not run this yet; host engine",
+                            kinds.join(", ")
+                        )
+                    });
+                }
+                comm.launch_host(h, items)?
+            }
             EngineImpl::Device(c) => match cliques.iter_mut().find(|(k, _)| Arc::ptr_eq(k, c)) {
                 Some((_, v)) => v.push((comm, items)),
                 None => cliques.push((c.clone(), vec![(comm, items)])),
@@ -797,6 +873,33 @@ pub(crate) fn launch(items: Vec<Item<'_>>) -> Result<()> {
 }
 
 impl Communicator {
+    /// Queues a group's operations on the device engine between processes, in call order on
+    /// the first operation's stream (the others join it before and after).
+    fn launch_ipc(&self, items: Vec<Item<'_>>) -> Result<()> {
+        let engine = self.ipc.as_ref().expect("launch_ipc is called with the engine");
+        let main = items[0].stream.clone();
+        for it in &items {
+            join(it.stream, &main)?;
+            if let Some(b) = &it.send {
+                b.record_use(&main);
+            }
+            if let Some(b) = &it.recv {
+                b.as_buffer().record_use(&main);
+            }
+        }
+        for it in &items {
+            let op = self.make_op(it);
+            self.core.log.info(|| {
+                format!("{}: device engine between processes, ring, simple protocol", op.describe())
+            });
+            engine.run(&self.core, &main, &op)?;
+        }
+        for it in &items {
+            join(&main, it.stream)?;
+        }
+        Ok(())
+    }
+
     fn launch_host(&self, engine: &HostEngine, mut items: Vec<Item<'_>>) -> Result<()> {
         let ops: Vec<Op> = items.iter().map(|it| self.make_op(it)).collect();
         if self.core.device.kind() == BackendKind::Cpu {

@@ -117,8 +117,10 @@ pub enum Engine {
     /// host staging buffers.
     Host,
     /// Kernels of the kernel language over peer pointers, ordered between ranks by events
-    /// (every rank in one process). The default on GPUs; on CPU devices it runs the same
-    /// kernels on the CPU executor (for checking the GPU data path without a GPU).
+    /// (every rank in one process), or, for ranks of one host in several processes, over
+    /// staging buffers in exportable device memory ordered by stream memory operations. The
+    /// default on GPUs of one host; on CPU devices it runs the same kernels on the CPU
+    /// executor (for checking the GPU data path without a GPU).
     Device,
 }
 

@@ -25,7 +25,8 @@
 //! ```
 //!
 //! # What runs where
-//! - **Host engine** (CPU devices, and GPUs whose peers are in other processes): native code
+//! - **Host engine** (CPU devices, GPUs on several hosts, and beside the device engine between
+//!   processes for the operations that one does not run): native code
 //!   moves and reduces the data (design decision 9: on CPU devices the library runs native code).
 //!   On a CPU device the operation is a native kernel on the rank's stream, so it runs in stream
 //!   order; on a GPU it is staged through host memory and the call returns once the data has
@@ -39,6 +40,16 @@
 //!   `FERROCM_CCL_ENGINE=device`): kernels of the kernel language read and write the ranks'
 //!   buffers through peer pointers; ranks are ordered by events between their streams, never by
 //!   a kernel spinning on memory, so ranks sharing one GPU cannot deadlock.
+//! - **Device engine between processes** (GPUs of one host in several processes, as torchrun
+//!   and mpirun start them; on CPU devices with `FERROCM_CCL_ENGINE=device`): all-reduce,
+//!   all-gather, reduce-scatter, broadcast and reduce run as rings through staging slots in each
+//!   rank's exportable device memory, mapped by its neighbours; every piece is a kernel between
+//!   a stream wait on a memory word and a stream write of the neighbour's word (stream memory
+//!   operations), so the host only queues. All-to-all and send/recv use the host engine
+//!   (logged at `INFO`). One rendezvous over the bootstrap per operation checks that every
+//!   rank called the same thing; when the communicator fails, a watchdog releases the rank's
+//!   waiting streams (their results are garbage) and the failure is returned by every later
+//!   call and by [`Communicator::async_error`].
 //!
 //! Algorithms: ring (pipelined), tree (binary), one-shot and two-shot all-reduce, direct
 //! exchange; the tuner ([`tuner`](crate::config::Algorithm)) picks by size and rank count, and

@@ -181,6 +181,17 @@ fn child_comm() -> (Communicator, Stream) {
 /// error naming rank 1, long before their (60 s) timeout.
 #[test]
 fn dead_rank_fails_the_others() {
+    dead_rank("dead_rank_fails_the_others", "host");
+}
+
+/// The same on the device engine between processes (the rendezvous before any stream waits
+/// sees the death).
+#[test]
+fn dead_rank_fails_the_others_device_engine() {
+    dead_rank("dead_rank_fails_the_others_device_engine", "device");
+}
+
+fn dead_rank(test: &str, engine: &str) {
     if child().is_some() {
         let (comm, s) = child_comm();
         if comm.rank() == 1 {
@@ -195,8 +206,8 @@ fn dead_rank_fails_the_others() {
         assert!(start.elapsed() < Duration::from_secs(30), "{:?}", start.elapsed());
         return;
     }
-    let results = spawn_ranks("dead_rank_fails_the_others", 3, LIMIT, |_| {
-        vec![("FERROCM_CCL_TIMEOUT".into(), "60".into())]
+    let results = spawn_ranks(test, 3, LIMIT, |_| {
+        vec![("FERROCM_CCL_TIMEOUT".into(), "60".into()), ("FERROCM_CCL_ENGINE".into(), engine.into())]
     });
     assert_eq!(results[1].code, Some(17), "rank 1 exits by itself:\n{}", results[1].output);
     all_passed(&results.into_iter().filter(|r| r.rank != 1).collect::<Vec<_>>());
@@ -206,6 +217,15 @@ fn dead_rank_fails_the_others() {
 /// and rank 2's call then fails at once with the same report.
 #[test]
 fn timeout_across_processes() {
+    timeout_between("timeout_across_processes", "host");
+}
+
+#[test]
+fn timeout_across_processes_device_engine() {
+    timeout_between("timeout_across_processes_device_engine", "device");
+}
+
+fn timeout_between(test: &str, engine: &str) {
     if child().is_some() {
         let (comm, s) = child_comm();
         let mut x = s.clone_htod(&[1.0f32; 100]).unwrap();
@@ -220,8 +240,8 @@ fn timeout_across_processes() {
         );
         return;
     }
-    let results = spawn_ranks("timeout_across_processes", 3, LIMIT, |_| {
-        vec![("FERROCM_CCL_TIMEOUT".into(), "1.5".into())]
+    let results = spawn_ranks(test, 3, LIMIT, |_| {
+        vec![("FERROCM_CCL_TIMEOUT".into(), "1.5".into()), ("FERROCM_CCL_ENGINE".into(), engine.into())]
     });
     all_passed(&results);
 }
@@ -229,6 +249,15 @@ fn timeout_across_processes() {
 /// Mismatched counts between processes (shared memory): both ranks fail with a mismatch.
 #[test]
 fn mismatch_across_processes() {
+    mismatch_between("mismatch_across_processes", "host");
+}
+
+#[test]
+fn mismatch_across_processes_device_engine() {
+    mismatch_between("mismatch_across_processes_device_engine", "device");
+}
+
+fn mismatch_between(test: &str, engine: &str) {
     if child().is_some() {
         let (comm, s) = child_comm();
         let n = if comm.rank() == 0 { 1000 } else { 999 };
@@ -240,5 +269,40 @@ fn mismatch_across_processes() {
         );
         return;
     }
-    all_passed(&spawn_ranks("mismatch_across_processes", 2, LIMIT, |_| Vec::new()));
+    all_passed(&spawn_ranks(test, 2, LIMIT, |_| vec![("FERROCM_CCL_ENGINE".into(), engine.into())]));
+}
+
+/// The device engine between processes: rank 1 joins an all-reduce (its rendezvous passes) but
+/// its stream is held by a host callback, and its process exits before the stream reaches the
+/// operation. Ranks 0 and 2 have queued waits on words rank 1 will never write: the watchdog
+/// sees the communicator fail and releases them, so their streams finish (the data is garbage)
+/// instead of hanging, the failure names rank 1, and every later call returns it.
+#[test]
+fn a_rank_dying_while_streams_wait_releases_them() {
+    if child().is_some() {
+        let (comm, s) = child_comm();
+        assert_eq!(comm.engine(), Engine::Device);
+        let mut x = s.clone_htod(&[1.0f32; 300_000]).unwrap();
+        if comm.rank() == 1 {
+            s.add_callback(|| {
+                std::thread::sleep(Duration::from_millis(500));
+                std::process::exit(17);
+            })
+            .unwrap();
+        }
+        let start = Instant::now();
+        comm.all_reduce_in_place(&mut x, ReduceOp::Sum, &s).expect("the operation is queued");
+        s.synchronize().expect("the released stream finishes");
+        assert!(start.elapsed() < Duration::from_secs(30), "{:?}", start.elapsed());
+        let e = comm.async_error().expect("the communicator failed");
+        assert!(e.to_string().contains("rank(s) 1 died"), "{e}");
+        let e = comm.all_reduce_in_place(&mut x, ReduceOp::Sum, &s).unwrap_err();
+        assert!(e.to_string().contains("rank(s) 1 died"), "later calls fail: {e}");
+        return;
+    }
+    let results = spawn_ranks("a_rank_dying_while_streams_wait_releases_them", 3, LIMIT, |_| {
+        vec![("FERROCM_CCL_TIMEOUT".into(), "60".into()), ("FERROCM_CCL_ENGINE".into(), "device".into())]
+    });
+    assert_eq!(results[1].code, Some(17), "rank 1 exits by itself:\n{}", results[1].output);
+    all_passed(&results.into_iter().filter(|r| r.rank != 1).collect::<Vec<_>>());
 }

@@ -76,6 +76,136 @@ fn workload(comm: &Communicator, transport: TransportKind) {
     }
 }
 
+/// What every child rank of the device engine between processes runs: each operation it runs
+/// (all-reduce with every operator, all-gather, reduce-scatter, broadcast and reduce to each
+/// end), in place and out of place, on sizes 0, 1, unaligned and larger than the staging ring
+/// (so its slots are reused), on f64, i32 and f32, against the host reference every rank
+/// computes; then an operation it leaves to the host engine (send/recv), on the same stream.
+fn device_workload(comm: &Communicator) {
+    let (r, n) = (comm.rank(), comm.size());
+    assert_eq!(comm.engine(), ferrocm_ccl::Engine::Device, "rank {r}: the device engine between processes");
+    let s = comm.device().create_stream().unwrap();
+    // 300_011 f64 on each rank: 2.4 MB, more than the ring's 4 MiB staging per direction once
+    // gathered (and a count that no rank count divides).
+    for len in [0usize, 1, 7, 1_037, 300_011] {
+        let all: Vec<Vec<f64>> = (0..n).map(|j| input(j, len, 3)).collect();
+        let ints: Vec<Vec<i32>> =
+            all.iter().map(|v| v.iter().map(|x| (x * 1000.0) as i32).collect()).collect();
+        // All-reduce, f64 sum out of place and i32 max / min / prod in place.
+        let sum: Vec<f64> = (0..len).map(|i| all.iter().map(|v| v[i]).sum()).collect();
+        // Buffers hold at least one element; the operations see views of `len`.
+        let mut x = s.alloc_zeroed::<f64>(len.max(1)).unwrap();
+        if len > 0 {
+            s.copy_htod(&all[r], &mut x).unwrap();
+        }
+        let mut y = s.alloc_zeroed::<f64>(len.max(1)).unwrap();
+        let mut yv = y.slice_mut(0..len).unwrap();
+        comm.all_reduce(&x.slice(0..len).unwrap(), &mut yv, ReduceOp::Sum, &s).unwrap();
+        let got = s.clone_dtoh(&y).unwrap();
+        for i in 0..len {
+            assert!(
+                (got[i] - sum[i]).abs() < 1e-12 * n as f64,
+                "all_reduce sum {len} element {i}: {} vs {}",
+                got[i],
+                sum[i]
+            );
+        }
+        for (op, f) in [
+            (ReduceOp::Max, (|a: i32, b: i32| a.max(b)) as fn(i32, i32) -> i32),
+            (ReduceOp::Min, |a: i32, b: i32| a.min(b)),
+            (ReduceOp::Prod, |a: i32, b: i32| a.wrapping_mul(b)),
+        ] {
+            let want: Vec<i32> = (0..len).map(|i| ints.iter().map(|v| v[i]).reduce(f).unwrap()).collect();
+            let mut b = s.clone_htod(&ints[r]).unwrap_or_else(|_| s.alloc_zeroed::<i32>(1).unwrap());
+            if len > 0 {
+                comm.all_reduce_in_place(&mut b, op, &s).unwrap();
+                assert_eq!(s.clone_dtoh(&b).unwrap(), want, "all_reduce {op} {len}");
+            } else {
+                let mut empty = b.slice_mut(0..0).unwrap();
+                comm.all_reduce_in_place(&mut empty, op, &s).unwrap();
+            }
+        }
+        // Average of f32, out of place.
+        let xf: Vec<f32> = all[r].iter().map(|&v| v as f32).collect();
+        let avg: Vec<f64> =
+            (0..len).map(|i| all.iter().map(|v| v[i] as f32 as f64).sum::<f64>() / n as f64).collect();
+        let xd = s.clone_htod(&xf).unwrap_or_else(|_| s.alloc_zeroed::<f32>(1).unwrap());
+        let mut yd = s.alloc_zeroed::<f32>(len.max(1)).unwrap();
+        let (xs, mut ys) = (xd.slice(0..len).unwrap(), yd.slice_mut(0..len).unwrap());
+        comm.all_reduce(&xs, &mut ys, ReduceOp::Avg, &s).unwrap();
+        let got = s.clone_dtoh(&yd).unwrap();
+        for i in 0..len {
+            assert!((got[i] as f64 - avg[i]).abs() < 1e-5, "all_reduce avg {len} element {i}");
+        }
+        // All-gather out of place and in place.
+        let mut gathered = s.alloc_zeroed::<f64>((n * len).max(1)).unwrap();
+        let xs = x.slice(0..len).unwrap();
+        let mut gv = gathered.slice_mut(0..n * len).unwrap();
+        comm.all_gather(&xs, &mut gv, &s).unwrap();
+        assert_eq!(&s.clone_dtoh(&gathered).unwrap()[..n * len], &all.concat()[..], "all_gather {len}");
+        if len > 0 {
+            let mut buf = vec![0.0; n * len];
+            buf[r * len..(r + 1) * len].copy_from_slice(&all[r]);
+            let mut g = s.clone_htod(&buf).unwrap();
+            comm.all_gather_in_place(&mut g, &s).unwrap();
+            assert_eq!(s.clone_dtoh(&g).unwrap(), all.concat(), "all_gather in place {len}");
+        }
+        // Reduce-scatter (sum of f64 blocks), out of place and in place.
+        if len > 0 {
+            let full: Vec<Vec<f64>> = (0..n).map(|j| input(j, n * len, 4)).collect();
+            let want: Vec<f64> = (0..len).map(|i| full.iter().map(|v| v[r * len + i]).sum()).collect();
+            let src = s.clone_htod(&full[r]).unwrap();
+            let mut out = s.alloc_zeroed::<f64>(len).unwrap();
+            comm.reduce_scatter(&src, &mut out, ReduceOp::Sum, &s).unwrap();
+            let got = s.clone_dtoh(&out).unwrap();
+            let mut inplace = s.clone_htod(&full[r]).unwrap();
+            comm.reduce_scatter_in_place(&mut inplace, ReduceOp::Sum, &s).unwrap();
+            let got2 = s.clone_dtoh(&inplace).unwrap();
+            for i in 0..len {
+                assert!((got[i] - want[i]).abs() < 1e-12 * n as f64, "reduce_scatter {len} element {i}");
+                assert_eq!(got2[r * len + i], got[i], "reduce_scatter in place {len} element {i}");
+            }
+        }
+        // Broadcast from the last rank (out of place) and rank 0 (in place), reduce to rank 0
+        // (in place, sum) and to the last rank (out of place, average); then the host engine's
+        // operations on the same stream (a send/recv ring).
+        if len > 0 {
+            let mut dst = s.alloc_zeroed::<f64>(len).unwrap();
+            comm.broadcast(&x, &mut dst, n - 1, &s).unwrap();
+            assert_eq!(s.clone_dtoh(&dst).unwrap(), all[n - 1], "broadcast {len}");
+            let mut b = s.clone_htod(&all[r]).unwrap();
+            comm.broadcast_in_place(&mut b, 0, &s).unwrap();
+            assert_eq!(s.clone_dtoh(&b).unwrap(), all[0], "broadcast in place {len}");
+            let mut red = s.clone_htod(&all[r]).unwrap();
+            comm.reduce_in_place(&mut red, ReduceOp::Sum, 0, &s).unwrap();
+            let mut mean = s.alloc_zeroed::<f64>(len).unwrap();
+            comm.reduce(&x, &mut mean, ReduceOp::Avg, n - 1, &s).unwrap();
+            let got = s.clone_dtoh(&mean).unwrap();
+            for i in 0..len {
+                let want = if r == n - 1 { sum[i] / n as f64 } else { 0.0 };
+                assert!(
+                    (got[i] - want).abs() < 1e-12 * n as f64,
+                    "reduce avg {len} element {i} on rank {r}: {}",
+                    got[i]
+                );
+            }
+            let mut from_prev = s.alloc_zeroed::<f64>(len).unwrap();
+            group(|g| {
+                g.send(comm, &x, (r + 1) % n, &s)?;
+                g.recv(comm, &mut from_prev, (r + n - 1) % n, &s)
+            })
+            .unwrap();
+            assert_eq!(s.clone_dtoh(&from_prev).unwrap(), all[(r + n - 1) % n], "send/recv {len}");
+            if r == 0 {
+                let got = s.clone_dtoh(&red).unwrap();
+                for i in 0..len {
+                    assert!((got[i] - sum[i]).abs() < 1e-12 * n as f64, "reduce {len} element {i}");
+                }
+            }
+        }
+    }
+}
+
 /// The variable that puts a child rank on the first GPU instead of the CPU device.
 const ON_GPU: &str = "FERROCM_CCL_TEST_GPU";
 
@@ -87,6 +217,9 @@ fn run_child(transport: TransportKind) {
         Device::cpu().unwrap()
     };
     let comm = Communicator::init_rank(&id, n, rank, &device).unwrap();
+    if std::env::var("FERROCM_CCL_ENGINE").is_ok_and(|e| e == "device") {
+        device_workload(&comm);
+    }
     workload(&comm, transport);
     comm.destroy().unwrap();
 }
@@ -97,6 +230,9 @@ fn parent(test: &str, n: usize, transport: Option<TransportKind>, on_gpu: bool) 
             transport.map(|t| vec![("FERROCM_CCL_TRANSPORT".to_string(), t.to_string())]).unwrap_or_default();
         if on_gpu {
             env.push((ON_GPU.to_string(), "1".to_string()));
+        }
+        if test.contains("device_engine") {
+            env.push(("FERROCM_CCL_ENGINE".to_string(), "device".to_string()));
         }
         env
     });
@@ -137,6 +273,11 @@ process_tests! {
     four_processes_tcp: 4, Some(TransportKind::Tcp), TransportKind::Tcp, false;
     two_processes_ucx: 2, Some(TransportKind::Ucx), TransportKind::Ucx, false, ucx_or_skip;
     four_processes_ucx: 4, Some(TransportKind::Ucx), TransportKind::Ucx, false, ucx_or_skip;
+    two_processes_device_engine: 2, None, TransportKind::Shm, false;
+    three_processes_device_engine: 3, None, TransportKind::Shm, false;
+    four_processes_device_engine: 4, None, TransportKind::Shm, false;
+    gpu_two_processes_device_engine: 2, None, TransportKind::Shm, true, gpu_or_skip;
+    gpu_four_processes_device_engine: 4, None, TransportKind::Shm, true, gpu_or_skip;
     gpu_two_processes_shm: 2, None, TransportKind::Shm, true, gpu_or_skip;
     gpu_four_processes_shm: 4, None, TransportKind::Shm, true, gpu_or_skip;
     gpu_two_processes_tcp: 2, Some(TransportKind::Tcp), TransportKind::Tcp, true, gpu_or_skip;

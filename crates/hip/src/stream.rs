@@ -10,7 +10,7 @@ use std::ffi::{c_int, c_uint, c_void};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use ferrocm_runtime::{Event, EventFlags, StreamFlags};
+use ferrocm_runtime::{Event, EventFlags, StreamFlags, StreamWord, WaitCondition};
 
 use crate::device::hip_api;
 use crate::error::{out, Failure, HipError, HipResult};
@@ -43,6 +43,21 @@ fn create(stream: *mut *mut c_void, flags: c_uint, priority: c_int) -> HipResult
         .insert(handle, Arc::new(StreamEntry { stream: s, device: h.current(), flags, priority }));
     // SAFETY: non-null out-parameter.
     unsafe { out(stream, "stream", handle as *mut c_void) }
+}
+
+/// HIP's wait flags (`hipStreamWaitValueGte` 0, `Eq` 1, `And` 2, `Nor` 3).
+fn wait_condition(flags: c_uint) -> HipResult<WaitCondition> {
+    Ok(match flags {
+        0 => WaitCondition::Geq,
+        1 => WaitCondition::Eq,
+        2 => WaitCondition::And,
+        3 => WaitCondition::Nor,
+        _ => {
+            return Err(Failure::invalid(format!(
+                "unknown wait flags {flags:#x} (hipStreamWaitValueGte, Eq, And or Nor: 0 to 3)"
+            )))
+        }
+    })
 }
 
 fn entry(handle: u64) -> HipResult<Option<Arc<StreamEntry>>> {
@@ -108,6 +123,47 @@ hip_api! {
         let s = h.stream(stream as u64)?;
         let e = h.event(event as u64)?;
         Ok(s.wait_event(&e.event)?)
+    }
+
+    /// `hipStreamWaitValue32`: later work on the stream waits until the 32-bit word at `ptr`
+    /// meets `flags` (`hipStreamWaitValueGte`, `Eq`, `And`, `Nor`) against `value`. `ptr` is an
+    /// aligned word of device memory of the stream's device. Only the full mask (`0xFFFFFFFF`,
+    /// the default) is supported; `Gte` compares cyclically as CUDA's `GEQ` does (the same as a
+    /// plain `>=` for values less than 2^31 apart).
+    fn hipStreamWaitValue32(stream: *mut c_void, ptr: *mut c_void, value: u32, flags: c_uint, mask: u32) {
+        if mask != u32::MAX {
+            return Err(Failure::new(HipError::hipErrorNotSupported, format!("mask {mask:#x}: only the full mask 0xffffffff is supported")));
+        }
+        let s = hip()?.stream(stream as u64)?;
+        Ok(s.wait_value_raw(ptr as u64, StreamWord::U32(value), wait_condition(flags)?)?)
+    }
+
+    /// `hipStreamWaitValue64`: as `hipStreamWaitValue32` on a 64-bit word (full mask only).
+    fn hipStreamWaitValue64(stream: *mut c_void, ptr: *mut c_void, value: u64, flags: c_uint, mask: u64) {
+        if mask != u64::MAX {
+            return Err(Failure::new(HipError::hipErrorNotSupported, format!("mask {mask:#x}: only the full mask is supported")));
+        }
+        let s = hip()?.stream(stream as u64)?;
+        Ok(s.wait_value_raw(ptr as u64, StreamWord::U64(value), wait_condition(flags)?)?)
+    }
+
+    /// `hipStreamWriteValue32`: writes `value` to the 32-bit word at `ptr` after the stream's
+    /// earlier work. `flags` must be 0.
+    fn hipStreamWriteValue32(stream: *mut c_void, ptr: *mut c_void, value: u32, flags: c_uint) {
+        if flags != 0 {
+            return Err(Failure::invalid(format!("hipStreamWriteValue32 flags {flags:#x} must be 0")));
+        }
+        let s = hip()?.stream(stream as u64)?;
+        Ok(s.write_value_raw(ptr as u64, StreamWord::U32(value))?)
+    }
+
+    /// `hipStreamWriteValue64`: as `hipStreamWriteValue32` on a 64-bit word.
+    fn hipStreamWriteValue64(stream: *mut c_void, ptr: *mut c_void, value: u64, flags: c_uint) {
+        if flags != 0 {
+            return Err(Failure::invalid(format!("hipStreamWriteValue64 flags {flags:#x} must be 0")));
+        }
+        let s = hip()?.stream(stream as u64)?;
+        Ok(s.write_value_raw(ptr as u64, StreamWord::U64(value))?)
     }
 
     /// `hipStreamGetFlags`.

@@ -233,6 +233,50 @@ fn cases() -> Vec<Case> {
             call: |_| unsafe { hipStreamWaitEvent(null_mut(), BOGUS, 1) },
         },
         Case {
+            name: "a stream wait on a misaligned word",
+            want: H::hipErrorInvalidValue,
+            call: |f| unsafe {
+                hipStreamWaitValue32(null_mut(), (f.dev as usize + 2) as *mut c_void, 0, 0, u32::MAX)
+            },
+        },
+        Case {
+            name: "a stream wait with unknown flags",
+            want: H::hipErrorInvalidValue,
+            call: |f| unsafe { hipStreamWaitValue32(null_mut(), f.dev, 0, 4, u32::MAX) },
+        },
+        Case {
+            name: "a stream wait with a partial mask",
+            want: H::hipErrorNotSupported,
+            call: |f| unsafe { hipStreamWaitValue64(null_mut(), f.dev, 0, 0, 0xff) },
+        },
+        Case {
+            name: "a stream write to host memory",
+            want: H::hipErrorInvalidValue,
+            call: |f| unsafe { hipStreamWriteValue32(null_mut(), f.host.as_mut_ptr() as *mut c_void, 7, 0) },
+        },
+        Case {
+            name: "a stream write past the end of the allocation",
+            want: H::hipErrorInvalidValue,
+            call: |f| unsafe {
+                hipStreamWriteValue64(null_mut(), (f.dev as usize + 64) as *mut c_void, 7, 0)
+            },
+        },
+        Case {
+            name: "a stream write to freed memory",
+            want: H::hipErrorInvalidValue,
+            call: |_| unsafe {
+                let mut p = null_mut();
+                ok(hipMalloc(&mut p, 64));
+                ok(hipFree(p));
+                hipStreamWriteValue32(null_mut(), p, 7, 0)
+            },
+        },
+        Case {
+            name: "a stream write with flags",
+            want: H::hipErrorInvalidValue,
+            call: |f| unsafe { hipStreamWriteValue32(null_mut(), f.dev, 7, 1) },
+        },
+        Case {
             name: "recording an unknown event",
             want: H::hipErrorInvalidHandle,
             call: |_| unsafe { hipEventRecord(BOGUS, null_mut()) },

@@ -18,6 +18,7 @@ mod error;
 mod event;
 mod graph;
 mod ipc;
+mod memop;
 mod memory;
 mod module;
 pub mod platform;
@@ -34,6 +35,7 @@ pub use error::{Error, Result};
 pub use event::Event;
 pub use graph::{Graph, GraphExec};
 pub use ipc::{ShareableHandle, SharedBuffer};
+pub use memop::MemoryWord;
 pub use memory::{
     AsDeviceSlice, AsDeviceSliceMut, DeviceBuffer, DeviceRepr, DeviceSlice, DeviceSliceMut, ExternalBuffer,
     HostBuffer,
@@ -54,7 +56,8 @@ pub use ferrocm_backend::tensor_map::{
 };
 pub use ferrocm_backend::{
     BackendError, BackendKind, CpuKernel, CpuModule, DeviceProperties, DevicePtr, Dim3, EventFlags, Feature,
-    FeatureSet, FunctionAttributes, Isa, LaunchDims, ModuleImage, StreamFlags, Target,
+    FeatureSet, FunctionAttributes, Isa, LaunchDims, ModuleImage, StreamFlags, StreamWord, Target,
+    WaitCondition,
 };
 /// Timed copies of PTX kernels for kernel tracing ([`Device::load_module_with_timed`]).
 pub use ferrocm_ir::timed_ptx;

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use common::{Rng, TestResult};
 use ferrocm_runtime::{
     builtin, AsDeviceSlice, BackendKind, Device, Error, KernelArgs, LaunchConfig, ShareableHandle,
-    SharedBuffer,
+    SharedBuffer, WaitCondition,
 };
 
 const ROLE: &str = "FERROCM_IPC_ROLE";
@@ -184,7 +184,80 @@ fn child(dev: &Device, role: &str) -> TestResult {
     Ok(())
 }
 
+/// The child of `streams_of_two_processes_order_through_shared_words`: its stream waits on
+/// word 0 of the shared flags before copying the parent's values, then writes its own values
+/// and sets word 1 for the parent's stream, all in stream order (the host only checks).
+fn memop_child(dev: &Device) -> TestResult {
+    let socket = connect()?;
+    let mut flags = SharedBuffer::<u64>::import(dev, &ShareableHandle::recv(&socket)?)?;
+    let mut data = SharedBuffer::<f32>::import(dev, &ShareableHandle::recv(&socket)?)?;
+    let s = dev.create_stream()?;
+    let mut seen = dev.alloc::<f32>(N)?;
+    s.wait_value(&flags.slice(0..1)?, 1u64, WaitCondition::Geq)?;
+    s.copy_dtod(&data, &mut seen)?;
+    let x = child_x();
+    let mut x_dev = dev.alloc::<f32>(N)?;
+    dev.create_stream()?.copy_htod(&x, &mut x_dev)?;
+    s.copy_dtod(&x_dev, &mut data)?;
+    s.write_value(&mut flags.slice_mut(1..2)?, 2u64)?;
+    // The wait is queued before the parent writes anything: tell it so.
+    (&socket).write_all(b"wait")?;
+    s.synchronize()?;
+    assert_eq!(
+        s.clone_dtoh(&seen)?,
+        parent_values(),
+        "the child's stream went on before the parent's values"
+    );
+    let mut bye = [0u8; 3];
+    (&socket).read_exact(&mut bye)?;
+    Ok(())
+}
+
 conformance! {
+    streams_of_two_processes_order_through_shared_words(dev) {
+        if role().is_some() {
+            return memop_child(dev);
+        }
+        let name = test_name("streams_of_two_processes_order_through_shared_words", dev);
+        let mut parent = Parent::spawn(&name, "memop", &[])?;
+        let mut flags = SharedBuffer::<u64>::new(dev, 2)?;
+        let mut data = SharedBuffer::<f32>::new(dev, N)?;
+        let (s, writer) = (dev.create_stream()?, dev.create_stream()?);
+        writer.copy_htod(&[0u64, 0], &mut flags)?;
+        writer.copy_htod(&vec![0.0f32; N], &mut data)?;
+        let socket = parent.accept()?;
+        flags.export()?.send(&socket)?;
+        data.export()?.send(&socket)?;
+        // This process's stream waits for the child's word 1 before reading what it wrote.
+        let mut result = dev.alloc::<f32>(N)?;
+        s.wait_value(&flags.slice(1..2)?, 2u64, WaitCondition::Eq)?;
+        s.copy_dtod(&data, &mut result)?;
+        let mut msg = [0u8; 4];
+        (&socket).read_exact(&mut msg).map_err(|e| format!("{e}; child: {}", parent.stderr()))?;
+        assert_eq!(&msg, b"wait");
+        std::thread::sleep(Duration::from_millis(30));
+        assert!(!s.query()?, "the parent's stream went past word 1 before the child set it");
+        writer.copy_htod(&parent_values(), &mut data)?;
+        writer.write_value(&mut flags.slice_mut(0..1)?, 1u64)?;
+        // Not `synchronize`: a child that died would leave the stream blocked for good.
+        let start = Instant::now();
+        while !s.query()? {
+            if let Some(status) = parent.child.try_wait()? {
+                let message = format!("the child exited ({status}) before setting word 1: {}", parent.stderr());
+                std::mem::forget((s, result, flags, data));
+                return Err(message.into());
+            }
+            if start.elapsed() > TIMEOUT {
+                std::mem::forget((s, result, flags, data));
+                return Err("the child did not set word 1 in time".into());
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert_eq!(s.clone_dtoh(&result)?, child_x(), "the parent's stream did not see the child's values");
+        (&socket).write_all(b"bye")?;
+        parent.finish()
+    }
+
     two_processes_share_a_buffer(dev) {
         if let Some(role) = role() {
             return child(dev, &role);

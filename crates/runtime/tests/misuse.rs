@@ -6,8 +6,8 @@ mod common;
 
 use common::TestResult;
 use ferrocm_runtime::{
-    builtin, Device, DeviceBuffer, Dim3, Error, Event, EventFlags, Function, HostBuffer, KernelArgs,
-    LaunchConfig, ModuleImage, Stream, TensorMap, TiledLayout,
+    builtin, AsDeviceSlice, Device, DeviceBuffer, Dim3, Error, Event, EventFlags, Function, HostBuffer,
+    KernelArgs, LaunchConfig, ModuleImage, Stream, StreamWord, TensorMap, TiledLayout, WaitCondition,
 };
 
 const POISON: u8 = 0xAB;
@@ -21,6 +21,8 @@ struct Ctx {
     host: Vec<f32>,
     axpy: Function,
     empty: Function,
+    /// Another device (of any backend): the table always runs with one (see `misuse_cpu`).
+    other: Device,
 }
 
 struct Case {
@@ -236,6 +238,68 @@ const CASES: &[Case] = &[
         expect: |e| matches!(e, Error::InvalidTensorMap { .. } | Error::Unsupported { .. }),
     },
     Case {
+        name: "a stream memory wait on a misaligned word",
+        run: |c| c.s.wait_value_raw(c.buf.device_ptr().0 + 2, StreamWord::U32(0), WaitCondition::Geq),
+        expect: |e| matches!(e, Error::InvalidAddress { reason, .. } if reason.contains("aligned to 4 bytes")),
+    },
+    Case {
+        name: "a stream memory write to a misaligned 64-bit word",
+        run: |c| c.s.write_value_raw(c.buf.device_ptr().0 + 4, StreamWord::U64(7)),
+        expect: |e| matches!(e, Error::InvalidAddress { reason, .. } if reason.contains("aligned to 8 bytes")),
+    },
+    Case {
+        name: "a stream memory write to freed memory",
+        run: |c| {
+            let freed = c.dev.alloc::<u32>(64)?;
+            let address = freed.device_ptr().0;
+            drop(freed);
+            c.s.write_value_raw(address, StreamWord::U32(7))
+        },
+        expect: |e| matches!(e, Error::InvalidAddress { reason, .. } if reason.contains("not a live device allocation")),
+    },
+    Case {
+        name: "a stream memory write past the end of an allocation",
+        run: |c| {
+            let words = c.dev.alloc::<u32>(16)?;
+            c.s.write_value_raw(words.device_ptr().0 + 64, StreamWord::U32(7))
+        },
+        expect: |e| matches!(e, Error::InvalidAddress { .. }),
+    },
+    Case {
+        name: "a stream memory wait on a view of two words",
+        run: |c| {
+            let view = c.buf.slice(0..2)?.reinterpret::<u32>()?;
+            c.s.wait_value(&view, 0u32, WaitCondition::Geq)
+        },
+        expect: |e| matches!(e, Error::InvalidAddress { reason, .. } if reason.contains("one word")),
+    },
+    Case {
+        name: "a stream memory write to managed memory",
+        run: |c| {
+            let mut m = c.dev.alloc_managed::<u32>(1)?;
+            c.s.write_value(&mut m, 7u32)
+        },
+        expect: |e| matches!(e, Error::InvalidAddress { reason, .. } if reason.contains("managed memory")),
+    },
+    Case {
+        name: "a stream memory write to a word of another device",
+        run: |c| {
+            let other = c.other.clone();
+            let mut word = other.alloc::<u32>(1)?;
+            c.s.write_value(&mut word, 7u32)
+        },
+        expect: |e| matches!(e, Error::DeviceMismatch { what: "memory word", .. }),
+    },
+    Case {
+        name: "a stream memory wait on a word of another device, by address",
+        run: |c| {
+            let other = c.other.clone();
+            let word = other.alloc::<u32>(1)?;
+            c.s.wait_value_raw(word.device_ptr().0, StreamWord::U32(0), WaitCondition::Geq)
+        },
+        expect: |e| matches!(e, Error::DeviceMismatch { what: "memory word", .. }),
+    },
+    Case {
         name: "a grid over the x limit",
         run: |c| axpy_with(c, LaunchConfig::new(Dim3::new(u32::MAX, 1, 1), 32)),
         expect: |e| matches!(e, Error::LaunchTooLarge { what: "grid.x", .. }),
@@ -245,7 +309,9 @@ const CASES: &[Case] = &[
 fn check_all(dev: &Device) -> TestResult {
     let s = dev.create_stream()?;
     let module = builtin::load(dev)?;
+    let other = Device::all()?.into_iter().find(|d| d != dev).ok_or("the table needs a second device")?;
     let mut c = Ctx {
+        other,
         dev: dev.clone(),
         buf: s.alloc::<f32>(N)?,
         host: vec![poisoned(); N],
@@ -276,8 +342,21 @@ fn check_all(dev: &Device) -> TestResult {
     Ok(())
 }
 
+/// Runs the table on the first CPU device. With no second device in this process (one CPU
+/// device, no GPU), the table runs in a child of this binary started with two CPU devices, so
+/// the rows about another device's memory always run.
 #[test]
 fn misuse_cpu() {
+    let alone = Device::all().map(|d| d.len() < 2).unwrap_or(false);
+    if alone {
+        let status = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["misuse_cpu", "--exact", "--test-threads=1"])
+            .env("FERROCM_CPU_DEVICES", "2")
+            .status()
+            .unwrap();
+        assert!(status.success(), "the misuse table with two CPU devices failed: {status}");
+        return;
+    }
     common::on_backend(ferrocm_runtime::BackendKind::Cpu, check_all);
 }
 

@@ -62,3 +62,64 @@ pub unsafe fn launch_host_func(d: &Driver, s: CUstream, f: CUhostFn, data: *mut 
     // SAFETY: forwarded from the caller.
     check(d, "cuLaunchHostFunc", unsafe { d.launch_host_func(s, f, data) })
 }
+
+/// `cuStreamWaitValue32_v2`.
+///
+/// # Safety
+/// A live stream; `addr` is a 4-byte aligned device address (not managed memory) that stays
+/// mapped until the wait completes.
+pub unsafe fn wait_value32(
+    d: &Driver,
+    s: CUstream,
+    addr: CUdeviceptr,
+    value: u32,
+    flags: c_uint,
+) -> Result<()> {
+    // SAFETY: forwarded from the caller.
+    check(d, "cuStreamWaitValue32_v2", unsafe { d.stream_wait_value32(s, addr, value, flags) })
+}
+
+/// `cuStreamWaitValue64_v2`.
+///
+/// # Safety
+/// As [`wait_value32`], 8-byte aligned.
+pub unsafe fn wait_value64(
+    d: &Driver,
+    s: CUstream,
+    addr: CUdeviceptr,
+    value: u64,
+    flags: c_uint,
+) -> Result<()> {
+    // SAFETY: forwarded from the caller.
+    check(d, "cuStreamWaitValue64_v2", unsafe { d.stream_wait_value64(s, addr, value, flags) })
+}
+
+/// `cuStreamWriteValue32_v2`.
+///
+/// # Safety
+/// As [`wait_value32`].
+pub unsafe fn write_value32(
+    d: &Driver,
+    s: CUstream,
+    addr: CUdeviceptr,
+    value: u32,
+    flags: c_uint,
+) -> Result<()> {
+    // SAFETY: forwarded from the caller.
+    check(d, "cuStreamWriteValue32_v2", unsafe { d.stream_write_value32(s, addr, value, flags) })
+}
+
+/// `cuStreamWriteValue64_v2`.
+///
+/// # Safety
+/// As [`wait_value64`].
+pub unsafe fn write_value64(
+    d: &Driver,
+    s: CUstream,
+    addr: CUdeviceptr,
+    value: u64,
+    flags: c_uint,
+) -> Result<()> {
+    // SAFETY: forwarded from the caller.
+    check(d, "cuStreamWriteValue64_v2", unsafe { d.stream_write_value64(s, addr, value, flags) })
+}

@@ -19,6 +19,7 @@
 //! Event slots are reused from one operation to the next; this is safe because an operation's
 //! deposits are complete only once every rank has finished enqueuing the previous one.
 
+pub(crate) mod ipc;
 pub(crate) mod kernels;
 mod schedule;
 

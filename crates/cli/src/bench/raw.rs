@@ -93,6 +93,53 @@ impl Raw {
 }
 
 /// A graph captured from the raw stream, and its instance.
+/// Two words and a second stream for the stream-memory-operation round trip.
+pub struct MemopPair {
+    other: CUstream,
+    a: CUdeviceptr,
+    b: CUdeviceptr,
+}
+
+impl Raw {
+    pub fn memop_pair(&self) -> Result<MemopPair> {
+        let other = result::stream::create(&self.d, CU_STREAM_NON_BLOCKING, 0)?;
+        let (a, b) = (self.alloc(4)?, self.alloc(4)?);
+        let zero = 0u32;
+        self.htod(a, &zero as *const u32 as *const u8, 4)?;
+        self.htod(b, &zero as *const u32 as *const u8, 4)?;
+        self.sync()?;
+        Ok(MemopPair { other, a, b })
+    }
+
+    /// One round trip: this stream writes `a`, the other waits for it and writes `b`, this
+    /// stream waits for `b`.
+    pub fn ping_pong(&self, p: &MemopPair, generation: u32) -> Result<()> {
+        // SAFETY: live streams; `a` and `b` are 4-byte aligned words of live allocations.
+        unsafe {
+            result::stream::write_value32(
+                &self.d,
+                self.stream,
+                p.a,
+                generation,
+                CU_STREAM_WRITE_VALUE_DEFAULT,
+            )?;
+            result::stream::wait_value32(&self.d, p.other, p.a, generation, CU_STREAM_WAIT_VALUE_GEQ)?;
+            result::stream::write_value32(&self.d, p.other, p.b, generation, CU_STREAM_WRITE_VALUE_DEFAULT)?;
+            result::stream::wait_value32(&self.d, self.stream, p.b, generation, CU_STREAM_WAIT_VALUE_GEQ)?;
+        }
+        Ok(())
+    }
+
+    pub fn free_memop_pair(&self, p: MemopPair) -> Result<()> {
+        self.sync()?;
+        // SAFETY: the other stream's work is ordered before this stream's last wait, which has
+        // completed; the stream and words are released once.
+        unsafe { result::stream::destroy(&self.d, p.other)? };
+        self.free(p.a)?;
+        self.free(p.b)
+    }
+}
+
 pub struct RawGraph<'a> {
     raw: &'a Raw,
     graph: CUgraph,

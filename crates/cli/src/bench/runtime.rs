@@ -1,13 +1,16 @@
 //! `ferrocm bench runtime`: the runtime's overheads against the raw CUDA driver, in one
 //! process: empty-kernel launch rate and round trip, a typed `#[kernel]` launch, a graph of empty
 //! kernels replayed (against the driver's own graph of the same launches, and against the same
-//! launches on a stream), pinned H2D/D2H and D2D copy bandwidth, and allocate+free through the
-//! stream-ordered pool against cuMemAlloc/cuMemFree.
+//! launches on a stream), a round trip between two streams ordered by stream memory operations
+//! (against cuStreamWriteValue32/cuStreamWaitValue32), pinned H2D/D2H and D2D copy bandwidth,
+//! and allocate+free through the stream-ordered pool against cuMemAlloc/cuMemFree.
 
 use std::time::Instant;
 
 use anyhow::{bail, ensure, Context, Result};
-use ferrocm::{builtin, BackendKind, Device, Function, HostBuffer, KernelArgs, LaunchConfig, Stream};
+use ferrocm::{
+    builtin, BackendKind, Device, DeviceBuffer, Function, HostBuffer, KernelArgs, LaunchConfig, Stream,
+};
 use ferrocm_kernel::prelude::*;
 
 use super::raw;
@@ -231,6 +234,62 @@ pub fn run(a: Args) -> Result<()> {
     }
     rows.push(event_row("event query (pending)", median(q)));
 
+    // Stream memory operations: a round trip between two streams ordered only by words in
+    // device memory (A writes its word, B waits for it and writes its own, A waits for that),
+    // the building block of collectives between processes; the driver's cuStreamWriteValue32 /
+    // cuStreamWaitValue32 on two raw streams is the baseline.
+    {
+        let rounds = (a.launches / 10).max(1);
+        let (sa, sb) = (dev.create_stream()?, dev.create_stream()?);
+        let mut fa = dev.alloc::<u32>(1)?;
+        let mut fb = dev.alloc::<u32>(1)?;
+        sa.copy_htod(&[0], &mut fa)?;
+        sa.copy_htod(&[0], &mut fb)?;
+        let mut generation = 0u32;
+        // Checked once before timing, and again after: the words hold the last generation.
+        let check = |fa: &DeviceBuffer<u32>, fb: &DeviceBuffer<u32>, want: u32| -> Result<()> {
+            let (a, b) = (sa.clone_dtoh(fa)?, sa.clone_dtoh(fb)?);
+            ensure!(
+                a == vec![want] && b == vec![want],
+                "the ping-pong left the words at {a:?} / {b:?}, not {want}"
+            );
+            Ok(())
+        };
+        memop_ping_pong(&sa, &sb, &mut fa, &mut fb, &mut generation, rounds)?;
+        check(&fa, &fb, generation)?;
+        let mut ours = || memop_ping_pong(&sa, &sb, &mut fa, &mut fb, &mut generation, rounds);
+        let raw_pair = match &raw {
+            Some(r) => Some((r, r.memop_pair()?)),
+            None => None,
+        };
+        let mut raw_generation = 0u32;
+        let mut theirs = raw_pair.as_ref().map(|(r, pair)| {
+            move || -> Result<()> {
+                for _ in 0..rounds {
+                    raw_generation = raw_generation.wrapping_add(1);
+                    r.ping_pong(pair, raw_generation)?;
+                }
+                r.sync()
+            }
+        });
+        let (f, b) = compare(a.reps, &mut ours, dynamic(&mut theirs))?;
+        check(&fa, &fb, generation)?;
+        rows.push(Row {
+            bench: "runtime",
+            metric: "stream word round trip".into(),
+            ferrocm: per(f, rounds),
+            baseline: b.map(|b| per(b, rounds)),
+            baseline_name: "cuStreamWriteValue32/WaitValue32 on two streams",
+            unit: "us/round trip",
+            ratio: b.map(|b| f / b),
+            ratio_meaning: "time relative to the driver",
+            target: "<= 1.05",
+        });
+        if let Some((r, pair)) = raw_pair {
+            r.free_memop_pair(pair)?;
+        }
+    }
+
     // Graphs: the same empty launches captured once and replayed, against the driver's graph
     // of them and against the launches issued one by one on a stream.
     check_graph_replay(&s)?;
@@ -450,6 +509,25 @@ fn check_graph_replay(s: &Stream) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// `rounds` round trips between `sa` and `sb` ordered only by the words `fa` and `fb`.
+fn memop_ping_pong(
+    sa: &Stream,
+    sb: &Stream,
+    fa: &mut DeviceBuffer<u32>,
+    fb: &mut DeviceBuffer<u32>,
+    generation: &mut u32,
+    rounds: u32,
+) -> Result<()> {
+    for _ in 0..rounds {
+        *generation = generation.wrapping_add(1);
+        sa.write_value(fa, *generation)?;
+        sb.wait_value(fa, *generation, ferrocm::WaitCondition::Geq)?;
+        sb.write_value(fb, *generation)?;
+        sa.wait_value(fb, *generation, ferrocm::WaitCondition::Geq)?;
+    }
+    Ok(sa.synchronize()?)
 }
 
 fn latency_row(metric: &str, ferrocm: f64, baseline: Option<f64>) -> Row {
