@@ -264,6 +264,10 @@ mod attr {
     pub const VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: c_int = 89;
     pub const HOST_REGISTER_SUPPORTED: c_int = 90;
     pub const MEMORY_POOL_SUPPORTED_HANDLE_TYPES: c_int = 91;
+    // HIP's AMD-specific attributes: those with a meaning on these devices.
+    pub const MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: c_int = 10002;
+    pub const CAN_USE_STREAM_WAIT_VALUE: c_int = 10013;
+    pub const PHYSICAL_MULTI_PROCESSOR_COUNT: c_int = 10015;
 }
 
 /// Every attribute's name in the header and its value here, for the test.
@@ -364,6 +368,9 @@ const ATTRIBUTE_NAMES: &[(&str, c_int)] = &[
     ("hipDeviceAttributeVirtualMemoryManagementSupported", attr::VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED),
     ("hipDeviceAttributeHostRegisterSupported", attr::HOST_REGISTER_SUPPORTED),
     ("hipDeviceAttributeMemoryPoolSupportedHandleTypes", attr::MEMORY_POOL_SUPPORTED_HANDLE_TYPES),
+    ("hipDeviceAttributeMaxSharedMemoryPerMultiprocessor", attr::MAX_SHARED_MEMORY_PER_MULTIPROCESSOR),
+    ("hipDeviceAttributeCanUseStreamWaitValue", attr::CAN_USE_STREAM_WAIT_VALUE),
+    ("hipDeviceAttributePhysicalMultiProcessorCount", attr::PHYSICAL_MULTI_PROCESSOR_COUNT),
 ];
 
 /// The value of one `hipDeviceAttribute_t` (`None` for an attribute this library lacks).
@@ -435,6 +442,11 @@ fn attribute(d: &Device, a: c_int) -> Option<c_int> {
         attr::VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED => 0,
         attr::HOST_REGISTER_SUPPORTED => r.host_register_supported,
         attr::MEMORY_POOL_SUPPORTED_HANDLE_TYPES => 0,
+        attr::MAX_SHARED_MEMORY_PER_MULTIPROCESSOR => clamp(p.shared_mem_per_cu),
+        // hipStreamWaitValue32/64 and hipStreamWriteValue32/64 run on every device here (the
+        // CUDA backend refuses a 64-bit word with an error naming the missing capability).
+        attr::CAN_USE_STREAM_WAIT_VALUE => 1,
+        attr::PHYSICAL_MULTI_PROCESSOR_COUNT => r.multi_processor_count,
         _ => return None,
     })
 }
@@ -807,6 +819,7 @@ mod tests {
         let body = &body[..body.find("} hipDeviceAttribute_t;").unwrap()];
         let mut value = -1;
         let mut seen = 0;
+        let mut defined = std::collections::HashMap::new();
         for line in body.lines().skip(1) {
             let line = line.trim().trim_end_matches(',');
             let Some(name) = line.split_whitespace().next().filter(|n| n.starts_with("hipDeviceAttribute"))
@@ -814,9 +827,11 @@ mod tests {
                 continue;
             };
             value = match line.split_once('=') {
-                Some((_, v)) => v.trim().parse().unwrap(),
+                // A number, or the name of an enumerator defined before.
+                Some((_, v)) => v.trim().parse().unwrap_or_else(|_| defined[v.trim()]),
                 None => value + 1,
             };
+            defined.insert(name, value);
             if let Some((_, v)) = ATTRIBUTE_NAMES.iter().find(|(n, _)| *n == name) {
                 assert_eq!(*v, value, "{name}");
                 seen += 1;

@@ -336,7 +336,30 @@ typedef enum hipDeviceAttribute_t {
     hipDeviceAttributeVirtualMemoryManagementSupported,
     hipDeviceAttributeHostRegisterSupported,
     hipDeviceAttributeMemoryPoolSupportedHandleTypes,
-    hipDeviceAttributeCudaCompatibleEnd = 9999
+    hipDeviceAttributeCudaCompatibleEnd = 9999,
+    /* HIP's AMD-specific attributes (values as HIP numbers them); those without a meaning here
+     * are declared for source compatibility and refused with hipErrorInvalidValue. */
+    hipDeviceAttributeAmdSpecificBegin = 10000,
+    hipDeviceAttributeClockInstructionRate = hipDeviceAttributeAmdSpecificBegin,
+    hipDeviceAttributeUnused3,
+    hipDeviceAttributeMaxSharedMemoryPerMultiprocessor,
+    hipDeviceAttributeUnused4,
+    hipDeviceAttributeUnused5,
+    hipDeviceAttributeHdpMemFlushCntl,
+    hipDeviceAttributeHdpRegFlushCntl,
+    hipDeviceAttributeCooperativeMultiDeviceUnmatchedFunc,
+    hipDeviceAttributeCooperativeMultiDeviceUnmatchedGridDim,
+    hipDeviceAttributeCooperativeMultiDeviceUnmatchedBlockDim,
+    hipDeviceAttributeCooperativeMultiDeviceUnmatchedSharedMem,
+    hipDeviceAttributeIsLargeBar,
+    hipDeviceAttributeAsicRevision,
+    hipDeviceAttributeCanUseStreamWaitValue,
+    hipDeviceAttributeImageSupport,
+    hipDeviceAttributePhysicalMultiProcessorCount,
+    hipDeviceAttributeFineGrainSupport,
+    hipDeviceAttributeWallClockRate,
+    hipDeviceAttributeAmdSpecificEnd = 19999,
+    hipDeviceAttributeVendorSpecificBegin = 20000
 } hipDeviceAttribute_t;
 
 typedef enum hipFuncCache_t {

@@ -43,6 +43,19 @@ int main() {
         HIP_CHECK(hipDeviceGetAttribute(&v, hipDeviceAttributeManagedMemory, d));
         CHECK_THAT(v == p.managedMemory, "managed %d", v);
         CHECK_THAT(p.sharedMemPerBlockOptin >= p.sharedMemPerBlock, "opt-in shared");
+        // HIP's AMD-specific attributes that mean something here, and one that does not (refused,
+        // its output left as it was).
+        HIP_CHECK(hipDeviceGetAttribute(&v, hipDeviceAttributeMaxSharedMemoryPerMultiprocessor, d));
+        CHECK_THAT((size_t)v == p.sharedMemPerMultiprocessor && (size_t)v >= p.sharedMemPerBlock,
+                   "shared per multiprocessor %d", v);
+        HIP_CHECK(hipDeviceGetAttribute(&v, hipDeviceAttributePhysicalMultiProcessorCount, d));
+        CHECK_THAT(v == p.multiProcessorCount, "physical compute units %d", v);
+        HIP_CHECK(hipDeviceGetAttribute(&v, hipDeviceAttributeCanUseStreamWaitValue, d));
+        CHECK_THAT(v == 1, "stream wait value %d", v);
+        v = -7;
+        CHECK_THAT(hipDeviceGetAttribute(&v, hipDeviceAttributeHdpMemFlushCntl, d) == hipErrorInvalidValue && v == -7,
+                   "an attribute without a meaning here is refused");
+        CHECK_THAT(hipGetLastError() == hipErrorInvalidValue, "its error is the last error");
         char name[256];
         HIP_CHECK(hipDeviceGetName(name, sizeof name, d));
         CHECK_THAT(std::strcmp(name, p.name) == 0, "hipDeviceGetName");
