@@ -124,6 +124,25 @@ fft_conformance! {
     }
 }
 
+/// `got` is the forward transform of `data` (against the f64 reference, to 1e-4 of its largest
+/// magnitude; a NaN never passes).
+fn check_forward(
+    data: &[ferrocm_fft::Complex<f32>],
+    got: &[ferrocm_fft::Complex<f32>],
+    round: usize,
+) -> common::TestResult {
+    let mut want = common::widen(data);
+    common::fft64(&mut want, data.len(), false);
+    let scale = want.iter().map(|v| v.norm()).fold(0.0, f64::max);
+    for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+        let err = ((g.re as f64 - w.re).powi(2) + (g.im as f64 - w.im).powi(2)).sqrt();
+        if err.is_nan() || err > 1e-4 * scale {
+            return Err(format!("round {round}: element {k} is {g} where {w} was expected").into());
+        }
+    }
+    Ok(())
+}
+
 fft_conformance! {
     input_dropped_right_after_exec_is_not_reused_early(b) {
         // The plan launches with raw addresses; the runtime must still learn that its stream
@@ -145,15 +164,7 @@ fft_conformance! {
             let got = s1.clone_dtoh(&y)?;
             s2.synchronize()?;
             drop(junk);
-            let mut want = common::widen(&data);
-            common::fft64(&mut want, n, false);
-            let scale = want.iter().map(|v| v.norm()).fold(0.0, f64::max);
-            for (k, (g, w)) in got.iter().zip(&want).enumerate() {
-                let err = ((g.re as f64 - w.re).powi(2) + (g.im as f64 - w.im).powi(2)).sqrt();
-                if err.is_nan() || err > 1e-4 * scale {
-                    return Err(format!("round {round}: element {k} is {g} where {w} was expected").into());
-                }
-            }
+            check_forward(&data, &got, round)?;
         }
         Ok(())
     }
@@ -189,15 +200,7 @@ fft_conformance! {
             let got = s1.clone_dtoh(&y)?;
             s2.synchronize()?;
             drop(junk);
-            let mut want = common::widen(&data);
-            common::fft64(&mut want, n, false);
-            let scale = want.iter().map(|v| v.norm()).fold(0.0, f64::max);
-            for (k, (g, w)) in got.iter().zip(&want).enumerate() {
-                let err = ((g.re as f64 - w.re).powi(2) + (g.im as f64 - w.im).powi(2)).sqrt();
-                if err.is_nan() || err > 1e-4 * scale {
-                    return Err(format!("round {round}: element {k} is {g} where {w} was expected").into());
-                }
-            }
+            check_forward(&data, &got, round)?;
         }
         Ok(())
     }

@@ -190,6 +190,20 @@ fn dir() -> Option<&'static Path> {
     corpus().map(|b| b.dir.as_path())
 }
 
+/// The two tests of a module's `case(kind)`: on the CPU device and on the GPU.
+macro_rules! on_cpu_and_cuda {
+    () => {
+        #[test]
+        fn cpu() {
+            case(BackendKind::Cpu)
+        }
+        #[test]
+        fn cuda() {
+            case(BackendKind::Cuda)
+        }
+    };
+}
+
 macro_rules! corpus_test {
     ($($name:ident $(($($env:literal = $val:literal),*))? $(, check = $check:expr)? ;)*) => {$(
         mod $name {
@@ -200,10 +214,7 @@ macro_rules! corpus_test {
                 $(if let Some(out) = out { ($check)(&out) })?
                 let _ = out;
             }
-            #[test]
-            fn cpu() { case(BackendKind::Cpu) }
-            #[test]
-            fn cuda() { case(BackendKind::Cuda) }
+            on_cpu_and_cuda!();
         }
     )*};
 }
@@ -251,14 +262,7 @@ mod module_api {
         let Some(d) = dir() else { return };
         run("module_api", kind, &[], &[d.join("module_kernels.ptx").display().to_string()]);
     }
-    #[test]
-    fn cpu() {
-        case(BackendKind::Cpu)
-    }
-    #[test]
-    fn cuda() {
-        case(BackendKind::Cuda)
-    }
+    on_cpu_and_cuda!();
 }
 
 /// Programs traced end to end with kernel tracing on (`FERROCM_PROF=kernel`, what `ferrocm prof
@@ -301,14 +305,7 @@ mod traced {
             }
         }
     }
-    #[test]
-    fn cpu() {
-        case(BackendKind::Cpu)
-    }
-    #[test]
-    fn cuda() {
-        case(BackendKind::Cuda)
-    }
+    on_cpu_and_cuda!();
 }
 
 /// The matrix multiplication sample, in the style of HIP example collections: built by its
@@ -376,12 +373,5 @@ mod makefile_sample {
         );
     }
 
-    #[test]
-    fn cpu() {
-        case(BackendKind::Cpu)
-    }
-    #[test]
-    fn cuda() {
-        case(BackendKind::Cuda)
-    }
+    on_cpu_and_cuda!();
 }

@@ -38,11 +38,21 @@ fn collector() -> &'static Collect {
     })
 }
 
-/// Flushes and returns this thread's records: (API call names with correlation ids, device
-/// activities in dispatch order).
+/// The names of the kernels among `devs`, in order.
+fn kernel_names(devs: &[DeviceActivity]) -> Vec<&str> {
+    devs.iter()
+        .filter_map(|d| match &d.op {
+            DeviceOp::Kernel(k) => Some(&*k.name),
+            _ => None,
+        })
+        .collect()
+}
+
 /// An API call: name, correlation id, start and end.
 type Call = (&'static str, u64, u64, u64);
 
+/// Flushes and returns this thread's records: (API call names with correlation ids, device
+/// activities in dispatch order).
 fn mine() -> (Vec<Call>, Vec<DeviceActivity>) {
     trace::flush(Duration::from_secs(30));
     let me = trace::thread_id();
@@ -183,10 +193,7 @@ conformance! {
         assert!(y.iter().zip(&x).all(|(y, x)| *y == 10.0 * x), "five axpys");
         let (_, devs) = mine();
         let after = trace::counts();
-        let kernels: Vec<&str> = devs
-            .iter()
-            .filter_map(|d| match &d.op { DeviceOp::Kernel(k) => Some(&*k.name), _ => None })
-            .collect();
+        let kernels = kernel_names(&devs);
         let mut want = ["axpy_f32", "empty"].repeat(5);
         want.push("spin");
         assert_eq!(kernels, want, "every launch recorded under the kernel's own name, in order");
@@ -230,10 +237,7 @@ conformance! {
         assert_eq!(s.clone_dtoh(&out32)?, [7]);
         let (_, devs) = mine();
         let after = trace::counts();
-        let kernels: Vec<&str> = devs
-            .iter()
-            .filter_map(|d| match &d.op { DeviceOp::Kernel(k) => Some(&*k.name), _ => None })
-            .collect();
+        let kernels = kernel_names(&devs);
         assert_eq!(kernels, ["big", "small"]);
         let timed_by: Vec<TimedBy> =
             devs.iter().filter(|d| matches!(d.op, DeviceOp::Kernel(_))).map(|d| d.timed_by).collect();
