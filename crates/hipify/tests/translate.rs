@@ -652,11 +652,17 @@ fn translation_time_is_linear_on_pathological_inputs() {
         ("launches", "k<<<g, b>>>(cudaMemcpyHostToDevice);\n".repeat(1000)),
     ];
     for (name, unit) in cases {
-        let big = unit.repeat(16);
         for options in [Options::new(), launches()] {
-            let small_time = best_time(&unit, &options).as_secs_f64();
-            // A unit too fast to time would hide a quadratic behind noise.
+            // A unit too fast to time would hide a quadratic behind noise: on a fast machine the
+            // unit is doubled until it takes a millisecond.
+            let mut unit = unit.clone();
+            let mut small_time = best_time(&unit, &options).as_secs_f64();
+            while small_time < 1e-3 && unit.len() < 1 << 22 {
+                unit = unit.repeat(2);
+                small_time = best_time(&unit, &options).as_secs_f64();
+            }
             assert!(small_time >= 5e-4, "{name}: the 1x input ({small_time:.5}s) is too small to time");
+            let big = unit.repeat(16);
             let big_time = best_time(&big, &options).as_secs_f64();
             let ratio = big_time / small_time;
             assert!(

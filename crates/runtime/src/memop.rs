@@ -49,6 +49,14 @@ impl Stream {
     ///
     /// The stream holds no compute unit and no host thread of the caller while it waits; the
     /// call returns at once. On a capturing stream the wait becomes a node of the graph.
+    ///
+    /// On NVIDIA GPUs a waiting stream blocks the hardware queue it is mapped to, and streams
+    /// share those queues (`CUDA_DEVICE_MAX_CONNECTIONS`, 8 by default, handed out round-robin as
+    /// streams are made): with more streams waiting at once than there are queues, or when the
+    /// write that releases a wait is queued on a stream sharing a queue with it, the release can
+    /// sit behind the wait for good. CUDA documents this hazard for `cuStreamWaitValue32`; keep
+    /// few streams blocked at once and release waits from another process or from a stream that
+    /// is not blocked behind them.
     pub fn wait_value<W: MemoryWord>(
         &self,
         word: &impl AsDeviceSlice<W>,

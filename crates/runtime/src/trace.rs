@@ -28,7 +28,8 @@
 //! and pass, zeroes them and hands them back. Device timer nanoseconds are mapped onto the
 //! host clock by an offset measured, at most once a second while kernels are traced, with the
 //! built-in `clock` kernel launched on the device's private stream between two host clock
-//! reads (the offset is within half that round trip, a few microseconds). A launch finds no
+//! reads (the read is placed at the middle of a short round trip and 5 us before the end of a
+//! long one, whose length is the kernel waiting in a shared hardware queue). A launch finds no
 //! timed variant (it could not be built or loaded), no free slot, or a capturing stream: it
 //! runs the kernel itself, timed by events. The end recorded is when the first thread of the
 //! last block left (`ferrocm_ir::timed`); on NVIDIA `%globaltimer` advances about every
@@ -555,7 +556,11 @@ impl DeviceTiming {
             backend.copy_async(stream, CopyOp::DeviceToHost { src: out, dst: timer.as_mut_ptr() }, 8).ok()?;
             backend.stream_synchronize(stream).ok()?;
         }
-        let host = before + (after - before) / 2;
+        // The kernel read the timer somewhere between the two host reads. Most of a long round
+        // trip is the kernel waiting in a queue (behind other streams' work sharing its hardware
+        // queue) before it runs, not the completion reaching the host, so the read is taken
+        // at the middle of a short round trip and near the end of a long one.
+        let host = after - ((after - before) / 2).min(OFFSET_TAIL_NS);
         *o = (host as i64 - u64::from_ne_bytes(timer) as i64, after);
         Some(o.0)
     }
@@ -690,6 +695,9 @@ fn stamp(
 }
 
 const ANCHOR_EVERY_NS: u64 = 1_000_000_000;
+/// How long after the clock kernel's timer read the host sees the kernel complete, at most
+/// (a stream synchronisation's wake-up).
+const OFFSET_TAIL_NS: u64 = 5_000;
 
 /// The anchor new stamps of `device` are read against, renewed when a second old.
 fn anchor(device: &Device, dt: &DeviceTrace) -> Option<(Arc<Stamp>, u64)> {
