@@ -441,13 +441,21 @@ pub(crate) fn logical_input<T: FftFloat>(
             let low = j.dsl_cmp(CmpOp::Le, (n / 2) as u32);
             let src = dsl::select(low, j, u32c(n) - j);
             let x = cload(input, base + u64v(src) * g.in_stride);
-            Cx::new(x.re, dsl::select(low, x.im, -x.im))
+            // The first value of a Hermitian spectrum is real: its imaginary part does not
+            // enter the result (as NumPy, rocFFT and the host path treat it).
+            let im = dsl::select(low, x.im, -x.im);
+            Cx::new(x.re, dsl::select(src.dsl_cmp(CmpOp::Eq, 0u32), zero, im))
         }
         Input::HalfSpectrumPairs => {
             // Z'[k] = (X[k] + conj X[n-k]) + i (X[k] - conj X[n-k]) conj(W_2n^k): the inverse
             // FFT of Z' of half length holds the real output in its pairs.
             let xk = cload(input, base + u64v(j) * g.in_stride);
             let xm = cload(input, base + u64v(u32c(n) - j) * g.in_stride).conj();
+            // At j = 0 these are the first and the last (Nyquist) values of the spectrum of 2n
+            // reals, which are real: their imaginary parts do not enter the result.
+            let first = j.dsl_cmp(CmpOp::Eq, 0u32);
+            let xk = Cx::new(xk.re, dsl::select(first, zero, xk.im));
+            let xm = Cx::new(xm.re, dsl::select(first, zero, xm.im));
             let w = real_twiddle(aux, j, real);
             xk.add(xm).add(xk.sub(xm).mul(w.conj()).mul_i())
         }

@@ -81,6 +81,19 @@ impl Side {
     }
 }
 
+/// Whether half-spectrum element `i` (batches one after another, last axis `n/2 + 1`) is one
+/// of those a Hermitian spectrum holds real: every index 0 or, on an even axis, half its length.
+fn must_be_real(i: usize, n: &[usize]) -> bool {
+    let r = n.len();
+    let mut rem = i;
+    (0..r).rev().all(|d| {
+        let len = if d == r - 1 { n[d] / 2 + 1 } else { n[d] };
+        let k = rem % len;
+        rem /= len;
+        k == 0 || (n[d] % 2 == 0 && k == n[d] / 2)
+    })
+}
+
 /// Expands half spectra (last axis `n/2 + 1`) to full spectra by Hermitian symmetry.
 fn expand(half: &[Complex<f64>], n: &[usize], batch: usize) -> Vec<Complex<f64>> {
     let r = n.len();
@@ -170,11 +183,19 @@ pub fn run<T: FftFloat>(b: &Backend, spec: &Spec, rng: &mut Rng) -> Result<(), S
             let reals: Vec<Complex<f64>> =
                 (0..total * spec.batch).map(|_| Complex::new(rng.f64(), 0.0)).collect();
             let spec_full = nd_ref(&reals, n, spec.batch, false, &line64);
-            let h: Vec<Complex<f64>> = take_half(&spec_full, n, spec.batch)
+            let mut h: Vec<Complex<f64>> = take_half(&spec_full, n, spec.batch)
                 .iter()
                 .map(|c| Complex::new(T::lit(c.re).as_f64(), T::lit(c.im).as_f64()))
                 .collect();
-            // Make the stored values exactly Hermitian where they must be real.
+            // The values a Hermitian spectrum holds real (every index 0 or, on an even axis,
+            // half its length) get imaginary parts, which must not enter the result (NumPy's,
+            // rocFFT's and cuFFT's reading): the reference's inverse of the expanded spectrum
+            // moves them into imaginary parts of its output, which it drops.
+            for (i, v) in h.iter_mut().enumerate() {
+                if must_be_real(i, n) {
+                    v.im = T::lit(rng.f64() * 2.0 - 1.0).as_f64();
+                }
+            }
             let full = expand(&h, n, spec.batch);
             let y = nd_ref(&full, n, spec.batch, true, line);
             (h, y.iter().map(|c| Complex::new(c.re, 0.0)).collect())
