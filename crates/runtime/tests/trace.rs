@@ -377,10 +377,16 @@ conformance! {
         let (_, devs) = mine();
         let spins: Vec<&DeviceActivity> = devs.iter().filter(|d| matches!(&d.op, DeviceOp::Kernel(k) if &*k.name == "spin")).collect();
         assert_eq!(spins.len(), 5);
-        for (d, (a, b)) in spins.iter().zip(&events) {
+        for ((d, (a, b)), ms) in spins.iter().zip(&events).zip([10u64, 20, 30, 20, 10]) {
             let traced = (d.end_ns - d.start_ns) as f64 / 1e6;
             let timed = a.elapsed_ms(b)? as f64;
-            assert!((traced - timed).abs() <= 0.1 * timed, "traced {traced:.4} ms, events {timed:.4} ms");
+            // The kernel spins `ms`; the events around it also hold the time it waited to start
+            // (behind other tests' work sharing its hardware queue: 31 ms more on the H100 once),
+            // which the kernel's own timing does not count.
+            assert!(
+                traced >= 0.99 * ms as f64 && traced <= 1.1 * timed,
+                "traced {traced:.4} ms for a {ms} ms spin, events {timed:.4} ms"
+            );
         }
         check_streams(&devs);
         Ok(())
