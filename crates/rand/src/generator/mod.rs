@@ -141,11 +141,10 @@ pub struct Generator {
     mt19937: Option<Mt19937Device>,
 }
 
-/// MT19937's device state: the 8192 engines word-major, the octo-engine element order, and
-/// how many blocks the engines have twisted.
+/// MT19937's device state: the 8192 engines (slot-major, as the kernel's threads hold them)
+/// and how many blocks the engines have twisted.
 struct Mt19937Device {
     states: DeviceBuffer<u32>,
-    elements: DeviceBuffer<u32>,
     done: u64,
 }
 
@@ -864,9 +863,10 @@ impl Generator {
         Ok(())
     }
 
-    /// MT19937 in cuRAND's host layout ([`crate::reference::mt19937`]): one block of 256
-    /// threads per 16 engines, the engines kept in device memory between calls (computed on the host when the seed
-    /// is set: engine 0 is `init_genrand(seed)`, the others 2^2048 steps apart).
+    /// MT19937 in cuRAND's host layout ([`crate::reference::mt19937`]): eight threads per
+    /// engine, 65,536 in all, the engines kept in device memory between calls (computed on the
+    /// host when the seed is set: engine 0 is `init_genrand(seed)`, the others 2^2048 steps
+    /// apart).
     fn mt19937<T: Elem<Repr = T> + ferrocm_kernel::runtime::DeviceRepr>(
         &mut self,
         out: &mut impl AsDeviceSliceMut<T>,
@@ -874,32 +874,29 @@ impl Generator {
         mean: f64,
         stddev: f64,
     ) -> Result<(), RandError> {
-        use crate::reference::mt19937::{element, Mt19937, MT19937_ENGINES, MT19937_N};
+        use crate::reference::mt19937::{element, Mt19937, MT19937_ENGINES, MT19937_N, MT19937_THREADS};
         let n = out.len() as u64;
         if self.offset as u128 + n as u128 > 1u128 << 64 {
             return Err(RandError::OffsetOverflow { offset: self.offset, count: n });
         }
         if self.mt19937.is_none() {
             let engines = Mt19937::engines(self.seed);
+            // Slot-major: word `element(t, l)` of engine `g` at `l * 65536 + 8 g + t`, the
+            // register slot `l` of thread `8 g + t` (see `kernels::mt19937_fill`).
+            let lanes = MT19937_ENGINES * MT19937_THREADS;
             let mut words = vec![0u32; MT19937_N * MT19937_ENGINES];
             for (g, e) in engines.iter().enumerate() {
-                // Word-major: a warp's engines are contiguous for each word.
-                for (w, &x) in e.mt.iter().enumerate() {
-                    words[w * MT19937_ENGINES + g] = x;
+                for t in 0..MT19937_THREADS {
+                    for l in 0..MT19937_N / MT19937_THREADS {
+                        words[l * lanes + g * MT19937_THREADS + t] = e.mt[element(t, l)];
+                    }
                 }
             }
-            let order: Vec<u32> = (0..8).flat_map(|t| (0..78).map(move |l| element(t, l) as u32)).collect();
-            self.mt19937 = Some(Mt19937Device {
-                states: self.stream.clone_htod(&words)?,
-                elements: self.stream.clone_htod(&order)?,
-                done: 0,
-            });
+            self.mt19937 = Some(Mt19937Device { states: self.stream.clone_htod(&words)?, done: 0 });
         }
         let plan = Plan { dist, rng: Rng::Philox, legacy: true, vector: false, unroll: 1, narrow: false };
-        let cfg = LaunchConfig::new(
-            kernels::MT19937_ENGINES / kernels::MT19937_BLOCK_ENGINES,
-            kernels::MT19937_THREADS,
-        );
+        let cfg =
+            LaunchConfig::new(kernels::MT19937_LANES / kernels::MT19937_THREADS, kernels::MT19937_THREADS);
         let stream = self.stream.clone();
         let first = self.offset;
         let Some(m) = self.mt19937.as_mut() else { unreachable!("MT19937 engines uploaded above") };
@@ -911,7 +908,6 @@ impl Generator {
             m.done,
             mean,
             stddev,
-            &m.elements,
             &mut m.states,
             out,
         )
