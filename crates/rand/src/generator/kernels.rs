@@ -1075,10 +1075,13 @@ pub(crate) fn sobol32_fill<T: Elem>(
 pub const MTGP32_PARAM_WORDS: u64 = 35;
 
 /// cuRAND's host-API MTGP32 (see [`crate::reference::mtgp32`]): block `g` runs generator `g`
-/// (its state in shared memory, 256 threads), computing its rounds in order from where it
-/// stopped (`meta[2g]` the state offset, `meta[2g + 1]` the rounds done) and writing the
-/// values `first .. first + n` of the stream that fall in them. A round only partly inside
-/// the call is computed but not kept, so the next call starts there again.
+/// (its state and its two 16-word tables in shared memory, 256 threads), computing its rounds
+/// in order from where it stopped (`meta[2g]` the state offset, `meta[2g + 1]` the rounds
+/// done) and writing the values `first .. first + n` of the stream that fall in them. A round
+/// only partly inside the call is computed but not kept, so the next call starts there again.
+/// One barrier per round: a round reads words `o + t .. o + t + pos` (`pos + 255 < 351`, see
+/// [`MTGP32_MAX_POS`]) and writes words `o + t + 351`, so its reads and writes never meet; the
+/// barrier orders them with the next round's.
 #[allow(clippy::too_many_arguments)]
 fn mtgp32_body<T: Elem>(
     plan: Plan,
@@ -1093,56 +1096,70 @@ fn mtgp32_body<T: Elem>(
     let g: Val<u32> = block_idx_x();
     let t: Val<u32> = thread_idx_x();
     let sh = dsl::shared_array::<u32>(MTGP32_STATE_SIZE);
+    let tables = dsl::shared_array::<u32>(32);
     let base: Val<u64> = cast::<u64, _>(g) * MTGP32_STATE_SIZE as u64;
     for k in 0..(MTGP32_STATE_SIZE as u32 / 256) {
         let i = t + k * 256;
         sh.store(i, states.load(base + cast::<u64, _>(i)));
     }
     let pbase = g * MTGP32_PARAM_WORDS as u32;
+    // `tbl` then `tmp_tbl`.
+    dsl::if_else(t.dsl_cmp(CmpOp::Lt, 32u32), || tables.store(t, params.load(pbase + 3u32 + t)), || ());
     let (pos, sh1, sh2) = (params.load(pbase), params.load(pbase + 1u32), params.load(pbase + 2u32));
     let off = dsl::var("mtgp_off", meta.load(g * 2u32));
     let done = dsl::var("mtgp_done", cast::<u64, _>(meta.load(g * 2u32 + 1u32)));
     let n: Val<u64> = cast::<u64, _>(out.len());
     let end = first + n;
+    let rounds_end = (end + 255u64) / 256u64;
     let m = MTGP32_STATE_SIZE as u32 - 1;
     dsl::sync_threads();
     dsl::while_(
-        || (done.get() * GENS as u64 + cast::<u64, _>(g)).dsl_cmp(CmpOp::Lt, (end + 255u64) / 256u64),
+        || (done.get() * GENS as u64 + cast::<u64, _>(g)).dsl_cmp(CmpOp::Lt, rounds_end),
         || {
-            let chunk = done.get() * GENS as u64 + cast::<u64, _>(g);
+            let start = (done.get() * GENS as u64 + cast::<u64, _>(g)) * 256u64;
             let o = off.get();
-            let mut x = (sh.load((o + t) & m) & mask) ^ sh.load((o + t + 1u32) & m);
+            let p = o + t;
+            let mut x = (sh.load(p & m) & mask) ^ sh.load((p + 1u32) & m);
             x = x ^ (x << sh1);
-            let y = x ^ (sh.load((o + t + pos) & m) >> sh2);
-            let r = y ^ params.load(pbase + 3u32 + (y & 15u32));
-            let tt = sh.load((o + t + pos - 1u32) & m);
+            let y = x ^ (sh.load((p + pos) & m) >> sh2);
+            let r = y ^ tables.load(y & 15u32);
+            let tt = sh.load((p + pos - 1u32) & m);
             let tt = tt ^ (tt >> 16u32);
             let tt = tt ^ (tt >> 8u32);
-            let v = r ^ params.load(pbase + 19u32 + (tt & 15u32));
-            let i = chunk * 256u64 + cast::<u64, _>(t);
-            let inside = dsl::DslLogic::and_then(i.dsl_cmp(CmpOp::Ge, first), || i.dsl_cmp(CmpOp::Lt, end));
+            let v = r ^ tables.load(16u32 + (tt & 15u32));
             let val: Val<T> = match plan.dist {
                 Dist::Bits => as_t(v),
                 Dist::UniformHalf => as_t(half(dev::uniform_f32(v))),
                 _ => as_t(dev::uniform_f32(v)),
             };
-            dsl::if_else(inside, || out.store(i - first, val), || ());
-            // Keep the round only when the call consumed all of it.
-            let whole = ((chunk + 1u64) * 256u64).dsl_cmp(CmpOp::Le, end);
-            dsl::sync_threads();
-            dsl::if_else(whole, || sh.store((o + t + MTGP32_N as u32) & m, r), || ());
-            dsl::sync_threads();
+            let keep = || {
+                sh.store((p + MTGP32_N as u32) & m, r);
+                off.set((o + 256u32) & m);
+                done.set(done.get() + 1u64);
+            };
+            // Whole rounds inside the call (all but the first and the last): no checks.
+            let inside = dsl::DslLogic::and_then(start.dsl_cmp(CmpOp::Ge, first), || {
+                (start + 256u64).dsl_cmp(CmpOp::Le, end)
+            });
             dsl::if_else(
-                whole,
+                inside,
                 || {
-                    off.set((o + 256u32) & m);
-                    done.set(done.get() + 1u64);
+                    out.store(start - first + cast::<u64, _>(t), val);
+                    keep();
                 },
                 || {
-                    // Leave the loop: the rest of this round belongs to the next call.
-                    done.set(done.get() + (1u64 << 40));
+                    let i = start + cast::<u64, _>(t);
+                    let mine =
+                        dsl::DslLogic::and_then(i.dsl_cmp(CmpOp::Ge, first), || i.dsl_cmp(CmpOp::Lt, end));
+                    dsl::if_else(mine, || out.store(i - first, val), || ());
+                    // Keep the round only when the call consumed all of it; else leave the
+                    // loop: the rest of this round belongs to the next call.
+                    dsl::if_else((start + 256u64).dsl_cmp(CmpOp::Le, end), keep, || {
+                        done.set(done.get() + (1u64 << 40))
+                    });
                 },
             );
+            dsl::sync_threads();
         },
     );
     let finished = done.get() & ((1u64 << 40) - 1u64);
@@ -1159,6 +1176,10 @@ fn mtgp32_body<T: Elem>(
         || (),
     );
 }
+
+/// The largest pick-up position [`mtgp32_fill`]'s one barrier per round allows: a round's
+/// reads (`o + t + pos` for `t < 256`) stay below its writes (`o + t + 351`).
+pub const MTGP32_MAX_POS: u32 = 351 - 256;
 
 #[kernel]
 pub(crate) fn mtgp32_fill<T: Elem>(
@@ -1437,6 +1458,16 @@ mod tests {
             assert!(!ptx.contains(".local"), "{dist:?}: local memory");
             assert!(ptx.contains("shfl.sync.idx"), "{dist:?}: no shuffles");
             assert!(ptx.contains(".minnctapersm 2"), "{dist:?}: no launch bounds");
+        }
+    }
+
+    /// The host API's MTGP32 parameter sets all allow one barrier per round.
+    #[test]
+    fn mtgp32_host_parameter_sets_allow_one_barrier_per_round() {
+        use crate::reference::mtgp32::{params, MTGP32_HOST_GENERATORS, MTGP32_N, MTGP32_ROUND};
+        assert_eq!(MTGP32_MAX_POS as usize, MTGP32_N - MTGP32_ROUND);
+        for (g, p) in params().iter().take(MTGP32_HOST_GENERATORS).enumerate() {
+            assert!(p.pos <= MTGP32_MAX_POS, "generator {g}: pos {}", p.pos);
         }
     }
 
