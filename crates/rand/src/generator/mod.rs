@@ -830,6 +830,8 @@ impl Generator {
             let mut p = Vec::with_capacity(MTGP32_HOST_GENERATORS * kernels::MTGP32_PARAM_WORDS as usize);
             let mut states = Vec::with_capacity(MTGP32_HOST_GENERATORS * 1024);
             for (g, q) in params().iter().take(MTGP32_HOST_GENERATORS).enumerate() {
+                // The kernel's one barrier per round needs it (all 192 sets have it).
+                debug_assert!(q.pos <= kernels::MTGP32_MAX_POS, "MTGP32 set {g}: pos {}", q.pos);
                 p.extend([q.pos, q.sh1, q.sh2]);
                 p.extend(q.tbl);
                 p.extend(q.tmp_tbl);
