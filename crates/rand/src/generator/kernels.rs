@@ -1461,6 +1461,24 @@ mod tests {
         }
     }
 
+    /// The MTGP32 kernel meets its block once per round (plus once after loading the state)
+    /// and reads its tables from shared memory, not global memory, inside the loop.
+    #[test]
+    fn mtgp32_ptx_has_one_barrier_per_round() {
+        let plan = Plan {
+            dist: Dist::Bits,
+            rng: Rng::Philox,
+            legacy: false,
+            vector: false,
+            unroll: 1,
+            narrow: false,
+        };
+        let ptx = ptx_of(mtgp32_fill::kernel::<u32>(plan));
+        assert_eq!(ptx.matches("bar.sync").count(), 2, "barriers");
+        let body = &ptx[ptx.find("$L_loop").unwrap()..ptx.rfind("bra $L_loop").unwrap()];
+        assert!(!body.contains("ld.global"), "global loads in the loop");
+    }
+
     /// The host API's MTGP32 parameter sets all allow one barrier per round.
     #[test]
     fn mtgp32_host_parameter_sets_allow_one_barrier_per_round() {
