@@ -62,7 +62,8 @@ pub enum RngType {
     Sobol64,
     /// `CURAND_RNG_PSEUDO_MTGP32`: bit-identical to cuRAND's host API for 32-bit values,
     /// uniforms and half uniforms ([`crate::reference::mtgp32`]; one ordering). The offset
-    /// (which cuRAND refuses for MTGP32) is honoured by computing the rounds before it. Other
+    /// (which cuRAND refuses for MTGP32) is honoured by computing the rounds before it, up to
+    /// 2^18 rounds of 49,152 values ([`RandError::OffsetTooFar`] beyond). Other
     /// distributions are [`RandError::Unsupported`] (cuRAND's MTGP32 normal layout is not
     /// reproduced yet).
     Mtgp32,
@@ -70,7 +71,9 @@ pub enum RngType {
     /// uniforms, doubles and Poisson outputs below lambda 2000; inverse-CDF normals within
     /// stated tolerances ([`crate::reference::mt19937`]; one ordering). Calls continue one
     /// stream as cuRAND's do; the offset (which cuRAND refuses for MT19937) is honoured. Setting
-    /// the seed computes the 8192 engines on the host (8191 jumps of 2^2048 steps).
+    /// the seed computes the 8192 engines on the host (8191 jumps of 2^2048 steps). A call may
+    /// start at most 2^16 blocks of 5,111,808 values ahead of where the engines stand
+    /// ([`RandError::OffsetTooFar`]: the values in between are computed).
     Mt19937,
     /// `ROCRAND_RNG_PSEUDO_LFSR113` (L'Ecuyer's LFSR113, [`crate::reference::Lfsr113`]): laid out
     /// as XORWOW's default ordering (one ordering: the legacy one is the same).
@@ -140,6 +143,14 @@ pub struct Generator {
     mtgp: Option<MtgpDevice>,
     mt19937: Option<Mt19937Device>,
 }
+
+/// How many twisted blocks of 5,111,808 values an MT19937 call may skip (an offset set ahead):
+/// 2^16 blocks, about 3.3e11 values, some 80 ms of an H100's time.
+const MT19937_MAX_SKIP_BLOCKS: u64 = 1 << 16;
+
+/// How many rounds of each generator an MTGP32 call may compute before its first value (an
+/// offset set ahead): 2^18, about 1.3e10 values, some 0.1 s of an H100's time.
+const MTGP32_MAX_SKIP_ROUNDS: u64 = 1 << 18;
 
 /// MT19937's device state: the 8192 engines (slot-major, as the kernel's threads hold them)
 /// and how many blocks the engines have twisted.
@@ -816,7 +827,7 @@ impl Generator {
         out: &mut impl AsDeviceSliceMut<T>,
         dist: Dist,
     ) -> Result<(), RandError> {
-        use crate::reference::mtgp32::{params, Mtgp32, MTGP32_HOST_GENERATORS};
+        use crate::reference::mtgp32::{params, Mtgp32, MTGP32_HOST_GENERATORS, MTGP32_ROUND};
         if !matches!(dist, Dist::Bits | Dist::Uniform | Dist::UniformHalf) {
             return Err(RandError::Unsupported {
                 what: "MTGP32 outputs other than 32-bit values and uniforms".into(),
@@ -825,6 +836,12 @@ impl Generator {
         let n = out.len() as u64;
         if self.offset as u128 + n as u128 > 1u128 << 64 {
             return Err(RandError::OffsetOverflow { offset: self.offset, count: n });
+        }
+        // The kernel computes every round before the first value (the kept states stand where
+        // the previous call ended; a set offset drops them).
+        let max = MTGP32_MAX_SKIP_ROUNDS * (MTGP32_HOST_GENERATORS * MTGP32_ROUND) as u64;
+        if self.mtgp.is_none() && self.offset > max {
+            return Err(RandError::OffsetTooFar { generator: "MTGP32", offset: self.offset, max });
         }
         if self.mtgp.is_none() {
             let mut p = Vec::with_capacity(MTGP32_HOST_GENERATORS * kernels::MTGP32_PARAM_WORDS as usize);
@@ -881,6 +898,13 @@ impl Generator {
         if self.offset as u128 + n as u128 > 1u128 << 64 {
             return Err(RandError::OffsetOverflow { offset: self.offset, count: n });
         }
+        // The kernel twists every block between the engines and the call's first value.
+        let block_values = crate::reference::mt19937::MT19937_LANES * crate::reference::mt19937::MT19937_ROWS;
+        let reach = self.mt19937.as_ref().map_or(0, |m| m.done) + MT19937_MAX_SKIP_BLOCKS;
+        if self.offset / block_values > reach {
+            let max = (reach + 1) * block_values - 1;
+            return Err(RandError::OffsetTooFar { generator: "MT19937", offset: self.offset, max });
+        }
         if self.mt19937.is_none() {
             let engines = Mt19937::engines(self.seed);
             // Slot-major: word `element(t, l)` of engine `g` at `l * 65536 + 8 g + t`, the
@@ -914,7 +938,6 @@ impl Generator {
             out,
         )
         .map_err(kerr)?;
-        let block_values = crate::reference::mt19937::MT19937_LANES * crate::reference::mt19937::MT19937_ROWS;
         m.done = m.done.max((first + n - 1) / block_values + 1);
         self.offset = self.offset.wrapping_add(n);
         Ok(())
