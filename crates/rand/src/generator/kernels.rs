@@ -1076,20 +1076,23 @@ pub const MTGP32_PARAM_WORDS: u64 = 35;
 
 /// cuRAND's host-API MTGP32 (see [`crate::reference::mtgp32`]): block `g` runs generator `g`
 /// (its state and its two 16-word tables in shared memory, 256 threads), computing its rounds
-/// in order from where it stopped (`meta[2g]` the state offset, `meta[2g + 1]` the rounds
-/// done) and writing the values `first .. first + n` of the stream that fall in them. A round
-/// only partly inside the call is computed but not kept, so the next call starts there again.
+/// in order from where it stopped and writing the values `first .. first + n` of the stream
+/// that fall in them. A round only partly inside the call is computed but not kept, so the
+/// next call starts there again. The kept states stand at stream position `from` (where the
+/// previous call ended, or 0 for the initial states): generator `g` has kept every round
+/// (chunk `192 k + g` of 256 values) that ends by `from`, and its ring offset is `256 k mod
+/// 1024` for `k` rounds kept.
 /// One barrier per round: a round reads words `o + t .. o + t + pos` (`pos + 255 < 351`, see
 /// [`MTGP32_MAX_POS`]) and writes words `o + t + 351`, so its reads and writes never meet; the
 /// barrier orders them with the next round's.
 #[allow(clippy::too_many_arguments)]
 fn mtgp32_body<T: Elem>(
     plan: Plan,
+    from: Val<u64>,
     first: Val<u64>,
     mask: Val<u32>,
     params: Slice<u32>,
     states: SliceMut<u32>,
-    meta: SliceMut<u32>,
     out: SliceMut<T>,
 ) {
     use crate::reference::mtgp32::{MTGP32_HOST_GENERATORS as GENS, MTGP32_N, MTGP32_STATE_SIZE};
@@ -1106,17 +1109,23 @@ fn mtgp32_body<T: Elem>(
     // `tbl` then `tmp_tbl`.
     dsl::if_else(t.dsl_cmp(CmpOp::Lt, 32u32), || tables.store(t, params.load(pbase + 3u32 + t)), || ());
     let (pos, sh1, sh2) = (params.load(pbase), params.load(pbase + 1u32), params.load(pbase + 2u32));
-    let off = dsl::var("mtgp_off", meta.load(g * 2u32));
-    let done = dsl::var("mtgp_done", cast::<u64, _>(meta.load(g * 2u32 + 1u32)));
     let n: Val<u64> = cast::<u64, _>(out.len());
     let end = first + n;
-    let rounds_end = (end + 255u64) / 256u64;
     let m = MTGP32_STATE_SIZE as u32 - 1;
+    // This generator's first round not kept yet: the first chunk `c = 192 k + g` with
+    // `256 (c + 1) > from`, i.e. `c >= from / 256`.
+    let (c0, gg): (Val<u64>, Val<u64>) = (from / 256u64, cast::<u64, _>(g));
+    let c = c0 + (gg + GENS as u64 - c0 % GENS as u64) % GENS as u64;
+    let kept = (c - gg) / GENS as u64;
+    let off = dsl::var("mtgp_off", cast::<u32, _>(kept & 3u64) * 256u32);
+    // The first value of the next round. The loop ends after the first round that passes
+    // `end`, which is computed but not kept.
+    let start = dsl::var("mtgp_start", c * 256u64);
     dsl::sync_threads();
     dsl::while_(
-        || (done.get() * GENS as u64 + cast::<u64, _>(g)).dsl_cmp(CmpOp::Lt, rounds_end),
+        || start.get().dsl_cmp(CmpOp::Lt, end),
         || {
-            let start = (done.get() * GENS as u64 + cast::<u64, _>(g)) * 256u64;
+            let s = start.get();
             let o = off.get();
             let p = o + t;
             let mut x = (sh.load(p & m) & mask) ^ sh.load((p + 1u32) & m);
@@ -1135,46 +1144,31 @@ fn mtgp32_body<T: Elem>(
             let keep = || {
                 sh.store((p + MTGP32_N as u32) & m, r);
                 off.set((o + 256u32) & m);
-                done.set(done.get() + 1u64);
             };
+            let whole = (s + 256u64).dsl_cmp(CmpOp::Le, end);
             // Whole rounds inside the call (all but the first and the last): no checks.
-            let inside = dsl::DslLogic::and_then(start.dsl_cmp(CmpOp::Ge, first), || {
-                (start + 256u64).dsl_cmp(CmpOp::Le, end)
-            });
             dsl::if_else(
-                inside,
+                dsl::DslLogic::and_then(whole, || s.dsl_cmp(CmpOp::Ge, first)),
                 || {
-                    out.store(start - first + cast::<u64, _>(t), val);
+                    out.store(s - first + cast::<u64, _>(t), val);
                     keep();
                 },
                 || {
-                    let i = start + cast::<u64, _>(t);
+                    let i = s + cast::<u64, _>(t);
                     let mine =
                         dsl::DslLogic::and_then(i.dsl_cmp(CmpOp::Ge, first), || i.dsl_cmp(CmpOp::Lt, end));
                     dsl::if_else(mine, || out.store(i - first, val), || ());
-                    // Keep the round only when the call consumed all of it; else leave the
-                    // loop: the rest of this round belongs to the next call.
-                    dsl::if_else((start + 256u64).dsl_cmp(CmpOp::Le, end), keep, || {
-                        done.set(done.get() + (1u64 << 40))
-                    });
+                    dsl::if_else(whole, keep, || ());
                 },
             );
+            start.set(s + (GENS * 256) as u64);
             dsl::sync_threads();
         },
     );
-    let finished = done.get() & ((1u64 << 40) - 1u64);
     for k in 0..(MTGP32_STATE_SIZE as u32 / 256) {
         let i = t + k * 256;
         states.store(base + cast::<u64, _>(i), sh.load(i));
     }
-    dsl::if_else(
-        t.dsl_cmp(CmpOp::Eq, 0u32),
-        || {
-            meta.store(g * 2u32, off.get());
-            meta.store(g * 2u32 + 1u32, cast::<u32, _>(finished));
-        },
-        || (),
-    );
 }
 
 /// The largest pick-up position [`mtgp32_fill`]'s one barrier per round allows: a round's
@@ -1184,14 +1178,14 @@ pub const MTGP32_MAX_POS: u32 = 351 - 256;
 #[kernel]
 pub(crate) fn mtgp32_fill<T: Elem>(
     #[comptime] plan: Plan,
+    from: u64,
     first: u64,
     mask: u32,
     params: &[u32],
     states: &mut [u32],
-    meta: &mut [u32],
     out: &mut [T],
 ) {
-    mtgp32_body::<T>(plan, first, mask, params, states, meta, out);
+    mtgp32_body::<T>(plan, from, first, mask, params, states, out);
 }
 
 /// One MT19937 output under `dist` (cuRAND's host-API maps, each from one 32-bit value; see

@@ -159,12 +159,12 @@ struct Mt19937Device {
     done: u64,
 }
 
-/// MTGP32's device state: parameters, the 192 generators' state arrays, and per generator its
-/// offset and rounds done.
+/// MTGP32's device state: parameters, the 192 generators' state arrays, and the stream
+/// position they stand at (each generator has kept every round that ends by it).
 struct MtgpDevice {
     params: DeviceBuffer<u32>,
     states: DeviceBuffer<u32>,
-    meta: DeviceBuffer<u32>,
+    at: u64,
 }
 
 /// Which host-API Poisson table is uploaded: lambda's bits and whether it is Sobol32's map.
@@ -857,7 +857,7 @@ impl Generator {
             self.mtgp = Some(MtgpDevice {
                 params: self.stream.clone_htod(&p)?,
                 states: self.stream.clone_htod(&states)?,
-                meta: self.stream.alloc_zeroed::<u32>(2 * MTGP32_HOST_GENERATORS)?,
+                at: 0,
             });
         }
         let mask = params()[0].mask;
@@ -870,14 +870,15 @@ impl Generator {
             &stream,
             cfg,
             plan,
+            m.at,
             first,
             mask,
             &m.params,
             &mut m.states,
-            &mut m.meta,
             out,
         )
         .map_err(kerr)?;
+        m.at = first.wrapping_add(n);
         self.offset = self.offset.wrapping_add(n);
         Ok(())
     }
