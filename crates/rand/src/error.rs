@@ -94,6 +94,20 @@ pub enum RandError {
         /// The values asked for.
         count: u64,
     },
+    /// An MT19937 or MTGP32 call starting farther ahead of its generator's state than the
+    /// generator computes through (it computes every value in between; cuRAND refuses offsets
+    /// for both).
+    #[error(
+        "{generator} offset {offset} is past {max}, the farthest a call may start from where the stream stands (every value in between is computed; cuRAND refuses {generator} offsets)"
+    )]
+    OffsetTooFar {
+        /// `"MT19937"` or `"MTGP32"`.
+        generator: &'static str,
+        /// The generator offset of the call.
+        offset: u64,
+        /// The largest offset the call could start at.
+        max: u64,
+    },
     /// The runtime refused an allocation, copy or launch.
     #[error("device runtime: {0}")]
     Runtime(#[from] ferrocm_kernel::runtime::Error),

@@ -50,6 +50,7 @@ fn cases() -> Vec<Case> {
     let lambda = |l: f64| RandError::InvalidLambda { lambda: l };
     let unsupported = RandError::Unsupported { what: String::new() };
     let overflow = RandError::OffsetOverflow { offset: 0, count: 0 };
+    let far = RandError::OffsetTooFar { generator: "", offset: 0, max: 0 };
     let mut v = vec![
         case("empty output", Philox4x32_10, U32 { len: 0 }, empty.clone()),
         case("empty Sobol32 output", Sobol32, U32 { len: 0 }, empty),
@@ -136,6 +137,17 @@ fn cases() -> Vec<Case> {
             ..case("default Philox past 2^64", Philox4x32_10, U32 { len: 2 }, overflow.clone())
         },
         Case { offset: u64::MAX, ..case("MT19937 past 2^64", Mt19937, U32 { len: 2 }, overflow) },
+        // Offsets far ahead would twist every block in between (the last value of 2^64 also
+        // wrapped the kernel's end): refused before any work.
+        Case { offset: u64::MAX - 1, ..case("MT19937 ending at 2^64", Mt19937, U32 { len: 2 }, far.clone()) },
+        Case {
+            offset: 5_111_808 * ((1 << 16) + 1),
+            ..case("MT19937 offset 2^16 + 1 blocks ahead", Mt19937, U32 { len: N }, far.clone())
+        },
+        Case {
+            offset: 49_152 * (1 << 18) + 1,
+            ..case("MTGP32 offset past 2^18 rounds", Mtgp32, U32 { len: N }, far)
+        },
         case("MT19937 zero stddev", Mt19937, Normal { len: N, mean: 0.0, stddev: 0.0 }, stddev(0.0)),
         case("MT19937 Poisson lambda -1", Mt19937, Poisson { lambda: -1.0 }, lambda(-1.0)),
         case("64-bit output of MT19937", Mt19937, U64, RandError::Unsupported { what: String::new() }),

@@ -1075,102 +1075,117 @@ pub(crate) fn sobol32_fill<T: Elem>(
 pub const MTGP32_PARAM_WORDS: u64 = 35;
 
 /// cuRAND's host-API MTGP32 (see [`crate::reference::mtgp32`]): block `g` runs generator `g`
-/// (its state in shared memory, 256 threads), computing its rounds in order from where it
-/// stopped (`meta[2g]` the state offset, `meta[2g + 1]` the rounds done) and writing the
-/// values `first .. first + n` of the stream that fall in them. A round only partly inside
-/// the call is computed but not kept, so the next call starts there again.
+/// (its state and its two 16-word tables in shared memory, 256 threads), computing its rounds
+/// in order from where it stopped and writing the values `first .. first + n` of the stream
+/// that fall in them. A round only partly inside the call is computed but not kept, so the
+/// next call starts there again. The kept states stand at stream position `from` (where the
+/// previous call ended, or 0 for the initial states): generator `g` has kept every round
+/// (chunk `192 k + g` of 256 values) that ends by `from`, and its ring offset is `256 k mod
+/// 1024` for `k` rounds kept.
+/// One barrier per round: a round reads words `o + t .. o + t + pos` (`pos + 255 < 351`, see
+/// [`MTGP32_MAX_POS`]) and writes words `o + t + 351`, so its reads and writes never meet; the
+/// barrier orders them with the next round's.
 #[allow(clippy::too_many_arguments)]
 fn mtgp32_body<T: Elem>(
     plan: Plan,
+    from: Val<u64>,
     first: Val<u64>,
     mask: Val<u32>,
     params: Slice<u32>,
     states: SliceMut<u32>,
-    meta: SliceMut<u32>,
     out: SliceMut<T>,
 ) {
     use crate::reference::mtgp32::{MTGP32_HOST_GENERATORS as GENS, MTGP32_N, MTGP32_STATE_SIZE};
     let g: Val<u32> = block_idx_x();
     let t: Val<u32> = thread_idx_x();
     let sh = dsl::shared_array::<u32>(MTGP32_STATE_SIZE);
+    let tables = dsl::shared_array::<u32>(32);
     let base: Val<u64> = cast::<u64, _>(g) * MTGP32_STATE_SIZE as u64;
     for k in 0..(MTGP32_STATE_SIZE as u32 / 256) {
         let i = t + k * 256;
         sh.store(i, states.load(base + cast::<u64, _>(i)));
     }
     let pbase = g * MTGP32_PARAM_WORDS as u32;
+    // `tbl` then `tmp_tbl`.
+    dsl::if_else(t.dsl_cmp(CmpOp::Lt, 32u32), || tables.store(t, params.load(pbase + 3u32 + t)), || ());
     let (pos, sh1, sh2) = (params.load(pbase), params.load(pbase + 1u32), params.load(pbase + 2u32));
-    let off = dsl::var("mtgp_off", meta.load(g * 2u32));
-    let done = dsl::var("mtgp_done", cast::<u64, _>(meta.load(g * 2u32 + 1u32)));
     let n: Val<u64> = cast::<u64, _>(out.len());
     let end = first + n;
     let m = MTGP32_STATE_SIZE as u32 - 1;
+    // This generator's first round not kept yet: the first chunk `c = 192 k + g` with
+    // `256 (c + 1) > from`, i.e. `c >= from / 256`.
+    let (c0, gg): (Val<u64>, Val<u64>) = (from / 256u64, cast::<u64, _>(g));
+    let c = c0 + (gg + GENS as u64 - c0 % GENS as u64) % GENS as u64;
+    let kept = (c - gg) / GENS as u64;
+    let off = dsl::var("mtgp_off", cast::<u32, _>(kept & 3u64) * 256u32);
+    // The first value of the next round. The loop ends after the first round that passes
+    // `end`, which is computed but not kept.
+    let start = dsl::var("mtgp_start", c * 256u64);
     dsl::sync_threads();
     dsl::while_(
-        || (done.get() * GENS as u64 + cast::<u64, _>(g)).dsl_cmp(CmpOp::Lt, (end + 255u64) / 256u64),
+        || start.get().dsl_cmp(CmpOp::Lt, end),
         || {
-            let chunk = done.get() * GENS as u64 + cast::<u64, _>(g);
+            let s = start.get();
             let o = off.get();
-            let mut x = (sh.load((o + t) & m) & mask) ^ sh.load((o + t + 1u32) & m);
+            let p = o + t;
+            let mut x = (sh.load(p & m) & mask) ^ sh.load((p + 1u32) & m);
             x = x ^ (x << sh1);
-            let y = x ^ (sh.load((o + t + pos) & m) >> sh2);
-            let r = y ^ params.load(pbase + 3u32 + (y & 15u32));
-            let tt = sh.load((o + t + pos - 1u32) & m);
+            let y = x ^ (sh.load((p + pos) & m) >> sh2);
+            let r = y ^ tables.load(y & 15u32);
+            let tt = sh.load((p + pos - 1u32) & m);
             let tt = tt ^ (tt >> 16u32);
             let tt = tt ^ (tt >> 8u32);
-            let v = r ^ params.load(pbase + 19u32 + (tt & 15u32));
-            let i = chunk * 256u64 + cast::<u64, _>(t);
-            let inside = dsl::DslLogic::and_then(i.dsl_cmp(CmpOp::Ge, first), || i.dsl_cmp(CmpOp::Lt, end));
+            let v = r ^ tables.load(16u32 + (tt & 15u32));
             let val: Val<T> = match plan.dist {
                 Dist::Bits => as_t(v),
                 Dist::UniformHalf => as_t(half(dev::uniform_f32(v))),
                 _ => as_t(dev::uniform_f32(v)),
             };
-            dsl::if_else(inside, || out.store(i - first, val), || ());
-            // Keep the round only when the call consumed all of it.
-            let whole = ((chunk + 1u64) * 256u64).dsl_cmp(CmpOp::Le, end);
-            dsl::sync_threads();
-            dsl::if_else(whole, || sh.store((o + t + MTGP32_N as u32) & m, r), || ());
-            dsl::sync_threads();
+            let keep = || {
+                sh.store((p + MTGP32_N as u32) & m, r);
+                off.set((o + 256u32) & m);
+            };
+            let whole = (s + 256u64).dsl_cmp(CmpOp::Le, end);
+            // Whole rounds inside the call (all but the first and the last): no checks.
             dsl::if_else(
-                whole,
+                dsl::DslLogic::and_then(whole, || s.dsl_cmp(CmpOp::Ge, first)),
                 || {
-                    off.set((o + 256u32) & m);
-                    done.set(done.get() + 1u64);
+                    out.store(s - first + cast::<u64, _>(t), val);
+                    keep();
                 },
                 || {
-                    // Leave the loop: the rest of this round belongs to the next call.
-                    done.set(done.get() + (1u64 << 40));
+                    let i = s + cast::<u64, _>(t);
+                    let mine =
+                        dsl::DslLogic::and_then(i.dsl_cmp(CmpOp::Ge, first), || i.dsl_cmp(CmpOp::Lt, end));
+                    dsl::if_else(mine, || out.store(i - first, val), || ());
+                    dsl::if_else(whole, keep, || ());
                 },
             );
+            start.set(s + (GENS * 256) as u64);
+            dsl::sync_threads();
         },
     );
-    let finished = done.get() & ((1u64 << 40) - 1u64);
     for k in 0..(MTGP32_STATE_SIZE as u32 / 256) {
         let i = t + k * 256;
         states.store(base + cast::<u64, _>(i), sh.load(i));
     }
-    dsl::if_else(
-        t.dsl_cmp(CmpOp::Eq, 0u32),
-        || {
-            meta.store(g * 2u32, off.get());
-            meta.store(g * 2u32 + 1u32, cast::<u32, _>(finished));
-        },
-        || (),
-    );
 }
+
+/// The largest pick-up position [`mtgp32_fill`]'s one barrier per round allows: a round's
+/// reads (`o + t + pos` for `t < 256`) stay below its writes (`o + t + 351`).
+pub const MTGP32_MAX_POS: u32 = 351 - 256;
 
 #[kernel]
 pub(crate) fn mtgp32_fill<T: Elem>(
     #[comptime] plan: Plan,
+    from: u64,
     first: u64,
     mask: u32,
     params: &[u32],
     states: &mut [u32],
-    meta: &mut [u32],
     out: &mut [T],
 ) {
-    mtgp32_body::<T>(plan, first, mask, params, states, meta, out);
+    mtgp32_body::<T>(plan, from, first, mask, params, states, out);
 }
 
 /// One MT19937 output under `dist` (cuRAND's host-API maps, each from one 32-bit value; see
@@ -1199,22 +1214,36 @@ fn mt19937_value<T: Elem>(dist: Dist, x: Val<u32>, mean: Val<f64>, stddev: Val<f
 
 /// MT19937's engines (`reference::mt19937::MT19937_ENGINES`) as kept by the host API.
 pub const MT19937_ENGINES: u32 = 8192;
-
-/// Engines per block of [`mt19937_fill`] (their 624 words each in shared memory, 39 KiB).
-pub const MT19937_BLOCK_ENGINES: u32 = 16;
-/// Threads per block of [`mt19937_fill`].
+/// Threads per engine: each holds 78 of the engine's 624 words in registers.
+pub const MT19937_OCTO: u32 = 8;
+/// Words per thread (624 / 8): the rows of a twisted block.
+pub const MT19937_SLOTS: u32 = 78;
+/// Threads of [`mt19937_fill`] (one per engine word share; also the values of one row).
+pub const MT19937_LANES: u32 = MT19937_ENGINES * MT19937_OCTO;
+/// Threads per block of [`mt19937_fill`] (32 engines); two blocks per multiprocessor.
 pub const MT19937_THREADS: u32 = 256;
 
-/// cuRAND's host-API MT19937 ([`crate::reference::mt19937`]): block `c` runs engines
-/// `16 c .. 16 c + 16`, their words in shared memory (`sh[16 w + j]`), kept word-major in
-/// `states` between calls (`states[w * 8192 + g]`). The engines hold their twisted block
-/// `done - 1` (`done` twists so far; 0: the initial states). Values `first .. first + n` of the
-/// stream are written: every block they touch is twisted in turn (a block already twisted by
-/// an earlier call that stopped inside it is reused). A twist is three parallel phases (words
-/// 0..227 from old words, 227..454 and 454..624 from the phase before), each thread reading
-/// its inputs into registers before a barrier and writing after it. Row `l` of block `b`
-/// is then written as 128 consecutive values per block: thread `t` of engine `g`'s octo group
-/// takes element `elements[78 t + l]`, tempered, to value `(78 b + l) 65536 + 8 g + t`.
+/// Where the successor of each group's last word lives when it is a lone word ("special"):
+/// the octet lane holding it, for groups 1, 2, 4, 5, 6 and 8 (group 9's is lane 7's own).
+const MT_SPECIAL_AFTER: [(usize, u32); 6] = [(1, 1), (2, 2), (4, 3), (5, 4), (6, 5), (8, 6)];
+/// For each lane's lone word, the group whose first word (held by lane 0) follows it.
+const MT_AFTER_SPECIAL: [usize; 8] = [0, 2, 3, 5, 6, 7, 9, 10];
+
+/// cuRAND's host-API MT19937 ([`crate::reference::mt19937`]) in the octo-engine structure:
+/// thread `8 g + t` holds engine `g`'s words `element(t, l)`, `l = 0..78`, in registers (slot
+/// `l`; kept slot-major in `states[l * 65536 + 8 g + t]` between calls). Slot 0 is a lone word
+/// (`[0, 113, 170, 283, 340, 397, 510, 567][t]`); slots `1 + 7 j .. 8 + 7 j` are words
+/// `OFFSETS[j] + 7 t ..` of group `j` (`OFFSETS` as in `element`). The layout puts each word's
+/// `i + 397` / `i - 227` partner in the same thread and slot (groups `j` and `j + 7`, `j + 4`
+/// and `j`), so a twist needs shuffles only for the successor of a thread's last word in a
+/// group, for group 4's first word (its partner is one word off) and for the lone words. The
+/// twist runs in the recurrence's three phases (words below 227 from old words, 227..454 from
+/// the first phase's, 454..624 from the second's); as every value is a register, "in place"
+/// is only the order in which new values are made. Row `l` of block `b` is then slot `l`
+/// tempered, written by thread `lane` to value `(78 b + l) 65536 + lane`: consecutive threads
+/// write consecutive values. The engines hold their twisted block `done - 1` (`done` twists so
+/// far; 0: the initial states); values `first .. first + n` of the stream are written (a block
+/// already twisted by an earlier call that stopped inside it is reused).
 #[allow(clippy::too_many_arguments)]
 fn mt19937_body<T: Elem>(
     plan: Plan,
@@ -1222,89 +1251,150 @@ fn mt19937_body<T: Elem>(
     done: Val<u64>,
     mean: Val<f64>,
     stddev: Val<f64>,
-    elements: Slice<u32>,
     states: SliceMut<u32>,
     out: SliceMut<T>,
 ) {
-    const N: u32 = 624;
-    const E: u32 = MT19937_BLOCK_ENGINES;
-    const TH: u32 = MT19937_THREADS;
-    const LANES: u64 = 65_536;
-    const ROWS: u64 = 78;
-    let t: Val<u32> = thread_idx_x();
-    let e0: Val<u32> = block_idx_x() * E;
-    let sh = dsl::shared_array::<u32>((N * E) as usize);
-    let global = |k: Val<u32>| -> Val<u64> { cast::<u64, _>((k / E) * MT19937_ENGINES + e0 + k % E) };
-    dsl::for_range_step(t, N * E, TH, |k: Val<u32>| sh.store(k, states.load(global(k))));
-    dsl::sync_threads();
+    const R: usize = MT19937_SLOTS as usize;
+    const BLOCK: u64 = MT19937_LANES as u64 * MT19937_SLOTS as u64;
+    dsl::launch_bounds(MT19937_THREADS, 2);
+    let lane: Val<u32> = block_idx_x() * MT19937_THREADS + thread_idx_x();
+    let t = lane & 7u32;
+    let octet = lane_id() & 24u32;
+    let at = |l: usize| -> Val<u32> { lane + l as u32 * MT19937_LANES };
+    let words: Vec<_> = (0..R).map(|l| dsl::var("mt", states.load(at(l)))).collect();
+    // Slot of word `r` of group `j`; slot 0 is the lone word.
+    let slot = |j: usize, r: usize| 1 + 7 * j + r;
+    let from = |v: Val<u32>, src: Val<u32>| dsl::shfl_idx(v, octet | src);
+    let is = |k: u32| t.dsl_cmp(CmpOp::Eq, k);
+    let zero = dsl::typed::<u32>(0u32);
     let comp = |a: Val<u32>, b: Val<u32>, m: Val<u32>| -> Val<u32> {
         let y = (a & 0x8000_0000u32) | (b & 0x7FFF_FFFFu32);
-        let mag = dsl::select((y & 1u32).dsl_cmp(CmpOp::Ne, 0u32), 0x9908_B0DFu32, 0u32);
+        let mag = dsl::select((b & 1u32).dsl_cmp(CmpOp::Ne, 0u32), 0x9908_B0DFu32, 0u32);
         m ^ (y >> 1u32) ^ mag
     };
     let twist = || {
-        for (lo, hi) in [(0u32, 227u32), (227, 454), (454, N)] {
-            let count = (hi - lo) * E;
-            let mut new = Vec::new();
-            for r in 0..count.div_ceil(TH) {
-                let k = (t + r * TH).min(count - 1);
-                let (w, j) = (lo + k / E, k % E);
-                let at = |w: Val<u32>| (w % N) * E + j;
-                new.push((
-                    k,
-                    w * E + j,
-                    comp(sh.load(at(w)), sh.load(at(w + 1u32)), sh.load(at(w + 397u32))),
-                ));
+        let old: Vec<Val<u32>> = words.iter().map(|w| w.get()).collect();
+        let mut new: Vec<Option<Val<u32>>> = vec![None; R];
+        // The lone word's successor: the first word of a group, held by lane 0.
+        let mut next_sp = from(old[slot(MT_AFTER_SPECIAL[0], 0)], zero);
+        for (k, &j) in MT_AFTER_SPECIAL.iter().enumerate().skip(1) {
+            next_sp = dsl::select(is(k as u32), from(old[slot(j, 0)], zero), next_sp);
+        }
+        let right = (t + 1u32) & 7u32;
+        // Group `j`'s words with their `m` partners; the successor of lane 7's last word is
+        // `after` (lane 0's value in the shuffle) or a lone word.
+        let group = |new: &mut Vec<Option<Val<u32>>>,
+                     j: usize,
+                     m: &dyn Fn(usize) -> Val<u32>,
+                     after: Option<Val<u32>>| {
+            let sent = match after {
+                Some(a) => dsl::select(is(0), a, old[slot(j, 0)]),
+                None => old[slot(j, 0)],
+            };
+            let mut last = from(sent, right);
+            if let Some(&(_, src)) = MT_SPECIAL_AFTER.iter().find(|(g, _)| *g == j) {
+                last = dsl::select(is(7), from(old[0], dsl::typed::<u32>(src)), last);
+            } else if j == 9 {
+                last = dsl::select(is(7), old[0], last);
             }
-            dsl::sync_threads();
-            for (r, (k, idx, v)) in new.into_iter().enumerate() {
-                let mine = (t + r as u32 * TH).dsl_cmp(CmpOp::Eq, k);
-                dsl::if_else(mine, || sh.store(idx, v), || ());
+            for r in 0..7 {
+                let b = if r < 6 { old[slot(j, r + 1)] } else { last };
+                new[slot(j, r)] = Some(comp(old[slot(j, r)], b, m(r)));
             }
-            dsl::sync_threads();
+        };
+        // Words below 227: partners 397 on, all old (group j + 7; lone words of lanes t + 5).
+        for j in 0..4 {
+            let after = [Some(old[slot(1, 0)]), None, None, Some(old[slot(4, 0)])][j];
+            group(&mut new, j, &|r| old[slot(j + 7, r)], after);
+        }
+        let sp_a = comp(old[0], next_sp, from(old[0], (t + 5u32) & 7u32));
+        // Words 227..454: partners 227 back, from the first phase. Group 4 is one word off
+        // group 0; lone words 283, 340, 397 take word 56 (lane 7), 113 (lane 1), 170 (lane 2).
+        let n = |new: &Vec<Option<Val<u32>>>, j: usize, r: usize| new[slot(j, r)].expect("made earlier");
+        let g0_last = n(&new, 0, 6);
+        let before = dsl::select(is(0), sp_a, from(g0_last, (t + 7u32) & 7u32));
+        {
+            let done = new.clone();
+            let m4 = |r: usize| if r == 0 { before } else { n(&done, 0, r - 1) };
+            group(&mut new, 4, &m4, None);
+            for j in 5..8 {
+                let after = if j == 7 { Some(old[slot(8, 0)]) } else { None };
+                group(&mut new, j, &|r| n(&done, j - 4, r), after);
+            }
+        }
+        let src_b = (dsl::typed::<u32>(0x0021_7000u32) >> (t * 4u32)) & 15u32;
+        let sp_b = comp(old[0], next_sp, from(dsl::select(is(7), g0_last, sp_a), src_b));
+        let sp_ab = dsl::select(t.dsl_cmp(CmpOp::Lt, 3u32), sp_a, sp_b);
+        // Words 454..624: partners from the second phase; lone words 510 and 567 take 283 and
+        // 340 (lanes 3 and 4); word 623's successor is the new word 0 (lane 0).
+        let sp_c = comp(old[0], next_sp, from(sp_ab, (t + 5u32) & 7u32));
+        let sp = dsl::select(t.dsl_cmp(CmpOp::Lt, 6u32), sp_ab, sp_c);
+        new[0] = Some(sp);
+        let done = new.clone();
+        for j in 8..11 {
+            let after = if j == 10 { Some(sp) } else { None };
+            group(&mut new, j, &|r| n(&done, j - 4, r), after);
+        }
+        for (w, v) in words.iter().zip(new) {
+            w.set(v.expect("every slot twisted"));
         }
     };
     let end = first + cast::<u64, _>(out.len());
+    let lane64: Val<u64> = cast::<u64, _>(lane);
     let write_block = |b: Val<u64>| {
-        dsl::for_range_step(t, (ROWS as u32) * E * 8, TH, |k: Val<u32>| {
-            let (l, lane) = (k / (E * 8), k % (E * 8));
-            let i = (b * ROWS + cast::<u64, _>(l)) * LANES + cast::<u64, _>(e0 * 8u32 + lane);
-            let inside = dsl::DslLogic::and_then(i.dsl_cmp(CmpOp::Ge, first), || i.dsl_cmp(CmpOp::Lt, end));
-            dsl::if_else(
-                inside,
-                || {
-                    let e = elements.load((lane % 8u32) * ROWS as u32 + l);
-                    let y = sh.load(e * E + lane / 8u32);
+        let start = b * BLOCK;
+        let full = dsl::DslLogic::and_then(start.dsl_cmp(CmpOp::Ge, first), || {
+            (start + BLOCK).dsl_cmp(CmpOp::Le, end)
+        });
+        // The output index of this thread's row 0 (wraps below `first`; such rows are not
+        // written).
+        let rel = start + lane64 - first;
+        let rows = |checked: bool| {
+            for (l, w) in words.iter().enumerate() {
+                let i = rel + l as u64 * MT19937_LANES as u64;
+                let put = || {
+                    let y = w.get();
                     let y = y ^ (y >> 11u32);
                     let y = y ^ ((y << 7u32) & 0x9D2C_5680u32);
                     let y = y ^ ((y << 15u32) & 0xEFC6_0000u32);
                     let y = y ^ (y >> 18u32);
-                    out.store(i - first, mt19937_value::<T>(plan.dist, y, mean, stddev));
+                    out.store(i, mt19937_value::<T>(plan.dist, y, mean, stddev));
+                };
+                if checked {
+                    // `i + first` in `first .. end`.
+                    dsl::if_else(i.dsl_cmp(CmpOp::Lt, end - first), put, || ());
+                } else {
+                    put();
+                }
+            }
+        };
+        dsl::if_else(full, || rows(false), || rows(true));
+    };
+    let (b_first, b_last) = (first / BLOCK, (end - 1u64) / BLOCK);
+    let d = dsl::var("mt_done", done);
+    // The next block to write: the one left twisted by the previous call when still wanted.
+    let reuse = dsl::DslLogic::and_then(d.get().dsl_cmp(CmpOp::Ge, 1u64), || {
+        (d.get() - 1u64).dsl_cmp(CmpOp::Ge, b_first)
+    });
+    let cur = dsl::var("mt_block", dsl::select(reuse, d.get() - 1u64, d.get()));
+    dsl::while_(
+        || cur.get().dsl_cmp(CmpOp::Le, b_last),
+        || {
+            dsl::if_else(
+                cur.get().dsl_cmp(CmpOp::Eq, d.get()),
+                || {
+                    twist();
+                    d.set(d.get() + 1u64);
                 },
                 || (),
             );
-        });
-        dsl::sync_threads();
-    };
-    let (b_first, b_last) = (first / (LANES * ROWS), (end - 1u64) / (LANES * ROWS));
-    let d = dsl::var("mt_done", done);
-    // A block left twisted by the previous call, still wanted.
-    dsl::if_else(
-        dsl::DslLogic::and_then(d.get().dsl_cmp(CmpOp::Ge, 1u64), || {
-            (d.get() - 1u64).dsl_cmp(CmpOp::Ge, b_first)
-        }),
-        || write_block(d.get() - 1u64),
-        || (),
-    );
-    dsl::while_(
-        || d.get().dsl_cmp(CmpOp::Le, b_last),
-        || {
-            twist();
-            d.set(d.get() + 1u64);
-            dsl::if_else((d.get() - 1u64).dsl_cmp(CmpOp::Ge, b_first), || write_block(d.get() - 1u64), || ());
+            dsl::if_else(cur.get().dsl_cmp(CmpOp::Ge, b_first), || write_block(cur.get()), || ());
+            cur.set(cur.get() + 1u64);
         },
     );
-    dsl::for_range_step(t, N * E, TH, |k: Val<u32>| states.store(global(k), sh.load(k)));
+    for (l, w) in words.iter().enumerate() {
+        states.store(at(l), w.get());
+    }
 }
 
 #[kernel]
@@ -1315,11 +1405,10 @@ pub(crate) fn mt19937_fill<T: Elem>(
     done: u64,
     mean: f64,
     stddev: f64,
-    elements: &[u32],
     states: &mut [u32],
     out: &mut [T],
 ) {
-    mt19937_body::<T>(plan, first, done, mean, stddev, elements, states, out);
+    mt19937_body::<T>(plan, first, done, mean, stddev, states, out);
 }
 
 #[cfg(test)]
@@ -1345,6 +1434,52 @@ mod tests {
             let ptx = ptx_of(philox_fill::kernel::<f32>(plan));
             assert!(ptx.contains("st.global.v4"), "{dist:?}: no 16-byte store");
             assert!(!ptx.contains(".local"), "{dist:?}: local memory");
+        }
+    }
+
+    /// The MT19937 kernel keeps each thread's 78 words in registers (no local memory), trades
+    /// neighbours by shuffles and asks for two 256-thread blocks per multiprocessor (so
+    /// `ptxas` keeps to 128 registers and the 65,536 threads run in one wave).
+    #[test]
+    fn mt19937_ptx_keeps_the_state_in_registers() {
+        let plan =
+            |dist| Plan { dist, rng: Rng::Philox, legacy: true, vector: false, unroll: 1, narrow: false };
+        for (dist, k) in [
+            (Dist::Bits, mt19937_fill::kernel::<u32>(plan(Dist::Bits))),
+            (Dist::Normal, mt19937_fill::kernel::<f32>(plan(Dist::Normal))),
+        ] {
+            let ptx = ptx_of(k);
+            assert!(!ptx.contains(".local"), "{dist:?}: local memory");
+            assert!(ptx.contains("shfl.sync.idx"), "{dist:?}: no shuffles");
+            assert!(ptx.contains(".minnctapersm 2"), "{dist:?}: no launch bounds");
+        }
+    }
+
+    /// The MTGP32 kernel meets its block once per round (plus once after loading the state)
+    /// and reads its tables from shared memory, not global memory, inside the loop.
+    #[test]
+    fn mtgp32_ptx_has_one_barrier_per_round() {
+        let plan = Plan {
+            dist: Dist::Bits,
+            rng: Rng::Philox,
+            legacy: false,
+            vector: false,
+            unroll: 1,
+            narrow: false,
+        };
+        let ptx = ptx_of(mtgp32_fill::kernel::<u32>(plan));
+        assert_eq!(ptx.matches("bar.sync").count(), 2, "barriers");
+        let body = &ptx[ptx.find("$L_loop").unwrap()..ptx.rfind("bra $L_loop").unwrap()];
+        assert!(!body.contains("ld.global"), "global loads in the loop");
+    }
+
+    /// The host API's MTGP32 parameter sets all allow one barrier per round.
+    #[test]
+    fn mtgp32_host_parameter_sets_allow_one_barrier_per_round() {
+        use crate::reference::mtgp32::{params, MTGP32_HOST_GENERATORS, MTGP32_N, MTGP32_ROUND};
+        assert_eq!(MTGP32_MAX_POS as usize, MTGP32_N - MTGP32_ROUND);
+        for (g, p) in params().iter().take(MTGP32_HOST_GENERATORS).enumerate() {
+            assert!(p.pos <= MTGP32_MAX_POS, "generator {g}: pos {}", p.pos);
         }
     }
 

@@ -62,7 +62,8 @@ pub enum RngType {
     Sobol64,
     /// `CURAND_RNG_PSEUDO_MTGP32`: bit-identical to cuRAND's host API for 32-bit values,
     /// uniforms and half uniforms ([`crate::reference::mtgp32`]; one ordering). The offset
-    /// (which cuRAND refuses for MTGP32) is honoured by computing the rounds before it. Other
+    /// (which cuRAND refuses for MTGP32) is honoured by computing the rounds before it, up to
+    /// 2^18 rounds of 49,152 values ([`RandError::OffsetTooFar`] beyond). Other
     /// distributions are [`RandError::Unsupported`] (cuRAND's MTGP32 normal layout is not
     /// reproduced yet).
     Mtgp32,
@@ -70,7 +71,9 @@ pub enum RngType {
     /// uniforms, doubles and Poisson outputs below lambda 2000; inverse-CDF normals within
     /// stated tolerances ([`crate::reference::mt19937`]; one ordering). Calls continue one
     /// stream as cuRAND's do; the offset (which cuRAND refuses for MT19937) is honoured. Setting
-    /// the seed computes the 8192 engines on the host (8191 jumps of 2^2048 steps).
+    /// the seed computes the 8192 engines on the host (8191 jumps of 2^2048 steps). A call may
+    /// start at most 2^16 blocks of 5,111,808 values ahead of where the engines stand
+    /// ([`RandError::OffsetTooFar`]: the values in between are computed).
     Mt19937,
     /// `ROCRAND_RNG_PSEUDO_LFSR113` (L'Ecuyer's LFSR113, [`crate::reference::Lfsr113`]): laid out
     /// as XORWOW's default ordering (one ordering: the legacy one is the same).
@@ -141,20 +144,27 @@ pub struct Generator {
     mt19937: Option<Mt19937Device>,
 }
 
-/// MT19937's device state: the 8192 engines word-major, the octo-engine element order, and
-/// how many blocks the engines have twisted.
+/// How many twisted blocks of 5,111,808 values an MT19937 call may skip (an offset set ahead):
+/// 2^16 blocks, about 3.3e11 values, some 80 ms of an H100's time.
+const MT19937_MAX_SKIP_BLOCKS: u64 = 1 << 16;
+
+/// How many rounds of each generator an MTGP32 call may compute before its first value (an
+/// offset set ahead): 2^18, about 1.3e10 values, some 0.1 s of an H100's time.
+const MTGP32_MAX_SKIP_ROUNDS: u64 = 1 << 18;
+
+/// MT19937's device state: the 8192 engines (slot-major, as the kernel's threads hold them)
+/// and how many blocks the engines have twisted.
 struct Mt19937Device {
     states: DeviceBuffer<u32>,
-    elements: DeviceBuffer<u32>,
     done: u64,
 }
 
-/// MTGP32's device state: parameters, the 192 generators' state arrays, and per generator its
-/// offset and rounds done.
+/// MTGP32's device state: parameters, the 192 generators' state arrays, and the stream
+/// position they stand at (each generator has kept every round that ends by it).
 struct MtgpDevice {
     params: DeviceBuffer<u32>,
     states: DeviceBuffer<u32>,
-    meta: DeviceBuffer<u32>,
+    at: u64,
 }
 
 /// Which host-API Poisson table is uploaded: lambda's bits and whether it is Sobol32's map.
@@ -817,7 +827,7 @@ impl Generator {
         out: &mut impl AsDeviceSliceMut<T>,
         dist: Dist,
     ) -> Result<(), RandError> {
-        use crate::reference::mtgp32::{params, Mtgp32, MTGP32_HOST_GENERATORS};
+        use crate::reference::mtgp32::{params, Mtgp32, MTGP32_HOST_GENERATORS, MTGP32_ROUND};
         if !matches!(dist, Dist::Bits | Dist::Uniform | Dist::UniformHalf) {
             return Err(RandError::Unsupported {
                 what: "MTGP32 outputs other than 32-bit values and uniforms".into(),
@@ -827,10 +837,18 @@ impl Generator {
         if self.offset as u128 + n as u128 > 1u128 << 64 {
             return Err(RandError::OffsetOverflow { offset: self.offset, count: n });
         }
+        // The kernel computes every round before the first value (the kept states stand where
+        // the previous call ended; a set offset drops them).
+        let max = MTGP32_MAX_SKIP_ROUNDS * (MTGP32_HOST_GENERATORS * MTGP32_ROUND) as u64;
+        if self.mtgp.is_none() && self.offset > max {
+            return Err(RandError::OffsetTooFar { generator: "MTGP32", offset: self.offset, max });
+        }
         if self.mtgp.is_none() {
             let mut p = Vec::with_capacity(MTGP32_HOST_GENERATORS * kernels::MTGP32_PARAM_WORDS as usize);
             let mut states = Vec::with_capacity(MTGP32_HOST_GENERATORS * 1024);
             for (g, q) in params().iter().take(MTGP32_HOST_GENERATORS).enumerate() {
+                // The kernel's one barrier per round needs it (all 192 sets have it).
+                debug_assert!(q.pos <= kernels::MTGP32_MAX_POS, "MTGP32 set {g}: pos {}", q.pos);
                 p.extend([q.pos, q.sh1, q.sh2]);
                 p.extend(q.tbl);
                 p.extend(q.tmp_tbl);
@@ -839,7 +857,7 @@ impl Generator {
             self.mtgp = Some(MtgpDevice {
                 params: self.stream.clone_htod(&p)?,
                 states: self.stream.clone_htod(&states)?,
-                meta: self.stream.alloc_zeroed::<u32>(2 * MTGP32_HOST_GENERATORS)?,
+                at: 0,
             });
         }
         let mask = params()[0].mask;
@@ -852,21 +870,23 @@ impl Generator {
             &stream,
             cfg,
             plan,
+            m.at,
             first,
             mask,
             &m.params,
             &mut m.states,
-            &mut m.meta,
             out,
         )
         .map_err(kerr)?;
+        m.at = first.wrapping_add(n);
         self.offset = self.offset.wrapping_add(n);
         Ok(())
     }
 
-    /// MT19937 in cuRAND's host layout ([`crate::reference::mt19937`]): one block of 256
-    /// threads per 16 engines, the engines kept in device memory between calls (computed on the host when the seed
-    /// is set: engine 0 is `init_genrand(seed)`, the others 2^2048 steps apart).
+    /// MT19937 in cuRAND's host layout ([`crate::reference::mt19937`]): eight threads per
+    /// engine, 65,536 in all, the engines kept in device memory between calls (computed on the
+    /// host when the seed is set: engine 0 is `init_genrand(seed)`, the others 2^2048 steps
+    /// apart).
     fn mt19937<T: Elem<Repr = T> + ferrocm_kernel::runtime::DeviceRepr>(
         &mut self,
         out: &mut impl AsDeviceSliceMut<T>,
@@ -874,32 +894,36 @@ impl Generator {
         mean: f64,
         stddev: f64,
     ) -> Result<(), RandError> {
-        use crate::reference::mt19937::{element, Mt19937, MT19937_ENGINES, MT19937_N};
+        use crate::reference::mt19937::{element, Mt19937, MT19937_ENGINES, MT19937_N, MT19937_THREADS};
         let n = out.len() as u64;
         if self.offset as u128 + n as u128 > 1u128 << 64 {
             return Err(RandError::OffsetOverflow { offset: self.offset, count: n });
         }
+        // The kernel twists every block between the engines and the call's first value.
+        let block_values = crate::reference::mt19937::MT19937_LANES * crate::reference::mt19937::MT19937_ROWS;
+        let reach = self.mt19937.as_ref().map_or(0, |m| m.done) + MT19937_MAX_SKIP_BLOCKS;
+        if self.offset / block_values > reach {
+            let max = (reach + 1) * block_values - 1;
+            return Err(RandError::OffsetTooFar { generator: "MT19937", offset: self.offset, max });
+        }
         if self.mt19937.is_none() {
             let engines = Mt19937::engines(self.seed);
+            // Slot-major: word `element(t, l)` of engine `g` at `l * 65536 + 8 g + t`, the
+            // register slot `l` of thread `8 g + t` (see `kernels::mt19937_fill`).
+            let lanes = MT19937_ENGINES * MT19937_THREADS;
             let mut words = vec![0u32; MT19937_N * MT19937_ENGINES];
             for (g, e) in engines.iter().enumerate() {
-                // Word-major: a warp's engines are contiguous for each word.
-                for (w, &x) in e.mt.iter().enumerate() {
-                    words[w * MT19937_ENGINES + g] = x;
+                for t in 0..MT19937_THREADS {
+                    for l in 0..MT19937_N / MT19937_THREADS {
+                        words[l * lanes + g * MT19937_THREADS + t] = e.mt[element(t, l)];
+                    }
                 }
             }
-            let order: Vec<u32> = (0..8).flat_map(|t| (0..78).map(move |l| element(t, l) as u32)).collect();
-            self.mt19937 = Some(Mt19937Device {
-                states: self.stream.clone_htod(&words)?,
-                elements: self.stream.clone_htod(&order)?,
-                done: 0,
-            });
+            self.mt19937 = Some(Mt19937Device { states: self.stream.clone_htod(&words)?, done: 0 });
         }
         let plan = Plan { dist, rng: Rng::Philox, legacy: true, vector: false, unroll: 1, narrow: false };
-        let cfg = LaunchConfig::new(
-            kernels::MT19937_ENGINES / kernels::MT19937_BLOCK_ENGINES,
-            kernels::MT19937_THREADS,
-        );
+        let cfg =
+            LaunchConfig::new(kernels::MT19937_LANES / kernels::MT19937_THREADS, kernels::MT19937_THREADS);
         let stream = self.stream.clone();
         let first = self.offset;
         let Some(m) = self.mt19937.as_mut() else { unreachable!("MT19937 engines uploaded above") };
@@ -911,12 +935,10 @@ impl Generator {
             m.done,
             mean,
             stddev,
-            &m.elements,
             &mut m.states,
             out,
         )
         .map_err(kerr)?;
-        let block_values = crate::reference::mt19937::MT19937_LANES * crate::reference::mt19937::MT19937_ROWS;
         m.done = m.done.max((first + n - 1) / block_values + 1);
         self.offset = self.offset.wrapping_add(n);
         Ok(())
