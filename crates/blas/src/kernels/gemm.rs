@@ -195,3 +195,225 @@ pub fn gemm_simt<
         }
     }
 }
+
+/// Rows of `C` per block of [`gemm_dmma`].
+pub const DMMA_BM: u32 = 128;
+/// Columns of `C` per block of [`gemm_dmma`].
+pub const DMMA_BN: u32 = 64;
+/// K per shared-memory stage of [`gemm_dmma`].
+const DMMA_BK: u32 = 8;
+/// Shared-memory stages of [`gemm_dmma`] (two K slabs in flight while one is multiplied).
+const DMMA_STAGES: u32 = 3;
+/// Padding (f64 elements) after each k-row of a stage: a fragment load's four k-rows then
+/// start 64 bytes apart modulo 128, so a warp's 256-byte load takes the minimum two
+/// shared-memory wavefronts.
+const DMMA_PAD: u32 = 8;
+/// Threads per block of [`gemm_dmma`]: 8 warps, 4 down x 2 across, each a 32 x 32 tile of C.
+pub const DMMA_THREADS: u32 = 256;
+
+/// Stages the `DMMA_BK`-deep slab at `k0` of this block's `op(A)` rows and `op(B)` columns
+/// into stage `st` (k-major: `sa[k (BM + PAD) + i]`, `sb[k (BN + PAD) + j]`). Full slabs go
+/// through 8-byte `cp.async` (threads walk each operand's stored leading dimension, so the
+/// global reads coalesce for every operation); partial ones (the matrix's edges) through
+/// guarded loads that write zeros outside the matrix.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn dmma_stage<const TA: u32, const TB: u32>(
+    sa: Shared<f64>,
+    sb: Shared<f64>,
+    a: &[f64],
+    b: &[f64],
+    oa: u32,
+    ob: u32,
+    lda: u32,
+    ldb: u32,
+    m: u32,
+    n: u32,
+    k: u32,
+    row0: u32,
+    col0: u32,
+    k0: u32,
+    st: u32,
+) {
+    let t = thread_idx_x();
+    let ap = DMMA_BM + DMMA_PAD;
+    let bp = DMMA_BN + DMMA_PAD;
+    let base_a = st * (DMMA_BK * ap);
+    let base_b = st * (DMMA_BK * bp);
+    let full = row0 + DMMA_BM <= m && col0 + DMMA_BN <= n && k0 + DMMA_BK <= k;
+    // A: BM x BK = 1024 elements, 4 per thread; B: BK x BN = 512, 2 per thread.
+    for r in 0..((DMMA_BM * DMMA_BK / DMMA_THREADS) as usize) {
+        let e = t + (r as u32) * DMMA_THREADS;
+        let ii = if TA == 0 { e % DMMA_BM } else { e / DMMA_BK };
+        let kk = if TA == 0 { e / DMMA_BM } else { e % DMMA_BK };
+        let (gi, gk) = (row0 + ii, k0 + kk);
+        let src = if TA == 0 { oa + gi + gk * lda } else { oa + gk + gi * lda };
+        let dst = base_a + kk * ap + ii;
+        if full {
+            cp_async(&sa, dst, &a, src, 8);
+        } else {
+            let mut v = 0.0f64;
+            if gi < m && gk < k {
+                v = a.load(src);
+            }
+            sa[dst] = v;
+        }
+    }
+    for r in 0..((DMMA_BN * DMMA_BK / DMMA_THREADS) as usize) {
+        let e = t + (r as u32) * DMMA_THREADS;
+        let jj = if TB == 0 { e / DMMA_BK } else { e % DMMA_BN };
+        let kk = if TB == 0 { e % DMMA_BK } else { e / DMMA_BN };
+        let (gj, gk) = (col0 + jj, k0 + kk);
+        let src = if TB == 0 { ob + gk + gj * ldb } else { ob + gj + gk * ldb };
+        let dst = base_b + kk * bp + jj;
+        if full {
+            cp_async(&sb, dst, &b, src, 8);
+        } else {
+            let mut v = 0.0f64;
+            if gj < n && gk < k {
+                v = b.load(src);
+            }
+            sb[dst] = v;
+        }
+    }
+}
+
+/// Real f64 `C = alpha op(A) op(B) + beta C` on the FP64 tensor core
+/// (`mma.sync.m8n8k4.f64`, sm_80+): a block of 8 warps computes a 128 x 64 tile of `C`
+/// (batch `block_idx_z`), each warp a 32 x 32 tile as 4 x 4 accumulators of 8 x 8; K moves in
+/// 8-deep slabs through a 3-stage shared-memory ring filled by `cp.async` (see
+/// [`dmma_stage`]), one barrier per slab. `TA`/`TB`: 0 `N`, else `T` (a real `C` is `T`).
+/// `beta = 0` never reads `C`; `alpha = 0` never reads `A` or `B`.
+#[kernel]
+pub fn gemm_dmma<const TA: u32, const TB: u32, const DSA: bool, const DSB: bool>(
+    m: u32,
+    n: u32,
+    k: u32,
+    a_re: f64,
+    alpha: &[f64],
+    a: &[f64],
+    lda: u32,
+    stride_a: u32,
+    b: &[f64],
+    ldb: u32,
+    stride_b: u32,
+    b_re: f64,
+    beta: &[f64],
+    c: &mut [f64],
+    ldc: u32,
+    stride_c: u32,
+) {
+    let ap = DMMA_BM + DMMA_PAD;
+    let bp = DMMA_BN + DMMA_PAD;
+    let sa = shared_array::<f64>((DMMA_STAGES * DMMA_BK * ap) as usize);
+    let sb = shared_array::<f64>((DMMA_STAGES * DMMA_BK * bp) as usize);
+    let acc = var_array(32, 0.0f64);
+    let fa = var_array(4, 0.0f64);
+    let fb = var_array(4, 0.0f64);
+    let lane = lane_id();
+    let warp = thread_idx_x() / 32u32;
+    let g = lane / 4u32;
+    let q = lane % 4u32;
+    let wm = (warp % 4u32) * 32u32;
+    let wn = (warp / 4u32) * 32u32;
+    let z = block_idx_z();
+    let row0 = block_idx_y() * DMMA_BM;
+    let col0 = block_idx_x() * DMMA_BN;
+    let ar = scalar(DSA, a_re, &alpha, 0u32);
+    let br = scalar(DSB, b_re, &beta, 0u32);
+    let oa = z * stride_a;
+    let ob = z * stride_b;
+    let oc = z * stride_c;
+    // alpha = 0 reads neither A nor B (uniform over the block, so the barriers agree).
+    if ar != 0.0f64 {
+        let tiles = (k + (DMMA_BK - 1)) / DMMA_BK;
+        for s in 0..(DMMA_STAGES - 1) as usize {
+            if (s as u32) < tiles {
+                dmma_stage::<TA, TB>(
+                    sa,
+                    sb,
+                    a,
+                    b,
+                    oa,
+                    ob,
+                    lda,
+                    ldb,
+                    m,
+                    n,
+                    k,
+                    row0,
+                    col0,
+                    (s as u32) * DMMA_BK,
+                    s as u32,
+                );
+            }
+            cp_async_commit();
+        }
+        let mut kt = 0u32;
+        while kt < tiles {
+            // Slab kt has landed (at most STAGES - 2 younger groups in flight); the barrier
+            // also tells every warp that slab kt - 1's stage is no longer read.
+            cp_async_wait(DMMA_STAGES - 2);
+            sync_threads();
+            let next = kt + (DMMA_STAGES - 1);
+            if next < tiles {
+                dmma_stage::<TA, TB>(
+                    sa,
+                    sb,
+                    a,
+                    b,
+                    oa,
+                    ob,
+                    lda,
+                    ldb,
+                    m,
+                    n,
+                    k,
+                    row0,
+                    col0,
+                    next * DMMA_BK,
+                    next % DMMA_STAGES,
+                );
+            }
+            cp_async_commit();
+            let st = kt % DMMA_STAGES;
+            for kk in 0..(DMMA_BK / 4) as usize {
+                let ka = st * (DMMA_BK * ap) + ((kk * 4) as u32 + q) * ap + wm + g;
+                let kb = st * (DMMA_BK * bp) + ((kk * 4) as u32 + q) * bp + wn + g;
+                for i in 0..4usize {
+                    fa.set(i, sa[ka + (8 * i) as u32]);
+                    fb.set(i, sb[kb + (8 * i) as u32]);
+                }
+                for i in 0..4usize {
+                    for j in 0..4usize {
+                        let at = 2 * (4 * i + j);
+                        let d = mma_m8n8k4_f64(fa.get(i), fb.get(j), vec2(acc.get(at), acc.get(at + 1)));
+                        acc.set(at, d.get(0));
+                        acc.set(at + 1, d.get(1));
+                    }
+                }
+            }
+            kt += 1u32;
+        }
+        cp_async_wait(0);
+    }
+    let zero_beta = br == 0.0f64;
+    for j in 0..4usize {
+        for h in 0..2usize {
+            let col = col0 + wn + (8 * j + h) as u32 + 2u32 * q;
+            for i in 0..4usize {
+                let row = row0 + wm + (8 * i) as u32 + g;
+                if row < m && col < n {
+                    let ic = oc + row + col * ldc;
+                    // alpha * acc (exactly 0 when alpha = 0: A and B were not read).
+                    let p = ar * acc.get(2 * (4 * i + j) + h);
+                    if zero_beta {
+                        c[ic] = p;
+                    } else {
+                        c[ic] = br.mul_add(c[ic], p);
+                    }
+                }
+            }
+        }
+    }
+}
