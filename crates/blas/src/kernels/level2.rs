@@ -17,8 +17,6 @@
 use ferrocm_kernel::prelude::*;
 
 use super::level1::{block_sum, elem};
-use ferrocm_kernel::dsl::{Val, VarArray};
-
 use super::{lit, scalar, KReal};
 
 /// Stores element `iy` of a gemv's result, `y = alpha s + beta y` for the dot product `s`
