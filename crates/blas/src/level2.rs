@@ -117,12 +117,28 @@ impl Handle {
             } else {
                 let blocks = n.min(65_535 * 8) as u32;
                 let cfg = LaunchConfig::new(blocks, kernels::BLOCK);
-                bools!(op == Operation::C => CONJ, {
-                    kernels::level2::gemv_t::launch::<T::Real, CX, CONJ, DSA, DSB>(
-                        s, cfg, m32, n32, ka.re, ka.im, &ka.view, &ar, lda32, &xr, ox, ix, kb.re,
-                        kb.im, &kb.view, &mut yr, oy, iy,
-                    )?;
-                });
+                let (reals, vec) = strips::<T>(lda, ar.device_ptr().0);
+                let xv = incx == 1 && xr.device_ptr().0 % 16 == 0;
+                macro_rules! go {
+                    ($v:literal, $vec:literal, $xv:literal) => {
+                        bools!(op == Operation::C => CONJ, {
+                            kernels::level2::gemv_t::launch::<T::Real, CX, CONJ, DSA, DSB, $v, $vec, $xv>(
+                                s, cfg, m32, n32, ka.re, ka.im, &ka.view, &ar, lda32, &xr, ox, ix, kb.re,
+                                kb.im, &kb.view, &mut yr, oy, iy,
+                            )?;
+                        })
+                    };
+                }
+                match (reals, vec, xv) {
+                    (4, true, true) => go!(4, true, true),
+                    (4, true, false) => go!(4, true, false),
+                    (4, false, true) => go!(4, false, true),
+                    (4, false, false) => go!(4, false, false),
+                    (_, true, true) => go!(2, true, true),
+                    (_, true, false) => go!(2, true, false),
+                    (_, false, true) => go!(2, false, true),
+                    (_, false, false) => go!(2, false, false),
+                }
             }
         })));
         Ok(())
@@ -145,6 +161,15 @@ pub(crate) struct GemvNSplit {
     pub cols: u32,
 }
 
+/// The reals per lane-strip of a column (`V`, one 16-byte access: 4 for f32 and c32, 2 for
+/// f64 and c64) and whether a column's full strips are aligned for it (`lda` in reals a
+/// multiple of `V`, `A` at a 16-byte boundary), for `A` at device address `a_addr`.
+fn strips<T: Scalar>(lda: usize, a_addr: u64) -> (u32, bool) {
+    let reals = 16 / size_of::<T::Real>();
+    let ldr = lda * if T::COMPLEX { 2 } else { 1 };
+    (reals as u32, ldr % reals == 0 && a_addr % 16 == 0)
+}
+
 /// Resident blocks per compute unit the split gemv aims for (8 warps each, so 16 blocks
 /// is two waves of a 64-warp SM; the partials' traffic stays under 1% of A's when
 /// `n >= 16 splits`).
@@ -165,10 +190,8 @@ impl Handle {
         a_addr: u64,
     ) -> Option<GemvNSplit> {
         let real = size_of::<T::Real>();
-        let reals = (16 / real) as u32;
-        let per = if T::COMPLEX { 2 } else { 1 };
-        let (mr, ldr) = (m * per, lda * per);
-        let vec = ldr % reals as usize == 0 && a_addr % 16 == 0;
+        let (reals, vec) = strips::<T>(lda, a_addr);
+        let mr = m * if T::COMPLEX { 2 } else { 1 };
         let row_blocks = mr.div_ceil(32 * reals as usize);
         let cus = self.stream().device().properties().compute_units.max(1) as usize;
         let want = (cus * GEMV_BLOCKS_PER_CU).div_ceil(row_blocks);

@@ -304,9 +304,22 @@ pub fn gemv_n_finish<R: KReal, const CX: bool, const DSA: bool, const DSB: bool>
 }
 
 /// `y = alpha op(A) x + beta y` for `op = T` (`CONJ`: `C`), `A` `m x n`: one block per
-/// column of `A` (element of `y`).
+/// column of `A` (element of `y`, grid-stride over the columns), each thread `V` consecutive
+/// reals of the column per step (one `V`-wide access when `VEC`, as in [`gemv_n_part`]; the
+/// column's last partial group element by element) and the matching reals of `x` (one wide
+/// access when `XV`: unit stride, aligned, so `x`'s reals line up with the column's), then a
+/// shuffle + shared-memory reduction in a fixed order.
 #[kernel]
-pub fn gemv_t<R: KReal, const CX: bool, const CONJ: bool, const DSA: bool, const DSB: bool>(
+pub fn gemv_t<
+    R: KReal,
+    const CX: bool,
+    const CONJ: bool,
+    const DSA: bool,
+    const DSB: bool,
+    const V: u32,
+    const VEC: bool,
+    const XV: bool,
+>(
     m: u32,
     n: u32,
     a_re: R,
@@ -325,31 +338,55 @@ pub fn gemv_t<R: KReal, const CX: bool, const CONJ: bool, const DSA: bool, const
     incy: i32,
 ) {
     let scratch = shared_array::<R>(32);
+    let vals = var_array(V as usize, lit::<R>(0.0));
+    let xs = var_array(V as usize, lit::<R>(0.0));
     let ar = scalar(DSA, a_re, &alpha, 0u32);
     let ai = if CX { scalar(DSA, a_im, &alpha, 1u32) } else { lit::<R>(0.0) };
     let br = scalar(DSB, b_re, &beta, 0u32);
     let bi = if CX { scalar(DSB, b_im, &beta, 1u32) } else { lit::<R>(0.0) };
     let live = ar != lit::<R>(0.0) || ai != lit::<R>(0.0);
+    let mr = if CX { 2u32 * m } else { m };
+    let ldr = if CX { 2u32 * lda } else { lda };
     let mut j = block_idx_x();
     while j < n {
         let mut sr = lit::<R>(0.0);
         let mut si = lit::<R>(0.0);
         if live {
-            let mut i = thread_idx_x();
-            while i < m {
-                let ia = i + j * lda;
-                let ix = elem(offx, incx, i);
-                if CX {
-                    let vr = a[2u32 * ia];
-                    let vi = if CONJ { -a[2u32 * ia + 1u32] } else { a[2u32 * ia + 1u32] };
-                    let xr = x[2u32 * ix];
-                    let xi = x[2u32 * ix + 1u32];
-                    sr += vr * xr - vi * xi;
-                    si += vr * xi + vi * xr;
+            let mut i0 = thread_idx_x() * V;
+            while i0 < mr {
+                let full = i0 + V <= mr;
+                if XV {
+                    load_strip::<R, V, true>(x, i0, full, i0, mr, &xs, 0);
                 } else {
-                    sr = a[ia].mul_add(x[ix], sr);
+                    // Strided x: element by element (rows past m read as 0).
+                    for q in 0..V as usize {
+                        let mut e = lit::<R>(0.0);
+                        if i0 + (q as u32) < mr {
+                            let ix = if CX {
+                                2u32 * elem(offx, incx, (i0 + q as u32) / 2u32)
+                            } else {
+                                elem(offx, incx, i0 + q as u32)
+                            };
+                            e = x[if CX { ix + (q % 2) as u32 } else { ix }];
+                        }
+                        xs.set(q, e);
+                    }
                 }
-                i += block_dim_x();
+                load_strip::<R, V, VEC>(a, i0 + j * ldr, full, i0, mr, &vals, 0);
+                if CX {
+                    for p in 0..(V / 2) as usize {
+                        let vr = vals.get(2 * p);
+                        let vi = if CONJ { -vals.get(2 * p + 1) } else { vals.get(2 * p + 1) };
+                        let (xr, xi) = (xs.get(2 * p), xs.get(2 * p + 1));
+                        sr += vr * xr - vi * xi;
+                        si += vr * xi + vi * xr;
+                    }
+                } else {
+                    for q in 0..V as usize {
+                        sr = vals.get(q).mul_add(xs.get(q), sr);
+                    }
+                }
+                i0 += block_dim_x() * V;
             }
         }
         let tr = block_sum(sr, scratch);
