@@ -53,8 +53,9 @@
 //! `sync_warp`/`sync_warp_mask` (`__syncwarp`) and memory fences; `shared_array`, `dyn_shared`, `local_array`; atomics on global and shared memory
 //! (`atomic_add/sub/min/max/and/or/xor/exch/cas` on i32/u32/i64/u64, `atomic_add` on f32/f64);
 //! `shfl_idx/up/down/xor`, `vote_any/all`, `ballot`; 2- and 4-wide vectors with `load2/load4`,
-//! `store2/store4` (16-byte accesses); tensor cores: `mma_m16n8k16` (f16/bf16 -> f32, sm_80+), `mma_m8n8k4_f64` (FP64, sm_80+),
-//! `ldmatrix_x2/x4[_trans]`, `cp_async` with `cp_async_commit`/`cp_async_wait`.
+//! `store2/store4` (16-byte accesses); tensor cores: `mma_m16n8k16` (f16/bf16 -> f32, sm_80+),
+//! `mma_m8n8k4_f64` (FP64, sm_80+), `ldmatrix_x2/x4[_trans]`, `cp_async` with
+//! `cp_async_commit`/`cp_async_wait`.
 //!
 //! Hopper (sm_90/sm_90a; [`dsl`]'s `hopper` section): register [`dsl::Fragment`]s; `wgmma` and
 //! `wgmma_rs` ([`dsl::Wgmma`]: f16, bf16, tf32, e4m3, e5m2; N 8 to 256) with

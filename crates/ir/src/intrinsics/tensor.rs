@@ -91,8 +91,7 @@ fn dmma_sig(_: &Def, c: &SigCtx) -> Result<Option<Type>, String> {
 /// (row `t`, column `g`) and C/D elements (row `g`, columns `2t`, `2t + 1`). Each output is
 /// `c` plus the four products added in k order with fused multiply-adds (the tensor core
 /// rounds once per step at most as finely; results agree to the last bits, not bitwise).
-fn dmma_exec(e: &mut dyn Exec, call: &Call) -> Result<Flow, String> {
-    let _ = call;
+fn dmma_exec(e: &mut dyn Exec, _: &Call) -> Result<Flow, String> {
     let (a, b, c) = (e.arg(0).to_vec(), e.arg(1).to_vec(), e.arg(2).to_vec());
     let mut am = [[0f64; 4]; 8];
     let mut bm = [[0f64; 8]; 4];
