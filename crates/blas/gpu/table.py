@@ -3,7 +3,7 @@
 (scripts/vendor_baselines.py cublas: torch/cuBLAS, or numpy with --cpu) in this one process,
 and prints a ratio table last. Usage (repository root, staged binaries):
 
-    python3 crates/blas/gpu/table.py [--ferrocm PATH] [--cpu] [--rows gpu|cpu|smoke]
+    python3 crates/blas/gpu/table.py [--ferrocm PATH] [--cpu] [--rows gpu|cpu|smoke|blas3]
 """
 import argparse
 import io
@@ -38,6 +38,15 @@ CPU_ROWS = [
     ("gemv", "f32_r", "N", "N", 4096, 4096, 1, 1, 10),
     ("gemv", "f32_r", "T", "N", 4096, 4096, 1, 1, 10),
 ]
+# The rows the blas3 kernels (split gemv N, strip gemv T, FP64 tensor-core dgemm, SIMT sgemm
+# with 16-byte fragments and register prefetch) were written for: crates/blas/gpu/blas3.sh.
+BLAS3_ROWS = [
+    ("gemv", "f32_r", "N", "N", 16384, 16384, 1, 1, 10),
+    ("gemv", "f32_r", "T", "N", 16384, 16384, 1, 1, 10),
+    ("gemm", "f64_r", "N", "N", 8192, 8192, 8192, 1, 3),
+    ("gemm", "f32_r", "N", "N", 8192, 8192, 8192, 1, 3),
+    ("gemm", "f32_r", "T", "N", 4096, 4096, 4096, 1, 5),
+]
 SMOKE_ROWS = [
     ("gemm", "f32_r", "N", "T", 256, 192, 128, 1, 3),
     ("gemv", "f64_r", "T", "N", 300, 200, 1, 1, 3),
@@ -49,10 +58,10 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--ferrocm", default=".gpu/stage/bin/ferrocm")
     p.add_argument("--cpu", action="store_true", help="vendor side on the host (numpy)")
-    p.add_argument("--rows", default="gpu", choices=["gpu", "cpu", "smoke"])
+    p.add_argument("--rows", default="gpu", choices=["gpu", "cpu", "smoke", "blas3"])
     p.add_argument("--device", default=None)
     a = p.parse_args()
-    rows = {"gpu": GPU_ROWS, "cpu": CPU_ROWS, "smoke": SMOKE_ROWS}[a.rows]
+    rows = {"gpu": GPU_ROWS, "cpu": CPU_ROWS, "smoke": SMOKE_ROWS, "blas3": BLAS3_ROWS}[a.rows]
     table = []
     for (f, r, ta, tb, m, n, k, b, reps) in rows:
         args = ["bench", "blas", "--json", "-f", f, "-r", r, "--transposeA", ta, "--transposeB", tb,

@@ -83,22 +83,134 @@ impl Handle {
         kernels::annotate(flops, ((m * n + lx + 2 * ly) * size_of::<T>()) as u64);
         bools!(T::COMPLEX => CX, bools!(ka.device => DSA, bools!(kb.device => DSB, {
             if op == Operation::N {
-                let cfg = kernels::cfg(m.div_ceil(kernels::BLOCK as usize).max(1) as u32);
-                kernels::level2::gemv_n::launch::<T::Real, CX, DSA, DSB>(
-                    s, cfg, m32, n32, ka.re, ka.im, &ka.view, &ar, lda32, &xr, ox, ix, kb.re, kb.im,
-                    &kb.view, &mut yr, oy, iy,
-                )?;
-            } else {
-                let blocks = n.min(65_535 * 8) as u32;
-                let cfg = LaunchConfig::new(blocks, kernels::BLOCK);
-                bools!(op == Operation::C => CONJ, {
-                    kernels::level2::gemv_t::launch::<T::Real, CX, CONJ, DSA, DSB>(
+                if let Some(plan) = self.gemv_n_split::<T>(m, n, lda, ar.device_ptr().0) {
+                    let mr = m * if T::COMPLEX { 2 } else { 1 };
+                    let mut part = self.workspace::<T::Real>(plan.splits as usize * mr)?;
+                    let grid = (plan.row_blocks, plan.splits);
+                    let cfg = LaunchConfig::new(grid, kernels::level2::GEMV_N_WARPS * 32);
+                    macro_rules! part {
+                        ($v:literal, $vec:literal) => {
+                            kernels::level2::gemv_n_part::launch::<T::Real, CX, DSA, $v, $vec>(
+                                s, cfg, m32, n32, plan.cols, ka.re, ka.im, &ka.view, &ar, lda32, &xr,
+                                ox, ix, &mut part,
+                            )?
+                        };
+                    }
+                    match (plan.reals, plan.vec) {
+                        (4, true) => part!(4, true),
+                        (4, false) => part!(4, false),
+                        (2, true) => part!(2, true),
+                        (_, _) => part!(2, false),
+                    }
+                    let cfg = kernels::cfg(kernels::grid(s, m));
+                    kernels::level2::gemv_n_finish::launch::<T::Real, CX, DSA, DSB>(
+                        s, cfg, m32, plan.splits, ka.re, ka.im, &ka.view, &part, kb.re, kb.im,
+                        &kb.view, &mut yr, oy, iy,
+                    )?;
+                } else {
+                    let cfg = kernels::cfg(m.div_ceil(kernels::BLOCK as usize).max(1) as u32);
+                    kernels::level2::gemv_n::launch::<T::Real, CX, DSA, DSB>(
                         s, cfg, m32, n32, ka.re, ka.im, &ka.view, &ar, lda32, &xr, ox, ix, kb.re,
                         kb.im, &kb.view, &mut yr, oy, iy,
                     )?;
-                });
+                }
+            } else {
+                let blocks = n.min(65_535 * 8) as u32;
+                let cfg = LaunchConfig::new(blocks, kernels::BLOCK);
+                let (reals, vec) = strips::<T>(lda, ar.device_ptr().0);
+                let xv = incx == 1 && xr.device_ptr().0 % 16 == 0;
+                macro_rules! go {
+                    ($v:literal, $vec:literal, $xv:literal) => {
+                        bools!(op == Operation::C => CONJ, {
+                            kernels::level2::gemv_t::launch::<T::Real, CX, CONJ, DSA, DSB, $v, $vec, $xv>(
+                                s, cfg, m32, n32, ka.re, ka.im, &ka.view, &ar, lda32, &xr, ox, ix, kb.re,
+                                kb.im, &kb.view, &mut yr, oy, iy,
+                            )?;
+                        })
+                    };
+                }
+                match (reals, vec, xv) {
+                    (4, true, true) => go!(4, true, true),
+                    (4, true, false) => go!(4, true, false),
+                    (4, false, true) => go!(4, false, true),
+                    (4, false, false) => go!(4, false, false),
+                    (_, true, true) => go!(2, true, true),
+                    (_, true, false) => go!(2, true, false),
+                    (_, false, true) => go!(2, false, true),
+                    (_, false, false) => go!(2, false, false),
+                }
             }
         })));
         Ok(())
+    }
+}
+
+/// How the split `gemv` N covers an `m x n` matrix (see `kernels::level2::gemv_n_part`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct GemvNSplit {
+    /// Reals per lane and column (`V`): one 16-byte access (4 for f32 and c32 reals, 2 for
+    /// f64 and c64).
+    pub reals: u32,
+    /// Whether `V`-wide accesses are aligned (`lda` in reals a multiple of `V`, `A` 16-byte
+    /// aligned).
+    pub vec: bool,
+    /// Blocks down the rows (`32 V` reals each).
+    pub row_blocks: u32,
+    /// Column ranges (blocks across), each `cols` wide but the last.
+    pub splits: u32,
+    pub cols: u32,
+}
+
+/// The reals per lane-strip of a column (`V`, one 16-byte access: 4 for f32 and c32, 2 for
+/// f64 and c64) and whether a column's full strips are aligned for it (`lda` in reals a
+/// multiple of `V`, `A` at a 16-byte boundary), for `A` at device address `a_addr`.
+fn strips<T: Scalar>(lda: usize, a_addr: u64) -> (u32, bool) {
+    let reals = 16 / size_of::<T::Real>();
+    let ldr = lda * if T::COMPLEX { 2 } else { 1 };
+    (reals as u32, ldr % reals == 0 && a_addr % 16 == 0)
+}
+
+/// Resident blocks per compute unit the split gemv aims for (8 warps each, so 16 blocks
+/// is two waves of a 64-warp SM; the partials' traffic stays under 1% of A's when
+/// `n >= 16 splits`).
+const GEMV_BLOCKS_PER_CU: usize = 16;
+/// The fewest columns a range gets: each warp then sums at least 4 columns before the
+/// shared-memory step, and the partials stay a small fraction of A's traffic.
+const GEMV_MIN_COLS: usize = 32;
+
+impl Handle {
+    /// The split `gemv` N plan for an `m x n` matrix at device address `a_addr` with leading
+    /// dimension `lda` (elements), or `None` when the workspace limit leaves no room for the
+    /// partials (the one-pass kernel runs then).
+    pub(crate) fn gemv_n_split<T: Scalar>(
+        &self,
+        m: usize,
+        n: usize,
+        lda: usize,
+        a_addr: u64,
+    ) -> Option<GemvNSplit> {
+        let real = size_of::<T::Real>();
+        let (reals, vec) = strips::<T>(lda, a_addr);
+        let mr = m * if T::COMPLEX { 2 } else { 1 };
+        let row_blocks = mr.div_ceil(32 * reals as usize);
+        let cus = self.stream().device().properties().compute_units.max(1) as usize;
+        let want = (cus * GEMV_BLOCKS_PER_CU).div_ceil(row_blocks);
+        let splits = want.clamp(1, n.div_ceil(GEMV_MIN_COLS).max(1));
+        let cols = n.div_ceil(splits);
+        let splits = n.div_ceil(cols);
+        let bytes = (splits * mr * real) as u64;
+        if self.workspace_limit().is_some_and(|l| bytes > l)
+            || row_blocks > u32::MAX as usize
+            || splits > 65_535
+        {
+            return None;
+        }
+        Some(GemvNSplit {
+            reals,
+            vec,
+            row_blocks: row_blocks as u32,
+            splits: splits as u32,
+            cols: cols as u32,
+        })
     }
 }

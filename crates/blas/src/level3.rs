@@ -5,7 +5,9 @@
 //! element type, the device's [`Target`](ferrocm_kernel::runtime::Target) and the shape:
 //! - [`GemmFamily::Native`]: the CPU device with [`Engine::Auto`](crate::Engine::Auto): the
 //!   `gemm` crate (packed, cache-blocked SIMD microkernels, threads through rayon).
-//! - [`GemmFamily::Simt`]: every other device, every type: the kernel-language SIMT kernel
+//! - [`GemmFamily::Dmma`]: real f64 on targets with `Feature::MmaSync` (sm_80+, and the CPU
+//!   executor, which emulates it): the FP64 tensor-core kernel (`kernels::gemm::gemm_dmma`).
+//! - [`GemmFamily::Simt`]: every other device and type: the kernel-language SIMT kernel
 //!   (`kernels::gemm::gemm_simt`).
 //!
 //! The tensor-core families slot in here by target without touching callers: `mma.sync`
@@ -14,7 +16,7 @@
 //! Neither is wired yet: the types that need them (`gemm_ex`, h/bf16) are not in this crate
 //! yet, and f32/f64/complex GEMMs stay on SIMT in every math mode until a TF32 path exists.
 
-use ferrocm_kernel::runtime::{AsDeviceSlice, AsDeviceSliceMut, KernelArgs, LaunchConfig};
+use ferrocm_kernel::runtime::{AsDeviceSlice, AsDeviceSliceMut, Feature, KernelArgs, LaunchConfig};
 
 use crate::check::{matrix_span, size32};
 use crate::error::{BlasError, Result};
@@ -22,7 +24,7 @@ use crate::handle::Handle;
 use crate::kernels::{self, gemm::BLOCK_EDGE};
 use crate::level2::bools;
 use crate::native::{self, push_buf, push_scalar};
-use crate::types::{DataType, Operation, Scalar, ScalarArg};
+use crate::types::{DataType, Operation, RealScalar, Scalar, ScalarArg};
 
 /// The kernel family a GEMM runs on (see the [module docs](self)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -33,6 +35,9 @@ pub enum GemmFamily {
     /// The kernel-language SIMT kernel: 16 x 16 threads with register tiles (8 x 8 per thread
     /// for real types, 4 x 4 for complex), K slabs through shared memory.
     Simt,
+    /// Real f64 on the FP64 tensor core (`mma.sync.m8n8k4.f64`, sm_80+): 128 x 64 tiles of C
+    /// per 8-warp block, 32 x 32 per warp, K in 8-deep slabs through a 3-stage `cp.async` ring.
+    Dmma,
 }
 
 /// The most batches one kernel launch covers (the grid's `z` limit).
@@ -42,11 +47,13 @@ impl Handle {
     /// The kernel family a GEMM of element type `ty` and shape `m x n x k` runs on with this
     /// handle (its device, engine and math mode).
     pub fn gemm_family(&self, ty: DataType, m: usize, n: usize, k: usize) -> GemmFamily {
-        let _ = (ty, m, n, k);
-        if self.use_kernels() {
-            GemmFamily::Simt
-        } else {
+        let _ = (m, n, k);
+        if !self.use_kernels() {
             GemmFamily::Native
+        } else if ty == DataType::F64 && self.stream().device().target().has(Feature::MmaSync) {
+            GemmFamily::Dmma
+        } else {
+            GemmFamily::Simt
         }
     }
 
@@ -137,7 +144,7 @@ impl Handle {
                 args.push(ldc as u64).push(stride_c as u64).push(batch_count as u64);
                 native::launch(s, "gemm", T::TYPE, &args)
             }
-            GemmFamily::Simt => {
+            GemmFamily::Simt | GemmFamily::Dmma => {
                 // The kernels index reals with 32 bits (complex elements are two reals).
                 let reals = if T::COMPLEX { 2 } else { 1 };
                 for (arg, span) in [("a", span_a), ("b", span_b), ("c", span_c)] {
@@ -163,6 +170,34 @@ impl Handle {
                     2 * mnk * if T::COMPLEX { 4 } else { 1 },
                     ((m * k + k * n + 2 * m * n) * batch_count * size_of::<T>()) as u64,
                 );
+                if self.gemm_family(T::TYPE, m, n, k) == GemmFamily::Dmma {
+                    use kernels::gemm::{gemm_dmma, DMMA_BM, DMMA_BN, DMMA_THREADS};
+                    let grid = (n32.div_ceil(DMMA_BN), m32.div_ceil(DMMA_BM), batch_count as u32);
+                    let cfg = LaunchConfig::new(grid, DMMA_THREADS);
+                    // A real matrix's C is its T.
+                    let (ta, tb) = (transa != Operation::N, transb != Operation::N);
+                    let (ar, br) = (ar.reinterpret::<f64>()?, br.reinterpret::<f64>()?);
+                    let mut cr = cr.reinterpret::<f64>()?;
+                    let (av, bv) = (ka.view.reinterpret::<f64>()?, kb.view.reinterpret::<f64>()?);
+                    let (are, bre) = (ka.re.to_f64(), kb.re.to_f64());
+                    macro_rules! go {
+                        ($ta:literal, $tb:literal) => {
+                            bools!(ka.device => DSA, bools!(kb.device => DSB, {
+                                gemm_dmma::launch::<$ta, $tb, DSA, DSB>(
+                                    s, cfg, m32, n32, k32, are, &av, &ar, lda, sa, &br, ldb, sb, bre, &bv,
+                                    &mut cr, ldc, sc,
+                                )?
+                            }))
+                        };
+                    }
+                    match (ta, tb) {
+                        (false, false) => go!(0, 0),
+                        (false, true) => go!(0, 1),
+                        (true, false) => go!(1, 0),
+                        (true, true) => go!(1, 1),
+                    }
+                    return Ok(());
+                }
                 let tile = BLOCK_EDGE * kernels::gemm::register_tile(T::COMPLEX) as u32;
                 let grid = (n32.div_ceil(tile), m32.div_ceil(tile), batch_count as u32);
                 let cfg = LaunchConfig::new(grid, (BLOCK_EDGE, BLOCK_EDGE));

@@ -19,6 +19,8 @@ const PAD: usize = 3;
 /// Products larger than this many multiply-adds skip the CPU executor (it interprets every
 /// thread; the native engine and GPUs run them).
 const EXECUTOR_MAX: usize = 40_000;
+/// The same for d GEMMs (the FP64 tensor-core kernel, fewer threads per multiply-add).
+const DMMA_EXECUTOR_MAX: usize = 1_500_000;
 
 fn op(s: &str) -> Operation {
     match s {
@@ -92,9 +94,13 @@ fn gemm<T: Scalar>(c: &Case, t: &Target, seed: u64) {
     let batched = c.routine == "gemm_batched";
     let batch = if batched { c.usize("batch") } else { 1 };
     // The executor interprets every thread of the 128 x 128 (real) or 64 x 64 (complex) tiles:
-    // it runs the two kernel shapes through s (real, 8 x 8 registers) and z (complex, 4 x 4)
-    // at small sizes; d and c are the same code at another width, run natively and on GPUs.
-    if t.executor && (m * n * k * batch.max(1) > EXECUTOR_MAX || matches!(c.get("type"), "d" | "c")) {
+    // it runs the two SIMT shapes through s (real, 8 x 8 registers) and z (complex, 4 x 4)
+    // at small sizes (c is the same code at another width, run natively and on GPUs), and d
+    // on the FP64 tensor-core kernel (the executor has every feature), whose 128 x 64 tiles
+    // and 8-deep slabs need larger shapes to reach its full-tile (`cp.async`) path.
+    // A row may raise the cap (`executor=N`) to reach a tile boundary past it.
+    let cap = if c.get("type") == "d" { DMMA_EXECUTOR_MAX } else { c.usize_or("executor", EXECUTOR_MAX) };
+    if t.executor && (m * n * k * batch.max(1) > cap || c.get("type") == "c") {
         return;
     }
     let mut r = Rng::new(seed);
@@ -235,7 +241,12 @@ fn gemv<T: Scalar>(c: &Case, t: &Target, seed: u64) {
     } else {
         (ScalarArg::Host(alpha), ScalarArg::Host(beta))
     };
-    t.handle().gemv(o, m, n, al, &da, lda, &dx, incx, be, &mut dy, incy).expect("gemv");
+    let mut h = t.handle();
+    // `workspace=0` leaves no room for the split gemv N's partials: the one-pass kernel runs.
+    if let Some(w) = c.keys.get("workspace") {
+        h.set_workspace_limit(Some(w.parse().expect("workspace")));
+    }
+    h.gemv(o, m, n, al, &da, lda, &dx, incx, be, &mut dy, incy).expect("gemv");
     let got = download(t, &dy);
     let label = c.label();
     let (cal, cbe) = (cd(alpha), cd(beta));

@@ -1744,6 +1744,50 @@ fn tensor_core_mma_f16_and_bf16() {
     check_close("bf16 mma", &f64s(&o.get::<f32>(2)), &want, 1e-5, 1e-5);
 }
 
+/// One warp multiplies an 8x4 A (row major) by a 4x8 B (row major) on the FP64 tensor core,
+/// adding a C (8x8 row major), loading its fragments by the PTX layout; twice, so the second
+/// step accumulates onto the first's output.
+#[kernel]
+fn dmma_tile(a: &[f64], b: &[f64], c: &[f64], d: &mut [f64]) {
+    let lane = lane_id();
+    let g = lane / 4u32;
+    let t = lane % 4u32;
+    let acc = vec2(c[g * 8u32 + t * 2u32], c[g * 8u32 + t * 2u32 + 1u32]);
+    let once = mma_m8n8k4_f64(a[g * 4u32 + t], b[t * 8u32 + g], acc);
+    let twice = mma_m8n8k4_f64(a[32u32 + g * 4u32 + t], b[32u32 + t * 8u32 + g], once);
+    d[g * 8u32 + t * 2u32] = twice.get(0);
+    d[g * 8u32 + t * 2u32 + 1u32] = twice.get(1);
+}
+
+#[test]
+fn tensor_core_mma_f64() {
+    let mut r = Rng::new();
+    let f = |r: &mut Rng, n| r.f64s(n, -1.0, 1.0);
+    let (a, b, c) = (f(&mut r, 64), f(&mut r, 64), f(&mut r, 64));
+    let mut want = c.clone();
+    for step in 0..2 {
+        for i in 0..8 {
+            for j in 0..8 {
+                want[i * 8 + j] +=
+                    (0..4).map(|k| a[32 * step + i * 4 + k] * b[32 * step + k * 8 + j]).sum::<f64>();
+            }
+        }
+    }
+    let o = Launch::new("dmma_tile", dmma_tile::kernel(), 1, 32)
+        .buf(&a)
+        .buf(&b)
+        .buf(&c)
+        .buf(&vec![0f64; 64])
+        .gpu_tol_exact(1e-14, 1e-14)
+        .run();
+    check_close("f64 mma", &o.get::<f64>(3), &want, 1e-14, 1e-14);
+    assert!(dmma_tile::kernel()
+        .unwrap()
+        .ptx("sm_80")
+        .unwrap()
+        .contains("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64"));
+}
+
 // ------------------------------------------------------------------ errors the executor reports
 
 #[kernel]

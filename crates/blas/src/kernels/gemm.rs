@@ -3,7 +3,8 @@
 //! The SIMT family (every type, every target): a block of 16 x 16 threads computes a
 //! `16 W x 16 W` tile of `C`, each thread a `W x W` register tile, staging 16-wide slabs of
 //! `op(A)` and `op(B)` through shared memory (loads coalesced along the stored leading
-//! dimension for every operation). Batches run on the
+//! dimension for every operation). The FP64 tensor-core family (`gemm_dmma`, real f64 on
+//! sm_80+ targets) multiplies 8x8x4 tiles with `mma.sync`. Batches run on the
 //! grid's `z` axis at element strides. Which family runs is the planner's choice
 //! ([`crate::level3`]); the tensor-core families plug in there.
 
@@ -25,12 +26,110 @@ pub const fn register_tile(complex: bool) -> usize {
     }
 }
 
+/// Padding (elements) after each K row of the SIMT GEMM's shared slabs: the transposed
+/// operands' stores (16 threads of a warp on 16 K rows) then spread over the banks instead of
+/// hitting one, and rows stay 16-byte aligned for the 4-wide fragment loads.
+const SIMT_PAD: usize = 4;
+
+/// Row (or column) offset in the tile of register `i` of a thread at `t` (its `tx` or `ty`):
+/// 4-wide groups (`64 (i / 4) + 4 t + i % 4`, one 16-byte shared load per group) when `V4`,
+/// else `t + 16 i`.
+#[device]
+fn simt_at(#[comptime] v4: bool, #[comptime] i: usize, t: u32) -> u32 {
+    let mut o = t + (16 * i) as u32;
+    if v4 {
+        o = t * 4u32 + (64 * (i / 4) + i % 4) as u32;
+    }
+    o
+}
+
+/// Loads the SIMT GEMM's slab at `k0` into registers (`W` elements of `op(A)` and of `op(B)`
+/// per thread, zeros outside the matrices; `C` conjugates): for op N, thread `t` takes row
+/// `t % 16W` of K rows `t / 16W + r (256 / 16W)` (coalesced down the column); for T and C, K
+/// index `tx` of row `ty + 16 r` (coalesced along the stored row). B likewise.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn simt_fetch<R: KReal, const CX: bool, const TA: u32, const TB: u32, const W: usize>(
+    a: &[R],
+    b: &[R],
+    oa: u32,
+    ob: u32,
+    lda: u32,
+    ldb: u32,
+    m: u32,
+    n: u32,
+    k: u32,
+    row0: u32,
+    col0: u32,
+    k0: u32,
+    t_lo: u32,
+    t_hi: u32,
+    nar: &VarArray<Val<R>>,
+    nai: &VarArray<Val<R>>,
+    nbr: &VarArray<Val<R>>,
+    nbi: &VarArray<Val<R>>,
+) {
+    let tx = thread_idx_x();
+    let ty = thread_idx_y();
+    for r in 0..W {
+        let ii = if TA == 0 { t_lo } else { ty + (16 * r) as u32 };
+        let kk = if TA == 0 { t_hi + (r * 256 / (16 * W)) as u32 } else { tx };
+        let gi = row0 + ii;
+        let gk = k0 + kk;
+        let mut vr = lit::<R>(0.0);
+        let mut vi = lit::<R>(0.0);
+        if gi < m && gk < k {
+            let idx = if TA == 0 { oa + gi + gk * lda } else { oa + gk + gi * lda };
+            if CX {
+                vr = a.load(2u32 * idx);
+                vi = a.load(2u32 * idx + 1u32);
+                if TA == 2 {
+                    vi = -vi;
+                }
+            } else {
+                vr = a.load(idx);
+            }
+        }
+        nar.set(r, vr);
+        if CX {
+            nai.set(r, vi);
+        }
+        let jj = if TB == 0 { ty + (16 * r) as u32 } else { t_lo };
+        let hk = if TB == 0 { tx } else { t_hi + (r * 256 / (16 * W)) as u32 };
+        let gj = col0 + jj;
+        let gh = k0 + hk;
+        let mut wr = lit::<R>(0.0);
+        let mut wi = lit::<R>(0.0);
+        if gh < k && gj < n {
+            let idx = if TB == 0 { ob + gh + gj * ldb } else { ob + gj + gh * ldb };
+            if CX {
+                wr = b.load(2u32 * idx);
+                wi = b.load(2u32 * idx + 1u32);
+                if TB == 2 {
+                    wi = -wi;
+                }
+            } else {
+                wr = b.load(idx);
+            }
+        }
+        nbr.set(r, wr);
+        if CX {
+            nbi.set(r, wi);
+        }
+    }
+}
+
 /// `C = alpha op(A) op(B) + beta C`: a block of 16 x 16 threads computes a `16 W x 16 W` tile
-/// of `C` (batch `block_idx_z`), each thread a `W x W` register tile (rows `tx + 16 i`,
-/// columns `ty + 16 j`), staging 16-wide K slabs of `op(A)` and `op(B)` through shared memory
-/// (k-major, loads coalesced along each operand's stored leading dimension). `TA`/`TB` are
-/// [`Operation`](crate::Operation) codes (0 `N`, 1 `T`, 2 `C`); `DSA`/`DSB` read alpha/beta
-/// from their device views. `beta = 0` never reads `C`; `alpha = 0` never reads `A` or `B`.
+/// of `C` (batch `block_idx_z`), each thread a `W x W` register tile, staging 16-wide K slabs
+/// of `op(A)` and `op(B)` through shared memory (k-major rows padded by [`SIMT_PAD`], loads
+/// coalesced along each operand's stored leading dimension). The next slab's global loads are
+/// issued into registers before the current slab is multiplied, so their latency hides behind
+/// the FMAs. Real types (`W = 8`) hold rows `64 (i / 4) + 4 tx + i % 4` and columns likewise in
+/// `ty`, read from shared memory 4 at a time (16-byte loads: 6 shared-memory wavefronts per
+/// 64 FMAs of a warp, where scalar loads took 16); complex ones rows `tx + 16 i`, columns
+/// `ty + 16 j`. `TA`/`TB` are [`Operation`](crate::Operation) codes (0 `N`, 1 `T`, 2 `C`);
+/// `DSA`/`DSB` read alpha/beta from their device views. `beta = 0` never reads `C`;
+/// `alpha = 0` never reads `A` or `B`.
 #[kernel]
 pub fn gemm_simt<
     R: KReal,
@@ -60,16 +159,23 @@ pub fn gemm_simt<
     ldc: u32,
     stride_c: u32,
 ) {
-    let sar = shared_array::<R>(256 * W);
-    let sbr = shared_array::<R>(256 * W);
-    let sai = shared_array::<R>(if CX { 256 * W } else { 1 });
-    let sbi = shared_array::<R>(if CX { 256 * W } else { 1 });
+    let v4 = !CX && W == 8;
+    let p = 16 * W + SIMT_PAD;
+    let sar = shared_array_aligned::<R>(16 * p, 16);
+    let sbr = shared_array_aligned::<R>(16 * p, 16);
+    let sai = shared_array::<R>(if CX { 16 * p } else { 1 });
+    let sbi = shared_array::<R>(if CX { 16 * p } else { 1 });
     let accr = var_array(W * W, lit::<R>(0.0));
     let acci = var_array(if CX { W * W } else { 1 }, lit::<R>(0.0));
     let far = var_array(W, lit::<R>(0.0));
     let fai = var_array(W, lit::<R>(0.0));
     let fbr = var_array(W, lit::<R>(0.0));
     let fbi = var_array(W, lit::<R>(0.0));
+    // The next slab, in flight in registers while the current one is multiplied.
+    let nar = var_array(W, lit::<R>(0.0));
+    let nai = var_array(if CX { W } else { 1 }, lit::<R>(0.0));
+    let nbr = var_array(W, lit::<R>(0.0));
+    let nbi = var_array(if CX { W } else { 1 }, lit::<R>(0.0));
     let tx = thread_idx_x();
     let ty = thread_idx_y();
     let t = ty * 16u32 + tx;
@@ -83,69 +189,57 @@ pub fn gemm_simt<
     let oa = z * stride_a;
     let ob = z * stride_b;
     let oc = z * stride_c;
-    // A `16 W x 16` slab of 256 W elements is W loads per thread: for op N, thread t takes row
-    // t % 16W of K rows t / 16W + r (256 / 16W) (coalesced down the column); for T and C, K
-    // index tx of row ty + 16 r (coalesced along the stored row). B likewise.
+    // A `16 W x 16` slab of 256 W elements is W loads per thread (see `simt_fetch`).
     let t_lo = t % ((16 * W) as u32);
     let t_hi = t / ((16 * W) as u32);
     // alpha = 0 reads neither A nor B (uniform over the block, so the barriers agree).
     if ar != lit::<R>(0.0) || ai != lit::<R>(0.0) {
         let mut k0 = 0u32;
+        // Slab 0 into the registers.
+        simt_fetch::<R, CX, TA, TB, W>(
+            a, b, oa, ob, lda, ldb, m, n, k, row0, col0, k0, t_lo, t_hi, &nar, &nai, &nbr, &nbi,
+        );
         while k0 < k {
             for r in 0..W {
                 let ii = if TA == 0 { t_lo } else { ty + (16 * r) as u32 };
                 let kk = if TA == 0 { t_hi + (r * 256 / (16 * W)) as u32 } else { tx };
-                let gi = row0 + ii;
-                let gk = k0 + kk;
-                let mut vr = lit::<R>(0.0);
-                let mut vi = lit::<R>(0.0);
-                if gi < m && gk < k {
-                    let idx = if TA == 0 { oa + gi + gk * lda } else { oa + gk + gi * lda };
-                    if CX {
-                        vr = a[2u32 * idx];
-                        vi = a[2u32 * idx + 1u32];
-                        if TA == 2 {
-                            vi = -vi;
-                        }
-                    } else {
-                        vr = a[idx];
-                    }
-                }
-                sar[kk * ((16 * W) as u32) + ii] = vr;
+                sar[kk * (p as u32) + ii] = nar.get(r);
                 if CX {
-                    sai[kk * ((16 * W) as u32) + ii] = vi;
+                    sai[kk * (p as u32) + ii] = nai.get(r);
                 }
                 let jj = if TB == 0 { ty + (16 * r) as u32 } else { t_lo };
                 let hk = if TB == 0 { tx } else { t_hi + (r * 256 / (16 * W)) as u32 };
-                let gj = col0 + jj;
-                let gh = k0 + hk;
-                let mut wr = lit::<R>(0.0);
-                let mut wi = lit::<R>(0.0);
-                if gh < k && gj < n {
-                    let idx = if TB == 0 { ob + gh + gj * ldb } else { ob + gj + gh * ldb };
-                    if CX {
-                        wr = b[2u32 * idx];
-                        wi = b[2u32 * idx + 1u32];
-                        if TB == 2 {
-                            wi = -wi;
-                        }
-                    } else {
-                        wr = b[idx];
-                    }
-                }
-                sbr[hk * ((16 * W) as u32) + jj] = wr;
+                sbr[hk * (p as u32) + jj] = nbr.get(r);
                 if CX {
-                    sbi[hk * ((16 * W) as u32) + jj] = wi;
+                    sbi[hk * (p as u32) + jj] = nbi.get(r);
                 }
             }
             sync_threads();
+            let k1 = k0 + 16u32;
+            if k1 < k {
+                simt_fetch::<R, CX, TA, TB, W>(
+                    a, b, oa, ob, lda, ldb, m, n, k, row0, col0, k1, t_lo, t_hi, &nar, &nai, &nbr, &nbi,
+                );
+            }
             for q in 0..16usize {
-                for i in 0..W {
-                    far.set(i, sar[(q * 16 * W + 16 * i) as u32 + tx]);
-                    fbr.set(i, sbr[(q * 16 * W + 16 * i) as u32 + ty]);
-                    if CX {
-                        fai.set(i, sai[(q * 16 * W + 16 * i) as u32 + tx]);
-                        fbi.set(i, sbi[(q * 16 * W + 16 * i) as u32 + ty]);
+                let row = (q * p) as u32;
+                if v4 {
+                    for h in 0..W / 4 {
+                        let va = sar.load4((row + (64 * h) as u32 + tx * 4u32) / 4u32);
+                        let vb = sbr.load4((row + (64 * h) as u32 + ty * 4u32) / 4u32);
+                        for e in 0..4usize {
+                            far.set(4 * h + e, va.get(e));
+                            fbr.set(4 * h + e, vb.get(e));
+                        }
+                    }
+                } else {
+                    for i in 0..W {
+                        far.set(i, sar[row + simt_at(false, i, tx)]);
+                        fbr.set(i, sbr[row + simt_at(false, i, ty)]);
+                        if CX {
+                            fai.set(i, sai[row + simt_at(false, i, tx)]);
+                            fbi.set(i, sbi[row + simt_at(false, i, ty)]);
+                        }
                     }
                 }
                 for i in 0..W {
@@ -161,14 +255,14 @@ pub fn gemm_simt<
                 }
             }
             sync_threads();
-            k0 += 16u32;
+            k0 = k1;
         }
     }
     let zero_beta = br == lit::<R>(0.0) && bi == lit::<R>(0.0);
     for j in 0..W {
-        let col = col0 + ty + (16 * j) as u32;
+        let col = col0 + simt_at(v4, j, ty);
         for i in 0..W {
-            let row = row0 + tx + (16 * i) as u32;
+            let row = row0 + simt_at(v4, i, tx);
             if row < m && col < n {
                 let ic = oc + row + col * ldc;
                 let sr = accr.get(i * W + j);
@@ -190,6 +284,228 @@ pub fn gemm_simt<
                     c[2u32 * ic + 1u32] = pi + br * ci + bi * cr;
                 } else {
                     c[ic] = br.mul_add(c[ic], pr);
+                }
+            }
+        }
+    }
+}
+
+/// Rows of `C` per block of [`gemm_dmma`].
+pub const DMMA_BM: u32 = 128;
+/// Columns of `C` per block of [`gemm_dmma`].
+pub const DMMA_BN: u32 = 64;
+/// K per shared-memory stage of [`gemm_dmma`].
+const DMMA_BK: u32 = 8;
+/// Shared-memory stages of [`gemm_dmma`] (two K slabs in flight while one is multiplied).
+const DMMA_STAGES: u32 = 3;
+/// Padding (f64 elements) after each k-row of a stage: a fragment load's four k-rows then
+/// start 64 bytes apart modulo 128, so a warp's 256-byte load takes the minimum two
+/// shared-memory wavefronts.
+const DMMA_PAD: u32 = 8;
+/// Threads per block of [`gemm_dmma`]: 8 warps, 4 down x 2 across, each a 32 x 32 tile of C.
+pub const DMMA_THREADS: u32 = 256;
+
+/// Stages the `DMMA_BK`-deep slab at `k0` of this block's `op(A)` rows and `op(B)` columns
+/// into stage `st` (k-major: `sa[k (BM + PAD) + i]`, `sb[k (BN + PAD) + j]`). Full slabs go
+/// through 8-byte `cp.async` (threads walk each operand's stored leading dimension, so the
+/// global reads coalesce for every operation); partial ones (the matrix's edges) through
+/// guarded loads that write zeros outside the matrix.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn dmma_stage<const TA: u32, const TB: u32>(
+    sa: Shared<f64>,
+    sb: Shared<f64>,
+    a: &[f64],
+    b: &[f64],
+    oa: u32,
+    ob: u32,
+    lda: u32,
+    ldb: u32,
+    m: u32,
+    n: u32,
+    k: u32,
+    row0: u32,
+    col0: u32,
+    k0: u32,
+    st: u32,
+) {
+    let t = thread_idx_x();
+    let ap = DMMA_BM + DMMA_PAD;
+    let bp = DMMA_BN + DMMA_PAD;
+    let base_a = st * (DMMA_BK * ap);
+    let base_b = st * (DMMA_BK * bp);
+    let full = row0 + DMMA_BM <= m && col0 + DMMA_BN <= n && k0 + DMMA_BK <= k;
+    // A: BM x BK = 1024 elements, 4 per thread; B: BK x BN = 512, 2 per thread.
+    for r in 0..((DMMA_BM * DMMA_BK / DMMA_THREADS) as usize) {
+        let e = t + (r as u32) * DMMA_THREADS;
+        let ii = if TA == 0 { e % DMMA_BM } else { e / DMMA_BK };
+        let kk = if TA == 0 { e / DMMA_BM } else { e % DMMA_BK };
+        let (gi, gk) = (row0 + ii, k0 + kk);
+        let src = if TA == 0 { oa + gi + gk * lda } else { oa + gk + gi * lda };
+        let dst = base_a + kk * ap + ii;
+        if full {
+            cp_async(&sa, dst, &a, src, 8);
+        } else {
+            let mut v = 0.0f64;
+            if gi < m && gk < k {
+                v = a.load(src);
+            }
+            sa[dst] = v;
+        }
+    }
+    for r in 0..((DMMA_BN * DMMA_BK / DMMA_THREADS) as usize) {
+        let e = t + (r as u32) * DMMA_THREADS;
+        let jj = if TB == 0 { e / DMMA_BK } else { e % DMMA_BN };
+        let kk = if TB == 0 { e % DMMA_BK } else { e / DMMA_BN };
+        let (gj, gk) = (col0 + jj, k0 + kk);
+        let src = if TB == 0 { ob + gk + gj * ldb } else { ob + gj + gk * ldb };
+        let dst = base_b + kk * bp + jj;
+        if full {
+            cp_async(&sb, dst, &b, src, 8);
+        } else {
+            let mut v = 0.0f64;
+            if gj < n && gk < k {
+                v = b.load(src);
+            }
+            sb[dst] = v;
+        }
+    }
+}
+
+/// Real f64 `C = alpha op(A) op(B) + beta C` on the FP64 tensor core
+/// (`mma.sync.m8n8k4.f64`, sm_80+): a block of 8 warps computes a 128 x 64 tile of `C`
+/// (batch `block_idx_z`), each warp a 32 x 32 tile as 4 x 4 accumulators of 8 x 8; K moves in
+/// 8-deep slabs through a 3-stage shared-memory ring filled by `cp.async` (see
+/// [`dmma_stage`]), one barrier per slab. `TA`/`TB`: 0 `N`, else `T` (a real `C` is `T`).
+/// `beta = 0` never reads `C`; `alpha = 0` never reads `A` or `B`.
+#[kernel]
+pub fn gemm_dmma<const TA: u32, const TB: u32, const DSA: bool, const DSB: bool>(
+    m: u32,
+    n: u32,
+    k: u32,
+    a_re: f64,
+    alpha: &[f64],
+    a: &[f64],
+    lda: u32,
+    stride_a: u32,
+    b: &[f64],
+    ldb: u32,
+    stride_b: u32,
+    b_re: f64,
+    beta: &[f64],
+    c: &mut [f64],
+    ldc: u32,
+    stride_c: u32,
+) {
+    let ap = DMMA_BM + DMMA_PAD;
+    let bp = DMMA_BN + DMMA_PAD;
+    let sa = shared_array::<f64>((DMMA_STAGES * DMMA_BK * ap) as usize);
+    let sb = shared_array::<f64>((DMMA_STAGES * DMMA_BK * bp) as usize);
+    let acc = var_array(32, 0.0f64);
+    let fa = var_array(4, 0.0f64);
+    let fb = var_array(4, 0.0f64);
+    let lane = lane_id();
+    let warp = thread_idx_x() / 32u32;
+    let g = lane / 4u32;
+    let q = lane % 4u32;
+    let wm = (warp % 4u32) * 32u32;
+    let wn = (warp / 4u32) * 32u32;
+    let z = block_idx_z();
+    let row0 = block_idx_y() * DMMA_BM;
+    let col0 = block_idx_x() * DMMA_BN;
+    let ar = scalar(DSA, a_re, &alpha, 0u32);
+    let br = scalar(DSB, b_re, &beta, 0u32);
+    let oa = z * stride_a;
+    let ob = z * stride_b;
+    let oc = z * stride_c;
+    // alpha = 0 reads neither A nor B (uniform over the block, so the barriers agree).
+    if ar != 0.0f64 {
+        let tiles = (k + (DMMA_BK - 1)) / DMMA_BK;
+        for s in 0..(DMMA_STAGES - 1) as usize {
+            if (s as u32) < tiles {
+                dmma_stage::<TA, TB>(
+                    sa,
+                    sb,
+                    a,
+                    b,
+                    oa,
+                    ob,
+                    lda,
+                    ldb,
+                    m,
+                    n,
+                    k,
+                    row0,
+                    col0,
+                    (s as u32) * DMMA_BK,
+                    s as u32,
+                );
+            }
+            cp_async_commit();
+        }
+        let mut kt = 0u32;
+        while kt < tiles {
+            // Slab kt has landed (at most STAGES - 2 younger groups in flight); the barrier
+            // also tells every warp that slab kt - 1's stage is no longer read.
+            cp_async_wait(DMMA_STAGES - 2);
+            sync_threads();
+            let next = kt + (DMMA_STAGES - 1);
+            if next < tiles {
+                dmma_stage::<TA, TB>(
+                    sa,
+                    sb,
+                    a,
+                    b,
+                    oa,
+                    ob,
+                    lda,
+                    ldb,
+                    m,
+                    n,
+                    k,
+                    row0,
+                    col0,
+                    next * DMMA_BK,
+                    next % DMMA_STAGES,
+                );
+            }
+            cp_async_commit();
+            let st = kt % DMMA_STAGES;
+            for kk in 0..(DMMA_BK / 4) as usize {
+                let ka = st * (DMMA_BK * ap) + ((kk * 4) as u32 + q) * ap + wm + g;
+                let kb = st * (DMMA_BK * bp) + ((kk * 4) as u32 + q) * bp + wn + g;
+                for i in 0..4usize {
+                    fa.set(i, sa[ka + (8 * i) as u32]);
+                    fb.set(i, sb[kb + (8 * i) as u32]);
+                }
+                for i in 0..4usize {
+                    for j in 0..4usize {
+                        let at = 2 * (4 * i + j);
+                        let d = mma_m8n8k4_f64(fa.get(i), fb.get(j), vec2(acc.get(at), acc.get(at + 1)));
+                        acc.set(at, d.get(0));
+                        acc.set(at + 1, d.get(1));
+                    }
+                }
+            }
+            kt += 1u32;
+        }
+        cp_async_wait(0);
+    }
+    let zero_beta = br == 0.0f64;
+    for j in 0..4usize {
+        for h in 0..2usize {
+            let col = col0 + wn + (8 * j + h) as u32 + 2u32 * q;
+            for i in 0..4usize {
+                let row = row0 + wm + (8 * i) as u32 + g;
+                if row < m && col < n {
+                    let ic = oc + row + col * ldc;
+                    // alpha * acc (exactly 0 when alpha = 0: A and B were not read).
+                    let p = ar * acc.get(2 * (4 * i + j) + h);
+                    if zero_beta {
+                        c[ic] = p;
+                    } else {
+                        c[ic] = br.mul_add(c[ic], p);
+                    }
                 }
             }
         }

@@ -233,3 +233,49 @@ pub(crate) fn level1_reduce<T: Scalar, U: ferrocm_kernel::runtime::DeviceRepr, Y
     }
     Ok(())
 }
+
+/// The GPU code of the kernels whose speed rests on particular instructions: lowered to PTX
+/// here (no GPU needed), so a code generator change that loses them fails on every machine.
+#[cfg(test)]
+mod ptx {
+    use super::{gemm, level2};
+
+    fn has(ptx: &str, what: &[&str], kernel: &str) {
+        for w in what {
+            assert!(ptx.contains(w), "{kernel}: PTX has no `{w}`");
+        }
+    }
+
+    #[test]
+    fn dgemm_uses_the_fp64_tensor_core_and_cp_async() {
+        let ptx = gemm::gemm_dmma::kernel::<0, 1, false, false>().unwrap().ptx("sm_90").unwrap();
+        if std::env::var_os("BLAS_DUMP_PTX").is_some() {
+            std::fs::write("/tmp/gemm_dmma.ptx", ptx.as_bytes()).unwrap();
+        }
+        has(
+            &ptx,
+            &["mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64", "cp.async", "cp.async.wait_group 1"],
+            "gemm_dmma",
+        );
+    }
+
+    #[test]
+    fn sgemm_reads_fragments_16_bytes_at_a_time() {
+        let ptx =
+            gemm::gemm_simt::kernel::<f32, false, 0, 0, false, false, 8>().unwrap().ptx("sm_90").unwrap();
+        has(&ptx, &["ld.shared.v4.f32"], "gemm_simt");
+    }
+
+    #[test]
+    fn gemv_reads_16_byte_strips() {
+        let ptx = level2::gemv_n_part::kernel::<f32, false, false, 4, true>().unwrap().ptx("sm_90").unwrap();
+        has(&ptx, &["ld.global.v4.f32"], "gemv_n_part");
+        let ptx = level2::gemv_n_part::kernel::<f64, false, false, 2, true>().unwrap().ptx("sm_90").unwrap();
+        has(&ptx, &["ld.global.v2.f64"], "gemv_n_part f64");
+        let ptx = level2::gemv_t::kernel::<f32, false, false, false, false, 4, true, true>()
+            .unwrap()
+            .ptx("sm_90")
+            .unwrap();
+        has(&ptx, &["ld.global.v4.f32"], "gemv_t");
+    }
+}

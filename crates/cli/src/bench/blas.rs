@@ -6,7 +6,7 @@
 
 use anyhow::{bail, ensure, Result};
 use ferrocm::{Device, DeviceBuffer, Event, Stream};
-use ferrocm_blas::{Complex, Engine, Handle, Operation, Scalar, C32, C64};
+use ferrocm_blas::{Complex, Engine, GemmFamily, Handle, Operation, Scalar, C32, C64};
 
 use super::{median, print, Row};
 
@@ -233,8 +233,12 @@ fn bench<T: Scalar>(a: &Args, dev: &Device) -> Result<()> {
             }
             let t = timed_median(dev, &stream, a.reps, || call(&h, &mut dy))?;
             let bytes = ((m * n + lx + ly) * size_of::<T>()) as f64;
-            // gemv runs on the engine the GEMM planner reports for this handle (native or kernels).
-            let fam = format!("{:?}", h.gemm_family(T::TYPE, m, n, 1));
+            // gemv runs on the native CPU BLAS where the GEMM planner picks it, else on kernels.
+            let fam = match h.gemm_family(T::TYPE, m, n, 1) {
+                GemmFamily::Native => "Native",
+                _ => "Kernels",
+            }
+            .to_string();
             (bytes / t / 1e6, "GB/s", format!("gemv {ty} {} {m}x{n}", o.letter()), fam)
         }
         "axpy" | "dot" | "nrm2" => {

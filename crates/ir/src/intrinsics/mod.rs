@@ -359,6 +359,7 @@ pub static TABLE: &[&Def] = &[
     &atomic::FENCE_MBARRIER_INIT,
     &atomic::SHARED_ADDR,
     &tensor::MMA,
+    &tensor::DMMA,
     &tensor::LDMATRIX,
     &tensor::STMATRIX,
     &async_copy::CP_ASYNC,

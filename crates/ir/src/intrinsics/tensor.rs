@@ -79,6 +79,61 @@ pub static MMA: Def = Def {
     exec: mma_exec,
 };
 
+fn dmma_sig(_: &Def, c: &SigCtx) -> Result<Option<Type>, String> {
+    let f64s = Type::Scalar(ScalarType::F64);
+    let f64x2 = Type::Vector(ScalarType::F64, 2);
+    args_are(c.args, &[f64s, f64s, f64x2])?;
+    Ok(Some(f64x2))
+}
+
+/// `d = a * b + c` on one 8x8x4 f64 tile, the fragments laid out as PTX documents them: lane
+/// `l` (group `g = l / 4`, thread `t = l % 4`) holds A element (row `g`, column `t`), B element
+/// (row `t`, column `g`) and C/D elements (row `g`, columns `2t`, `2t + 1`). Each output is
+/// `c` plus the four products added in k order with fused multiply-adds (the tensor core
+/// rounds once per step at most as finely; results agree to the last bits, not bitwise).
+fn dmma_exec(e: &mut dyn Exec, _: &Call) -> Result<Flow, String> {
+    let (a, b, c) = (e.arg(0).to_vec(), e.arg(1).to_vec(), e.arg(2).to_vec());
+    let mut am = [[0f64; 4]; 8];
+    let mut bm = [[0f64; 8]; 4];
+    for l in 0..32 {
+        let (g, t) = (l / 4, l % 4);
+        am[g][t] = f64::from_bits(a[0][l]);
+        bm[t][g] = f64::from_bits(b[0][l]);
+    }
+    for i in 0..2 {
+        let mut d = [0u64; 32];
+        for (l, out) in d.iter_mut().enumerate() {
+            let (g, t) = (l / 4, l % 4);
+            let col = 2 * t + i;
+            let mut acc = f64::from_bits(c[i][l]);
+            for (k, arow) in am[g].iter().enumerate() {
+                acc = arow.mul_add(bm[k][col], acc);
+            }
+            *out = acc.to_bits();
+        }
+        e.set_result(i, d);
+    }
+    Ok(Flow::Next)
+}
+
+/// `mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64` (the FP64 tensor core, sm_80+).
+pub static DMMA: Def = Def {
+    name: "mma.m8n8k4",
+    doc: "one warp-wide FP64 tensor-core step d = a b + c on an 8x8x4 tile (a, b: one f64 per lane, c and \
+          d: 2 f64 per lane)",
+    imms: &[],
+    mems: &[],
+    vars: 0,
+    sig: dmma_sig,
+    effects: Effects::WARP,
+    feature: Some(Feature::MmaSync),
+    extra_feature: no_extra,
+    ptx_version: (7, 0),
+    ptx: |_, _, _| Ok("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 $[d], {$[a0]}, {$[a1]}, $[a2];".into()),
+    ptx_globals: &[],
+    exec: dmma_exec,
+};
+
 /// The register type of `num` 32-bit matrix registers.
 fn matrix_regs(num: i64) -> Type {
     if num == 1 {

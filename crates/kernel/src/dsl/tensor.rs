@@ -26,6 +26,21 @@ pub fn mma_m16n8k16<H: Elem>(a: Vec4<u32>, b_: Vec2<u32>, c: Vec4<f32>) -> Vec4<
     ))
 }
 
+/// One FP64 tensor-core step `d = a * b + c` on an 8x8x4 tile
+/// (`mma.sync.aligned.m8n8k4.row.col.f64`, sm_80+). Lane `l` (group `g = l / 4`, `t = l % 4`)
+/// passes A element (row `g`, column `t`) in `a`, B element (row `t`, column `g`) in `b_`, and
+/// C elements (row `g`, columns `2t`, `2t + 1`) in `c`; it gets D's elements at C's places.
+/// The whole warp must execute it.
+pub fn mma_m8n8k4_f64(a: Val<f64>, b_: Val<f64>, c: Vec2<f64>) -> Vec2<f64> {
+    VecVal::from_ir_value(intrinsic_value(
+        &intrinsics::tensor::DMMA,
+        &[],
+        &[],
+        vec![a.v, b_.v, c.v],
+        Type::Vector(ScalarType::F64, 2),
+    ))
+}
+
 /// Packs two halves (`f16`/`bf16`) into a `u32`: `lo` in bits 0..16.
 pub fn pack_half2<H: Elem>(lo: Val<H>, hi: Val<H>) -> Val<u32> {
     let bits = |h: Val<H>| -> Val<u32> {
