@@ -39,6 +39,8 @@ pub(crate) struct PeerInfo {
     pub device_name: String,
     pub forced_transport: Option<TransportKind>,
     pub forced_engine: Option<Engine>,
+    /// The staging area of the device engine between processes (`Config::buffsize`).
+    pub buffsize: u64,
     pub ucx: bool,
 }
 
@@ -66,6 +68,7 @@ impl PeerInfo {
             device_name: device.properties().name.clone(),
             forced_transport: config.transport,
             forced_engine: config.engine,
+            buffsize: config.buffsize as u64,
             ucx: transport::ucx::available().is_ok(),
         }
     }
@@ -88,6 +91,7 @@ impl PeerInfo {
                 Some(Engine::Host) => 1,
                 Some(Engine::Device) => 2,
             })
+            .u64(self.buffsize)
             .u8(self.ucx as u8);
         w.finish()
     }
@@ -111,6 +115,7 @@ impl PeerInfo {
                 1 => Some(Engine::Host),
                 _ => Some(Engine::Device),
             },
+            buffsize: r.u64().ok()?,
             ucx: r.u8().ok()? != 0,
         })
     }
@@ -231,6 +236,7 @@ impl Communicator {
         config: Config,
     ) -> Result<Communicator> {
         check_rank(rank, nranks)?;
+        Config::check_buffsize(config.buffsize)?;
         let (health, state) = (Arc::new(Health::default()), Arc::new(RankState::default()));
         let timeout = config.timeout;
         let (h, s) = (health.clone(), state.clone());
@@ -251,6 +257,7 @@ impl Communicator {
         if devices.is_empty() {
             return Err(CclError::invalid("device list", "[]", "init_all needs at least one device"));
         }
+        Config::check_buffsize(config.buffsize)?;
         let shared = LocalShared::new(devices.len());
         init_local_ranks(shared, crate::id::random_u64(), devices, &config)
     }
@@ -645,6 +652,14 @@ fn setup(core: &Arc<Core>) -> Result<Communicator> {
     let (rank, nranks) = (core.rank, core.nranks);
     let me = &core.peers[rank];
     for (r, p) in core.peers.iter().enumerate() {
+        if p.buffsize != me.buffsize {
+            return Err(CclError::Unsupported {
+                what: format!(
+                    "ranks {rank} and {r} were configured differently (FERROCM_CCL_BUFFSIZE {} / {}); every rank must use the same staging area size",
+                    me.buffsize, p.buffsize
+                ),
+            });
+        }
         if p.forced_transport != me.forced_transport || p.forced_engine != me.forced_engine {
             return Err(CclError::Unsupported {
                 what: format!(
@@ -781,7 +796,7 @@ fn setup_ipc(core: &Arc<Core>) -> Result<Option<IpcEngine>> {
                 "topology: {} rank(s) of one host in several processes; device engine between processes (rings over exportable device memory ordered by stream memory operations; {} slots of {} KiB per direction) for all_reduce, all_gather, reduce_scatter, broadcast and reduce, host engine for the rest",
                 core.nranks,
                 ipc::SLOTS,
-                ipc::SLOT_BYTES >> 10
+                (core.config.buffsize as u64 / ipc::SLOTS) >> 10
             )
         });
         return Ok(Some(engine));

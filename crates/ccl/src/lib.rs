@@ -74,6 +74,7 @@
 //! | `FERROCM_CCL_PROTO` | `LL` or `simple`, on shared-memory connections |
 //! | `FERROCM_CCL_TRANSPORT` | `p2p`, `shm`, `ucx` or `tcp` between every pair it can connect |
 //! | `FERROCM_CCL_ENGINE` | `host` or `device` |
+//! | `FERROCM_CCL_BUFFSIZE` | bytes of each rank's staging area for the device engine between processes: a power of two from 16384 to 1073741824 (default 4194304, four slots of 1 MiB); the same on every rank |
 //! | `FERROCM_CCL_DEBUG` | `WARN`, `INFO` or `TRACE` |
 //! | `FERROCM_CCL_SOCKET_ADDR` | the address this host advertises for TCP |
 //! | `FERROCM_CCL_ROOT` | `host:port` of the bootstrap root for launcher initialisation |

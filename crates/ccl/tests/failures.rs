@@ -306,3 +306,26 @@ fn a_rank_dying_while_streams_wait_releases_them() {
     assert_eq!(results[1].code, Some(17), "rank 1 exits by itself:\n{}", results[1].output);
     all_passed(&results.into_iter().filter(|r| r.rank != 1).collect::<Vec<_>>());
 }
+
+/// Ranks given different staging areas (`FERROCM_CCL_BUFFSIZE`) both fail at init, naming the
+/// two values and the setting, instead of running a ring whose slots disagree.
+#[test]
+fn staging_size_mismatch_fails_init() {
+    const TEST: &str = "staging_size_mismatch_fails_init";
+    if let Some((rank, n, id)) = child() {
+        let e = Communicator::init_rank(&id, n, rank, &Device::cpu().unwrap()).err().expect("init fails");
+        let text = e.to_string();
+        assert!(matches!(e, CclError::Unsupported { .. }), "{e:?}");
+        assert!(
+            text.contains("FERROCM_CCL_BUFFSIZE") && text.contains("16384") && text.contains("32768"),
+            "rank {rank}: {text}"
+        );
+        return;
+    }
+    all_passed(&spawn_ranks(TEST, 2, LIMIT, |r| {
+        vec![
+            ("FERROCM_CCL_ENGINE".into(), "device".into()),
+            ("FERROCM_CCL_BUFFSIZE".into(), (16384 << r).to_string()),
+        ]
+    }));
+}

@@ -1,7 +1,8 @@
 //! The device engine between processes of one host: rings over staging buffers in exportable
 //! device memory, ordered by stream memory operations (NCCL's simple protocol).
 //!
-//! Each rank allocates an inbox of [`SLOTS`] slots of [`SLOT_BYTES`] and two words as
+//! Each rank allocates an inbox of [`SLOTS`] slots (`FERROCM_CCL_BUFFSIZE` bytes in all,
+//! [`crate::Config::buffsize`]) and two words as
 //! [`SharedBuffer`]s on its own device, and hands both to its ring neighbours over Unix sockets
 //! (`SCM_RIGHTS`, as the shm transport does) at init; it maps its right neighbour's inbox and
 //! words and its left neighbour's words. Word 0 of a rank's words (`ready`) counts the slots its
@@ -19,6 +20,16 @@
 //! pool, cannot deadlock; and only [`SLOTS`] pieces may be in flight per direction, so large
 //! messages pipeline through a fixed staging area. The counters grow across operations (the
 //! greater-or-equal wait is cyclic, so they may wrap).
+//!
+//! Ring operations loop over *slices* as NCCL does: slice `k` is the `k`-th piece (one slot) of
+//! every block, and the whole ring (every reduce-scatter step, then for all-reduce every
+//! all-gather step) runs over one slice before the next begins. So every rank alternates
+//! receiving and sending, and at most two pieces are ever in flight towards a neighbour: the
+//! ring cannot fill its slots and wait on itself, whatever the message size. (Enqueuing every
+//! piece of a block per step instead deadlocks once a block has more pieces than [`SLOTS`]: each
+//! rank's fifth send of step 0 waits for an acknowledgement its neighbour gives only in step 1,
+//! queued behind its own step-0 sends.) Blocks of unequal length give zero-length pieces at the
+//! tail of the shorter blocks; sender and receiver compute the same lengths and both skip them.
 //!
 //! The host side only enqueues, after one rendezvous per operation over the bootstrap (an
 //! all-gather of the operation's header): there mismatched calls are caught and a rank that does
@@ -48,8 +59,6 @@ use crate::{CclError, Result};
 
 /// Slots per inbox: the pieces one rank may have in flight towards its right neighbour.
 pub(crate) const SLOTS: u64 = 4;
-/// Bytes per slot (one piece of a chunk).
-pub(crate) const SLOT_BYTES: u64 = 1 << 20;
 /// How far past every awaited value the abort writes (the waits are cyclic, 2^63 wide).
 const ABORT_AHEAD: u64 = 1 << 62;
 
@@ -76,6 +85,8 @@ struct Ring {
     right_words: SharedBuffer<u64>,
     /// The left neighbour's words (`None` with two ranks: the right neighbour's).
     left_words: Option<SharedBuffer<u64>>,
+    /// Bytes per slot (one piece).
+    slot_bytes: u64,
     /// Pieces sent to the right neighbour and received from the left one, over the
     /// communicator's life.
     sent: u64,
@@ -130,7 +141,7 @@ impl IpcEngine {
         let rank = core.rank;
         let err = |reason: String| CclError::Transport { transport: "ipc", peer: rank, reason };
         let device = &core.device;
-        let inbox = SharedBuffer::<u8>::new(device, (SLOTS * SLOT_BYTES) as usize)?;
+        let inbox = SharedBuffer::<u8>::new(device, core.config.buffsize)?;
         let mut words = SharedBuffer::<u64>::new(device, 2)?;
         device.create_stream()?.copy_htod(&[0u64, 0], &mut words)?;
         let addr = SocketAddr::from_abstract_name(socket_name(core.magic, rank).as_bytes())
@@ -213,6 +224,7 @@ impl IpcEngine {
             right_inbox,
             right_words,
             left_words,
+            slot_bytes: core.config.buffsize as u64 / SLOTS,
             sent: 0,
             received: 0,
         }));
@@ -460,13 +472,13 @@ impl Queue<'_> {
         self.op.dtype.size() as u64
     }
 
-    fn slot_addr(buf: &SharedBuffer<u8>, index: u64) -> u64 {
-        buf.device_ptr().0 + (index % SLOTS) * SLOT_BYTES
+    fn slot_addr(&self, buf: &SharedBuffer<u8>, index: u64) -> u64 {
+        buf.device_ptr().0 + (index % SLOTS) * self.ring.slot_bytes
     }
 
     /// Elements per piece.
     fn piece_elems(&self) -> u64 {
-        SLOT_BYTES / self.es()
+        self.ring.slot_bytes / self.es()
     }
 
     fn region(&self, addr: u64, elems: u64) -> Region {
@@ -484,7 +496,7 @@ impl Queue<'_> {
         if p.recv {
             let next = self.ring.received + 1;
             s.wait_value(&self.ring.words.slice(READY..READY + 1)?, next, WaitCondition::Geq)?;
-            src = Some(Self::slot_addr(&self.ring.inbox, self.ring.received));
+            src = Some(self.slot_addr(&self.ring.inbox, self.ring.received));
         }
         let mut dst = None;
         if p.send {
@@ -492,7 +504,7 @@ impl Queue<'_> {
                 let consumed = self.ring.sent - SLOTS + 1;
                 s.wait_value(&self.ring.words.slice(ACK..ACK + 1)?, consumed, WaitCondition::Geq)?;
             }
-            dst = Some(Self::slot_addr(&self.ring.right_inbox, self.ring.sent));
+            dst = Some(self.slot_addr(&self.ring.right_inbox, self.ring.sent));
         }
         // The result goes to the local output if there is one (then on to the right slot), or
         // straight to the right slot.
@@ -533,7 +545,7 @@ impl Queue<'_> {
         Ok(())
     }
 
-    /// Runs `f(offset, elems)` over the pieces of a block of `elems` elements.
+    /// Runs `f(offset, elems)` over the pieces of a chain of `elems` elements.
     fn pieces(&mut self, elems: usize, mut f: impl FnMut(&mut Self, u64, u64) -> Result<()>) -> Result<()> {
         let per = self.piece_elems();
         let mut off = 0u64;
@@ -545,71 +557,100 @@ impl Queue<'_> {
         Ok(())
     }
 
-    /// The ring reduce-scatter over `count` elements split in `n` blocks (`block`), leaving the
-    /// reduction of block `rank` at `out` (block-relative: `out` is where block `rank` goes).
-    /// At step `s` (0..n-1) this rank sends block `rank + n - 1 - s`; what it receives at step
-    /// `s` is what it sends, reduced with its own, at step `s + 1`.
-    fn ring_reduce_scatter(&mut self, send: u64, count: usize, out: u64) -> Result<()> {
+    /// Runs `f(offset)` over the slices of a ring operation on `count` elements in `n` blocks
+    /// (`block`): slice `k` is piece `k` of every block, at offset `k * piece` into each.
+    fn slices(&mut self, count: usize, mut f: impl FnMut(&mut Self, u64) -> Result<()>) -> Result<()> {
+        let per = self.piece_elems();
+        // The last block is the longest.
+        let longest = block(count, self.n, self.n - 1).1 as u64;
+        let mut off = 0u64;
+        while off < longest {
+            f(self, off)?;
+            off += per;
+        }
+        Ok(())
+    }
+
+    /// Block `b`'s piece at slice offset `off`: its first element and length (0 past the
+    /// block's end: both neighbours compute the same and skip it).
+    fn slice_of(&self, count: usize, b: usize, off: u64) -> (u64, u64) {
+        let (start, len) = block(count, self.n, b);
+        (start as u64 + off, (len as u64).saturating_sub(off).min(self.piece_elems()))
+    }
+
+    /// One slice of the ring reduce-scatter over `count` elements in `n` blocks, leaving the
+    /// slice of block `rank`'s reduction at `out` (block-relative) and, with `gather`, sending
+    /// it on as the first step of the all-gather. At step `s` (0..n-1) this rank sends block
+    /// `rank + n - 1 - s`; what it receives at step `s` is what it sends, reduced with its own,
+    /// at step `s + 1`.
+    fn reduce_scatter_slice(
+        &mut self,
+        send: u64,
+        count: usize,
+        out: u64,
+        off: u64,
+        gather: bool,
+    ) -> Result<()> {
         let (n, r, es) = (self.n, self.rank, self.es());
         let avg = self.op.redop == crate::ReduceOp::Avg;
         for step in 0..n {
             let b = (r + n - 1 - step) % n;
-            let (start, len) = block(count, n, b);
-            let input = send + start as u64 * es;
+            let (at, k) = self.slice_of(count, b, off);
             let last = step == n - 1;
-            self.pieces(len, |q, off, k| {
-                q.piece(Piece {
-                    recv: step > 0,
-                    input: Some(input + off * es),
-                    output: last.then_some(out + off * es),
-                    send: !last,
-                    finalize: last && avg,
-                    elems: k,
-                })
+            self.piece(Piece {
+                recv: step > 0,
+                input: Some(send + at * es),
+                output: last.then_some(out + off * es),
+                send: !last || gather,
+                finalize: last && avg,
+                elems: k,
             })?;
         }
         Ok(())
     }
 
-    /// The ring all-gather of `n` blocks of `recv` (`block`), block `rank` already in place at
-    /// `recv` (or at `own` to be copied there first).
-    fn ring_all_gather(&mut self, recv: u64, count: usize, own: u64) -> Result<()> {
+    /// One slice of the ring all-gather of `n` blocks into `recv` (`block`), steps `first..n`:
+    /// at step 0 this rank sends its own block (from `own`, copied into place), at step `s` it
+    /// receives block `rank - s` and (but at the last step) passes it on.
+    fn all_gather_slice(&mut self, recv: u64, count: usize, own: u64, off: u64, first: usize) -> Result<()> {
         let (n, r, es) = (self.n, self.rank, self.es());
-        for step in 0..n {
+        for step in first..n {
             let b = (r + n - step) % n;
-            let (start, len) = block(count, n, b);
-            let at = recv + start as u64 * es;
-            let src = if step == 0 { own } else { 0 };
-            self.pieces(len, |q, off, k| {
-                q.piece(Piece {
-                    recv: step > 0,
-                    input: (step == 0).then_some(src + off * es),
-                    output: Some(at + off * es),
-                    send: step < n - 1,
-                    finalize: false,
-                    elems: k,
-                })
+            let (at, k) = self.slice_of(count, b, off);
+            self.piece(Piece {
+                recv: step > 0,
+                input: (step == 0).then_some(own + off * es),
+                output: Some(recv + at * es),
+                send: step < n - 1,
+                finalize: false,
+                elems: k,
             })?;
         }
         Ok(())
     }
 
+    /// Ring reduce-scatter then all-gather, slice by slice; the last reduce-scatter step
+    /// stores the reduced piece and sends it on (NCCL's recvReduceCopySend).
     fn all_reduce(&mut self) -> Result<()> {
         let (op, es) = (self.op, self.es());
         let (start, _) = block(op.count, self.n, self.rank);
         let mine = op.recv + start as u64 * es;
-        self.ring_reduce_scatter(op.send, op.count, mine)?;
-        self.ring_all_gather(op.recv, op.count, mine)
+        self.slices(op.count, |q, off| {
+            q.reduce_scatter_slice(op.send, op.count, mine, off, true)?;
+            q.all_gather_slice(op.recv, op.count, mine, off, 1)
+        })
     }
 
     fn reduce_scatter(&mut self) -> Result<()> {
         let op = self.op;
-        self.ring_reduce_scatter(op.send, op.count * self.n, op.recv)
+        let count = op.count * self.n;
+        self.slices(count, |q, off| q.reduce_scatter_slice(op.send, count, op.recv, off, false))
     }
 
     fn all_gather(&mut self) -> Result<()> {
         let op = self.op;
-        self.ring_all_gather(op.recv, op.count * self.n, op.send)
+        let count = op.count * self.n;
+        self.slices(count, |q, off| q.all_gather_slice(op.recv, count, op.send, off, 0))
     }
 
     /// A pipelined chain around the ring that ends at the root: the rank after the root sends
