@@ -450,7 +450,8 @@ pub fn spawn_ranks(
     let mut children = Vec::new();
     for r in 0..n {
         let mut cmd = Command::new(&exe);
-        cmd.args([test, "--exact", "--nocapture", "--test-threads=1"])
+        // `--include-ignored`: the parent may be an ignored test run on demand.
+        cmd.args([test, "--exact", "--nocapture", "--test-threads=1", "--include-ignored"])
             .env(ROLE, "child")
             .env("FERROCM_CCL_TEST_RANK", r.to_string())
             .env("FERROCM_CCL_TEST_NRANKS", n.to_string())
