@@ -46,8 +46,8 @@
 //!   rank's exportable device memory, mapped by its neighbours; every piece is a kernel between
 //!   a stream wait on a memory word and a stream write of the neighbour's word (stream memory
 //!   operations), so the host only queues. All-to-all and send/recv use the host engine
-//!   (logged at `INFO`). One rendezvous over the bootstrap per operation checks that every
-//!   rank called the same thing; when the communicator fails, a watchdog releases the rank's
+//!   (logged at `INFO`). One rendezvous per operation through mailboxes in shared host memory
+//!   (no message) checks that every rank called the same thing; when the communicator fails, a watchdog releases the rank's
 //!   waiting streams (their results are garbage) and the failure is returned by every later
 //!   call and by [`Communicator::async_error`].
 //!

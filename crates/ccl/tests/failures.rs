@@ -331,3 +331,34 @@ fn staging_size_mismatch_fails_init() {
         ]
     }));
 }
+
+/// The device engine between processes, three ranks: after an all-reduce they agree on, rank 1
+/// calls all-gather where the others call all-reduce; every rank fails with a mismatch naming
+/// both operations and their sequence numbers (the headers the ranks post in their mailboxes),
+/// and the communicator stays failed.
+#[test]
+fn operation_mismatch_across_processes_device_engine() {
+    const TEST: &str = "operation_mismatch_across_processes_device_engine";
+    if child().is_some() {
+        let (comm, s) = child_comm();
+        let mut x = s.clone_htod(&[1.0f32; 6]).unwrap();
+        comm.all_reduce_in_place(&mut x, ReduceOp::Sum, &s).unwrap();
+        assert_eq!(s.clone_dtoh(&x).unwrap(), vec![3.0f32; 6]);
+        let call = if comm.rank() == 1 {
+            let send = s.clone_htod(&[1.0f32; 2]).unwrap();
+            comm.all_gather(&send, &mut x, &s)
+        } else {
+            comm.all_reduce_in_place(&mut x, ReduceOp::Sum, &s)
+        };
+        let e = outcome(call, &s).expect("every rank fails");
+        assert!(
+            e.contains("mismatched calls") && e.contains("all_reduce #2") && e.contains("all_gather #2"),
+            "rank {}: {e}",
+            comm.rank()
+        );
+        let again = comm.all_reduce_in_place(&mut x, ReduceOp::Sum, &s).unwrap_err().to_string();
+        assert!(again.contains("mismatched calls"), "later calls fail: {again}");
+        return;
+    }
+    all_passed(&spawn_ranks(TEST, 3, LIMIT, |_| vec![("FERROCM_CCL_ENGINE".into(), "device".into())]));
+}

@@ -2,10 +2,10 @@
 //! device memory, ordered by stream memory operations (NCCL's simple protocol).
 //!
 //! Each rank allocates an inbox of [`SLOTS`] slots (`FERROCM_CCL_BUFFSIZE` bytes in all,
-//! [`crate::Config::buffsize`]) and two words as
-//! [`SharedBuffer`]s on its own device, and hands both to its ring neighbours over Unix sockets
+//! [`crate::Config::buffsize`]) and two words as [`SharedBuffer`]s on its own device, and a
+//! mailbox in host memory (below), and hands the three to every other rank over Unix sockets
 //! (`SCM_RIGHTS`, as the shm transport does) at init; it maps its right neighbour's inbox and
-//! words and its left neighbour's words. Word 0 of a rank's words (`ready`) counts the slots its
+//! words, its left neighbour's words and every rank's mailbox. Word 0 of a rank's words (`ready`) counts the slots its
 //! left neighbour has filled; word 1 (`ack`) counts the slots of its right neighbour's inbox that
 //! the right neighbour has consumed. Per piece of data, on the rank's stream:
 //!
@@ -24,17 +24,26 @@
 //! Ring operations loop over *slices* as NCCL does: slice `k` is the `k`-th piece (one slot) of
 //! every block, and the whole ring (every reduce-scatter step, then for all-reduce every
 //! all-gather step) runs over one slice before the next begins. So every rank alternates
-//! receiving and sending, and at most two pieces are ever in flight towards a neighbour: the
-//! ring cannot fill its slots and wait on itself, whatever the message size. (Enqueuing every
+//! receiving and sending (in step with its neighbours, at most two pieces are in flight towards
+//! each): a rank's `i`-th send waits for its right neighbour's receive number `i - SLOTS + 1`,
+//! which that neighbour queues after fewer sends of its own than `i`, so no wait depends on
+//! work queued behind it and the ring cannot deadlock, whatever the message size. (Enqueuing every
 //! piece of a block per step instead deadlocks once a block has more pieces than [`SLOTS`]: each
 //! rank's fifth send of step 0 waits for an acknowledgement its neighbour gives only in step 1,
 //! queued behind its own step-0 sends.) Blocks of unequal length give zero-length pieces at the
 //! tail of the shorter blocks; sender and receiver compute the same lengths and both skip them.
 //!
-//! The host side only enqueues, after one rendezvous per operation over the bootstrap (an
-//! all-gather of the operation's header): there mismatched calls are caught and a rank that does
-//! not arrive within `FERROCM_CCL_TIMEOUT` is named, before any stream waits on a word. A rank
-//! that dies after that leaves its neighbours' streams waiting on words that never come: a
+//! The host side only enqueues, after one rendezvous per operation through shared host memory:
+//! every rank has a *mailbox* (a page of host memory, shared with every other rank at init as
+//! the inboxes are) where it posts the header of each operation it enters (sequence number,
+//! operation, type, operator, count, root), numbered by a round that counts this engine's
+//! operations; it then reads every other rank's mailbox until each has posted the same round,
+//! and compares. There mismatched calls are caught (both ranks see both headers) and a rank that
+//! does not arrive within `FERROCM_CCL_TIMEOUT` is named, before any stream waits on a word;
+//! the host neither sends nor receives a message, so the rendezvous costs a few reads of shared
+//! memory once every rank is there. A mailbox keeps its last two headers: a rank can be at most
+//! one round ahead of another (it passes round `t` only once every rank has posted `t`), so the
+//! header a slower rank looks for is never overwritten. A rank that dies after that leaves its neighbours' streams waiting on words that never come: a
 //! watchdog thread sees the communicator fail (the bootstrap notices the death) and writes every
 //! awaited value into this rank's own words from a stream of its own (NCCL's abort), so the
 //! streams drain (the results are garbage) and every later call returns the failure.
@@ -42,19 +51,20 @@
 use std::io::{Read, Write};
 use std::os::linux::net::SocketAddrExt;
 use std::os::unix::net::{SocketAddr, UnixListener, UnixStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use ferrocm_runtime::{AsDeviceSlice, Device, ShareableHandle, SharedBuffer, Stream, WaitCondition};
+use ferrocm_runtime::{
+    AsDeviceSlice, BackendKind, Device, ShareableHandle, SharedBuffer, Stream, WaitCondition,
+};
 
 use super::{launch_copy, launch_reduce, Region};
 use crate::bootstrap::TimeoutReport;
 use crate::comm::Core;
 use crate::op::{Op, OpKind};
-use crate::state::lock;
+use crate::state::{lock, WaitError, Waiter};
 use crate::types::{DataType, ReduceOp};
-use crate::wire::{Reader, Writer};
 use crate::{CclError, Result};
 
 /// Slots per inbox: the pieces one rank may have in flight towards its right neighbour.
@@ -64,6 +74,69 @@ const ABORT_AHEAD: u64 = 1 << 62;
 
 const READY: usize = 0;
 const ACK: usize = 1;
+
+/// Headers a mailbox keeps (a rank is at most one round ahead of any other).
+const ENTRIES: usize = 2;
+/// Words of one mailbox entry: the round, then the header ([`Header::words`]).
+const ENTRY_WORDS: usize = 8;
+const MAILBOX_WORDS: usize = ENTRIES * ENTRY_WORDS;
+
+/// A rank's mailbox: host memory (a CPU device's exportable memory, whose addresses are host
+/// addresses) holding the headers of its last [`ENTRIES`] rendezvous, read by every rank.
+struct Mailbox(SharedBuffer<u64>);
+
+impl Mailbox {
+    /// A zeroed mailbox of this process.
+    fn create(device: &Device) -> Result<Mailbox> {
+        let host = if device.kind() == BackendKind::Cpu { device.clone() } else { Device::cpu()? };
+        let m = Mailbox(SharedBuffer::<u64>::new(&host, MAILBOX_WORDS)?);
+        for i in 0..MAILBOX_WORDS {
+            m.word(i).store(0, Ordering::Relaxed);
+        }
+        Ok(m)
+    }
+
+    /// Maps another rank's mailbox.
+    fn import(handle: &ShareableHandle) -> std::result::Result<Mailbox, String> {
+        if handle.shared_bytes() < (MAILBOX_WORDS * 8) as u64 {
+            return Err(format!(
+                "the mailbox holds {} bytes, fewer than the {} needed",
+                handle.shared_bytes(),
+                MAILBOX_WORDS * 8
+            ));
+        }
+        let host = Device::cpu().map_err(|e| e.to_string())?;
+        SharedBuffer::<u64>::import(&host, handle).map(Mailbox).map_err(|e| e.to_string())
+    }
+
+    fn word(&self, i: usize) -> &AtomicU64 {
+        assert!(i < MAILBOX_WORDS, "mailbox word {i} of {MAILBOX_WORDS}");
+        let base = self.0.device_ptr().0 as *const AtomicU64;
+        // SAFETY: a CPU device's buffer address is the host address of its mapping, which is
+        // page-aligned, at least `MAILBOX_WORDS` words long (checked at creation and import) and
+        // lives as long as `self`; other processes access these words only atomically, so
+        // viewing them as atomics is sound.
+        unsafe { &*base.add(i) }
+    }
+
+    /// Posts `header` as round `round` (the header first, then the round that publishes it).
+    fn post(&self, round: u64, header: &[u64; ENTRY_WORDS - 1]) {
+        let at = (round as usize % ENTRIES) * ENTRY_WORDS;
+        for (i, &w) in header.iter().enumerate() {
+            self.word(at + 1 + i).store(w, Ordering::Relaxed);
+        }
+        self.word(at).store(round, Ordering::Release);
+    }
+
+    /// The header posted as round `round`, once it is there.
+    fn read(&self, round: u64) -> Option<[u64; ENTRY_WORDS - 1]> {
+        let at = (round as usize % ENTRIES) * ENTRY_WORDS;
+        if self.word(at).load(Ordering::Acquire) != round {
+            return None;
+        }
+        Some(std::array::from_fn(|i| self.word(at + 1 + i).load(Ordering::Relaxed)))
+    }
+}
 
 /// The operations this engine runs; the rest go to the host engine.
 pub(crate) fn supports(kind: OpKind) -> bool {
@@ -100,30 +173,40 @@ pub(crate) struct IpcEngine {
     device: Device,
     health: Arc<crate::state::Health>,
     ring: Arc<Mutex<Ring>>,
+    /// Every rank's mailbox, this rank's own included.
+    mailboxes: Vec<Mailbox>,
+    /// Rendezvous so far (the round of the last one).
+    round: AtomicU64,
     stop: Arc<AtomicBool>,
     watchdog: Option<std::thread::JoinHandle<()>>,
 }
 
-/// What one rank sends a neighbour at init: its rank and the handles of its inbox and words.
-fn send_mine(
-    sock: &UnixStream,
-    me: usize,
-    inbox: &SharedBuffer<u8>,
-    words: &SharedBuffer<u64>,
-) -> std::io::Result<()> {
+/// What one rank sends every other at init: its rank and the handles of its inbox, words and
+/// mailbox.
+fn send_mine(sock: &UnixStream, me: usize, mine: &Prepared) -> std::io::Result<()> {
     let io = |e: ferrocm_runtime::Error| std::io::Error::other(e.to_string());
     (&*sock).write_all(&(me as u64).to_le_bytes())?;
-    inbox.export().map_err(io)?.send(sock).map_err(io)?;
-    words.export().map_err(io)?.send(sock).map_err(io)
+    mine.inbox.export().map_err(io)?.send(sock).map_err(io)?;
+    mine.words.export().map_err(io)?.send(sock).map_err(io)?;
+    mine.mailbox.0.export().map_err(io)?.send(sock).map_err(io)
 }
 
-fn recv_theirs(sock: &UnixStream) -> std::io::Result<(usize, ShareableHandle, ShareableHandle)> {
+/// A peer's rank and the handles of its inbox, words and mailbox.
+struct Theirs {
+    rank: usize,
+    inbox: ShareableHandle,
+    words: ShareableHandle,
+    mailbox: ShareableHandle,
+}
+
+fn recv_theirs(sock: &UnixStream) -> std::io::Result<Theirs> {
     let io = |e: ferrocm_runtime::Error| std::io::Error::other(e.to_string());
     let mut b = [0u8; 8];
     (&*sock).read_exact(&mut b)?;
     let inbox = ShareableHandle::recv(sock).map_err(io)?;
     let words = ShareableHandle::recv(sock).map_err(io)?;
-    Ok((u64::from_le_bytes(b) as usize, inbox, words))
+    let mailbox = ShareableHandle::recv(sock).map_err(io)?;
+    Ok(Theirs { rank: u64::from_le_bytes(b) as usize, inbox, words, mailbox })
 }
 
 /// A rank's half-built ring: its own staging memory and listening socket, before the ranks
@@ -131,6 +214,7 @@ fn recv_theirs(sock: &UnixStream) -> std::io::Result<(usize, ShareableHandle, Sh
 pub(crate) struct Prepared {
     inbox: SharedBuffer<u8>,
     words: SharedBuffer<u64>,
+    mailbox: Mailbox,
     listener: UnixListener,
 }
 
@@ -144,49 +228,49 @@ impl IpcEngine {
         let inbox = SharedBuffer::<u8>::new(device, core.config.buffsize)?;
         let mut words = SharedBuffer::<u64>::new(device, 2)?;
         device.create_stream()?.copy_htod(&[0u64, 0], &mut words)?;
+        let mailbox = Mailbox::create(device)?;
         let addr = SocketAddr::from_abstract_name(socket_name(core.magic, rank).as_bytes())
             .map_err(|e| err(format!("socket name: {e}")))?;
         let listener =
             UnixListener::bind_addr(&addr).map_err(|e| err(format!("listening on a Unix socket: {e}")))?;
         listener.set_nonblocking(true).map_err(|e| err(e.to_string()))?;
-        Ok(Prepared { inbox, words, listener })
+        Ok(Prepared { inbox, words, mailbox, listener })
     }
 
     /// Connects the ring: every rank of the communicator calls this after a successful
-    /// [`IpcEngine::prepare`] on every rank (it all-gathers over the bootstrap once).
+    /// [`IpcEngine::prepare`] on every rank (it all-gathers over the bootstrap once). Every
+    /// rank sends every other its handles; each maps its ring neighbours' inbox and words and
+    /// every rank's mailbox.
     pub fn connect(core: &Arc<Core>, prepared: Prepared) -> Result<IpcEngine> {
-        let Prepared { inbox, words, listener } = prepared;
         let (rank, n, timeout) = (core.rank, core.nranks, core.config.timeout);
         let (left, right) = ((rank + n - 1) % n, (rank + 1) % n);
         let err = |peer: usize, reason: String| CclError::Transport { transport: "ipc", peer, reason };
         let device = &core.device;
-        // Connect to each neighbour (once when they are the same rank) and send this rank's
-        // handles; accept each neighbour's connection and receive theirs.
-        let mut neighbours = vec![right];
-        if left != right {
-            neighbours.push(left);
-        }
+        let peers: Vec<usize> = (0..n).filter(|&p| p != rank).collect();
         let mut outgoing = Vec::new();
-        for &p in &neighbours {
+        for &p in &peers {
             let addr = SocketAddr::from_abstract_name(socket_name(core.magic, p).as_bytes())
                 .map_err(|e| err(p, e.to_string()))?;
             let sock = UnixStream::connect_addr(&addr).map_err(|e| err(p, format!("connecting: {e}")))?;
-            send_mine(&sock, rank, &inbox, &words).map_err(|e| err(p, format!("sending handles: {e}")))?;
+            send_mine(&sock, rank, &prepared).map_err(|e| err(p, format!("sending handles: {e}")))?;
             outgoing.push(sock);
         }
         let deadline = Instant::now() + timeout;
-        let mut got: Vec<(usize, ShareableHandle, ShareableHandle)> = Vec::new();
-        while got.len() < neighbours.len() {
-            match listener.accept() {
+        let mut got: Vec<Theirs> = Vec::new();
+        while got.len() < peers.len() {
+            match prepared.listener.accept() {
                 Ok((sock, _)) => {
                     sock.set_nonblocking(false).map_err(|e| err(rank, e.to_string()))?;
                     sock.set_read_timeout(Some(timeout)).map_err(|e| err(rank, e.to_string()))?;
                     let theirs =
                         recv_theirs(&sock).map_err(|e| err(rank, format!("receiving handles: {e}")))?;
-                    if !neighbours.contains(&theirs.0) || got.iter().any(|g| g.0 == theirs.0) {
+                    if !peers.contains(&theirs.rank) || got.iter().any(|g| g.rank == theirs.rank) {
                         return Err(err(
-                            theirs.0,
-                            format!("rank {} is not a ring neighbour of rank {rank}", theirs.0),
+                            theirs.rank,
+                            format!(
+                                "rank {} sent its handles twice or is not in the communicator",
+                                theirs.rank
+                            ),
                         ));
                     }
                     got.push(theirs);
@@ -195,12 +279,12 @@ impl IpcEngine {
                     core.health.check()?;
                     if Instant::now() > deadline {
                         let missing =
-                            neighbours.iter().copied().filter(|p| !got.iter().any(|g| g.0 == *p)).collect();
+                            peers.iter().copied().filter(|p| !got.iter().any(|g| g.rank == *p)).collect();
                         return Err(CclError::Timeout {
                             operation: "connecting the device engine's ring (init)".into(),
                             waited: timeout,
                             missing,
-                            detail: format!("rank {rank} expected its neighbours' staging buffers"),
+                            detail: format!("rank {rank} expected the other ranks' staging buffers"),
                         });
                     }
                     std::thread::sleep(Duration::from_millis(2));
@@ -209,13 +293,24 @@ impl IpcEngine {
             }
         }
         drop(outgoing);
-        let import = |p: usize| -> Result<(SharedBuffer<u8>, SharedBuffer<u64>)> {
-            let (_, i, w) =
-                got.iter().find(|g| g.0 == p).ok_or_else(|| err(p, "no handles received".into()))?;
-            Ok((SharedBuffer::import(device, i)?, SharedBuffer::import(device, w)?))
-        };
-        let (right_inbox, right_words) = import(right)?;
-        let left_words = if left != right { Some(import(left)?.1) } else { None };
+        let Prepared { inbox, words, mailbox, listener } = prepared;
+        drop(listener);
+        let theirs =
+            |p: usize| got.iter().find(|g| g.rank == p).ok_or_else(|| err(p, "no handles received".into()));
+        let right_inbox = SharedBuffer::import(device, &theirs(right)?.inbox)?;
+        let right_words = SharedBuffer::import(device, &theirs(right)?.words)?;
+        let left_words =
+            if left != right { Some(SharedBuffer::import(device, &theirs(left)?.words)?) } else { None };
+        let mut mailboxes = Vec::with_capacity(n);
+        let mut own = Some(mailbox);
+        for p in 0..n {
+            if p == rank {
+                mailboxes.push(own.take().expect("this rank's mailbox is placed once"));
+            } else {
+                let m = Mailbox::import(&theirs(p)?.mailbox).map_err(|e| err(p, format!("mailbox: {e}")))?;
+                mailboxes.push(m);
+            }
+        }
         // Every rank has mapped its neighbours' memory before anyone writes into it.
         core.bootstrap.all_gather(Vec::new(), timeout)?;
         let ring = Arc::new(Mutex::new(Ring {
@@ -244,33 +339,39 @@ impl IpcEngine {
             device: device.clone(),
             health: core.health.clone(),
             ring,
+            mailboxes,
+            round: AtomicU64::new(0),
             stop,
             watchdog: Some(watchdog),
         })
     }
 
-    /// The rendezvous of one operation: every rank's header, compared; a mismatch fails every
-    /// rank, a rank that does not arrive is named by the bootstrap's timeout.
+    /// The rendezvous of one operation: this rank posts its header in its mailbox and reads
+    /// every other rank's until each has posted the same round; a mismatch fails every rank, a
+    /// rank that does not arrive within the timeout is named by the bootstrap's report.
     fn rendezvous(&self, core: &Core, op: &Op) -> Result<()> {
         let mine = Header::of(op);
         core.state.started.fetch_max(op.seq, Ordering::AcqRel);
-        let all = match core.bootstrap.all_gather(mine.encode(), core.config.timeout) {
-            Ok(all) => all,
-            Err(CclError::Timeout { waited, missing, .. }) => {
-                return Err(core.bootstrap.report_timeout(TimeoutReport {
-                    seq: op.seq,
-                    operation: op.describe(),
-                    waited,
-                    rank: self.rank,
-                    waiting_on: missing.first().copied(),
-                }))
-            }
-            Err(e) => return Err(in_operation(core.health.failure().unwrap_or(e), op)),
-        };
-        for (r, theirs) in all.iter().enumerate() {
-            let diff = match Header::decode(theirs) {
+        let round = self.round.fetch_add(1, Ordering::AcqRel) + 1;
+        self.mailboxes[self.rank].post(round, &mine.words());
+        let waiter = Waiter::new(&core.health, &core.state, core.config.timeout);
+        for r in (0..self.nranks).filter(|&r| r != self.rank) {
+            let theirs = match waiter.wait_for(Some(r), || self.mailboxes[r].read(round)) {
+                Ok(h) => h,
+                Err(WaitError::TimedOut) => {
+                    return Err(core.bootstrap.report_timeout(TimeoutReport {
+                        seq: op.seq,
+                        operation: op.describe(),
+                        waited: waiter.start.elapsed(),
+                        rank: self.rank,
+                        waiting_on: Some(r),
+                    }))
+                }
+                Err(WaitError::Failed(e)) => return Err(in_operation(e, op)),
+            };
+            let diff = match Header::from_words(&theirs) {
                 Some(h) => mine.diff(&h, self.rank, r),
-                None => vec![format!("rank {r} sent an unreadable operation header")],
+                None => vec![format!("rank {r} posted an unreadable operation header")],
             };
             if !diff.is_empty() {
                 let e = CclError::Mismatch {
@@ -352,34 +453,33 @@ impl Header {
         }
     }
 
-    fn encode(&self) -> Vec<u8> {
-        let mut w = Writer::new();
-        w.u64(self.seq)
-            .str(self.kind)
-            .u8(self.dtype.code())
-            .u8(self.redop.map_or(u8::MAX, ReduceOp::code))
-            .u64(self.count)
-            .u64(self.root.map_or(u64::MAX, |r| r));
-        w.finish()
+    /// The kinds a header may name, by their index in a mailbox.
+    const KINDS: [OpKind; 5] =
+        [OpKind::AllReduce, OpKind::AllGather, OpKind::ReduceScatter, OpKind::Broadcast, OpKind::Reduce];
+
+    /// The header as mailbox words: sequence, operation, type, operator, count, root.
+    fn words(&self) -> [u64; ENTRY_WORDS - 1] {
+        let kind = Header::KINDS.iter().position(|k| k.name() == self.kind).map_or(u64::MAX, |i| i as u64);
+        [
+            self.seq,
+            kind,
+            self.dtype.code() as u64,
+            self.redop.map_or(u64::MAX, |r| r.code() as u64),
+            self.count,
+            self.root.unwrap_or(u64::MAX),
+            0,
+        ]
     }
 
-    fn decode(b: &[u8]) -> Option<Header> {
-        let mut r = Reader::new(b);
-        let seq = r.u64().ok()?;
-        let name = r.string().ok()?;
-        let kind =
-            [OpKind::AllReduce, OpKind::AllGather, OpKind::ReduceScatter, OpKind::Broadcast, OpKind::Reduce]
-                .into_iter()
-                .map(OpKind::name)
-                .find(|k| *k == name)?;
-        let dtype = DataType::from_code(r.u8().ok()?)?;
-        let redop = match r.u8().ok()? {
-            u8::MAX => None,
-            c => Some(ReduceOp::from_code(c)?),
+    fn from_words(w: &[u64; ENTRY_WORDS - 1]) -> Option<Header> {
+        let kind = Header::KINDS.get(usize::try_from(w[1]).ok()?)?.name();
+        let dtype = DataType::from_code(u8::try_from(w[2]).ok()?)?;
+        let redop = match w[3] {
+            u64::MAX => None,
+            c => Some(ReduceOp::from_code(u8::try_from(c).ok()?)?),
         };
-        let count = r.u64().ok()?;
-        let root = Some(r.u64().ok()?).filter(|&x| x != u64::MAX);
-        Some(Header { seq, kind, dtype, redop, count, root })
+        let root = Some(w[5]).filter(|&x| x != u64::MAX);
+        Some(Header { seq: w[0], kind, dtype, redop, count: w[4], root })
     }
 
     /// What differs between this rank's (`me`) header and rank `r`'s, in words.
