@@ -793,7 +793,7 @@ fn setup_ipc(core: &Arc<Core>) -> Result<Option<IpcEngine>> {
         let engine = IpcEngine::connect(core, prepared.expect("checked by the all-gather"))?;
         core.log.info(|| {
             format!(
-                "topology: {} rank(s) of one host in several processes; device engine between processes (rings over exportable device memory ordered by stream memory operations; {} slots of {} KiB per direction) for all_reduce, all_gather, reduce_scatter, broadcast and reduce, host engine for the rest",
+                "topology: {} rank(s) of one host in several processes; device engine between processes (rings over exportable device memory ordered by stream memory operations; {} slots of {} KiB per direction) for all_reduce, all_gather, reduce_scatter, broadcast, reduce and all_to_all, host engine for the rest",
                 core.nranks,
                 ipc::SLOTS,
                 (core.config.buffsize as u64 / ipc::SLOTS) >> 10
@@ -905,7 +905,8 @@ impl Communicator {
         for it in &items {
             let op = self.make_op(it);
             self.core.log.info(|| {
-                format!("{}: device engine between processes, ring, simple protocol", op.describe())
+                let algorithm = if op.kind == OpKind::AllToAll { "pairwise" } else { "ring" };
+                format!("{}: device engine between processes, {algorithm}, simple protocol", op.describe())
             });
             engine.run(&self.core, &main, &op)?;
         }

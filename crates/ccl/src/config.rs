@@ -164,8 +164,9 @@ pub struct Config {
     pub engine: Option<Engine>,
     /// Logging (`FERROCM_CCL_DEBUG`).
     pub debug: DebugLevel,
-    /// Bytes of each rank's staging area for the device engine between processes
-    /// (`FERROCM_CCL_BUFFSIZE`, as NCCL's `NCCL_BUFFSIZE`): a power of two from
+    /// Bytes of the staging lane each rank keeps for each other rank in the device engine
+    /// between processes (`FERROCM_CCL_BUFFSIZE`, as NCCL's `NCCL_BUFFSIZE`; a rank's device
+    /// memory for it is `buffsize * (nranks - 1)`): a power of two from
     /// [`Config::MIN_BUFFSIZE`] to [`Config::MAX_BUFFSIZE`], split into 4 slots; messages larger
     /// than a slot pipeline through it. Read once at init; every rank must use the same value
     /// (init fails naming the ranks that differ).

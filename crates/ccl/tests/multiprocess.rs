@@ -223,7 +223,14 @@ fn past_staging_cases(n: usize) -> Vec<Case> {
         // Elements that fill the staging area (every slot) once.
         let unit = SMALL_STAGING / dtype.size();
         let slot = unit / SLOTS;
-        for kind in [Kind::AllReduce, Kind::AllGather, Kind::ReduceScatter, Kind::Broadcast, Kind::Reduce] {
+        for kind in [
+            Kind::AllReduce,
+            Kind::AllGather,
+            Kind::ReduceScatter,
+            Kind::Broadcast,
+            Kind::Reduce,
+            Kind::AllToAll,
+        ] {
             // The ring operations' blocks are count / n elements (all-reduce) or count (the
             // others); the chains (broadcast, reduce) pipeline the whole count.
             let per_block = if kind == Kind::AllReduce { n } else { 1 };
@@ -234,7 +241,7 @@ fn past_staging_cases(n: usize) -> Vec<Case> {
             // The last block takes the remainder: one rank's block longer by n - 1.
             counts.push(unit * per_block + per_block - 1);
             for (i, &count) in counts.iter().enumerate() {
-                for in_place in [false, true] {
+                for in_place in [false, true].into_iter().filter(|&i| !i || kind.has_in_place()) {
                     let mut ops = vec![ReduceOp::Sum];
                     if matches!(kind, Kind::AllReduce | Kind::ReduceScatter) && i == 6 {
                         ops.extend([ReduceOp::Max, ReduceOp::Min, ReduceOp::Prod, ReduceOp::Avg]);

@@ -1,19 +1,24 @@
-//! The device engine between processes of one host: rings over staging buffers in exportable
-//! device memory, ordered by stream memory operations (NCCL's simple protocol).
+//! The device engine between processes of one host: rings (and, for all-to-all, pairwise
+//! exchanges) over staging buffers in exportable device memory, ordered by stream memory
+//! operations (NCCL's simple protocol).
 //!
-//! Each rank allocates an inbox of [`SLOTS`] slots (`FERROCM_CCL_BUFFSIZE` bytes in all,
-//! [`crate::Config::buffsize`]) and two words as [`SharedBuffer`]s on its own device, and a
-//! mailbox in host memory (below), and hands the three to every other rank over Unix sockets
-//! (`SCM_RIGHTS`, as the shm transport does) at init; it maps its right neighbour's inbox and
-//! words, its left neighbour's words and every rank's mailbox. Word 0 of a rank's words (`ready`) counts the slots its
-//! left neighbour has filled; word 1 (`ack`) counts the slots of its right neighbour's inbox that
-//! the right neighbour has consumed. Per piece of data, on the rank's stream:
+//! Each rank allocates an inbox with one *lane* per other rank ([`lane`]), each of [`SLOTS`]
+//! slots (`FERROCM_CCL_BUFFSIZE` bytes per lane, [`crate::Config::buffsize`]), and `2n` words,
+//! as [`SharedBuffer`]s on its own device, and a mailbox in host memory (below), and hands the
+//! three to every other rank over Unix sockets (`SCM_RIGHTS`, as the shm transport does) at
+//! init; it maps every other rank's inbox, words and mailbox. Of a rank's words, `READY(p)`
+//! counts the slots of its lane for `p` that `p` has filled, and `ACK(q)` counts the slots of
+//! its lane in `q`'s inbox that `q` has consumed. Per piece of data, on the rank's stream:
 //!
-//! - receiving: wait until `ready` reaches the piece's number, read the slot (a reduce or copy
-//!   kernel), then write the count of consumed slots into the left neighbour's `ack`;
-//! - sending: wait until `ack` says the slot's previous piece was consumed, write the slot of
-//!   the right neighbour's inbox (the same kernel), then write the count of filled slots into
-//!   the right neighbour's `ready`.
+//! - receiving from `p`: wait until `READY(p)` reaches the piece's number, read the slot (a
+//!   reduce or copy kernel), then write the count of consumed slots into `p`'s `ACK(me)`;
+//! - sending to `q`: wait until `ACK(q)` says the slot's previous piece was consumed, write the
+//!   slot of this rank's lane in `q`'s inbox (the same kernel), then write the count of filled
+//!   slots into `q`'s `READY(me)`.
+//!
+//! Rings send to the right neighbour and receive from the left one; all-to-all uses every
+//! lane. Each (sender, receiver) pair is one FIFO whose ends both rank enqueue in operation
+//! order, so operations of both kinds may follow each other on one communicator.
 //!
 //! Ordering is only ever a stream waiting on a word (`Stream::wait_value`), never a kernel
 //! spinning on memory, so ranks sharing one GPU, or CPU devices sharing the executor's thread
@@ -72,8 +77,21 @@ pub(crate) const SLOTS: u64 = 4;
 /// How far past every awaited value the abort writes (the waits are cyclic, 2^63 wide).
 const ABORT_AHEAD: u64 = 1 << 62;
 
-const READY: usize = 0;
-const ACK: usize = 1;
+/// A rank's words: `READY(p)` counts the slots of its lane for `p` that `p` has filled;
+/// `ACK(n, q)` counts the slots of `q`'s lane for this rank that `q` has consumed.
+#[allow(non_snake_case)]
+fn READY(p: usize) -> usize {
+    p
+}
+#[allow(non_snake_case)]
+fn ACK(n: usize, q: usize) -> usize {
+    n + q
+}
+
+/// The lane of `to`'s inbox that `from` writes: one per other rank, in rank order.
+fn lane(from: usize, to: usize) -> u64 {
+    (if from < to { from } else { from - 1 }) as u64
+}
 
 /// Headers a mailbox keeps (a rank is at most one round ahead of any other).
 const ENTRIES: usize = 2;
@@ -142,7 +160,12 @@ impl Mailbox {
 pub(crate) fn supports(kind: OpKind) -> bool {
     matches!(
         kind,
-        OpKind::AllReduce | OpKind::AllGather | OpKind::ReduceScatter | OpKind::Broadcast | OpKind::Reduce
+        OpKind::AllReduce
+            | OpKind::AllGather
+            | OpKind::ReduceScatter
+            | OpKind::Broadcast
+            | OpKind::Reduce
+            | OpKind::AllToAll
     )
 }
 
@@ -152,18 +175,26 @@ fn socket_name(magic: u64, rank: usize) -> String {
 
 /// The rank's mapped memory and its counters; one operation enqueues at a time.
 struct Ring {
+    rank: usize,
+    nranks: usize,
+    /// One lane of [`SLOTS`] slots per other rank ([`lane`]).
     inbox: SharedBuffer<u8>,
+    /// `2 * nranks` words: [`READY`] and [`ACK`] of each rank.
     words: SharedBuffer<u64>,
-    right_inbox: SharedBuffer<u8>,
-    right_words: SharedBuffer<u64>,
-    /// The left neighbour's words (`None` with two ranks: the right neighbour's).
-    left_words: Option<SharedBuffer<u64>>,
+    /// Every other rank's inbox and words, mapped (`None` for this rank).
+    peer_inbox: Vec<Option<SharedBuffer<u8>>>,
+    peer_words: Vec<Option<SharedBuffer<u64>>>,
     /// Bytes per slot (one piece).
     slot_bytes: u64,
-    /// Pieces sent to the right neighbour and received from the left one, over the
-    /// communicator's life.
-    sent: u64,
-    received: u64,
+    /// Pieces sent to and received from each rank over the communicator's life.
+    sent: Vec<u64>,
+    received: Vec<u64>,
+}
+
+impl Ring {
+    fn peer<'a, T>(v: &'a mut [Option<T>], p: usize, what: &str) -> Result<&'a mut T> {
+        v[p].as_mut().ok_or_else(|| CclError::bootstrap("device engine", format!("no {what} of rank {p}")))
+    }
 }
 
 /// The cross-process device engine of one rank.
@@ -225,9 +256,10 @@ impl IpcEngine {
         let rank = core.rank;
         let err = |reason: String| CclError::Transport { transport: "ipc", peer: rank, reason };
         let device = &core.device;
-        let inbox = SharedBuffer::<u8>::new(device, core.config.buffsize)?;
-        let mut words = SharedBuffer::<u64>::new(device, 2)?;
-        device.create_stream()?.copy_htod(&[0u64, 0], &mut words)?;
+        let n = core.nranks;
+        let inbox = SharedBuffer::<u8>::new(device, core.config.buffsize * (n - 1))?;
+        let mut words = SharedBuffer::<u64>::new(device, 2 * n)?;
+        device.create_stream()?.copy_htod(&vec![0u64; 2 * n], &mut words)?;
         let mailbox = Mailbox::create(device)?;
         let addr = SocketAddr::from_abstract_name(socket_name(core.magic, rank).as_bytes())
             .map_err(|e| err(format!("socket name: {e}")))?;
@@ -243,7 +275,6 @@ impl IpcEngine {
     /// every rank's mailbox.
     pub fn connect(core: &Arc<Core>, prepared: Prepared) -> Result<IpcEngine> {
         let (rank, n, timeout) = (core.rank, core.nranks, core.config.timeout);
-        let (left, right) = ((rank + n - 1) % n, (rank + 1) % n);
         let err = |peer: usize, reason: String| CclError::Transport { transport: "ipc", peer, reason };
         let device = &core.device;
         let peers: Vec<usize> = (0..n).filter(|&p| p != rank).collect();
@@ -297,10 +328,24 @@ impl IpcEngine {
         drop(listener);
         let theirs =
             |p: usize| got.iter().find(|g| g.rank == p).ok_or_else(|| err(p, "no handles received".into()));
-        let right_inbox = SharedBuffer::import(device, &theirs(right)?.inbox)?;
-        let right_words = SharedBuffer::import(device, &theirs(right)?.words)?;
-        let left_words =
-            if left != right { Some(SharedBuffer::import(device, &theirs(left)?.words)?) } else { None };
+        let (mut peer_inbox, mut peer_words) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        for p in 0..n {
+            if p == rank {
+                peer_inbox.push(None);
+                peer_words.push(None);
+            } else {
+                let t = theirs(p)?;
+                let lanes = core.config.buffsize as u64 * (n as u64 - 1);
+                if t.inbox.shared_bytes() < lanes || t.words.shared_bytes() < 16 * n as u64 {
+                    return Err(err(
+                        p,
+                        format!("its staging memory is smaller than the {lanes} bytes expected"),
+                    ));
+                }
+                peer_inbox.push(Some(SharedBuffer::import(device, &t.inbox)?));
+                peer_words.push(Some(SharedBuffer::import(device, &t.words)?));
+            }
+        }
         let mut mailboxes = Vec::with_capacity(n);
         let mut own = Some(mailbox);
         for p in 0..n {
@@ -314,14 +359,15 @@ impl IpcEngine {
         // Every rank has mapped its neighbours' memory before anyone writes into it.
         core.bootstrap.all_gather(Vec::new(), timeout)?;
         let ring = Arc::new(Mutex::new(Ring {
+            rank,
+            nranks: n,
             inbox,
             words,
-            right_inbox,
-            right_words,
-            left_words,
+            peer_inbox,
+            peer_words,
             slot_bytes: core.config.buffsize as u64 / SLOTS,
-            sent: 0,
-            received: 0,
+            sent: vec![0; n],
+            received: vec![0; n],
         }));
         let stop = Arc::new(AtomicBool::new(false));
         let watchdog = {
@@ -399,6 +445,7 @@ impl IpcEngine {
             OpKind::AllGather => q.all_gather(),
             OpKind::Broadcast => q.broadcast(),
             OpKind::Reduce => q.reduce(),
+            OpKind::AllToAll => q.all_to_all(),
             _ => Err(CclError::Unsupported {
                 what: format!("{} on the device engine between processes", op.kind.name()),
             }),
@@ -454,8 +501,14 @@ impl Header {
     }
 
     /// The kinds a header may name, by their index in a mailbox.
-    const KINDS: [OpKind; 5] =
-        [OpKind::AllReduce, OpKind::AllGather, OpKind::ReduceScatter, OpKind::Broadcast, OpKind::Reduce];
+    const KINDS: [OpKind; 6] = [
+        OpKind::AllReduce,
+        OpKind::AllGather,
+        OpKind::ReduceScatter,
+        OpKind::Broadcast,
+        OpKind::Reduce,
+        OpKind::AllToAll,
+    ];
 
     /// The header as mailbox words: sequence, operation, type, operator, count, root.
     fn words(&self) -> [u64; ENTRY_WORDS - 1] {
@@ -525,11 +578,14 @@ fn watch(ring: &Mutex<Ring>, stop: &AtomicBool, health: &crate::state::Health, d
 /// wait for into its own words.
 fn release_waits(ring: &Mutex<Ring>, device: &Device) {
     let mut r = lock(ring);
-    let (ready, ack) = (r.received.wrapping_add(ABORT_AHEAD), r.sent.wrapping_add(ABORT_AHEAD));
     let mut abort = || -> ferrocm_runtime::Result<()> {
         let s = device.create_stream()?;
-        s.write_value(&mut r.words.slice_mut(READY..READY + 1)?, ready)?;
-        s.write_value(&mut r.words.slice_mut(ACK..ACK + 1)?, ack)?;
+        let (me, n) = (r.rank, r.nranks);
+        for p in (0..n).filter(|&p| p != me) {
+            let (ready, ack) = (r.received[p].wrapping_add(ABORT_AHEAD), r.sent[p].wrapping_add(ABORT_AHEAD));
+            s.write_value(&mut r.words.slice_mut(READY(p)..READY(p) + 1)?, ready)?;
+            s.write_value(&mut r.words.slice_mut(ACK(n, p)..ACK(n, p) + 1)?, ack)?;
+        }
         s.synchronize()
     };
     let _ = abort();
@@ -552,16 +608,16 @@ struct Queue<'a> {
     op: &'a Op,
 }
 
-/// Where a piece's result goes besides the right neighbour's slot.
+/// One piece: what it combines and where the result goes.
 struct Piece {
-    /// Receive a piece from the left neighbour.
-    recv: bool,
+    /// Receive a piece from this rank.
+    from: Option<usize>,
     /// The rank's own data: reduced with the received piece, or (not receiving) sent as is.
     input: Option<u64>,
     /// Where the result is also stored on this rank.
     output: Option<u64>,
-    /// Send the result to the right neighbour.
-    send: bool,
+    /// Send the result to this rank.
+    to: Option<usize>,
     /// The last combine of an average: divide by the number of ranks.
     finalize: bool,
     elems: u64,
@@ -572,8 +628,20 @@ impl Queue<'_> {
         self.op.dtype.size() as u64
     }
 
-    fn slot_addr(&self, buf: &SharedBuffer<u8>, index: u64) -> u64 {
-        buf.device_ptr().0 + (index % SLOTS) * self.ring.slot_bytes
+    /// The ring neighbours: this rank receives from the left one and sends to the right one.
+    fn left(&self) -> usize {
+        (self.rank + self.n - 1) % self.n
+    }
+
+    fn right(&self) -> usize {
+        (self.rank + 1) % self.n
+    }
+
+    /// The address of slot `index` (modulo [`SLOTS`]) of the lane `from` writes in `to`'s
+    /// inbox `buf`.
+    fn slot_addr(&self, buf: &SharedBuffer<u8>, from: usize, to: usize, index: u64) -> u64 {
+        let lane_bytes = SLOTS * self.ring.slot_bytes;
+        buf.device_ptr().0 + lane(from, to) * lane_bytes + (index % SLOTS) * self.ring.slot_bytes
     }
 
     /// Elements per piece.
@@ -592,19 +660,24 @@ impl Queue<'_> {
         }
         let (s, es, n) = (self.stream, self.es(), self.n as u32);
         let bytes = p.elems * es;
+        let (me, nr) = (self.rank, self.n);
         let mut src = None;
-        if p.recv {
-            let next = self.ring.received + 1;
-            s.wait_value(&self.ring.words.slice(READY..READY + 1)?, next, WaitCondition::Geq)?;
-            src = Some(self.slot_addr(&self.ring.inbox, self.ring.received));
+        if let Some(from) = p.from {
+            let next = self.ring.received[from] + 1;
+            s.wait_value(&self.ring.words.slice(READY(from)..READY(from) + 1)?, next, WaitCondition::Geq)?;
+            src = Some(self.slot_addr(&self.ring.inbox, from, me, self.ring.received[from]));
         }
         let mut dst = None;
-        if p.send {
-            if self.ring.sent >= SLOTS {
-                let consumed = self.ring.sent - SLOTS + 1;
-                s.wait_value(&self.ring.words.slice(ACK..ACK + 1)?, consumed, WaitCondition::Geq)?;
+        if let Some(to) = p.to {
+            let sent = self.ring.sent[to];
+            if sent >= SLOTS {
+                let ack = ACK(nr, to);
+                s.wait_value(&self.ring.words.slice(ack..ack + 1)?, sent - SLOTS + 1, WaitCondition::Geq)?;
             }
-            dst = Some(self.slot_addr(&self.ring.right_inbox, self.ring.sent));
+            let inbox = Ring::peer(&mut self.ring.peer_inbox, to, "inbox")?;
+            let inbox_base = SharedBuffer::device_ptr(inbox).0;
+            let lane_bytes = SLOTS * self.ring.slot_bytes;
+            dst = Some(inbox_base + lane(me, to) * lane_bytes + (sent % SLOTS) * self.ring.slot_bytes);
         }
         // The result goes to the local output if there is one (then on to the right slot), or
         // straight to the right slot.
@@ -631,16 +704,17 @@ impl Queue<'_> {
         if let (Some(d), true) = (dst, p.output.is_some()) {
             launch_copy(s, first, d, bytes)?;
         }
-        if p.recv {
-            self.ring.received += 1;
-            let consumed = self.ring.received;
-            let left = self.ring.left_words.as_mut().unwrap_or(&mut self.ring.right_words);
-            s.write_value(&mut left.slice_mut(ACK..ACK + 1)?, consumed)?;
+        if let Some(from) = p.from {
+            self.ring.received[from] += 1;
+            let consumed = self.ring.received[from];
+            let words = Ring::peer(&mut self.ring.peer_words, from, "words")?;
+            s.write_value(&mut words.slice_mut(ACK(nr, me)..ACK(nr, me) + 1)?, consumed)?;
         }
-        if p.send {
-            self.ring.sent += 1;
-            let filled = self.ring.sent;
-            s.write_value(&mut self.ring.right_words.slice_mut(READY..READY + 1)?, filled)?;
+        if let Some(to) = p.to {
+            self.ring.sent[to] += 1;
+            let filled = self.ring.sent[to];
+            let words = Ring::peer(&mut self.ring.peer_words, to, "words")?;
+            s.write_value(&mut words.slice_mut(READY(me)..READY(me) + 1)?, filled)?;
         }
         Ok(())
     }
@@ -692,16 +766,17 @@ impl Queue<'_> {
         gather: bool,
     ) -> Result<()> {
         let (n, r, es) = (self.n, self.rank, self.es());
+        let (left, right) = (self.left(), self.right());
         let avg = self.op.redop == crate::ReduceOp::Avg;
         for step in 0..n {
             let b = (r + n - 1 - step) % n;
             let (at, k) = self.slice_of(count, b, off);
             let last = step == n - 1;
             self.piece(Piece {
-                recv: step > 0,
+                from: (step > 0).then_some(left),
                 input: Some(send + at * es),
                 output: last.then_some(out + off * es),
-                send: !last || gather,
+                to: (!last || gather).then_some(right),
                 finalize: last && avg,
                 elems: k,
             })?;
@@ -714,14 +789,15 @@ impl Queue<'_> {
     /// receives block `rank - s` and (but at the last step) passes it on.
     fn all_gather_slice(&mut self, recv: u64, count: usize, own: u64, off: u64, first: usize) -> Result<()> {
         let (n, r, es) = (self.n, self.rank, self.es());
+        let (left, right) = (self.left(), self.right());
         for step in first..n {
             let b = (r + n - step) % n;
             let (at, k) = self.slice_of(count, b, off);
             self.piece(Piece {
-                recv: step > 0,
+                from: (step > 0).then_some(left),
                 input: (step == 0).then_some(own + off * es),
                 output: Some(recv + at * es),
-                send: step < n - 1,
+                to: (step < n - 1).then_some(right),
                 finalize: false,
                 elems: k,
             })?;
@@ -753,6 +829,48 @@ impl Queue<'_> {
         self.slices(count, |q, off| q.all_gather_slice(op.recv, count, op.send, off, 0))
     }
 
+    /// Pairwise exchange through every peer's lane: the rank's own block is a local copy; then,
+    /// slice by slice, this rank sends its piece of block `rank + j` to rank `rank + j` and
+    /// receives rank `rank - j`'s piece of block `rank` for every `j` in `1..n` (every send of
+    /// a slice before its receives: a rank's sends of slice `k` wait only on its peers'
+    /// receives of slice `k - SLOTS + 1` or earlier, so no wait depends on work queued behind
+    /// it).
+    fn all_to_all(&mut self) -> Result<()> {
+        let (op, n, r, es) = (self.op, self.n, self.rank, self.es());
+        let c = op.count as u64;
+        let block = |b: usize, off: u64| (b as u64 * c + off) * es;
+        launch_copy(self.stream, op.send + block(r, 0), op.recv + block(r, 0), c * es)?;
+        let per = self.piece_elems();
+        let mut off = 0u64;
+        while off < c {
+            let k = per.min(c - off);
+            for j in 1..n {
+                let to = (r + j) % n;
+                self.piece(Piece {
+                    from: None,
+                    input: Some(op.send + block(to, off)),
+                    output: None,
+                    to: Some(to),
+                    finalize: false,
+                    elems: k,
+                })?;
+            }
+            for j in 1..n {
+                let from = (r + n - j) % n;
+                self.piece(Piece {
+                    from: Some(from),
+                    input: None,
+                    output: Some(op.recv + block(from, off)),
+                    to: None,
+                    finalize: false,
+                    elems: k,
+                })?;
+            }
+            off += k;
+        }
+        Ok(())
+    }
+
     /// A pipelined chain around the ring that ends at the root: the rank after the root sends
     /// its input, each next rank adds its own and passes it on, the root stores the result
     /// (other ranks' `recv` is not written).
@@ -764,10 +882,10 @@ impl Queue<'_> {
         let avg = op.redop == crate::ReduceOp::Avg;
         self.pieces(op.count, |q, off, k| {
             q.piece(Piece {
-                recv: !first,
+                from: (!first).then_some(q.left()),
                 input: Some(op.send + off * es),
                 output: is_root.then_some(op.recv + off * es),
-                send: !is_root,
+                to: (!is_root).then_some(q.right()),
                 finalize: is_root && avg,
                 elems: k,
             })
@@ -782,10 +900,10 @@ impl Queue<'_> {
         let last = (op.root + n - 1) % n == r;
         self.pieces(op.count, |q, off, k| {
             q.piece(Piece {
-                recv: !is_root,
+                from: (!is_root).then_some(q.left()),
                 input: is_root.then_some(op.send + off * es),
                 output: Some(op.recv + off * es),
-                send: !last,
+                to: (!last).then_some(q.right()),
                 finalize: false,
                 elems: k,
             })
