@@ -793,7 +793,7 @@ fn setup_ipc(core: &Arc<Core>) -> Result<Option<IpcEngine>> {
         let engine = IpcEngine::connect(core, prepared.expect("checked by the all-gather"))?;
         core.log.info(|| {
             format!(
-                "topology: {} rank(s) of one host in several processes; device engine between processes (rings over exportable device memory ordered by stream memory operations; {} slots of {} KiB per direction) for all_reduce, all_gather, reduce_scatter, broadcast, reduce and all_to_all, host engine for the rest",
+                "topology: {} rank(s) of one host in several processes; device engine between processes (rings over exportable device memory ordered by stream memory operations; {} slots of {} KiB per direction) for all_reduce, all_gather, reduce_scatter, broadcast, reduce, all_to_all and send/recv, host engine for mixed groups",
                 core.nranks,
                 ipc::SLOTS,
                 (core.config.buffsize as u64 / ipc::SLOTS) >> 10
@@ -822,6 +822,16 @@ fn setup_ipc(core: &Arc<Core>) -> Result<Option<IpcEngine>> {
     Ok(None)
 }
 
+/// Whether the device engine between processes runs a group: collectives it runs, or sends and
+/// receives that fit it ([`ipc::p2p_fits`]); mixed groups go to the host engine.
+fn ipc_runs(me: usize, items: &[Item<'_>]) -> bool {
+    if items.iter().all(|it| ipc::supports(it.kind)) {
+        return true;
+    }
+    let p2p: Vec<(OpKind, usize)> = items.iter().map(|it| (it.kind, it.root)).collect();
+    ipc::p2p_fits(me, &p2p)
+}
+
 /// Launches the operations of a group (see [`crate::group`]).
 pub(crate) fn launch(items: Vec<Item<'_>>) -> Result<()> {
     // Operations by communicator, in call order.
@@ -837,7 +847,7 @@ pub(crate) fn launch(items: Vec<Item<'_>>) -> Result<()> {
     let mut cliques: Vec<(Arc<Clique>, PerComm)> = Vec::new();
     for (comm, items) in per_comm {
         match &comm.engine {
-            EngineImpl::Host(_) if comm.ipc.is_some() && items.iter().all(|it| ipc::supports(it.kind)) => {
+            EngineImpl::Host(_) if comm.ipc.is_some() && ipc_runs(comm.core.rank, &items) => {
                 comm.launch_ipc(items)?
             }
             EngineImpl::Host(h) => {
@@ -902,13 +912,26 @@ impl Communicator {
                 b.as_buffer().record_use(&main);
             }
         }
-        for it in &items {
-            let op = self.make_op(it);
-            self.core.log.info(|| {
-                let algorithm = if op.kind == OpKind::AllToAll { "pairwise" } else { "ring" };
-                format!("{}: device engine between processes, {algorithm}, simple protocol", op.describe())
-            });
-            engine.run(&self.core, &main, &op)?;
+        if items[0].kind.is_p2p() {
+            let ops: Vec<Op> = items.iter().map(|it| self.make_op(it)).collect();
+            for op in &ops {
+                self.core.log.info(|| {
+                    format!("{}: device engine between processes, direct, simple protocol", op.describe())
+                });
+            }
+            engine.run_p2p(&self.core, &main, &ops)?;
+        } else {
+            for it in &items {
+                let op = self.make_op(it);
+                self.core.log.info(|| {
+                    let algorithm = if op.kind == OpKind::AllToAll { "pairwise" } else { "ring" };
+                    format!(
+                        "{}: device engine between processes, {algorithm}, simple protocol",
+                        op.describe()
+                    )
+                });
+                engine.run(&self.core, &main, &op)?;
+            }
         }
         for it in &items {
             join(&main, it.stream)?;

@@ -46,8 +46,10 @@
 //!   exchanges, through staging slots in each rank's exportable device memory (one lane of
 //!   `FERROCM_CCL_BUFFSIZE` bytes per other rank), mapped by the other ranks; every piece is a kernel between
 //!   a stream wait on a memory word and a stream write of the neighbour's word (stream memory
-//!   operations), so the host only queues. Send/recv uses the host engine
-//!   (logged at `INFO`). One rendezvous per operation through mailboxes in shared host memory
+//!   operations), so the host only queues. Send/recv groups run there too (each send and
+//!   receive matched with its peer's through the mailboxes, at most four per peer and direction
+//!   per group); groups mixing them with collectives, or sending to the rank itself, use the
+//!   host engine (logged at `INFO`). One rendezvous per operation through mailboxes in shared host memory
 //!   (no message) checks that every rank called the same thing; when the communicator fails, a watchdog releases the rank's
 //!   waiting streams (their results are garbage) and the failure is returned by every later
 //!   call and by [`Communicator::async_error`].

@@ -362,3 +362,33 @@ fn operation_mismatch_across_processes_device_engine() {
     }
     all_passed(&spawn_ranks(TEST, 3, LIMIT, |_| vec![("FERROCM_CCL_ENGINE".into(), "device".into())]));
 }
+
+/// Send/recv on the device engine between processes: rank 0 sends 10 elements, rank 1
+/// receives 9. Both fail with a mismatch naming both counts, before anything is written (rank
+/// 1's receive buffer keeps its contents).
+#[test]
+fn p2p_mismatch_across_processes_device_engine() {
+    const TEST: &str = "p2p_mismatch_across_processes_device_engine";
+    if child().is_some() {
+        let (comm, s) = child_comm();
+        let call = if comm.rank() == 0 {
+            let x = s.clone_htod(&[1.0f32; 10]).unwrap();
+            ferrocm_ccl::group(|g| g.send(&comm, &x, 1, &s))
+        } else {
+            let mut y = s.clone_htod(&[7.0f32; 9]).unwrap();
+            let r = ferrocm_ccl::group(|g| g.recv(&comm, &mut y, 0, &s));
+            assert_eq!(s.clone_dtoh(&y).unwrap(), vec![7.0f32; 9], "the receive buffer was written");
+            r
+        };
+        let e = outcome(call, &s).expect("both ranks fail");
+        assert!(
+            e.contains("mismatched calls")
+                && e.contains("rank 0 sends 10")
+                && e.contains("rank 1 receives 9"),
+            "rank {}: {e}",
+            comm.rank()
+        );
+        return;
+    }
+    all_passed(&spawn_ranks(TEST, 2, LIMIT, |_| vec![("FERROCM_CCL_ENGINE".into(), "device".into())]));
+}

@@ -230,6 +230,7 @@ fn past_staging_cases(n: usize) -> Vec<Case> {
             Kind::Broadcast,
             Kind::Reduce,
             Kind::AllToAll,
+            Kind::SendRecv,
         ] {
             // The ring operations' blocks are count / n elements (all-reduce) or count (the
             // others); the chains (broadcast, reduce) pipeline the whole count.

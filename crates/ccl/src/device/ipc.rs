@@ -17,7 +17,7 @@
 //!   slots into `q`'s `READY(me)`.
 //!
 //! Rings send to the right neighbour and receive from the left one; all-to-all uses every
-//! lane. Each (sender, receiver) pair is one FIFO whose ends both rank enqueue in operation
+//! lane, and so do groups of sends and receives ([`IpcEngine::run_p2p`]). Each (sender, receiver) pair is one FIFO whose ends both rank enqueue in operation
 //! order, so operations of both kinds may follow each other on one communicator.
 //!
 //! Ordering is only ever a stream waiting on a word (`Stream::wait_value`), never a kernel
@@ -97,41 +97,62 @@ fn lane(from: usize, to: usize) -> u64 {
 const ENTRIES: usize = 2;
 /// Words of one mailbox entry: the round, then the header ([`Header::words`]).
 const ENTRY_WORDS: usize = 8;
-const MAILBOX_WORDS: usize = ENTRIES * ENTRY_WORDS;
+const COLLECTIVE_WORDS: usize = ENTRIES * ENTRY_WORDS;
+/// Point-to-point headers a mailbox keeps per peer and direction.
+const P2P_ENTRIES: usize = 8;
+/// Words of one point-to-point entry: the pair's sequence number, the count, the type.
+const P2P_WORDS: usize = 3;
+/// Sends (or receives) to one peer that one group may run on this engine: with at most
+/// [`SLOTS`] per slice and direction, the slice loop cannot wait on itself, and the mailbox
+/// keeps every header of a group until its peer has read it.
+pub(crate) const P2P_PER_PEER: usize = SLOTS as usize;
+const SEND: usize = 0;
+const RECV: usize = 1;
+
+fn mailbox_words(n: usize) -> usize {
+    COLLECTIVE_WORDS + n * 2 * P2P_ENTRIES * P2P_WORDS
+}
+
+/// The first word of the point-to-point entry for `peer`, direction `dir`, sequence `seq`.
+fn p2p_at(peer: usize, dir: usize, seq: u64) -> usize {
+    COLLECTIVE_WORDS + ((peer * 2 + dir) * P2P_ENTRIES + seq as usize % P2P_ENTRIES) * P2P_WORDS
+}
 
 /// A rank's mailbox: host memory (a CPU device's exportable memory, whose addresses are host
 /// addresses) holding the headers of its last [`ENTRIES`] rendezvous, read by every rank.
-struct Mailbox(SharedBuffer<u64>);
+struct Mailbox(SharedBuffer<u64>, usize);
 
 impl Mailbox {
-    /// A zeroed mailbox of this process.
-    fn create(device: &Device) -> Result<Mailbox> {
+    /// A zeroed mailbox of this process, for a communicator of `n` ranks.
+    fn create(device: &Device, n: usize) -> Result<Mailbox> {
         let host = if device.kind() == BackendKind::Cpu { device.clone() } else { Device::cpu()? };
-        let m = Mailbox(SharedBuffer::<u64>::new(&host, MAILBOX_WORDS)?);
-        for i in 0..MAILBOX_WORDS {
+        let words = mailbox_words(n);
+        let m = Mailbox(SharedBuffer::<u64>::new(&host, words)?, words);
+        for i in 0..words {
             m.word(i).store(0, Ordering::Relaxed);
         }
         Ok(m)
     }
 
     /// Maps another rank's mailbox.
-    fn import(handle: &ShareableHandle) -> std::result::Result<Mailbox, String> {
-        if handle.shared_bytes() < (MAILBOX_WORDS * 8) as u64 {
+    fn import(handle: &ShareableHandle, n: usize) -> std::result::Result<Mailbox, String> {
+        let words = mailbox_words(n);
+        if handle.shared_bytes() < (words * 8) as u64 {
             return Err(format!(
                 "the mailbox holds {} bytes, fewer than the {} needed",
                 handle.shared_bytes(),
-                MAILBOX_WORDS * 8
+                words * 8
             ));
         }
         let host = Device::cpu().map_err(|e| e.to_string())?;
-        SharedBuffer::<u64>::import(&host, handle).map(Mailbox).map_err(|e| e.to_string())
+        SharedBuffer::<u64>::import(&host, handle).map(|b| Mailbox(b, words)).map_err(|e| e.to_string())
     }
 
     fn word(&self, i: usize) -> &AtomicU64 {
-        assert!(i < MAILBOX_WORDS, "mailbox word {i} of {MAILBOX_WORDS}");
+        assert!(i < self.1, "mailbox word {i} of {}", self.1);
         let base = self.0.device_ptr().0 as *const AtomicU64;
         // SAFETY: a CPU device's buffer address is the host address of its mapping, which is
-        // page-aligned, at least `MAILBOX_WORDS` words long (checked at creation and import) and
+        // page-aligned, at least `self.1` words long (checked at creation and import) and
         // lives as long as `self`; other processes access these words only atomically, so
         // viewing them as atomics is sound.
         unsafe { &*base.add(i) }
@@ -153,6 +174,26 @@ impl Mailbox {
             return None;
         }
         Some(std::array::from_fn(|i| self.word(at + 1 + i).load(Ordering::Relaxed)))
+    }
+
+    /// Posts the header of send or receive number `seq` with `peer` (direction `dir`).
+    fn post_p2p(&self, peer: usize, dir: usize, seq: u64, count: u64, dtype: DataType) {
+        let at = p2p_at(peer, dir, seq);
+        self.word(at + 1).store(count, Ordering::Relaxed);
+        self.word(at + 2).store(dtype.code() as u64, Ordering::Relaxed);
+        self.word(at).store(seq, Ordering::Release);
+    }
+
+    /// The count and type of send or receive number `seq` with `peer`, once posted.
+    fn read_p2p(&self, peer: usize, dir: usize, seq: u64) -> Option<(u64, Option<DataType>)> {
+        let at = p2p_at(peer, dir, seq);
+        if self.word(at).load(Ordering::Acquire) != seq {
+            return None;
+        }
+        let count = self.word(at + 1).load(Ordering::Relaxed);
+        let dtype =
+            u8::try_from(self.word(at + 2).load(Ordering::Relaxed)).ok().and_then(DataType::from_code);
+        Some((count, dtype))
     }
 }
 
@@ -260,7 +301,7 @@ impl IpcEngine {
         let inbox = SharedBuffer::<u8>::new(device, core.config.buffsize * (n - 1))?;
         let mut words = SharedBuffer::<u64>::new(device, 2 * n)?;
         device.create_stream()?.copy_htod(&vec![0u64; 2 * n], &mut words)?;
-        let mailbox = Mailbox::create(device)?;
+        let mailbox = Mailbox::create(device, n)?;
         let addr = SocketAddr::from_abstract_name(socket_name(core.magic, rank).as_bytes())
             .map_err(|e| err(format!("socket name: {e}")))?;
         let listener =
@@ -352,7 +393,8 @@ impl IpcEngine {
             if p == rank {
                 mailboxes.push(own.take().expect("this rank's mailbox is placed once"));
             } else {
-                let m = Mailbox::import(&theirs(p)?.mailbox).map_err(|e| err(p, format!("mailbox: {e}")))?;
+                let m =
+                    Mailbox::import(&theirs(p)?.mailbox, n).map_err(|e| err(p, format!("mailbox: {e}")))?;
                 mailboxes.push(m);
             }
         }
@@ -451,6 +493,104 @@ impl IpcEngine {
             }),
         }
     }
+}
+
+impl IpcEngine {
+    /// Enqueues a group of sends and receives on `stream`: every header is posted, then each
+    /// is matched against its peer's (count and type), then the pieces are queued slice by
+    /// slice across the group (every send's piece of a slice, then every receive's). The caller
+    /// checked [`p2p_fits`].
+    pub fn run_p2p(&self, core: &Core, stream: &Stream, ops: &[Op]) -> Result<()> {
+        core.health.check()?;
+        let (me, n) = (self.rank, self.nranks);
+        let dir = |op: &Op| if op.kind == OpKind::Send { SEND } else { RECV };
+        for op in ops {
+            self.mailboxes[me].post_p2p(op.root, dir(op), op.seq, op.count as u64, op.dtype);
+        }
+        let waiter = Waiter::new(&core.health, &core.state, core.config.timeout);
+        for op in ops {
+            let peer = op.root;
+            let theirs = match waiter
+                .wait_for(Some(peer), || self.mailboxes[peer].read_p2p(me, 1 - dir(op), op.seq))
+            {
+                Ok(t) => t,
+                Err(WaitError::TimedOut) => {
+                    return Err(core.bootstrap.report_timeout(TimeoutReport {
+                        seq: 0,
+                        operation: op.describe(),
+                        waited: waiter.start.elapsed(),
+                        rank: me,
+                        waiting_on: Some(peer),
+                    }))
+                }
+                Err(WaitError::Failed(e)) => return Err(in_operation(e, op)),
+            };
+            if theirs != (op.count as u64, Some(op.dtype)) {
+                let name = |d: Option<DataType>| d.map_or("an unknown type".to_string(), |d| d.to_string());
+                let (sender, receiver, sends, receives) = if op.kind == OpKind::Send {
+                    (me, peer, (op.count as u64, Some(op.dtype)), theirs)
+                } else {
+                    (peer, me, theirs, (op.count as u64, Some(op.dtype)))
+                };
+                let e = CclError::Mismatch {
+                    operation: op.describe(),
+                    rank: me,
+                    peer,
+                    detail: format!(
+                        "rank {sender} sends {} {} but rank {receiver} receives {} {}",
+                        sends.0,
+                        name(sends.1),
+                        receives.0,
+                        name(receives.1)
+                    ),
+                };
+                core.bootstrap.abort(&e);
+                return Err(e);
+            }
+        }
+        let mut ring = lock(&self.ring);
+        let mut k = 0u64;
+        loop {
+            let mut more = false;
+            for pass in [SEND, RECV] {
+                for op in ops.iter().filter(|o| dir(o) == pass) {
+                    let mut q = Queue { ring: &mut ring, stream, n, rank: me, op };
+                    let per = q.piece_elems();
+                    let (off, count) = (k * per, op.count as u64);
+                    if off >= count {
+                        continue;
+                    }
+                    more = true;
+                    let es = q.es();
+                    q.piece(Piece {
+                        from: (pass == RECV).then_some(op.root),
+                        input: (pass == SEND).then_some(op.send + off * es),
+                        output: (pass == RECV).then_some(op.recv + off * es),
+                        to: (pass == SEND).then_some(op.root),
+                        finalize: false,
+                        elems: per.min(count - off),
+                    })?;
+                }
+            }
+            if !more {
+                return Ok(());
+            }
+            k += 1;
+        }
+    }
+}
+
+/// Whether a group of point-to-point operations can run on this engine: no rank sends to or
+/// receives from itself, and at most [`P2P_PER_PEER`] operations per peer and direction.
+pub(crate) fn p2p_fits(me: usize, ops: &[(OpKind, usize)]) -> bool {
+    let mut per = std::collections::HashMap::new();
+    for &(kind, peer) in ops {
+        if !kind.is_p2p() || peer == me {
+            return false;
+        }
+        *per.entry((kind, peer)).or_insert(0usize) += 1;
+    }
+    per.values().all(|&c| c <= P2P_PER_PEER)
 }
 
 impl Drop for IpcEngine {
