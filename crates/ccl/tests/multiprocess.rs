@@ -80,7 +80,8 @@ fn workload(comm: &Communicator, transport: TransportKind) {
 /// (all-reduce with every operator, all-gather, reduce-scatter, broadcast and reduce to each
 /// end), in place and out of place, on sizes 0, 1, unaligned and larger than the staging ring
 /// (so its slots are reused), on f64, i32 and f32, against the host reference every rank
-/// computes; then an operation it leaves to the host engine (send/recv), on the same stream.
+/// computes; send/recv groups, the largest it runs (four sends and four receives per peer)
+/// and one past it that goes to the host engine, on the same stream.
 fn device_workload(comm: &Communicator) {
     let (r, n) = (comm.rank(), comm.size());
     assert_eq!(comm.engine(), ferrocm_ccl::Engine::Device, "rank {r}: the device engine between processes");
@@ -196,6 +197,42 @@ fn device_workload(comm: &Communicator) {
             })
             .unwrap();
             assert_eq!(s.clone_dtoh(&from_prev).unwrap(), all[(r + n - 1) % n], "send/recv {len}");
+            // Messages each way with both neighbours in one group (slices of the input, in
+            // order): four per peer and direction, the device engine's largest group, then one
+            // more (the host engine's). With two ranks both neighbours are one peer.
+            let (right, left) = ((r + 1) % n, (r + n - 1) % n);
+            for k in if n == 2 { [2usize, 3] } else { [4, 5] } {
+                let parts: Vec<(usize, usize)> = (0..k).map(|i| (i * len / k, (i + 1) * len / k)).collect();
+                let mut from_left: Vec<_> =
+                    parts.iter().map(|_| s.alloc_zeroed::<f64>(len).unwrap()).collect();
+                let mut from_right: Vec<_> =
+                    parts.iter().map(|_| s.alloc_zeroed::<f64>(len).unwrap()).collect();
+                let sends: Vec<_> = parts.iter().map(|&(a, b)| x.slice(a..b).unwrap()).collect();
+                let mut lv: Vec<_> =
+                    from_left.iter_mut().zip(&parts).map(|(v, &(a, b))| v.slice_mut(a..b).unwrap()).collect();
+                let mut rv: Vec<_> = from_right
+                    .iter_mut()
+                    .zip(&parts)
+                    .map(|(v, &(a, b))| v.slice_mut(a..b).unwrap())
+                    .collect();
+                group(|g| {
+                    for ((send, l), rr) in sends.iter().zip(lv.iter_mut()).zip(rv.iter_mut()) {
+                        g.send(comm, send, right, &s)?;
+                        g.send(comm, send, left, &s)?;
+                        g.recv(comm, l, left, &s)?;
+                        g.recv(comm, rr, right, &s)?;
+                    }
+                    Ok(())
+                })
+                .unwrap();
+                drop((lv, rv));
+                for (i, &(a, b)) in parts.iter().enumerate() {
+                    let got = s.clone_dtoh(&from_left[i]).unwrap();
+                    assert_eq!(&got[a..b], &all[left][a..b], "group of {k}: part {i} from the left");
+                    let got = s.clone_dtoh(&from_right[i]).unwrap();
+                    assert_eq!(&got[a..b], &all[right][a..b], "group of {k}: part {i} from the right");
+                }
+            }
             if r == 0 {
                 let got = s.clone_dtoh(&red).unwrap();
                 for i in 0..len {
