@@ -312,8 +312,8 @@ impl IpcEngine {
 
     /// Connects the ring: every rank of the communicator calls this after a successful
     /// [`IpcEngine::prepare`] on every rank (it all-gathers over the bootstrap once). Every
-    /// rank sends every other its handles; each maps its ring neighbours' inbox and words and
-    /// every rank's mailbox.
+    /// rank sends every other its handles, and each maps every other rank's inbox, words and
+    /// mailbox.
     pub fn connect(core: &Arc<Core>, prepared: Prepared) -> Result<IpcEngine> {
         let (rank, n, timeout) = (core.rank, core.nranks, core.config.timeout);
         let err = |peer: usize, reason: String| CclError::Transport { transport: "ipc", peer, reason };
@@ -398,7 +398,7 @@ impl IpcEngine {
                 mailboxes.push(m);
             }
         }
-        // Every rank has mapped its neighbours' memory before anyone writes into it.
+        // Every rank has mapped every other rank's memory before anyone writes into it.
         core.bootstrap.all_gather(Vec::new(), timeout)?;
         let ring = Arc::new(Mutex::new(Ring {
             rank,
