@@ -39,6 +39,8 @@ pub(crate) struct PeerInfo {
     pub device_name: String,
     pub forced_transport: Option<TransportKind>,
     pub forced_engine: Option<Engine>,
+    /// The staging area of the device engine between processes (`Config::buffsize`).
+    pub buffsize: u64,
     pub ucx: bool,
 }
 
@@ -66,6 +68,7 @@ impl PeerInfo {
             device_name: device.properties().name.clone(),
             forced_transport: config.transport,
             forced_engine: config.engine,
+            buffsize: config.buffsize as u64,
             ucx: transport::ucx::available().is_ok(),
         }
     }
@@ -88,6 +91,7 @@ impl PeerInfo {
                 Some(Engine::Host) => 1,
                 Some(Engine::Device) => 2,
             })
+            .u64(self.buffsize)
             .u8(self.ucx as u8);
         w.finish()
     }
@@ -111,6 +115,7 @@ impl PeerInfo {
                 1 => Some(Engine::Host),
                 _ => Some(Engine::Device),
             },
+            buffsize: r.u64().ok()?,
             ucx: r.u8().ok()? != 0,
         })
     }
@@ -231,6 +236,7 @@ impl Communicator {
         config: Config,
     ) -> Result<Communicator> {
         check_rank(rank, nranks)?;
+        Config::check_buffsize(config.buffsize)?;
         let (health, state) = (Arc::new(Health::default()), Arc::new(RankState::default()));
         let timeout = config.timeout;
         let (h, s) = (health.clone(), state.clone());
@@ -251,6 +257,7 @@ impl Communicator {
         if devices.is_empty() {
             return Err(CclError::invalid("device list", "[]", "init_all needs at least one device"));
         }
+        Config::check_buffsize(config.buffsize)?;
         let shared = LocalShared::new(devices.len());
         init_local_ranks(shared, crate::id::random_u64(), devices, &config)
     }
@@ -645,6 +652,14 @@ fn setup(core: &Arc<Core>) -> Result<Communicator> {
     let (rank, nranks) = (core.rank, core.nranks);
     let me = &core.peers[rank];
     for (r, p) in core.peers.iter().enumerate() {
+        if p.buffsize != me.buffsize {
+            return Err(CclError::Unsupported {
+                what: format!(
+                    "ranks {rank} and {r} were configured differently (FERROCM_CCL_BUFFSIZE {} / {}); every rank must use the same staging area size",
+                    me.buffsize, p.buffsize
+                ),
+            });
+        }
         if p.forced_transport != me.forced_transport || p.forced_engine != me.forced_engine {
             return Err(CclError::Unsupported {
                 what: format!(
@@ -778,10 +793,10 @@ fn setup_ipc(core: &Arc<Core>) -> Result<Option<IpcEngine>> {
         let engine = IpcEngine::connect(core, prepared.expect("checked by the all-gather"))?;
         core.log.info(|| {
             format!(
-                "topology: {} rank(s) of one host in several processes; device engine between processes (rings over exportable device memory ordered by stream memory operations; {} slots of {} KiB per direction) for all_reduce, all_gather, reduce_scatter, broadcast and reduce, host engine for the rest",
+                "topology: {} rank(s) of one host in several processes; device engine between processes (rings over exportable device memory ordered by stream memory operations; {} slots of {} KiB per direction) for all_reduce, all_gather, reduce_scatter, broadcast, reduce, all_to_all and send/recv, host engine for mixed groups",
                 core.nranks,
                 ipc::SLOTS,
-                ipc::SLOT_BYTES >> 10
+                (core.config.buffsize as u64 / ipc::SLOTS) >> 10
             )
         });
         return Ok(Some(engine));
@@ -807,6 +822,16 @@ fn setup_ipc(core: &Arc<Core>) -> Result<Option<IpcEngine>> {
     Ok(None)
 }
 
+/// Whether the device engine between processes runs a group: collectives it runs, or sends and
+/// receives that fit it ([`ipc::p2p_fits`]); mixed groups go to the host engine.
+fn ipc_runs(me: usize, items: &[Item<'_>]) -> bool {
+    if items.iter().all(|it| ipc::supports(it.kind)) {
+        return true;
+    }
+    let p2p: Vec<(OpKind, usize)> = items.iter().map(|it| (it.kind, it.root)).collect();
+    ipc::p2p_fits(me, &p2p)
+}
+
 /// Launches the operations of a group (see [`crate::group`]).
 pub(crate) fn launch(items: Vec<Item<'_>>) -> Result<()> {
     // Operations by communicator, in call order.
@@ -822,7 +847,7 @@ pub(crate) fn launch(items: Vec<Item<'_>>) -> Result<()> {
     let mut cliques: Vec<(Arc<Clique>, PerComm)> = Vec::new();
     for (comm, items) in per_comm {
         match &comm.engine {
-            EngineImpl::Host(_) if comm.ipc.is_some() && items.iter().all(|it| ipc::supports(it.kind)) => {
+            EngineImpl::Host(_) if comm.ipc.is_some() && ipc_runs(comm.core.rank, &items) => {
                 comm.launch_ipc(items)?
             }
             EngineImpl::Host(h) => {
@@ -887,12 +912,26 @@ impl Communicator {
                 b.as_buffer().record_use(&main);
             }
         }
-        for it in &items {
-            let op = self.make_op(it);
-            self.core.log.info(|| {
-                format!("{}: device engine between processes, ring, simple protocol", op.describe())
-            });
-            engine.run(&self.core, &main, &op)?;
+        if items[0].kind.is_p2p() {
+            let ops: Vec<Op> = items.iter().map(|it| self.make_op(it)).collect();
+            for op in &ops {
+                self.core.log.info(|| {
+                    format!("{}: device engine between processes, direct, simple protocol", op.describe())
+                });
+            }
+            engine.run_p2p(&self.core, &main, &ops)?;
+        } else {
+            for it in &items {
+                let op = self.make_op(it);
+                self.core.log.info(|| {
+                    let algorithm = if op.kind == OpKind::AllToAll { "pairwise" } else { "ring" };
+                    format!(
+                        "{}: device engine between processes, {algorithm}, simple protocol",
+                        op.describe()
+                    )
+                });
+                engine.run(&self.core, &main, &op)?;
+            }
         }
         for it in &items {
             join(&main, it.stream)?;

@@ -164,6 +164,13 @@ pub struct Config {
     pub engine: Option<Engine>,
     /// Logging (`FERROCM_CCL_DEBUG`).
     pub debug: DebugLevel,
+    /// Bytes of the staging lane each rank keeps for each other rank in the device engine
+    /// between processes (`FERROCM_CCL_BUFFSIZE`, as NCCL's `NCCL_BUFFSIZE`; a rank's device
+    /// memory for it is `buffsize * (nranks - 1)`): a power of two from
+    /// [`Config::MIN_BUFFSIZE`] to [`Config::MAX_BUFFSIZE`], split into 4 slots; messages larger
+    /// than a slot pipeline through it. Read once at init; every rank must use the same value
+    /// (init fails naming the ranks that differ).
+    pub buffsize: usize,
 }
 
 impl Default for Config {
@@ -175,6 +182,7 @@ impl Default for Config {
             transport: None,
             engine: None,
             debug: DebugLevel::None,
+            buffsize: Config::DEFAULT_BUFFSIZE,
         }
     }
 }
@@ -192,6 +200,27 @@ fn parse_choice<T: Copy + fmt::Display>(var: &'static str, all: &[T]) -> Result<
 }
 
 impl Config {
+    /// The default staging area: 4 MiB (four slots of 1 MiB).
+    pub const DEFAULT_BUFFSIZE: usize = 4 << 20;
+    /// The smallest staging area: 16 KiB (four slots of 4 KiB).
+    pub const MIN_BUFFSIZE: usize = 16 << 10;
+    /// The largest staging area: 1 GiB.
+    pub const MAX_BUFFSIZE: usize = 1 << 30;
+
+    /// Checks [`Config::buffsize`]: a power of two within [`Config::MIN_BUFFSIZE`] and
+    /// [`Config::MAX_BUFFSIZE`].
+    pub(crate) fn check_buffsize(bytes: usize) -> Result<usize> {
+        if bytes.is_power_of_two() && (Config::MIN_BUFFSIZE..=Config::MAX_BUFFSIZE).contains(&bytes) {
+            Ok(bytes)
+        } else {
+            Err(CclError::invalid("staging area size (buffsize)", bytes, Config::buffsize_allowed()))
+        }
+    }
+
+    fn buffsize_allowed() -> String {
+        format!("a power of two from {} to {} bytes", Config::MIN_BUFFSIZE, Config::MAX_BUFFSIZE)
+    }
+
     /// The defaults, changed by the `FERROCM_CCL_*` variables that are set. A variable with a
     /// value the library does not know is an error naming it and what is allowed.
     pub fn from_env() -> Result<Config> {
@@ -206,6 +235,15 @@ impl Config {
                     }
                 })?;
             c.timeout = Duration::from_secs_f64(secs);
+        }
+        if let Some(v) = env("FERROCM_CCL_BUFFSIZE") {
+            c.buffsize = v.parse().ok().and_then(|b| Config::check_buffsize(b).ok()).ok_or_else(|| {
+                CclError::InvalidEnvironment {
+                    var: "FERROCM_CCL_BUFFSIZE",
+                    value: v.clone(),
+                    allowed: format!("{} (e.g. 4194304)", Config::buffsize_allowed()),
+                }
+            })?;
         }
         c.algorithm = parse_choice("FERROCM_CCL_ALGO", &Algorithm::ALL)?;
         c.protocol = parse_choice("FERROCM_CCL_PROTO", &Protocol::ALL)?;
@@ -252,6 +290,12 @@ impl Config {
     /// The same settings with a forced engine.
     pub fn with_engine(self, engine: Engine) -> Config {
         Config { engine: Some(engine), ..self }
+    }
+
+    /// The same settings with another staging area size (checked at init: see
+    /// [`Config::buffsize`]).
+    pub fn with_buffsize(self, buffsize: usize) -> Config {
+        Config { buffsize, ..self }
     }
 
     /// The same settings with another debug level.

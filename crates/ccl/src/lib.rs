@@ -42,12 +42,15 @@
 //!   a kernel spinning on memory, so ranks sharing one GPU cannot deadlock.
 //! - **Device engine between processes** (GPUs of one host in several processes, as torchrun
 //!   and mpirun start them; on CPU devices with `FERROCM_CCL_ENGINE=device`): all-reduce,
-//!   all-gather, reduce-scatter, broadcast and reduce run as rings through staging slots in each
-//!   rank's exportable device memory, mapped by its neighbours; every piece is a kernel between
+//!   all-gather, reduce-scatter, broadcast and reduce run as rings, and all-to-all as pairwise
+//!   exchanges, through staging slots in each rank's exportable device memory (one lane of
+//!   `FERROCM_CCL_BUFFSIZE` bytes per other rank), mapped by the other ranks; every piece is a kernel between
 //!   a stream wait on a memory word and a stream write of the neighbour's word (stream memory
-//!   operations), so the host only queues. All-to-all and send/recv use the host engine
-//!   (logged at `INFO`). One rendezvous over the bootstrap per operation checks that every
-//!   rank called the same thing; when the communicator fails, a watchdog releases the rank's
+//!   operations), so the host only queues. Send/recv groups run there too (each send and
+//!   receive matched with its peer's through the mailboxes, at most four per peer and direction
+//!   per group); groups mixing them with collectives, or sending to the rank itself, use the
+//!   host engine (logged at `INFO`). One rendezvous per operation through mailboxes in shared host memory
+//!   (no message) checks that every rank called the same thing; when the communicator fails, a watchdog releases the rank's
 //!   waiting streams (their results are garbage) and the failure is returned by every later
 //!   call and by [`Communicator::async_error`].
 //!
@@ -74,6 +77,7 @@
 //! | `FERROCM_CCL_PROTO` | `LL` or `simple`, on shared-memory connections |
 //! | `FERROCM_CCL_TRANSPORT` | `p2p`, `shm`, `ucx` or `tcp` between every pair it can connect |
 //! | `FERROCM_CCL_ENGINE` | `host` or `device` |
+//! | `FERROCM_CCL_BUFFSIZE` | bytes of the staging lane each rank keeps for each other rank in the device engine between processes: a power of two from 16384 to 1073741824 (default 4194304, four slots of 1 MiB); the same on every rank |
 //! | `FERROCM_CCL_DEBUG` | `WARN`, `INFO` or `TRACE` |
 //! | `FERROCM_CCL_SOCKET_ADDR` | the address this host advertises for TCP |
 //! | `FERROCM_CCL_ROOT` | `host:port` of the bootstrap root for launcher initialisation |

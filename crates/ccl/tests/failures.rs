@@ -306,3 +306,89 @@ fn a_rank_dying_while_streams_wait_releases_them() {
     assert_eq!(results[1].code, Some(17), "rank 1 exits by itself:\n{}", results[1].output);
     all_passed(&results.into_iter().filter(|r| r.rank != 1).collect::<Vec<_>>());
 }
+
+/// Ranks given different staging areas (`FERROCM_CCL_BUFFSIZE`) both fail at init, naming the
+/// two values and the setting, instead of running a ring whose slots disagree.
+#[test]
+fn staging_size_mismatch_fails_init() {
+    const TEST: &str = "staging_size_mismatch_fails_init";
+    if let Some((rank, n, id)) = child() {
+        let Err(e) = Communicator::init_rank(&id, n, rank, &Device::cpu().unwrap()) else {
+            panic!("rank {rank}: init with a staging area unlike its peer's was accepted")
+        };
+        let text = e.to_string();
+        assert!(matches!(e, CclError::Unsupported { .. }), "{e:?}");
+        assert!(
+            text.contains("FERROCM_CCL_BUFFSIZE") && text.contains("16384") && text.contains("32768"),
+            "rank {rank}: {text}"
+        );
+        return;
+    }
+    all_passed(&spawn_ranks(TEST, 2, LIMIT, |r| {
+        vec![
+            ("FERROCM_CCL_ENGINE".into(), "device".into()),
+            ("FERROCM_CCL_BUFFSIZE".into(), (16384 << r).to_string()),
+        ]
+    }));
+}
+
+/// The device engine between processes, three ranks: after an all-reduce they agree on, rank 1
+/// calls all-gather where the others call all-reduce; every rank fails with a mismatch naming
+/// both operations and their sequence numbers (the headers the ranks post in their mailboxes),
+/// and the communicator stays failed.
+#[test]
+fn operation_mismatch_across_processes_device_engine() {
+    const TEST: &str = "operation_mismatch_across_processes_device_engine";
+    if child().is_some() {
+        let (comm, s) = child_comm();
+        let mut x = s.clone_htod(&[1.0f32; 6]).unwrap();
+        comm.all_reduce_in_place(&mut x, ReduceOp::Sum, &s).unwrap();
+        assert_eq!(s.clone_dtoh(&x).unwrap(), vec![3.0f32; 6]);
+        let call = if comm.rank() == 1 {
+            let send = s.clone_htod(&[1.0f32; 2]).unwrap();
+            comm.all_gather(&send, &mut x, &s)
+        } else {
+            comm.all_reduce_in_place(&mut x, ReduceOp::Sum, &s)
+        };
+        let e = outcome(call, &s).expect("every rank fails");
+        assert!(
+            e.contains("mismatched calls") && e.contains("all_reduce #2") && e.contains("all_gather #2"),
+            "rank {}: {e}",
+            comm.rank()
+        );
+        let again = comm.all_reduce_in_place(&mut x, ReduceOp::Sum, &s).unwrap_err().to_string();
+        assert!(again.contains("mismatched calls"), "later calls fail: {again}");
+        return;
+    }
+    all_passed(&spawn_ranks(TEST, 3, LIMIT, |_| vec![("FERROCM_CCL_ENGINE".into(), "device".into())]));
+}
+
+/// Send/recv on the device engine between processes: rank 0 sends 10 elements, rank 1
+/// receives 9. Both fail with a mismatch naming both counts, before anything is written (rank
+/// 1's receive buffer keeps its contents).
+#[test]
+fn p2p_mismatch_across_processes_device_engine() {
+    const TEST: &str = "p2p_mismatch_across_processes_device_engine";
+    if child().is_some() {
+        let (comm, s) = child_comm();
+        let call = if comm.rank() == 0 {
+            let x = s.clone_htod(&[1.0f32; 10]).unwrap();
+            ferrocm_ccl::group(|g| g.send(&comm, &x, 1, &s))
+        } else {
+            let mut y = s.clone_htod(&[7.0f32; 9]).unwrap();
+            let r = ferrocm_ccl::group(|g| g.recv(&comm, &mut y, 0, &s));
+            assert_eq!(s.clone_dtoh(&y).unwrap(), vec![7.0f32; 9], "the receive buffer was written");
+            r
+        };
+        let e = outcome(call, &s).expect("both ranks fail");
+        assert!(
+            e.contains("mismatched calls")
+                && e.contains("rank 0 sends 10")
+                && e.contains("rank 1 receives 9"),
+            "rank {}: {e}",
+            comm.rank()
+        );
+        return;
+    }
+    all_passed(&spawn_ranks(TEST, 2, LIMIT, |_| vec![("FERROCM_CCL_ENGINE".into(), "device".into())]));
+}

@@ -223,6 +223,25 @@ const CASES: &[Case] = &[
         says: &["at least one device"],
     },
     Case {
+        name: "init_rank with a staging area that is not a power of two",
+        call: |c, _| {
+            let id = UniqueId::at_address("127.0.0.1:9".parse().unwrap(), "misuse");
+            let bad = config().with_buffsize(3 << 20);
+            (Communicator::init_rank_with(&id, 2, 0, c.device(), bad).map(|_| ()), true)
+        },
+        kind: |e| matches!(e, CclError::InvalidArgument { .. }),
+        says: &["buffsize", "3145728", "a power of two from 16384 to 1073741824 bytes"],
+    },
+    Case {
+        name: "init_all with a staging area past the largest",
+        call: |c, _| {
+            let bad = config().with_buffsize(Config::MAX_BUFFSIZE * 2);
+            (Communicator::init_all_with(&[c.device().clone()], bad).map(|_| ()), true)
+        },
+        kind: |e| matches!(e, CclError::InvalidArgument { .. }),
+        says: &["buffsize", "2147483648", "1073741824"],
+    },
+    Case {
         name: "a unique id that is not one",
         call: |_, _| ("not an id".parse::<UniqueId>().map(|_| ()), true),
         kind: |e| matches!(e, CclError::InvalidUniqueId { .. }),
@@ -255,6 +274,10 @@ fn bad_environment_values() {
         ("FERROCM_CCL_TRANSPORT", "pigeon", "p2p, shm, ucx, tcp"),
         ("FERROCM_CCL_ENGINE", "gpu", "host, device"),
         ("FERROCM_CCL_DEBUG", "LOUD", "NONE, WARN, INFO or TRACE"),
+        ("FERROCM_CCL_BUFFSIZE", "4M", "a power of two from 16384 to 1073741824 bytes"),
+        ("FERROCM_CCL_BUFFSIZE", "100000", "a power of two from 16384 to 1073741824 bytes"),
+        ("FERROCM_CCL_BUFFSIZE", "8192", "a power of two from 16384 to 1073741824 bytes"),
+        ("FERROCM_CCL_BUFFSIZE", "2147483648", "a power of two from 16384 to 1073741824 bytes"),
     ];
     for (var, value, allowed) in cases {
         std::env::set_var(var, value);
@@ -267,4 +290,8 @@ fn bad_environment_values() {
     std::env::set_var("FERROCM_CCL_ALGO", "Ring");
     assert_eq!(Config::from_env().unwrap().algorithm, Some(ferrocm_ccl::Algorithm::Ring));
     std::env::remove_var("FERROCM_CCL_ALGO");
+    std::env::set_var("FERROCM_CCL_BUFFSIZE", "16384");
+    assert_eq!(Config::from_env().unwrap().buffsize, 16384);
+    std::env::remove_var("FERROCM_CCL_BUFFSIZE");
+    assert_eq!(Config::from_env().unwrap().buffsize, Config::DEFAULT_BUFFSIZE);
 }

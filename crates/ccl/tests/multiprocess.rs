@@ -9,8 +9,8 @@ mod common;
 
 use std::time::Duration;
 
-use common::{all_passed, child, spawn_ranks, ucx_or_skip, Rng};
-use ferrocm_ccl::{group, Communicator, ReduceOp, TransportKind};
+use common::{all_passed, child, run_case_on, spawn_ranks, ucx_or_skip, Case, Kind, Rng};
+use ferrocm_ccl::{group, Communicator, DataType, ReduceOp, TransportKind};
 use ferrocm_runtime::{BackendKind, Device};
 
 const LIMIT: Duration = Duration::from_secs(120);
@@ -80,7 +80,8 @@ fn workload(comm: &Communicator, transport: TransportKind) {
 /// (all-reduce with every operator, all-gather, reduce-scatter, broadcast and reduce to each
 /// end), in place and out of place, on sizes 0, 1, unaligned and larger than the staging ring
 /// (so its slots are reused), on f64, i32 and f32, against the host reference every rank
-/// computes; then an operation it leaves to the host engine (send/recv), on the same stream.
+/// computes; send/recv groups, the largest it runs (four sends and four receives per peer)
+/// and one past it that goes to the host engine, on the same stream.
 fn device_workload(comm: &Communicator) {
     let (r, n) = (comm.rank(), comm.size());
     assert_eq!(comm.engine(), ferrocm_ccl::Engine::Device, "rank {r}: the device engine between processes");
@@ -196,6 +197,42 @@ fn device_workload(comm: &Communicator) {
             })
             .unwrap();
             assert_eq!(s.clone_dtoh(&from_prev).unwrap(), all[(r + n - 1) % n], "send/recv {len}");
+            // Messages each way with both neighbours in one group (slices of the input, in
+            // order): four per peer and direction, the device engine's largest group, then one
+            // more (the host engine's). With two ranks both neighbours are one peer.
+            let (right, left) = ((r + 1) % n, (r + n - 1) % n);
+            for k in if n == 2 { [2usize, 3] } else { [4, 5] } {
+                let parts: Vec<(usize, usize)> = (0..k).map(|i| (i * len / k, (i + 1) * len / k)).collect();
+                let mut from_left: Vec<_> =
+                    parts.iter().map(|_| s.alloc_zeroed::<f64>(len).unwrap()).collect();
+                let mut from_right: Vec<_> =
+                    parts.iter().map(|_| s.alloc_zeroed::<f64>(len).unwrap()).collect();
+                let sends: Vec<_> = parts.iter().map(|&(a, b)| x.slice(a..b).unwrap()).collect();
+                let mut lv: Vec<_> =
+                    from_left.iter_mut().zip(&parts).map(|(v, &(a, b))| v.slice_mut(a..b).unwrap()).collect();
+                let mut rv: Vec<_> = from_right
+                    .iter_mut()
+                    .zip(&parts)
+                    .map(|(v, &(a, b))| v.slice_mut(a..b).unwrap())
+                    .collect();
+                group(|g| {
+                    for ((send, l), rr) in sends.iter().zip(lv.iter_mut()).zip(rv.iter_mut()) {
+                        g.send(comm, send, right, &s)?;
+                        g.send(comm, send, left, &s)?;
+                        g.recv(comm, l, left, &s)?;
+                        g.recv(comm, rr, right, &s)?;
+                    }
+                    Ok(())
+                })
+                .unwrap();
+                drop((lv, rv));
+                for (i, &(a, b)) in parts.iter().enumerate() {
+                    let got = s.clone_dtoh(&from_left[i]).unwrap();
+                    assert_eq!(&got[a..b], &all[left][a..b], "group of {k}: part {i} from the left");
+                    let got = s.clone_dtoh(&from_right[i]).unwrap();
+                    assert_eq!(&got[a..b], &all[right][a..b], "group of {k}: part {i} from the right");
+                }
+            }
             if r == 0 {
                 let got = s.clone_dtoh(&red).unwrap();
                 for i in 0..len {
@@ -204,6 +241,108 @@ fn device_workload(comm: &Communicator) {
             }
         }
     }
+}
+
+/// The staging area the `*_past_staging` tests give the device engine between processes
+/// (`FERROCM_CCL_BUFFSIZE`): the smallest allowed, four slots of 4 KiB, so crossing it is cheap.
+const SMALL_STAGING: usize = 16 << 10;
+/// Pieces a rank may have in flight towards a neighbour (the engine's slots).
+const SLOTS: usize = 4;
+
+/// The cases of the `*_past_staging` tests: every operation of the device engine between
+/// processes, for f64, f32, i32, f16 and u8, in and out of place, at counts below, at and well
+/// above a staging area's worth of elements per ring block (where enqueuing a block's pieces
+/// step by step deadlocked), counts no rank count divides and odd byte sizes, with every
+/// reduction operator on all-reduce and reduce-scatter.
+fn past_staging_cases(n: usize) -> Vec<Case> {
+    let mut cases = Vec::new();
+    for dtype in [DataType::F64, DataType::F32, DataType::I32, DataType::F16, DataType::U8] {
+        // Elements that fill the staging area (every slot) once.
+        let unit = SMALL_STAGING / dtype.size();
+        let slot = unit / SLOTS;
+        for kind in [
+            Kind::AllReduce,
+            Kind::AllGather,
+            Kind::ReduceScatter,
+            Kind::Broadcast,
+            Kind::Reduce,
+            Kind::AllToAll,
+            Kind::SendRecv,
+        ] {
+            // The ring operations' blocks are count / n elements (all-reduce) or count (the
+            // others); the chains (broadcast, reduce) pipeline the whole count.
+            let per_block = if kind == Kind::AllReduce { n } else { 1 };
+            let mut counts = vec![1, 7, slot + 1];
+            for b in [unit - 1, unit, unit + 1, 5 * unit + 3] {
+                counts.push(b * per_block);
+            }
+            // The last block takes the remainder: one rank's block longer by n - 1.
+            counts.push(unit * per_block + per_block - 1);
+            for (i, &count) in counts.iter().enumerate() {
+                for in_place in [false, true].into_iter().filter(|&i| !i || kind.has_in_place()) {
+                    let mut ops = vec![ReduceOp::Sum];
+                    if matches!(kind, Kind::AllReduce | Kind::ReduceScatter) && i == 6 {
+                        ops.extend([ReduceOp::Max, ReduceOp::Min, ReduceOp::Prod, ReduceOp::Avg]);
+                    }
+                    for op in ops {
+                        let root = (i + 1) % n;
+                        cases.push(Case { kind, dtype, op, in_place, count, root });
+                    }
+                }
+            }
+        }
+    }
+    cases
+}
+
+fn past_staging_child() {
+    let (rank, n, id) = child().expect("child");
+    let device = if std::env::var_os(ON_GPU).is_some() {
+        Device::of_kind(BackendKind::Cuda).into_iter().next().expect("a child rank found no GPU")
+    } else {
+        Device::cpu().unwrap()
+    };
+    let comm = Communicator::init_rank(&id, n, rank, &device).unwrap();
+    assert_eq!(
+        comm.engine(),
+        ferrocm_ccl::Engine::Device,
+        "rank {rank}: the device engine between processes"
+    );
+    for case in past_staging_cases(n) {
+        run_case_on(&comm, &case);
+    }
+    comm.destroy().unwrap();
+}
+
+macro_rules! past_staging_tests {
+    ($($name:ident: $n:expr, $on_gpu:expr $(, $gate:expr)*;)*) => {$(
+        #[test]
+        fn $name() {
+            if child().is_some() {
+                return past_staging_child();
+            }
+            $(if !$gate() { return; })*
+            let results = spawn_ranks(stringify!($name), $n, LIMIT, |_| {
+                let mut env = vec![
+                    ("FERROCM_CCL_ENGINE".to_string(), "device".to_string()),
+                    ("FERROCM_CCL_BUFFSIZE".to_string(), SMALL_STAGING.to_string()),
+                ];
+                if $on_gpu {
+                    env.push((ON_GPU.to_string(), "1".to_string()));
+                }
+                env
+            });
+            all_passed(&results);
+        }
+    )*};
+}
+
+past_staging_tests! {
+    two_processes_device_engine_past_staging: 2, false;
+    three_processes_device_engine_past_staging: 3, false;
+    four_processes_device_engine_past_staging: 4, false;
+    gpu_two_processes_device_engine_past_staging: 2, true, gpu_or_skip;
+    gpu_three_processes_device_engine_past_staging: 3, true, gpu_or_skip;
 }
 
 /// The variable that puts a child rank on the first GPU instead of the CPU device.
@@ -401,5 +540,50 @@ fn debug_info_logs_init_topology_and_calls() {
             "rank {me} logged no per-call line with algorithm and protocol:\n{}",
             r.output
         );
+    }
+}
+
+/// Per-operation latency of an 8-byte all-reduce (two f32, in place, then a stream
+/// synchronize) between two processes on CPU devices, on the host engine and the device
+/// engine: median and 90th percentile of 2000 calls after 200 warm-ups, printed for
+/// `NOTES.md` (`cargo test -p ferrocm-ccl --release --test multiprocess latency -- --ignored
+/// --nocapture`). Every call's result is checked.
+#[test]
+#[ignore = "a measurement: run on demand, in release, on an idle machine"]
+fn latency_two_processes() {
+    const TEST: &str = "latency_two_processes";
+    if let Some((rank, n, id)) = child() {
+        let comm = Communicator::init_rank(&id, n, rank, &Device::cpu().unwrap()).unwrap();
+        let s = comm.device().create_stream().unwrap();
+        let mut x = s.clone_htod(&[1.0f32, 2.0]).unwrap();
+        let mut times = Vec::new();
+        for i in 0..2200 {
+            s.copy_htod(&[rank as f32, i as f32], &mut x).unwrap();
+            s.synchronize().unwrap();
+            let t = std::time::Instant::now();
+            comm.all_reduce_in_place(&mut x, ReduceOp::Sum, &s).unwrap();
+            s.synchronize().unwrap();
+            let dt = t.elapsed();
+            let got = s.clone_dtoh(&x).unwrap();
+            let want = [(0..n).sum::<usize>() as f32, (n * i) as f32];
+            assert_eq!(got, want, "call {i}");
+            if i >= 200 {
+                times.push(dt);
+            }
+        }
+        times.sort();
+        let q = |f: f64| times[((times.len() - 1) as f64 * f) as usize].as_secs_f64() * 1e6;
+        println!("LATENCY engine={} rank={rank} median_us={:.1} p90_us={:.1}", comm.engine(), q(0.5), q(0.9));
+        comm.destroy().unwrap();
+        return;
+    }
+    for engine in ["host", "device"] {
+        let results =
+            spawn_ranks(TEST, 2, LIMIT, |_| vec![("FERROCM_CCL_ENGINE".to_string(), engine.to_string())]);
+        all_passed(&results);
+        for r in &results {
+            let line = r.output.lines().find_map(|l| l.find("LATENCY").map(|i| &l[i..]));
+            println!("{}", line.expect("a child rank printed its latency"));
+        }
     }
 }

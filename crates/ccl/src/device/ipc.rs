@@ -1,18 +1,24 @@
-//! The device engine between processes of one host: rings over staging buffers in exportable
-//! device memory, ordered by stream memory operations (NCCL's simple protocol).
+//! The device engine between processes of one host: rings (and, for all-to-all, pairwise
+//! exchanges) over staging buffers in exportable device memory, ordered by stream memory
+//! operations (NCCL's simple protocol).
 //!
-//! Each rank allocates an inbox of [`SLOTS`] slots of [`SLOT_BYTES`] and two words as
-//! [`SharedBuffer`]s on its own device, and hands both to its ring neighbours over Unix sockets
-//! (`SCM_RIGHTS`, as the shm transport does) at init; it maps its right neighbour's inbox and
-//! words and its left neighbour's words. Word 0 of a rank's words (`ready`) counts the slots its
-//! left neighbour has filled; word 1 (`ack`) counts the slots of its right neighbour's inbox that
-//! the right neighbour has consumed. Per piece of data, on the rank's stream:
+//! Each rank allocates an inbox with one *lane* per other rank ([`lane`]), each of [`SLOTS`]
+//! slots (`FERROCM_CCL_BUFFSIZE` bytes per lane, [`crate::Config::buffsize`]), and `2n` words,
+//! as [`SharedBuffer`]s on its own device, and a mailbox in host memory (below), and hands the
+//! three to every other rank over Unix sockets (`SCM_RIGHTS`, as the shm transport does) at
+//! init; it maps every other rank's inbox, words and mailbox. Of a rank's words, `READY(p)`
+//! counts the slots of its lane for `p` that `p` has filled, and `ACK(q)` counts the slots of
+//! its lane in `q`'s inbox that `q` has consumed. Per piece of data, on the rank's stream:
 //!
-//! - receiving: wait until `ready` reaches the piece's number, read the slot (a reduce or copy
-//!   kernel), then write the count of consumed slots into the left neighbour's `ack`;
-//! - sending: wait until `ack` says the slot's previous piece was consumed, write the slot of
-//!   the right neighbour's inbox (the same kernel), then write the count of filled slots into
-//!   the right neighbour's `ready`.
+//! - receiving from `p`: wait until `READY(p)` reaches the piece's number, read the slot (a
+//!   reduce or copy kernel), then write the count of consumed slots into `p`'s `ACK(me)`;
+//! - sending to `q`: wait until `ACK(q)` says the slot's previous piece was consumed, write the
+//!   slot of this rank's lane in `q`'s inbox (the same kernel), then write the count of filled
+//!   slots into `q`'s `READY(me)`.
+//!
+//! Rings send to the right neighbour and receive from the left one; all-to-all uses every
+//! lane, and so do groups of sends and receives ([`IpcEngine::run_p2p`]). Each (sender, receiver) pair is one FIFO whose ends both rank enqueue in operation
+//! order, so operations of both kinds may follow each other on one communicator.
 //!
 //! Ordering is only ever a stream waiting on a word (`Stream::wait_value`), never a kernel
 //! spinning on memory, so ranks sharing one GPU, or CPU devices sharing the executor's thread
@@ -20,10 +26,29 @@
 //! messages pipeline through a fixed staging area. The counters grow across operations (the
 //! greater-or-equal wait is cyclic, so they may wrap).
 //!
-//! The host side only enqueues, after one rendezvous per operation over the bootstrap (an
-//! all-gather of the operation's header): there mismatched calls are caught and a rank that does
-//! not arrive within `FERROCM_CCL_TIMEOUT` is named, before any stream waits on a word. A rank
-//! that dies after that leaves its neighbours' streams waiting on words that never come: a
+//! Ring operations loop over *slices* as NCCL does: slice `k` is the `k`-th piece (one slot) of
+//! every block, and the whole ring (every reduce-scatter step, then for all-reduce every
+//! all-gather step) runs over one slice before the next begins. So every rank alternates
+//! receiving and sending (in step with its neighbours, at most two pieces are in flight towards
+//! each): a rank's `i`-th send waits for its right neighbour's receive number `i - SLOTS + 1`,
+//! which that neighbour queues after fewer sends of its own than `i`, so no wait depends on
+//! work queued behind it and the ring cannot deadlock, whatever the message size. (Enqueuing every
+//! piece of a block per step instead deadlocks once a block has more pieces than [`SLOTS`]: each
+//! rank's fifth send of step 0 waits for an acknowledgement its neighbour gives only in step 1,
+//! queued behind its own step-0 sends.) Blocks of unequal length give zero-length pieces at the
+//! tail of the shorter blocks; sender and receiver compute the same lengths and both skip them.
+//!
+//! The host side only enqueues, after one rendezvous per operation through shared host memory:
+//! every rank has a *mailbox* (a page of host memory, shared with every other rank at init as
+//! the inboxes are) where it posts the header of each operation it enters (sequence number,
+//! operation, type, operator, count, root), numbered by a round that counts this engine's
+//! operations; it then reads every other rank's mailbox until each has posted the same round,
+//! and compares. There mismatched calls are caught (both ranks see both headers) and a rank that
+//! does not arrive within `FERROCM_CCL_TIMEOUT` is named, before any stream waits on a word;
+//! the host neither sends nor receives a message, so the rendezvous costs a few reads of shared
+//! memory once every rank is there. A mailbox keeps its last two headers: a rank can be at most
+//! one round ahead of another (it passes round `t` only once every rank has posted `t`), so the
+//! header a slower rank looks for is never overwritten. A rank that dies after that leaves its neighbours' streams waiting on words that never come: a
 //! watchdog thread sees the communicator fail (the bootstrap notices the death) and writes every
 //! awaited value into this rank's own words from a stream of its own (NCCL's abort), so the
 //! streams drain (the results are garbage) and every later call returns the failure.
@@ -31,36 +56,157 @@
 use std::io::{Read, Write};
 use std::os::linux::net::SocketAddrExt;
 use std::os::unix::net::{SocketAddr, UnixListener, UnixStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use ferrocm_runtime::{AsDeviceSlice, Device, ShareableHandle, SharedBuffer, Stream, WaitCondition};
+use ferrocm_runtime::{
+    AsDeviceSlice, BackendKind, Device, ShareableHandle, SharedBuffer, Stream, WaitCondition,
+};
 
 use super::{launch_copy, launch_reduce, Region};
 use crate::bootstrap::TimeoutReport;
 use crate::comm::Core;
 use crate::op::{Op, OpKind};
-use crate::state::lock;
+use crate::state::{lock, WaitError, Waiter};
 use crate::types::{DataType, ReduceOp};
-use crate::wire::{Reader, Writer};
 use crate::{CclError, Result};
 
 /// Slots per inbox: the pieces one rank may have in flight towards its right neighbour.
 pub(crate) const SLOTS: u64 = 4;
-/// Bytes per slot (one piece of a chunk).
-pub(crate) const SLOT_BYTES: u64 = 1 << 20;
 /// How far past every awaited value the abort writes (the waits are cyclic, 2^63 wide).
 const ABORT_AHEAD: u64 = 1 << 62;
 
-const READY: usize = 0;
-const ACK: usize = 1;
+/// A rank's words: `READY(p)` counts the slots of its lane for `p` that `p` has filled;
+/// `ACK(n, q)` counts the slots of `q`'s lane for this rank that `q` has consumed.
+#[allow(non_snake_case)]
+fn READY(p: usize) -> usize {
+    p
+}
+#[allow(non_snake_case)]
+fn ACK(n: usize, q: usize) -> usize {
+    n + q
+}
+
+/// The lane of `to`'s inbox that `from` writes: one per other rank, in rank order.
+fn lane(from: usize, to: usize) -> u64 {
+    (if from < to { from } else { from - 1 }) as u64
+}
+
+/// Headers a mailbox keeps (a rank is at most one round ahead of any other).
+const ENTRIES: usize = 2;
+/// Words of one mailbox entry: the round, then the header ([`Header::words`]).
+const ENTRY_WORDS: usize = 8;
+const COLLECTIVE_WORDS: usize = ENTRIES * ENTRY_WORDS;
+/// Point-to-point headers a mailbox keeps per peer and direction.
+const P2P_ENTRIES: usize = 8;
+/// Words of one point-to-point entry: the pair's sequence number, the count, the type.
+const P2P_WORDS: usize = 3;
+/// Sends (or receives) to one peer that one group may run on this engine: with at most
+/// [`SLOTS`] per slice and direction, the slice loop cannot wait on itself, and the mailbox
+/// keeps every header of a group until its peer has read it.
+pub(crate) const P2P_PER_PEER: usize = SLOTS as usize;
+const SEND: usize = 0;
+const RECV: usize = 1;
+
+fn mailbox_words(n: usize) -> usize {
+    COLLECTIVE_WORDS + n * 2 * P2P_ENTRIES * P2P_WORDS
+}
+
+/// The first word of the point-to-point entry for `peer`, direction `dir`, sequence `seq`.
+fn p2p_at(peer: usize, dir: usize, seq: u64) -> usize {
+    COLLECTIVE_WORDS + ((peer * 2 + dir) * P2P_ENTRIES + seq as usize % P2P_ENTRIES) * P2P_WORDS
+}
+
+/// A rank's mailbox: host memory (a CPU device's exportable memory, whose addresses are host
+/// addresses) holding the headers of its last [`ENTRIES`] rendezvous, read by every rank.
+struct Mailbox(SharedBuffer<u64>, usize);
+
+impl Mailbox {
+    /// A zeroed mailbox of this process, for a communicator of `n` ranks.
+    fn create(device: &Device, n: usize) -> Result<Mailbox> {
+        let host = if device.kind() == BackendKind::Cpu { device.clone() } else { Device::cpu()? };
+        let words = mailbox_words(n);
+        let m = Mailbox(SharedBuffer::<u64>::new(&host, words)?, words);
+        for i in 0..words {
+            m.word(i).store(0, Ordering::Relaxed);
+        }
+        Ok(m)
+    }
+
+    /// Maps another rank's mailbox.
+    fn import(handle: &ShareableHandle, n: usize) -> std::result::Result<Mailbox, String> {
+        let words = mailbox_words(n);
+        if handle.shared_bytes() < (words * 8) as u64 {
+            return Err(format!(
+                "the mailbox holds {} bytes, fewer than the {} needed",
+                handle.shared_bytes(),
+                words * 8
+            ));
+        }
+        let host = Device::cpu().map_err(|e| e.to_string())?;
+        SharedBuffer::<u64>::import(&host, handle).map(|b| Mailbox(b, words)).map_err(|e| e.to_string())
+    }
+
+    fn word(&self, i: usize) -> &AtomicU64 {
+        assert!(i < self.1, "mailbox word {i} of {}", self.1);
+        let base = self.0.device_ptr().0 as *const AtomicU64;
+        // SAFETY: a CPU device's buffer address is the host address of its mapping, which is
+        // page-aligned, at least `self.1` words long (checked at creation and import) and
+        // lives as long as `self`; other processes access these words only atomically, so
+        // viewing them as atomics is sound.
+        unsafe { &*base.add(i) }
+    }
+
+    /// Posts `header` as round `round` (the header first, then the round that publishes it).
+    fn post(&self, round: u64, header: &[u64; ENTRY_WORDS - 1]) {
+        let at = (round as usize % ENTRIES) * ENTRY_WORDS;
+        for (i, &w) in header.iter().enumerate() {
+            self.word(at + 1 + i).store(w, Ordering::Relaxed);
+        }
+        self.word(at).store(round, Ordering::Release);
+    }
+
+    /// The header posted as round `round`, once it is there.
+    fn read(&self, round: u64) -> Option<[u64; ENTRY_WORDS - 1]> {
+        let at = (round as usize % ENTRIES) * ENTRY_WORDS;
+        if self.word(at).load(Ordering::Acquire) != round {
+            return None;
+        }
+        Some(std::array::from_fn(|i| self.word(at + 1 + i).load(Ordering::Relaxed)))
+    }
+
+    /// Posts the header of send or receive number `seq` with `peer` (direction `dir`).
+    fn post_p2p(&self, peer: usize, dir: usize, seq: u64, count: u64, dtype: DataType) {
+        let at = p2p_at(peer, dir, seq);
+        self.word(at + 1).store(count, Ordering::Relaxed);
+        self.word(at + 2).store(dtype.code() as u64, Ordering::Relaxed);
+        self.word(at).store(seq, Ordering::Release);
+    }
+
+    /// The count and type of send or receive number `seq` with `peer`, once posted.
+    fn read_p2p(&self, peer: usize, dir: usize, seq: u64) -> Option<(u64, Option<DataType>)> {
+        let at = p2p_at(peer, dir, seq);
+        if self.word(at).load(Ordering::Acquire) != seq {
+            return None;
+        }
+        let count = self.word(at + 1).load(Ordering::Relaxed);
+        let dtype =
+            u8::try_from(self.word(at + 2).load(Ordering::Relaxed)).ok().and_then(DataType::from_code);
+        Some((count, dtype))
+    }
+}
 
 /// The operations this engine runs; the rest go to the host engine.
 pub(crate) fn supports(kind: OpKind) -> bool {
     matches!(
         kind,
-        OpKind::AllReduce | OpKind::AllGather | OpKind::ReduceScatter | OpKind::Broadcast | OpKind::Reduce
+        OpKind::AllReduce
+            | OpKind::AllGather
+            | OpKind::ReduceScatter
+            | OpKind::Broadcast
+            | OpKind::Reduce
+            | OpKind::AllToAll
     )
 }
 
@@ -70,16 +216,26 @@ fn socket_name(magic: u64, rank: usize) -> String {
 
 /// The rank's mapped memory and its counters; one operation enqueues at a time.
 struct Ring {
+    rank: usize,
+    nranks: usize,
+    /// One lane of [`SLOTS`] slots per other rank ([`lane`]).
     inbox: SharedBuffer<u8>,
+    /// `2 * nranks` words: [`READY`] and [`ACK`] of each rank.
     words: SharedBuffer<u64>,
-    right_inbox: SharedBuffer<u8>,
-    right_words: SharedBuffer<u64>,
-    /// The left neighbour's words (`None` with two ranks: the right neighbour's).
-    left_words: Option<SharedBuffer<u64>>,
-    /// Pieces sent to the right neighbour and received from the left one, over the
-    /// communicator's life.
-    sent: u64,
-    received: u64,
+    /// Every other rank's inbox and words, mapped (`None` for this rank).
+    peer_inbox: Vec<Option<SharedBuffer<u8>>>,
+    peer_words: Vec<Option<SharedBuffer<u64>>>,
+    /// Bytes per slot (one piece).
+    slot_bytes: u64,
+    /// Pieces sent to and received from each rank over the communicator's life.
+    sent: Vec<u64>,
+    received: Vec<u64>,
+}
+
+impl Ring {
+    fn peer<'a, T>(v: &'a mut [Option<T>], p: usize, what: &str) -> Result<&'a mut T> {
+        v[p].as_mut().ok_or_else(|| CclError::bootstrap("device engine", format!("no {what} of rank {p}")))
+    }
 }
 
 /// The cross-process device engine of one rank.
@@ -89,30 +245,40 @@ pub(crate) struct IpcEngine {
     device: Device,
     health: Arc<crate::state::Health>,
     ring: Arc<Mutex<Ring>>,
+    /// Every rank's mailbox, this rank's own included.
+    mailboxes: Vec<Mailbox>,
+    /// Rendezvous so far (the round of the last one).
+    round: AtomicU64,
     stop: Arc<AtomicBool>,
     watchdog: Option<std::thread::JoinHandle<()>>,
 }
 
-/// What one rank sends a neighbour at init: its rank and the handles of its inbox and words.
-fn send_mine(
-    sock: &UnixStream,
-    me: usize,
-    inbox: &SharedBuffer<u8>,
-    words: &SharedBuffer<u64>,
-) -> std::io::Result<()> {
+/// What one rank sends every other at init: its rank and the handles of its inbox, words and
+/// mailbox.
+fn send_mine(sock: &UnixStream, me: usize, mine: &Prepared) -> std::io::Result<()> {
     let io = |e: ferrocm_runtime::Error| std::io::Error::other(e.to_string());
     (&*sock).write_all(&(me as u64).to_le_bytes())?;
-    inbox.export().map_err(io)?.send(sock).map_err(io)?;
-    words.export().map_err(io)?.send(sock).map_err(io)
+    mine.inbox.export().map_err(io)?.send(sock).map_err(io)?;
+    mine.words.export().map_err(io)?.send(sock).map_err(io)?;
+    mine.mailbox.0.export().map_err(io)?.send(sock).map_err(io)
 }
 
-fn recv_theirs(sock: &UnixStream) -> std::io::Result<(usize, ShareableHandle, ShareableHandle)> {
+/// A peer's rank and the handles of its inbox, words and mailbox.
+struct Theirs {
+    rank: usize,
+    inbox: ShareableHandle,
+    words: ShareableHandle,
+    mailbox: ShareableHandle,
+}
+
+fn recv_theirs(sock: &UnixStream) -> std::io::Result<Theirs> {
     let io = |e: ferrocm_runtime::Error| std::io::Error::other(e.to_string());
     let mut b = [0u8; 8];
     (&*sock).read_exact(&mut b)?;
     let inbox = ShareableHandle::recv(sock).map_err(io)?;
     let words = ShareableHandle::recv(sock).map_err(io)?;
-    Ok((u64::from_le_bytes(b) as usize, inbox, words))
+    let mailbox = ShareableHandle::recv(sock).map_err(io)?;
+    Ok(Theirs { rank: u64::from_le_bytes(b) as usize, inbox, words, mailbox })
 }
 
 /// A rank's half-built ring: its own staging memory and listening socket, before the ranks
@@ -120,6 +286,7 @@ fn recv_theirs(sock: &UnixStream) -> std::io::Result<(usize, ShareableHandle, Sh
 pub(crate) struct Prepared {
     inbox: SharedBuffer<u8>,
     words: SharedBuffer<u64>,
+    mailbox: Mailbox,
     listener: UnixListener,
 }
 
@@ -130,52 +297,52 @@ impl IpcEngine {
         let rank = core.rank;
         let err = |reason: String| CclError::Transport { transport: "ipc", peer: rank, reason };
         let device = &core.device;
-        let inbox = SharedBuffer::<u8>::new(device, (SLOTS * SLOT_BYTES) as usize)?;
-        let mut words = SharedBuffer::<u64>::new(device, 2)?;
-        device.create_stream()?.copy_htod(&[0u64, 0], &mut words)?;
+        let n = core.nranks;
+        let inbox = SharedBuffer::<u8>::new(device, core.config.buffsize * (n - 1))?;
+        let mut words = SharedBuffer::<u64>::new(device, 2 * n)?;
+        device.create_stream()?.copy_htod(&vec![0u64; 2 * n], &mut words)?;
+        let mailbox = Mailbox::create(device, n)?;
         let addr = SocketAddr::from_abstract_name(socket_name(core.magic, rank).as_bytes())
             .map_err(|e| err(format!("socket name: {e}")))?;
         let listener =
             UnixListener::bind_addr(&addr).map_err(|e| err(format!("listening on a Unix socket: {e}")))?;
         listener.set_nonblocking(true).map_err(|e| err(e.to_string()))?;
-        Ok(Prepared { inbox, words, listener })
+        Ok(Prepared { inbox, words, mailbox, listener })
     }
 
     /// Connects the ring: every rank of the communicator calls this after a successful
-    /// [`IpcEngine::prepare`] on every rank (it all-gathers over the bootstrap once).
+    /// [`IpcEngine::prepare`] on every rank (it all-gathers over the bootstrap once). Every
+    /// rank sends every other its handles, and each maps every other rank's inbox, words and
+    /// mailbox.
     pub fn connect(core: &Arc<Core>, prepared: Prepared) -> Result<IpcEngine> {
-        let Prepared { inbox, words, listener } = prepared;
         let (rank, n, timeout) = (core.rank, core.nranks, core.config.timeout);
-        let (left, right) = ((rank + n - 1) % n, (rank + 1) % n);
         let err = |peer: usize, reason: String| CclError::Transport { transport: "ipc", peer, reason };
         let device = &core.device;
-        // Connect to each neighbour (once when they are the same rank) and send this rank's
-        // handles; accept each neighbour's connection and receive theirs.
-        let mut neighbours = vec![right];
-        if left != right {
-            neighbours.push(left);
-        }
+        let peers: Vec<usize> = (0..n).filter(|&p| p != rank).collect();
         let mut outgoing = Vec::new();
-        for &p in &neighbours {
+        for &p in &peers {
             let addr = SocketAddr::from_abstract_name(socket_name(core.magic, p).as_bytes())
                 .map_err(|e| err(p, e.to_string()))?;
             let sock = UnixStream::connect_addr(&addr).map_err(|e| err(p, format!("connecting: {e}")))?;
-            send_mine(&sock, rank, &inbox, &words).map_err(|e| err(p, format!("sending handles: {e}")))?;
+            send_mine(&sock, rank, &prepared).map_err(|e| err(p, format!("sending handles: {e}")))?;
             outgoing.push(sock);
         }
         let deadline = Instant::now() + timeout;
-        let mut got: Vec<(usize, ShareableHandle, ShareableHandle)> = Vec::new();
-        while got.len() < neighbours.len() {
-            match listener.accept() {
+        let mut got: Vec<Theirs> = Vec::new();
+        while got.len() < peers.len() {
+            match prepared.listener.accept() {
                 Ok((sock, _)) => {
                     sock.set_nonblocking(false).map_err(|e| err(rank, e.to_string()))?;
                     sock.set_read_timeout(Some(timeout)).map_err(|e| err(rank, e.to_string()))?;
                     let theirs =
                         recv_theirs(&sock).map_err(|e| err(rank, format!("receiving handles: {e}")))?;
-                    if !neighbours.contains(&theirs.0) || got.iter().any(|g| g.0 == theirs.0) {
+                    if !peers.contains(&theirs.rank) || got.iter().any(|g| g.rank == theirs.rank) {
                         return Err(err(
-                            theirs.0,
-                            format!("rank {} is not a ring neighbour of rank {rank}", theirs.0),
+                            theirs.rank,
+                            format!(
+                                "rank {} sent its handles twice or is not in the communicator",
+                                theirs.rank
+                            ),
                         ));
                     }
                     got.push(theirs);
@@ -184,12 +351,12 @@ impl IpcEngine {
                     core.health.check()?;
                     if Instant::now() > deadline {
                         let missing =
-                            neighbours.iter().copied().filter(|p| !got.iter().any(|g| g.0 == *p)).collect();
+                            peers.iter().copied().filter(|p| !got.iter().any(|g| g.rank == *p)).collect();
                         return Err(CclError::Timeout {
                             operation: "connecting the device engine's ring (init)".into(),
                             waited: timeout,
                             missing,
-                            detail: format!("rank {rank} expected its neighbours' staging buffers"),
+                            detail: format!("rank {rank} expected the other ranks' staging buffers"),
                         });
                     }
                     std::thread::sleep(Duration::from_millis(2));
@@ -198,23 +365,51 @@ impl IpcEngine {
             }
         }
         drop(outgoing);
-        let import = |p: usize| -> Result<(SharedBuffer<u8>, SharedBuffer<u64>)> {
-            let (_, i, w) =
-                got.iter().find(|g| g.0 == p).ok_or_else(|| err(p, "no handles received".into()))?;
-            Ok((SharedBuffer::import(device, i)?, SharedBuffer::import(device, w)?))
-        };
-        let (right_inbox, right_words) = import(right)?;
-        let left_words = if left != right { Some(import(left)?.1) } else { None };
-        // Every rank has mapped its neighbours' memory before anyone writes into it.
+        let Prepared { inbox, words, mailbox, listener } = prepared;
+        drop(listener);
+        let theirs =
+            |p: usize| got.iter().find(|g| g.rank == p).ok_or_else(|| err(p, "no handles received".into()));
+        let (mut peer_inbox, mut peer_words) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        for p in 0..n {
+            if p == rank {
+                peer_inbox.push(None);
+                peer_words.push(None);
+            } else {
+                let t = theirs(p)?;
+                let lanes = core.config.buffsize as u64 * (n as u64 - 1);
+                if t.inbox.shared_bytes() < lanes || t.words.shared_bytes() < 16 * n as u64 {
+                    return Err(err(
+                        p,
+                        format!("its staging memory is smaller than the {lanes} bytes expected"),
+                    ));
+                }
+                peer_inbox.push(Some(SharedBuffer::import(device, &t.inbox)?));
+                peer_words.push(Some(SharedBuffer::import(device, &t.words)?));
+            }
+        }
+        let mut mailboxes = Vec::with_capacity(n);
+        let mut own = Some(mailbox);
+        for p in 0..n {
+            if p == rank {
+                mailboxes.push(own.take().expect("this rank's mailbox is placed once"));
+            } else {
+                let m =
+                    Mailbox::import(&theirs(p)?.mailbox, n).map_err(|e| err(p, format!("mailbox: {e}")))?;
+                mailboxes.push(m);
+            }
+        }
+        // Every rank has mapped every other rank's memory before anyone writes into it.
         core.bootstrap.all_gather(Vec::new(), timeout)?;
         let ring = Arc::new(Mutex::new(Ring {
+            rank,
+            nranks: n,
             inbox,
             words,
-            right_inbox,
-            right_words,
-            left_words,
-            sent: 0,
-            received: 0,
+            peer_inbox,
+            peer_words,
+            slot_bytes: core.config.buffsize as u64 / SLOTS,
+            sent: vec![0; n],
+            received: vec![0; n],
         }));
         let stop = Arc::new(AtomicBool::new(false));
         let watchdog = {
@@ -232,33 +427,39 @@ impl IpcEngine {
             device: device.clone(),
             health: core.health.clone(),
             ring,
+            mailboxes,
+            round: AtomicU64::new(0),
             stop,
             watchdog: Some(watchdog),
         })
     }
 
-    /// The rendezvous of one operation: every rank's header, compared; a mismatch fails every
-    /// rank, a rank that does not arrive is named by the bootstrap's timeout.
+    /// The rendezvous of one operation: this rank posts its header in its mailbox and reads
+    /// every other rank's until each has posted the same round; a mismatch fails every rank, a
+    /// rank that does not arrive within the timeout is named by the bootstrap's report.
     fn rendezvous(&self, core: &Core, op: &Op) -> Result<()> {
         let mine = Header::of(op);
         core.state.started.fetch_max(op.seq, Ordering::AcqRel);
-        let all = match core.bootstrap.all_gather(mine.encode(), core.config.timeout) {
-            Ok(all) => all,
-            Err(CclError::Timeout { waited, missing, .. }) => {
-                return Err(core.bootstrap.report_timeout(TimeoutReport {
-                    seq: op.seq,
-                    operation: op.describe(),
-                    waited,
-                    rank: self.rank,
-                    waiting_on: missing.first().copied(),
-                }))
-            }
-            Err(e) => return Err(in_operation(core.health.failure().unwrap_or(e), op)),
-        };
-        for (r, theirs) in all.iter().enumerate() {
-            let diff = match Header::decode(theirs) {
+        let round = self.round.fetch_add(1, Ordering::AcqRel) + 1;
+        self.mailboxes[self.rank].post(round, &mine.words());
+        let waiter = Waiter::new(&core.health, &core.state, core.config.timeout);
+        for r in (0..self.nranks).filter(|&r| r != self.rank) {
+            let theirs = match waiter.wait_for(Some(r), || self.mailboxes[r].read(round)) {
+                Ok(h) => h,
+                Err(WaitError::TimedOut) => {
+                    return Err(core.bootstrap.report_timeout(TimeoutReport {
+                        seq: op.seq,
+                        operation: op.describe(),
+                        waited: waiter.start.elapsed(),
+                        rank: self.rank,
+                        waiting_on: Some(r),
+                    }))
+                }
+                Err(WaitError::Failed(e)) => return Err(in_operation(e, op)),
+            };
+            let diff = match Header::from_words(&theirs) {
                 Some(h) => mine.diff(&h, self.rank, r),
-                None => vec![format!("rank {r} sent an unreadable operation header")],
+                None => vec![format!("rank {r} posted an unreadable operation header")],
             };
             if !diff.is_empty() {
                 let e = CclError::Mismatch {
@@ -286,11 +487,110 @@ impl IpcEngine {
             OpKind::AllGather => q.all_gather(),
             OpKind::Broadcast => q.broadcast(),
             OpKind::Reduce => q.reduce(),
+            OpKind::AllToAll => q.all_to_all(),
             _ => Err(CclError::Unsupported {
                 what: format!("{} on the device engine between processes", op.kind.name()),
             }),
         }
     }
+}
+
+impl IpcEngine {
+    /// Enqueues a group of sends and receives on `stream`: every header is posted, then each
+    /// is matched against its peer's (count and type), then the pieces are queued slice by
+    /// slice across the group (every send's piece of a slice, then every receive's). The caller
+    /// checked [`p2p_fits`].
+    pub fn run_p2p(&self, core: &Core, stream: &Stream, ops: &[Op]) -> Result<()> {
+        core.health.check()?;
+        let (me, n) = (self.rank, self.nranks);
+        let dir = |op: &Op| if op.kind == OpKind::Send { SEND } else { RECV };
+        for op in ops {
+            self.mailboxes[me].post_p2p(op.root, dir(op), op.seq, op.count as u64, op.dtype);
+        }
+        let waiter = Waiter::new(&core.health, &core.state, core.config.timeout);
+        for op in ops {
+            let peer = op.root;
+            let theirs = match waiter
+                .wait_for(Some(peer), || self.mailboxes[peer].read_p2p(me, 1 - dir(op), op.seq))
+            {
+                Ok(t) => t,
+                Err(WaitError::TimedOut) => {
+                    return Err(core.bootstrap.report_timeout(TimeoutReport {
+                        seq: 0,
+                        operation: op.describe(),
+                        waited: waiter.start.elapsed(),
+                        rank: me,
+                        waiting_on: Some(peer),
+                    }))
+                }
+                Err(WaitError::Failed(e)) => return Err(in_operation(e, op)),
+            };
+            if theirs != (op.count as u64, Some(op.dtype)) {
+                let name = |d: Option<DataType>| d.map_or("an unknown type".to_string(), |d| d.to_string());
+                let (sender, receiver, sends, receives) = if op.kind == OpKind::Send {
+                    (me, peer, (op.count as u64, Some(op.dtype)), theirs)
+                } else {
+                    (peer, me, theirs, (op.count as u64, Some(op.dtype)))
+                };
+                let e = CclError::Mismatch {
+                    operation: op.describe(),
+                    rank: me,
+                    peer,
+                    detail: format!(
+                        "rank {sender} sends {} {} but rank {receiver} receives {} {}",
+                        sends.0,
+                        name(sends.1),
+                        receives.0,
+                        name(receives.1)
+                    ),
+                };
+                core.bootstrap.abort(&e);
+                return Err(e);
+            }
+        }
+        let mut ring = lock(&self.ring);
+        let mut k = 0u64;
+        loop {
+            let mut more = false;
+            for pass in [SEND, RECV] {
+                for op in ops.iter().filter(|o| dir(o) == pass) {
+                    let mut q = Queue { ring: &mut ring, stream, n, rank: me, op };
+                    let per = q.piece_elems();
+                    let (off, count) = (k * per, op.count as u64);
+                    if off >= count {
+                        continue;
+                    }
+                    more = true;
+                    let es = q.es();
+                    q.piece(Piece {
+                        from: (pass == RECV).then_some(op.root),
+                        input: (pass == SEND).then_some(op.send + off * es),
+                        output: (pass == RECV).then_some(op.recv + off * es),
+                        to: (pass == SEND).then_some(op.root),
+                        finalize: false,
+                        elems: per.min(count - off),
+                    })?;
+                }
+            }
+            if !more {
+                return Ok(());
+            }
+            k += 1;
+        }
+    }
+}
+
+/// Whether a group of point-to-point operations can run on this engine: no rank sends to or
+/// receives from itself, and at most [`P2P_PER_PEER`] operations per peer and direction.
+pub(crate) fn p2p_fits(me: usize, ops: &[(OpKind, usize)]) -> bool {
+    let mut per = std::collections::HashMap::new();
+    for &(kind, peer) in ops {
+        if !kind.is_p2p() || peer == me {
+            return false;
+        }
+        *per.entry((kind, peer)).or_insert(0usize) += 1;
+    }
+    per.values().all(|&c| c <= P2P_PER_PEER)
 }
 
 impl Drop for IpcEngine {
@@ -340,34 +640,39 @@ impl Header {
         }
     }
 
-    fn encode(&self) -> Vec<u8> {
-        let mut w = Writer::new();
-        w.u64(self.seq)
-            .str(self.kind)
-            .u8(self.dtype.code())
-            .u8(self.redop.map_or(u8::MAX, ReduceOp::code))
-            .u64(self.count)
-            .u64(self.root.map_or(u64::MAX, |r| r));
-        w.finish()
+    /// The kinds a header may name, by their index in a mailbox.
+    const KINDS: [OpKind; 6] = [
+        OpKind::AllReduce,
+        OpKind::AllGather,
+        OpKind::ReduceScatter,
+        OpKind::Broadcast,
+        OpKind::Reduce,
+        OpKind::AllToAll,
+    ];
+
+    /// The header as mailbox words: sequence, operation, type, operator, count, root.
+    fn words(&self) -> [u64; ENTRY_WORDS - 1] {
+        let kind = Header::KINDS.iter().position(|k| k.name() == self.kind).map_or(u64::MAX, |i| i as u64);
+        [
+            self.seq,
+            kind,
+            self.dtype.code() as u64,
+            self.redop.map_or(u64::MAX, |r| r.code() as u64),
+            self.count,
+            self.root.unwrap_or(u64::MAX),
+            0,
+        ]
     }
 
-    fn decode(b: &[u8]) -> Option<Header> {
-        let mut r = Reader::new(b);
-        let seq = r.u64().ok()?;
-        let name = r.string().ok()?;
-        let kind =
-            [OpKind::AllReduce, OpKind::AllGather, OpKind::ReduceScatter, OpKind::Broadcast, OpKind::Reduce]
-                .into_iter()
-                .map(OpKind::name)
-                .find(|k| *k == name)?;
-        let dtype = DataType::from_code(r.u8().ok()?)?;
-        let redop = match r.u8().ok()? {
-            u8::MAX => None,
-            c => Some(ReduceOp::from_code(c)?),
+    fn from_words(w: &[u64; ENTRY_WORDS - 1]) -> Option<Header> {
+        let kind = Header::KINDS.get(usize::try_from(w[1]).ok()?)?.name();
+        let dtype = DataType::from_code(u8::try_from(w[2]).ok()?)?;
+        let redop = match w[3] {
+            u64::MAX => None,
+            c => Some(ReduceOp::from_code(u8::try_from(c).ok()?)?),
         };
-        let count = r.u64().ok()?;
-        let root = Some(r.u64().ok()?).filter(|&x| x != u64::MAX);
-        Some(Header { seq, kind, dtype, redop, count, root })
+        let root = Some(w[5]).filter(|&x| x != u64::MAX);
+        Some(Header { seq: w[0], kind, dtype, redop, count: w[4], root })
     }
 
     /// What differs between this rank's (`me`) header and rank `r`'s, in words.
@@ -413,11 +718,14 @@ fn watch(ring: &Mutex<Ring>, stop: &AtomicBool, health: &crate::state::Health, d
 /// wait for into its own words.
 fn release_waits(ring: &Mutex<Ring>, device: &Device) {
     let mut r = lock(ring);
-    let (ready, ack) = (r.received.wrapping_add(ABORT_AHEAD), r.sent.wrapping_add(ABORT_AHEAD));
     let mut abort = || -> ferrocm_runtime::Result<()> {
         let s = device.create_stream()?;
-        s.write_value(&mut r.words.slice_mut(READY..READY + 1)?, ready)?;
-        s.write_value(&mut r.words.slice_mut(ACK..ACK + 1)?, ack)?;
+        let (me, n) = (r.rank, r.nranks);
+        for p in (0..n).filter(|&p| p != me) {
+            let (ready, ack) = (r.received[p].wrapping_add(ABORT_AHEAD), r.sent[p].wrapping_add(ABORT_AHEAD));
+            s.write_value(&mut r.words.slice_mut(READY(p)..READY(p) + 1)?, ready)?;
+            s.write_value(&mut r.words.slice_mut(ACK(n, p)..ACK(n, p) + 1)?, ack)?;
+        }
         s.synchronize()
     };
     let _ = abort();
@@ -440,16 +748,16 @@ struct Queue<'a> {
     op: &'a Op,
 }
 
-/// Where a piece's result goes besides the right neighbour's slot.
+/// One piece: what it combines and where the result goes.
 struct Piece {
-    /// Receive a piece from the left neighbour.
-    recv: bool,
+    /// Receive a piece from this rank.
+    from: Option<usize>,
     /// The rank's own data: reduced with the received piece, or (not receiving) sent as is.
     input: Option<u64>,
     /// Where the result is also stored on this rank.
     output: Option<u64>,
-    /// Send the result to the right neighbour.
-    send: bool,
+    /// Send the result to this rank.
+    to: Option<usize>,
     /// The last combine of an average: divide by the number of ranks.
     finalize: bool,
     elems: u64,
@@ -460,13 +768,25 @@ impl Queue<'_> {
         self.op.dtype.size() as u64
     }
 
-    fn slot_addr(buf: &SharedBuffer<u8>, index: u64) -> u64 {
-        buf.device_ptr().0 + (index % SLOTS) * SLOT_BYTES
+    /// The ring neighbours: this rank receives from the left one and sends to the right one.
+    fn left(&self) -> usize {
+        (self.rank + self.n - 1) % self.n
+    }
+
+    fn right(&self) -> usize {
+        (self.rank + 1) % self.n
+    }
+
+    /// The address of slot `index` (modulo [`SLOTS`]) of the lane `from` writes in `to`'s
+    /// inbox `buf`.
+    fn slot_addr(&self, buf: &SharedBuffer<u8>, from: usize, to: usize, index: u64) -> u64 {
+        let lane_bytes = SLOTS * self.ring.slot_bytes;
+        buf.device_ptr().0 + lane(from, to) * lane_bytes + (index % SLOTS) * self.ring.slot_bytes
     }
 
     /// Elements per piece.
     fn piece_elems(&self) -> u64 {
-        SLOT_BYTES / self.es()
+        self.ring.slot_bytes / self.es()
     }
 
     fn region(&self, addr: u64, elems: u64) -> Region {
@@ -480,19 +800,24 @@ impl Queue<'_> {
         }
         let (s, es, n) = (self.stream, self.es(), self.n as u32);
         let bytes = p.elems * es;
+        let (me, nr) = (self.rank, self.n);
         let mut src = None;
-        if p.recv {
-            let next = self.ring.received + 1;
-            s.wait_value(&self.ring.words.slice(READY..READY + 1)?, next, WaitCondition::Geq)?;
-            src = Some(Self::slot_addr(&self.ring.inbox, self.ring.received));
+        if let Some(from) = p.from {
+            let next = self.ring.received[from] + 1;
+            s.wait_value(&self.ring.words.slice(READY(from)..READY(from) + 1)?, next, WaitCondition::Geq)?;
+            src = Some(self.slot_addr(&self.ring.inbox, from, me, self.ring.received[from]));
         }
         let mut dst = None;
-        if p.send {
-            if self.ring.sent >= SLOTS {
-                let consumed = self.ring.sent - SLOTS + 1;
-                s.wait_value(&self.ring.words.slice(ACK..ACK + 1)?, consumed, WaitCondition::Geq)?;
+        if let Some(to) = p.to {
+            let sent = self.ring.sent[to];
+            if sent >= SLOTS {
+                let ack = ACK(nr, to);
+                s.wait_value(&self.ring.words.slice(ack..ack + 1)?, sent - SLOTS + 1, WaitCondition::Geq)?;
             }
-            dst = Some(Self::slot_addr(&self.ring.right_inbox, self.ring.sent));
+            let inbox = Ring::peer(&mut self.ring.peer_inbox, to, "inbox")?;
+            let inbox_base = SharedBuffer::device_ptr(inbox).0;
+            let lane_bytes = SLOTS * self.ring.slot_bytes;
+            dst = Some(inbox_base + lane(me, to) * lane_bytes + (sent % SLOTS) * self.ring.slot_bytes);
         }
         // The result goes to the local output if there is one (then on to the right slot), or
         // straight to the right slot.
@@ -519,21 +844,22 @@ impl Queue<'_> {
         if let (Some(d), true) = (dst, p.output.is_some()) {
             launch_copy(s, first, d, bytes)?;
         }
-        if p.recv {
-            self.ring.received += 1;
-            let consumed = self.ring.received;
-            let left = self.ring.left_words.as_mut().unwrap_or(&mut self.ring.right_words);
-            s.write_value(&mut left.slice_mut(ACK..ACK + 1)?, consumed)?;
+        if let Some(from) = p.from {
+            self.ring.received[from] += 1;
+            let consumed = self.ring.received[from];
+            let words = Ring::peer(&mut self.ring.peer_words, from, "words")?;
+            s.write_value(&mut words.slice_mut(ACK(nr, me)..ACK(nr, me) + 1)?, consumed)?;
         }
-        if p.send {
-            self.ring.sent += 1;
-            let filled = self.ring.sent;
-            s.write_value(&mut self.ring.right_words.slice_mut(READY..READY + 1)?, filled)?;
+        if let Some(to) = p.to {
+            self.ring.sent[to] += 1;
+            let filled = self.ring.sent[to];
+            let words = Ring::peer(&mut self.ring.peer_words, to, "words")?;
+            s.write_value(&mut words.slice_mut(READY(me)..READY(me) + 1)?, filled)?;
         }
         Ok(())
     }
 
-    /// Runs `f(offset, elems)` over the pieces of a block of `elems` elements.
+    /// Runs `f(offset, elems)` over the pieces of a chain of `elems` elements.
     fn pieces(&mut self, elems: usize, mut f: impl FnMut(&mut Self, u64, u64) -> Result<()>) -> Result<()> {
         let per = self.piece_elems();
         let mut off = 0u64;
@@ -545,71 +871,144 @@ impl Queue<'_> {
         Ok(())
     }
 
-    /// The ring reduce-scatter over `count` elements split in `n` blocks (`block`), leaving the
-    /// reduction of block `rank` at `out` (block-relative: `out` is where block `rank` goes).
-    /// At step `s` (0..n-1) this rank sends block `rank + n - 1 - s`; what it receives at step
-    /// `s` is what it sends, reduced with its own, at step `s + 1`.
-    fn ring_reduce_scatter(&mut self, send: u64, count: usize, out: u64) -> Result<()> {
+    /// Runs `f(offset)` over the slices of a ring operation on `count` elements in `n` blocks
+    /// (`block`): slice `k` is piece `k` of every block, at offset `k * piece` into each.
+    fn slices(&mut self, count: usize, mut f: impl FnMut(&mut Self, u64) -> Result<()>) -> Result<()> {
+        let per = self.piece_elems();
+        // The last block is the longest.
+        let longest = block(count, self.n, self.n - 1).1 as u64;
+        let mut off = 0u64;
+        while off < longest {
+            f(self, off)?;
+            off += per;
+        }
+        Ok(())
+    }
+
+    /// Block `b`'s piece at slice offset `off`: its first element and length (0 past the
+    /// block's end: both neighbours compute the same and skip it).
+    fn slice_of(&self, count: usize, b: usize, off: u64) -> (u64, u64) {
+        let (start, len) = block(count, self.n, b);
+        (start as u64 + off, (len as u64).saturating_sub(off).min(self.piece_elems()))
+    }
+
+    /// One slice of the ring reduce-scatter over `count` elements in `n` blocks, leaving the
+    /// slice of block `rank`'s reduction at `out` (block-relative) and, with `gather`, sending
+    /// it on as the first step of the all-gather. At step `s` (0..n-1) this rank sends block
+    /// `rank + n - 1 - s`; what it receives at step `s` is what it sends, reduced with its own,
+    /// at step `s + 1`.
+    fn reduce_scatter_slice(
+        &mut self,
+        send: u64,
+        count: usize,
+        out: u64,
+        off: u64,
+        gather: bool,
+    ) -> Result<()> {
         let (n, r, es) = (self.n, self.rank, self.es());
+        let (left, right) = (self.left(), self.right());
         let avg = self.op.redop == crate::ReduceOp::Avg;
         for step in 0..n {
             let b = (r + n - 1 - step) % n;
-            let (start, len) = block(count, n, b);
-            let input = send + start as u64 * es;
+            let (at, k) = self.slice_of(count, b, off);
             let last = step == n - 1;
-            self.pieces(len, |q, off, k| {
-                q.piece(Piece {
-                    recv: step > 0,
-                    input: Some(input + off * es),
-                    output: last.then_some(out + off * es),
-                    send: !last,
-                    finalize: last && avg,
-                    elems: k,
-                })
+            self.piece(Piece {
+                from: (step > 0).then_some(left),
+                input: Some(send + at * es),
+                output: last.then_some(out + off * es),
+                to: (!last || gather).then_some(right),
+                finalize: last && avg,
+                elems: k,
             })?;
         }
         Ok(())
     }
 
-    /// The ring all-gather of `n` blocks of `recv` (`block`), block `rank` already in place at
-    /// `recv` (or at `own` to be copied there first).
-    fn ring_all_gather(&mut self, recv: u64, count: usize, own: u64) -> Result<()> {
+    /// One slice of the ring all-gather of `n` blocks into `recv` (`block`), steps `first..n`:
+    /// at step 0 this rank sends its own block (from `own`, copied into place), at step `s` it
+    /// receives block `rank - s` and (but at the last step) passes it on.
+    fn all_gather_slice(&mut self, recv: u64, count: usize, own: u64, off: u64, first: usize) -> Result<()> {
         let (n, r, es) = (self.n, self.rank, self.es());
-        for step in 0..n {
+        let (left, right) = (self.left(), self.right());
+        for step in first..n {
             let b = (r + n - step) % n;
-            let (start, len) = block(count, n, b);
-            let at = recv + start as u64 * es;
-            let src = if step == 0 { own } else { 0 };
-            self.pieces(len, |q, off, k| {
-                q.piece(Piece {
-                    recv: step > 0,
-                    input: (step == 0).then_some(src + off * es),
-                    output: Some(at + off * es),
-                    send: step < n - 1,
-                    finalize: false,
-                    elems: k,
-                })
+            let (at, k) = self.slice_of(count, b, off);
+            self.piece(Piece {
+                from: (step > 0).then_some(left),
+                input: (step == 0).then_some(own + off * es),
+                output: Some(recv + at * es),
+                to: (step < n - 1).then_some(right),
+                finalize: false,
+                elems: k,
             })?;
         }
         Ok(())
     }
 
+    /// Ring reduce-scatter then all-gather, slice by slice; the last reduce-scatter step
+    /// stores the reduced piece and sends it on (NCCL's recvReduceCopySend).
     fn all_reduce(&mut self) -> Result<()> {
         let (op, es) = (self.op, self.es());
         let (start, _) = block(op.count, self.n, self.rank);
         let mine = op.recv + start as u64 * es;
-        self.ring_reduce_scatter(op.send, op.count, mine)?;
-        self.ring_all_gather(op.recv, op.count, mine)
+        self.slices(op.count, |q, off| {
+            q.reduce_scatter_slice(op.send, op.count, mine, off, true)?;
+            q.all_gather_slice(op.recv, op.count, mine, off, 1)
+        })
     }
 
     fn reduce_scatter(&mut self) -> Result<()> {
         let op = self.op;
-        self.ring_reduce_scatter(op.send, op.count * self.n, op.recv)
+        let count = op.count * self.n;
+        self.slices(count, |q, off| q.reduce_scatter_slice(op.send, count, op.recv, off, false))
     }
 
     fn all_gather(&mut self) -> Result<()> {
         let op = self.op;
-        self.ring_all_gather(op.recv, op.count * self.n, op.send)
+        let count = op.count * self.n;
+        self.slices(count, |q, off| q.all_gather_slice(op.recv, count, op.send, off, 0))
+    }
+
+    /// Pairwise exchange through every peer's lane: the rank's own block is a local copy; then,
+    /// slice by slice, this rank sends its piece of block `rank + j` to rank `rank + j` and
+    /// receives rank `rank - j`'s piece of block `rank` for every `j` in `1..n` (every send of
+    /// a slice before its receives: a rank's sends of slice `k` wait only on its peers'
+    /// receives of slice `k - SLOTS + 1` or earlier, so no wait depends on work queued behind
+    /// it).
+    fn all_to_all(&mut self) -> Result<()> {
+        let (op, n, r, es) = (self.op, self.n, self.rank, self.es());
+        let c = op.count as u64;
+        let block = |b: usize, off: u64| (b as u64 * c + off) * es;
+        launch_copy(self.stream, op.send + block(r, 0), op.recv + block(r, 0), c * es)?;
+        let per = self.piece_elems();
+        let mut off = 0u64;
+        while off < c {
+            let k = per.min(c - off);
+            for j in 1..n {
+                let to = (r + j) % n;
+                self.piece(Piece {
+                    from: None,
+                    input: Some(op.send + block(to, off)),
+                    output: None,
+                    to: Some(to),
+                    finalize: false,
+                    elems: k,
+                })?;
+            }
+            for j in 1..n {
+                let from = (r + n - j) % n;
+                self.piece(Piece {
+                    from: Some(from),
+                    input: None,
+                    output: Some(op.recv + block(from, off)),
+                    to: None,
+                    finalize: false,
+                    elems: k,
+                })?;
+            }
+            off += k;
+        }
+        Ok(())
     }
 
     /// A pipelined chain around the ring that ends at the root: the rank after the root sends
@@ -623,10 +1022,10 @@ impl Queue<'_> {
         let avg = op.redop == crate::ReduceOp::Avg;
         self.pieces(op.count, |q, off, k| {
             q.piece(Piece {
-                recv: !first,
+                from: (!first).then_some(q.left()),
                 input: Some(op.send + off * es),
                 output: is_root.then_some(op.recv + off * es),
-                send: !is_root,
+                to: (!is_root).then_some(q.right()),
                 finalize: is_root && avg,
                 elems: k,
             })
@@ -641,10 +1040,10 @@ impl Queue<'_> {
         let last = (op.root + n - 1) % n == r;
         self.pieces(op.count, |q, off, k| {
             q.piece(Piece {
-                recv: !is_root,
+                from: (!is_root).then_some(q.left()),
                 input: is_root.then_some(op.send + off * es),
                 output: Some(op.recv + off * es),
-                send: !last,
+                to: (!last).then_some(q.right()),
                 finalize: false,
                 elems: k,
             })

@@ -243,6 +243,13 @@ pub fn run_case(comms: &[Communicator], case: &Case) {
     crate::by_type!(case.dtype, run_typed, comms, case)
 }
 
+/// Runs `case` on this process's rank of a communicator whose ranks live in several processes
+/// (each runs the same case) and checks this rank's result against the host reference (every
+/// rank's inputs are a function of the case).
+pub fn run_case_on(comm: &Communicator, case: &Case) {
+    crate::by_type!(case.dtype, run_one, comm, case)
+}
+
 fn lens(kind: Kind, n: usize, count: usize) -> (usize, usize) {
     match kind {
         Kind::AllReduce | Kind::Broadcast | Kind::Reduce | Kind::SendRecv => (count, count),
@@ -252,8 +259,14 @@ fn lens(kind: Kind, n: usize, count: usize) -> (usize, usize) {
     }
 }
 
-fn run_typed<T: TestType>(comms: &[Communicator], c: &Case) {
-    let n = comms.len();
+/// Every rank's inputs and the values its output buffer holds before the call.
+struct Data<T> {
+    inputs: Vec<Vec<T>>,
+    sentinel: Vec<Vec<T>>,
+    recv_len: usize,
+}
+
+fn data<T: TestType>(c: &Case, n: usize) -> Data<T> {
     let mut rng = Rng::new(c.seed());
     let (send_len, recv_len) = lens(c.kind, n, c.count);
     let inputs: Vec<Vec<T>> =
@@ -261,6 +274,13 @@ fn run_typed<T: TestType>(comms: &[Communicator], c: &Case) {
     let sentinel: Vec<Vec<T>> = (0..n)
         .map(|_| (0..recv_len.max(send_len)).map(|_| T::gen(&mut rng, ReduceOp::Sum)).collect())
         .collect();
+    Data { inputs, sentinel, recv_len }
+}
+
+/// Runs `c` on `comm`'s rank; returns what its output buffer holds afterwards.
+fn run_rank<T: TestType>(comm: &Communicator, c: &Case, d: &Data<T>) -> Vec<T> {
+    let (r, n) = (comm.rank(), comm.size());
+    let (inputs, sentinel, recv_len) = (&d.inputs, &d.sentinel, d.recv_len);
     // What each rank's buffer holds before an in-place operation.
     let in_place_init = |r: usize| -> Vec<T> {
         match c.kind {
@@ -273,114 +293,124 @@ fn run_typed<T: TestType>(comms: &[Communicator], c: &Case) {
             _ => inputs[r].clone(),
         }
     };
-    let outs: Vec<Vec<T>> = each_rank(comms, |comm| {
-        let r = comm.rank();
-        let s = comm.device().create_stream().expect("stream");
-        let what = format!("{c:?} rank {r}");
-        let run = || -> ferrocm_ccl::Result<Vec<T>> {
-            if c.in_place {
-                let init = in_place_init(r);
-                let mut buf = if init.is_empty() { s.alloc::<T>(1)? } else { s.clone_htod(&init)? };
-                let mut view = buf.slice_mut(..init.len())?;
-                match c.kind {
-                    Kind::AllReduce => comm.all_reduce_in_place(&mut view, c.op, &s)?,
-                    Kind::Broadcast => comm.broadcast_in_place(&mut view, c.root, &s)?,
-                    Kind::Reduce => comm.reduce_in_place(&mut view, c.op, c.root, &s)?,
-                    Kind::AllGather => comm.all_gather_in_place(&mut view, &s)?,
-                    Kind::ReduceScatter => comm.reduce_scatter_in_place(&mut view, c.op, &s)?,
-                    _ => unreachable!("no in-place form"),
-                }
-                let mut v = s.clone_dtoh(&buf)?;
-                v.truncate(init.len());
-                return Ok(v);
-            }
-            let input = &inputs[r];
-            let send = if input.is_empty() { s.alloc::<T>(1)? } else { s.clone_htod(input)? };
-            let send = send.slice(..input.len())?;
-            let init = &sentinel[r][..recv_len];
-            let mut recv_buf = if init.is_empty() { s.alloc::<T>(1)? } else { s.clone_htod(init)? };
-            let mut recv = recv_buf.slice_mut(..recv_len)?;
+    let s = comm.device().create_stream().expect("stream");
+    let what = format!("{c:?} rank {r}");
+    let run = || -> ferrocm_ccl::Result<Vec<T>> {
+        if c.in_place {
+            let init = in_place_init(r);
+            let mut buf = if init.is_empty() { s.alloc::<T>(1)? } else { s.clone_htod(&init)? };
+            let mut view = buf.slice_mut(..init.len())?;
             match c.kind {
-                Kind::AllReduce => comm.all_reduce(&send, &mut recv, c.op, &s)?,
-                Kind::Broadcast => comm.broadcast(&send, &mut recv, c.root, &s)?,
-                Kind::Reduce => comm.reduce(&send, &mut recv, c.op, c.root, &s)?,
-                Kind::AllGather => comm.all_gather(&send, &mut recv, &s)?,
-                Kind::ReduceScatter => comm.reduce_scatter(&send, &mut recv, c.op, &s)?,
-                Kind::AllToAll => comm.all_to_all(&send, &mut recv, &s)?,
-                Kind::SendRecv => ferrocm_ccl::group(|g| {
-                    g.send(comm, &send, (r + 1) % n, &s)?;
-                    g.recv(comm, &mut recv, (r + n - 1) % n, &s)
-                })?,
+                Kind::AllReduce => comm.all_reduce_in_place(&mut view, c.op, &s)?,
+                Kind::Broadcast => comm.broadcast_in_place(&mut view, c.root, &s)?,
+                Kind::Reduce => comm.reduce_in_place(&mut view, c.op, c.root, &s)?,
+                Kind::AllGather => comm.all_gather_in_place(&mut view, &s)?,
+                Kind::ReduceScatter => comm.reduce_scatter_in_place(&mut view, c.op, &s)?,
+                _ => unreachable!("no in-place form"),
             }
-            let mut v = s.clone_dtoh(&recv_buf)?;
-            v.truncate(recv_len);
-            Ok(v)
-        };
-        run().unwrap_or_else(|e| panic!("{what}: {e}"))
-    });
-    let count = c.count;
-    for (r, out) in outs.iter().enumerate() {
-        let what = format!("{c:?} rank {r}");
+            let mut v = s.clone_dtoh(&buf)?;
+            v.truncate(init.len());
+            return Ok(v);
+        }
+        let input = &inputs[r];
+        let send = if input.is_empty() { s.alloc::<T>(1)? } else { s.clone_htod(input)? };
+        let send = send.slice(..input.len())?;
+        let init = &sentinel[r][..recv_len];
+        let mut recv_buf = if init.is_empty() { s.alloc::<T>(1)? } else { s.clone_htod(init)? };
+        let mut recv = recv_buf.slice_mut(..recv_len)?;
         match c.kind {
-            Kind::AllReduce => {
-                for i in 0..count {
-                    let vals: Vec<T> = (0..n).map(|j| inputs[j][i]).collect();
-                    check_reduced(&|| format!("{what} element {i}"), c.op, &vals, out[i]);
-                    if out[i].bits() != outs[0][i].bits() {
-                        panic!(
-                            "{what} element {i}: ranks disagree bit for bit ({:?} vs {:?})",
-                            out[i], outs[0][i]
-                        );
-                    }
-                }
+            Kind::AllReduce => comm.all_reduce(&send, &mut recv, c.op, &s)?,
+            Kind::Broadcast => comm.broadcast(&send, &mut recv, c.root, &s)?,
+            Kind::Reduce => comm.reduce(&send, &mut recv, c.op, c.root, &s)?,
+            Kind::AllGather => comm.all_gather(&send, &mut recv, &s)?,
+            Kind::ReduceScatter => comm.reduce_scatter(&send, &mut recv, c.op, &s)?,
+            Kind::AllToAll => comm.all_to_all(&send, &mut recv, &s)?,
+            Kind::SendRecv => ferrocm_ccl::group(|g| {
+                g.send(comm, &send, (r + 1) % n, &s)?;
+                g.recv(comm, &mut recv, (r + n - 1) % n, &s)
+            })?,
+        }
+        let mut v = s.clone_dtoh(&recv_buf)?;
+        v.truncate(recv_len);
+        Ok(v)
+    };
+    run().unwrap_or_else(|e| panic!("{what}: {e}"))
+}
+
+/// Checks rank `r`'s output `out` of `c` on `n` ranks against the host reference.
+fn check_rank<T: TestType>(c: &Case, n: usize, r: usize, out: &[T], d: &Data<T>) {
+    let (inputs, sentinel, count) = (&d.inputs, &d.sentinel, c.count);
+    let what = format!("{c:?} rank {r}");
+    match c.kind {
+        Kind::AllReduce => {
+            for i in 0..count {
+                let vals: Vec<T> = (0..n).map(|j| inputs[j][i]).collect();
+                check_reduced(&|| format!("{what} element {i}"), c.op, &vals, out[i]);
             }
-            Kind::Broadcast => assert_eq!(out, &inputs[c.root], "{what}"),
-            Kind::Reduce if r == c.root => {
-                for i in 0..count {
-                    let vals: Vec<T> = (0..n).map(|j| inputs[j][i]).collect();
-                    check_reduced(&|| format!("{what} element {i}"), c.op, &vals, out[i]);
-                }
+        }
+        Kind::Broadcast => assert_eq!(out, &inputs[c.root][..], "{what}"),
+        Kind::Reduce if r == c.root => {
+            for i in 0..count {
+                let vals: Vec<T> = (0..n).map(|j| inputs[j][i]).collect();
+                check_reduced(&|| format!("{what} element {i}"), c.op, &vals, out[i]);
             }
-            Kind::Reduce => {
-                let untouched = if c.in_place { &inputs[r][..] } else { &sentinel[r][..count] };
-                assert_eq!(out, untouched, "{what}: a non-root's buffer must be left as it was");
+        }
+        Kind::Reduce => {
+            let untouched = if c.in_place { &inputs[r][..] } else { &sentinel[r][..count] };
+            assert_eq!(out, untouched, "{what}: a non-root's buffer must be left as it was");
+        }
+        Kind::AllGather => {
+            for j in 0..n {
+                assert_eq!(&out[j * count..(j + 1) * count], &inputs[j][..], "{what} block {j}");
             }
-            Kind::AllGather => {
-                for j in 0..n {
-                    assert_eq!(&out[j * count..(j + 1) * count], &inputs[j][..], "{what} block {j}");
-                }
+        }
+        Kind::ReduceScatter => {
+            let (lo, hi) = if c.in_place { (r * count, (r + 1) * count) } else { (0, count) };
+            for i in 0..count {
+                let vals: Vec<T> = (0..n).map(|j| inputs[j][r * count + i]).collect();
+                check_reduced(&|| format!("{what} element {i}"), c.op, &vals, out[lo + i]);
             }
-            Kind::ReduceScatter => {
-                let (lo, hi) = if c.in_place { (r * count, (r + 1) * count) } else { (0, count) };
-                for i in 0..count {
-                    let vals: Vec<T> = (0..n).map(|j| inputs[j][r * count + i]).collect();
-                    check_reduced(&|| format!("{what} element {i}"), c.op, &vals, out[lo + i]);
-                }
-                if c.in_place {
-                    assert_eq!(
-                        &out[..lo],
-                        &inputs[r][..lo],
-                        "{what}: other blocks must be left as they were"
+            if c.in_place {
+                assert_eq!(&out[..lo], &inputs[r][..lo], "{what}: other blocks must be left as they were");
+                assert_eq!(&out[hi..], &inputs[r][hi..], "{what}: other blocks must be left as they were");
+            }
+        }
+        Kind::AllToAll => {
+            for j in 0..n {
+                assert_eq!(
+                    &out[j * count..(j + 1) * count],
+                    &inputs[j][r * count..(r + 1) * count],
+                    "{what} block {j}"
+                );
+            }
+        }
+        Kind::SendRecv => assert_eq!(out, &inputs[(r + n - 1) % n][..], "{what}"),
+    }
+}
+
+fn run_typed<T: TestType>(comms: &[Communicator], c: &Case) {
+    let n = comms.len();
+    let d = data::<T>(c, n);
+    let outs: Vec<Vec<T>> = each_rank(comms, |comm| run_rank(comm, c, &d));
+    for (r, out) in outs.iter().enumerate() {
+        check_rank(c, n, r, out, &d);
+        if c.kind == Kind::AllReduce {
+            for i in 0..c.count {
+                if out[i].bits() != outs[0][i].bits() {
+                    panic!(
+                        "{c:?} rank {r} element {i}: ranks disagree bit for bit ({:?} vs {:?})",
+                        out[i], outs[0][i]
                     );
-                    assert_eq!(
-                        &out[hi..],
-                        &inputs[r][hi..],
-                        "{what}: other blocks must be left as they were"
-                    );
                 }
             }
-            Kind::AllToAll => {
-                for j in 0..n {
-                    assert_eq!(
-                        &out[j * count..(j + 1) * count],
-                        &inputs[j][r * count..(r + 1) * count],
-                        "{what} block {j}"
-                    );
-                }
-            }
-            Kind::SendRecv => assert_eq!(out, &inputs[(r + n - 1) % n], "{what}"),
         }
     }
+}
+
+fn run_one<T: TestType>(comm: &Communicator, c: &Case) {
+    let d = data::<T>(c, comm.size());
+    let out = run_rank(comm, c, &d);
+    check_rank(c, comm.size(), comm.rank(), &out, &d);
 }
 
 /// The environment variable that makes a test binary a child rank of a multi-process test.
@@ -420,7 +450,8 @@ pub fn spawn_ranks(
     let mut children = Vec::new();
     for r in 0..n {
         let mut cmd = Command::new(&exe);
-        cmd.args([test, "--exact", "--nocapture", "--test-threads=1"])
+        // `--include-ignored`: the parent may be an ignored test run on demand.
+        cmd.args([test, "--exact", "--nocapture", "--test-threads=1", "--include-ignored"])
             .env(ROLE, "child")
             .env("FERROCM_CCL_TEST_RANK", r.to_string())
             .env("FERROCM_CCL_TEST_NRANKS", n.to_string())
