@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from . import _native
-from ._array import Array
+from ._array import Array, _dtype_name
 
 MAX_LAUNCHES = 256
 _BLAS = {np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128)}
@@ -59,7 +59,7 @@ def copy(src: Array, dst: Array) -> bool:
         ys = yo + (item * (n - 1) * incy if incy < 0 else 0)
         xl = item * ((n - 1) * abs(incx) + 1)
         yl = item * ((n - 1) * abs(incy) + 1)
-        _native.copy_exec(src.dtype.name, n, src._buf, (xs, xl), incx, dst._buf, (ys, yl), incy)
+        _native.copy_exec(_dtype_name(src.dtype), n, src._buf, (xs, xl), incx, dst._buf, (ys, yl), incy)
     return True
 
 

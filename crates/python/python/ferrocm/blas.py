@@ -28,7 +28,7 @@ import itertools
 import numpy as np
 
 from . import _native, _strided
-from ._array import Array, _upload, asarray, empty, from_dlpack
+from ._array import Array, _dtype_name, _upload, asarray, empty, from_dlpack
 
 __all__ = ["gemm", "gemm_batched", "gemv", "matmul"]
 
@@ -222,7 +222,7 @@ def _gemm(a, b, c, alpha, beta, trans_a, trans_b, batched: bool):
             target._assign(target.numpy() * complex(*beta_) if dtype.kind == "c" else target.numpy() * beta_[0])
     else:
         _native.gemm_exec(
-            dtype.name, (opx, opy), dims, alpha_,
+            _dtype_name(dtype), (opx, opy), dims, alpha_,
             x._buf, x._span(), ldx, _batch_stride(x) or 0,
             y._buf, y._span(), ldy, _batch_stride(y) or 0,
             beta_, target._buf, target._span(), form[1], cb or 0, batch,
@@ -300,7 +300,7 @@ def gemv(a, x, y=None, *, alpha=1, beta=0, trans=False):
     incx = x._estrides[0] if x.shape[0] > 1 else 1
     incy = target._estrides[0] if m > 1 else 1
     _native.gemv_exec(
-        dtype.name, blas_op, mn, alpha_, a._buf, a._span(), form[1], x._buf, x._span(), incx,
+        _dtype_name(dtype), blas_op, mn, alpha_, a._buf, a._span(), form[1], x._buf, x._span(), incx,
         beta_, target._buf, target._span(), incy,
     )  # fmt: skip
     if target is not y and not _strided.copy(target, y):

@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from . import _native
-from ._array import Array, _dtype, _shape, empty, from_dlpack
+from ._array import Array, _dtype, _dtype_name, _shape, empty, from_dlpack
 
 __all__ = ["Generator", "default_rng"]
 
@@ -58,7 +58,7 @@ class Generator:
         dtype = _dtype(dtype)
         fill, result, n = _target(out, size, dtype, self.device)
         if n:
-            self._g.fill_uniform(fill._buf, fill._offset, n, dtype.name)
+            self._g.fill_uniform(fill._buf, fill._offset, n, _dtype_name(dtype))
         return result
 
     def random(self, size=None, dtype="float32", out=None) -> Array:
@@ -74,7 +74,7 @@ class Generator:
             fill, result, n = _target(None, size, dtype, self.device, min_count=lambda k: k + (k & 1))
             n = fill.size
         if n:
-            self._g.fill_normal(fill._buf, fill._offset, n, dtype.name, float(loc), float(scale), log)
+            self._g.fill_normal(fill._buf, fill._offset, n, _dtype_name(dtype), float(loc), float(scale), log)
         return result
 
     def normal(self, loc=0.0, scale=1.0, size=None, dtype="float32", out=None) -> Array:
@@ -100,7 +100,7 @@ class Generator:
         dtype = _dtype(dtype)
         fill, result, n = _target(out, size, dtype, self.device)
         if n:
-            self._g.fill_integers(fill._buf, fill._offset, n, dtype.name)
+            self._g.fill_integers(fill._buf, fill._offset, n, _dtype_name(dtype))
         return result
 
 
