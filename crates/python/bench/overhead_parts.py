@@ -2,26 +2,13 @@
 process: each call without its synchronize (host cost of queuing), a synchronize of an idle
 stream, and the call plus synchronize. Medians of many repetitions, in microseconds."""
 
-import statistics
-import time
-
 import numpy as np
+from bench_overhead import median_us  # this folder: the script's own directory is on sys.path
 
 import ferrocm
 import ferrocm.blas
 import ferrocm.fft
 import ferrocm.random
-
-
-def median_us(fn, reps=3000, warm=300):
-    for _ in range(warm):
-        fn()
-    samples = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - t)
-    return statistics.median(samples) * 1e6
 
 
 def main():
@@ -55,7 +42,11 @@ def main():
     def row(name, ours, theirs):
         print(f"{name:<44} {ours:>10.2f} {theirs:>9.2f} {ours / theirs:>6.2f}")
 
-    row("synchronize, idle stream", median_us(s.synchronize), median_us(cs.synchronize))
+    row(
+        "synchronize, idle stream",
+        median_us(s.synchronize, reps=3000, warm=300),
+        median_us(cs.synchronize, reps=3000, warm=300),
+    )
     for name, ours, theirs in calls:
         # Queued back to back without a synchronize: the host's cost per call (the device keeps up
         # with these small kernels, or the queue fills and both sides wait alike).
