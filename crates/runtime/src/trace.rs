@@ -49,7 +49,7 @@
 
 use std::cell::Cell;
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock, Weak};
 use std::time::Duration;
 
@@ -424,8 +424,12 @@ struct DeviceTiming {
     ring: Mutex<Ring>,
     _module: ModuleHandle,
     clock: FunctionHandle,
-    /// Host clock minus device timer, and the host time it was measured at (0: not yet).
-    offset: Mutex<(i64, u64)>,
+    /// Host clock minus device timer, read without a lock by every timed launch.
+    offset: AtomicI64,
+    /// The host time `offset` was measured at (0: not yet); stored after `offset`.
+    offset_at: AtomicU64,
+    /// Held while the offset is measured again, so one thread measures it.
+    offset_refresh: Mutex<()>,
 }
 
 /// Slot `seq % RING_SLOTS` is handed to launch number `seq`; slots before `released` are free
@@ -471,7 +475,9 @@ impl DeviceTiming {
                     ring: Mutex::new(Ring { next: 0, released: 0, done: vec![false; RING_SLOTS as usize] }),
                     _module: module,
                     clock,
-                    offset: Mutex::new((0, 0)),
+                    offset: AtomicI64::new(0),
+                    offset_at: AtomicU64::new(0),
+                    offset_refresh: Mutex::new(()),
                 }
             }),
             None => {
@@ -498,7 +504,15 @@ impl DeviceTiming {
 
     /// Marks slot `seq` read (or unused).
     fn done(&self, seq: u64) {
-        lock(&self.ring).done[(seq % RING_SLOTS) as usize] = true;
+        self.done_all(&[seq]);
+    }
+
+    /// Marks slots `seqs` read, under one lock (the launching threads take slots under it).
+    fn done_all(&self, seqs: &[u64]) {
+        let mut r = lock(&self.ring);
+        for seq in seqs {
+            r.done[(seq % RING_SLOTS) as usize] = true;
+        }
     }
 
     /// Zeroes the slots read since the last call and hands them back.
@@ -535,9 +549,18 @@ impl DeviceTiming {
     /// Host clock minus device timer, measured again when a second old (`now` is the host
     /// clock).
     fn offset(&self, device: &Device, dt: &DeviceTrace, now: u64) -> Option<i64> {
-        let mut o = lock(&self.offset);
-        if o.1 != 0 && now < o.1 + ANCHOR_EVERY_NS {
-            return Some(o.0);
+        // `offset_at` is stored after `offset` (release), so a fresh time is read with the
+        // offset measured then or a newer one.
+        let fresh = || {
+            let at = self.offset_at.load(Ordering::Acquire);
+            (at != 0 && now < at + ANCHOR_EVERY_NS).then(|| self.offset.load(Ordering::Relaxed))
+        };
+        if let Some(o) = fresh() {
+            return Some(o);
+        }
+        let _one = lock(&self.offset_refresh);
+        if let Some(o) = fresh() {
+            return Some(o);
         }
         let backend = &device.inner.backend;
         let mut clock = lock(&dt.clock);
@@ -561,8 +584,10 @@ impl DeviceTiming {
         // queue) before it runs, not the completion reaching the host, so the read is taken
         // at the middle of a short round trip and near the end of a long one.
         let host = after - ((after - before) / 2).min(OFFSET_TAIL_NS);
-        *o = (host as i64 - u64::from_ne_bytes(timer) as i64, after);
-        Some(o.0)
+        let offset = host as i64 - u64::from_ne_bytes(timer) as i64;
+        self.offset.store(offset, Ordering::Relaxed);
+        self.offset_at.store(after, Ordering::Release);
+        Some(offset)
     }
 
     /// Reads slots `from..=to` (sequence numbers) into host memory.
@@ -998,15 +1023,7 @@ fn drain(st: &State) -> bool {
     const PASS: usize = 4096;
     let _one = lock(&DRAINING);
     loop {
-        let mut ready = Vec::new();
-        while ready.len() < PASS {
-            let Some(p) = lock(&st.pending).pop_front() else { break };
-            if !p.ready() {
-                lock(&st.pending).push_front(p);
-                break;
-            }
-            ready.push(p);
-        }
+        let ready = take_ready(st, PASS);
         if ready.is_empty() {
             return lock(&st.pending).is_empty();
         }
@@ -1034,6 +1051,9 @@ fn drain(st: &State) -> bool {
         for (device, first, last, words) in &mut slots {
             *words = timing_of(device).and_then(|(dt, t)| t.read(device, dt, *first, *last));
         }
+        // Slots read in this pass, per device: handed back under one lock each.
+        let mut done: Vec<(Device, Vec<u64>)> = Vec::new();
+        let mut last = lock(LAST_END.get_or_init(Mutex::default));
         for p in ready {
             let times = match &p.timing {
                 Timing::Events { start, end } => start.time().zip(end.time()),
@@ -1050,8 +1070,10 @@ fn drain(st: &State) -> bool {
                             let host = |t: u64| (t as i64).saturating_add(*offset).max(0) as u64;
                             (host(s), host(e))
                         });
-                    if let Some((_, t)) = timing_of(device) {
-                        t.done(*seq);
+                    if let Some(d) = done.iter_mut().find(|d| d.0 == *device) {
+                        d.1.push(*seq);
+                    } else {
+                        done.push((device.clone(), vec![*seq]));
                     }
                     times
                 }
@@ -1062,7 +1084,6 @@ fn drain(st: &State) -> bool {
             };
             let by_slot = matches!(p.timing, Timing::Slot { .. });
             let mut a = p.activity;
-            let mut last = lock(LAST_END.get_or_init(Mutex::default));
             let floor = last.get(&a.stream).copied().unwrap_or(0);
             if by_slot {
                 // The device measured the duration; only the placement carries the anchor's
@@ -1077,8 +1098,13 @@ fn drain(st: &State) -> bool {
                 EVENT_TIMED.fetch_add(1, Ordering::Relaxed);
             }
             last.insert(a.stream, a.end_ns);
-            drop(last);
             st.tracer.record(Record::Device(a));
+        }
+        drop(last);
+        for (device, seqs) in &done {
+            if let Some((_, t)) = timing_of(device) {
+                t.done_all(seqs);
+            }
         }
         for device in &touched {
             if let Some((dt, t)) = timing_of(device) {
@@ -1089,6 +1115,45 @@ fn drain(st: &State) -> bool {
             return lock(&st.pending).is_empty();
         }
     }
+}
+
+/// Takes the completed activities at the head of the queue, up to `max`, in queue order.
+/// Activities come off the queue a chunk at a time under one lock (a lock per activity made the
+/// collector contend with every launch), and are checked outside it (a check may query an event
+/// or close a batch, which takes a stream's chain lock: never under the queue's). The chunk's
+/// tail from the first activity not yet complete goes back to the head of the queue.
+fn take_ready(st: &State, max: usize) -> Vec<Pending> {
+    const CHUNK: usize = 256;
+    let mut ready = Vec::new();
+    while ready.len() < max {
+        let mut chunk: VecDeque<Pending> = {
+            let mut q = lock(&st.pending);
+            let n = q.len().min(CHUNK).min(max - ready.len());
+            q.drain(..n).collect()
+        };
+        if chunk.is_empty() {
+            break;
+        }
+        let taken = chunk.len();
+        while let Some(p) = chunk.pop_front() {
+            if !p.ready() {
+                chunk.push_front(p);
+                break;
+            }
+            ready.push(p);
+        }
+        if !chunk.is_empty() {
+            let mut q = lock(&st.pending);
+            while let Some(p) = chunk.pop_back() {
+                q.push_front(p);
+            }
+            break;
+        }
+        if taken < CHUNK {
+            break;
+        }
+    }
+    ready
 }
 
 fn collector() {
