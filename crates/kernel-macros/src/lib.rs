@@ -263,6 +263,19 @@ fn expand_kernel(mut f: ItemFn) -> syn::Result<TokenStream2> {
         .enumerate()
         .map(|(i, w)| if i == 0 { w.clone() } else { quote!(__w.write_str(",")?; #w) })
         .collect();
+    // The same values as a tuple, for the by-value lookup (type parameters by name).
+    let value_parts: Vec<TokenStream2> = generic_args
+        .iter()
+        .enumerate()
+        .map(|(i, g)| {
+            if i < f.sig.generics.params.len() && matches!(f.sig.generics.params[i], GenericParam::Type(_)) {
+                quote!(::std::any::type_name::<#g>())
+            } else {
+                quote!(#g)
+            }
+        })
+        .chain(comptime_names.iter().map(|c| quote!(::std::clone::Clone::clone(&#c))))
+        .collect();
     let has_comptime = !generic_args.is_empty() || !comptime_names.is_empty();
     let turbofish = if generic_args.is_empty() { quote!() } else { quote!(::<#(#generic_args),*>) };
     let kernel_body = if has_comptime {
@@ -272,9 +285,14 @@ fn expand_kernel(mut f: ItemFn) -> syn::Result<TokenStream2> {
                 #(#key_writes)*
                 ::std::result::Result::Ok(())
             };
-            __CACHE.get_or_build(
+            // Values that are `Hash + Eq` are looked up as values (no formatting per call);
+            // others by their text.
+            use #krate::{ByText as _, ByValue as _};
+            let __values = (#(#value_parts,)*);
+            (&#krate::Probe(&__values)).instance(
+                &__CACHE,
                 &__key,
-                |__ct| build #turbofish (#(::std::clone::Clone::clone(&#comptime_names)),*),
+                &mut |__ct| build #turbofish (#(::std::clone::Clone::clone(&#comptime_names)),*),
                 #name_str,
             )
         }

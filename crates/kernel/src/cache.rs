@@ -14,8 +14,10 @@
 //! `FERROCM_DUMP=ir,ptx` writes each newly generated IR / PTX text to stderr, or to files in
 //! `FERROCM_DUMP_DIR` (`<entry>.ir`, `<entry>.<arch>.ptx`) when that is set.
 
+use std::any::Any;
 use std::collections::HashMap;
 use std::fmt;
+use std::hash::{Hash, Hasher as _};
 use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
@@ -442,17 +444,122 @@ struct Entry {
     next: *mut Entry,
 }
 
-/// The instantiations of one kernel, by compile-time values: a lock-free list that only grows
-/// (entries live as long as the process, like the kernels they hold). A hit hashes the key
-/// text, walks the list and compares the text: no lock, no allocation.
+/// A multiply-rotate hash of a few words (the compile-time values of one launch): a miss is
+/// only a list walk, so it needs speed, not resistance to chosen collisions.
+struct ValueHasher(u64);
+
+impl std::hash::Hasher for ValueHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+
+    fn write_u8(&mut self, v: u8) {
+        self.write_u64(v.into());
+    }
+
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(v.into());
+    }
+
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// An instantiation found by the compile-time values themselves (see [`ByValue`]).
+struct ValueEntry {
+    hash: u64,
+    key: Box<dyn Any + Send + Sync>,
+    kernel: Arc<CompiledKernel>,
+    next: *mut ValueEntry,
+}
+
+/// The instantiations of one kernel, by compile-time values: lock-free lists that only grow
+/// (entries live as long as the process, like the kernels they hold).
+///
+/// Every instantiation is keyed by the text of its compile-time values (their `Debug` form,
+/// which also names its PTX entry): a lookup hashes the text, walks the list and compares the
+/// text, with no lock and no allocation. When the values can be hashed and compared as values
+/// ([`ByValue`]: `Hash + Eq`), a second list finds them without formatting them at all, which
+/// is what a launch pays on every call; formatting a plan of a few fields costs thousands of
+/// instructions.
 pub struct InstanceCache {
     head: AtomicPtr<Entry>,
+    by_value: AtomicPtr<ValueEntry>,
 }
 
 // SAFETY: entries are immutable once published and never freed, and hold only `Send + Sync`
-// data (`String`, `Arc<CompiledKernel>`); the list is published through an atomic pointer.
+// data (`String`, `Box<dyn Any + Send + Sync>`, `Arc<CompiledKernel>`); the lists are
+// published through atomic pointers.
 unsafe impl Sync for InstanceCache {}
 unsafe impl Send for InstanceCache {}
+
+/// The builder an instantiation is made with on a miss (given the key's text).
+pub type Build<'a> = &'a mut dyn FnMut(&str) -> Result<Function, BuildError>;
+
+/// The compile-time values of one launch, for [`ByValue`] / [`ByText`] to choose the lookup.
+/// Generated code calls `(&Probe(&values)).instance(...)`: the by-value lookup applies when the
+/// values are `Hash + Eq` (method resolution picks it before the by-text one, which takes one
+/// more reference), and the text lookup otherwise.
+pub struct Probe<'a, K>(pub &'a K);
+
+/// The lookup by the values themselves (the fast path).
+pub trait ByValue {
+    fn instance(
+        &self,
+        cache: &InstanceCache,
+        text: KeyWriter,
+        build: Build,
+        name: &str,
+    ) -> Result<Arc<CompiledKernel>, KernelError>;
+}
+
+/// The lookup by the text of the values (for values that cannot be hashed as values).
+pub trait ByText {
+    fn instance(
+        &self,
+        cache: &InstanceCache,
+        text: KeyWriter,
+        build: Build,
+        name: &str,
+    ) -> Result<Arc<CompiledKernel>, KernelError>;
+}
+
+impl<K: Hash + Eq + Clone + Send + Sync + 'static> ByValue for Probe<'_, K> {
+    fn instance(
+        &self,
+        cache: &InstanceCache,
+        text: KeyWriter,
+        build: Build,
+        name: &str,
+    ) -> Result<Arc<CompiledKernel>, KernelError> {
+        cache.get_or_build_by_value(self.0, text, build, name)
+    }
+}
+
+impl<K> ByText for &Probe<'_, K> {
+    fn instance(
+        &self,
+        cache: &InstanceCache,
+        text: KeyWriter,
+        build: Build,
+        name: &str,
+    ) -> Result<Arc<CompiledKernel>, KernelError> {
+        cache.get_or_build(text, build, name)
+    }
+}
 
 impl Default for InstanceCache {
     fn default() -> Self {
@@ -462,7 +569,55 @@ impl Default for InstanceCache {
 
 impl InstanceCache {
     pub const fn new() -> InstanceCache {
-        InstanceCache { head: AtomicPtr::new(std::ptr::null_mut()) }
+        InstanceCache {
+            head: AtomicPtr::new(std::ptr::null_mut()),
+            by_value: AtomicPtr::new(std::ptr::null_mut()),
+        }
+    }
+
+    /// [`get_or_build`](Self::get_or_build) for values that are their own key: found by hash
+    /// and equality of the values; a miss goes through the text (so the instantiation is the
+    /// one its text names, built once) and is then remembered by value.
+    pub fn get_or_build_by_value<K: Hash + Eq + Clone + Send + Sync + 'static>(
+        &self,
+        key: &K,
+        text: KeyWriter,
+        build: impl FnOnce(&str) -> Result<Function, BuildError>,
+        name: &str,
+    ) -> Result<Arc<CompiledKernel>, KernelError> {
+        let hash = {
+            let mut h = ValueHasher(0);
+            key.hash(&mut h);
+            h.finish()
+        };
+        let head = self.by_value.load(Ordering::Acquire);
+        let mut p = head;
+        while !p.is_null() {
+            // SAFETY: entries are published fully built (release/acquire on `by_value`) and
+            // never freed or changed.
+            let e = unsafe { &*p };
+            if e.hash == hash && e.key.downcast_ref::<K>() == Some(key) {
+                return Ok(e.kernel.clone());
+            }
+            p = e.next;
+        }
+        let kernel = self.get_or_build(text, build, name)?;
+        let entry = Box::into_raw(Box::new(ValueEntry {
+            hash,
+            key: Box::new(key.clone()),
+            kernel: kernel.clone(),
+            next: head,
+        }));
+        // Two threads that missed the same values may both publish an entry; both hold the
+        // same kernel, so either serves.
+        let mut seen = head;
+        while let Err(now) = self.by_value.compare_exchange(seen, entry, Ordering::AcqRel, Ordering::Acquire)
+        {
+            // SAFETY: `entry` is ours until published.
+            unsafe { (*entry).next = now };
+            seen = now;
+        }
+        Ok(kernel)
     }
 
     fn find(&self, hash: u128, key: KeyWriter, from: *mut Entry) -> Option<Arc<CompiledKernel>> {
@@ -568,4 +723,70 @@ pub fn get_or_build(
 ) -> Result<Arc<CompiledKernel>, KernelError> {
     static GLOBAL: InstanceCache = InstanceCache::new();
     GLOBAL.get_or_build(&|w: &mut dyn fmt::Write| w.write_str(key), |_| build(), name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn empty(name: &str) -> Result<Function, BuildError> {
+        crate::dsl::build_kernel(name, || {})
+    }
+
+    fn by_value_entries(cache: &InstanceCache) -> usize {
+        let mut n = 0;
+        let mut p = cache.by_value.load(Ordering::Acquire);
+        while !p.is_null() {
+            n += 1;
+            // SAFETY: as in `InstanceCache::get_or_build_by_value`.
+            p = unsafe { (*p).next };
+        }
+        n
+    }
+
+    type Lookup<'a> = &'a dyn Fn(&InstanceCache, Build) -> Result<Arc<CompiledKernel>, KernelError>;
+
+    // `(&Probe(..)).instance` is written as the generated code writes it: the borrow is what
+    // lets values that are not `Hash` fall back to the text lookup.
+    #[allow(clippy::needless_borrow)]
+    #[test]
+    fn values_that_hash_are_found_by_value_and_others_by_text() {
+        let cache = InstanceCache::new();
+        let mut built = Vec::new();
+        let mut lookup = |values: Lookup| {
+            values(&cache, &mut |text: &str| {
+                built.push(text.to_string());
+                empty(&format!("k{}", built.len()))
+            })
+            .unwrap()
+        };
+        let hashable = |v: (&'static str, u32, bool)| {
+            move |cache: &InstanceCache, build: Build| {
+                let text = |w: &mut dyn fmt::Write| write!(w, "{v:?}");
+                (&Probe(&v)).instance(cache, &text, build, "k")
+            }
+        };
+        let a = lookup(&hashable(("f32", 3, true)));
+        let b = lookup(&hashable(("f32", 3, true)));
+        let c = lookup(&hashable(("f32", 4, true)));
+        assert!(Arc::ptr_eq(&a, &b), "the same values must find the same instantiation");
+        assert!(!Arc::ptr_eq(&a, &c), "other values are another instantiation");
+        // f32 is not `Hash`: such values go by their text only.
+        let float = |v: (f32,)| {
+            move |cache: &InstanceCache, build: Build| {
+                let text = |w: &mut dyn fmt::Write| write!(w, "{v:?}");
+                (&Probe(&v)).instance(cache, &text, build, "k")
+            }
+        };
+        let d = lookup(&float((1.5,)));
+        let e = lookup(&float((1.5,)));
+        assert!(Arc::ptr_eq(&d, &e));
+        assert_eq!(
+            built,
+            ["(\"f32\", 3, true)", "(\"f32\", 4, true)", "(1.5,)"],
+            "each instantiation is built once"
+        );
+        assert_eq!(by_value_entries(&cache), 2, "hashable values are remembered by value, floats are not");
+        assert_eq!(cache.len(), 3, "every instantiation is keyed by its text");
+    }
 }

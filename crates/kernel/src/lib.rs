@@ -313,7 +313,7 @@ pub fn dims(grid: impl Into<Dim3>, block: impl Into<Dim3>, shared_mem_bytes: u32
 /// Support for the macro's expansion; not a stable API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::cache::{get_or_build, InstanceCache, KeyWriter};
+    pub use crate::cache::{get_or_build, ByText, ByValue, InstanceCache, KeyWriter, Probe};
     pub use crate::dsl;
     pub use crate::{HostArg, HostArgs};
     pub use ferrocm_runtime::{AsDeviceSlice, AsDeviceSliceMut, KernelArgs, LaunchConfig, Stream};
