@@ -1121,14 +1121,18 @@ fn drain(st: &State) -> bool {
 /// Activities come off the queue a chunk at a time under one lock (a lock per activity made the
 /// collector contend with every launch), and are checked outside it (a check may query an event
 /// or close a batch, which takes a stream's chain lock: never under the queue's). The chunk's
-/// tail from the first activity not yet complete goes back to the head of the queue.
+/// tail from the first activity not yet complete goes back to the head of the queue. Chunks
+/// start small and double while every activity in them is complete, so a pass that finds the
+/// head still running moves only a few.
 fn take_ready(st: &State, max: usize) -> Vec<Pending> {
-    const CHUNK: usize = 256;
+    const FIRST_CHUNK: usize = 8;
+    const MAX_CHUNK: usize = 512;
     let mut ready = Vec::new();
+    let mut size = FIRST_CHUNK;
     while ready.len() < max {
         let mut chunk: VecDeque<Pending> = {
             let mut q = lock(&st.pending);
-            let n = q.len().min(CHUNK).min(max - ready.len());
+            let n = q.len().min(size).min(max - ready.len());
             q.drain(..n).collect()
         };
         if chunk.is_empty() {
@@ -1149,9 +1153,10 @@ fn take_ready(st: &State, max: usize) -> Vec<Pending> {
             }
             break;
         }
-        if taken < CHUNK {
+        if taken < size {
             break;
         }
+        size = (size * 2).min(MAX_CHUNK);
     }
     ready
 }
