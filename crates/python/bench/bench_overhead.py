@@ -2,7 +2,9 @@
 uniforms (a generator call, synchronized), a no-op device call (querying an idle stream), a small
 FFT (1024 complex64 points) and a small GEMM (64 x 64 x 64 float32), each synchronized. Inputs are
 fresh random values, and every result is checked against NumPy before timing. Prints one JSON
-line per row and a table; medians of many repetitions."""
+line per row and a table; medians of many repetitions. With CuPy present, each row's two sides
+are timed interleaved (alternating blocks of calls), so drift in the machine's speed during a
+run lands on both sides alike."""
 
 import json
 import statistics
@@ -27,6 +29,21 @@ def median_us(fn, reps=2000, warm=200):
     return statistics.median(samples) * 1e6
 
 
+def median_pair_us(ours, theirs, reps=2000, warm=200, block=50):
+    """Medians of `reps` calls of each, timed in alternating blocks of `block` calls."""
+    for _ in range(warm):
+        ours()
+        theirs()
+    a, b = [], []
+    while len(a) < reps:
+        for fn, samples in ((ours, a), (theirs, b)):
+            for _ in range(block):
+                t = time.perf_counter()
+                fn()
+                samples.append(time.perf_counter() - t)
+    return statistics.median(a) * 1e6, statistics.median(b) * 1e6
+
+
 def main():
     gpu = next((d for d in ferrocm.devices() if d.is_gpu), None)
     dev = gpu or ferrocm.devices()[0]
@@ -42,8 +59,8 @@ def main():
         g.uniform(out=out)
         s.synchronize()
 
-    rows.append(("uniform f32 x1024 + sync", median_us(ours_fill), None))
-    rows.append(("no-op call (idle stream query)", median_us(s.query), None))
+    rows.append(["uniform f32 x1024 + sync", ours_fill, 2000, 200, None])
+    rows.append(["no-op call (idle stream query)", s.query, 2000, 200, None])
 
     rng = np.random.default_rng(2)
     sig = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(np.complex64)
@@ -56,7 +73,7 @@ def main():
         ferrocm.fft.fft(fa)
         s.synchronize()
 
-    rows.append(("fft c64 x1024 + sync", median_us(ours_fft, reps=500, warm=50), None))
+    rows.append(["fft c64 x1024 + sync", ours_fft, 500, 50, None])
     m = 64
     ha, hb = (rng.standard_normal((m, m)).astype(np.float32) for _ in range(2))
     ga, gb, gc = (ferrocm.asarray(h, device=dev) for h in (ha, hb, np.zeros((m, m), np.float32)))
@@ -68,7 +85,7 @@ def main():
         ferrocm.blas.gemm(ga, gb, gc)
         s.synchronize()
 
-    rows.append(("gemm f32 64^3 + sync", median_us(ours_gemm, reps=500, warm=50), None))
+    rows.append(["gemm f32 64^3 + sync", ours_gemm, 500, 50, None])
     try:
         import cupy as cp
         from cupy.cuda import curand
@@ -84,8 +101,8 @@ def main():
 
         theirs_fill()
         assert float(cp.min(x)) > 0.0
-        rows[0] = (rows[0][0], rows[0][1], median_us(theirs_fill))
-        rows[1] = (rows[1][0], rows[1][1], median_us(lambda: stream.done))
+        rows[0][4] = theirs_fill
+        rows[1][4] = lambda: stream.done
         cx = cp.asarray(sig)
         assert np.linalg.norm(cp.asnumpy(cp.fft.fft(cx)) - ref) / np.linalg.norm(ref) < 2e-5
 
@@ -93,7 +110,7 @@ def main():
             cp.fft.fft(cx)
             stream.synchronize()
 
-        rows[2] = (rows[2][0], rows[2][1], median_us(theirs_fft, reps=500, warm=50))
+        rows[2][4] = theirs_fft
         ca, cb, cc = cp.asarray(ha), cp.asarray(hb), cp.zeros((m, m), cp.float32)
         cp.matmul(ca, cb, out=cc)
         assert np.abs(cp.asnumpy(cc) - want).max() < 1e-3
@@ -102,12 +119,18 @@ def main():
             cp.matmul(ca, cb, out=cc)
             stream.synchronize()
 
-        rows[3] = (rows[3][0], rows[3][1], median_us(theirs_gemm, reps=500, warm=50))
+        rows[3][4] = theirs_gemm
     except ImportError:
         pass
+    timed = []
+    for name, ours, reps, warm, theirs in rows:
+        if theirs is None:
+            timed.append((name, median_us(ours, reps=reps, warm=warm), None))
+        else:
+            timed.append((name, *median_pair_us(ours, theirs, reps=reps, warm=warm)))
     print(f"device: {dev.name}")
     print(f"{'call':<34} {'ferrocm us':>11} {'cupy us':>9} {'ratio':>7}")
-    for name, ours, theirs in rows:
+    for name, ours, theirs in timed:
         ratio = None if theirs is None else ours / theirs
         print(json.dumps({"bench": "python", "metric": name, "ferrocm_us": ours, "cupy_us": theirs, "ratio": ratio}))
         r = "-" if ratio is None else f"{ratio:.2f}"
