@@ -477,3 +477,34 @@ def _upload(host: np.ndarray, device) -> Array:
     if host.nbytes:
         out._buf.write(out._offset, memoryview(host).cast("B"))
     return out
+
+
+def _checked_out(out, device, shape, dtype, name: str):
+    """The ferrocm view of an ``out=`` argument (None when not given), checked against what
+    ``name`` returns (shape, dtype, the device of its input) and for writability, before any
+    work is queued."""
+    if out is None:
+        return None
+    if isinstance(out, Array):
+        o = out
+    elif hasattr(out, "__dlpack__") and hasattr(out, "__dlpack_device__"):
+        try:
+            o = from_dlpack(out)
+        except BufferError as e:
+            raise ValueError(f"out cannot be written through DLPack ({e}); pass a writable array") from None
+    else:
+        raise ValueError(f"out must be a ferrocm Array or a DLPack array (NumPy, torch, CuPy), not {type(out).__name__}")
+    shape = tuple(shape)
+    dtype = np.dtype(dtype)
+    if o.device != device:
+        raise ValueError(
+            f"out is on device {o.device.index} but the input on device {device.index}: "
+            f"{name} writes out on the input's device"
+        )
+    if o.shape != shape:
+        raise ValueError(f"out has shape {o.shape} but {name} returns shape {shape}: pass an out of that shape")
+    if o.dtype != dtype:
+        raise ValueError(f"out has dtype {o.dtype} but {name} returns {dtype}: pass an out of dtype {dtype}")
+    if o.readonly:
+        raise ValueError("out is read-only (its producer exported it so): pass a writable array")
+    return o

@@ -28,7 +28,7 @@ import itertools
 import numpy as np
 
 from . import _native, _strided
-from ._array import Array, _dtype_name, _upload, asarray, empty, from_dlpack
+from ._array import Array, _checked_out, _dtype_name, _upload, asarray, empty, from_dlpack
 
 __all__ = ["gemm", "gemm_batched", "gemv", "matmul"]
 
@@ -361,19 +361,7 @@ def matmul(a, b, out=None):
         c = empty(shape, dtype, device=a.device)
         res = c.reshape(result)
     else:
-        if not isinstance(out, Array) and not hasattr(out, "__dlpack__"):
-            raise ValueError(f"out must be a ferrocm Array or a DLPack array (NumPy, torch, CuPy), not {type(out).__name__}")
-        res = _operand(out, "out")
-        if res.device != a.device:
-            raise ValueError(
-                f"out is on device {res.device.index} but the operands on device {a.device.index}: every array must be on one device"
-            )
-        if res.shape != result:
-            raise ValueError(f"out has shape {res.shape}, the product has shape {result}: pass an out of that shape")
-        if res.dtype != dtype:
-            raise ValueError(f"out has dtype {res.dtype}, the operands {dtype}: ferrocm.blas does not convert")
-        if res.readonly:
-            raise ValueError("out is read-only (its producer exported it so)")
+        res = _checked_out(out, a.device, result, dtype, "matmul")
         _overlap(res, "out", {"a": a, "b": b})
         key = (Ellipsis, *([None] if a.ndim == 1 else [slice(None)]), *([None] if b.ndim == 1 else [slice(None)]))
         c = res[key]

@@ -50,7 +50,7 @@ import operator
 import numpy as np
 
 from . import _native, _strided
-from ._array import Array, _upload, asarray, empty, from_dlpack
+from ._array import Array, _checked_out, _upload, asarray, empty, from_dlpack
 
 __all__ = [
     "fft",
@@ -266,35 +266,6 @@ def _deliver(res: Array, dest: Array) -> Array:
     return dest
 
 
-def _check_out(out, a: Array, shape, dtype: np.dtype, name: str):
-    """The ferrocm view of ``out=`` (None when not given), checked against the result's shape,
-    dtype and device before any work."""
-    if out is None:
-        return None
-    if isinstance(out, Array):
-        o = out
-    elif hasattr(out, "__dlpack__") and hasattr(out, "__dlpack_device__"):
-        try:
-            o = from_dlpack(out)
-        except BufferError as e:
-            raise ValueError(f"out cannot be written through DLPack ({e}); pass a writable array") from None
-    else:
-        raise ValueError(f"out must be a ferrocm Array or a DLPack array (NumPy, torch, CuPy), not {type(out).__name__}")
-    shape = tuple(shape)
-    if o.device != a.device:
-        raise ValueError(
-            f"out is on device {o.device.index} but the input on device {a.device.index}: "
-            f"{name} writes out on the input's device"
-        )
-    if o.shape != shape:
-        raise ValueError(f"out has shape {o.shape} but {name} returns shape {shape}: pass an out of that shape")
-    if o.dtype != dtype:
-        raise ValueError(f"out has dtype {o.dtype} but {name} returns {dtype}: pass an out of dtype {dtype}")
-    if o.readonly:
-        raise ValueError("out is read-only (its producer exported it so): pass a writable array")
-    return o
-
-
 def _finish(res: Array, o, given):
     """What a function returns: ``given`` (the caller's ``out``) once ``res`` is in it, else
     ``res``."""
@@ -318,8 +289,8 @@ def _c2c(a, s, axes, norm, inverse: bool, out=None, name="fftn") -> Array:
         res = a
         for ax, n in reversed(list(zip(axes, sizes))):
             res = _c2c(res, [n], [ax], norm, inverse)
-        return _finish(res, _check_out(out, a, res.shape, res.dtype, name), out)
-    o = _check_out(out, a, shape, dtype, name)
+        return _finish(res, _checked_out(out, a.device, res.shape, res.dtype, name), out)
+    o = _checked_out(out, a.device, shape, dtype, name)
     x = _prepared(a, tuple(shape), dtype)
     if not axes:
         return _finish(x.copy() if x is a else x, o, out)
@@ -362,8 +333,8 @@ def _r2c(a, s, axes, norm, out=None, name="rfftn") -> Array:
     if len(set(axes)) != len(axes):
         last = _r2c(a, [sizes[-1]], [axes[-1]], norm)
         res = _c2c(last, sizes[:-1], axes[:-1], norm, False)
-        return _finish(res, _check_out(out, a, res.shape, res.dtype, name), out)
-    o = _check_out(out, a, out_shape, _complex(precision), name)
+        return _finish(res, _checked_out(out, a.device, res.shape, res.dtype, name), out)
+    o = _checked_out(out, a.device, out_shape, _complex(precision), name)
     x = _prepared(a, tuple(shape), real)
     size_of = dict(zip(axes, sizes))
     run = _last_run(axes)
@@ -393,8 +364,8 @@ def _c2r(a, s, axes, norm, out=None, name="irfftn") -> Array:
     out_shape[axes[-1]] = sizes[-1]
     if len(set(axes)) != len(axes):
         res = _c2r(_c2c(a, sizes[:-1], axes[:-1], norm, True), [sizes[-1]], [axes[-1]], norm)
-        return _finish(res, _check_out(out, a, res.shape, res.dtype, name), out)
-    o = _check_out(out, a, out_shape, np.dtype(precision), name)
+        return _finish(res, _checked_out(out, a.device, res.shape, res.dtype, name), out)
+    o = _checked_out(out, a.device, out_shape, np.dtype(precision), name)
     shape[axes[-1]] = sizes[-1] // 2 + 1
     x = _prepared(a, tuple(shape), cdtype)
     run = _last_run(axes)
