@@ -15,6 +15,7 @@
 //! `FERROCM_DUMP_DIR` (`<entry>.ir`, `<entry>.<arch>.ptx`) when that is set.
 
 use std::any::Any;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::hash::{Hash, Hasher as _};
@@ -213,7 +214,11 @@ impl CompiledKernel {
     /// in its place: the same computation, with a trailing `u64` slice parameter (a timing slot)
     /// where the first thread of each block folds in the device timer at entry and exit.
     pub fn timed(&self) -> Result<Arc<CompiledKernel>, KernelError> {
-        self.timed.get_or_init(|| CompiledKernel::new(ferrocm_ir::timed(&self.ir)).map(Arc::new)).clone()
+        self.timed_variant().clone()
+    }
+
+    fn timed_variant(&self) -> &Result<Arc<CompiledKernel>, KernelError> {
+        self.timed.get_or_init(|| CompiledKernel::new(ferrocm_ir::timed(&self.ir)).map(Arc::new))
     }
 
     /// The kernel lowered for the CPU executor (built on first use). Launching it directly is
@@ -319,12 +324,18 @@ impl CompiledKernel {
 
     /// The timed variant loaded on the stream's device, while kernels are traced (`None`: not
     /// traced, or the variant cannot be built or loaded, and the kernel is timed by events).
+    /// Borrowed once loaded, as the kernel itself is: a traced launch changes no reference
+    /// count.
     #[inline]
-    fn timed_function(&self, stream: &Stream) -> Option<ferrocm_runtime::Function> {
+    fn timed_function(&self, stream: &Stream) -> Option<Cow<'_, ferrocm_runtime::Function>> {
         if !ferrocm_runtime::trace::kernels_traced() {
             return None;
         }
-        self.timed().ok()?.function(stream.device()).ok()
+        let timed = self.timed_variant().as_ref().ok()?;
+        if let Some(f) = timed.loaded.get(stream.device().index()).and_then(OnceLock::get) {
+            return Some(Cow::Borrowed(f));
+        }
+        timed.function(stream.device()).ok().map(Cow::Owned)
     }
 
     /// Runs the whole grid on the CPU executor over host memory. Safe: the arguments were made
