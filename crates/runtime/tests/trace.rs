@@ -404,7 +404,10 @@ conformance! {
         s1.wait_event(&{ let e = Event::new(dev)?; e.record(&s2)?; e })?;
         // SAFETY: spin takes one u64.
         unsafe { s1.launch(&spin, LaunchConfig::new(1, 32), &spin_args(50_000))? };
-        dev.synchronize()?;
+        // Its own streams, not the device: a test beside it may be capturing a graph on another
+        // stream of the device, which a device-wide synchronize is refused during.
+        s1.synchronize()?;
+        s2.synchronize()?;
         let (_, devs) = mine();
         assert_eq!(devs.len(), 41);
         assert_eq!(devs.iter().filter(|d| d.stream == devs[0].stream).count(), 21);
