@@ -28,9 +28,11 @@ def load_manual(api):
             if not line or line.startswith("#"):
                 continue
             cols = line.split("\t")
-            hip = cols[1] if len(cols) > 1 else "-"
-            roc = cols[2] if len(cols) > 2 else ""
-            out[cols[0]] = f"{cols[0]}\t{hip}\t{roc}" if roc else f"{cols[0]}\t{hip}"
+            if len(cols) < 2:
+                cols.append("-")
+            while len(cols) > 2 and not cols[-1]:
+                cols.pop()  # CUDA, HIP[, ROC[, experimental]]: no empty trailing columns
+            out[cols[0]] = "\t".join(cols)
     return out
 
 

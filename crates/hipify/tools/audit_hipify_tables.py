@@ -20,7 +20,8 @@ src/HipifyAction.cpp):
 * the CUDA `D`/`R` columns (`CUDA_DEPRECATED`, `CUDA_REMOVED`) change
   nothing: a deprecated or removed CUDA name with a HIP name is translated;
 * the HIP `E` column (`HIP_EXPERIMENTAL`) is translated only with
-  `--experimental`;
+  `--experimental` (else left with a warning); our tables mark such a row
+  with a fourth column `experimental`;
 * the HIP `D`/`R` columns (`HIP_DEPRECATED`, `HIP_REMOVED`) are reported,
   the name still translated to the HIP name listed.
 * the ROC (or MIOPEN) column is used with `--roc` for the APIs hipify-clang
@@ -173,7 +174,8 @@ def our_table(name, data_dir):
             cols = line.split("\t")
             hip = cols[1] if len(cols) > 1 else "-"
             roc = cols[2] if len(cols) > 2 else ""
-            table[cols[0]] = (None if hip == "-" else hip, roc)
+            experimental = len(cols) > 3 and cols[3] == "experimental"
+            table[cols[0]] = (None if hip == "-" else hip, roc, experimental)
     return table
 
 
@@ -201,7 +203,11 @@ def audit(path, data_dir, everything, verbose):
             for t in LOAD_ORDER:
                 if t != ours_name and name in everything[t]:
                     mine, elsewhere = everything[t][name], t
-        if r.mapped and "hE" not in r.flags:
+        if r.mapped and "hE" in r.flags:
+            if mine is None or mine[0] != r.hip or not mine[2]:
+                got = "missing" if mine is None else f"ours {mine[0]}" + ("" if mine[2] else ", not experimental")
+                classes["differ"].append((name, r.hip + " (experimental)", got))
+        elif r.mapped:
             if mine is None and r.hip == name:
                 pass  # an identity mapping: the name stays, as it does when unlisted
             elif mine is None:
