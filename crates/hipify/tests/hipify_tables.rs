@@ -7,7 +7,8 @@
 
 use ferrocm_hipify::{translate, Options, RuntimeInclude};
 
-const EXTRACTS: [(&str, &str); 6] = [
+const EXTRACTS: [(&str, &str); 7] = [
+    ("driver", include_str!("../tools/hipify_docs/driver.tsv")),
     ("runtime", include_str!("../tools/hipify_docs/runtime.tsv")),
     ("rtc", include_str!("../tools/hipify_docs/rtc.tsv")),
     ("fft", include_str!("../tools/hipify_docs/fft.tsv")),
@@ -196,6 +197,9 @@ fn audited_rows_by_kind() {
         ("enum", "cudaHostRegisterReadOnly", "hipHostRegisterReadOnly"),
         // macro
         ("macro", "cudaExternalMemoryDedicated", "hipExternalMemoryDedicated"),
+        ("macro", "CUDA_EXTERNAL_MEMORY_DEDICATED", "hipExternalMemoryDedicated"),
+        // driver `_v1`/`_st` aliases of one HIP type
+        ("type", "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2_st", "hipExternalSemaphoreWaitNodeParams"),
         // deprecated and removed CUDA names are still translated
         ("deprecated", "cudaThreadSynchronize", "hipDeviceSynchronize"),
         ("removed", "cudaBindTexture", "hipBindTexture"),
@@ -223,6 +227,12 @@ fn experimental_names_need_the_option() {
     let t = translate(src, &plain.clone().experimental(true)).unwrap();
     assert_eq!(t.text, "hipEventRecordWithFlags(e, s, 0);\n");
     assert!(t.warnings.is_empty());
+    // A driver type, spelled with a `_v2` suffix.
+    let src = "CUDA_BATCH_MEM_OP_NODE_PARAMS_v2 p;\n";
+    let t = translate(src, &plain).unwrap();
+    assert_eq!((t.text.as_str(), t.warnings.len()), (src, 1));
+    let t = translate(src, &plain.clone().experimental(true)).unwrap();
+    assert_eq!(t.text, "hipBatchMemOpNodeParams p;\n");
 }
 
 #[test]
