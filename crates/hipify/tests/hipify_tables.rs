@@ -70,6 +70,12 @@ const DELIBERATE: &[(&str, &str)] = &[
     ("cudaSyncPolicySpin", "ROCm 7"),
     ("cudaSyncPolicyYield", "ROCm 7"),
     ("cudaSynchronizationPolicy", "ROCm 7"),
+    ("CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED", "ROCm 7"),
+    ("CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED", "ROCm 7"),
+    ("CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID", "ROCm 7"),
+    ("CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID", "ROCm 7 spelling hipDeviceAttributePciDomainId"),
+    // HIPIFY writes ...GroupId, which HIP does not declare; HIP's (and HIPIFY's runtime) ...GroupID.
+    ("CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID", "HIP's hipDeviceAttributeMultiGpuBoardGroupID"),
 ];
 
 struct Row<'a> {
@@ -200,6 +206,8 @@ fn audited_rows_by_kind() {
         ("macro", "CUDA_EXTERNAL_MEMORY_DEDICATED", "hipExternalMemoryDedicated"),
         // driver `_v1`/`_st` aliases of one HIP type
         ("type", "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2_st", "hipExternalSemaphoreWaitNodeParams"),
+        ("type", "CUDA_MEMSET_NODE_PARAMS_v1", "HIP_MEMSET_NODE_PARAMS"),
+        ("enum", "CUGLDeviceList_enum", "hipGLDeviceList"),
         // deprecated and removed CUDA names are still translated
         ("deprecated", "cudaThreadSynchronize", "hipDeviceSynchronize"),
         ("removed", "cudaBindTexture", "hipBindTexture"),
