@@ -89,6 +89,11 @@ const DELIBERATE_FAMILIES: &[(&str, &str, &str)] = &[
     // ROCm 7 HIP declares the launch-attribute family; HIPIFY's table lists it unsupported.
     ("CU_LAUNCH_ATTRIBUTE_", "", "ROCm 7"),
     ("CU_LAUNCH_MEM_SYNC_DOMAIN_", "", "ROCm 7"),
+    ("CU_STREAM_ATTRIBUTE_", "", "ROCm 7 hipLaunchAttribute*"),
+    ("CU_SYNC_POLICY_", "", "ROCm 7"),
+    ("CU_MEM_LOCATION_TYPE_HOST", "", "ROCm 7"),
+    ("CU_MEM_HANDLE_TYPE_FABRIC", "", "ROCm 7"),
+    ("CU_MEM_RANGE_HANDLE_TYPE_", "", "ROCm 7"),
 ];
 
 fn deliberate(row: &Row) -> bool {
