@@ -74,6 +74,15 @@ const DELIBERATE: &[(&str, &str)] = &[
     ("CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED", "ROCm 7"),
     ("CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID", "ROCm 7"),
     ("CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID", "ROCm 7 spelling hipDeviceAttributePciDomainId"),
+    ("CUmemRangeHandleType", "ROCm 7"),
+    ("CUstreamAttrID", "ROCm 7 hipLaunchAttributeID"),
+    ("CUstreamAttrValue", "ROCm 7 hipLaunchAttributeValue"),
+    ("CUsynchronizationPolicy", "ROCm 7"),
+    ("cuKernelGetName", "ROCm 7"),
+    ("cuLibraryGetKernel", "ROCm 7"),
+    ("cuLibraryLoadData", "ROCm 7"),
+    ("cuModuleGetFunctionCount", "ROCm 7"),
+    ("cuModuleLoadFatBinary", "ROCm 7"),
     // HIPIFY writes ...GroupId, which HIP does not declare; HIP's (and HIPIFY's runtime) ...GroupID.
     ("CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID", "HIP's hipDeviceAttributeMultiGpuBoardGroupID"),
 ];
@@ -231,6 +240,7 @@ fn audited_rows_by_kind() {
         // type: the typedef hipify-clang writes, not the enum tag
         ("type", "cudaExternalMemoryHandleType", "hipExternalMemoryHandleType"),
         ("type", "cudaKernelNodeAttrID", "hipKernelNodeAttrID"),
+        ("type", "CUresourcetype", "HIPresourcetype"),
         ("type", "cufftResult_t", "hipfftResult_t"),
         ("type", "cufftType_t", "hipfftType_t"),
         // enum value
@@ -250,6 +260,9 @@ fn audited_rows_by_kind() {
         // deprecated and removed CUDA names are still translated
         ("deprecated", "cudaThreadSynchronize", "hipDeviceSynchronize"),
         ("removed", "cudaBindTexture", "hipBindTexture"),
+        // `_v2` driver functions: the same HIP function
+        ("function", "cuCtxCreate_v2", "hipCtxCreate"),
+        ("function", "cuLinkAddData_v2", "hiprtcLinkAddData"),
         // ROCm 7 spelling kept on purpose (HIPIFY 0244dd3: hipDeviceAttributePciDomainID)
         ("renamed", "cudaDevAttrPciDomainId", "hipDeviceAttributePciDomainId"),
     ];
