@@ -60,7 +60,7 @@ translation:
                                    translate only what the preprocessor keeps (default)
   --amap                           also rename identifiers in excluded #if groups
   --hip-header-subdirs             ROCm 7 header paths (hipblas/hipblas.h) instead of HIPIFY's
-  --experimental                   accepted; no name needs it
+  --experimental                   translate names experimental in HIP
   --whitelist=A,B                  never translate these identifiers
   --exclude-dirs=A,B               skip these directory names when walking trees
   --exclude-files=A,B              skip these file names when walking trees

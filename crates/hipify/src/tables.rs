@@ -111,6 +111,9 @@ pub struct Entry {
     pub roc: Option<&'static str>,
     /// `data/calls.tsv` has rewrites for calls of this name.
     pub call_rules: bool,
+    /// HIPIFY marks the HIP name experimental (fourth column `experimental`):
+    /// translated only with `--experimental`.
+    pub experimental: bool,
 }
 
 impl Entry {
@@ -203,10 +206,12 @@ fn parse(api: Api, into: &mut Tables) {
             into.headers.insert(cuda, Header { api, hip, roc, group });
             continue;
         }
-        let entry = Entry { api, hip, roc, call_rules: false };
+        let experimental = cols.next() == Some("experimental");
+        let entry = Entry { api, hip, roc, call_rules: false, experimental };
         if let Some(ns) = cuda.strip_suffix("::") {
             let strip = |s: Option<&'static str>| s.map(|s| s.trim_end_matches("::"));
-            into.namespaces.insert(ns, Entry { api, hip: strip(hip), roc: strip(roc), call_rules: false });
+            let entry = Entry { hip: strip(hip), roc: strip(roc), ..entry };
+            into.namespaces.insert(ns, entry);
         } else {
             into.idents.insert(cuda, entry);
         }

@@ -30,7 +30,9 @@ pub struct Options {
     pub use_hip_data_types: bool,
     /// Rewrite `k<<<g, b, s, q>>>(args)` into `hipLaunchKernelGGL(...)`.
     pub hip_kernel_execution_syntax: bool,
-    /// Accepted for hipify compatibility; the tables carry no experimental names.
+    /// Translates the names HIPIFY marks experimental in HIP (`HIP_EXPERIMENTAL`,
+    /// the fourth table column `experimental`); without it they are left with a
+    /// warning, as hipify-clang leaves them.
     pub experimental: bool,
     /// Also rename identifiers in code the preprocessor excludes (hipify-clang's
     /// `--amap`, "as much as possible").
@@ -166,17 +168,32 @@ impl Options {
     }
 }
 
-/// A CUDA identifier that was found but has no HIP equivalent; it is left as is.
+/// A CUDA identifier that was found but left as is: it has no HIP equivalent,
+/// or its equivalent is experimental in HIP and [`Options::experimental`] is off.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Warning {
     pub line: usize,
     pub column: usize,
     pub identifier: String,
+    /// The name has an experimental HIP equivalent (`--experimental` translates it).
+    pub experimental: bool,
 }
 
 impl std::fmt::Display for Warning {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}: warning: unsupported HIP identifier: {}", self.line, self.column, self.identifier)
+        if self.experimental {
+            write!(
+                f,
+                "{}:{}: warning: '{}' is experimental in 'HIP'; to hipify it, use the '--experimental' option.",
+                self.line, self.column, self.identifier
+            )
+        } else {
+            write!(
+                f,
+                "{}:{}: warning: unsupported HIP identifier: {}",
+                self.line, self.column, self.identifier
+            )
+        }
     }
 }
 
@@ -410,6 +427,7 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
                         uses_cuda = true;
                         apply(
                             entry.target(options.to_roc()),
+                            false,
                             tok,
                             key,
                             entry.api,
@@ -429,7 +447,8 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
                 }
                 if let Some((&key, entry)) = t.idents.get_key_value(name).filter(|(_, e)| !shared(e)) {
                     uses_cuda = true;
-                    let mut target = options.target(entry, key);
+                    let gated = entry.experimental && !options.experimental;
+                    let mut target = if gated { None } else { options.target(entry, key) };
                     if target.is_some()
                         && entry.call_rules
                         && calls::rules_for(name, options).next().is_some()
@@ -448,7 +467,17 @@ pub fn translate(source: &str, options: &Options) -> Result<Translation, HipifyE
                             edits.extend(call_edits);
                         }
                     }
-                    apply(target, tok, key, entry.api, &mut edits, &mut stats, &mut warnings, &mut lines);
+                    apply(
+                        target,
+                        gated,
+                        tok,
+                        key,
+                        entry.api,
+                        &mut edits,
+                        &mut stats,
+                        &mut warnings,
+                        &mut lines,
+                    );
                 } else if !has_device_code && DEVICE_MARKERS.contains(&name) {
                     has_device_code = true;
                 }
@@ -646,6 +675,7 @@ fn string_literal(tok: &Token, src: &str, options: &Options, edits: &mut Vec<Edi
 #[allow(clippy::too_many_arguments)]
 fn apply(
     target: Option<&'static str>,
+    experimental: bool,
     tok: &Token,
     name: &'static str,
     api: Api,
@@ -668,7 +698,7 @@ fn apply(
         }
         None => {
             let (line, column) = lines.line_col(tok.start as usize);
-            warnings.push(Warning { line, column, identifier: name.to_string() });
+            warnings.push(Warning { line, column, identifier: name.to_string(), experimental });
             stats.record_unconverted(name);
         }
     }
