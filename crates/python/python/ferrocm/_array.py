@@ -45,10 +45,25 @@ def _dtype_name(d: np.dtype) -> str:
     return d.name if name is None else name
 
 
+_DTYPE_OF: dict = {}
+
+
 def _dtype(dtype) -> np.dtype:
+    """The supported NumPy dtype ``dtype`` names (remembered per hashable argument: `np.dtype`
+    of a string costs more than the rest of a small library call's Python layer)."""
+    try:
+        d = _DTYPE_OF.get(dtype)
+    except TypeError:  # an unhashable dtype-like (a list of fields): not supported anyway
+        d = None
+    if d is not None:
+        return d
     d = np.dtype(dtype)
     if d not in _SUPPORTED:
         raise ValueError(f"dtype {d} is not supported; use one of {sorted(str(t) for t in _SUPPORTED)}")
+    try:
+        _DTYPE_OF[dtype] = d
+    except TypeError:
+        pass
     return d
 
 

@@ -21,9 +21,8 @@ __all__ = ["Generator", "default_rng"]
 def _target(out, shape, dtype, device, min_count=None):
     """(array to fill, array to return, element count)."""
     if out is not None:
+        # The native fill checks that out is on the generator's device (and says which).
         a = out if isinstance(out, Array) else from_dlpack(out)
-        if a.device != device:
-            raise ValueError(f"out is on device {a.device.index}, the generator on device {device.index}")
         if a.dtype != dtype:
             raise ValueError(f"out has dtype {a.dtype}, this distribution writes {dtype}")
         if not a.is_c_contiguous:
