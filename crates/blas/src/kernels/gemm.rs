@@ -511,3 +511,219 @@ pub fn gemm_dmma<const TA: u32, const TB: u32, const DSA: bool, const DSB: bool>
         }
     }
 }
+
+/// Threads per block of [`gemm_wt`]: 8 warps, 2 down x 4 across, each a 64 x 32 tile of C.
+pub const WT_THREADS: u32 = 256;
+/// Edge of [`gemm_wt`]'s square tile of C.
+pub const WT_TILE: u32 = 128;
+/// K per shared-memory slab of [`gemm_wt`].
+const WT_BK: u32 = 8;
+/// Padding (f32) after each k-row of a slab: the 4 k-rows a warp writes when it transposes an
+/// operand ([`wt_store`]) land 16 banks apart, so the stores are conflict-free; rows stay
+/// 16-byte aligned for the fragment loads.
+const WT_PAD: u32 = 4;
+/// Row pitch of a slab, in f32.
+const WT_P: u32 = WT_TILE + WT_PAD;
+/// One operand's slab (`WT_BK` k-rows), in f32; the ring holds two.
+const WT_SLAB: u32 = WT_BK * WT_P;
+
+/// Starts staging one operand's `128 x 8` slab at `k0` of [`gemm_wt`] into
+/// `s[base + k WT_P + i]` (`i` the tile row of `op(A)` or column of `op(B)`, from `r0` of
+/// `mn`). `direct`: element `(i, k)` is at `o + i + k ld` (A with `N`, B with `T`); each thread
+/// copies 4 consecutive `i` of one k-row, by a 16-byte `cp.async` when the slab is whole
+/// (no registers held), else by guarded loads with zeros outside the matrix, all done here.
+/// Otherwise `(i, k)` is at `o + k + i ld` (A with `T`, B with `N`): each thread reads 4
+/// consecutive `k` of one `i` (one 16-byte load when whole) into `v`, and [`wt_store`] writes
+/// them transposed after the current slab has been multiplied. Needs `o` and `ld` multiples
+/// of 4 and `x` 16-byte aligned (the planner's condition).
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn wt_load(
+    #[comptime] direct: bool,
+    s: Shared<f32>,
+    x: &[f32],
+    o: u32,
+    ld: u32,
+    r0: u32,
+    mn: u32,
+    k: u32,
+    k0: u32,
+    base: u32,
+    v: &VarArray<Val<f32>>,
+) {
+    let t = thread_idx_x();
+    let whole = r0 + WT_TILE <= mn && k0 + WT_BK <= k;
+    if direct {
+        let ii = (t % 32u32) * 4u32;
+        let kk = t / 32u32;
+        let src = o + r0 + ii + (k0 + kk) * ld;
+        let dst = base + kk * WT_P + ii;
+        if whole {
+            cp_async(&s, dst, &x, src, 16);
+        } else {
+            for e in 0..4usize {
+                let mut w = 0.0f32;
+                if r0 + ii + (e as u32) < mn && k0 + kk < k {
+                    w = x.load(src + e as u32);
+                }
+                s[dst + e as u32] = w;
+            }
+        }
+    } else {
+        let ii = t / 2u32;
+        let kk = (t % 2u32) * 4u32;
+        let src = o + k0 + kk + (r0 + ii) * ld;
+        if whole {
+            let w = x.load4(src / 4u32);
+            for e in 0..4usize {
+                v.set(e, w.get(e));
+            }
+        } else {
+            for e in 0..4usize {
+                let mut w = 0.0f32;
+                if r0 + ii < mn && k0 + kk + (e as u32) < k {
+                    w = x.load(src + e as u32);
+                }
+                v.set(e, w);
+            }
+        }
+    }
+}
+
+/// Writes the 4 values [`wt_load`] read for a transposed operand into `s[base..]`, k-major.
+#[device]
+fn wt_store(s: Shared<f32>, base: u32, v: &VarArray<Val<f32>>) {
+    let t = thread_idx_x();
+    let ii = t / 2u32;
+    let kk = (t % 2u32) * 4u32;
+    for e in 0..4usize {
+        s[base + (kk + e as u32) * WT_P + ii] = v.get(e);
+    }
+}
+
+/// Real f32 `C = alpha op(A) op(B) + beta C`, warp-tiled for two blocks per multiprocessor
+/// (sm_80+, `cp.async`): a block of 8 warps computes a 128 x 128 tile of `C` (batch
+/// `block_idx_z`), each warp a 64 x 32 sub-tile with its lanes 8 down x 4 across, each thread
+/// 8 x 8 outputs (rows `4 (lane % 8) + {0..3} + {0, 32}`, columns `4 (lane / 8) + {0..3} +
+/// {0, 16}` of its warp's tile), so a k-step's fragments are 2 + 2 16-byte shared loads that
+/// take one wavefront each (broadcast, no conflicts). K moves in 8-deep slabs through two
+/// shared buffers: while one is multiplied, the next arrives ([`wt_load`]: `cp.async` for the
+/// operand stored along the tile, 4 registers per thread for the one stored across it, written
+/// transposed by [`wt_store`]); one barrier per slab. `TA`/`TB`: 0 `N`, else `T`. `A` and `B`
+/// must be 16-byte aligned with leading dimensions and batch strides multiples of 4.
+/// `beta = 0` never reads `C`; `alpha = 0` never reads `A` or `B`.
+#[kernel]
+pub fn gemm_wt<const TA: u32, const TB: u32, const DSA: bool, const DSB: bool>(
+    m: u32,
+    n: u32,
+    k: u32,
+    a_re: f32,
+    alpha: &[f32],
+    a: &[f32],
+    lda: u32,
+    stride_a: u32,
+    b: &[f32],
+    ldb: u32,
+    stride_b: u32,
+    b_re: f32,
+    beta: &[f32],
+    c: &mut [f32],
+    ldc: u32,
+    stride_c: u32,
+) {
+    launch_bounds(WT_THREADS, 2);
+    let sa = shared_array::<f32>((2 * WT_SLAB) as usize);
+    let sb = shared_array::<f32>((2 * WT_SLAB) as usize);
+    let acc = var_array(64, 0.0f32);
+    let fa = var_array(8, 0.0f32);
+    let fb = var_array(8, 0.0f32);
+    let va = var_array(4, 0.0f32);
+    let vb = var_array(4, 0.0f32);
+    let lane = lane_id();
+    let warp = thread_idx_x() / 32u32;
+    // The thread's first row and column in the block's tile.
+    let tm = (warp % 2u32) * 64u32 + (lane % 8u32) * 4u32;
+    let tn = (warp / 2u32) * 32u32 + (lane / 8u32) * 4u32;
+    let z = block_idx_z();
+    let row0 = block_idx_y() * WT_TILE;
+    let col0 = block_idx_x() * WT_TILE;
+    let ar = scalar(DSA, a_re, &alpha, 0u32);
+    let br = scalar(DSB, b_re, &beta, 0u32);
+    let oa = z * stride_a;
+    let ob = z * stride_b;
+    let oc = z * stride_c;
+    let (da, db) = (TA == 0, TB != 0);
+    // alpha = 0 reads neither A nor B (uniform over the block, so the barriers agree).
+    if ar != 0.0f32 {
+        let tiles = (k + (WT_BK - 1)) / WT_BK;
+        wt_load(da, sa, a, oa, lda, row0, m, k, 0u32, 0u32, &va);
+        wt_load(db, sb, b, ob, ldb, col0, n, k, 0u32, 0u32, &vb);
+        if !da {
+            wt_store(sa, 0u32, &va);
+        }
+        if !db {
+            wt_store(sb, 0u32, &vb);
+        }
+        cp_async_commit();
+        cp_async_wait(0);
+        sync_threads();
+        let mut kt = 0u32;
+        while kt < tiles {
+            let cur = (kt % 2u32) * WT_SLAB;
+            let nxt = WT_SLAB - cur;
+            let more = kt + 1u32 < tiles;
+            if more {
+                let k1 = (kt + 1u32) * WT_BK;
+                wt_load(da, sa, a, oa, lda, row0, m, k, k1, nxt, &va);
+                wt_load(db, sb, b, ob, ldb, col0, n, k, k1, nxt, &vb);
+            }
+            cp_async_commit();
+            // Fragment addresses in 16-byte units: one base per operand, the rest immediates.
+            let pa = (cur + tm) / 4u32;
+            let pb = (cur + tn) / 4u32;
+            for q in 0..(WT_BK as usize) {
+                for h in 0..2usize {
+                    let x = sa.load4(pa + (q as u32) * (WT_P / 4) + (8 * h) as u32);
+                    let y = sb.load4(pb + (q as u32) * (WT_P / 4) + (4 * h) as u32);
+                    for e in 0..4usize {
+                        fa.set(4 * h + e, x.get(e));
+                        fb.set(4 * h + e, y.get(e));
+                    }
+                }
+                for i in 0..8usize {
+                    for j in 0..8usize {
+                        acc.set(i * 8 + j, fa.get(i).mul_add(fb.get(j), acc.get(i * 8 + j)));
+                    }
+                }
+            }
+            if more {
+                if !da {
+                    wt_store(sa, nxt, &va);
+                }
+                if !db {
+                    wt_store(sb, nxt, &vb);
+                }
+            }
+            cp_async_wait(0);
+            sync_threads();
+            kt += 1u32;
+        }
+    }
+    let zero_beta = br == 0.0f32;
+    for j in 0..8usize {
+        let col = col0 + tn + (16 * (j / 4) + j % 4) as u32;
+        for i in 0..8usize {
+            let row = row0 + tm + (32 * (i / 4) + i % 4) as u32;
+            if row < m && col < n {
+                let ic = oc + row + col * ldc;
+                // alpha * acc (exactly 0 when alpha = 0: A and B were not read).
+                let p = ar * acc.get(i * 8 + j);
+                if zero_beta {
+                    c[ic] = p;
+                } else {
+                    c[ic] = br.mul_add(c[ic], p);
+                }
+            }
+        }
+    }
+}

@@ -271,6 +271,7 @@ mod ptx {
     fn sgemm_reads_fragments_16_bytes_at_a_time() {
         let ptx =
             gemm::gemm_simt::kernel::<f32, false, 0, 0, false, false, 8>().unwrap().ptx("sm_90").unwrap();
+        dump("gemm_simt", &ptx);
         has(&ptx, &["ld.shared.v4.f32"], "gemm_simt");
     }
 
@@ -283,6 +284,20 @@ mod ptx {
         let ptx = nrm2_partial::kernel::<f64, false, true, 2>().unwrap().ptx("sm_90").unwrap();
         dump("nrm2_f64", &ptx);
         has(&ptx, &["ld.global.v2.f64"], "nrm2_partial f64");
+    }
+
+    #[test]
+    fn sgemm_wt_uses_cp_async_and_16_byte_fragments() {
+        for (ta, ptx) in [
+            (0, gemm::gemm_wt::kernel::<0, 0, false, false>().unwrap().ptx("sm_90").unwrap()),
+            (1, gemm::gemm_wt::kernel::<1, 1, false, false>().unwrap().ptx("sm_90").unwrap()),
+        ] {
+            dump(&format!("gemm_wt_{ta}{ta}"), &ptx);
+            has(&ptx, &["ld.shared.v4.f32", "ld.global.v4.f32", ".minnctapersm 2"], "gemm_wt");
+            if ta == 0 {
+                has(&ptx, &["cp.async.cg.shared.global [%r"], "gemm_wt NN");
+            }
+        }
     }
 
     #[test]
