@@ -227,9 +227,15 @@ impl Handle {
                     return Ok(());
                 }
                 if family == GemmFamily::Dmma {
-                    use kernels::gemm::{gemm_dmma, DMMA_BM, DMMA_BN, DMMA_THREADS};
-                    let grid = (n32.div_ceil(DMMA_BN), m32.div_ceil(DMMA_BM), batch_count as u32);
-                    let cfg = LaunchConfig::new(grid, DMMA_THREADS);
+                    use kernels::gemm::{dmma_bn, dmma_shared_bytes, dmma_threads, gemm_dmma, DMMA_BM};
+                    // 128 x 128 tiles (16 warps a block) when they alone fill every
+                    // multiprocessor; 128 x 64 (8 warps, two blocks each) for smaller grids.
+                    let tiles =
+                        |bn: u32| n32.div_ceil(bn) as u64 * m32.div_ceil(DMMA_BM) as u64 * batch_count as u64;
+                    let wide = tiles(dmma_bn(true)) >= s.device().properties().compute_units as u64;
+                    let grid = (n32.div_ceil(dmma_bn(wide)), m32.div_ceil(DMMA_BM), batch_count as u32);
+                    let cfg =
+                        LaunchConfig::new(grid, dmma_threads(wide)).with_shared_mem(dmma_shared_bytes(wide));
                     // A real matrix's C is its T.
                     let (ta, tb) = (transa != Operation::N, transb != Operation::N);
                     let (ar, br) = (ar.reinterpret::<f64>()?, br.reinterpret::<f64>()?);
@@ -238,12 +244,12 @@ impl Handle {
                     let (are, bre) = (ka.re.to_f64(), kb.re.to_f64());
                     macro_rules! go {
                         ($ta:literal, $tb:literal) => {
-                            bools!(ka.device => DSA, bools!(kb.device => DSB, {
-                                gemm_dmma::launch::<$ta, $tb, DSA, DSB>(
+                            bools!(ka.device => DSA, bools!(kb.device => DSB, bools!(wide => WIDE, {
+                                gemm_dmma::launch::<$ta, $tb, DSA, DSB, WIDE>(
                                     s, cfg, m32, n32, k32, are, &av, &ar, lda, sa, &br, ldb, sb, bre, &bv,
                                     &mut cr, ldc, sc,
                                 )?
-                            }))
+                            })))
                         };
                     }
                     match (ta, tb) {

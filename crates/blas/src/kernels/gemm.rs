@@ -292,29 +292,54 @@ pub fn gemm_simt<
 
 /// Rows of `C` per block of [`gemm_dmma`].
 pub const DMMA_BM: u32 = 128;
-/// Columns of `C` per block of [`gemm_dmma`].
-pub const DMMA_BN: u32 = 64;
-/// K per shared-memory stage of [`gemm_dmma`].
-const DMMA_BK: u32 = 8;
 /// Shared-memory stages of [`gemm_dmma`] (two K slabs in flight while one is multiplied).
 const DMMA_STAGES: u32 = 3;
 /// Padding (f64 elements) after each k-row of a stage: a fragment load's four k-rows then
-/// start 64 bytes apart modulo 128, so a warp's 256-byte load takes the minimum two
-/// shared-memory wavefronts.
+/// start 64 bytes apart modulo 128 (rows of 136 or 72 doubles), so a warp's 256-byte load
+/// takes the minimum two shared-memory wavefronts.
 const DMMA_PAD: u32 = 8;
-/// Threads per block of [`gemm_dmma`]: 8 warps, 4 down x 2 across, each a 32 x 32 tile of C.
-pub const DMMA_THREADS: u32 = 256;
 
-/// Stages the `DMMA_BK`-deep slab at `k0` of this block's `op(A)` rows and `op(B)` columns
-/// into stage `st` (k-major: `sa[k (BM + PAD) + i]`, `sb[k (BN + PAD) + j]`). Full slabs go
+/// Columns of `C` per block of [`gemm_dmma`]: 128 for the wide geometry (16 warps, 4 x 4),
+/// 64 for the narrow one (8 warps, 4 down x 2 across); each warp computes 32 x 32.
+pub const fn dmma_bn(wide: bool) -> u32 {
+    if wide {
+        128
+    } else {
+        64
+    }
+}
+
+/// K per shared-memory stage of [`gemm_dmma`]: 16 wide (four k-steps per barrier), 8 narrow.
+pub const fn dmma_bk(wide: bool) -> u32 {
+    if wide {
+        16
+    } else {
+        8
+    }
+}
+
+/// Threads per block of [`gemm_dmma`] (32 per 32 x 32 warp tile).
+pub const fn dmma_threads(wide: bool) -> u32 {
+    DMMA_BM * dmma_bn(wide) / 32
+}
+
+/// Dynamic shared memory of one [`gemm_dmma`] block: the ring of A and B stages (104 448
+/// bytes wide, 39 936 narrow).
+pub const fn dmma_shared_bytes(wide: bool) -> u32 {
+    DMMA_STAGES * dmma_bk(wide) * (DMMA_BM + DMMA_PAD + dmma_bn(wide) + DMMA_PAD) * 8
+}
+
+/// Stages the `BK`-deep slab at `k0` of this block's `op(A)` rows and `op(B)` columns into
+/// stage `st` of the ring in `sm` (k-major: A's stages `sm[k (BM + PAD) + i]` first, then B's
+/// from `sb0`, `sm[sb0 + k (BN + PAD) + j]`). Full slabs go
 /// through 8-byte `cp.async` (threads walk each operand's stored leading dimension, so the
 /// global reads coalesce for every operation); partial ones (the matrix's edges) through
 /// guarded loads that write zeros outside the matrix.
 #[device]
 #[allow(clippy::too_many_arguments)]
-fn dmma_stage<const TA: u32, const TB: u32>(
-    sa: Shared<f64>,
-    sb: Shared<f64>,
+fn dmma_stage<const TA: u32, const TB: u32, const WIDE: bool>(
+    sm: Shared<f64>,
+    sb0: u32,
     a: &[f64],
     b: &[f64],
     oa: u32,
@@ -330,56 +355,59 @@ fn dmma_stage<const TA: u32, const TB: u32>(
     st: u32,
 ) {
     let t = thread_idx_x();
+    let (bn, bk, threads) = (dmma_bn(WIDE), dmma_bk(WIDE), dmma_threads(WIDE));
     let ap = DMMA_BM + DMMA_PAD;
-    let bp = DMMA_BN + DMMA_PAD;
-    let base_a = st * (DMMA_BK * ap);
-    let base_b = st * (DMMA_BK * bp);
-    let full = row0 + DMMA_BM <= m && col0 + DMMA_BN <= n && k0 + DMMA_BK <= k;
-    // A: BM x BK = 1024 elements, 4 per thread; B: BK x BN = 512, 2 per thread.
-    for r in 0..((DMMA_BM * DMMA_BK / DMMA_THREADS) as usize) {
-        let e = t + (r as u32) * DMMA_THREADS;
-        let ii = if TA == 0 { e % DMMA_BM } else { e / DMMA_BK };
-        let kk = if TA == 0 { e / DMMA_BM } else { e % DMMA_BK };
+    let bp = bn + DMMA_PAD;
+    let base_a = st * (bk * ap);
+    let base_b = sb0 + st * (bk * bp);
+    let full = row0 + DMMA_BM <= m && col0 + bn <= n && k0 + bk <= k;
+    // A: BM x BK elements, 4 per thread; B: BK x BN, 2 (narrow) or 4 (wide) per thread.
+    for r in 0..((DMMA_BM * bk / threads) as usize) {
+        let e = t + (r as u32) * threads;
+        let ii = if TA == 0 { e % DMMA_BM } else { e / bk };
+        let kk = if TA == 0 { e / DMMA_BM } else { e % bk };
         let (gi, gk) = (row0 + ii, k0 + kk);
         let src = if TA == 0 { oa + gi + gk * lda } else { oa + gk + gi * lda };
         let dst = base_a + kk * ap + ii;
         if full {
-            cp_async(&sa, dst, &a, src, 8);
+            cp_async(&sm, dst, &a, src, 8);
         } else {
             let mut v = 0.0f64;
             if gi < m && gk < k {
                 v = a.load(src);
             }
-            sa[dst] = v;
+            sm[dst] = v;
         }
     }
-    for r in 0..((DMMA_BN * DMMA_BK / DMMA_THREADS) as usize) {
-        let e = t + (r as u32) * DMMA_THREADS;
-        let jj = if TB == 0 { e / DMMA_BK } else { e % DMMA_BN };
-        let kk = if TB == 0 { e % DMMA_BK } else { e / DMMA_BN };
+    for r in 0..((bn * bk / threads) as usize) {
+        let e = t + (r as u32) * threads;
+        let jj = if TB == 0 { e / bk } else { e % bn };
+        let kk = if TB == 0 { e % bk } else { e / bn };
         let (gj, gk) = (col0 + jj, k0 + kk);
         let src = if TB == 0 { ob + gk + gj * ldb } else { ob + gj + gk * ldb };
         let dst = base_b + kk * bp + jj;
         if full {
-            cp_async(&sb, dst, &b, src, 8);
+            cp_async(&sm, dst, &b, src, 8);
         } else {
             let mut v = 0.0f64;
             if gj < n && gk < k {
                 v = b.load(src);
             }
-            sb[dst] = v;
+            sm[dst] = v;
         }
     }
 }
 
 /// Real f64 `C = alpha op(A) op(B) + beta C` on the FP64 tensor core
-/// (`mma.sync.m8n8k4.f64`, sm_80+): a block of 8 warps computes a 128 x 64 tile of `C`
-/// (batch `block_idx_z`), each warp a 32 x 32 tile as 4 x 4 accumulators of 8 x 8; K moves in
-/// 8-deep slabs through a 3-stage shared-memory ring filled by `cp.async` (see
-/// [`dmma_stage`]), one barrier per slab. `TA`/`TB`: 0 `N`, else `T` (a real `C` is `T`).
-/// `beta = 0` never reads `C`; `alpha = 0` never reads `A` or `B`.
+/// (`mma.sync.m8n8k4.f64`, sm_80+): each warp computes a 32 x 32 tile of `C` (batch
+/// `block_idx_z`) as 4 x 4 accumulators of 8 x 8; a block of [`dmma_threads`] covers 128 x
+/// [`dmma_bn`] (`WIDE`: 16 warps on 128 x 128, one block of 512 threads per multiprocessor at
+/// <= 128 registers; narrow: 8 warps on 128 x 64, two blocks). K moves in [`dmma_bk`]-deep slabs
+/// through a 3-stage ring in dynamic shared memory ([`dmma_shared_bytes`]) filled by
+/// `cp.async` (see [`dmma_stage`]), one barrier per slab. `TA`/`TB`: 0 `N`, else `T` (a real
+/// `C` is `T`). `beta = 0` never reads `C`; `alpha = 0` never reads `A` or `B`.
 #[kernel]
-pub fn gemm_dmma<const TA: u32, const TB: u32, const DSA: bool, const DSB: bool>(
+pub fn gemm_dmma<const TA: u32, const TB: u32, const DSA: bool, const DSB: bool, const WIDE: bool>(
     m: u32,
     n: u32,
     k: u32,
@@ -397,10 +425,14 @@ pub fn gemm_dmma<const TA: u32, const TB: u32, const DSA: bool, const DSB: bool>
     ldc: u32,
     stride_c: u32,
 ) {
+    let (bn, bk) = (dmma_bn(WIDE), dmma_bk(WIDE));
+    // <= 128 registers: one wide block (512 threads) or two narrow ones per multiprocessor.
+    launch_bounds(dmma_threads(WIDE), if WIDE { 1 } else { 2 });
     let ap = DMMA_BM + DMMA_PAD;
-    let bp = DMMA_BN + DMMA_PAD;
-    let sa = shared_array::<f64>((DMMA_STAGES * DMMA_BK * ap) as usize);
-    let sb = shared_array::<f64>((DMMA_STAGES * DMMA_BK * bp) as usize);
+    let bp = bn + DMMA_PAD;
+    // A's stages, then B's from `sb0`.
+    let sm = dyn_shared::<f64>();
+    let sb0 = DMMA_STAGES * bk * ap;
     let acc = var_array(32, 0.0f64);
     let fa = var_array(4, 0.0f64);
     let fb = var_array(4, 0.0f64);
@@ -412,7 +444,7 @@ pub fn gemm_dmma<const TA: u32, const TB: u32, const DSA: bool, const DSB: bool>
     let wn = (warp / 4u32) * 32u32;
     let z = block_idx_z();
     let row0 = block_idx_y() * DMMA_BM;
-    let col0 = block_idx_x() * DMMA_BN;
+    let col0 = block_idx_x() * bn;
     let ar = scalar(DSA, a_re, &alpha, 0u32);
     let br = scalar(DSB, b_re, &beta, 0u32);
     let oa = z * stride_a;
@@ -420,12 +452,12 @@ pub fn gemm_dmma<const TA: u32, const TB: u32, const DSA: bool, const DSB: bool>
     let oc = z * stride_c;
     // alpha = 0 reads neither A nor B (uniform over the block, so the barriers agree).
     if ar != 0.0f64 {
-        let tiles = (k + (DMMA_BK - 1)) / DMMA_BK;
+        let tiles = (k + (bk - 1)) / bk;
         for s in 0..(DMMA_STAGES - 1) as usize {
             if (s as u32) < tiles {
-                dmma_stage::<TA, TB>(
-                    sa,
-                    sb,
+                dmma_stage::<TA, TB, WIDE>(
+                    sm,
+                    sb0,
                     a,
                     b,
                     oa,
@@ -437,7 +469,7 @@ pub fn gemm_dmma<const TA: u32, const TB: u32, const DSA: bool, const DSB: bool>
                     k,
                     row0,
                     col0,
-                    (s as u32) * DMMA_BK,
+                    (s as u32) * bk,
                     s as u32,
                 );
             }
@@ -451,9 +483,9 @@ pub fn gemm_dmma<const TA: u32, const TB: u32, const DSA: bool, const DSB: bool>
             sync_threads();
             let next = kt + (DMMA_STAGES - 1);
             if next < tiles {
-                dmma_stage::<TA, TB>(
-                    sa,
-                    sb,
+                dmma_stage::<TA, TB, WIDE>(
+                    sm,
+                    sb0,
                     a,
                     b,
                     oa,
@@ -465,18 +497,18 @@ pub fn gemm_dmma<const TA: u32, const TB: u32, const DSA: bool, const DSB: bool>
                     k,
                     row0,
                     col0,
-                    next * DMMA_BK,
+                    next * bk,
                     next % DMMA_STAGES,
                 );
             }
             cp_async_commit();
             let st = kt % DMMA_STAGES;
-            for kk in 0..(DMMA_BK / 4) as usize {
-                let ka = st * (DMMA_BK * ap) + ((kk * 4) as u32 + q) * ap + wm + g;
-                let kb = st * (DMMA_BK * bp) + ((kk * 4) as u32 + q) * bp + wn + g;
+            for kk in 0..(bk / 4) as usize {
+                let ka = st * (bk * ap) + ((kk * 4) as u32 + q) * ap + wm + g;
+                let kb = sb0 + st * (bk * bp) + ((kk * 4) as u32 + q) * bp + wn + g;
                 for i in 0..4usize {
-                    fa.set(i, sa[ka + (8 * i) as u32]);
-                    fb.set(i, sb[kb + (8 * i) as u32]);
+                    fa.set(i, sm[ka + (8 * i) as u32]);
+                    fb.set(i, sm[kb + (8 * i) as u32]);
                 }
                 for i in 0..4usize {
                     for j in 0..4usize {

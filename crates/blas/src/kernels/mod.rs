@@ -256,15 +256,22 @@ mod ptx {
 
     #[test]
     fn dgemm_uses_the_fp64_tensor_core_and_cp_async() {
-        let ptx = gemm::gemm_dmma::kernel::<0, 1, false, false>().unwrap().ptx("sm_90").unwrap();
-        if std::env::var_os("BLAS_DUMP_PTX").is_some() {
-            std::fs::write("/tmp/gemm_dmma.ptx", ptx.as_bytes()).unwrap();
+        for (wide, ptx) in [
+            (false, gemm::gemm_dmma::kernel::<0, 1, false, false, false>().unwrap().ptx("sm_90").unwrap()),
+            (true, gemm::gemm_dmma::kernel::<0, 0, false, false, true>().unwrap().ptx("sm_90").unwrap()),
+        ] {
+            dump(if wide { "gemm_dmma_wide" } else { "gemm_dmma" }, &ptx);
+            has(
+                &ptx,
+                &["mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64", "cp.async", "cp.async.wait_group 1"],
+                "gemm_dmma",
+            );
+            if wide {
+                has(&ptx, &[".maxntid 512, 1, 1", ".minnctapersm 1"], "gemm_dmma wide");
+            } else {
+                has(&ptx, &[".maxntid 256, 1, 1", ".minnctapersm 2"], "gemm_dmma narrow");
+            }
         }
-        has(
-            &ptx,
-            &["mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64", "cp.async", "cp.async.wait_group 1"],
-            "gemm_dmma",
-        );
     }
 
     #[test]
