@@ -40,8 +40,10 @@ pub enum GemmFamily {
     /// The kernel-language SIMT kernel: 16 x 16 threads with register tiles (8 x 8 per thread
     /// for real types, 4 x 4 for complex), K slabs through shared memory.
     Simt,
-    /// Real f64 on the FP64 tensor core (`mma.sync.m8n8k4.f64`, sm_80+): 128 x 64 tiles of C
-    /// per 8-warp block, 32 x 32 per warp, K in 8-deep slabs through a 3-stage `cp.async` ring.
+    /// Real f64 on the FP64 tensor core (`mma.sync.m8n8k4.f64`, sm_80+), 32 x 32 of C per
+    /// warp, K through a 3-stage `cp.async` ring: 128 x 128 tiles per 16-warp block with
+    /// 16-deep slabs when that grid fills the device, else 128 x 64 per 8-warp block with
+    /// 8-deep slabs.
     Dmma,
     /// Real f32 on `cp.async` targets (sm_80+) with 16-byte aligned operands: 128 x 128 tiles
     /// of C per 8-warp block, 64 x 32 per warp, 8 x 8 per thread, K in 8-deep slabs through

@@ -43,79 +43,93 @@ fn simt_at(#[comptime] v4: bool, #[comptime] i: usize, t: u32) -> u32 {
     o
 }
 
-/// Loads the SIMT GEMM's slab at `k0` into registers (`W` elements of `op(A)` and of `op(B)`
-/// per thread, zeros outside the matrices; `C` conjugates): for op N, thread `t` takes row
-/// `t % 16W` of K rows `t / 16W + r (256 / 16W)` (coalesced down the column); for T and C, K
-/// index `tx` of row `ty + 16 r` (coalesced along the stored row). B likewise.
+/// Where register `r` of a thread's share of a SIMT slab lives: `(i, kk)`, `i` the tile row of
+/// `op(A)` (or column of `op(B)`), `kk` the K index in the slab. `direct` operands (A with `N`,
+/// B with `T`: stored along `i`) give thread `t` index `t % 16W` of K rows
+/// `t / 16W + r (256 / 16W)` (coalesced down the stored column); the others (stored along K)
+/// K index `tx` of `i = ty + 16 r` (coalesced along the stored row).
+#[device]
+fn simt_slot(
+    #[comptime] direct: bool,
+    #[comptime] w: usize,
+    #[comptime] r: usize,
+    t_lo: u32,
+    t_hi: u32,
+) -> Vec2<u32> {
+    let mut i = thread_idx_y() + (16 * r) as u32;
+    let mut kk = thread_idx_x();
+    if direct {
+        i = t_lo;
+        kk = t_hi + (r * 256 / (16 * w)) as u32;
+    }
+    vec2(i, kk)
+}
+
+/// Loads register `r` of one operand's share of the SIMT GEMM's slab at `k0` into `nr[r]`
+/// (`ni[r]`), at [`simt_slot`], zero outside the matrix (`conj` negates imaginary parts):
+/// element `(i, kk)` of the slab is stored at `o + (r0 + i) + (k0 + kk) ld` when `direct`,
+/// else at `o + (k0 + kk) + (r0 + i) ld`; `mn` bounds `r0 + i`. A is `(row0, m)`, B `(col0, n)`.
 #[device]
 #[allow(clippy::too_many_arguments)]
-fn simt_fetch<R: KReal, const CX: bool, const TA: u32, const TB: u32, const W: usize>(
-    a: &[R],
-    b: &[R],
-    oa: u32,
-    ob: u32,
-    lda: u32,
-    ldb: u32,
-    m: u32,
-    n: u32,
+fn simt_fetch<R: KReal, const CX: bool, const W: usize>(
+    #[comptime] direct: bool,
+    #[comptime] conj: bool,
+    #[comptime] r: usize,
+    x: &[R],
+    o: u32,
+    ld: u32,
+    mn: u32,
     k: u32,
-    row0: u32,
-    col0: u32,
+    r0: u32,
     k0: u32,
     t_lo: u32,
     t_hi: u32,
-    nar: &VarArray<Val<R>>,
-    nai: &VarArray<Val<R>>,
-    nbr: &VarArray<Val<R>>,
-    nbi: &VarArray<Val<R>>,
+    nr: &VarArray<Val<R>>,
+    ni: &VarArray<Val<R>>,
 ) {
-    let tx = thread_idx_x();
-    let ty = thread_idx_y();
-    for r in 0..W {
-        let ii = if TA == 0 { t_lo } else { ty + (16 * r) as u32 };
-        let kk = if TA == 0 { t_hi + (r * 256 / (16 * W)) as u32 } else { tx };
-        let gi = row0 + ii;
-        let gk = k0 + kk;
-        let mut vr = lit::<R>(0.0);
-        let mut vi = lit::<R>(0.0);
-        if gi < m && gk < k {
-            let idx = if TA == 0 { oa + gi + gk * lda } else { oa + gk + gi * lda };
-            if CX {
-                vr = a.load(2u32 * idx);
-                vi = a.load(2u32 * idx + 1u32);
-                if TA == 2 {
-                    vi = -vi;
-                }
-            } else {
-                vr = a.load(idx);
-            }
-        }
-        nar.set(r, vr);
+    let at = simt_slot(direct, W, r, t_lo, t_hi);
+    let gi = r0 + at.get(0);
+    let gk = k0 + at.get(1);
+    let mut vr = lit::<R>(0.0);
+    let mut vi = lit::<R>(0.0);
+    if gi < mn && gk < k {
+        let idx = if direct { o + gi + gk * ld } else { o + gk + gi * ld };
         if CX {
-            nai.set(r, vi);
-        }
-        let jj = if TB == 0 { ty + (16 * r) as u32 } else { t_lo };
-        let hk = if TB == 0 { tx } else { t_hi + (r * 256 / (16 * W)) as u32 };
-        let gj = col0 + jj;
-        let gh = k0 + hk;
-        let mut wr = lit::<R>(0.0);
-        let mut wi = lit::<R>(0.0);
-        if gh < k && gj < n {
-            let idx = if TB == 0 { ob + gh + gj * ldb } else { ob + gj + gh * ldb };
-            if CX {
-                wr = b.load(2u32 * idx);
-                wi = b.load(2u32 * idx + 1u32);
-                if TB == 2 {
-                    wi = -wi;
-                }
-            } else {
-                wr = b.load(idx);
+            vr = x.load(2u32 * idx);
+            vi = x.load(2u32 * idx + 1u32);
+            if conj {
+                vi = -vi;
             }
+        } else {
+            vr = x.load(idx);
         }
-        nbr.set(r, wr);
-        if CX {
-            nbi.set(r, wi);
-        }
+    }
+    nr.set(r, vr);
+    if CX {
+        ni.set(r, vi);
+    }
+}
+
+/// Stores register `r` of one operand from [`simt_fetch`] into its k-major shared slab (row
+/// pitch `p`; `si` only for complex types).
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn simt_store<R: KReal, const CX: bool, const W: usize>(
+    #[comptime] direct: bool,
+    #[comptime] r: usize,
+    #[comptime] p: usize,
+    sr: Shared<R>,
+    si: Shared<R>,
+    t_lo: u32,
+    t_hi: u32,
+    nr: &VarArray<Val<R>>,
+    ni: &VarArray<Val<R>>,
+) {
+    let at = simt_slot(direct, W, r, t_lo, t_hi);
+    let slot = at.get(1) * (p as u32) + at.get(0);
+    sr[slot] = nr.get(r);
+    if CX {
+        si[slot] = ni.get(r);
     }
 }
 
@@ -192,34 +206,58 @@ pub fn gemm_simt<
     // A `16 W x 16` slab of 256 W elements is W loads per thread (see `simt_fetch`).
     let t_lo = t % ((16 * W) as u32);
     let t_hi = t / ((16 * W) as u32);
+    // A with N and B with T are stored along the tile (see `simt_slot`).
+    let (da, db) = (TA == 0, TB != 0);
     // alpha = 0 reads neither A nor B (uniform over the block, so the barriers agree).
     if ar != lit::<R>(0.0) || ai != lit::<R>(0.0) {
         let mut k0 = 0u32;
         // Slab 0 into the registers.
-        simt_fetch::<R, CX, TA, TB, W>(
-            a, b, oa, ob, lda, ldb, m, n, k, row0, col0, k0, t_lo, t_hi, &nar, &nai, &nbr, &nbi,
-        );
+        for r in 0..W {
+            simt_fetch::<R, CX, W>(da, TA == 2, r, a, oa, lda, m, k, row0, k0, t_lo, t_hi, &nar, &nai);
+            simt_fetch::<R, CX, W>(db, TB == 2, r, b, ob, ldb, n, k, col0, k0, t_lo, t_hi, &nbr, &nbi);
+        }
         while k0 < k {
             for r in 0..W {
-                let ii = if TA == 0 { t_lo } else { ty + (16 * r) as u32 };
-                let kk = if TA == 0 { t_hi + (r * 256 / (16 * W)) as u32 } else { tx };
-                sar[kk * (p as u32) + ii] = nar.get(r);
-                if CX {
-                    sai[kk * (p as u32) + ii] = nai.get(r);
-                }
-                let jj = if TB == 0 { ty + (16 * r) as u32 } else { t_lo };
-                let hk = if TB == 0 { tx } else { t_hi + (r * 256 / (16 * W)) as u32 };
-                sbr[hk * (p as u32) + jj] = nbr.get(r);
-                if CX {
-                    sbi[hk * (p as u32) + jj] = nbi.get(r);
-                }
+                simt_store::<R, CX, W>(da, r, p, sar, sai, t_lo, t_hi, &nar, &nai);
+                simt_store::<R, CX, W>(db, r, p, sbr, sbi, t_lo, t_hi, &nbr, &nbi);
             }
             sync_threads();
             let k1 = k0 + 16u32;
             if k1 < k {
-                simt_fetch::<R, CX, TA, TB, W>(
-                    a, b, oa, ob, lda, ldb, m, n, k, row0, col0, k1, t_lo, t_hi, &nar, &nai, &nbr, &nbi,
-                );
+                for r in 0..W {
+                    simt_fetch::<R, CX, W>(
+                        da,
+                        TA == 2,
+                        r,
+                        a,
+                        oa,
+                        lda,
+                        m,
+                        k,
+                        row0,
+                        k1,
+                        t_lo,
+                        t_hi,
+                        &nar,
+                        &nai,
+                    );
+                    simt_fetch::<R, CX, W>(
+                        db,
+                        TB == 2,
+                        r,
+                        b,
+                        ob,
+                        ldb,
+                        n,
+                        k,
+                        col0,
+                        k1,
+                        t_lo,
+                        t_hi,
+                        &nbr,
+                        &nbi,
+                    );
+                }
             }
             for q in 0..16usize {
                 let row = (q * p) as u32;
@@ -299,6 +337,16 @@ const DMMA_STAGES: u32 = 3;
 /// takes the minimum two shared-memory wavefronts.
 const DMMA_PAD: u32 = 8;
 
+/// The XOR swizzle of [`gemm_dmma`]'s stages: element `i` of k-row `k` is stored at
+/// `i ^ dmma_swizzle(k)` (a permutation inside each aligned group of 8 doubles, so a fragment
+/// load still reads the same 64 bytes per k-row). Staging that walks k down a column (B with
+/// `N`, A with `T`) then spreads the 8 even and the 8 odd k-rows of a warp's copies over
+/// distinct banks (2 wavefronts per 32 copies, where the plain layout took 8).
+#[device]
+fn dmma_swizzle(k: u32) -> u32 {
+    (k >> 1u32) & 7u32
+}
+
 /// Columns of `C` per block of [`gemm_dmma`]: 128 for the wide geometry (16 warps, 4 x 4),
 /// 64 for the narrow one (8 warps, 4 down x 2 across); each warp computes 32 x 32.
 pub const fn dmma_bn(wide: bool) -> u32 {
@@ -330,11 +378,11 @@ pub const fn dmma_shared_bytes(wide: bool) -> u32 {
 }
 
 /// Stages the `BK`-deep slab at `k0` of this block's `op(A)` rows and `op(B)` columns into
-/// stage `st` of the ring in `sm` (k-major: A's stages `sm[k (BM + PAD) + i]` first, then B's
-/// from `sb0`, `sm[sb0 + k (BN + PAD) + j]`). Full slabs go
-/// through 8-byte `cp.async` (threads walk each operand's stored leading dimension, so the
-/// global reads coalesce for every operation); partial ones (the matrix's edges) through
-/// guarded loads that write zeros outside the matrix.
+/// stage `st` of the ring in `sm` (k-major: A's stages `sm[k (BM + PAD) + (i ^ s(k))]` first,
+/// then B's from `sb0`, `sm[sb0 + k (BN + PAD) + (j ^ s(k))]`, `s` = [`dmma_swizzle`]). Full
+/// slabs go through 8-byte `cp.async` (threads walk each operand's stored leading dimension,
+/// so the global reads coalesce for every operation); partial ones (the matrix's edges)
+/// through guarded loads that write zeros outside the matrix.
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn dmma_stage<const TA: u32, const TB: u32, const WIDE: bool>(
@@ -362,13 +410,16 @@ fn dmma_stage<const TA: u32, const TB: u32, const WIDE: bool>(
     let base_b = sb0 + st * (bk * bp);
     let full = row0 + DMMA_BM <= m && col0 + bn <= n && k0 + bk <= k;
     // A: BM x BK elements, 4 per thread; B: BK x BN, 2 (narrow) or 4 (wide) per thread.
+    // Element `e = t + r threads` of a slab; every extent is a power of two dividing
+    // `threads`, so its coordinates are the thread's own (masks and shifts of `t`) plus
+    // constants: no division per copy.
+    let (sh_bk, sh_bm, sh_bn) = (bk.trailing_zeros(), DMMA_BM.trailing_zeros(), bn.trailing_zeros());
     for r in 0..((DMMA_BM * bk / threads) as usize) {
-        let e = t + (r as u32) * threads;
-        let ii = if TA == 0 { e % DMMA_BM } else { e / bk };
-        let kk = if TA == 0 { e / DMMA_BM } else { e % bk };
+        let ii = if TA == 0 { t & (DMMA_BM - 1) } else { (t >> sh_bk) + (r as u32) * (threads / bk) };
+        let kk = if TA == 0 { (t >> sh_bm) + (r as u32) * (threads / DMMA_BM) } else { t & (bk - 1) };
         let (gi, gk) = (row0 + ii, k0 + kk);
         let src = if TA == 0 { oa + gi + gk * lda } else { oa + gk + gi * lda };
-        let dst = base_a + kk * ap + ii;
+        let dst = base_a + kk * ap + (ii ^ dmma_swizzle(kk));
         if full {
             cp_async(&sm, dst, &a, src, 8);
         } else {
@@ -380,12 +431,11 @@ fn dmma_stage<const TA: u32, const TB: u32, const WIDE: bool>(
         }
     }
     for r in 0..((bn * bk / threads) as usize) {
-        let e = t + (r as u32) * threads;
-        let jj = if TB == 0 { e / bk } else { e % bn };
-        let kk = if TB == 0 { e % bk } else { e / bn };
+        let jj = if TB == 0 { (t >> sh_bk) + (r as u32) * (threads / bk) } else { t & (bn - 1) };
+        let kk = if TB == 0 { t & (bk - 1) } else { (t >> sh_bn) + (r as u32) * (threads / bn) };
         let (gj, gk) = (col0 + jj, k0 + kk);
         let src = if TB == 0 { ob + gk + gj * ldb } else { ob + gj + gk * ldb };
-        let dst = base_b + kk * bp + jj;
+        let dst = base_b + kk * bp + (jj ^ dmma_swizzle(kk));
         if full {
             cp_async(&sm, dst, &b, src, 8);
         } else {
@@ -504,8 +554,10 @@ pub fn gemm_dmma<const TA: u32, const TB: u32, const DSA: bool, const DSB: bool,
             cp_async_commit();
             let st = kt % DMMA_STAGES;
             for kk in 0..(bk / 4) as usize {
-                let ka = st * (bk * ap) + ((kk * 4) as u32 + q) * ap + wm + g;
-                let kb = sb0 + st * (bk * bp) + ((kk * 4) as u32 + q) * bp + wn + g;
+                let kq = (kk * 4) as u32 + q;
+                let gs = g ^ dmma_swizzle(kq);
+                let ka = st * (bk * ap) + kq * ap + wm + gs;
+                let kb = sb0 + st * (bk * bp) + kq * bp + wn + gs;
                 for i in 0..4usize {
                     fa.set(i, sm[ka + (8 * i) as u32]);
                     fb.set(i, sm[kb + (8 * i) as u32]);
@@ -586,8 +638,8 @@ fn wt_load(
     let t = thread_idx_x();
     let whole = r0 + WT_TILE <= mn && k0 + WT_BK <= k;
     if direct {
-        let ii = (t % 32u32) * 4u32;
-        let kk = t / 32u32;
+        let ii = (t & 31u32) * 4u32;
+        let kk = t >> 5u32;
         let src = o + r0 + ii + (k0 + kk) * ld;
         let dst = base + kk * WT_P + ii;
         if whole {
@@ -602,11 +654,11 @@ fn wt_load(
             }
         }
     } else {
-        let ii = t / 2u32;
-        let kk = (t % 2u32) * 4u32;
+        let ii = t >> 1u32;
+        let kk = (t & 1u32) * 4u32;
         let src = o + k0 + kk + (r0 + ii) * ld;
         if whole {
-            let w = x.load4(src / 4u32);
+            let w = x.load4(src >> 2u32);
             for e in 0..4usize {
                 v.set(e, w.get(e));
             }
@@ -626,8 +678,8 @@ fn wt_load(
 #[device]
 fn wt_store(s: Shared<f32>, base: u32, v: &VarArray<Val<f32>>) {
     let t = thread_idx_x();
-    let ii = t / 2u32;
-    let kk = (t % 2u32) * 4u32;
+    let ii = t >> 1u32;
+    let kk = (t & 1u32) * 4u32;
     for e in 0..4usize {
         s[base + (kk + e as u32) * WT_P + ii] = v.get(e);
     }
@@ -672,10 +724,10 @@ pub fn gemm_wt<const TA: u32, const TB: u32, const DSA: bool, const DSB: bool>(
     let va = var_array(4, 0.0f32);
     let vb = var_array(4, 0.0f32);
     let lane = lane_id();
-    let warp = thread_idx_x() / 32u32;
+    let warp = thread_idx_x() >> 5u32;
     // The thread's first row and column in the block's tile.
-    let tm = (warp % 2u32) * 64u32 + (lane % 8u32) * 4u32;
-    let tn = (warp / 2u32) * 32u32 + (lane / 8u32) * 4u32;
+    let tm = (warp & 1u32) * 64u32 + (lane & 7u32) * 4u32;
+    let tn = (warp >> 1u32) * 32u32 + (lane >> 3u32) * 4u32;
     let z = block_idx_z();
     let row0 = block_idx_y() * WT_TILE;
     let col0 = block_idx_x() * WT_TILE;
@@ -701,7 +753,7 @@ pub fn gemm_wt<const TA: u32, const TB: u32, const DSA: bool, const DSB: bool>(
         sync_threads();
         let mut kt = 0u32;
         while kt < tiles {
-            let cur = (kt % 2u32) * WT_SLAB;
+            let cur = (kt & 1u32) * WT_SLAB;
             let nxt = WT_SLAB - cur;
             let more = kt + 1u32 < tiles;
             if more {
@@ -711,8 +763,8 @@ pub fn gemm_wt<const TA: u32, const TB: u32, const DSA: bool, const DSB: bool>(
             }
             cp_async_commit();
             // Fragment addresses in 16-byte units: one base per operand, the rest immediates.
-            let pa = (cur + tm) / 4u32;
-            let pb = (cur + tn) / 4u32;
+            let pa = (cur + tm) >> 2u32;
+            let pb = (cur + tn) >> 2u32;
             for q in 0..(WT_BK as usize) {
                 for h in 0..2usize {
                     let x = sa.load4(pa + (q as u32) * (WT_P / 4) + (8 * h) as u32);
