@@ -3,7 +3,7 @@
 (scripts/vendor_baselines.py cublas: torch/cuBLAS, or numpy with --cpu) in this one process,
 and prints a ratio table last. Usage (repository root, staged binaries):
 
-    python3 crates/blas/gpu/table.py [--ferrocm PATH] [--cpu] [--rows gpu|cpu|smoke|blas3]
+    python3 crates/blas/gpu/table.py [--ferrocm PATH] [--cpu] [--rows gpu|cpu|smoke|blas3|blas4]
 """
 import argparse
 import io
@@ -47,6 +47,18 @@ BLAS3_ROWS = [
     ("gemm", "f32_r", "N", "N", 8192, 8192, 8192, 1, 3),
     ("gemm", "f32_r", "T", "N", 4096, 4096, 4096, 1, 5),
 ]
+# The blas4 kernels (warp-tiled sgemm, wide FP64 tensor-core dgemm, 16-byte nrm2) with gemv and
+# axpy (a copy-speed Level 1 kernel) as controls: crates/blas/gpu/blas4.sh.
+BLAS4_ROWS = [
+    ("gemm", "f32_r", "N", "N", 8192, 8192, 8192, 1, 3),
+    ("gemm", "f32_r", "T", "N", 4096, 4096, 4096, 1, 5),
+    ("gemm", "f64_r", "N", "N", 8192, 8192, 8192, 1, 3),
+    ("nrm2", "f32_r", "N", "N", 1, 1 << 28, 1, 1, 10),
+    ("nrm2", "f64_r", "N", "N", 1, 1 << 27, 1, 1, 10),
+    ("axpy", "f32_r", "N", "N", 1, 1 << 28, 1, 1, 10),
+    ("gemv", "f32_r", "N", "N", 16384, 16384, 1, 1, 10),
+    ("gemv", "f32_r", "T", "N", 16384, 16384, 1, 1, 10),
+]
 SMOKE_ROWS = [
     ("gemm", "f32_r", "N", "T", 256, 192, 128, 1, 3),
     ("gemv", "f64_r", "T", "N", 300, 200, 1, 1, 3),
@@ -58,10 +70,10 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--ferrocm", default=".gpu/stage/bin/ferrocm")
     p.add_argument("--cpu", action="store_true", help="vendor side on the host (numpy)")
-    p.add_argument("--rows", default="gpu", choices=["gpu", "cpu", "smoke", "blas3"])
+    p.add_argument("--rows", default="gpu", choices=["gpu", "cpu", "smoke", "blas3", "blas4"])
     p.add_argument("--device", default=None)
     a = p.parse_args()
-    rows = {"gpu": GPU_ROWS, "cpu": CPU_ROWS, "smoke": SMOKE_ROWS, "blas3": BLAS3_ROWS}[a.rows]
+    rows = {"gpu": GPU_ROWS, "cpu": CPU_ROWS, "smoke": SMOKE_ROWS, "blas3": BLAS3_ROWS, "blas4": BLAS4_ROWS}[a.rows]
     table = []
     for (f, r, ta, tb, m, n, k, b, reps) in rows:
         args = ["bench", "blas", "--json", "-f", f, "-r", r, "--transposeA", ta, "--transposeB", tb,

@@ -7,7 +7,12 @@
 //!   `gemm` crate (packed, cache-blocked SIMD microkernels, threads through rayon).
 //! - [`GemmFamily::Dmma`]: real f64 on targets with `Feature::MmaSync` (sm_80+, and the CPU
 //!   executor, which emulates it): the FP64 tensor-core kernel (`kernels::gemm::gemm_dmma`).
-//! - [`GemmFamily::Simt`]: every other device and type: the kernel-language SIMT kernel
+//! - [`GemmFamily::WarpTiled`]: real f32 on targets with `Feature::CpAsync` (sm_80+, and the
+//!   CPU executor) when `A` and `B` start 16-byte aligned with leading dimensions and batch
+//!   strides multiples of 4 elements: the warp-tiled SIMT kernel (`kernels::gemm::gemm_wt`,
+//!   two blocks per multiprocessor, `cp.async`-fed double-buffered slabs).
+//! - [`GemmFamily::Simt`]: every other device and type, and f32 operands the warp-tiled
+//!   kernel cannot read 16 bytes at a time: the kernel-language SIMT kernel
 //!   (`kernels::gemm::gemm_simt`).
 //!
 //! The tensor-core families slot in here by target without touching callers: `mma.sync`
@@ -35,9 +40,15 @@ pub enum GemmFamily {
     /// The kernel-language SIMT kernel: 16 x 16 threads with register tiles (8 x 8 per thread
     /// for real types, 4 x 4 for complex), K slabs through shared memory.
     Simt,
-    /// Real f64 on the FP64 tensor core (`mma.sync.m8n8k4.f64`, sm_80+): 128 x 64 tiles of C
-    /// per 8-warp block, 32 x 32 per warp, K in 8-deep slabs through a 3-stage `cp.async` ring.
+    /// Real f64 on the FP64 tensor core (`mma.sync.m8n8k4.f64`, sm_80+), 32 x 32 of C per
+    /// warp, K through a 3-stage `cp.async` ring: 128 x 128 tiles per 16-warp block with
+    /// 16-deep slabs when that grid fills the device, else 128 x 64 per 8-warp block with
+    /// 8-deep slabs.
     Dmma,
+    /// Real f32 on `cp.async` targets (sm_80+) with 16-byte aligned operands: 128 x 128 tiles
+    /// of C per 8-warp block, 64 x 32 per warp, 8 x 8 per thread, K in 8-deep slabs through
+    /// two shared buffers, at most 128 registers so two blocks share a multiprocessor.
+    WarpTiled,
 }
 
 /// The most batches one kernel launch covers (the grid's `z` limit).
@@ -45,13 +56,24 @@ const MAX_BATCH: usize = 65_535;
 
 impl Handle {
     /// The kernel family a GEMM of element type `ty` and shape `m x n x k` runs on with this
-    /// handle (its device, engine and math mode).
+    /// handle (its device, engine and math mode), for operands that start 16-byte aligned with
+    /// leading dimensions and batch strides multiples of 4 elements (other f32 operands take
+    /// [`GemmFamily::Simt`] where this says [`GemmFamily::WarpTiled`]).
     pub fn gemm_family(&self, ty: DataType, m: usize, n: usize, k: usize) -> GemmFamily {
+        self.gemm_plan(ty, m, n, k, true)
+    }
+
+    /// [`Handle::gemm_family`] for operands that are (`aligned16`) or are not readable 16 bytes
+    /// at a time.
+    fn gemm_plan(&self, ty: DataType, m: usize, n: usize, k: usize, aligned16: bool) -> GemmFamily {
         let _ = (m, n, k);
+        let target = self.stream().device().target();
         if !self.use_kernels() {
             GemmFamily::Native
-        } else if ty == DataType::F64 && self.stream().device().target().has(Feature::MmaSync) {
+        } else if ty == DataType::F64 && target.has(Feature::MmaSync) {
             GemmFamily::Dmma
+        } else if ty == DataType::F32 && aligned16 && target.has(Feature::CpAsync) {
+            GemmFamily::WarpTiled
         } else {
             GemmFamily::Simt
         }
@@ -129,7 +151,15 @@ impl Handle {
             return Ok(());
         }
         let s = self.stream();
-        match self.gemm_family(T::TYPE, m, n, k) {
+        // The warp-tiled f32 kernel reads A and B 16 bytes at a time.
+        let quad = |x: usize| x % 4 == 0;
+        let aligned16 = a.as_device_slice().device_ptr().0 % 16 == 0
+            && b.as_device_slice().device_ptr().0 % 16 == 0
+            && quad(lda)
+            && quad(ldb)
+            && (batch_count == 1 || (quad(stride_a) && quad(stride_b)));
+        let family = self.gemm_plan(T::TYPE, m, n, k, aligned16);
+        match family {
             GemmFamily::Native => {
                 let mut args = KernelArgs::new();
                 args.push(transa.code()).push(transb.code());
@@ -144,7 +174,7 @@ impl Handle {
                 args.push(ldc as u64).push(stride_c as u64).push(batch_count as u64);
                 native::launch(s, "gemm", T::TYPE, &args)
             }
-            GemmFamily::Simt | GemmFamily::Dmma => {
+            GemmFamily::Simt | GemmFamily::Dmma | GemmFamily::WarpTiled => {
                 // The kernels index reals with 32 bits (complex elements are two reals).
                 let reals = if T::COMPLEX { 2 } else { 1 };
                 for (arg, span) in [("a", span_a), ("b", span_b), ("c", span_c)] {
@@ -170,10 +200,44 @@ impl Handle {
                     2 * mnk * if T::COMPLEX { 4 } else { 1 },
                     ((m * k + k * n + 2 * m * n) * batch_count * size_of::<T>()) as u64,
                 );
-                if self.gemm_family(T::TYPE, m, n, k) == GemmFamily::Dmma {
-                    use kernels::gemm::{gemm_dmma, DMMA_BM, DMMA_BN, DMMA_THREADS};
-                    let grid = (n32.div_ceil(DMMA_BN), m32.div_ceil(DMMA_BM), batch_count as u32);
-                    let cfg = LaunchConfig::new(grid, DMMA_THREADS);
+                if family == GemmFamily::WarpTiled {
+                    use kernels::gemm::{gemm_wt, WT_THREADS, WT_TILE};
+                    let grid = (n32.div_ceil(WT_TILE), m32.div_ceil(WT_TILE), batch_count as u32);
+                    let cfg = LaunchConfig::new(grid, WT_THREADS);
+                    // A real matrix's C is its T.
+                    let (ta, tb) = (transa != Operation::N, transb != Operation::N);
+                    let (ar, br) = (ar.reinterpret::<f32>()?, br.reinterpret::<f32>()?);
+                    let mut cr = cr.reinterpret::<f32>()?;
+                    let (av, bv) = (ka.view.reinterpret::<f32>()?, kb.view.reinterpret::<f32>()?);
+                    let (are, bre) = (ka.re.to_f64() as f32, kb.re.to_f64() as f32);
+                    macro_rules! go {
+                        ($ta:literal, $tb:literal) => {
+                            bools!(ka.device => DSA, bools!(kb.device => DSB, {
+                                gemm_wt::launch::<$ta, $tb, DSA, DSB>(
+                                    s, cfg, m32, n32, k32, are, &av, &ar, lda, sa, &br, ldb, sb, bre, &bv,
+                                    &mut cr, ldc, sc,
+                                )?
+                            }))
+                        };
+                    }
+                    match (ta, tb) {
+                        (false, false) => go!(0, 0),
+                        (false, true) => go!(0, 1),
+                        (true, false) => go!(1, 0),
+                        (true, true) => go!(1, 1),
+                    }
+                    return Ok(());
+                }
+                if family == GemmFamily::Dmma {
+                    use kernels::gemm::{dmma_bn, dmma_shared_bytes, dmma_threads, gemm_dmma, DMMA_BM};
+                    // 128 x 128 tiles (16 warps a block) when they alone fill every
+                    // multiprocessor; 128 x 64 (8 warps, two blocks each) for smaller grids.
+                    let tiles =
+                        |bn: u32| n32.div_ceil(bn) as u64 * m32.div_ceil(DMMA_BM) as u64 * batch_count as u64;
+                    let wide = tiles(dmma_bn(true)) >= s.device().properties().compute_units as u64;
+                    let grid = (n32.div_ceil(dmma_bn(wide)), m32.div_ceil(DMMA_BM), batch_count as u32);
+                    let cfg =
+                        LaunchConfig::new(grid, dmma_threads(wide)).with_shared_mem(dmma_shared_bytes(wide));
                     // A real matrix's C is its T.
                     let (ta, tb) = (transa != Operation::N, transb != Operation::N);
                     let (ar, br) = (ar.reinterpret::<f64>()?, br.reinterpret::<f64>()?);
@@ -182,12 +246,12 @@ impl Handle {
                     let (are, bre) = (ka.re.to_f64(), kb.re.to_f64());
                     macro_rules! go {
                         ($ta:literal, $tb:literal) => {
-                            bools!(ka.device => DSA, bools!(kb.device => DSB, {
-                                gemm_dmma::launch::<$ta, $tb, DSA, DSB>(
+                            bools!(ka.device => DSA, bools!(kb.device => DSB, bools!(wide => WIDE, {
+                                gemm_dmma::launch::<$ta, $tb, DSA, DSB, WIDE>(
                                     s, cfg, m32, n32, k32, are, &av, &ar, lda, sa, &br, ldb, sb, bre, &bv,
                                     &mut cr, ldc, sc,
                                 )?
-                            }))
+                            })))
                         };
                     }
                     match (ta, tb) {

@@ -165,12 +165,17 @@ fn run<T: Scalar>(c: &Case, t: &Target, seed: u64) {
         }
         "nrm2" | "asum" => {
             let scale: f64 = c.get_or("scale", "1").parse().expect("scale");
+            // `scale2` (default `scale`) scales every third stored element: vectors that mix
+            // magnitudes (tiny with ordinary, huge with tiny) cross the norm's scaling ranges.
+            let scale2: f64 = c.get_or("scale2", &scale.to_string()).parse().expect("scale2");
             let x: Vec<T> = r
                 .vec::<T>(lx)
                 .into_iter()
-                .map(|v| {
+                .enumerate()
+                .map(|(i, v)| {
                     let (a, b) = v.parts();
-                    scalar((a.to_f64() * scale, b.to_f64() * scale))
+                    let f = if i % 3 == 1 { scale2 } else { scale };
+                    scalar((a.to_f64() * f, b.to_f64() * f))
                 })
                 .collect();
             let dx = upload(t, &x);

@@ -110,7 +110,17 @@ fn gemm<T: Scalar>(c: &Case, t: &Target, seed: u64) {
     let beta: T = scalar(c.complex("beta"));
     let (ra, ca) = if ta == Operation::N { (m, k) } else { (k, m) };
     let (rb, cb) = if tb == Operation::N { (k, n) } else { (n, k) };
-    let (lda, ldb, ldc) = (ra.max(1) + pad, rb.max(1) + pad, m.max(1) + pad);
+    // `ld4`: leading dimensions rounded up to multiples of 4 (f32 GEMMs on sm_80+ then take
+    // the warp-tiled kernel, which reads A and B 16 bytes at a time).
+    let ld = |rows: usize| {
+        let l = rows.max(1) + pad;
+        if c.get_or("ld4", "no") == "yes" {
+            l.next_multiple_of(4)
+        } else {
+            l
+        }
+    };
+    let (lda, ldb, ldc) = (ld(ra), ld(rb), ld(m));
     let span =
         |rows: usize, cols: usize, ld: usize| if rows == 0 || cols == 0 { 0 } else { ld * (cols - 1) + rows };
     let stride_of = |key: &str, rows, cols, ld| {

@@ -43,79 +43,93 @@ fn simt_at(#[comptime] v4: bool, #[comptime] i: usize, t: u32) -> u32 {
     o
 }
 
-/// Loads the SIMT GEMM's slab at `k0` into registers (`W` elements of `op(A)` and of `op(B)`
-/// per thread, zeros outside the matrices; `C` conjugates): for op N, thread `t` takes row
-/// `t % 16W` of K rows `t / 16W + r (256 / 16W)` (coalesced down the column); for T and C, K
-/// index `tx` of row `ty + 16 r` (coalesced along the stored row). B likewise.
+/// Where register `r` of a thread's share of a SIMT slab lives: `(i, kk)`, `i` the tile row of
+/// `op(A)` (or column of `op(B)`), `kk` the K index in the slab. `direct` operands (A with `N`,
+/// B with `T`: stored along `i`) give thread `t` index `t % 16W` of K rows
+/// `t / 16W + r (256 / 16W)` (coalesced down the stored column); the others (stored along K)
+/// K index `tx` of `i = ty + 16 r` (coalesced along the stored row).
+#[device]
+fn simt_slot(
+    #[comptime] direct: bool,
+    #[comptime] w: usize,
+    #[comptime] r: usize,
+    t_lo: u32,
+    t_hi: u32,
+) -> Vec2<u32> {
+    let mut i = thread_idx_y() + (16 * r) as u32;
+    let mut kk = thread_idx_x();
+    if direct {
+        i = t_lo;
+        kk = t_hi + (r * 256 / (16 * w)) as u32;
+    }
+    vec2(i, kk)
+}
+
+/// Loads register `r` of one operand's share of the SIMT GEMM's slab at `k0` into `nr[r]`
+/// (`ni[r]`), at [`simt_slot`], zero outside the matrix (`conj` negates imaginary parts):
+/// element `(i, kk)` of the slab is stored at `o + (r0 + i) + (k0 + kk) ld` when `direct`,
+/// else at `o + (k0 + kk) + (r0 + i) ld`; `mn` bounds `r0 + i`. A is `(row0, m)`, B `(col0, n)`.
 #[device]
 #[allow(clippy::too_many_arguments)]
-fn simt_fetch<R: KReal, const CX: bool, const TA: u32, const TB: u32, const W: usize>(
-    a: &[R],
-    b: &[R],
-    oa: u32,
-    ob: u32,
-    lda: u32,
-    ldb: u32,
-    m: u32,
-    n: u32,
+fn simt_fetch<R: KReal, const CX: bool, const W: usize>(
+    #[comptime] direct: bool,
+    #[comptime] conj: bool,
+    #[comptime] r: usize,
+    x: &[R],
+    o: u32,
+    ld: u32,
+    mn: u32,
     k: u32,
-    row0: u32,
-    col0: u32,
+    r0: u32,
     k0: u32,
     t_lo: u32,
     t_hi: u32,
-    nar: &VarArray<Val<R>>,
-    nai: &VarArray<Val<R>>,
-    nbr: &VarArray<Val<R>>,
-    nbi: &VarArray<Val<R>>,
+    nr: &VarArray<Val<R>>,
+    ni: &VarArray<Val<R>>,
 ) {
-    let tx = thread_idx_x();
-    let ty = thread_idx_y();
-    for r in 0..W {
-        let ii = if TA == 0 { t_lo } else { ty + (16 * r) as u32 };
-        let kk = if TA == 0 { t_hi + (r * 256 / (16 * W)) as u32 } else { tx };
-        let gi = row0 + ii;
-        let gk = k0 + kk;
-        let mut vr = lit::<R>(0.0);
-        let mut vi = lit::<R>(0.0);
-        if gi < m && gk < k {
-            let idx = if TA == 0 { oa + gi + gk * lda } else { oa + gk + gi * lda };
-            if CX {
-                vr = a.load(2u32 * idx);
-                vi = a.load(2u32 * idx + 1u32);
-                if TA == 2 {
-                    vi = -vi;
-                }
-            } else {
-                vr = a.load(idx);
-            }
-        }
-        nar.set(r, vr);
+    let at = simt_slot(direct, W, r, t_lo, t_hi);
+    let gi = r0 + at.get(0);
+    let gk = k0 + at.get(1);
+    let mut vr = lit::<R>(0.0);
+    let mut vi = lit::<R>(0.0);
+    if gi < mn && gk < k {
+        let idx = if direct { o + gi + gk * ld } else { o + gk + gi * ld };
         if CX {
-            nai.set(r, vi);
-        }
-        let jj = if TB == 0 { ty + (16 * r) as u32 } else { t_lo };
-        let hk = if TB == 0 { tx } else { t_hi + (r * 256 / (16 * W)) as u32 };
-        let gj = col0 + jj;
-        let gh = k0 + hk;
-        let mut wr = lit::<R>(0.0);
-        let mut wi = lit::<R>(0.0);
-        if gh < k && gj < n {
-            let idx = if TB == 0 { ob + gh + gj * ldb } else { ob + gj + gh * ldb };
-            if CX {
-                wr = b.load(2u32 * idx);
-                wi = b.load(2u32 * idx + 1u32);
-                if TB == 2 {
-                    wi = -wi;
-                }
-            } else {
-                wr = b.load(idx);
+            vr = x.load(2u32 * idx);
+            vi = x.load(2u32 * idx + 1u32);
+            if conj {
+                vi = -vi;
             }
+        } else {
+            vr = x.load(idx);
         }
-        nbr.set(r, wr);
-        if CX {
-            nbi.set(r, wi);
-        }
+    }
+    nr.set(r, vr);
+    if CX {
+        ni.set(r, vi);
+    }
+}
+
+/// Stores register `r` of one operand from [`simt_fetch`] into its k-major shared slab (row
+/// pitch `p`; `si` only for complex types).
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn simt_store<R: KReal, const CX: bool, const W: usize>(
+    #[comptime] direct: bool,
+    #[comptime] r: usize,
+    #[comptime] p: usize,
+    sr: Shared<R>,
+    si: Shared<R>,
+    t_lo: u32,
+    t_hi: u32,
+    nr: &VarArray<Val<R>>,
+    ni: &VarArray<Val<R>>,
+) {
+    let at = simt_slot(direct, W, r, t_lo, t_hi);
+    let slot = at.get(1) * (p as u32) + at.get(0);
+    sr[slot] = nr.get(r);
+    if CX {
+        si[slot] = ni.get(r);
     }
 }
 
@@ -192,34 +206,58 @@ pub fn gemm_simt<
     // A `16 W x 16` slab of 256 W elements is W loads per thread (see `simt_fetch`).
     let t_lo = t % ((16 * W) as u32);
     let t_hi = t / ((16 * W) as u32);
+    // A with N and B with T are stored along the tile (see `simt_slot`).
+    let (da, db) = (TA == 0, TB != 0);
     // alpha = 0 reads neither A nor B (uniform over the block, so the barriers agree).
     if ar != lit::<R>(0.0) || ai != lit::<R>(0.0) {
         let mut k0 = 0u32;
         // Slab 0 into the registers.
-        simt_fetch::<R, CX, TA, TB, W>(
-            a, b, oa, ob, lda, ldb, m, n, k, row0, col0, k0, t_lo, t_hi, &nar, &nai, &nbr, &nbi,
-        );
+        for r in 0..W {
+            simt_fetch::<R, CX, W>(da, TA == 2, r, a, oa, lda, m, k, row0, k0, t_lo, t_hi, &nar, &nai);
+            simt_fetch::<R, CX, W>(db, TB == 2, r, b, ob, ldb, n, k, col0, k0, t_lo, t_hi, &nbr, &nbi);
+        }
         while k0 < k {
             for r in 0..W {
-                let ii = if TA == 0 { t_lo } else { ty + (16 * r) as u32 };
-                let kk = if TA == 0 { t_hi + (r * 256 / (16 * W)) as u32 } else { tx };
-                sar[kk * (p as u32) + ii] = nar.get(r);
-                if CX {
-                    sai[kk * (p as u32) + ii] = nai.get(r);
-                }
-                let jj = if TB == 0 { ty + (16 * r) as u32 } else { t_lo };
-                let hk = if TB == 0 { tx } else { t_hi + (r * 256 / (16 * W)) as u32 };
-                sbr[hk * (p as u32) + jj] = nbr.get(r);
-                if CX {
-                    sbi[hk * (p as u32) + jj] = nbi.get(r);
-                }
+                simt_store::<R, CX, W>(da, r, p, sar, sai, t_lo, t_hi, &nar, &nai);
+                simt_store::<R, CX, W>(db, r, p, sbr, sbi, t_lo, t_hi, &nbr, &nbi);
             }
             sync_threads();
             let k1 = k0 + 16u32;
             if k1 < k {
-                simt_fetch::<R, CX, TA, TB, W>(
-                    a, b, oa, ob, lda, ldb, m, n, k, row0, col0, k1, t_lo, t_hi, &nar, &nai, &nbr, &nbi,
-                );
+                for r in 0..W {
+                    simt_fetch::<R, CX, W>(
+                        da,
+                        TA == 2,
+                        r,
+                        a,
+                        oa,
+                        lda,
+                        m,
+                        k,
+                        row0,
+                        k1,
+                        t_lo,
+                        t_hi,
+                        &nar,
+                        &nai,
+                    );
+                    simt_fetch::<R, CX, W>(
+                        db,
+                        TB == 2,
+                        r,
+                        b,
+                        ob,
+                        ldb,
+                        n,
+                        k,
+                        col0,
+                        k1,
+                        t_lo,
+                        t_hi,
+                        &nbr,
+                        &nbi,
+                    );
+                }
             }
             for q in 0..16usize {
                 let row = (q * p) as u32;
@@ -292,29 +330,64 @@ pub fn gemm_simt<
 
 /// Rows of `C` per block of [`gemm_dmma`].
 pub const DMMA_BM: u32 = 128;
-/// Columns of `C` per block of [`gemm_dmma`].
-pub const DMMA_BN: u32 = 64;
-/// K per shared-memory stage of [`gemm_dmma`].
-const DMMA_BK: u32 = 8;
 /// Shared-memory stages of [`gemm_dmma`] (two K slabs in flight while one is multiplied).
 const DMMA_STAGES: u32 = 3;
 /// Padding (f64 elements) after each k-row of a stage: a fragment load's four k-rows then
-/// start 64 bytes apart modulo 128, so a warp's 256-byte load takes the minimum two
-/// shared-memory wavefronts.
+/// start 64 bytes apart modulo 128 (rows of 136 or 72 doubles), so a warp's 256-byte load
+/// takes the minimum two shared-memory wavefronts.
 const DMMA_PAD: u32 = 8;
-/// Threads per block of [`gemm_dmma`]: 8 warps, 4 down x 2 across, each a 32 x 32 tile of C.
-pub const DMMA_THREADS: u32 = 256;
 
-/// Stages the `DMMA_BK`-deep slab at `k0` of this block's `op(A)` rows and `op(B)` columns
-/// into stage `st` (k-major: `sa[k (BM + PAD) + i]`, `sb[k (BN + PAD) + j]`). Full slabs go
-/// through 8-byte `cp.async` (threads walk each operand's stored leading dimension, so the
-/// global reads coalesce for every operation); partial ones (the matrix's edges) through
-/// guarded loads that write zeros outside the matrix.
+/// The XOR swizzle of [`gemm_dmma`]'s stages: element `i` of k-row `k` is stored at
+/// `i ^ dmma_swizzle(k)` (a permutation inside each aligned group of 8 doubles, so a fragment
+/// load still reads the same 64 bytes per k-row). Staging that walks k down a column (B with
+/// `N`, A with `T`) then spreads the 8 even and the 8 odd k-rows of a warp's copies over
+/// distinct banks (2 wavefronts per 32 copies, where the plain layout took 8).
+#[device]
+fn dmma_swizzle(k: u32) -> u32 {
+    (k >> 1u32) & 7u32
+}
+
+/// Columns of `C` per block of [`gemm_dmma`]: 128 for the wide geometry (16 warps, 4 x 4),
+/// 64 for the narrow one (8 warps, 4 down x 2 across); each warp computes 32 x 32.
+pub const fn dmma_bn(wide: bool) -> u32 {
+    if wide {
+        128
+    } else {
+        64
+    }
+}
+
+/// K per shared-memory stage of [`gemm_dmma`]: 16 wide (four k-steps per barrier), 8 narrow.
+pub const fn dmma_bk(wide: bool) -> u32 {
+    if wide {
+        16
+    } else {
+        8
+    }
+}
+
+/// Threads per block of [`gemm_dmma`] (32 per 32 x 32 warp tile).
+pub const fn dmma_threads(wide: bool) -> u32 {
+    DMMA_BM * dmma_bn(wide) / 32
+}
+
+/// Dynamic shared memory of one [`gemm_dmma`] block: the ring of A and B stages (104 448
+/// bytes wide, 39 936 narrow).
+pub const fn dmma_shared_bytes(wide: bool) -> u32 {
+    DMMA_STAGES * dmma_bk(wide) * (DMMA_BM + DMMA_PAD + dmma_bn(wide) + DMMA_PAD) * 8
+}
+
+/// Stages the `BK`-deep slab at `k0` of this block's `op(A)` rows and `op(B)` columns into
+/// stage `st` of the ring in `sm` (k-major: A's stages `sm[k (BM + PAD) + (i ^ s(k))]` first,
+/// then B's from `sb0`, `sm[sb0 + k (BN + PAD) + (j ^ s(k))]`, `s` = [`dmma_swizzle`]). Full
+/// slabs go through 8-byte `cp.async` (threads walk each operand's stored leading dimension,
+/// so the global reads coalesce for every operation); partial ones (the matrix's edges)
+/// through guarded loads that write zeros outside the matrix.
 #[device]
 #[allow(clippy::too_many_arguments)]
-fn dmma_stage<const TA: u32, const TB: u32>(
-    sa: Shared<f64>,
-    sb: Shared<f64>,
+fn dmma_stage<const TA: u32, const TB: u32, const WIDE: bool>(
+    sm: Shared<f64>,
+    sb0: u32,
     a: &[f64],
     b: &[f64],
     oa: u32,
@@ -330,56 +403,61 @@ fn dmma_stage<const TA: u32, const TB: u32>(
     st: u32,
 ) {
     let t = thread_idx_x();
+    let (bn, bk, threads) = (dmma_bn(WIDE), dmma_bk(WIDE), dmma_threads(WIDE));
     let ap = DMMA_BM + DMMA_PAD;
-    let bp = DMMA_BN + DMMA_PAD;
-    let base_a = st * (DMMA_BK * ap);
-    let base_b = st * (DMMA_BK * bp);
-    let full = row0 + DMMA_BM <= m && col0 + DMMA_BN <= n && k0 + DMMA_BK <= k;
-    // A: BM x BK = 1024 elements, 4 per thread; B: BK x BN = 512, 2 per thread.
-    for r in 0..((DMMA_BM * DMMA_BK / DMMA_THREADS) as usize) {
-        let e = t + (r as u32) * DMMA_THREADS;
-        let ii = if TA == 0 { e % DMMA_BM } else { e / DMMA_BK };
-        let kk = if TA == 0 { e / DMMA_BM } else { e % DMMA_BK };
+    let bp = bn + DMMA_PAD;
+    let base_a = st * (bk * ap);
+    let base_b = sb0 + st * (bk * bp);
+    let full = row0 + DMMA_BM <= m && col0 + bn <= n && k0 + bk <= k;
+    // A: BM x BK elements, 4 per thread; B: BK x BN, 2 (narrow) or 4 (wide) per thread.
+    // Element `e = t + r threads` of a slab; every extent is a power of two dividing
+    // `threads`, so its coordinates are the thread's own (masks and shifts of `t`) plus
+    // constants: no division per copy.
+    let (sh_bk, sh_bm, sh_bn) = (bk.trailing_zeros(), DMMA_BM.trailing_zeros(), bn.trailing_zeros());
+    for r in 0..((DMMA_BM * bk / threads) as usize) {
+        let ii = if TA == 0 { t & (DMMA_BM - 1) } else { (t >> sh_bk) + (r as u32) * (threads / bk) };
+        let kk = if TA == 0 { (t >> sh_bm) + (r as u32) * (threads / DMMA_BM) } else { t & (bk - 1) };
         let (gi, gk) = (row0 + ii, k0 + kk);
         let src = if TA == 0 { oa + gi + gk * lda } else { oa + gk + gi * lda };
-        let dst = base_a + kk * ap + ii;
+        let dst = base_a + kk * ap + (ii ^ dmma_swizzle(kk));
         if full {
-            cp_async(&sa, dst, &a, src, 8);
+            cp_async(&sm, dst, &a, src, 8);
         } else {
             let mut v = 0.0f64;
             if gi < m && gk < k {
                 v = a.load(src);
             }
-            sa[dst] = v;
+            sm[dst] = v;
         }
     }
-    for r in 0..((DMMA_BN * DMMA_BK / DMMA_THREADS) as usize) {
-        let e = t + (r as u32) * DMMA_THREADS;
-        let jj = if TB == 0 { e / DMMA_BK } else { e % DMMA_BN };
-        let kk = if TB == 0 { e % DMMA_BK } else { e / DMMA_BN };
+    for r in 0..((bn * bk / threads) as usize) {
+        let jj = if TB == 0 { (t >> sh_bk) + (r as u32) * (threads / bk) } else { t & (bn - 1) };
+        let kk = if TB == 0 { t & (bk - 1) } else { (t >> sh_bn) + (r as u32) * (threads / bn) };
         let (gj, gk) = (col0 + jj, k0 + kk);
         let src = if TB == 0 { ob + gk + gj * ldb } else { ob + gj + gk * ldb };
-        let dst = base_b + kk * bp + jj;
+        let dst = base_b + kk * bp + (jj ^ dmma_swizzle(kk));
         if full {
-            cp_async(&sb, dst, &b, src, 8);
+            cp_async(&sm, dst, &b, src, 8);
         } else {
             let mut v = 0.0f64;
             if gj < n && gk < k {
                 v = b.load(src);
             }
-            sb[dst] = v;
+            sm[dst] = v;
         }
     }
 }
 
 /// Real f64 `C = alpha op(A) op(B) + beta C` on the FP64 tensor core
-/// (`mma.sync.m8n8k4.f64`, sm_80+): a block of 8 warps computes a 128 x 64 tile of `C`
-/// (batch `block_idx_z`), each warp a 32 x 32 tile as 4 x 4 accumulators of 8 x 8; K moves in
-/// 8-deep slabs through a 3-stage shared-memory ring filled by `cp.async` (see
-/// [`dmma_stage`]), one barrier per slab. `TA`/`TB`: 0 `N`, else `T` (a real `C` is `T`).
-/// `beta = 0` never reads `C`; `alpha = 0` never reads `A` or `B`.
+/// (`mma.sync.m8n8k4.f64`, sm_80+): each warp computes a 32 x 32 tile of `C` (batch
+/// `block_idx_z`) as 4 x 4 accumulators of 8 x 8; a block of [`dmma_threads`] covers 128 x
+/// [`dmma_bn`] (`WIDE`: 16 warps on 128 x 128, one block of 512 threads per multiprocessor at
+/// <= 128 registers; narrow: 8 warps on 128 x 64, two blocks). K moves in [`dmma_bk`]-deep slabs
+/// through a 3-stage ring in dynamic shared memory ([`dmma_shared_bytes`]) filled by
+/// `cp.async` (see [`dmma_stage`]), one barrier per slab. `TA`/`TB`: 0 `N`, else `T` (a real
+/// `C` is `T`). `beta = 0` never reads `C`; `alpha = 0` never reads `A` or `B`.
 #[kernel]
-pub fn gemm_dmma<const TA: u32, const TB: u32, const DSA: bool, const DSB: bool>(
+pub fn gemm_dmma<const TA: u32, const TB: u32, const DSA: bool, const DSB: bool, const WIDE: bool>(
     m: u32,
     n: u32,
     k: u32,
@@ -397,10 +475,14 @@ pub fn gemm_dmma<const TA: u32, const TB: u32, const DSA: bool, const DSB: bool>
     ldc: u32,
     stride_c: u32,
 ) {
+    let (bn, bk) = (dmma_bn(WIDE), dmma_bk(WIDE));
+    // <= 128 registers: one wide block (512 threads) or two narrow ones per multiprocessor.
+    launch_bounds(dmma_threads(WIDE), if WIDE { 1 } else { 2 });
     let ap = DMMA_BM + DMMA_PAD;
-    let bp = DMMA_BN + DMMA_PAD;
-    let sa = shared_array::<f64>((DMMA_STAGES * DMMA_BK * ap) as usize);
-    let sb = shared_array::<f64>((DMMA_STAGES * DMMA_BK * bp) as usize);
+    let bp = bn + DMMA_PAD;
+    // A's stages, then B's from `sb0`.
+    let sm = dyn_shared::<f64>();
+    let sb0 = DMMA_STAGES * bk * ap;
     let acc = var_array(32, 0.0f64);
     let fa = var_array(4, 0.0f64);
     let fb = var_array(4, 0.0f64);
@@ -412,7 +494,7 @@ pub fn gemm_dmma<const TA: u32, const TB: u32, const DSA: bool, const DSB: bool>
     let wn = (warp / 4u32) * 32u32;
     let z = block_idx_z();
     let row0 = block_idx_y() * DMMA_BM;
-    let col0 = block_idx_x() * DMMA_BN;
+    let col0 = block_idx_x() * bn;
     let ar = scalar(DSA, a_re, &alpha, 0u32);
     let br = scalar(DSB, b_re, &beta, 0u32);
     let oa = z * stride_a;
@@ -420,12 +502,12 @@ pub fn gemm_dmma<const TA: u32, const TB: u32, const DSA: bool, const DSB: bool>
     let oc = z * stride_c;
     // alpha = 0 reads neither A nor B (uniform over the block, so the barriers agree).
     if ar != 0.0f64 {
-        let tiles = (k + (DMMA_BK - 1)) / DMMA_BK;
+        let tiles = (k + (bk - 1)) / bk;
         for s in 0..(DMMA_STAGES - 1) as usize {
             if (s as u32) < tiles {
-                dmma_stage::<TA, TB>(
-                    sa,
-                    sb,
+                dmma_stage::<TA, TB, WIDE>(
+                    sm,
+                    sb0,
                     a,
                     b,
                     oa,
@@ -437,7 +519,7 @@ pub fn gemm_dmma<const TA: u32, const TB: u32, const DSA: bool, const DSB: bool>
                     k,
                     row0,
                     col0,
-                    (s as u32) * DMMA_BK,
+                    (s as u32) * bk,
                     s as u32,
                 );
             }
@@ -451,9 +533,9 @@ pub fn gemm_dmma<const TA: u32, const TB: u32, const DSA: bool, const DSB: bool>
             sync_threads();
             let next = kt + (DMMA_STAGES - 1);
             if next < tiles {
-                dmma_stage::<TA, TB>(
-                    sa,
-                    sb,
+                dmma_stage::<TA, TB, WIDE>(
+                    sm,
+                    sb0,
                     a,
                     b,
                     oa,
@@ -465,18 +547,20 @@ pub fn gemm_dmma<const TA: u32, const TB: u32, const DSA: bool, const DSB: bool>
                     k,
                     row0,
                     col0,
-                    next * DMMA_BK,
+                    next * bk,
                     next % DMMA_STAGES,
                 );
             }
             cp_async_commit();
             let st = kt % DMMA_STAGES;
-            for kk in 0..(DMMA_BK / 4) as usize {
-                let ka = st * (DMMA_BK * ap) + ((kk * 4) as u32 + q) * ap + wm + g;
-                let kb = st * (DMMA_BK * bp) + ((kk * 4) as u32 + q) * bp + wn + g;
+            for kk in 0..(bk / 4) as usize {
+                let kq = (kk * 4) as u32 + q;
+                let gs = g ^ dmma_swizzle(kq);
+                let ka = st * (bk * ap) + kq * ap + wm + gs;
+                let kb = sb0 + st * (bk * bp) + kq * bp + wn + gs;
                 for i in 0..4usize {
-                    fa.set(i, sa[ka + (8 * i) as u32]);
-                    fb.set(i, sb[kb + (8 * i) as u32]);
+                    fa.set(i, sm[ka + (8 * i) as u32]);
+                    fb.set(i, sm[kb + (8 * i) as u32]);
                 }
                 for i in 0..4usize {
                     for j in 0..4usize {
@@ -506,6 +590,222 @@ pub fn gemm_dmma<const TA: u32, const TB: u32, const DSA: bool, const DSB: bool>
                     } else {
                         c[ic] = br.mul_add(c[ic], p);
                     }
+                }
+            }
+        }
+    }
+}
+
+/// Threads per block of [`gemm_wt`]: 8 warps, 2 down x 4 across, each a 64 x 32 tile of C.
+pub const WT_THREADS: u32 = 256;
+/// Edge of [`gemm_wt`]'s square tile of C.
+pub const WT_TILE: u32 = 128;
+/// K per shared-memory slab of [`gemm_wt`].
+const WT_BK: u32 = 8;
+/// Padding (f32) after each k-row of a slab: the 4 k-rows a warp writes when it transposes an
+/// operand ([`wt_store`]) land 16 banks apart, so the stores are conflict-free; rows stay
+/// 16-byte aligned for the fragment loads.
+const WT_PAD: u32 = 4;
+/// Row pitch of a slab, in f32.
+const WT_P: u32 = WT_TILE + WT_PAD;
+/// One operand's slab (`WT_BK` k-rows), in f32; the ring holds two.
+const WT_SLAB: u32 = WT_BK * WT_P;
+
+/// Starts staging one operand's `128 x 8` slab at `k0` of [`gemm_wt`] into
+/// `s[base + k WT_P + i]` (`i` the tile row of `op(A)` or column of `op(B)`, from `r0` of
+/// `mn`). `direct`: element `(i, k)` is at `o + i + k ld` (A with `N`, B with `T`); each thread
+/// copies 4 consecutive `i` of one k-row, by a 16-byte `cp.async` when the slab is whole
+/// (no registers held), else by guarded loads with zeros outside the matrix, all done here.
+/// Otherwise `(i, k)` is at `o + k + i ld` (A with `T`, B with `N`): each thread reads 4
+/// consecutive `k` of one `i` (one 16-byte load when whole) into `v`, and [`wt_store`] writes
+/// them transposed after the current slab has been multiplied. Needs `o` and `ld` multiples
+/// of 4 and `x` 16-byte aligned (the planner's condition).
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn wt_load(
+    #[comptime] direct: bool,
+    s: Shared<f32>,
+    x: &[f32],
+    o: u32,
+    ld: u32,
+    r0: u32,
+    mn: u32,
+    k: u32,
+    k0: u32,
+    base: u32,
+    v: &VarArray<Val<f32>>,
+) {
+    let t = thread_idx_x();
+    let whole = r0 + WT_TILE <= mn && k0 + WT_BK <= k;
+    if direct {
+        let ii = (t & 31u32) * 4u32;
+        let kk = t >> 5u32;
+        let src = o + r0 + ii + (k0 + kk) * ld;
+        let dst = base + kk * WT_P + ii;
+        if whole {
+            cp_async(&s, dst, &x, src, 16);
+        } else {
+            for e in 0..4usize {
+                let mut w = 0.0f32;
+                if r0 + ii + (e as u32) < mn && k0 + kk < k {
+                    w = x.load(src + e as u32);
+                }
+                s[dst + e as u32] = w;
+            }
+        }
+    } else {
+        let ii = t >> 1u32;
+        let kk = (t & 1u32) * 4u32;
+        let src = o + k0 + kk + (r0 + ii) * ld;
+        if whole {
+            let w = x.load4(src >> 2u32);
+            for e in 0..4usize {
+                v.set(e, w.get(e));
+            }
+        } else {
+            for e in 0..4usize {
+                let mut w = 0.0f32;
+                if r0 + ii < mn && k0 + kk + (e as u32) < k {
+                    w = x.load(src + e as u32);
+                }
+                v.set(e, w);
+            }
+        }
+    }
+}
+
+/// Writes the 4 values [`wt_load`] read for a transposed operand into `s[base..]`, k-major.
+#[device]
+fn wt_store(s: Shared<f32>, base: u32, v: &VarArray<Val<f32>>) {
+    let t = thread_idx_x();
+    let ii = t >> 1u32;
+    let kk = (t & 1u32) * 4u32;
+    for e in 0..4usize {
+        s[base + (kk + e as u32) * WT_P + ii] = v.get(e);
+    }
+}
+
+/// Real f32 `C = alpha op(A) op(B) + beta C`, warp-tiled for two blocks per multiprocessor
+/// (sm_80+, `cp.async`): a block of 8 warps computes a 128 x 128 tile of `C` (batch
+/// `block_idx_z`), each warp a 64 x 32 sub-tile with its lanes 8 down x 4 across, each thread
+/// 8 x 8 outputs (rows `4 (lane % 8) + {0..3} + {0, 32}`, columns `4 (lane / 8) + {0..3} +
+/// {0, 16}` of its warp's tile), so a k-step's fragments are 2 + 2 16-byte shared loads that
+/// take one wavefront each (broadcast, no conflicts). K moves in 8-deep slabs through two
+/// shared buffers: while one is multiplied, the next arrives ([`wt_load`]: `cp.async` for the
+/// operand stored along the tile, 4 registers per thread for the one stored across it, written
+/// transposed by [`wt_store`]); one barrier per slab. `TA`/`TB`: 0 `N`, else `T`. `A` and `B`
+/// must be 16-byte aligned with leading dimensions and batch strides multiples of 4.
+/// `beta = 0` never reads `C`; `alpha = 0` never reads `A` or `B`.
+#[kernel]
+pub fn gemm_wt<const TA: u32, const TB: u32, const DSA: bool, const DSB: bool>(
+    m: u32,
+    n: u32,
+    k: u32,
+    a_re: f32,
+    alpha: &[f32],
+    a: &[f32],
+    lda: u32,
+    stride_a: u32,
+    b: &[f32],
+    ldb: u32,
+    stride_b: u32,
+    b_re: f32,
+    beta: &[f32],
+    c: &mut [f32],
+    ldc: u32,
+    stride_c: u32,
+) {
+    launch_bounds(WT_THREADS, 2);
+    let sa = shared_array::<f32>((2 * WT_SLAB) as usize);
+    let sb = shared_array::<f32>((2 * WT_SLAB) as usize);
+    let acc = var_array(64, 0.0f32);
+    let fa = var_array(8, 0.0f32);
+    let fb = var_array(8, 0.0f32);
+    let va = var_array(4, 0.0f32);
+    let vb = var_array(4, 0.0f32);
+    let lane = lane_id();
+    let warp = thread_idx_x() >> 5u32;
+    // The thread's first row and column in the block's tile.
+    let tm = (warp & 1u32) * 64u32 + (lane & 7u32) * 4u32;
+    let tn = (warp >> 1u32) * 32u32 + (lane >> 3u32) * 4u32;
+    let z = block_idx_z();
+    let row0 = block_idx_y() * WT_TILE;
+    let col0 = block_idx_x() * WT_TILE;
+    let ar = scalar(DSA, a_re, &alpha, 0u32);
+    let br = scalar(DSB, b_re, &beta, 0u32);
+    let oa = z * stride_a;
+    let ob = z * stride_b;
+    let oc = z * stride_c;
+    let (da, db) = (TA == 0, TB != 0);
+    // alpha = 0 reads neither A nor B (uniform over the block, so the barriers agree).
+    if ar != 0.0f32 {
+        let tiles = (k + (WT_BK - 1)) / WT_BK;
+        wt_load(da, sa, a, oa, lda, row0, m, k, 0u32, 0u32, &va);
+        wt_load(db, sb, b, ob, ldb, col0, n, k, 0u32, 0u32, &vb);
+        if !da {
+            wt_store(sa, 0u32, &va);
+        }
+        if !db {
+            wt_store(sb, 0u32, &vb);
+        }
+        cp_async_commit();
+        cp_async_wait(0);
+        sync_threads();
+        let mut kt = 0u32;
+        while kt < tiles {
+            let cur = (kt & 1u32) * WT_SLAB;
+            let nxt = WT_SLAB - cur;
+            let more = kt + 1u32 < tiles;
+            if more {
+                let k1 = (kt + 1u32) * WT_BK;
+                wt_load(da, sa, a, oa, lda, row0, m, k, k1, nxt, &va);
+                wt_load(db, sb, b, ob, ldb, col0, n, k, k1, nxt, &vb);
+            }
+            cp_async_commit();
+            // Fragment addresses in 16-byte units: one base per operand, the rest immediates.
+            let pa = (cur + tm) >> 2u32;
+            let pb = (cur + tn) >> 2u32;
+            for q in 0..(WT_BK as usize) {
+                for h in 0..2usize {
+                    let x = sa.load4(pa + (q as u32) * (WT_P / 4) + (8 * h) as u32);
+                    let y = sb.load4(pb + (q as u32) * (WT_P / 4) + (4 * h) as u32);
+                    for e in 0..4usize {
+                        fa.set(4 * h + e, x.get(e));
+                        fb.set(4 * h + e, y.get(e));
+                    }
+                }
+                for i in 0..8usize {
+                    for j in 0..8usize {
+                        acc.set(i * 8 + j, fa.get(i).mul_add(fb.get(j), acc.get(i * 8 + j)));
+                    }
+                }
+            }
+            if more {
+                if !da {
+                    wt_store(sa, nxt, &va);
+                }
+                if !db {
+                    wt_store(sb, nxt, &vb);
+                }
+            }
+            cp_async_wait(0);
+            sync_threads();
+            kt += 1u32;
+        }
+    }
+    let zero_beta = br == 0.0f32;
+    for j in 0..8usize {
+        let col = col0 + tn + (16 * (j / 4) + j % 4) as u32;
+        for i in 0..8usize {
+            let row = row0 + tm + (32 * (i / 4) + i % 4) as u32;
+            if row < m && col < n {
+                let ic = oc + row + col * ldc;
+                // alpha * acc (exactly 0 when alpha = 0: A and B were not read).
+                let p = ar * acc.get(i * 8 + j);
+                if zero_beta {
+                    c[ic] = p;
+                } else {
+                    c[ic] = br.mul_add(c[ic], p);
                 }
             }
         }

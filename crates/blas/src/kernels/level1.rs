@@ -324,6 +324,34 @@ pub fn asum_partial<R: KReal, const CX: bool>(n: u32, x: &[R], incx: i32, part: 
     }
 }
 
+/// Blue's thresholds and scales for f64 (LAPACK 3.10's `la_constants`): squares of `|x|` in
+/// `[TSML, TBIG]` neither overflow nor underflow; smaller ones are summed scaled up by `SSML`,
+/// larger ones scaled down by `SBIG` (powers of two: the scalings are exact).
+const TSML: f64 = f64::from_bits((1023 - 511) << 52);
+const TBIG: f64 = f64::from_bits((1023 + 486) << 52);
+const SSML: f64 = f64::from_bits((1023 + 537) << 52);
+const SBIG: f64 = f64::from_bits((1023 - 538) << 52);
+
+/// Adds `v^2` to Blue's accumulators `(small, medium, big)` (`SCALED`, f64 input) or, for f32
+/// input (whose squares cannot leave f64's range), to the plain f64 sum `acc[1]`.
+#[device]
+fn ssq_add<R: KReal>(#[comptime] scaled: bool, x: R, acc: &VarArray<Val<f64>>) {
+    let v = (x as f64).abs();
+    if scaled {
+        if v > TBIG {
+            let y = v * SBIG;
+            acc.set(2, y.mul_add(y, acc.get(2)));
+        } else if v < TSML {
+            let y = v * SSML;
+            acc.set(0, y.mul_add(y, acc.get(0)));
+        } else {
+            acc.set(1, v.mul_add(v, acc.get(1)));
+        }
+    } else {
+        acc.set(1, v.mul_add(v, acc.get(1)));
+    }
+}
+
 /// Adds `(s2, q2)` into the scaled sum of squares `(s, q)` (value `s^2 q`).
 #[device]
 fn ssq_merge(s: f64, q: f64, s2: f64, q2: f64) -> Vec2<f64> {
@@ -341,10 +369,13 @@ fn ssq_merge(s: f64, q: f64, s2: f64, q2: f64) -> Vec2<f64> {
 }
 
 /// Per-block scaled sums of squares `(scale, ssq)` into `part[2 b]`, `part[2 b + 1]`, in f64.
-/// `SCALED` (f64 input) keeps LAPACK's running scale per thread so no finite input overflows;
-/// f32 input cannot overflow f64 squares and sums plainly (scale 1).
+/// Each thread sums squares in f64: `SCALED` (f64 input) in Blue's three accumulators, so no
+/// finite input overflows or underflows, f32 input plainly (its squares fit f64). The threads'
+/// sums become `(scale, ssq)` pairs (scales `2^-537`, 1, `2^538`, or 0 for nothing) merged by
+/// [`ssq_merge`]. `VW > 1`: `x` is `n` unit-stride reals read `VW` at a time (16 bytes; a
+/// complex vector as its `2 n` reals), else `n` elements `incx` apart.
 #[kernel]
-pub fn nrm2_partial<R: KReal, const CX: bool, const SCALED: bool>(
+pub fn nrm2_partial<R: KReal, const CX: bool, const SCALED: bool, const VW: u32>(
     n: u32,
     x: &[R],
     incx: i32,
@@ -352,31 +383,88 @@ pub fn nrm2_partial<R: KReal, const CX: bool, const SCALED: bool>(
 ) {
     let ss = shared_array::<f64>(32);
     let sq = shared_array::<f64>(32);
-    let mut s = 0.0f64;
-    let mut q = 0.0f64;
-    if !SCALED {
-        s = 1.0f64;
-    }
-    let comps = if CX { 2u32 } else { 1u32 };
-    let mut i = global_index() as u32;
-    while i < n {
-        let ix = i * (incx as u32);
-        for c in 0..comps {
-            let v = (x[comps * ix + c] as f64).abs();
-            if SCALED {
-                if v != v {
-                    s = v;
-                } else if v > s {
-                    q = 1.0f64 + q * (s / v) * (s / v);
-                    s = v;
-                } else if v > 0.0f64 && v != f64::INFINITY {
-                    q += (v / s) * (v / s);
-                }
-            } else {
-                q = v.mul_add(v, q);
+    // Two sets of accumulators (small, medium, big), so consecutive loads' FMAs do not chain.
+    let acc = var_array(3, 0.0f64);
+    let acc2 = var_array(3, 0.0f64);
+    let start = global_index() as u32;
+    let stride = grid_stride() as u32;
+    if VW == 4 {
+        let groups = n / 4u32;
+        let mut g = start;
+        while g + stride < groups {
+            let v = x.load4(g);
+            let w = x.load4(g + stride);
+            for e in 0..4usize {
+                ssq_add(SCALED, v.get(e), &acc);
+                ssq_add(SCALED, w.get(e), &acc2);
+            }
+            g += 2u32 * stride;
+        }
+        if g < groups {
+            let v = x.load4(g);
+            for e in 0..4usize {
+                ssq_add(SCALED, v.get(e), &acc);
             }
         }
-        i += grid_stride() as u32;
+        let t = groups * 4u32 + start;
+        if t < n {
+            ssq_add(SCALED, x[t], &acc2);
+        }
+    } else if VW == 2 {
+        let groups = n / 2u32;
+        let mut g = start;
+        while g + stride < groups {
+            let v = x.load2(g);
+            let w = x.load2(g + stride);
+            for e in 0..2usize {
+                ssq_add(SCALED, v.get(e), &acc);
+                ssq_add(SCALED, w.get(e), &acc2);
+            }
+            g += 2u32 * stride;
+        }
+        if g < groups {
+            let v = x.load2(g);
+            for e in 0..2usize {
+                ssq_add(SCALED, v.get(e), &acc);
+            }
+        }
+        let t = groups * 2u32 + start;
+        if t < n {
+            ssq_add(SCALED, x[t], &acc2);
+        }
+    } else {
+        let mut i = start;
+        while i < n {
+            let ix = i * (incx as u32);
+            if CX {
+                ssq_add(SCALED, x[2u32 * ix], &acc);
+                ssq_add(SCALED, x[2u32 * ix + 1u32], &acc2);
+            } else {
+                ssq_add(SCALED, x[ix], &acc);
+            }
+            i += stride;
+        }
+    }
+    // The thread's pair: its nonzero accumulators merged smallest scale first (a zero
+    // accumulator takes scale 0, so it never lowers the precision of the others).
+    let mut s = 0.0f64;
+    let mut q = 0.0f64;
+    for j in 0..3usize {
+        let sum = acc.get(j) + acc2.get(j);
+        let scale = if j == 0 {
+            1.0f64 / SSML
+        } else if j == 1 {
+            1.0f64
+        } else {
+            1.0f64 / SBIG
+        };
+        let mut s2 = 0.0f64;
+        if sum != 0.0f64 {
+            s2 = scale;
+        }
+        let m = ssq_merge(s, q, s2, sum);
+        s = m.get(0);
+        q = m.get(1);
     }
     // Warp then block merge of (s, q) pairs.
     for k in 0..5u32 {

@@ -170,27 +170,28 @@ pub(crate) fn level1_reduce<T: Scalar, U: ferrocm_kernel::runtime::DeviceRepr, Y
             k::finish_sum::launch::<T::Real, false>(s, cfg(1), blocks, &part, &mut out)?;
         }
         ReduceOp::Nrm2 => {
+            // Unit-stride, 16-byte aligned vectors are read 16 bytes at a time as reals (a
+            // complex vector's norm is its 2 n reals' norm).
+            let reals = if cx { 2 * n } else { n };
+            let vector = incx == 1 && xr.device_ptr().0 % 16 == 0 && reals <= u32::MAX as usize;
+            let vw = if vector { 16 / size_of::<T::Real>() } else { 1 };
+            let blocks = if vw > 1 { grid(s, reals.div_ceil(vw)) } else { blocks };
             let mut part = h.workspace::<f64>(2 * blocks as usize)?;
-            annotate(2 * n as u64 * if cx { 2 } else { 1 }, bytes);
+            annotate(2 * reals as u64, bytes);
             let scaled = size_of::<T::Real>() == 8;
-            match (cx, scaled) {
-                (false, false) => k::nrm2_partial::launch::<T::Real, false, false>(
-                    s,
-                    cfg(blocks),
-                    n32,
-                    &xr,
-                    inc,
-                    &mut part,
-                )?,
-                (false, true) => {
-                    k::nrm2_partial::launch::<T::Real, false, true>(s, cfg(blocks), n32, &xr, inc, &mut part)?
-                }
-                (true, false) => {
-                    k::nrm2_partial::launch::<T::Real, true, false>(s, cfg(blocks), n32, &xr, inc, &mut part)?
-                }
-                (true, true) => {
-                    k::nrm2_partial::launch::<T::Real, true, true>(s, cfg(blocks), n32, &xr, inc, &mut part)?
-                }
+            let c = cfg(blocks);
+            macro_rules! go {
+                ($cx:literal, $scaled:literal, $vw:literal, $n:expr) => {
+                    k::nrm2_partial::launch::<T::Real, $cx, $scaled, $vw>(s, c, $n, &xr, inc, &mut part)?
+                };
+            }
+            match (cx, scaled, vw) {
+                (_, false, 4) => go!(false, false, 4, reals as u32),
+                (_, true, 2) => go!(false, true, 2, reals as u32),
+                (false, false, _) => go!(false, false, 1, n32),
+                (false, true, _) => go!(false, true, 1, n32),
+                (true, false, _) => go!(true, false, 1, n32),
+                (true, true, _) => go!(true, true, 1, n32),
             }
             let mut out = result.as_device_slice_mut().reinterpret::<T::Real>()?;
             k::finish_norm::launch::<T::Real>(s, cfg(1), blocks, &part, &mut out)?;
@@ -240,6 +241,13 @@ pub(crate) fn level1_reduce<T: Scalar, U: ferrocm_kernel::runtime::DeviceRepr, Y
 mod ptx {
     use super::{gemm, level2};
 
+    /// Writes the PTX to `/tmp/<name>.ptx` when `BLAS_DUMP_PTX` is set (for `ptxas -v`).
+    fn dump(name: &str, ptx: &str) {
+        if std::env::var_os("BLAS_DUMP_PTX").is_some() {
+            std::fs::write(format!("/tmp/{name}.ptx"), ptx.as_bytes()).unwrap();
+        }
+    }
+
     fn has(ptx: &str, what: &[&str], kernel: &str) {
         for w in what {
             assert!(ptx.contains(w), "{kernel}: PTX has no `{w}`");
@@ -248,22 +256,55 @@ mod ptx {
 
     #[test]
     fn dgemm_uses_the_fp64_tensor_core_and_cp_async() {
-        let ptx = gemm::gemm_dmma::kernel::<0, 1, false, false>().unwrap().ptx("sm_90").unwrap();
-        if std::env::var_os("BLAS_DUMP_PTX").is_some() {
-            std::fs::write("/tmp/gemm_dmma.ptx", ptx.as_bytes()).unwrap();
+        for (wide, ptx) in [
+            (false, gemm::gemm_dmma::kernel::<0, 1, false, false, false>().unwrap().ptx("sm_90").unwrap()),
+            (true, gemm::gemm_dmma::kernel::<0, 0, false, false, true>().unwrap().ptx("sm_90").unwrap()),
+        ] {
+            dump(if wide { "gemm_dmma_wide" } else { "gemm_dmma" }, &ptx);
+            has(
+                &ptx,
+                &["mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64", "cp.async", "cp.async.wait_group 1"],
+                "gemm_dmma",
+            );
+            if wide {
+                has(&ptx, &[".maxntid 512, 1, 1", ".minnctapersm 1"], "gemm_dmma wide");
+            } else {
+                has(&ptx, &[".maxntid 256, 1, 1", ".minnctapersm 2"], "gemm_dmma narrow");
+            }
         }
-        has(
-            &ptx,
-            &["mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64", "cp.async", "cp.async.wait_group 1"],
-            "gemm_dmma",
-        );
     }
 
     #[test]
     fn sgemm_reads_fragments_16_bytes_at_a_time() {
         let ptx =
             gemm::gemm_simt::kernel::<f32, false, 0, 0, false, false, 8>().unwrap().ptx("sm_90").unwrap();
+        dump("gemm_simt", &ptx);
         has(&ptx, &["ld.shared.v4.f32"], "gemm_simt");
+    }
+
+    #[test]
+    fn nrm2_reads_16_bytes_at_a_time() {
+        use super::level1::nrm2_partial;
+        let ptx = nrm2_partial::kernel::<f32, false, false, 4>().unwrap().ptx("sm_90").unwrap();
+        dump("nrm2_f32", &ptx);
+        has(&ptx, &["ld.global.v4.f32", "fma.rn.f64"], "nrm2_partial f32");
+        let ptx = nrm2_partial::kernel::<f64, false, true, 2>().unwrap().ptx("sm_90").unwrap();
+        dump("nrm2_f64", &ptx);
+        has(&ptx, &["ld.global.v2.f64"], "nrm2_partial f64");
+    }
+
+    #[test]
+    fn sgemm_wt_uses_cp_async_and_16_byte_fragments() {
+        for (ta, ptx) in [
+            (0, gemm::gemm_wt::kernel::<0, 0, false, false>().unwrap().ptx("sm_90").unwrap()),
+            (1, gemm::gemm_wt::kernel::<1, 1, false, false>().unwrap().ptx("sm_90").unwrap()),
+        ] {
+            dump(&format!("gemm_wt_{ta}{ta}"), &ptx);
+            has(&ptx, &["ld.shared.v4.f32", "ld.global.v4.f32", ".minnctapersm 2"], "gemm_wt");
+            if ta == 0 {
+                has(&ptx, &["cp.async.cg.shared.global [%r"], "gemm_wt NN");
+            }
+        }
     }
 
     #[test]
