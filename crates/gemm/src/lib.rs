@@ -32,8 +32,10 @@
 //! run is in this crate's `NOTES.md`.
 
 mod error;
+mod fp8;
 mod plan;
 pub mod sm90;
 
 pub use error::{GemmError, Result};
-pub use plan::{ElemType, Gemm, GemmDesc, GemmElement, Layout, Plan, Tuning};
+pub use fp8::{E4M3, E5M2};
+pub use plan::{ElemType, Gemm, GemmDesc, GemmElement, GemmOutput, Layout, Plan, Tuning};

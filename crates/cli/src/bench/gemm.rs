@@ -7,7 +7,7 @@
 
 use anyhow::{bail, ensure, Context, Result};
 use ferrocm::{Device, Event};
-use ferrocm_gemm::{Gemm, GemmDesc, GemmElement, Layout, Tuning};
+use ferrocm_gemm::{Gemm, GemmDesc, GemmOutput, Layout, Tuning};
 use ferrocm_kernel::{bf16, f16};
 
 use super::{median, print, Row};
@@ -75,7 +75,7 @@ impl Mix {
     }
 }
 
-trait Half: GemmElement {
+trait Half: GemmOutput {
     fn from_f64(x: f64) -> Self;
     fn to_f64(self) -> f64;
 }
