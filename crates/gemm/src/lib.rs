@@ -17,15 +17,16 @@
 //! ```
 //!
 //! # Contract
-//! [`Plan::run`] computes `C = alpha * scale_a * scale_b * A * B + beta * C` where `A` is `m x k`, `B` is
-//! `k x n` and `C` is `m x n`, each stored row- or column-major ([`Layout`]) with a leading
-//! dimension (the distance between consecutive rows of a row-major matrix, columns of a
-//! column-major one; packed by default). Products accumulate in f32; the result is rounded once to
-//! C's type. `alpha * scale_a * scale_b` is rounded once to f32 and multiplies the f32 sum (the
-//! per-tensor scales of 8-bit inputs; 1 by default). 8-bit products are summed by the tensor
-//! cores in blocks of 128 of K, each block's partial sum added into an f32 accumulator (Hopper
-//! keeps fewer bits than f32 within a block). With `beta == 0` C is only written (it may hold anything, NaN too); elements of the
-//! buffers outside the described matrices are never touched. `k` is at least 1.
+//! [`Plan::run`] computes `C = alpha * scale_a * scale_b * A * B + beta * C` where `A` is
+//! `m x k`, `B` is `k x n` and `C` is `m x n`, each stored row- or column-major ([`Layout`]) with
+//! a leading dimension (the distance between consecutive rows of a row-major matrix, columns of a
+//! column-major one; packed by default). Products accumulate in f32; the result is rounded once
+//! to C's type. `alpha * scale_a * scale_b` (computed in f64, rounded to f32) multiplies the f32
+//! sum (the scales are the per-tensor scales of 8-bit inputs; 1 by default). 8-bit products are
+//! summed by the tensor cores in blocks of 128 of K, each block's partial sum added into an f32
+//! accumulator (Hopper keeps fewer bits than f32 within a block). With `beta == 0` C is only
+//! written (it may hold anything, NaN too); elements of the buffers outside the described
+//! matrices are never touched. `k` is at least 1.
 //!
 //! Supported now (everything else is a [`GemmError`] naming what is allowed):
 //! - A and B f16 or bf16 (the same type), C f32, f16 or bf16, any layouts;

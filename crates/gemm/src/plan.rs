@@ -192,7 +192,7 @@ impl GemmDesc {
         self
     }
 
-    /// `alpha * scale_a * scale_b`, rounded once to f32: the factor of `A B`.
+    /// `alpha * scale_a * scale_b`, computed in f64 and rounded to f32: the factor of `A B`.
     pub fn product_scale(&self) -> f32 {
         (self.alpha as f64 * self.scale_a as f64 * self.scale_b as f64) as f32
     }

@@ -193,3 +193,54 @@ fn e4m3_large_shapes_on_gpus() {
         }
     });
 }
+
+/// Every product of two codes, exactly: C[i][j] = code i times code j (A's column 0 holds code i
+/// in row i, B's row 0 code j in column j, the rest of K is zero), with k = 16 (the smallest
+/// 8-bit K; TMA fills the rest of the 128-K stage with zeros). Products of 8-bit floats are exact
+/// in f32, and so is a sum of one product and zeros: every element must be exact.
+fn check_every_product<T: Host>(d: &ferrocm_kernel::runtime::Device, bits: impl Fn(u8) -> T) {
+    use ferrocm_gemm::{Gemm, GemmDesc};
+    let (m, k) = (256, 16);
+    // NaN and infinite codes (e5m2) are replaced by zero: their products are not finite values.
+    let code = |c: usize| {
+        let x = bits(c as u8);
+        if !x.to_f64().is_finite() {
+            bits(0)
+        } else {
+            x
+        }
+    };
+    let mut a = vec![bits(0); m * k];
+    for i in 0..m {
+        a[i * k] = code(i);
+    }
+    // B column-major: column j at j k.
+    let b = a.clone();
+    let desc = GemmDesc::new_scaled(m, m, k, T::TYPE).with_c_type(ferrocm_gemm::ElemType::F32);
+    let plan = Gemm::plan(d, &desc).unwrap();
+    let stream = d.create_stream().unwrap();
+    let (da, db) = (stream.clone_htod(&a).unwrap(), stream.clone_htod(&b).unwrap());
+    let mut dc = stream.clone_htod(&vec![f32::NAN; m * m]).unwrap();
+    plan.run(&stream, &da, &db, &mut dc).unwrap();
+    let got = stream.clone_dtoh(&dc).unwrap();
+    for i in 0..m {
+        for j in 0..m {
+            let want = code(i).to_f64() * code(j).to_f64();
+            assert_eq!(
+                got[i * m + j] as f64,
+                want,
+                "{:?} {i:#04x} x {j:#04x} on {}",
+                T::TYPE,
+                d.properties().name
+            );
+        }
+    }
+}
+
+#[test]
+fn every_8_bit_product_is_exact() {
+    for d in devices() {
+        check_every_product(&d, E4M3::from_bits);
+        check_every_product(&d, E5M2::from_bits);
+    }
+}
