@@ -13,16 +13,26 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let driver: u32 = args.next().map(|v| v.parse()).transpose()?.unwrap_or(13000);
     std::fs::create_dir_all(&dir)?;
     let target = Target::nvidia((9, 0), driver);
+    // bf16 in every layout; 8-bit inputs (K-major only) in each tile width the planner may pick.
+    let mut shapes = Vec::new();
     for (bn, stages) in [(256, 4), (128, 6)] {
         for (ak, bk) in [(true, true), (true, false), (false, true), (false, false)] {
+            shapes.push((MmaType::BF16, bn, stages, ak, bk));
+        }
+    }
+    for (bn, stages) in [(192, 5), (128, 6)] {
+        shapes.push((MmaType::E4M3, bn, stages, true, true));
+    }
+    for (input, bn, stages, ak, bk) in shapes {
+        {
             let cfg = Config {
-                input: MmaType::BF16,
+                input,
                 bn,
                 stages,
                 a_k_major: ak,
                 b_k_major: bk,
                 group_m: 8,
-                cluster_m: 2,
+                cluster_m: 1,
                 pair_stores: true,
             };
             let t = std::time::Instant::now();
@@ -31,7 +41,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let t = std::time::Instant::now();
             let ptx = k.ptx_for(&target)?;
             let name = format!(
-                "gemm_bn{bn}_s{stages}_{}{}.ptx",
+                "gemm_{}_bn{bn}_s{stages}_{}{}.ptx",
+                format!("{input:?}").to_lowercase(),
                 if ak { 'T' } else { 'N' },
                 if bk { 'T' } else { 'N' }
             );

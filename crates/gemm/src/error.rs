@@ -1,6 +1,6 @@
 //! The crate's error type.
 
-use crate::plan::ElemType;
+use crate::plan::{ElemType, Layout};
 
 /// What went wrong planning or running a GEMM. Nothing is written to C when an error is
 /// returned before the launch (every check runs first).
@@ -8,8 +8,11 @@ use crate::plan::ElemType;
 #[non_exhaustive]
 pub enum GemmError {
     /// The element types are not a supported combination.
-    #[error("unsupported types: A {a:?}, B {b:?}, C {c:?}; supported: A and B both F16 or both BF16, C F32, F16 or BF16")]
+    #[error("unsupported types: A {a:?}, B {b:?}, C {c:?}; supported: A and B both F16, BF16, E4M3 or E5M2 (the same type), C F32, F16 or BF16")]
     UnsupportedTypes { a: ElemType, b: ElemType, c: ElemType },
+    /// The operand layouts are not ones the kernel reads for this input type.
+    #[error("{ty:?} inputs with A {a:?} and B {b:?}: 8-bit inputs must both be K-major, A RowMajor and B ColMajor (\"TN\", as torch._scaled_mm): wgmma has no transpose for 8-bit types")]
+    UnsupportedLayouts { ty: ElemType, a: Layout, b: Layout },
     /// The device cannot run any GEMM kernel of this crate.
     #[error("device {device} ({target}) has no GEMM kernel: {why}")]
     UnsupportedDevice { device: usize, target: String, why: String },

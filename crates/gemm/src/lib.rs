@@ -8,22 +8,36 @@
 //! let desc = GemmDesc::new(m, n, k, ElemType::BF16).with_c_type(ElemType::F32);
 //! let plan = Gemm::plan(stream.device(), &desc)?;
 //! plan.run(&stream, &a, &b, &mut c)?;   // a, b: DeviceBuffer<bf16>, c: DeviceBuffer<f32>
+//!
+//! // torch._scaled_mm(a, b.t(), scale_a, scale_b, out_dtype=bfloat16): e4m3 A (m x k,
+//! // row-major) and B (k x n, column-major), per-tensor scales, C bf16 (row-major).
+//! let desc = GemmDesc::new_scaled(m, n, k, ElemType::E4M3).with_scales(scale_a, scale_b);
+//! let plan = Gemm::plan(stream.device(), &desc)?;
+//! plan.run(&stream, &a8, &b8, &mut c)?;  // a8, b8: DeviceBuffer<E4M3>, c: DeviceBuffer<bf16>
 //! ```
 //!
 //! # Contract
-//! [`Plan::run`] computes `C = alpha * op(A) * op(B) + beta * C` where `A` is `m x k`, `B` is
-//! `k x n` and `C` is `m x n`, each stored row- or column-major ([`Layout`]) with a leading
-//! dimension (the distance between consecutive rows of a row-major matrix, columns of a
-//! column-major one; packed by default). Products accumulate in f32; the result is rounded once to
-//! C's type. With `beta == 0` C is only written (it may hold anything, NaN too); elements of the
-//! buffers outside the described matrices are never touched. `k` is at least 1.
+//! [`Plan::run`] computes `C = alpha * scale_a * scale_b * A * B + beta * C` where `A` is
+//! `m x k`, `B` is `k x n` and `C` is `m x n`, each stored row- or column-major ([`Layout`]) with
+//! a leading dimension (the distance between consecutive rows of a row-major matrix, columns of a
+//! column-major one; packed by default). Products accumulate in f32; the result is rounded once
+//! to C's type. `alpha * scale_a * scale_b` (computed in f64, rounded to f32) multiplies the f32
+//! sum (the scales are the per-tensor scales of 8-bit inputs; 1 by default). 8-bit products are
+//! summed by the tensor cores in blocks of 128 of K, each block's partial sum added into an f32
+//! accumulator (Hopper keeps fewer bits than f32 within a block). With `beta == 0` C is only
+//! written (it may hold anything, NaN too); elements of the buffers outside the described
+//! matrices are never touched. `k` is at least 1.
 //!
 //! Supported now (everything else is a [`GemmError`] naming what is allowed):
 //! - A and B f16 or bf16 (the same type), C f32, f16 or bf16, any layouts;
+//! - A and B [`E4M3`] or [`E5M2`] (the same type), C f32, f16 or bf16, A row-major and B
+//!   column-major ("TN": `wgmma` reads 8-bit operands K-major only), C either layout; block
+//!   tiles at most 192 wide (`Tuning::bn`);
 //! - devices whose target has `wgmma`, TMA and `setmaxnreg` (NVIDIA sm_90a, and the CPU executor,
 //!   which runs the same kernel as a reference);
 //! - TMA's rules on the operands: each operand's leading dimension times its element size is a
-//!   multiple of 16 bytes, and the buffers start 16-byte aligned (device allocations do).
+//!   multiple of 16 bytes (for 8-bit inputs: packed `k` a multiple of 16), and the buffers start
+//!   16-byte aligned (device allocations do).
 //!
 //! # Plans
 //! A [`Plan`] fixes the kernel (tile shape, pipeline depth, grid); it is cheap to build, `Send`
@@ -32,8 +46,10 @@
 //! run is in this crate's `NOTES.md`.
 
 mod error;
+mod fp8;
 mod plan;
 pub mod sm90;
 
 pub use error::{GemmError, Result};
-pub use plan::{ElemType, Gemm, GemmDesc, GemmElement, Layout, Plan, Tuning};
+pub use fp8::{E4M3, E5M2};
+pub use plan::{ElemType, Gemm, GemmDesc, GemmElement, GemmOutput, Layout, Plan, Tuning};

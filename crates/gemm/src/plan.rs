@@ -9,6 +9,7 @@ use ferrocm_kernel::runtime::{
 use ferrocm_kernel::{bf16, f16};
 
 use crate::error::{GemmError, Result};
+use crate::fp8::{E4M3, E5M2};
 use crate::sm90;
 
 /// Element types of GEMM operands.
@@ -18,22 +19,42 @@ pub enum ElemType {
     F16,
     BF16,
     F32,
+    /// 8-bit float, 4 exponent and 3 mantissa bits ([`E4M3`]): A and B only.
+    E4M3,
+    /// 8-bit float, 5 exponent and 2 mantissa bits ([`E5M2`]): A and B only.
+    E5M2,
 }
 
 impl ElemType {
     /// Bytes per element.
     pub fn size(self) -> usize {
         match self {
+            ElemType::E4M3 | ElemType::E5M2 => 1,
             ElemType::F16 | ElemType::BF16 => 2,
             ElemType::F32 => 4,
         }
     }
+
+    /// The `wgmma` input type of an A or B operand of this type, if it can be one.
+    fn mma(self) -> Option<MmaType> {
+        match self {
+            ElemType::F16 => Some(MmaType::F16),
+            ElemType::BF16 => Some(MmaType::BF16),
+            ElemType::E4M3 => Some(MmaType::E4M3),
+            ElemType::E5M2 => Some(MmaType::E5M2),
+            ElemType::F32 => None,
+        }
+    }
 }
 
-/// Host types that name an [`ElemType`] (`half::f16`, `half::bf16`, `f32`).
-pub trait GemmElement: Elem<Repr = Self> + TensorMapElement {
+/// Host types that name an [`ElemType`] (`half::f16`, `half::bf16`, `f32`, [`E4M3`], [`E5M2`]):
+/// the element types of A and B buffers.
+pub trait GemmElement: TensorMapElement {
     const TYPE: ElemType;
 }
+/// Element types C may have (`half::f16`, `half::bf16`, `f32`): the kernel converts to them.
+pub trait GemmOutput: GemmElement + Elem<Repr = Self> {}
+
 impl GemmElement for f16 {
     const TYPE: ElemType = ElemType::F16;
 }
@@ -43,6 +64,15 @@ impl GemmElement for bf16 {
 impl GemmElement for f32 {
     const TYPE: ElemType = ElemType::F32;
 }
+impl GemmElement for E4M3 {
+    const TYPE: ElemType = ElemType::E4M3;
+}
+impl GemmElement for E5M2 {
+    const TYPE: ElemType = ElemType::E5M2;
+}
+impl GemmOutput for f16 {}
+impl GemmOutput for bf16 {}
+impl GemmOutput for f32 {}
 
 /// How a matrix is stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -80,9 +110,9 @@ impl Operand {
     }
 }
 
-/// What to compute: `C = alpha * A * B + beta * C` with `A` `m x k`, `B` `k x n`, `C` `m x n`.
-/// Build with [`GemmDesc::new`] (all row-major and packed, C of the input type, `alpha` 1,
-/// `beta` 0) and the `with_*` methods.
+/// What to compute: `C = alpha * scale_a * scale_b * A * B + beta * C` with `A` `m x k`, `B`
+/// `k x n`, `C` `m x n`. Build with [`GemmDesc::new`] (all row-major and packed, C of the input
+/// type, `alpha` 1, `beta` 0, scales 1) and the `with_*` methods.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GemmDesc {
     pub m: usize,
@@ -93,13 +123,28 @@ pub struct GemmDesc {
     c: Operand,
     pub alpha: f32,
     pub beta: f32,
+    /// Per-tensor scale of A (the dequantization factor of 8-bit inputs).
+    pub scale_a: f32,
+    /// Per-tensor scale of B.
+    pub scale_b: f32,
 }
 
 impl GemmDesc {
     /// An `m x n x k` product of `ty` matrices (C of type `ty` too), all row-major and packed.
     pub fn new(m: usize, n: usize, k: usize, ty: ElemType) -> GemmDesc {
         let op = Operand { ty, layout: Layout::RowMajor, ld: None };
-        GemmDesc { m, n, k, a: op, b: op, c: op, alpha: 1.0, beta: 0.0 }
+        GemmDesc { m, n, k, a: op, b: op, c: op, alpha: 1.0, beta: 0.0, scale_a: 1.0, scale_b: 1.0 }
+    }
+
+    /// An `m x n x k` product of 8-bit `ty` inputs (A row-major, B column-major: the only
+    /// layouts `wgmma` reads 8-bit types in) into a row-major bf16 C: `torch._scaled_mm`'s
+    /// request. Set the scales with [`GemmDesc::with_scales`].
+    pub fn new_scaled(m: usize, n: usize, k: usize, ty: ElemType) -> GemmDesc {
+        GemmDesc::new(m, n, k, ty).with_c_type(ElemType::BF16).with_layouts(
+            Layout::RowMajor,
+            Layout::ColMajor,
+            Layout::RowMajor,
+        )
     }
 
     /// The type of C (the inputs keep theirs).
@@ -139,6 +184,19 @@ impl GemmDesc {
         self
     }
 
+    /// Per-tensor scales of A and B: `C = alpha * scale_a * scale_b * A B + beta C`, the scales
+    /// applied once to the f32 sum (as `torch._scaled_mm` with per-tensor scales).
+    pub fn with_scales(mut self, scale_a: f32, scale_b: f32) -> GemmDesc {
+        self.scale_a = scale_a;
+        self.scale_b = scale_b;
+        self
+    }
+
+    /// `alpha * scale_a * scale_b`, computed in f64 and rounded to f32: the factor of `A B`.
+    pub fn product_scale(&self) -> f32 {
+        (self.alpha as f64 * self.scale_a as f64 * self.scale_b as f64) as f32
+    }
+
     /// Types of A, B and C.
     pub fn types(&self) -> (ElemType, ElemType, ElemType) {
         (self.a.ty, self.b.ty, self.c.ty)
@@ -162,7 +220,7 @@ pub struct Gemm;
 /// choice is the supported default). Fields left `None` keep the planner's value.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Tuning {
-    /// Block-tile columns: 64, 128, 192 or 256.
+    /// Block-tile columns: 64, 128, 192 or 256 (8-bit inputs: up to 192).
     pub bn: Option<u32>,
     /// Shared-memory pipeline stages: 2 or more (as many as fit).
     pub stages: Option<u32>,
@@ -195,9 +253,12 @@ fn span(layout: Layout, rows: usize, cols: usize, ld: usize) -> usize {
     }
 }
 
+/// Checks one operand's leading dimension. `dims` names its rows and columns: a packed operand's
+/// leading dimension is one of them, and an error names that dimension instead.
 fn check_operand(
     name: &'static str,
     ld_name: &'static str,
+    dims: [&'static str; 2],
     op: &Operand,
     rows: usize,
     cols: usize,
@@ -221,8 +282,12 @@ fn check_operand(
         });
     }
     if tma && (ld * op.ty.size()) % 16 != 0 {
+        let packed = match op.layout {
+            Layout::RowMajor => dims[1],
+            Layout::ColMajor => dims[0],
+        };
         return Err(GemmError::InvalidShape {
-            what: ld_name,
+            what: if op.ld.is_some() { ld_name } else { packed },
             value: ld,
             allowed: format!(
                 "a multiple of {} ({:?}): the tensor-core path reads {name} with TMA, whose row pitch is a multiple of 16 bytes",
@@ -244,11 +309,15 @@ impl Gemm {
     /// [`Gemm::plan`] with some of the kernel's shape given (see [`Tuning`]).
     pub fn plan_tuned(device: &Device, desc: &GemmDesc, tuning: Tuning) -> Result<Plan> {
         let (a, b, c) = desc.types();
-        let input = match (a, b) {
-            (ElemType::F16, ElemType::F16) => MmaType::F16,
-            (ElemType::BF16, ElemType::BF16) => MmaType::BF16,
+        let input = match (a.mma(), c) {
+            (Some(input), ElemType::F32 | ElemType::F16 | ElemType::BF16) if a == b => input,
             _ => return Err(GemmError::UnsupportedTypes { a, b, c }),
         };
+        let eight_bit = input.bytes() == 1;
+        // `wgmma` reads 8-bit operands K-major only (it has no transpose for them).
+        if eight_bit && (desc.a.layout, desc.b.layout) != (Layout::RowMajor, Layout::ColMajor) {
+            return Err(GemmError::UnsupportedLayouts { ty: a, a: desc.a.layout, b: desc.b.layout });
+        }
         let target = device.target();
         let missing: Vec<&str> = [Feature::Wgmma, Feature::Tma, Feature::SetMaxNReg]
             .into_iter()
@@ -272,14 +341,24 @@ impl Gemm {
                 allowed: "at least 1 (with k = 0, C = beta C is a scaling, not a product)".into(),
             });
         }
-        check_operand("A", "lda", &desc.a, desc.m, desc.k, true)?;
-        check_operand("B", "ldb", &desc.b, desc.k, desc.n, true)?;
-        check_operand("C", "ldc", &desc.c, desc.m, desc.n, false)?;
+        check_operand("A", "lda", ["m", "k"], &desc.a, desc.m, desc.k, true)?;
+        check_operand("B", "ldb", ["k", "n"], &desc.b, desc.k, desc.n, true)?;
+        check_operand("C", "ldc", ["m", "n"], &desc.c, desc.m, desc.n, false)?;
         if !desc.alpha.is_finite() || !desc.beta.is_finite() {
             return Err(GemmError::InvalidShape {
                 what: "alpha/beta",
                 value: 0,
                 allowed: format!("finite scalars (got alpha {}, beta {})", desc.alpha, desc.beta),
+            });
+        }
+        if !desc.scale_a.is_finite() || !desc.scale_b.is_finite() || !desc.product_scale().is_finite() {
+            return Err(GemmError::InvalidShape {
+                what: "scale_a/scale_b",
+                value: 0,
+                allowed: format!(
+                    "finite scales whose product with alpha is a finite f32 (got scale_a {}, scale_b {}, alpha {})",
+                    desc.scale_a, desc.scale_b, desc.alpha
+                ),
             });
         }
 
@@ -292,12 +371,19 @@ impl Gemm {
             oa.layout = oa.layout.flip();
             ob.layout = ob.layout.flip();
         }
-        let bn = tuning.bn.unwrap_or(if kn <= 128 { 128 } else { 256 });
-        if !matches!(bn, 64 | 128 | 192 | 256) {
+        // 8-bit inputs keep a second, promoted accumulator: two 64 x bn f32 tiles per consumer
+        // thread must fit in its 232 registers (NOTES.md, fp8).
+        let widest = if eight_bit { 192 } else { 256 };
+        let bn = tuning.bn.unwrap_or(if kn <= 128 { 128 } else { widest });
+        if !(bn % 64 == 0 && (64..=widest).contains(&bn)) {
             return Err(GemmError::InvalidShape {
                 what: "tuning.bn",
                 value: bn as usize,
-                allowed: "64, 128, 192 or 256".into(),
+                allowed: if eight_bit {
+                    "64, 128 or 192 for 8-bit inputs (their f32 promotion holds two accumulators)".into()
+                } else {
+                    "64, 128, 192 or 256".into()
+                },
             });
         }
         let mut cfg = sm90::Config {
@@ -422,10 +508,11 @@ impl Plan {
     pub fn kernel_name(&self) -> String {
         let c = &self.cfg;
         format!(
-            "sm90 ws-tma-wgmma {}x{}x{} {} stages, cluster {}, {}{} grid {}",
+            "sm90 ws-tma-wgmma {:?} {}x{}x{} {} stages, cluster {}, {}{} grid {}",
+            c.input,
             sm90::BM,
             c.bn,
-            sm90::BK,
+            c.bk(),
             c.stages,
             c.cluster_m,
             if c.a_k_major { 'T' } else { 'N' },
@@ -434,9 +521,9 @@ impl Plan {
         )
     }
 
-    /// Runs `C = alpha A B + beta C` on `stream` (asynchronously). Every check (types, devices,
+    /// Runs `C = alpha scale_a scale_b A B + beta C` on `stream` (asynchronously). Every check (types, devices,
     /// lengths, aliasing) runs before anything is launched.
-    pub fn run<T: GemmElement, C: GemmElement>(
+    pub fn run<T: GemmElement, C: GemmOutput>(
         &self,
         stream: &Stream,
         a: &impl AsDeviceSlice<T>,
@@ -486,7 +573,18 @@ impl Plan {
             .with_shared_mem(self.cfg.shared_bytes())
             .with_cluster((self.cfg.cluster_m, 1, 1));
         sm90::gemm_sm90::launch::<C>(
-            stream, launch, cfg, &ma, &mb, c, m as u32, n as u32, k as u32, ldc as u32, d.alpha, d.beta,
+            stream,
+            launch,
+            cfg,
+            &ma,
+            &mb,
+            c,
+            m as u32,
+            n as u32,
+            k as u32,
+            ldc as u32,
+            d.product_scale(),
+            d.beta,
         )?;
         Ok(())
     }

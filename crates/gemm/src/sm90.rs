@@ -1,16 +1,24 @@
 //! The Hopper (sm_90a) kernel: a persistent, warp-specialized TMA + `wgmma` GEMM.
 //!
-//! `C[m x n] = alpha * A[m x k] * B[k x n] + beta * C` with f16 or bf16 inputs, f32 accumulation
-//! and an f32, f16 or bf16 row-major C. One block of 384 threads per multiprocessor walks output
+//! `C[m x n] = alpha * A[m x k] * B[k x n] + beta * C` with f16, bf16, e4m3 or e5m2 inputs, f32
+//! accumulation and an f32, f16 or bf16 row-major C. One block of 384 threads per multiprocessor walks output
 //! tiles of `BM x bn` in a grouped order (`group_m` tile rows share each column sweep, so the B
 //! panels they read stay in L2):
 //! - warpgroup 0, the producer, gives up registers (`setmaxnreg` 40) and one thread of it moves
-//!   the A and B tiles of each `BK` step into a `stages`-deep ring of shared memory with TMA,
+//!   the A and B tiles of each 128-byte K step into a `stages`-deep ring of shared memory with TMA,
 //!   signalling `full[s]` through the copies' transaction bytes;
 //! - warpgroups 1 and 2, the consumers (`setmaxnreg` 232), each own 64 rows of the tile: a
 //!   64 x bn f32 accumulator (bn / 2 registers per thread) fed by `wgmma m64n{bn}k16` straight
 //!   from the swizzled shared tiles, releasing stage `s` on `empty[s]` once the `wgmma` group
 //!   that read it has retired (one group stays in flight), then writing their rows of C.
+//!
+//! Every stage holds 128 bytes of K per row (one 128-byte swizzle row): 64 16-bit elements or 128
+//! 8-bit ones, so the ring, the TMA boxes and the descriptors are the same in bytes for every
+//! input type. 8-bit inputs differ in two ways: they must be K-major (`wgmma` has no transpose
+//! for them), and their sums are promoted: Hopper's tensor cores keep fewer bits in fp8
+//! accumulation than f32 has (DeepGEMM's finding), so each stage's `wgmma`s start from zero and
+//! their 128-K partial sum is added by the CUDA cores into a second f32 accumulator, which the
+//! epilogue writes.
 //!
 //! Operands may be K-major (A row-major, B column-major) or M/N-major (A column-major, B
 //! row-major): TMA lays each out in the 128-byte-swizzled canonical form `wgmma` reads, and the
@@ -22,17 +30,18 @@ use ferrocm_kernel::prelude::*;
 
 /// Rows of the block tile (two consumer warpgroups of 64).
 pub const BM: u32 = 128;
-/// K per pipeline stage: 64 16-bit elements, one 128-byte swizzle row.
-pub const BK: u32 = 64;
+/// Bytes of K per pipeline stage and tile row: one 128-byte swizzle row (64 16-bit elements, 128
+/// 8-bit ones).
+pub const ROW_BYTES: u32 = 128;
+/// Bytes of K one `wgmma` consumes per row (K 16 of 16-bit types, K 32 of 8-bit ones).
+const STEP_BYTES: u32 = 32;
 /// Threads per block: one producer and two consumer warpgroups.
 pub const THREADS: u32 = 384;
-/// Elements of one 128-byte swizzle span of an M/N-major operand.
-const SPAN: u32 = 64;
 
 /// The compile-time shape of one kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Config {
-    /// `F16` or `BF16` (both operands).
+    /// `F16`, `BF16`, `E4M3` or `E5M2` (both operands; 8-bit ones K-major only).
     pub input: MmaType,
     /// Columns of the block tile, the `wgmma` N: a multiple of 64 from 64 to 256.
     pub bn: u32,
@@ -53,36 +62,51 @@ pub struct Config {
 }
 
 impl Config {
-    /// Elements of A in one stage.
-    pub fn a_stage(&self) -> u32 {
-        BM * BK
+    /// K per pipeline stage, in elements.
+    pub fn bk(&self) -> u32 {
+        ROW_BYTES / self.input.bytes()
     }
 
-    /// Elements of B in one stage.
+    /// Elements of one 128-byte span of an M/N-major operand (16-bit types).
+    fn span(&self) -> u32 {
+        ROW_BYTES / self.input.bytes()
+    }
+
+    /// Whether partial sums are promoted into a second accumulator every stage (8-bit inputs).
+    pub fn promotes(&self) -> bool {
+        self.input.bytes() == 1
+    }
+
+    /// Bytes of A in one stage.
+    pub fn a_stage(&self) -> u32 {
+        BM * ROW_BYTES
+    }
+
+    /// Bytes of B in one stage.
     pub fn b_stage(&self) -> u32 {
-        self.bn * BK
+        self.bn * ROW_BYTES
     }
 
     /// Dynamic shared memory a block needs (the ring; barriers are static).
     pub fn shared_bytes(&self) -> u32 {
-        self.stages * (self.a_stage() + self.b_stage()) * 2
+        self.stages * (self.a_stage() + self.b_stage())
     }
 
     /// The TMA box of A: `[inner, outer]` in elements.
     pub fn a_box(&self) -> [u32; 2] {
         if self.a_k_major {
-            [BK, BM]
+            [self.bk(), BM]
         } else {
-            [SPAN, BK]
+            [self.span(), self.bk()]
         }
     }
 
     /// The TMA box of B.
     pub fn b_box(&self) -> [u32; 2] {
         if self.b_k_major {
-            [BK, self.bn / self.cluster_m]
+            [self.bk(), self.bn / self.cluster_m]
         } else {
-            [SPAN, BK]
+            [self.span(), self.bk()]
         }
     }
 
@@ -109,13 +133,14 @@ fn tile_coords(tile: u32, tiles_m: u32, tiles_n: u32, #[comptime] group: u32) ->
     (first + within % rows, within / rows)
 }
 
-/// Issues the TMA copies of one operand tile (`rows` x `BK` at `(k0, mn0)`) into the ring at
-/// element `at`, completing on `full[s]`. With `parts` > 1 the tile is shared by the `parts`
+/// Issues the TMA copies of one operand tile (`rows` x `bk` at `(k0, mn0)`) into the ring at
+/// byte `at`, completing on `full[s]`. With `parts` > 1 the tile is shared by the `parts`
 /// blocks of a cluster: this block copies part `part` of it into every block (multicast).
 #[allow(clippy::too_many_arguments)]
 fn load_operand(
+    cfg: &Config,
     map: &TensorMap,
-    smem: &Shared<u16>,
+    smem: &Shared<u8>,
     at: Val<u32>,
     full: &Barriers,
     s: Val<u32>,
@@ -133,37 +158,48 @@ fn load_operand(
         } else {
             let r = rows / parts;
             let row = mn0 + cast::<i32, _>(part * r);
-            map.load_multicast(smem, at + part * (r * BK), full, s, [k0, row], mask);
+            map.load_multicast(smem, at + part * (r * ROW_BYTES), full, s, [k0, row], mask);
         }
     } else {
-        let spans = rows / SPAN;
+        // Spans of `span` M/N elements by bk K rows of 128 bytes.
+        let (span, span_bytes) = (cfg.span(), cfg.bk() * ROW_BYTES);
+        let spans = rows / span;
         if parts == 1 {
             for j in 0..spans {
-                map.load(smem, at + j * SPAN * BK, full, s, [mn0 + (j * SPAN) as i32, k0]);
+                map.load(smem, at + j * span_bytes, full, s, [mn0 + (j * span) as i32, k0]);
             }
         } else {
             for j in 0..spans / parts {
-                let span = part * (spans / parts) + j;
-                let col = mn0 + cast::<i32, _>(span * SPAN);
-                map.load_multicast(smem, at + span * (SPAN * BK), full, s, [col, k0], mask);
+                let q = part * (spans / parts) + j;
+                let col = mn0 + cast::<i32, _>(q * span);
+                map.load_multicast(smem, at + q * span_bytes, full, s, [col, k0], mask);
             }
         }
     }
 }
 
-/// The `wgmma` descriptor of k-step `kk` of an operand tile of `rows` rows starting at element
-/// `at` (from `row0` of the tile, a multiple of 64).
-fn descriptor(smem: &Shared<u16>, at: Val<u32>, row0: impl IntoVal<u32>, kk: u32, k_major: bool) -> Val<u64> {
+/// The `wgmma` descriptor of k-step `kk` of an operand tile starting at byte `at` (from `row0`
+/// of the tile, a multiple of 64).
+fn descriptor(
+    cfg: &Config,
+    smem: &Shared<u8>,
+    at: Val<u32>,
+    row0: impl IntoVal<u32>,
+    kk: u32,
+    k_major: bool,
+) -> Val<u64> {
     if k_major {
-        // Rows of 128 bytes in 8-row atoms (1024 bytes apart); k-step kk starts 32 bytes in.
-        matrix_descriptor(smem, at + row0.into_val() * BK + kk * 16, Swizzle::B128, 16, 1024)
+        // Rows of 128 bytes in 8-row atoms (1024 bytes apart); k-step kk starts 32 kk bytes in.
+        matrix_descriptor(smem, at + row0.into_val() * ROW_BYTES + kk * STEP_BYTES, Swizzle::B128, 16, 1024)
     } else {
-        // Spans of 64 rows by BK (8 KiB apart), each 8 k-rows of 128 bytes per 1024-byte atom.
+        // Spans of 64 rows by bk (8 KiB apart), each 8 k-rows of 128 bytes per 1024-byte atom;
+        // a k-step is 16 k-rows. The first span of row0 is row0 / 64 spans in.
+        let span_bytes = cfg.bk() * ROW_BYTES;
         matrix_descriptor(
             smem,
-            at + row0.into_val() * BK + kk * 16 * SPAN,
+            at + row0.into_val() * (span_bytes / 64) + kk * 16 * ROW_BYTES,
             Swizzle::B128,
-            SPAN * BK * 2,
+            span_bytes,
             1024,
         )
     }
@@ -194,7 +230,7 @@ pub fn gemm_sm90<O: Elem>(
     let stages = cfg.stages;
     let a_stage = cfg.a_stage();
     let b_stage = cfg.b_stage();
-    let smem = dyn_shared_aligned::<u16>(1024);
+    let smem = dyn_shared_aligned::<u8>(1024);
     let full = Barriers::new(cfg.stages as usize);
     let empty = Barriers::new(cfg.stages as usize);
     let t = thread_idx_x();
@@ -204,7 +240,8 @@ pub fn gemm_sm90<O: Elem>(
     let tiles_m = (m + (BM * cl - 1)) / (BM * cl);
     let tiles_n = (n + (bn - 1)) / bn;
     let num_tiles = tiles_m * tiles_n;
-    let k_tiles = (k + (BK - 1)) / BK;
+    let bk = cfg.bk();
+    let k_tiles = (k + (bk - 1)) / bk;
     let rank = if cl > 1 { cluster_rank() } else { Val::constant(0u32) };
     let first_tile = block_idx_x() / cl;
     let tile_step = grid_dim_x() / cl;
@@ -237,10 +274,11 @@ pub fn gemm_sm90<O: Elem>(
                     if it >= stages {
                         empty.wait(s, phase ^ 1u32);
                     }
-                    full.arrive_expect_tx(s, (a_stage + b_stage) * 2u32);
-                    let k0 = (kt * BK) as i32;
-                    load_operand(&ta, &smem, s * a_stage, &full, s, k0, m0, BM, cfg.a_k_major, 1, rank);
+                    full.arrive_expect_tx(s, a_stage + b_stage);
+                    let k0 = (kt * bk) as i32;
+                    load_operand(&cfg, &ta, &smem, s * a_stage, &full, s, k0, m0, BM, cfg.a_k_major, 1, rank);
                     load_operand(
+                        &cfg,
                         &tb,
                         &smem,
                         stages * a_stage + s * b_stage,
@@ -263,6 +301,8 @@ pub fn gemm_sm90<O: Elem>(
         setmaxnreg_inc(232);
         let op = cfg.op();
         let acc = op.accumulator();
+        // 8-bit inputs: the promoted sum (the epilogue's source); else the accumulator itself.
+        let sum = result_fragment(&cfg, acc);
         let cw = wg - 1u32;
         let w = (t % 128u32) / 32u32;
         let l = lane_id();
@@ -272,33 +312,52 @@ pub fn gemm_sm90<O: Elem>(
         while tile < num_tiles {
             let (ct, nt) = tile_coords(tile, tiles_m, tiles_n, cfg.group_m);
             let mt = ct * cl + rank;
+            if cfg.promotes() {
+                sum.fill(0.0f32);
+            }
             let mut kt = 0u32;
             while kt < k_tiles {
                 let s = it % stages;
                 let phase = (it / stages) % 2u32;
                 full.wait(s, phase);
                 wgmma_fence();
-                for kk in 0..(BK / 16) {
-                    let ad = descriptor(&smem, s * a_stage, cw * 64u32, kk, cfg.a_k_major);
-                    let bd = descriptor(&smem, stages * a_stage + s * b_stage, 0u32, kk, cfg.b_k_major);
+                for kk in 0..(ROW_BYTES / STEP_BYTES) {
+                    let ad = descriptor(&cfg, &smem, s * a_stage, cw * 64u32, kk, cfg.a_k_major);
+                    let bd = descriptor(&cfg, &smem, stages * a_stage + s * b_stage, 0u32, kk, cfg.b_k_major);
                     if kk == 0 {
-                        wgmma(op, &acc, ad, bd, kt > 0u32);
+                        // Promoting: every stage's partial sum starts from zero.
+                        let keep = if cfg.promotes() { Val::constant(false) } else { kt > 0u32 };
+                        wgmma(op, &acc, ad, bd, keep);
                     } else {
                         wgmma(op, &acc, ad, bd, true);
                     }
                 }
                 wgmma_commit();
-                // The group before this one has retired: its stage is free.
-                wgmma_wait(1);
-                if leader && kt > 0u32 {
-                    release(&empty, (it + (stages - 1)) % stages, cl, rank);
+                if cfg.promotes() {
+                    // The stage's partial sum is complete and its stage free; the other consumer
+                    // warpgroup's group keeps the tensor cores busy while this one adds.
+                    wgmma_wait(0);
+                    if leader {
+                        release(&empty, s, cl, rank);
+                    }
+                    for i in 0..sum.len() {
+                        sum.set(i, sum.get(i) + acc.get(i));
+                    }
+                } else {
+                    // The group before this one has retired: its stage is free.
+                    wgmma_wait(1);
+                    if leader && kt > 0u32 {
+                        release(&empty, (it + (stages - 1)) % stages, cl, rank);
+                    }
                 }
                 it += 1u32;
                 kt += 1u32;
             }
-            wgmma_wait(0);
-            if leader {
-                release(&empty, (it + (stages - 1)) % stages, cl, rank);
+            if !cfg.promotes() {
+                wgmma_wait(0);
+                if leader {
+                    release(&empty, (it + (stages - 1)) % stages, cl, rank);
+                }
             }
             // Epilogue: thread (w, l) holds rows 16w + l/4 (+8) and column pairs 2(l%4) of
             // every 8-column block of its consumer's 64 rows.
@@ -314,8 +373,8 @@ pub fn gemm_sm90<O: Elem>(
                             let row = row0 + 8u32 * h;
                             let col = col0 + 8 * q;
                             let pair = (row as usize * ldc as usize + col as usize) / 2usize;
-                            let mut x0 = acc.get((4 * q + 2 * h) as usize) * alpha;
-                            let mut x1 = acc.get((4 * q + 2 * h + 1) as usize) * alpha;
+                            let mut x0 = sum.get((4 * q + 2 * h) as usize) * alpha;
+                            let mut x1 = sum.get((4 * q + 2 * h + 1) as usize) * alpha;
                             if beta != 0.0f32 {
                                 let old = c.load2(pair);
                                 x0 += beta * cast::<f32, _>(old.get(0));
@@ -332,7 +391,7 @@ pub fn gemm_sm90<O: Elem>(
                         let col = col0 + (8 * q + (v & 1));
                         if inside || (row < m && col < n) {
                             let at = row as usize * ldc as usize + col as usize;
-                            let mut x = acc.get((4 * q + v) as usize) * alpha;
+                            let mut x = sum.get((4 * q + v) as usize) * alpha;
                             if beta != 0.0f32 {
                                 x += beta * cast::<f32, _>(c[at]);
                             }
@@ -347,6 +406,16 @@ pub fn gemm_sm90<O: Elem>(
     if cl > 1 {
         // No block leaves while its partner may still copy into it or arrive on its barriers.
         cluster_sync();
+    }
+}
+
+/// The fragment the epilogue writes: a second accumulator for promoted (8-bit) inputs, else the
+/// `wgmma` accumulator `acc` itself.
+fn result_fragment(cfg: &Config, acc: Fragment<f32>) -> Fragment<f32> {
+    if cfg.promotes() {
+        cfg.op().accumulator()
+    } else {
+        acc
     }
 }
 

@@ -8,7 +8,7 @@ mod common;
 
 use common::*;
 use ferrocm_gemm::Layout::{ColMajor as Col, RowMajor as Row};
-use ferrocm_gemm::Tuning;
+use ferrocm_gemm::{Tuning, E4M3, E5M2};
 use ferrocm_kernel::{bf16, f16};
 
 fn each_device(f: impl Fn(&ferrocm_kernel::runtime::Device, &mut Rng)) {
@@ -128,4 +128,119 @@ fn fewer_blocks_than_tiles_and_group_orders() {
             check::<f16, f16>(d, Case::new(520, 400, 72).tuned(tuning), r);
         }
     });
+}
+
+// 8-bit inputs: random finite codes (every magnitude), A row-major and B column-major (the only
+// layouts `wgmma` reads them in), scales != 1. A stage is 128 of K, and every stage is one
+// promotion block; the widest 8-bit tile is 128 x 192.
+
+#[test]
+fn e4m3_scaled_into_every_output_type() {
+    each_device(|d, r| {
+        // One tile and one promotion block exactly.
+        check::<E4M3, f32>(d, Case::tn(128, 128, 128).scales(0.5, 0.25), r);
+        // A tile +- a bit each way: partial M and N tiles of the 192-wide kernel, K one 16 past
+        // a promotion block, and K under one block.
+        check::<E4M3, bf16>(d, Case::tn(129, 200, 144).scales(1.0 / 32.0, 1.0 / 16.0), r);
+        check::<E4M3, f16>(d, Case::tn(127, 191, 112).scales(1.0 / 64.0, 0.125).scale(0.75, 0.0), r);
+    });
+}
+
+#[test]
+fn e4m3_promotes_over_many_k_blocks() {
+    // Five promotion blocks (k 16 past four) through the ring, alpha and beta on top of the
+    // scales, and more tiles than the CPU device's blocks.
+    each_device(|d, r| {
+        check::<E4M3, f32>(d, Case::tn(136, 264, 528).scales(0.03125, 2.0).scale(-0.5, 0.75), r);
+    });
+}
+
+#[test]
+fn e5m2_and_column_major_output() {
+    each_device(|d, r| {
+        check::<E5M2, bf16>(d, Case::tn(64, 72, 160).scales(1.0 / 1024.0, 0.5), r);
+        // A column-major C swaps the operands (C^T = B^T A^T): both stay K-major.
+        check::<E4M3, f32>(d, Case::tn(100, 130, 96).layouts(Row, Col, Col).scales(0.25, 3.0), r);
+        check::<E4M3, bf16>(d, Case::tn(200, 64, 256).layouts(Row, Col, Col).pad(16).scales(0.125, 0.125), r);
+    });
+}
+
+#[test]
+fn e4m3_every_kernel_variant() {
+    each_device(|d, r| {
+        for bn in [64, 128, 192] {
+            for (cluster_m, stages) in [(1, 2), (2, 3)] {
+                let tuning = Tuning {
+                    bn: Some(bn),
+                    stages: Some(stages),
+                    cluster_m: Some(cluster_m),
+                    ..Tuning::default()
+                };
+                let case = Case::tn(300, 2 * bn as usize + 8, 272).scales(0.0625, 0.5).tuned(tuning);
+                check::<E4M3, f32>(d, case, r);
+            }
+        }
+    });
+}
+
+#[test]
+fn e4m3_large_shapes_on_gpus() {
+    each_device(|d, r| {
+        if is_gpu(d) {
+            check::<E4M3, bf16>(d, Case::tn(1000, 1500, 1040).scales(0.01, 0.02), r);
+            check::<E4M3, bf16>(d, Case::tn(2048, 2048, 2048).scales(1.0 / 256.0, 1.0 / 8.0), r);
+            check::<E5M2, f32>(d, Case::tn(777, 2049, 1024).scales(1.0 / 4096.0, 1.0 / 16.0), r);
+        }
+    });
+}
+
+/// Every product of two codes, exactly: C[i][j] = code i times code j (A's column 0 holds code i
+/// in row i, B's row 0 code j in column j, the rest of K is zero), with k = 16 (the smallest
+/// 8-bit K; TMA fills the rest of the 128-K stage with zeros). Products of 8-bit floats are exact
+/// in f32, and so is a sum of one product and zeros: every element must be exact.
+fn check_every_product<T: Host>(d: &ferrocm_kernel::runtime::Device, bits: impl Fn(u8) -> T) {
+    use ferrocm_gemm::{Gemm, GemmDesc};
+    let (m, k) = (256, 16);
+    // NaN and infinite codes (e5m2) are replaced by zero: their products are not finite values.
+    let code = |c: usize| {
+        let x = bits(c as u8);
+        if !x.to_f64().is_finite() {
+            bits(0)
+        } else {
+            x
+        }
+    };
+    let mut a = vec![bits(0); m * k];
+    for i in 0..m {
+        a[i * k] = code(i);
+    }
+    // B column-major: column j at j k.
+    let b = a.clone();
+    let desc = GemmDesc::new_scaled(m, m, k, T::TYPE).with_c_type(ferrocm_gemm::ElemType::F32);
+    let plan = Gemm::plan(d, &desc).unwrap();
+    let stream = d.create_stream().unwrap();
+    let (da, db) = (stream.clone_htod(&a).unwrap(), stream.clone_htod(&b).unwrap());
+    let mut dc = stream.clone_htod(&vec![f32::NAN; m * m]).unwrap();
+    plan.run(&stream, &da, &db, &mut dc).unwrap();
+    let got = stream.clone_dtoh(&dc).unwrap();
+    for i in 0..m {
+        for j in 0..m {
+            let want = code(i).to_f64() * code(j).to_f64();
+            assert_eq!(
+                got[i * m + j] as f64,
+                want,
+                "{:?} {i:#04x} x {j:#04x} on {}",
+                T::TYPE,
+                d.properties().name
+            );
+        }
+    }
+}
+
+#[test]
+fn every_8_bit_product_is_exact() {
+    for d in devices() {
+        check_every_product(&d, E4M3::from_bits);
+        check_every_product(&d, E5M2::from_bits);
+    }
 }

@@ -33,11 +33,17 @@ fn bf(m: usize, n: usize, k: usize) -> GemmDesc {
     GemmDesc::new(m, n, k, ElemType::BF16).with_c_type(ElemType::F32)
 }
 
+/// An e4m3 request as `torch._scaled_mm` makes it (A row-major, B column-major, C bf16).
+fn e4(m: usize, n: usize, k: usize) -> GemmDesc {
+    GemmDesc::new_scaled(m, n, k, ElemType::E4M3).with_scales(0.5, 2.0)
+}
+
 fn cases() -> Vec<Case> {
     use Layout::{ColMajor as Col, RowMajor as Row};
     let shape = |what: &'static str| -> Want {
         match what {
             "k" => |e| matches!(e, GemmError::InvalidShape { what: "k", .. }),
+            "scale_a/scale_b" => |e| matches!(e, GemmError::InvalidShape { what: "scale_a/scale_b", .. }),
             "lda" => |e| matches!(e, GemmError::InvalidShape { what: "lda", .. }),
             "ldb" => |e| matches!(e, GemmError::InvalidShape { what: "ldb", .. }),
             "ldc" => |e| matches!(e, GemmError::InvalidShape { what: "ldc", .. }),
@@ -48,6 +54,7 @@ fn cases() -> Vec<Case> {
         }
     };
     let types: Want = |e| matches!(e, GemmError::UnsupportedTypes { .. });
+    let layouts: Want = |e| matches!(e, GemmError::UnsupportedLayouts { .. });
     let mut v = vec![
         case("f32 inputs", bf(64, 64, 64).with_input_types(ElemType::F32, ElemType::F32), types),
         case(
@@ -73,7 +80,47 @@ fn cases() -> Vec<Case> {
         ),
         case("NaN alpha", bf(64, 64, 64).with_alpha_beta(f32::NAN, 0.0), shape("alpha/beta")),
         case("infinite beta", bf(64, 64, 64).with_alpha_beta(1.0, f32::INFINITY), shape("alpha/beta")),
+        // 8-bit inputs: K-major operands only, 16-byte rows, one 8-bit type for both, 16- or
+        // 32-bit C, finite scales.
+        case("e4m3 with a row-major B", e4(64, 64, 64).with_layouts(Row, Row, Row), layouts),
+        case("e4m3 with a column-major A", e4(64, 64, 64).with_layouts(Col, Col, Row), layouts),
+        case("e4m3 NN into a column-major C", e4(64, 64, 64).with_layouts(Col, Row, Col), layouts),
+        case("e4m3 with k not a multiple of 16", e4(64, 64, 40), shape("k")),
+        case("e4m3 with lda not 16 bytes", e4(64, 64, 64).with_leading_dims(72, 64, 64), shape("lda")),
+        case("e4m3 with ldb not 16 bytes", e4(64, 64, 32).with_leading_dims(32, 40, 64), shape("ldb")),
+        case(
+            "mixed e4m3 and bf16 inputs",
+            e4(64, 64, 64).with_input_types(ElemType::E4M3, ElemType::BF16),
+            types,
+        ),
+        case(
+            "mixed bf16 and e4m3 inputs",
+            bf(64, 64, 64).with_input_types(ElemType::BF16, ElemType::E4M3),
+            types,
+        ),
+        case(
+            "mixed e4m3 and e5m2 inputs",
+            e4(64, 64, 64).with_input_types(ElemType::E4M3, ElemType::E5M2),
+            types,
+        ),
+        case("an e4m3 C", e4(64, 64, 64).with_c_type(ElemType::E4M3), types),
+        case("NaN scale_a", e4(64, 64, 64).with_scales(f32::NAN, 1.0), shape("scale_a/scale_b")),
+        case("infinite scale_b", bf(64, 64, 64).with_scales(1.0, f32::INFINITY), shape("scale_a/scale_b")),
+        case(
+            "scales whose product overflows f32",
+            e4(64, 64, 64).with_scales(1e30, 1e30),
+            shape("scale_a/scale_b"),
+        ),
     ];
+    let mut t = case("e4m3 tile width 256", e4(256, 512, 128), shape("tuning.bn"));
+    t.tuning.bn = Some(256);
+    v.push(t);
+    // The buffers of every case are bf16: an e4m3 plan refuses them when it runs.
+    let mut t = case("bf16 buffers for an e4m3 plan", e4(64, 64, 64).with_c_type(ElemType::F32), |e| {
+        matches!(e, GemmError::WrongType { operand: "A", want: ElemType::E4M3, got: ElemType::BF16 })
+    });
+    t.c_f32 = true;
+    v.push(t);
     let mut t = case("tile width 100", bf(256, 256, 64), shape("tuning.bn"));
     t.tuning.bn = Some(100);
     v.push(t);

@@ -4,17 +4,23 @@
 //! inputs; C is poisoned with NaN, and after one call every element must be written and a
 //! spread of elements must match an f64 host product before anything is timed. Then one warm-up
 //! call and CUDA-event timing of each repetition, median reported, for each kernel variant.
+//!
+//! `--dtype e4m3` (or `e5m2`) times `torch._scaled_mm`'s request instead: random finite 8-bit
+//! codes, A row-major and B column-major (`--layout tn`, the only layouts 8-bit inputs have),
+//! per-tensor scales, C bf16. `--dump DIR` writes the inputs and ferrocm's C there
+//! (`{dtype}_{n}_{a,b,c}.bin`, raw little-endian) so `crates/gemm/gpu/fp8_vendor.py` can check
+//! cuBLASLt on the same data against ours and time it.
 
 use anyhow::{bail, ensure, Context, Result};
 use ferrocm::{Device, Event};
-use ferrocm_gemm::{Gemm, GemmDesc, GemmElement, Layout, Tuning};
+use ferrocm_gemm::{Gemm, GemmDesc, GemmElement, GemmOutput, Layout, Tuning, E4M3, E5M2};
 use ferrocm_kernel::{bf16, f16};
 
 use super::{median, print, Row};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// bf16 or f16 (inputs and output).
+    /// bf16 or f16 (inputs and output), or e4m3 or e5m2 (inputs; C bf16, --layout tn).
     #[arg(long, default_value = "bf16")]
     dtype: String,
     /// Square sizes (m = n = k).
@@ -36,6 +42,12 @@ pub struct Args {
     /// One JSON object per line.
     #[arg(long)]
     json: bool,
+    /// Per-tensor scales of A and B (8-bit inputs).
+    #[arg(long, num_args = 2, default_values_t = [0.3f32, 0.7])]
+    scales: Vec<f32>,
+    /// Write the 8-bit inputs and ferrocm's C (of the last variant) to this directory.
+    #[arg(long)]
+    dump: Option<std::path::PathBuf>,
 }
 
 fn parse_variant(v: &str) -> Result<Tuning> {
@@ -66,16 +78,19 @@ fn parse_variant(v: &str) -> Result<Tuning> {
 /// Splitmix64 (the seed is fresh per run and printed).
 struct Mix(u64);
 impl Mix {
-    fn next(&mut self) -> f64 {
+    fn bits(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+        z ^ (z >> 31)
+    }
+    fn next(&mut self) -> f64 {
+        (self.bits() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
     }
 }
 
-trait Half: GemmElement {
+trait Half: GemmOutput {
     fn from_f64(x: f64) -> Self;
     fn to_f64(self) -> f64;
 }
@@ -104,7 +119,9 @@ pub fn run(a: Args) -> Result<()> {
     match a.dtype.as_str() {
         "bf16" => bench::<bf16>(&a, &dev),
         "f16" | "fp16" => bench::<f16>(&a, &dev),
-        d => bail!("unknown --dtype {d}: use bf16 or f16"),
+        "e4m3" => bench_fp8::<E4M3>(&a, &dev),
+        "e5m2" => bench_fp8::<E5M2>(&a, &dev),
+        d => bail!("unknown --dtype {d}: use bf16, f16, e4m3 or e5m2"),
     }
 }
 
@@ -196,4 +213,115 @@ fn timed_median(
         ms.push(s.elapsed_ms(&e)? as f64);
     }
     Ok(median(ms))
+}
+
+trait Fp8: GemmElement {
+    fn from_bits(bits: u8) -> Self;
+    fn to_bits(self) -> u8;
+    fn to_f64(self) -> f64;
+}
+macro_rules! fp8 {
+    ($t:ty) => {
+        impl Fp8 for $t {
+            fn from_bits(bits: u8) -> Self {
+                <$t>::from_bits(bits)
+            }
+            fn to_bits(self) -> u8 {
+                <$t>::to_bits(self)
+            }
+            fn to_f64(self) -> f64 {
+                <$t>::to_f64(self)
+            }
+        }
+    };
+}
+fp8!(E4M3);
+fp8!(E5M2);
+
+fn bench_fp8<T: Fp8>(a: &Args, dev: &Device) -> Result<()> {
+    ensure!(
+        a.layout == "tn",
+        "--dtype {}: 8-bit inputs are read TN only (A row-major, B column-major): pass --layout tn",
+        a.dtype
+    );
+    let (sa, sb) = (a.scales[0], a.scales[1]);
+    let tunings: Vec<(String, Tuning)> =
+        a.variants.iter().map(|v| Ok((v.clone(), parse_variant(v)?))).collect::<Result<_>>()?;
+    let stream = dev.create_stream()?;
+    let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_nanos() as u64;
+    eprintln!("bench gemm: seed {seed}");
+    let mut rng = Mix(seed);
+    // Random finite codes: every magnitude the type has.
+    let mut random = || loop {
+        let x = T::from_bits((rng.bits() >> 56) as u8);
+        if x.to_f64().is_finite() {
+            return x;
+        }
+    };
+    let mut rows = Vec::new();
+    for &n in &a.n {
+        // A is n x n row-major; B column-major, so B^T row-major: (p, j) at j n + p.
+        let ha: Vec<T> = (0..n * n).map(|_| random()).collect();
+        let hb: Vec<T> = (0..n * n).map(|_| random()).collect();
+        let da = stream.clone_htod(&ha)?;
+        let db = stream.clone_htod(&hb)?;
+        let mut dc = stream.clone_htod(&vec![bf16::from_f64(f64::NAN); n * n])?;
+        for (name, tuning) in &tunings {
+            let desc = GemmDesc::new_scaled(n, n, n, T::TYPE).with_scales(sa, sb);
+            let plan = Gemm::plan_tuned(dev, &desc, *tuning)?;
+            stream.memset_bytes(&mut dc, 0xff)?;
+            let t0 = std::time::Instant::now();
+            plan.run(&stream, &da, &db, &mut dc)?;
+            stream.synchronize()?;
+            let first = t0.elapsed();
+            let hc: Vec<bf16> = stream.clone_dtoh(&dc)?;
+            ensure!(hc.iter().all(|x| !x.is_nan()), "{name} n={n}: some elements of C were not written");
+            let scale = sa as f64 * sb as f64;
+            let mut worst = 0.0f64;
+            for s in 0..256usize {
+                let (i, j) = ((s * 7919 + 13) % n, (s * 104_729 + 5) % n);
+                let (i, j) = if s == 0 { (n - 1, n - 1) } else { (i, j) };
+                let (mut dot, mut mag) = (0.0f64, 0.0f64);
+                for p in 0..n {
+                    let x = ha[i * n + p].to_f64() * hb[j * n + p].to_f64();
+                    dot += x;
+                    mag += x.abs();
+                }
+                let want = scale * dot;
+                let got = hc[i * n + j].to_f64();
+                // bf16 rounding, and the tensor cores' ~14-bit sums within each 128-K block.
+                let bound = want.abs() / 128.0 + scale.abs() * mag / 4096.0;
+                ensure!((got - want).abs() <= bound, "{name} n={n}: C[{i}][{j}] = {got}, want {want}");
+                worst = worst.max((got - want).abs() / bound);
+            }
+            eprintln!(
+                "bench gemm: {} n={n} checked (worst {worst:.3} of bound); first call {first:?}",
+                plan.kernel_name()
+            );
+            let t = timed_median(dev, &stream, a.reps, || Ok(plan.run(&stream, &da, &db, &mut dc)?))?;
+            rows.push(Row {
+                bench: "gemm",
+                metric: format!("{} {n}^3 tn {name}", a.dtype),
+                ferrocm: 2.0 * (n as f64).powi(3) / t / 1e9,
+                baseline: None,
+                baseline_name: "cuBLASLt (torch._scaled_mm, crates/gemm/gpu/fp8_vendor.py)",
+                unit: "TFLOP/s",
+                ratio: None,
+                ratio_meaning: "ferrocm / cuBLASLt",
+                target: "e4m3 >= 0.95x at 8192",
+            });
+        }
+        if let Some(dir) = &a.dump {
+            std::fs::create_dir_all(dir)?;
+            let hc: Vec<bf16> = stream.clone_dtoh(&dc)?;
+            let file = |part: &str| dir.join(format!("{}_{n}_{part}.bin", a.dtype));
+            std::fs::write(file("a"), ha.iter().map(|x| x.to_bits()).collect::<Vec<u8>>())?;
+            std::fs::write(file("b"), hb.iter().map(|x| x.to_bits()).collect::<Vec<u8>>())?;
+            std::fs::write(
+                file("c"),
+                hc.iter().flat_map(|x| x.to_bits().to_le_bytes()).collect::<Vec<u8>>(),
+            )?;
+        }
+    }
+    print(&rows, a.json)
 }

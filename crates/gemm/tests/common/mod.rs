@@ -1,7 +1,7 @@
 //! Shared test helpers: devices, a seeded generator, the f64 host reference and the checker.
 #![allow(dead_code)]
 
-use ferrocm_gemm::{Gemm, GemmDesc, GemmElement, Layout, Tuning};
+use ferrocm_gemm::{Gemm, GemmDesc, GemmElement, GemmOutput, Layout, Tuning, E4M3, E5M2};
 use ferrocm_kernel::runtime::{BackendKind, Device};
 use ferrocm_kernel::{bf16, f16};
 
@@ -50,7 +50,40 @@ pub trait Host: GemmElement {
     fn to_f64(self) -> f64;
     /// Relative rounding bound of one conversion from f32.
     const EPS: f64;
+    /// Bound on the summation error of a product of inputs of this type, relative to the sum of
+    /// the products' magnitudes: f32 sums for 16-bit inputs; for 8-bit ones, Hopper's tensor
+    /// cores keep about 14 bits within each promoted 128-K block (DeepGEMM), so 2^-12.
+    const SUM_EPS: f64 = 2e-6;
+    /// A fresh random value: uniform in [-1, 1) rounded to the type, or for 8-bit types a
+    /// random finite code (every magnitude from 2^-9 to the largest).
+    fn random(rng: &mut Rng) -> Self {
+        Self::from_f64(rng.sym())
+    }
 }
+macro_rules! fp8_host {
+    ($t:ty) => {
+        impl Host for $t {
+            fn from_f64(x: f64) -> Self {
+                <$t>::from_f64(x)
+            }
+            fn to_f64(self) -> f64 {
+                <$t>::to_f64(self)
+            }
+            const EPS: f64 = 1.0 / 8.0;
+            const SUM_EPS: f64 = 1.0 / 4096.0;
+            fn random(rng: &mut Rng) -> Self {
+                loop {
+                    let x = <$t>::from_bits(rng.u64() as u8);
+                    if x.to_f32().is_finite() {
+                        return x;
+                    }
+                }
+            }
+        }
+    };
+}
+fp8_host!(E4M3);
+fp8_host!(E5M2);
 impl Host for f16 {
     fn from_f64(x: f64) -> Self {
         f16::from_f64(x)
@@ -108,6 +141,9 @@ pub struct Case {
     pub pad: usize,
     pub alpha: f32,
     pub beta: f32,
+    /// Per-tensor scales of A and B.
+    pub scale_a: f32,
+    pub scale_b: f32,
     /// Kernel shape instead of the planner's.
     pub tuning: Tuning,
 }
@@ -115,7 +151,27 @@ pub struct Case {
 impl Case {
     pub fn new(m: usize, n: usize, k: usize) -> Case {
         use Layout::RowMajor as R;
-        Case { m, n, k, la: R, lb: R, lc: R, pad: 0, alpha: 1.0, beta: 0.0, tuning: Tuning::default() }
+        Case {
+            m,
+            n,
+            k,
+            la: R,
+            lb: R,
+            lc: R,
+            pad: 0,
+            alpha: 1.0,
+            beta: 0.0,
+            scale_a: 1.0,
+            scale_b: 1.0,
+            tuning: Tuning::default(),
+        }
+    }
+    /// An 8-bit case: A row-major, B column-major (the layouts 8-bit inputs need), C row-major.
+    pub fn tn(m: usize, n: usize, k: usize) -> Case {
+        Case::new(m, n, k).layouts(Layout::RowMajor, Layout::ColMajor, Layout::RowMajor)
+    }
+    pub fn scales(self, scale_a: f32, scale_b: f32) -> Case {
+        Case { scale_a, scale_b, ..self }
     }
     pub fn layouts(self, la: Layout, lb: Layout, lc: Layout) -> Case {
         Case { la, lb, lc, ..self }
@@ -129,25 +185,28 @@ impl Case {
     pub fn scale(self, alpha: f32, beta: f32) -> Case {
         Case { alpha, beta, ..self }
     }
-    fn ld(&self, layout: Layout, rows: usize, cols: usize) -> usize {
-        // TMA reads rows whose pitch is a multiple of 16 bytes: packed dimensions round up to 8.
+    fn ld(&self, layout: Layout, rows: usize, cols: usize, size: usize) -> usize {
+        // TMA reads rows whose pitch is a multiple of 16 bytes: packed dimensions round up to
+        // 16 bytes' worth of the inputs (of 2-byte elements for C).
+        let align = 16 / size.min(2);
         self.pad
             + match layout {
                 Layout::RowMajor => cols,
                 Layout::ColMajor => rows,
             }
-            .next_multiple_of(8)
+            .next_multiple_of(align)
     }
 }
 
 /// Runs `case` on `device` with fresh random inputs and checks every element of C against an
 /// f64 host product (and that nothing outside C changed).
-pub fn check<T: Host, C: Host>(device: &Device, case: Case, rng: &mut Rng) {
-    let Case { m, n, k, la, lb, lc, alpha, beta, .. } = case;
-    let (lda, ldb, ldc) = (case.ld(la, m, k), case.ld(lb, k, n), case.ld(lc, m, n));
+pub fn check<T: Host, C: Host + GemmOutput>(device: &Device, case: Case, rng: &mut Rng) {
+    let Case { m, n, k, la, lb, lc, beta, .. } = case;
+    let size = T::TYPE.size();
+    let (lda, ldb, ldc) = (case.ld(la, m, k, size), case.ld(lb, k, n, size), case.ld(lc, m, n, 2));
     let extra = 8;
-    let a: Vec<T> = (0..storage(la, m, k, lda, extra)).map(|_| T::from_f64(rng.sym())).collect();
-    let b: Vec<T> = (0..storage(lb, k, n, ldb, extra)).map(|_| T::from_f64(rng.sym())).collect();
+    let a: Vec<T> = (0..storage(la, m, k, lda, extra)).map(|_| T::random(rng)).collect();
+    let b: Vec<T> = (0..storage(lb, k, n, ldb, extra)).map(|_| T::random(rng)).collect();
     // C: random where beta reads it; a sentinel in the padding and past the end, NaN inside
     // when beta is 0 (so an unwritten element fails).
     let sentinel = C::from_f64(1234.5);
@@ -162,7 +221,10 @@ pub fn check<T: Host, C: Host>(device: &Device, case: Case, rng: &mut Rng) {
         .with_c_type(C::TYPE)
         .with_layouts(la, lb, lc)
         .with_leading_dims(lda, ldb, ldc)
-        .with_alpha_beta(alpha, beta);
+        .with_alpha_beta(case.alpha, beta)
+        .with_scales(case.scale_a, case.scale_b);
+    // The factor of A B, in f64 (the kernel rounds it once to f32).
+    let alpha = case.alpha as f64 * case.scale_a as f64 * case.scale_b as f64;
     let plan = Gemm::plan_tuned(device, &desc, case.tuning).unwrap_or_else(|e| panic!("plan {case:?}: {e}"));
     let stream = device.create_stream().unwrap();
     let da = stream.clone_htod(&a).unwrap();
@@ -172,6 +234,8 @@ pub fn check<T: Host, C: Host>(device: &Device, case: Case, rng: &mut Rng) {
     let got = stream.clone_dtoh(&dc).unwrap();
     let label =
         format!("{case:?} {ty:?}->{:?} on {} [{}]", C::TYPE, device.properties().name, plan.kernel_name());
+    // The executor sums exact products in f32: hold it to f32's bound whatever the input type.
+    let sum_eps = if is_gpu(device) { T::SUM_EPS } else { 2e-6 };
     let mut inside = vec![false; got.len()];
     let mut worst = 0.0f64;
     // Large products check a spread of rows in full (the first and last included), and that
@@ -196,8 +260,8 @@ pub fn check<T: Host, C: Host>(device: &Device, case: Case, rng: &mut Rng) {
             let idx = at(lc, ldc, i, j);
             inside[idx] = true;
             let old = if beta == 0.0 { 0.0 } else { beta as f64 * c0[idx].to_f64() };
-            let want = alpha as f64 * dot + old;
-            let bound = (alpha.abs() as f64 * mag + beta.abs() as f64) * 2e-6 + want.abs() * C::EPS + 1e-30;
+            let want = alpha * dot + old;
+            let bound = (alpha.abs() * mag + beta.abs() as f64) * sum_eps + want.abs() * C::EPS + 1e-30;
             let g = got[idx].to_f64();
             let err = (g - want).abs();
             assert!(
