@@ -1,7 +1,9 @@
 //! The host API's kernels. Each `#[kernel]` is a thin entry point; the bodies are plain Rust
 //! against the DSL (so they can use arrays, closures and generics over the generator).
 
-use ferrocm_kernel::dsl::{self, cast, vec2, vec4, DslCmp, Elem, Memory, MemoryMut, Slice, SliceMut, Val};
+use ferrocm_kernel::dsl::{
+    self, cast, vec2, vec4, DslCmp, Elem, Memory, MemoryMut, Shared, Slice, SliceMut, Val,
+};
 use ferrocm_kernel::ir::CmpOp;
 use ferrocm_kernel::prelude::*;
 
@@ -857,28 +859,33 @@ fn poisson_gauss(z: Val<f64>, mean: Val<f64>, stddev: Val<f64>) -> Val<u32> {
     cast::<u32, _>(stddev * z + mean + 0.5f64)
 }
 
-/// The least `j` with `cdf[j] >= u` (the last index when the sum falls short of `u`): the
-/// guide table (see `cdf_guide` in the generator) brackets it between `guide[i - 1]` and
-/// `guide[i + 2]` for `i = floor(u m)` (a bucket of slack on each side for the rounding of
-/// `u m`), then a binary search: no steps for most `u`, about 11 for far-tail buckets that
-/// hold many tiny probabilities.
-fn poisson_cdf_index(cdf: Slice<f64>, guide: Slice<u32>, u: Val<f64>) -> Val<u32> {
-    let n: Val<u64> = cast::<u64, _>(cdf.len());
-    let m: Val<u64> = cast::<u64, _>(guide.len());
-    let mf: Val<f64> = cast::<f64, _>(m);
-    let i: Val<u64> = cast::<u64, _>(u * mf).min(m);
-    let lo = dsl::var("cdf_lo", cast::<u64, _>(guide.load(i.max(1u64) - 1u64)));
-    let top = (i + 2u64).dsl_cmp(CmpOp::Lt, m);
-    let hi =
-        dsl::var("cdf_hi", dsl::select(top, cast::<u64, _>(guide.load((i + 2u64).min(m - 1u64))), n - 1u64));
-    dsl::while_(
-        || lo.get().dsl_cmp(CmpOp::Lt, hi.get()),
-        || {
-            let mid = (lo.get() + hi.get()) / 2u64;
-            dsl::if_else(cdf.load(mid).dsl_cmp(CmpOp::Lt, u), || lo.set(mid + 1u64), || hi.set(mid));
-        },
-    );
-    cast::<u32, _>(lo.get())
+/// Sobol32's inverse-CDF Poisson outcome of point `x` less `shift`: one read of the lookup
+/// table staged in shared memory (see [`super::quasi_cdf`], whose `bucket` and
+/// `CdfLookup::lookup` this mirrors). `bits` is the table's scale.
+fn poisson_cdf_lookup(table: Shared<u32>, bits: Val<u32>, x: Val<u32>) -> Val<u32> {
+    let upper = x >> 31u32;
+    // The distance to the nearer end of the range: `x` below 2^31, `!x` from it.
+    let y = x ^ (Val::constant(0u32) - upper);
+    let lim = Val::constant(31u32) - bits;
+    let sh = lim - y.leading_zeros().min(lim);
+    let k = (sh << bits) + (y >> sh);
+    let last = ((Val::constant(32u32) - bits) << (bits + 1u32)) - 1u32;
+    let bucket = dsl::select(upper.dsl_cmp(CmpOp::Ne, 0u32), last - k, k);
+    let e = table.load2(bucket);
+    let outcomes = e.get(1);
+    dsl::select(x.dsl_cmp(CmpOp::Ge, e.get(0)), outcomes >> 16u32, outcomes & 0xffffu32)
+}
+
+/// Copies the inverse-CDF lookup table (a multiple of four words) into the block's dynamic
+/// shared memory, all threads of the block taking part; call before any thread leaves.
+fn stage_cdf_table(table: Slice<u32>) -> Shared<u32> {
+    let sh = dsl::dyn_shared::<u32>();
+    let quads: Val<u32> = cast::<u32, _>(table.len()) >> 2u32;
+    dsl::for_range_step(thread_idx_x(), quads, block_dim_x(), |i: Val<u32>| {
+        sh.store4(i, table.load4(i));
+    });
+    dsl::sync_threads();
+    sh
 }
 
 /// One of the maps of a `u32` buffer in place: a square histogram (discrete tables, the
@@ -886,7 +893,8 @@ fn poisson_cdf_index(cdf: Slice<f64>, guide: Slice<u32>, u: Val<f64>) -> Val<u32
 #[derive(Clone, Copy)]
 enum PoissonMap {
     Histogram(Val<u32>, Slice<f64>, Slice<u32>),
-    Cdf(Val<u32>, Slice<f64>, Slice<u32>),
+    /// `shift`, the lookup table in shared memory and its scale (see [`poisson_cdf_lookup`]).
+    Cdf(Val<u32>, Shared<u32>, Val<u32>),
     Icdf(Val<f64>, Val<f64>),
 }
 
@@ -905,9 +913,7 @@ fn poisson_of(map: PoissonMap, x: Val<u32>) -> Val<u32> {
         PoissonMap::Histogram(shift, thresholds, aliases) => {
             dev::discrete_bits(x, thresholds, aliases) + shift
         }
-        PoissonMap::Cdf(shift, cdf, guide) => {
-            poisson_cdf_index(cdf, guide, dev::uniform_f64_from_u32(x)) + shift
-        }
+        PoissonMap::Cdf(shift, table, bits) => poisson_cdf_lookup(table, bits, x) + shift,
         PoissonMap::Icdf(mean, stddev) => {
             let xf: Val<f64> = cast::<f64, _>(x);
             let half = crate::reference::distributions::TWO_POW_M32_F64 / 2.0;
@@ -918,11 +924,13 @@ fn poisson_of(map: PoissonMap, x: Val<u32>) -> Val<u32> {
 }
 
 /// The Poisson map of a fused Sobol32 kernel, from its parameters (`plan.dist` says which:
-/// histogram `shift, a = thresholds, b = aliases`; inverse CDF `shift, a = cdf, b = guide`;
-/// Gaussian `mean, stddev`, tables unused).
+/// histogram `shift, a = thresholds, b = aliases`; inverse CDF `shift, b = lookup table` of
+/// scale `bits`, staged in shared memory here; Gaussian `mean, stddev`, tables unused).
+#[allow(clippy::too_many_arguments)]
 fn sobol_poisson_map(
     plan: Plan,
     shift: Val<u32>,
+    bits: Val<u32>,
     mean: Val<f64>,
     stddev: Val<f64>,
     a: Slice<f64>,
@@ -930,7 +938,7 @@ fn sobol_poisson_map(
 ) -> PoissonMap {
     match plan.dist {
         Dist::PoissonHistogram => PoissonMap::Histogram(shift, a, b),
-        Dist::PoissonCdf => PoissonMap::Cdf(shift, a, b),
+        Dist::PoissonCdf => PoissonMap::Cdf(shift, stage_cdf_table(b), bits),
         _ => PoissonMap::Icdf(mean, stddev),
     }
 }
@@ -944,6 +952,7 @@ pub(crate) fn sobol32_poisson_warp_fill(
     offset: u32,
     tasks: u64,
     shift: u32,
+    bits: u32,
     mean: f64,
     stddev: f64,
     a: &[f64],
@@ -951,7 +960,7 @@ pub(crate) fn sobol32_poisson_warp_fill(
     directions: &[u32],
     out: &mut [u32],
 ) {
-    let map = sobol_poisson_map(plan, shift, mean, stddev, a, b);
+    let map = sobol_poisson_map(plan, shift, bits, mean, stddev, a, b);
     sobol_warp_body::<u32>(plan, points, offset, tasks, mean, stddev, Some(map), directions, out);
 }
 
@@ -964,6 +973,7 @@ pub(crate) fn sobol32_poisson_fill(
     offset: u32,
     units: u64,
     shift: u32,
+    bits: u32,
     mean: f64,
     stddev: f64,
     a: &[f64],
@@ -971,15 +981,15 @@ pub(crate) fn sobol32_poisson_fill(
     directions: &[u32],
     out: &mut [u32],
 ) {
-    let map = sobol_poisson_map(plan, shift, mean, stddev, a, b);
+    let map = sobol_poisson_map(plan, shift, bits, mean, stddev, a, b);
     sobol_body::<u32>(plan, points, offset, units, mean, stddev, Some(map), directions, out);
 }
 
 /// Maps Sobol32 points in place to Poisson outcomes by the inverse CDF (`shift + j`, `j`
-/// from [`poisson_cdf_index`] of `u = x 2^-32 + 2^-32`, `guide` its guide table).
+/// read off the lookup `table` of scale `bits`, see [`poisson_cdf_lookup`]).
 #[kernel]
-pub(crate) fn poisson_cdf_map(shift: u32, cdf: &[f64], guide: &[u32], out: &mut [u32]) {
-    poisson_map_body(PoissonMap::Cdf(shift, cdf, guide), out);
+pub(crate) fn poisson_cdf_map(shift: u32, bits: u32, table: &[u32], out: &mut [u32]) {
+    poisson_map_body(PoissonMap::Cdf(shift, stage_cdf_table(table), bits), out);
 }
 
 /// Maps Sobol32 points in place by the Gaussian method: `z` the inverse normal CDF of
@@ -1423,6 +1433,69 @@ mod tests {
             let _ = std::fs::write(format!("{dir}/{}.ptx", ptx.len()), ptx.as_str());
         }
         ptx.to_string()
+    }
+
+    /// The fused Sobol32 inverse-CDF Poisson kernel reads one 8-byte table entry per point
+    /// from shared memory, with no loop around it and no local memory.
+    #[test]
+    fn sobol32_poisson_cdf_ptx_reads_one_shared_entry_per_point() {
+        let plan = Plan {
+            dist: Dist::PoissonCdf,
+            rng: Rng::Philox,
+            legacy: false,
+            vector: true,
+            unroll: 1,
+            narrow: false,
+        };
+        let ptx = ptx_of(sobol32_poisson_warp_fill::kernel(plan));
+        assert!(!ptx.contains(".local"), "local memory");
+        // 32 steps of four points each, one `ld.shared.v2` per point.
+        assert_eq!(ptx.matches("ld.shared.v2").count(), 128, "shared reads");
+        // Only the unused mean and deviation parameters are doubles.
+        let doubles = ptx.lines().filter(|l| l.contains(".f64") && !l.contains("param")).count();
+        assert!(doubles <= 1, "double arithmetic left in the map ({doubles} lines)");
+    }
+
+    /// The inverse-CDF Poisson kernel against the reference at every step of the lookup table,
+    /// one point below it and at both ends of the range, on every device (lambdas at the scales
+    /// 4, 5, 6 and 7); `FERROCM_REQUIRE_GPU=1` makes a missing GPU a failure.
+    #[test]
+    fn poisson_cdf_map_matches_the_reference_at_every_step() {
+        use crate::reference::distributions::uniform_f64_from_u32;
+        use crate::reference::host_poisson::{inverse_cdf_index, QuasiPoisson};
+        use ferrocm_kernel::runtime::{BackendKind, Device, LaunchConfig};
+        let devices = Device::all().unwrap();
+        if std::env::var("FERROCM_REQUIRE_GPU").is_ok_and(|v| v == "1") {
+            assert!(devices.iter().any(|d| d.kind() == BackendKind::Cuda), "no CUDA device");
+        }
+        for lambda in [100.0, 1000.0, 3000.0, 7000.0] {
+            let Ok(QuasiPoisson::InverseCdf { shift, cdf }) = QuasiPoisson::new(lambda) else {
+                panic!("lambda {lambda}: not the inverse CDF")
+            };
+            let t = super::super::quasi_cdf::CdfLookup::new(&cdf).unwrap();
+            let mut xs: Vec<u32> = vec![0, 1, (1 << 31) - 1, 1 << 31, u32::MAX - 1, u32::MAX];
+            for k in 0..t.words.len() / 2 {
+                xs.extend([t.words[2 * k].wrapping_sub(1), t.words[2 * k]]);
+            }
+            let want: Vec<u32> =
+                xs.iter().map(|&x| shift + inverse_cdf_index(&cdf, uniform_f64_from_u32(x))).collect();
+            for d in &devices {
+                let stream = d.create_stream().unwrap();
+                let table = stream.clone_htod(&t.words).unwrap();
+                let mut out = stream.clone_htod(&xs).unwrap();
+                let cfg = LaunchConfig::new(4, 256).with_shared_mem(4 * t.words.len() as u32);
+                poisson_cdf_map::launch(&stream, cfg, shift, t.bits, &table, &mut out).unwrap();
+                let got = stream.clone_dtoh(&out).unwrap();
+                let bad: Vec<_> =
+                    xs.iter().zip(got.iter().zip(&want)).filter(|(_, (a, b))| a != b).take(5).collect();
+                assert!(
+                    bad.is_empty(),
+                    "lambda {lambda} (scale {}) on {}: {bad:?}",
+                    t.bits,
+                    d.properties().name
+                );
+            }
+        }
     }
 
     /// The default Philox kernels write each block with one 16-byte store and keep everything
