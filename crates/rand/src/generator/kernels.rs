@@ -8,6 +8,7 @@ use ferrocm_kernel::ir::CmpOp;
 use ferrocm_kernel::prelude::*;
 
 use crate::device::{self as dev, DeviceGenerator};
+use crate::reference::ThreefryKind;
 
 /// What a kernel computes, fixed at compile time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -240,10 +241,13 @@ fn philox_body<T: Elem>(
     let stride: Val<u64> = cast::<u64, _>(grid_stride());
     let keys = dev::philox_round_keys([key_lo, key_hi]);
     let unroll = plan.unroll.max(1);
-    if plan.narrow && !plan.legacy && plan.rng == Rng::Philox {
-        return philox_narrow(plan, &keys, u_first, lead, units, v, out);
-    }
     let seed = cast::<u64, _>(key_lo) | (cast::<u64, _>(key_hi) << 32u32);
+    if plan.rng == Rng::Threefry(ThreefryKind::X4x64) {
+        return threefry_block_pairs(plan, seed, u_first, lead, units, v, out);
+    }
+    if plan.narrow && !plan.legacy {
+        return philox_narrow(plan, &keys, seed, u_first, lead, units, v, out);
+    }
     dsl::for_range_step(start, units, stride * unroll, |q0: Val<u64>| {
         let mut all = Vec::new();
         for k in 0..unroll {
@@ -285,11 +289,41 @@ fn philox_body<T: Elem>(
     });
 }
 
-/// [`philox_body`] for the default ordering with 32-bit indices.
+/// ThreeFry4x64: one block of eight words per loop trip, units `2b` and `2b + 1` of the
+/// stream (a unit of four values is half a block), each stored if it belongs to the call.
+#[allow(clippy::too_many_arguments)]
+fn threefry_block_pairs<T: Elem>(
+    plan: Plan,
+    seed: Val<u64>,
+    u_first: Val<u64>,
+    lead: Val<u64>,
+    units: Val<u64>,
+    v: Values,
+    out: SliceMut<T>,
+) {
+    let start: Val<u64> = cast::<u64, _>(global_index());
+    let stride: Val<u64> = cast::<u64, _>(grid_stride());
+    let b0 = u_first >> 1u32;
+    let blocks = ((u_first + units + 1u64) >> 1u32) - b0;
+    dsl::for_range_step(start, blocks, stride, |i: Val<u64>| {
+        let b = b0 + i;
+        let w = dev::threefry_block(ThreefryKind::X4x64, seed, b);
+        for h in 0..2usize {
+            // Wraps past `units` for the unit before the call's first.
+            let q = b * 2u64 + h as u64 - u_first;
+            let vals = philox_values::<T>(plan.dist, [w[4 * h], w[4 * h + 1], w[4 * h + 2], w[4 * h + 3]], v);
+            dsl::if_else(q.dsl_cmp(CmpOp::Lt, units), || store_unit(plan, out, q, lead, &vals), || ());
+        }
+    });
+}
+
+/// [`philox_body`] for the default ordering with 32-bit indices (Philox, and ThreeFry but for
+/// 4x64).
 #[allow(clippy::too_many_arguments)]
 fn philox_narrow<T: Elem>(
     plan: Plan,
     keys: &[[Val<u32>; 2]; 10],
+    seed: Val<u64>,
     u_first: Val<u64>,
     lead: Val<u64>,
     units: Val<u64>,
@@ -310,7 +344,12 @@ fn philox_narrow<T: Elem>(
             let c0 = f_lo + q;
             let c1 = f_hi + dsl::select(c0.dsl_cmp(CmpOp::Lt, q), 1u32, 0u32);
             let zero = Val::constant(0u32);
-            let w = dev::philox4x32_10_keyed([c0, c1, zero, zero], keys);
+            let w = match plan.rng {
+                Rng::Threefry(kind) => {
+                    dev::threefry_unit(kind, seed, cast::<u64, _>(c0) | (cast::<u64, _>(c1) << 32u32))
+                }
+                _ => dev::philox4x32_10_keyed([c0, c1, zero, zero], keys),
+            };
             all.push((q, philox_values::<T>(plan.dist, w, v)));
         }
         for (k, (q, vals)) in all.into_iter().enumerate() {
@@ -1433,6 +1472,27 @@ mod tests {
             let _ = std::fs::write(format!("{dir}/{}.ptx", ptx.len()), ptx.as_str());
         }
         ptx.to_string()
+    }
+
+    /// The ThreeFry kernels keep everything in registers, write 16-byte stores and compute
+    /// each block once: the rounds' 64-bit rotations (`shf` pairs) of 4x64 appear once per
+    /// 8 values, not once per 4.
+    #[test]
+    fn threefry_ptx_computes_each_block_once() {
+        use crate::reference::ThreefryKind as K;
+        for kind in [K::X2x32, K::X4x32, K::X2x64, K::X4x64] {
+            let plan = Plan {
+                dist: Dist::Bits,
+                rng: Rng::Threefry(kind),
+                legacy: false,
+                vector: true,
+                unroll: 2,
+                narrow: true,
+            };
+            let ptx = ptx_of(philox_fill::kernel::<u32>(plan));
+            assert!(ptx.contains("st.global.v4"), "{kind:?}: no 16-byte store");
+            assert!(!ptx.contains(".local"), "{kind:?}: local memory");
+        }
     }
 
     /// The fused Sobol32 inverse-CDF Poisson kernel reads one 8-byte table entry per point
