@@ -1240,7 +1240,16 @@ pub(crate) fn mtgp32_fill<T: Elem>(
 /// One MT19937 output under `dist` (cuRAND's host-API maps, each from one 32-bit value; see
 /// [`crate::reference::mt19937`]): uniforms `x 2^-32 + 2^-33` in double (floats rounded from
 /// it), normals by the inverse CDF mirrored about 2^31 so both tails keep their precision.
-fn mt19937_value<T: Elem>(dist: Dist, x: Val<u32>, mean: Val<f64>, stddev: Val<f64>) -> Val<T> {
+/// `mean32`, `stddev32`: `mean` and `stddev` rounded to float once per thread (converted per
+/// value, the doubles stayed live across the rows and `ptxas` spilled at 128 registers).
+fn mt19937_value<T: Elem>(
+    dist: Dist,
+    x: Val<u32>,
+    mean: Val<f64>,
+    stddev: Val<f64>,
+    mean32: Val<f32>,
+    stddev32: Val<f32>,
+) -> Val<T> {
     use crate::reference::distributions::TWO_POW_M32_F64 as S;
     let u = |x: Val<u32>| -> Val<f64> { cast::<f64, _>(x) * S + S / 2.0 };
     match dist {
@@ -1251,7 +1260,8 @@ fn mt19937_value<T: Elem>(dist: Dist, x: Val<u32>, mean: Val<f64>, stddev: Val<f
             let upper = x.dsl_cmp(CmpOp::Gt, 0x8000_0000u32);
             let m = dsl::select(upper, 0xFFFF_FFFFu32 - x, x);
             let z = dev::normal_icdf_f32(cast::<f32, _>(u(m)));
-            as_t(affine32(dsl::select(upper, -z, z), mean, stddev, dist == Dist::LogNormal))
+            let v = stddev32.mul_add(dsl::select(upper, -z, z), mean32);
+            as_t(if dist == Dist::LogNormal { v.exp() } else { v })
         }
         Dist::NormalDouble | Dist::LogNormalDouble => {
             let z = dev::normal_icdf_acklam(u(x));
@@ -1390,6 +1400,7 @@ fn mt19937_body<T: Elem>(
     };
     let end = first + cast::<u64, _>(out.len());
     let lane64: Val<u64> = cast::<u64, _>(lane);
+    let (mean32, stddev32): (Val<f32>, Val<f32>) = (cast::<f32, _>(mean), cast::<f32, _>(stddev));
     let write_block = |b: Val<u64>| {
         let start = b * BLOCK;
         let full = dsl::DslLogic::and_then(start.dsl_cmp(CmpOp::Ge, first), || {
@@ -1407,7 +1418,7 @@ fn mt19937_body<T: Elem>(
                     let y = y ^ ((y << 7u32) & 0x9D2C_5680u32);
                     let y = y ^ ((y << 15u32) & 0xEFC6_0000u32);
                     let y = y ^ (y >> 18u32);
-                    out.store(i, mt19937_value::<T>(plan.dist, y, mean, stddev));
+                    out.store(i, mt19937_value::<T>(plan.dist, y, mean, stddev, mean32, stddev32));
                 };
                 if checked {
                     // `i + first` in `first .. end`.
@@ -1579,7 +1590,11 @@ mod tests {
             |dist| Plan { dist, rng: Rng::Philox, legacy: true, vector: false, unroll: 1, narrow: false };
         for (dist, k) in [
             (Dist::Bits, mt19937_fill::kernel::<u32>(plan(Dist::Bits))),
+            (Dist::Uniform, mt19937_fill::kernel::<f32>(plan(Dist::Uniform))),
             (Dist::Normal, mt19937_fill::kernel::<f32>(plan(Dist::Normal))),
+            (Dist::LogNormal, mt19937_fill::kernel::<f32>(plan(Dist::LogNormal))),
+            (Dist::UniformDouble, mt19937_fill::kernel::<f64>(plan(Dist::UniformDouble))),
+            (Dist::NormalDouble, mt19937_fill::kernel::<f64>(plan(Dist::NormalDouble))),
         ] {
             let ptx = ptx_of(k);
             assert!(!ptx.contains(".local"), "{dist:?}: local memory");
