@@ -901,29 +901,30 @@ fn poisson_gauss(z: Val<f64>, mean: Val<f64>, stddev: Val<f64>) -> Val<u32> {
 /// Sobol32's inverse-CDF Poisson outcome of point `x` less `shift`: one read of the lookup
 /// table staged in shared memory (see [`super::quasi_cdf`], whose `bucket` and
 /// `CdfLookup::lookup` this mirrors). `bits` is the table's scale.
-fn poisson_cdf_lookup(table: Shared<u32>, bits: Val<u32>, x: Val<u32>) -> Val<u32> {
+#[device]
+fn poisson_cdf_lookup(table: &[u32], bits: u32, x: u32) -> u32 {
     let upper = x >> 31u32;
     // The distance to the nearer end of the range: `x` below 2^31, `!x` from it.
-    let y = x ^ (Val::constant(0u32) - upper);
-    let lim = Val::constant(31u32) - bits;
+    let y = x ^ (0u32 - upper);
+    let lim = 31u32 - bits;
     let sh = lim - y.leading_zeros().min(lim);
     let k = (sh << bits) + (y >> sh);
-    let last = ((Val::constant(32u32) - bits) << (bits + 1u32)) - 1u32;
-    let bucket = dsl::select(upper.dsl_cmp(CmpOp::Ne, 0u32), last - k, k);
-    let e = table.load2(bucket);
+    let last = ((32u32 - bits) << (bits + 1u32)) - 1u32;
+    let e = table.load2(dsl::select(upper != 0u32, last - k, k));
     let outcomes = e.get(1);
-    dsl::select(x.dsl_cmp(CmpOp::Ge, e.get(0)), outcomes >> 16u32, outcomes & 0xffffu32)
+    dsl::select(x >= e.get(0), outcomes >> 16u32, outcomes & 0xffffu32)
 }
 
 /// Copies the inverse-CDF lookup table (a multiple of four words) into the block's dynamic
 /// shared memory, all threads of the block taking part; call before any thread leaves.
-fn stage_cdf_table(table: Slice<u32>) -> Shared<u32> {
+#[device]
+fn stage_cdf_table(table: &[u32]) -> Shared<u32> {
     let sh = dsl::dyn_shared::<u32>();
-    let quads: Val<u32> = cast::<u32, _>(table.len()) >> 2u32;
-    dsl::for_range_step(thread_idx_x(), quads, block_dim_x(), |i: Val<u32>| {
+    let quads = (table.len() as u32) >> 2u32;
+    for i in (thread_idx_x()..quads).step_by(block_dim_x()) {
         sh.store4(i, table.load4(i));
-    });
-    dsl::sync_threads();
+    }
+    sync_threads();
     sh
 }
 
@@ -1518,6 +1519,12 @@ mod tests {
             unroll: 1,
             narrow: false,
         };
+        // XORWOW's state set-up (skip-ahead by `apply_powers`) stays in registers.
+        let init = ptx_of(state_init::kernel(Rng::Xorwow));
+        assert!(!init.contains(".local"), "XORWOW init: local memory");
+        // The per-thread kernel (first points by `sobol32_point`'s loop) stays in registers.
+        let per_thread = ptx_of(sobol32_poisson_fill::kernel(plan));
+        assert!(!per_thread.contains(".local"), "per-thread kernel: local memory");
         let ptx = ptx_of(sobol32_poisson_warp_fill::kernel(plan));
         assert!(!ptx.contains(".local"), "local memory");
         // 32 steps of four points each, one `ld.shared.v2` per point.
