@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Branch rand5 on the GPU machine in one command (about 80 s): the tests of what changed with
-# FERROCM_REQUIRE_GPU=1 (Sobol32 inverse-CDF Poisson table, ThreeFry block mapping, MT19937),
+# FERROCM_REQUIRE_GPU=1 (Sobol32 inverse-CDF Poisson table, ThreeFry block mapping),
 # ptxas's registers/spills and SASS of those kernels, then the whole `ferrocm bench rand` table
 # beside cuRAND (CuPy) and the D2D copy, the changed rows first, and a table last.
 #
@@ -36,7 +36,7 @@ test_bin() { # binary, then test-name filters
 test_bin ferrocm-rand--curand_host_poisson-test
 test_bin ferrocm-rand--rocrand_generators-test
 test_bin ferrocm-rand--published_kats-test
-FERROCM_RAND_PTX_DIR="$OUT/ptx" test_bin ferrocm-rand--ferrocm_rand poisson_cdf threefry_ptx sobol32_poisson mt19937_ptx
+FERROCM_RAND_PTX_DIR="$OUT/ptx" test_bin ferrocm-rand--ferrocm_rand poisson_cdf threefry_ptx sobol32_poisson
 
 echo "== ptxas -v (sm_90): registers and spills"
 PTXAS=$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)
