@@ -11,7 +11,7 @@
 //! nearer end of the 32-bit range ([`bucket`]: `2^bits` buckets per octave, the tails'
 //! octaves as fine as the middle's), where the steps crowd as the Poisson tails thin out. The
 //! host picks the smallest `bits` from [`MIN_BITS`] for which no bucket holds more than one
-//! step (5-7 for lambda 10 to 8000), and each bucket is two words: the step's `x`, and the
+//! step (4-7 for lambda 10 to 8000), and each bucket is two words: the step's `x`, and the
 //! outcomes (less `shift`) before and from it. A lookup is then one 8-byte read and one
 //! compare, the same work for every lane of a warp.
 
