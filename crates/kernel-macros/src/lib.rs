@@ -419,6 +419,9 @@ fn expand_device(mut f: ItemFn, outer_generics: &[String]) -> syn::Result<TokenS
             Some(ParamKind::TensorMap) | None => params.push(quote!(#id: #ty)),
         }
         tr.declare(&id.to_string(), false);
+        if matches!(classify(ty, &generic_types), Some(ParamKind::Slice(_) | ParamKind::SliceMut(_))) {
+            tr.mems.push(id.to_string());
+        }
     }
     let (ret_ty, ret_conv): (TokenStream2, Box<dyn Fn(TokenStream2) -> TokenStream2>) = match &f.sig.output {
         ReturnType::Default => (quote!(()), Box::new(|e| e)),
@@ -480,9 +483,12 @@ fn contains_return(b: &Block) -> bool {
 }
 
 /// The body rewriter. `scopes` records, per block, which names are `let mut` variables (read
-/// with `.get()`, written with `.set()`).
+/// with `.get()`, written with `.set()`); `mems` the memory parameters of a device function
+/// (`impl Memory<T>`, indexed by `load`/`store` rather than `index_load`, which needs a
+/// concrete memory type) not shadowed since.
 struct Translator {
     scopes: Vec<Vec<(String, bool)>>,
+    mems: Vec<String>,
     in_device: bool,
     ret_conv: Option<TokenStream2>,
 }
@@ -493,13 +499,19 @@ fn dsl() -> TokenStream2 {
 
 impl Translator {
     fn new(in_device: bool) -> Self {
-        Translator { scopes: vec![Vec::new()], in_device, ret_conv: None }
+        Translator { scopes: vec![Vec::new()], mems: Vec::new(), in_device, ret_conv: None }
     }
 
     fn declare(&mut self, name: &str, mutable: bool) {
+        self.mems.retain(|m| m != name);
         if let Some(s) = self.scopes.last_mut() {
             s.push((name.to_string(), mutable));
         }
+    }
+
+    /// Whether `e` names a device function's memory parameter.
+    fn is_mem_param(&self, e: &Expr) -> bool {
+        matches!(e, Expr::Path(p) if p.path.get_ident().is_some_and(|id| self.mems.iter().any(|m| id == m)))
     }
 
     fn is_mut_var(&self, name: &str) -> bool {
@@ -694,7 +706,11 @@ impl Translator {
             Expr::Index(ix) => {
                 let base = self.expr(&ix.expr)?;
                 let i = self.expr(&ix.index)?;
-                quote_spanned!(span=> #d::index_load(&#base, #i))
+                if self.is_mem_param(&ix.expr) {
+                    quote_spanned!(span=> #d::Memory::load(&#base, #i))
+                } else {
+                    quote_spanned!(span=> #d::index_load(&#base, #i))
+                }
             }
             Expr::If(i) => self.if_expr(i)?,
             Expr::While(w) => {
@@ -900,6 +916,19 @@ impl Translator {
             });
         }
         match left {
+            Expr::Index(ix) if self.is_mem_param(&ix.expr) => {
+                let base = self.expr(&ix.expr)?;
+                let i = self.expr(&ix.index)?;
+                let span = ix.span();
+                Ok(match op {
+                    None => quote_spanned!(span=> #d::MemoryMut::store(&#base, #i, #r)),
+                    Some(op) => quote_spanned!(span=> {
+                        let __i = #i;
+                        let __r = #r;
+                        #d::MemoryMut::store(&#base, __i, #d::Memory::load(&#base, __i) #op __r)
+                    }),
+                })
+            }
             Expr::Index(ix) => {
                 let base = self.expr(&ix.expr)?;
                 let i = self.expr(&ix.index)?;

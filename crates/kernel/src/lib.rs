@@ -42,7 +42,8 @@
 //! macros, labels, ...) is a compile error at its span; type errors are rustc's.
 //!
 //! `#[device]` marks free functions, methods and whole `impl` blocks, so a tile, a pipeline
-//! stage or a generator state is a type with methods. A field that changes at run time holds a
+//! stage or a generator state is a type with methods. A device function's `&[T]`/`&mut [T]` parameters take any
+//! kernel memory (a slice, a shared or local array) and index as in a kernel (`dst[i] += src[j]`). A field that changes at run time holds a
 //! [`dsl::Var`] (`Var::new(init)`): assigning to it (`self.state = x`, `self.n += 1u32`) writes
 //! the variable, and it reads itself in arithmetic and comparisons (`.get()` reads it as a
 //! value, as `Cell::get` does).

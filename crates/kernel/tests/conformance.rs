@@ -689,6 +689,53 @@ fn early_return_in_divergent_code() {
     check_close("out", &f64s(&o), &want, 1e-6, 0.0);
 }
 
+/// Indexing a device function's memory parameters (`impl Memory` inside): reads, a store and a
+/// compound assignment, on global slices and on a shared array alike.
+#[device]
+fn gather_add(src: &[u32], idx: &[u32], dst: &mut [u32], i: u32) {
+    dst[i] = src[idx[i]];
+    dst[i] += src[i] * 3u32;
+}
+
+#[kernel]
+fn device_indexes_memory_params(src: &[u32], idx: &[u32], lidx: &[u32], out: &mut [u32], staged: &mut [u32]) {
+    let t = thread_idx_x();
+    let i = global_index();
+    gather_add(src, idx, out, i as u32);
+    // Shared memory as source and destination (`lidx`: 128 indices below 128).
+    let sh = shared_array::<u32>(128);
+    let acc = shared_array::<u32>(128);
+    sh[t] = src[i];
+    sync_threads();
+    gather_add(sh, lidx, acc, t);
+    staged[i] = acc[t];
+}
+
+#[test]
+fn device_function_indexes_its_memory_parameters() {
+    let n = 512usize;
+    let mut r = Rng::new();
+    let src = r.u32s(n, 1 << 20);
+    let idx = r.u32s(n, n as u32);
+    let lidx = r.u32s(128, 128);
+    let o = Launch::new("device_indexes_memory_params", device_indexes_memory_params::kernel(), 4, 128)
+        .buf(&src)
+        .buf(&idx)
+        .buf(&lidx)
+        .buf(&vec![0u32; n])
+        .buf(&vec![0u32; n])
+        .run();
+    let want: Vec<u32> = (0..n).map(|i| src[idx[i] as usize].wrapping_add(src[i].wrapping_mul(3))).collect();
+    assert_eq!(o.get::<u32>(3), want);
+    let want: Vec<u32> = (0..n)
+        .map(|i| {
+            let b = i / 128 * 128;
+            src[b + lidx[i % 128] as usize].wrapping_add(src[i].wrapping_mul(3))
+        })
+        .collect();
+    assert_eq!(o.get::<u32>(4), want);
+}
+
 #[device]
 fn smoothstep(e0: f32, e1: f32, x: f32) -> f32 {
     let t = ((x - e0) / (e1 - e0)).max(0.0f32).min(1.0f32);

@@ -57,6 +57,48 @@ fn threefry_host_api_is_the_counter_stream() {
     }
 }
 
+/// ThreeFry's host API across the kernels' boundaries: offsets at odd and even units (4x64
+/// computes a block of two units per thread, so an odd first unit starts with the block's
+/// second half), unaligned offsets, a call whose units cross 2^32 (the 32-bit loop indices
+/// carry into the counter's high word) and one far above; lengths that end inside a unit
+/// and inside a block; 32-bit values and doubles (two draws each) against the counter stream.
+#[test]
+fn threefry_host_api_crosses_unit_block_and_word_boundaries() {
+    let seed = 0xfeed_0000_0000_0017u64;
+    let offsets = [0u64, 4, 8, 13, 4 * ((1 << 32) - 3), (1 << 40) + 6];
+    for d in devices() {
+        let stream = d.create_stream().unwrap();
+        let n = if is_gpu(&d) { 40_001 } else { 1_037 };
+        for (rng, kind) in THREEFRY {
+            for offset in offsets {
+                let mut g = Generator::new(&stream, rng).unwrap();
+                g.set_seed(seed);
+                g.set_offset(offset);
+                let mut a = stream.alloc_zeroed::<u32>(n).unwrap();
+                g.generate_u32(&mut a).unwrap();
+                let got = stream.clone_dtoh(&a).unwrap();
+                let want: Vec<u32> = (offset..offset + n as u64).map(|i| kind.value(seed, i)).collect();
+                let first = got.iter().zip(&want).position(|(x, y)| x != y);
+                assert_eq!(first, None, "{rng:?} offset {offset} on {}", d.properties().name);
+
+                // Doubles: value `j` of the call takes draws `2 (offset + j)` and the next.
+                let mut g = Generator::new(&stream, rng).unwrap();
+                g.set_seed(seed);
+                g.set_offset(offset);
+                let m = n / 2 + 1;
+                let mut u = stream.alloc_zeroed::<f64>(m).unwrap();
+                g.generate_uniform_double(&mut u).unwrap();
+                let got = stream.clone_dtoh(&u).unwrap();
+                let want: Vec<f64> = (offset..offset + m as u64)
+                    .map(|j| d::uniform_f64_hq(kind.value(seed, 2 * j), kind.value(seed, 2 * j + 1)))
+                    .collect();
+                let first = got.iter().zip(&want).position(|(x, y)| x.to_bits() != y.to_bits());
+                assert_eq!(first, None, "{rng:?} doubles offset {offset} on {}", d.properties().name);
+            }
+        }
+    }
+}
+
 /// LFSR113 in the default layout: unit `q` (four values) of a call is drawn by state
 /// `q % S`, state `t` being `Lfsr113::new(seed, t, offset)`, kept between calls.
 #[test]

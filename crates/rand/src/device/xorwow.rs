@@ -1,7 +1,7 @@
 //! `curandStateXORWOW_t` in the kernel language.
 
-use ferrocm_kernel::dsl::{self, cast, DslCmp, IntoVal, Memory, Val, Var};
-use ferrocm_kernel::ir::CmpOp;
+use ferrocm_kernel::dsl::{self, cast, IntoVal, Memory, Val, Var};
+use ferrocm_kernel::prelude::*;
 
 use super::{var_u32, Cache, DeviceGenerator};
 use crate::reference::xorwow::{skip_tables, XORWOW_WEYL};
@@ -35,29 +35,26 @@ fn mat_vec(table: impl Memory<u32>, base: Val<u32>, v: [Val<u32>; 5]) -> [Val<u3
     r.map(|x| x.get())
 }
 
+/// `v` times power `k` of `table`'s set `which` (0: offsets, 1: subsequences).
+fn apply_power(table: impl Memory<u32>, which: u32, k: Val<u32>, v: [Var<Val<u32>>; 5]) {
+    let r = mat_vec(table, (k + which * POWERS) * ROWS, v.map(|x| x.get()));
+    for (x, y) in v.iter().zip(r) {
+        x.set(y);
+    }
+}
+
 /// Applies `table`'s powers selected by the bits of `n` (`which` 0: offsets, 1: subsequences).
-fn apply_powers(table: impl Memory<u32>, which: u32, n: Val<u64>, v: [Var<Val<u32>>; 5]) {
-    let bits = dsl::var("xw_bits", n);
-    let k = var_u32("xw_k", 0u32);
-    dsl::while_(
-        || bits.get().dsl_cmp(CmpOp::Ne, 0u64),
-        || {
-            let set = (bits.get() & 1u64).dsl_cmp(CmpOp::Ne, 0u64);
-            dsl::if_else(
-                set,
-                || {
-                    let base = (k.get() + which * POWERS) * ROWS;
-                    let r = mat_vec(table, base, v.map(|x| x.get()));
-                    for (x, y) in v.iter().zip(r) {
-                        x.set(y);
-                    }
-                },
-                || (),
-            );
-            bits.set(bits.get() >> 1u32);
-            k.set(k.get() + 1u32);
-        },
-    );
+#[device]
+fn apply_powers(table: &[u32], #[comptime] which: u32, n: u64, v: [Var<Val<u32>>; 5]) {
+    let mut bits = n;
+    let mut k = 0u32;
+    while bits != 0u64 {
+        if (bits & 1u64) != 0u64 {
+            apply_power(table, which, k, v);
+        }
+        bits = bits >> 1u32;
+        k = k + 1u32;
+    }
 }
 
 /// An XORWOW state: Weyl counter, five xorshift words, Box-Muller cache.

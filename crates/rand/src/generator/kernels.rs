@@ -1,11 +1,14 @@
 //! The host API's kernels. Each `#[kernel]` is a thin entry point; the bodies are plain Rust
 //! against the DSL (so they can use arrays, closures and generics over the generator).
 
-use ferrocm_kernel::dsl::{self, cast, vec2, vec4, DslCmp, Elem, Memory, MemoryMut, Slice, SliceMut, Val};
+use ferrocm_kernel::dsl::{
+    self, cast, vec2, vec4, DslCmp, Elem, Memory, MemoryMut, Shared, Slice, SliceMut, Val,
+};
 use ferrocm_kernel::ir::CmpOp;
 use ferrocm_kernel::prelude::*;
 
 use crate::device::{self as dev, DeviceGenerator};
+use crate::reference::ThreefryKind;
 
 /// What a kernel computes, fixed at compile time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -238,10 +241,13 @@ fn philox_body<T: Elem>(
     let stride: Val<u64> = cast::<u64, _>(grid_stride());
     let keys = dev::philox_round_keys([key_lo, key_hi]);
     let unroll = plan.unroll.max(1);
-    if plan.narrow && !plan.legacy && plan.rng == Rng::Philox {
-        return philox_narrow(plan, &keys, u_first, lead, units, v, out);
-    }
     let seed = cast::<u64, _>(key_lo) | (cast::<u64, _>(key_hi) << 32u32);
+    if plan.rng == Rng::Threefry(ThreefryKind::X4x64) {
+        return threefry_block_pairs(plan, seed, u_first, lead, units, v, out);
+    }
+    if plan.narrow && !plan.legacy {
+        return philox_narrow(plan, &keys, seed, u_first, lead, units, v, out);
+    }
     dsl::for_range_step(start, units, stride * unroll, |q0: Val<u64>| {
         let mut all = Vec::new();
         for k in 0..unroll {
@@ -283,11 +289,41 @@ fn philox_body<T: Elem>(
     });
 }
 
-/// [`philox_body`] for the default ordering with 32-bit indices.
+/// ThreeFry4x64: one block of eight words per loop trip, units `2b` and `2b + 1` of the
+/// stream (a unit of four values is half a block), each stored if it belongs to the call.
+#[allow(clippy::too_many_arguments)]
+fn threefry_block_pairs<T: Elem>(
+    plan: Plan,
+    seed: Val<u64>,
+    u_first: Val<u64>,
+    lead: Val<u64>,
+    units: Val<u64>,
+    v: Values,
+    out: SliceMut<T>,
+) {
+    let start: Val<u64> = cast::<u64, _>(global_index());
+    let stride: Val<u64> = cast::<u64, _>(grid_stride());
+    let b0 = u_first >> 1u32;
+    let blocks = ((u_first + units + 1u64) >> 1u32) - b0;
+    dsl::for_range_step(start, blocks, stride, |i: Val<u64>| {
+        let b = b0 + i;
+        let w = dev::threefry_block(ThreefryKind::X4x64, seed, b);
+        for h in 0..2usize {
+            // Wraps past `units` for the unit before the call's first.
+            let q = b * 2u64 + h as u64 - u_first;
+            let vals = philox_values::<T>(plan.dist, [w[4 * h], w[4 * h + 1], w[4 * h + 2], w[4 * h + 3]], v);
+            dsl::if_else(q.dsl_cmp(CmpOp::Lt, units), || store_unit(plan, out, q, lead, &vals), || ());
+        }
+    });
+}
+
+/// [`philox_body`] for the default ordering with 32-bit indices (Philox, and ThreeFry but for
+/// 4x64).
 #[allow(clippy::too_many_arguments)]
 fn philox_narrow<T: Elem>(
     plan: Plan,
     keys: &[[Val<u32>; 2]; 10],
+    seed: Val<u64>,
     u_first: Val<u64>,
     lead: Val<u64>,
     units: Val<u64>,
@@ -308,7 +344,12 @@ fn philox_narrow<T: Elem>(
             let c0 = f_lo + q;
             let c1 = f_hi + dsl::select(c0.dsl_cmp(CmpOp::Lt, q), 1u32, 0u32);
             let zero = Val::constant(0u32);
-            let w = dev::philox4x32_10_keyed([c0, c1, zero, zero], keys);
+            let w = match plan.rng {
+                Rng::Threefry(kind) => {
+                    dev::threefry_unit(kind, seed, cast::<u64, _>(c0) | (cast::<u64, _>(c1) << 32u32))
+                }
+                _ => dev::philox4x32_10_keyed([c0, c1, zero, zero], keys),
+            };
             all.push((q, philox_values::<T>(plan.dist, w, v)));
         }
         for (k, (q, vals)) in all.into_iter().enumerate() {
@@ -857,28 +898,34 @@ fn poisson_gauss(z: Val<f64>, mean: Val<f64>, stddev: Val<f64>) -> Val<u32> {
     cast::<u32, _>(stddev * z + mean + 0.5f64)
 }
 
-/// The least `j` with `cdf[j] >= u` (the last index when the sum falls short of `u`): the
-/// guide table (see `cdf_guide` in the generator) brackets it between `guide[i - 1]` and
-/// `guide[i + 2]` for `i = floor(u m)` (a bucket of slack on each side for the rounding of
-/// `u m`), then a binary search: no steps for most `u`, about 11 for far-tail buckets that
-/// hold many tiny probabilities.
-fn poisson_cdf_index(cdf: Slice<f64>, guide: Slice<u32>, u: Val<f64>) -> Val<u32> {
-    let n: Val<u64> = cast::<u64, _>(cdf.len());
-    let m: Val<u64> = cast::<u64, _>(guide.len());
-    let mf: Val<f64> = cast::<f64, _>(m);
-    let i: Val<u64> = cast::<u64, _>(u * mf).min(m);
-    let lo = dsl::var("cdf_lo", cast::<u64, _>(guide.load(i.max(1u64) - 1u64)));
-    let top = (i + 2u64).dsl_cmp(CmpOp::Lt, m);
-    let hi =
-        dsl::var("cdf_hi", dsl::select(top, cast::<u64, _>(guide.load((i + 2u64).min(m - 1u64))), n - 1u64));
-    dsl::while_(
-        || lo.get().dsl_cmp(CmpOp::Lt, hi.get()),
-        || {
-            let mid = (lo.get() + hi.get()) / 2u64;
-            dsl::if_else(cdf.load(mid).dsl_cmp(CmpOp::Lt, u), || lo.set(mid + 1u64), || hi.set(mid));
-        },
-    );
-    cast::<u32, _>(lo.get())
+/// Sobol32's inverse-CDF Poisson outcome of point `x` less `shift`: one read of the lookup
+/// table staged in shared memory (see [`super::quasi_cdf`], whose `bucket` and
+/// `CdfLookup::lookup` this mirrors). `bits` is the table's scale.
+#[device]
+fn poisson_cdf_lookup(table: &[u32], bits: u32, x: u32) -> u32 {
+    let upper = x >> 31u32;
+    // The distance to the nearer end of the range: `x` below 2^31, `!x` from it.
+    let y = x ^ (0u32 - upper);
+    let lim = 31u32 - bits;
+    let sh = lim - y.leading_zeros().min(lim);
+    let k = (sh << bits) + (y >> sh);
+    let last = ((32u32 - bits) << (bits + 1u32)) - 1u32;
+    let e = table.load2(dsl::select(upper != 0u32, last - k, k));
+    let outcomes = e.get(1);
+    dsl::select(x >= e.get(0), outcomes >> 16u32, outcomes & 0xffffu32)
+}
+
+/// Copies the inverse-CDF lookup table (a multiple of four words) into the block's dynamic
+/// shared memory, all threads of the block taking part; call before any thread leaves.
+#[device]
+fn stage_cdf_table(table: &[u32]) -> Shared<u32> {
+    let sh = dsl::dyn_shared::<u32>();
+    let quads = (table.len() as u32) >> 2u32;
+    for i in (thread_idx_x()..quads).step_by(block_dim_x()) {
+        sh.store4(i, table.load4(i));
+    }
+    sync_threads();
+    sh
 }
 
 /// One of the maps of a `u32` buffer in place: a square histogram (discrete tables, the
@@ -886,7 +933,8 @@ fn poisson_cdf_index(cdf: Slice<f64>, guide: Slice<u32>, u: Val<f64>) -> Val<u32
 #[derive(Clone, Copy)]
 enum PoissonMap {
     Histogram(Val<u32>, Slice<f64>, Slice<u32>),
-    Cdf(Val<u32>, Slice<f64>, Slice<u32>),
+    /// `shift`, the lookup table in shared memory and its scale (see [`poisson_cdf_lookup`]).
+    Cdf(Val<u32>, Shared<u32>, Val<u32>),
     Icdf(Val<f64>, Val<f64>),
 }
 
@@ -905,9 +953,7 @@ fn poisson_of(map: PoissonMap, x: Val<u32>) -> Val<u32> {
         PoissonMap::Histogram(shift, thresholds, aliases) => {
             dev::discrete_bits(x, thresholds, aliases) + shift
         }
-        PoissonMap::Cdf(shift, cdf, guide) => {
-            poisson_cdf_index(cdf, guide, dev::uniform_f64_from_u32(x)) + shift
-        }
+        PoissonMap::Cdf(shift, table, bits) => poisson_cdf_lookup(table, bits, x) + shift,
         PoissonMap::Icdf(mean, stddev) => {
             let xf: Val<f64> = cast::<f64, _>(x);
             let half = crate::reference::distributions::TWO_POW_M32_F64 / 2.0;
@@ -918,11 +964,13 @@ fn poisson_of(map: PoissonMap, x: Val<u32>) -> Val<u32> {
 }
 
 /// The Poisson map of a fused Sobol32 kernel, from its parameters (`plan.dist` says which:
-/// histogram `shift, a = thresholds, b = aliases`; inverse CDF `shift, a = cdf, b = guide`;
-/// Gaussian `mean, stddev`, tables unused).
+/// histogram `shift, a = thresholds, b = aliases`; inverse CDF `shift, b = lookup table` of
+/// scale `bits`, staged in shared memory here; Gaussian `mean, stddev`, tables unused).
+#[allow(clippy::too_many_arguments)]
 fn sobol_poisson_map(
     plan: Plan,
     shift: Val<u32>,
+    bits: Val<u32>,
     mean: Val<f64>,
     stddev: Val<f64>,
     a: Slice<f64>,
@@ -930,7 +978,7 @@ fn sobol_poisson_map(
 ) -> PoissonMap {
     match plan.dist {
         Dist::PoissonHistogram => PoissonMap::Histogram(shift, a, b),
-        Dist::PoissonCdf => PoissonMap::Cdf(shift, a, b),
+        Dist::PoissonCdf => PoissonMap::Cdf(shift, stage_cdf_table(b), bits),
         _ => PoissonMap::Icdf(mean, stddev),
     }
 }
@@ -944,6 +992,7 @@ pub(crate) fn sobol32_poisson_warp_fill(
     offset: u32,
     tasks: u64,
     shift: u32,
+    bits: u32,
     mean: f64,
     stddev: f64,
     a: &[f64],
@@ -951,7 +1000,7 @@ pub(crate) fn sobol32_poisson_warp_fill(
     directions: &[u32],
     out: &mut [u32],
 ) {
-    let map = sobol_poisson_map(plan, shift, mean, stddev, a, b);
+    let map = sobol_poisson_map(plan, shift, bits, mean, stddev, a, b);
     sobol_warp_body::<u32>(plan, points, offset, tasks, mean, stddev, Some(map), directions, out);
 }
 
@@ -964,6 +1013,7 @@ pub(crate) fn sobol32_poisson_fill(
     offset: u32,
     units: u64,
     shift: u32,
+    bits: u32,
     mean: f64,
     stddev: f64,
     a: &[f64],
@@ -971,15 +1021,15 @@ pub(crate) fn sobol32_poisson_fill(
     directions: &[u32],
     out: &mut [u32],
 ) {
-    let map = sobol_poisson_map(plan, shift, mean, stddev, a, b);
+    let map = sobol_poisson_map(plan, shift, bits, mean, stddev, a, b);
     sobol_body::<u32>(plan, points, offset, units, mean, stddev, Some(map), directions, out);
 }
 
 /// Maps Sobol32 points in place to Poisson outcomes by the inverse CDF (`shift + j`, `j`
-/// from [`poisson_cdf_index`] of `u = x 2^-32 + 2^-32`, `guide` its guide table).
+/// read off the lookup `table` of scale `bits`, see [`poisson_cdf_lookup`]).
 #[kernel]
-pub(crate) fn poisson_cdf_map(shift: u32, cdf: &[f64], guide: &[u32], out: &mut [u32]) {
-    poisson_map_body(PoissonMap::Cdf(shift, cdf, guide), out);
+pub(crate) fn poisson_cdf_map(shift: u32, bits: u32, table: &[u32], out: &mut [u32]) {
+    poisson_map_body(PoissonMap::Cdf(shift, stage_cdf_table(table), bits), out);
 }
 
 /// Maps Sobol32 points in place by the Gaussian method: `z` the inverse normal CDF of
@@ -1191,7 +1241,16 @@ pub(crate) fn mtgp32_fill<T: Elem>(
 /// One MT19937 output under `dist` (cuRAND's host-API maps, each from one 32-bit value; see
 /// [`crate::reference::mt19937`]): uniforms `x 2^-32 + 2^-33` in double (floats rounded from
 /// it), normals by the inverse CDF mirrored about 2^31 so both tails keep their precision.
-fn mt19937_value<T: Elem>(dist: Dist, x: Val<u32>, mean: Val<f64>, stddev: Val<f64>) -> Val<T> {
+/// `mean32`, `stddev32`: `mean` and `stddev` rounded to float once per thread (converted per
+/// value, the doubles stayed live across the rows and `ptxas` spilled at 128 registers).
+fn mt19937_value<T: Elem>(
+    dist: Dist,
+    x: Val<u32>,
+    mean: Val<f64>,
+    stddev: Val<f64>,
+    mean32: Val<f32>,
+    stddev32: Val<f32>,
+) -> Val<T> {
     use crate::reference::distributions::TWO_POW_M32_F64 as S;
     let u = |x: Val<u32>| -> Val<f64> { cast::<f64, _>(x) * S + S / 2.0 };
     match dist {
@@ -1202,7 +1261,8 @@ fn mt19937_value<T: Elem>(dist: Dist, x: Val<u32>, mean: Val<f64>, stddev: Val<f
             let upper = x.dsl_cmp(CmpOp::Gt, 0x8000_0000u32);
             let m = dsl::select(upper, 0xFFFF_FFFFu32 - x, x);
             let z = dev::normal_icdf_f32(cast::<f32, _>(u(m)));
-            as_t(affine32(dsl::select(upper, -z, z), mean, stddev, dist == Dist::LogNormal))
+            let v = stddev32.mul_add(dsl::select(upper, -z, z), mean32);
+            as_t(if dist == Dist::LogNormal { v.exp() } else { v })
         }
         Dist::NormalDouble | Dist::LogNormalDouble => {
             let z = dev::normal_icdf_acklam(u(x));
@@ -1341,6 +1401,7 @@ fn mt19937_body<T: Elem>(
     };
     let end = first + cast::<u64, _>(out.len());
     let lane64: Val<u64> = cast::<u64, _>(lane);
+    let (mean32, stddev32): (Val<f32>, Val<f32>) = (cast::<f32, _>(mean), cast::<f32, _>(stddev));
     let write_block = |b: Val<u64>| {
         let start = b * BLOCK;
         let full = dsl::DslLogic::and_then(start.dsl_cmp(CmpOp::Ge, first), || {
@@ -1358,7 +1419,7 @@ fn mt19937_body<T: Elem>(
                     let y = y ^ ((y << 7u32) & 0x9D2C_5680u32);
                     let y = y ^ ((y << 15u32) & 0xEFC6_0000u32);
                     let y = y ^ (y >> 18u32);
-                    out.store(i, mt19937_value::<T>(plan.dist, y, mean, stddev));
+                    out.store(i, mt19937_value::<T>(plan.dist, y, mean, stddev, mean32, stddev32));
                 };
                 if checked {
                     // `i + first` in `first .. end`.
@@ -1425,6 +1486,96 @@ mod tests {
         ptx.to_string()
     }
 
+    /// The ThreeFry kernels keep everything in registers, write 16-byte stores and compute
+    /// each block once: the rounds' 64-bit rotations (`shf` pairs) of 4x64 appear once per
+    /// 8 values, not once per 4.
+    #[test]
+    fn threefry_ptx_computes_each_block_once() {
+        use crate::reference::ThreefryKind as K;
+        for kind in [K::X2x32, K::X4x32, K::X2x64, K::X4x64] {
+            let plan = Plan {
+                dist: Dist::Bits,
+                rng: Rng::Threefry(kind),
+                legacy: false,
+                vector: true,
+                unroll: 2,
+                narrow: true,
+            };
+            let ptx = ptx_of(philox_fill::kernel::<u32>(plan));
+            assert!(ptx.contains("st.global.v4"), "{kind:?}: no 16-byte store");
+            assert!(!ptx.contains(".local"), "{kind:?}: local memory");
+        }
+    }
+
+    /// The fused Sobol32 inverse-CDF Poisson kernel reads one 8-byte table entry per point
+    /// from shared memory, with no loop around it and no local memory.
+    #[test]
+    fn sobol32_poisson_cdf_ptx_reads_one_shared_entry_per_point() {
+        let plan = Plan {
+            dist: Dist::PoissonCdf,
+            rng: Rng::Philox,
+            legacy: false,
+            vector: true,
+            unroll: 1,
+            narrow: false,
+        };
+        // XORWOW's state set-up (skip-ahead by `apply_powers`) stays in registers.
+        let init = ptx_of(state_init::kernel(Rng::Xorwow));
+        assert!(!init.contains(".local"), "XORWOW init: local memory");
+        // The per-thread kernel (first points by `sobol32_point`'s loop) stays in registers.
+        let per_thread = ptx_of(sobol32_poisson_fill::kernel(plan));
+        assert!(!per_thread.contains(".local"), "per-thread kernel: local memory");
+        let ptx = ptx_of(sobol32_poisson_warp_fill::kernel(plan));
+        assert!(!ptx.contains(".local"), "local memory");
+        // 32 steps of four points each, one `ld.shared.v2` per point.
+        assert_eq!(ptx.matches("ld.shared.v2").count(), 128, "shared reads");
+        // Only the unused mean and deviation parameters are doubles.
+        let doubles = ptx.lines().filter(|l| l.contains(".f64") && !l.contains("param")).count();
+        assert!(doubles <= 1, "double arithmetic left in the map ({doubles} lines)");
+    }
+
+    /// The inverse-CDF Poisson kernel against the reference at every step of the lookup table,
+    /// one point below it and at both ends of the range, on every device (lambdas at the scales
+    /// 4, 5, 6 and 7); `FERROCM_REQUIRE_GPU=1` makes a missing GPU a failure.
+    #[test]
+    fn poisson_cdf_map_matches_the_reference_at_every_step() {
+        use crate::reference::distributions::uniform_f64_from_u32;
+        use crate::reference::host_poisson::{inverse_cdf_index, QuasiPoisson};
+        use ferrocm_kernel::runtime::{BackendKind, Device, LaunchConfig};
+        let devices = Device::all().unwrap();
+        if std::env::var("FERROCM_REQUIRE_GPU").is_ok_and(|v| v == "1") {
+            assert!(devices.iter().any(|d| d.kind() == BackendKind::Cuda), "no CUDA device");
+        }
+        for lambda in [100.0, 1000.0, 3000.0, 7000.0] {
+            let Ok(QuasiPoisson::InverseCdf { shift, cdf }) = QuasiPoisson::new(lambda) else {
+                panic!("lambda {lambda}: not the inverse CDF")
+            };
+            let t = super::super::quasi_cdf::CdfLookup::new(&cdf).unwrap();
+            let mut xs: Vec<u32> = vec![0, 1, (1 << 31) - 1, 1 << 31, u32::MAX - 1, u32::MAX];
+            for k in 0..t.words.len() / 2 {
+                xs.extend([t.words[2 * k].wrapping_sub(1), t.words[2 * k]]);
+            }
+            let want: Vec<u32> =
+                xs.iter().map(|&x| shift + inverse_cdf_index(&cdf, uniform_f64_from_u32(x))).collect();
+            for d in &devices {
+                let stream = d.create_stream().unwrap();
+                let table = stream.clone_htod(&t.words).unwrap();
+                let mut out = stream.clone_htod(&xs).unwrap();
+                let cfg = LaunchConfig::new(4, 256).with_shared_mem(4 * t.words.len() as u32);
+                poisson_cdf_map::launch(&stream, cfg, shift, t.bits, &table, &mut out).unwrap();
+                let got = stream.clone_dtoh(&out).unwrap();
+                let bad: Vec<_> =
+                    xs.iter().zip(got.iter().zip(&want)).filter(|(_, (a, b))| a != b).take(5).collect();
+                assert!(
+                    bad.is_empty(),
+                    "lambda {lambda} (scale {}) on {}: {bad:?}",
+                    t.bits,
+                    d.properties().name
+                );
+            }
+        }
+    }
+
     /// The default Philox kernels write each block with one 16-byte store and keep everything
     /// in registers.
     #[test]
@@ -1446,7 +1597,11 @@ mod tests {
             |dist| Plan { dist, rng: Rng::Philox, legacy: true, vector: false, unroll: 1, narrow: false };
         for (dist, k) in [
             (Dist::Bits, mt19937_fill::kernel::<u32>(plan(Dist::Bits))),
+            (Dist::Uniform, mt19937_fill::kernel::<f32>(plan(Dist::Uniform))),
             (Dist::Normal, mt19937_fill::kernel::<f32>(plan(Dist::Normal))),
+            (Dist::LogNormal, mt19937_fill::kernel::<f32>(plan(Dist::LogNormal))),
+            (Dist::UniformDouble, mt19937_fill::kernel::<f64>(plan(Dist::UniformDouble))),
+            (Dist::NormalDouble, mt19937_fill::kernel::<f64>(plan(Dist::NormalDouble))),
         ] {
             let ptx = ptx_of(k);
             assert!(!ptx.contains(".local"), "{dist:?}: local memory");

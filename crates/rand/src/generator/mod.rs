@@ -30,6 +30,7 @@
 //!   Sobol32 they are cuRAND's host-API Poisson, [`crate::reference::host_poisson`]).
 
 mod kernels;
+mod quasi_cdf;
 
 use ferrocm_kernel::dsl::Elem;
 use ferrocm_kernel::runtime::trace::{self, Work};
@@ -177,35 +178,16 @@ enum PoissonDeviceTable {
         thresholds: DeviceBuffer<f64>,
         aliases: DeviceBuffer<u32>,
     },
-    /// `guide[i]`: the least `j` with `cdf[j] >= i / guide.len()` (see
-    /// [`cdf_guide`]).
+    /// Sobol32's inverse CDF as a lookup table of scale `bits` ([`quasi_cdf::CdfLookup`]).
     Cdf {
         shift: u32,
-        cdf: DeviceBuffer<f64>,
-        guide: DeviceBuffer<u32>,
+        bits: u32,
+        table: DeviceBuffer<u32>,
     },
     Gauss {
         mean: f64,
         stddev: f64,
     },
-}
-
-/// A guide table for inverse-CDF search (after Chen and Asau's indexed search): `guide[i]` is
-/// the least `j` with `cdf[j] >= i / m` (`m = guide.len()`, one entry per CDF entry), the last
-/// index if none. A search for `u` in bucket `i = floor(u m)` then only looks between
-/// `guide[i - 1]` and `guide[i + 2]`.
-fn cdf_guide(cdf: &[f64]) -> Vec<u32> {
-    let m = cdf.len();
-    let mut guide = Vec::with_capacity(m);
-    let mut j = 0usize;
-    for i in 0..m {
-        let q = i as f64 / m as f64;
-        while j + 1 < m && cdf[j] < q {
-            j += 1;
-        }
-        guide.push(j as u32);
-    }
-    guide
 }
 
 impl std::fmt::Debug for Generator {
@@ -399,13 +381,16 @@ impl Generator {
         let (Some((dirs, _)), Some((_, table))) = (self.directions.as_ref(), self.poisson.as_ref()) else {
             unreachable!("directions and the Poisson table were uploaded first")
         };
-        let (dist, shift, mean, stddev, a, b) = match table {
+        // (map, shift, the lookup table's scale, mean, stddev, tables, shared-memory bytes)
+        let (dist, shift, bits, mean, stddev, a, b, smem) = match table {
             PoissonDeviceTable::Histogram { shift, thresholds, aliases } => {
-                (Dist::PoissonHistogram, *shift, 0.0, 1.0, thresholds, aliases)
+                (Dist::PoissonHistogram, *shift, 0, 0.0, 1.0, thresholds, aliases, 0)
             }
-            PoissonDeviceTable::Cdf { shift, cdf, guide } => (Dist::PoissonCdf, *shift, 0.0, 1.0, cdf, guide),
+            PoissonDeviceTable::Cdf { shift, bits, table } => {
+                (Dist::PoissonCdf, *shift, *bits, 0.0, 1.0, &dummy, table, 4 * table.len() as u32)
+            }
             PoissonDeviceTable::Gauss { mean, stddev } => {
-                (Dist::PoissonIcdf, 0, *mean, *stddev, &dummy, dirs)
+                (Dist::PoissonIcdf, 0, 0, *mean, *stddev, &dummy, dirs, 0)
             }
         };
         let aligned = out.device_ptr().0 % 16 == 0;
@@ -420,15 +405,15 @@ impl Generator {
         let offset = self.offset as u32;
         if plan.vector && offset as u64 % kernels::SOBOL_WARP_POINTS == 0 {
             let tasks = dims * points.div_ceil(kernels::SOBOL_WARP_POINTS);
-            let cfg = self.cfg(tasks * 32);
+            let cfg = self.staged_cfg(tasks * 32, smem);
             kernels::sobol32_poisson_warp_fill::launch(
-                &stream, cfg, plan, points, offset, tasks, shift, mean, stddev, a, b, dirs, out,
+                &stream, cfg, plan, points, offset, tasks, shift, bits, mean, stddev, a, b, dirs, out,
             )
         } else {
             let units = dims * points.div_ceil(kernels::SOBOL_CHUNK);
-            let cfg = self.cfg(units);
+            let cfg = self.staged_cfg(units, smem);
             kernels::sobol32_poisson_fill::launch(
-                &stream, cfg, plan, points, offset, units, shift, mean, stddev, a, b, dirs, out,
+                &stream, cfg, plan, points, offset, units, shift, bits, mean, stddev, a, b, dirs, out,
             )
         }
         .map_err(kerr)?;
@@ -467,11 +452,18 @@ impl Generator {
             let table = if quasi {
                 match QuasiPoisson::new(lambda)? {
                     QuasiPoisson::SquareHistogram(t) => histogram(t)?,
-                    QuasiPoisson::InverseCdf { shift, cdf } => PoissonDeviceTable::Cdf {
-                        shift,
-                        guide: self.stream.clone_htod(&cdf_guide(&cdf))?,
-                        cdf: self.stream.clone_htod(&cdf)?,
-                    },
+                    QuasiPoisson::InverseCdf { shift, cdf } => {
+                        // Every lambda of the inverse-CDF range has a table (see the tests of
+                        // `quasi_cdf`).
+                        let t = quasi_cdf::CdfLookup::new(&cdf).ok_or_else(|| RandError::Unsupported {
+                            what: format!("Sobol32 Poisson at lambda {lambda} (no lookup table fits)"),
+                        })?;
+                        PoissonDeviceTable::Cdf {
+                            shift,
+                            bits: t.bits,
+                            table: self.stream.clone_htod(&t.words)?,
+                        }
+                    }
                     QuasiPoisson::Gauss { mean, stddev } => PoissonDeviceTable::Gauss { mean, stddev },
                 }
             } else {
@@ -487,15 +479,20 @@ impl Generator {
     /// (Sobol32's maps, legacy XORWOW's histogram).
     fn poisson_map(&mut self, out: &mut impl AsDeviceSliceMut<u32>) -> Result<(), RandError> {
         self.generate_u32(out)?;
-        let cfg = self.cfg(out.len() as u64);
+        let n = out.len() as u64;
         let Some((_, table)) = self.poisson.as_ref() else { unreachable!("poisson table uploaded first") };
+        let smem = match table {
+            PoissonDeviceTable::Cdf { table, .. } => 4 * table.len() as u32,
+            _ => 0,
+        };
+        let cfg = self.staged_cfg(n, smem);
         let stream = &self.stream;
         match table {
             PoissonDeviceTable::Histogram { shift, thresholds, aliases } => {
                 kernels::discrete_map::launch(stream, cfg, *shift, thresholds, aliases, out)
             }
-            PoissonDeviceTable::Cdf { shift, cdf, guide } => {
-                kernels::poisson_cdf_map::launch(stream, cfg, *shift, cdf, guide, out)
+            PoissonDeviceTable::Cdf { shift, bits, table } => {
+                kernels::poisson_cdf_map::launch(stream, cfg, *shift, *bits, table, out)
             }
             PoissonDeviceTable::Gauss { mean, stddev } => {
                 kernels::poisson_icdf_map::launch(stream, cfg, *mean, *stddev, out)
@@ -570,6 +567,26 @@ impl Generator {
         let cap: u64 = if self.stream.device().kind() == BackendKind::Cpu { 16 } else { GRID_CAP };
         let blocks = work.div_ceil(256).clamp(1, cap) as u32;
         LaunchConfig::new(blocks, 256)
+    }
+
+    /// [`cfg`](Self::cfg) for a kernel whose blocks each stage `smem` bytes of tables in shared
+    /// memory: on a GPU at most one wave of resident blocks, so the tables are copied once per
+    /// block slot rather than once per 256 work items.
+    fn staged_cfg(&self, work: u64, smem: u32) -> LaunchConfig {
+        let cfg = self.cfg(work);
+        if smem == 0 {
+            return cfg;
+        }
+        let mut cfg = cfg.with_shared_mem(smem);
+        if self.stream.device().kind() != BackendKind::Cpu {
+            let p = self.stream.device().properties();
+            // About 1 KiB of each block's shared memory is reserved by the hardware.
+            let per_cu =
+                (p.shared_mem_per_cu / (u64::from(smem) + 1024)).min(u64::from(p.max_threads_per_cu / 256));
+            let wave = (u64::from(p.compute_units) * per_cu.max(1)).clamp(1, GRID_CAP) as u32;
+            cfg.grid.x = cfg.grid.x.min(wave);
+        }
+        cfg
     }
 
     fn table(&mut self) -> Result<&DeviceBuffer<u32>, RandError> {
@@ -661,7 +678,7 @@ impl Generator {
                 let cfg = self.cfg(units);
                 let unroll = PHILOX_UNROLL;
                 let threads = cfg.grid.x as u64 * cfg.block.x as u64;
-                let narrow = rng == Rng::Philox && units + threads * unroll < 1 << 32 && n < 1 << 32;
+                let narrow = units + threads * unroll < 1 << 32 && n < 1 << 32;
                 let plan = Plan { dist, rng, legacy, vector: aligned && lead == 0, unroll, narrow };
                 let (key_lo, key_hi, u_first) = (self.seed as u32, (self.seed >> 32) as u32, self.offset / e);
                 // For the profiler's roofline: the output is written once (no other traffic).
