@@ -524,13 +524,20 @@ pub(crate) fn config_macros<'a>(tokens: &[Token], src: &'a str, structure: &Stru
         }
         out.insert(tokens[name].text(src), ConfigMacro { at, params, parts });
     }
-    // A body that names one of these macros (itself included) would leave a
-    // use in the expansion written out, to be expanded by the next translation.
+    // A body that names one of these macros (itself included), or holds a
+    // `<<<` of its own, would leave a use or a launch in the expansion written
+    // out, to be translated by the next translation. A body holding a
+    // translated launch is refused too, so that the translation of a nested
+    // `<<<` does not make the macro one on the next translation.
     let names: Set<'a> = out.keys().copied().collect();
     out.retain(|_, m| {
-        !m.parts
-            .iter()
-            .any(|&(f, l)| tokens[f..=l].iter().any(|t| t.kind == Kind::Ident && names.contains(t.text(src))))
+        !m.parts.iter().any(|&(f, l)| {
+            src[tokens[f].start as usize..tokens[l].end as usize].contains("hipLaunchKernelGGL")
+                || (f..=l).any(|k| {
+                    (tokens[k].kind == Kind::Ident && names.contains(tokens[k].text(src)))
+                        || is_launch_open(tokens, src.as_bytes(), k)
+                })
+        })
     });
     out
 }
@@ -569,6 +576,15 @@ pub(crate) fn find_macro<'a>(
             args.push((a, prev(w[1])?));
         }
         if args.len() != params.len() {
+            return None;
+        }
+        // An argument holding a launch would be written out untranslated; one
+        // holding a translated launch is refused too, as the first kind is
+        // after its translation.
+        if args.iter().any(|&(f, l)| {
+            src[tokens[f].start as usize..tokens[l].end as usize].contains("hipLaunchKernelGGL")
+                || (f..=l).any(|k| is_launch_open(tokens, src.as_bytes(), k))
+        }) {
             return None;
         }
         after = *seps.last()?;

@@ -955,6 +955,19 @@ fn launch_configured_by_a_macro() {
     // one, or its expansion would hold a use for the next translation to expand.
     let src = "#define C2(g, b) <<<g, b + k C2(1, 2)(x)>>>\nk C2(1, 2)(x);\n";
     check_with(&launches(), src, src);
+    // Found by fuzzing: a body or an argument holding a launch (in either syntax)
+    // is not expanded: its launch is translated where it stands, and the next
+    // translation must find nothing more to do.
+    check_with(
+        &launches(),
+        "#define C2(g, b) <<<g, b + 2 k<<<1, 2>>>(x)>>>\nk C2(1, 2)(y);\n",
+        "#define C2(g, b) <<<g, b + 2 hipLaunchKernelGGL(k, dim3(1), dim3(2), 0, 0, x)>>>\nk C2(1, 2)(y);\n",
+    );
+    check_with(
+        &launches(),
+        "#define C2(g, b) <<<g, b>>>\nk C2(1, f<<<1, 2>>>(x))(y);\n",
+        "#define C2(g, b) <<<g, b>>>\nk C2(1, hipLaunchKernelGGL(f, dim3(1), dim3(2), 0, 0, x))(y);\n",
+    );
     // Without HIP launch syntax nothing changes.
     let src = "#define C2(g, b) <<<g, b>>>\nk C2(1, 2)(x);\n";
     check(src, src);
