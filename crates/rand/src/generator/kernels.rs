@@ -290,7 +290,13 @@ fn philox_body<T: Elem>(
 }
 
 /// ThreeFry4x64: one block of eight words per loop trip, units `2b` and `2b + 1` of the
-/// stream (a unit of four values is half a block), each stored if it belongs to the call.
+/// stream (a unit of four values is half a block). A thread's two units are adjacent 16-byte
+/// halves of one 32-byte sector, so two stores of its own halves would half-fill every sector
+/// of each warp store. Instead the lanes of a pair (blocks `b`, `b + 1`) trade the halves in
+/// between (one `shfl.bfly` per word): each lane then stores units `2b - p` and `2b + 2 - p`
+/// (`p` its lane's parity), and each warp store writes whole sectors. The loop runs whole
+/// warps (a lane past the last block computes a block the call does not store, but still
+/// stores the half its partner gives it); units outside the call are skipped.
 #[allow(clippy::too_many_arguments)]
 fn threefry_block_pairs<T: Elem>(
     plan: Plan,
@@ -301,17 +307,25 @@ fn threefry_block_pairs<T: Elem>(
     v: Values,
     out: SliceMut<T>,
 ) {
-    let start: Val<u64> = cast::<u64, _>(global_index());
+    let lane: Val<u32> = lane_id();
+    let odd = (lane & 1u32).dsl_cmp(CmpOp::Ne, 0u32);
+    let warp_start: Val<u64> = cast::<u64, _>(global_index()) - cast::<u64, _>(lane);
     let stride: Val<u64> = cast::<u64, _>(grid_stride());
     let b0 = u_first >> 1u32;
     let blocks = ((u_first + units + 1u64) >> 1u32) - b0;
-    dsl::for_range_step(start, blocks, stride, |i: Val<u64>| {
-        let b = b0 + i;
+    let p: Val<u64> = cast::<u64, _>(lane & 1u32);
+    dsl::for_range_step(warp_start, blocks, stride, |i: Val<u64>| {
+        let b = b0 + i + cast::<u64, _>(lane);
         let w = dev::threefry_block(ThreefryKind::X4x64, seed, b);
-        for h in 0..2usize {
+        // The even lane gives its second half, the odd lane its first.
+        let got: Vec<Val<u32>> =
+            (0..4).map(|k| dsl::shfl_xor(dsl::select(odd, w[k], w[4 + k]), 1u32)).collect();
+        let first: [Val<u32>; 4] = std::array::from_fn(|k| dsl::select(odd, got[k], w[k]));
+        let second: [Val<u32>; 4] = std::array::from_fn(|k| dsl::select(odd, w[4 + k], got[k]));
+        for (h, words) in [first, second].into_iter().enumerate() {
             // Wraps past `units` for the unit before the call's first.
-            let q = b * 2u64 + h as u64 - u_first;
-            let vals = philox_values::<T>(plan.dist, [w[4 * h], w[4 * h + 1], w[4 * h + 2], w[4 * h + 3]], v);
+            let q = b * 2u64 + (2 * h) as u64 - p - u_first;
+            let vals = philox_values::<T>(plan.dist, words, v);
             dsl::if_else(q.dsl_cmp(CmpOp::Lt, units), || store_unit(plan, out, q, lead, &vals), || ());
         }
     });
