@@ -12,12 +12,40 @@ const R_32X4: [[u32; 2]; 8] = [[10, 26], [11, 21], [13, 27], [23, 5], [6, 20], [
 const R_64X2: [u32; 8] = [16, 42, 12, 31, 16, 32, 24, 21];
 const R_64X4: [[u32; 2]; 8] = [[14, 16], [52, 57], [23, 40], [5, 37], [25, 33], [46, 12], [58, 22], [32, 32]];
 
+// The rounds are bound by the integer ALU pipe (rotates, xors, half the adds; see NOTES.md,
+// "Branch rand6"). So some rotations are written as products by `2^r`, whose halves `x << r`
+// and `x >> (32 - r)` come from one `IMAD.WIDE` on the FMA pipe (`ptxas` keeps the product and
+// folds the `or` into the round's `xor`: one `LOP3`): every 64-bit rotation (two products),
+// and in the 32-bit variants the (first) rotation of odd rounds, which balances the two pipes.
+// The values are the same.
+
+/// Whether round `r`'s (first) 32-bit rotation goes to the FMA pipe.
+const fn on_fma(r: u32) -> bool {
+    r % 2 == 1
+}
+
 fn rotl32(x: Val<u32>, r: u32) -> Val<u32> {
     (x << r) | (x >> (32 - r))
 }
 
+/// [`rotl32`] as a product: `x 2^r` is `(x >> (32 - r)) 2^32 + (x << r mod 2^32)`.
+fn rotl32_fma(x: Val<u32>, r: u32) -> Val<u32> {
+    let w = x.mul_wide(1u32 << r);
+    cast::<u32, _>(w) | cast::<u32, _>(w >> 32u32)
+}
+
+/// `x` rotated left by `r` bits, by two 32-bit products (a rotation by 32 or more first swaps
+/// the halves).
 fn rotl64(x: Val<u64>, r: u32) -> Val<u64> {
-    (x << r) | (x >> (64 - r))
+    let (lo, hi): (Val<u32>, Val<u32>) = (cast::<u32, _>(x), cast::<u32, _>(x >> 32u32));
+    let (lo, hi, r) = if r >= 32 { (hi, lo, r - 32) } else { (lo, hi, r) };
+    let (new_lo, new_hi) = if r == 0 {
+        (lo, hi)
+    } else {
+        let (a, b) = (lo.mul_wide(1u32 << r), hi.mul_wide(1u32 << r));
+        (cast::<u32, _>(a) | cast::<u32, _>(b >> 32u32), cast::<u32, _>(b) | cast::<u32, _>(a >> 32u32))
+    };
+    cast::<u64, _>(new_lo) | (cast::<u64, _>(new_hi) << 32u32)
 }
 
 /// Threefry2x32-20.
@@ -26,7 +54,8 @@ pub fn threefry2x32(ctr: [Val<u32>; 2], key: [Val<u32>; 2]) -> [Val<u32>; 2] {
     let mut x = [ctr[0] + ks[0], ctr[1] + ks[1]];
     for r in 0..20u32 {
         x[0] = x[0] + x[1];
-        x[1] = rotl32(x[1], R_32X2[(r % 8) as usize]) ^ x[0];
+        let rot = if on_fma(r) { rotl32_fma } else { rotl32 };
+        x[1] = rot(x[1], R_32X2[(r % 8) as usize]) ^ x[0];
         if r % 4 == 3 {
             let i = (r + 1) / 4;
             x[0] = x[0] + ks[(i % 3) as usize];
@@ -42,14 +71,15 @@ pub fn threefry4x32(ctr: [Val<u32>; 4], key: [Val<u32>; 4]) -> [Val<u32>; 4] {
     let mut x: [Val<u32>; 4] = std::array::from_fn(|j| ctr[j] + ks[j]);
     for r in 0..20u32 {
         let [a, b] = R_32X4[(r % 8) as usize];
+        let rot = if on_fma(r) { rotl32_fma } else { rotl32 };
         if r % 2 == 0 {
             x[0] = x[0] + x[1];
-            x[1] = rotl32(x[1], a) ^ x[0];
+            x[1] = rot(x[1], a) ^ x[0];
             x[2] = x[2] + x[3];
             x[3] = rotl32(x[3], b) ^ x[2];
         } else {
             x[0] = x[0] + x[3];
-            x[3] = rotl32(x[3], a) ^ x[0];
+            x[3] = rot(x[3], a) ^ x[0];
             x[2] = x[2] + x[1];
             x[1] = rotl32(x[1], b) ^ x[2];
         }

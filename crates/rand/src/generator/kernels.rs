@@ -1501,12 +1501,16 @@ mod tests {
     }
 
     /// The ThreeFry kernels keep everything in registers, write 16-byte stores and compute
-    /// each block once: the rounds' 64-bit rotations (`shf` pairs) of 4x64 appear once per
-    /// 8 values, not once per 4.
+    /// each block once; their rotations by products (`mul.wide.u32`, on the FMA pipe) are all
+    /// there: a trip of eight values has 40 of them in 2x32 (four blocks, ten rounds each), 20
+    /// in 4x32, 72 in 2x64 (two blocks, 18 rotations not by 32, two products each) and 72 in
+    /// 4x64 (36 rotations); 4x64's lane pairs trade four words per block (`shfl.sync.bfly`).
     #[test]
     fn threefry_ptx_computes_each_block_once() {
         use crate::reference::ThreefryKind as K;
-        for kind in [K::X2x32, K::X4x32, K::X2x64, K::X4x64] {
+        for (kind, products, trades) in
+            [(K::X2x32, 40, 0), (K::X4x32, 20, 0), (K::X2x64, 72, 0), (K::X4x64, 72, 4)]
+        {
             let plan = Plan {
                 dist: Dist::Bits,
                 rng: Rng::Threefry(kind),
@@ -1518,6 +1522,9 @@ mod tests {
             let ptx = ptx_of(philox_fill::kernel::<u32>(plan));
             assert!(ptx.contains("st.global.v4"), "{kind:?}: no 16-byte store");
             assert!(!ptx.contains(".local"), "{kind:?}: local memory");
+            let wide = ptx.matches("mul.wide.u32").count();
+            assert!((products..products + 4).contains(&wide), "{kind:?}: {wide} mul.wide.u32");
+            assert_eq!(ptx.matches("shfl.sync.bfly").count(), trades, "{kind:?}: shuffles");
         }
     }
 
