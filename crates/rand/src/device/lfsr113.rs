@@ -1,7 +1,7 @@
 //! LFSR113 ([`crate::reference::lfsr113`]) in the kernel language.
 
-use ferrocm_kernel::dsl::{self, cast, DslCmp, IntoVal, Memory, Val, Var};
-use ferrocm_kernel::ir::CmpOp;
+use ferrocm_kernel::dsl::{self, cast, IntoVal, Memory, Val, Var};
+use ferrocm_kernel::prelude::*;
 
 use super::{var_u32, Cache, DeviceGenerator};
 use crate::reference::lfsr113::{skip_tables, LFSR113_MIN};
@@ -30,6 +30,13 @@ pub struct Lfsr113 {
     cache: Cache,
 }
 
+/// A seed word made valid for its component: `x + min` where `x` is below the component's
+/// minimum `min` (the reference's `Lfsr113::new`).
+#[device]
+fn valid_word(x: u32, #[comptime] min: u32) -> u32 {
+    dsl::select(x < min, x + min, x)
+}
+
 impl Lfsr113 {
     /// The reference's `Lfsr113::new(seed, subsequence, offset)`; `table` is
     /// [`lfsr113_skip_table`] in device memory.
@@ -43,10 +50,7 @@ impl Lfsr113 {
         let lo: Val<u32> = cast::<u32, _>(seed);
         let hi: Val<u32> = cast::<u32, _>(seed >> 32u32);
         let raw = [lo, hi, lo ^ 0x5555_5555u32, hi ^ 0xAAAA_AAAAu32];
-        let s = Self::from_words(std::array::from_fn(|c| {
-            let m = LFSR113_MIN[c];
-            dsl::select(raw[c].dsl_cmp(CmpOp::Lt, m), raw[c] + m, raw[c])
-        }));
+        let s = Self::from_words(std::array::from_fn(|c| valid_word(raw[c], LFSR113_MIN[c])));
         s.skip(1, subsequence.into_val(), table);
         s.skip(0, offset.into_val(), table);
         s
@@ -64,32 +68,35 @@ impl Lfsr113 {
 
     /// Skips `n` steps (`which` 0) or subsequences of 2^55 steps (`which` 1).
     fn skip(&self, which: u32, n: Val<u64>, table: impl Memory<u32>) {
-        let bits = dsl::var("lfsr_bits", n);
-        let k = var_u32("lfsr_k", 0u32);
-        dsl::while_(
-            || bits.get().dsl_cmp(CmpOp::Ne, 0u64),
-            || {
-                let set = (bits.get() & 1u64).dsl_cmp(CmpOp::Ne, 0u64);
-                dsl::if_else(
-                    set,
-                    || {
-                        for (c, z) in self.z.iter().enumerate() {
-                            let base = which * TABLE_WORDS + (c as u32 * 64 + k.get()) * 32u32;
-                            let r = var_u32("lfsr_r", 0u32);
-                            let v = z.get();
-                            dsl::for_range(Val::constant(0u32), 32u32, |i: Val<u32>| {
-                                let mask = Val::constant(0u32) - ((v >> i) & 1u32);
-                                r.set(r.get() ^ (table.load(base + i) & mask));
-                            });
-                            z.set(r.get());
-                        }
-                    },
-                    || (),
-                );
-                bits.set(bits.get() >> 1u32);
-                k.set(k.get() + 1u32);
-            },
-        );
+        skip_powers(table, which, n, self.z);
+    }
+}
+
+/// Applies `table`'s powers selected by the bits of `n` (`which` 0: steps, 1: subsequences).
+#[device]
+fn skip_powers(table: &[u32], #[comptime] which: u32, n: u64, z: [Var<Val<u32>>; 4]) {
+    let mut bits = n;
+    let mut k = 0u32;
+    while bits != 0u64 {
+        if (bits & 1u64) != 0u64 {
+            apply_power(table, which, k, z);
+        }
+        bits = bits >> 1u32;
+        k = k + 1u32;
+    }
+}
+
+/// Power `k` of `table` (each component's 32x32 bit matrix) applied to the words.
+fn apply_power(table: impl Memory<u32>, which: u32, k: Val<u32>, z: [Var<Val<u32>>; 4]) {
+    for (c, z) in z.iter().enumerate() {
+        let base = which * TABLE_WORDS + (c as u32 * 64 + k) * 32u32;
+        let r = var_u32("lfsr_r", 0u32);
+        let v = z.get();
+        dsl::for_range(Val::constant(0u32), 32u32, |i: Val<u32>| {
+            let mask = Val::constant(0u32) - ((v >> i) & 1u32);
+            r.set(r.get() ^ (table.load(base + i) & mask));
+        });
+        z.set(r.get());
     }
 }
 

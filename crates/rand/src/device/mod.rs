@@ -42,6 +42,7 @@ pub use threefry::{
 };
 pub use xorwow::{xorwow_skip_table, Xorwow};
 
+use ferrocm_kernel::device;
 use ferrocm_kernel::dsl::{self, cast, select, IntoVal, Memory, Val, Var};
 
 use crate::reference::distributions as d;
@@ -80,12 +81,12 @@ pub fn uniform_f64_from_u32(x: Val<u32>) -> Val<f64> {
 /// (exact by Sterbenz), because the back ends' fast `ln` (NVIDIA's `lg2.approx`) has an
 /// absolute error that would dominate the tiny Box-Muller radius there. Elsewhere it is
 /// `-2 ln 2 * log2(u)` (one `lg2.approx` and one multiply on NVIDIA).
-pub fn neg2_ln_f32(u: Val<f32>) -> Val<f32> {
+#[device]
+pub fn neg2_ln_f32(u: f32) -> f32 {
     let t = 1.0f32 - u;
     // 2 (t + t^2/2 + t^3/3 + t^4/4), Horner form in fused multiply-adds.
     let series = t * t.mul_add(t.mul_add(t.mul_add(0.5f32, 2.0f32 / 3.0), 1.0f32), 2.0f32);
-    let small = dsl::DslCmp::dsl_cmp(t, ferrocm_kernel::ir::CmpOp::Lt, 1.0f32 / 128.0);
-    select(small, series, u.log2() * (-2.0 * std::f32::consts::LN_2))
+    select(t < 1.0f32 / 128.0, series, u.log2() * (-2.0 * std::f32::consts::LN_2))
 }
 
 /// The Box-Muller radius `sqrt(-2 ln u)` in f32: [`neg2_ln_f32`], then the back end's fast
@@ -208,16 +209,15 @@ pub fn box_muller_double(x0: Val<u32>, x1: Val<u32>, y0: Val<u32>, y1: Val<u32>)
 }
 
 /// `(sin(pi v) * s, cos(pi v) * s)` with exact reduction of `v` to a quarter turn.
-pub(crate) fn sincospi_scaled(v: Val<f64>, s: Val<f64>) -> (Val<f64>, Val<f64>) {
+#[device]
+pub(crate) fn sincospi_scaled(v: f64, s: f64) -> (Val<f64>, Val<f64>) {
     // round(2v) for v in (0, 2]: floor(2v + 0.5).
     let k = (v * 2.0f64 + 0.5f64).floor();
     let r = v - k * 0.5f64;
     let a = r * std::f64::consts::PI;
     let (sn, cs) = (a.sin(), a.cos());
     let q: Val<u32> = cast::<u32, _>(cast::<i64, _>(k)) & 3u32;
-    let q0 = dsl::DslCmp::dsl_cmp(q, ferrocm_kernel::ir::CmpOp::Eq, 0u32);
-    let q1 = dsl::DslCmp::dsl_cmp(q, ferrocm_kernel::ir::CmpOp::Eq, 1u32);
-    let q2 = dsl::DslCmp::dsl_cmp(q, ferrocm_kernel::ir::CmpOp::Eq, 2u32);
+    let (q0, q1, q2) = (q == 0u32, q == 1u32, q == 2u32);
     let sin = select(q0, sn, select(q1, cs, select(q2, -sn, -cs)));
     let cos = select(q0, cs, select(q1, -sn, select(q2, -cs, sn)));
     (sin * s, cos * s)
@@ -226,13 +226,13 @@ pub(crate) fn sincospi_scaled(v: Val<f64>, s: Val<f64>) -> (Val<f64>, Val<f64>) 
 /// One 32-bit draw mapped to an outcome of a discrete distribution's square histogram
 /// (`thresholds` and `aliases` of [`crate::reference::DiscreteDistribution`] in device memory):
 /// `u = x * 2^-32 + 2^-32`, `j = min(floor(n u), n - 1)`, `j` if `u < V[j]`, else `K[j]`.
-pub fn discrete_bits(x: Val<u32>, thresholds: impl Memory<f64>, aliases: impl Memory<u32>) -> Val<u32> {
+#[device]
+pub fn discrete_bits(x: u32, thresholds: &[f64], aliases: &[u32]) -> u32 {
     let u = uniform_f64_from_u32(x);
-    let n: Val<u64> = cast::<u64, _>(thresholds.len());
-    let nf: Val<f64> = cast::<f64, _>(n);
-    let j: Val<u64> = cast::<u64, _>(nf * u).min(n - 1u64);
-    let keep = dsl::DslCmp::dsl_cmp(u, ferrocm_kernel::ir::CmpOp::Lt, thresholds.load(j));
-    select(keep, cast::<u32, _>(j), aliases.load(j))
+    let n = thresholds.len() as u64;
+    let nf = n as f64;
+    let j = ((nf * u) as u64).min(n - 1u64);
+    select(u < thresholds[j], j as u32, aliases[j])
 }
 
 /// cuRAND's per-state Box-Muller cache (`boxmuller_flag`, `boxmuller_extra`, and the double
@@ -260,8 +260,9 @@ impl Cache {
     }
 }
 
-fn eq(a: Val<u32>, b: u32) -> Val<bool> {
-    dsl::DslCmp::dsl_cmp(a, ferrocm_kernel::ir::CmpOp::Eq, b)
+#[device]
+fn eq(a: u32, #[comptime] b: u32) -> bool {
+    a == b
 }
 
 /// The generator-independent part of cuRAND's device API, provided for every pseudo-random

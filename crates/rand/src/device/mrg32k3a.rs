@@ -2,6 +2,7 @@
 
 use ferrocm_kernel::dsl::{self, cast, select, DslCmp, IntoVal, Memory, Val, Var};
 use ferrocm_kernel::ir::CmpOp;
+use ferrocm_kernel::prelude::*;
 
 use super::{var_u32, Cache, DeviceGenerator};
 use crate::reference::distributions::TWO_PI_F32;
@@ -29,28 +30,27 @@ fn mat_vec(table: impl Memory<u32>, base: Val<u32>, v: [Val<u32>; 3], m: u32) ->
     })
 }
 
-fn apply_powers(table: impl Memory<u32>, which: u32, n: Val<u64>, v: [Var<Val<u32>>; 3], m: u32) {
-    let bits = dsl::var("mrg_bits", n);
-    let k = var_u32("mrg_k", 0u32);
-    dsl::while_(
-        || bits.get().dsl_cmp(CmpOp::Ne, 0u64),
-        || {
-            let set = (bits.get() & 1u64).dsl_cmp(CmpOp::Ne, 0u64);
-            dsl::if_else(
-                set,
-                || {
-                    let base = (k.get() + which * 64u32) * 9u32;
-                    let r = mat_vec(table, base, v.map(|x| x.get()), m);
-                    for (x, y) in v.iter().zip(r) {
-                        x.set(y);
-                    }
-                },
-                || (),
-            );
-            bits.set(bits.get() >> 1u32);
-            k.set(k.get() + 1u32);
-        },
-    );
+/// Applies `table`'s powers selected by the bits of `n` (`which` 0: offsets, 1: subsequences)
+/// to one component (modulus `m`).
+#[device]
+fn apply_powers(table: &[u32], #[comptime] which: u32, n: u64, v: [Var<Val<u32>>; 3], #[comptime] m: u32) {
+    let mut bits = n;
+    let mut k = 0u32;
+    while bits != 0u64 {
+        if (bits & 1u64) != 0u64 {
+            apply_power(table, which, k, v, m);
+        }
+        bits = bits >> 1u32;
+        k = k + 1u32;
+    }
+}
+
+/// Power `k` of `table` applied to one component's words.
+fn apply_power(table: impl Memory<u32>, which: u32, k: Val<u32>, v: [Var<Val<u32>>; 3], m: u32) {
+    let r = mat_vec(table, (k + which * 64u32) * 9u32, v.map(|x| x.get()), m);
+    for (x, y) in v.iter().zip(r) {
+        x.set(y);
+    }
 }
 
 /// The doubles of an MRG32k3a step that are not PTX immediates (an immediate double needs a
@@ -126,14 +126,15 @@ const ROUND_MAGIC: f64 = 6_755_399_441_055_744.0;
 /// `floor` would cost a conversion instruction), may be off by one near a half-integer, so
 /// `r = p - k * m` (exact: an integer below `2^53`) lies in `[-m/2 - 1, m/2 + 1]` and one
 /// conditional `+ m` gives the canonical residue.
-fn mrg_component(a: f64, x: Val<f64>, b: f64, y: Val<f64>, m: Val<f64>, m_inv: Val<f64>) -> Val<f64> {
+#[device]
+fn mrg_component(#[comptime] a: f64, x: f64, #[comptime] b: f64, y: f64, m: f64, m_inv: f64) -> f64 {
     // Both products are exact integers below 2^53, so the fused form is exact too.
     let p = x.mul_add(a, y * -b);
     let k = p.mul_add(m_inv, ROUND_MAGIC) - ROUND_MAGIC;
     let r = k.mul_add(-m, p);
     // `r` is never -0 (an exact sum of opposite-signed terms rounds to +0), so "negative" is
     // its sign bit.
-    add_if(r, high_word(r).dsl_cmp(CmpOp::Lt, 0i32), m)
+    add_if(r, high_word(r) < 0i32, m)
 }
 
 /// The high 32 bits of a double, as a signed integer: negative exactly when the sign bit is
@@ -146,10 +147,21 @@ fn high_word(x: Val<f64>) -> Val<i32> {
 
 /// `x + add` where `cond`, else `x`: a branch around one add, which `ptxas` turns into a
 /// predicated add (a `select` of doubles costs the add and two 32-bit selects).
-fn add_if(x: Val<f64>, cond: Val<bool>, add: Val<f64>) -> Val<f64> {
-    let r = dsl::var("mrg_r", x);
-    dsl::if_else(cond, || r.set(r.get() + add), || ());
-    r.get()
+#[device]
+fn add_if(x: f64, cond: bool, add: f64) -> f64 {
+    let mut r = x;
+    if cond {
+        r = r + add;
+    }
+    r
+}
+
+/// The output of one step, `p1 - p2` reduced into `(0, m1]` (`p1 <= p2` for the exact integer
+/// difference).
+#[device]
+fn combine(p1: f64, p2: f64, m1: f64) -> f64 {
+    let r = p1 - p2;
+    add_if(r, high_word(r) <= 0i32, m1)
 }
 
 impl Mrg32k3a {
@@ -246,9 +258,7 @@ impl Mrg32k3a {
         self.s2[0].set(self.s2[1].get());
         self.s2[1].set(self.s2[2].get());
         self.s2[2].set(p2);
-        let r = p1 - p2;
-        // `p1 <= p2` for the exact integer difference `r`.
-        add_if(r, high_word(r).dsl_cmp(CmpOp::Le, 0i32), k.m1)
+        combine(p1, p2, k.m1)
     }
 }
 

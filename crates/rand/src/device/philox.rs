@@ -1,5 +1,6 @@
 //! `curandStatePhilox4_32_10_t` in the kernel language.
 
+use ferrocm_kernel::device;
 use ferrocm_kernel::dsl::{self, cast, select, DslCmp, IntoVal, Val, Var};
 use ferrocm_kernel::ir::CmpOp;
 
@@ -66,8 +67,9 @@ pub struct Philox {
     cache: Cache,
 }
 
-fn lt(a: Val<u32>, b: Val<u32>) -> Val<bool> {
-    a.dsl_cmp(CmpOp::Lt, b)
+#[device]
+fn lt(a: u32, b: u32) -> bool {
+    a < b
 }
 
 impl Philox {
