@@ -1171,7 +1171,7 @@ fn mtgp32_body<T: Elem>(
     }
     let pbase = g * MTGP32_PARAM_WORDS as u32;
     // `tbl` then `tmp_tbl`.
-    dsl::if_else(t.dsl_cmp(CmpOp::Lt, 32u32), || tables.store(t, params.load(pbase + 3u32 + t)), || ());
+    mtgp32_stage_tables(params, pbase, tables);
     let (pos, sh1, sh2) = (params.load(pbase), params.load(pbase + 1u32), params.load(pbase + 2u32));
     let n: Val<u64> = cast::<u64, _>(out.len());
     let end = first + n;
@@ -1209,22 +1209,8 @@ fn mtgp32_body<T: Elem>(
                 sh.store((p + MTGP32_N as u32) & m, r);
                 off.set((o + 256u32) & m);
             };
-            let whole = (s + 256u64).dsl_cmp(CmpOp::Le, end);
-            // Whole rounds inside the call (all but the first and the last): no checks.
-            dsl::if_else(
-                dsl::DslLogic::and_then(whole, || s.dsl_cmp(CmpOp::Ge, first)),
-                || {
-                    out.store(s - first + cast::<u64, _>(t), val);
-                    keep();
-                },
-                || {
-                    let i = s + cast::<u64, _>(t);
-                    let mine =
-                        dsl::DslLogic::and_then(i.dsl_cmp(CmpOp::Ge, first), || i.dsl_cmp(CmpOp::Lt, end));
-                    dsl::if_else(mine, || out.store(i - first, val), || ());
-                    dsl::if_else(whole, keep, || ());
-                },
-            );
+            let whole = mtgp32_put(out, first, end, s, t, val);
+            dsl::if_else(whole, keep, || ());
             start.set(s + (GENS * 256) as u64);
             dsl::sync_threads();
         },
@@ -1233,6 +1219,33 @@ fn mtgp32_body<T: Elem>(
         let i = t + k * 256;
         states.store(base + cast::<u64, _>(i), sh.load(i));
     }
+}
+
+/// Copies generator parameters' two 16-word tables (`tbl`, then `tmp_tbl`, from word
+/// `pbase + 3`) into `tables`, one word per thread of the first 32.
+#[device]
+fn mtgp32_stage_tables(params: &[u32], pbase: u32, tables: &mut [u32]) {
+    let t = thread_idx_x();
+    if t < 32u32 {
+        tables[t] = params[pbase + 3u32 + t];
+    }
+}
+
+/// Stores thread `t`'s value of the round of stream values `s .. s + 256` where it belongs to
+/// the call (stream values `first .. end`); whether the round is whole inside the stream's
+/// end (then it is kept in the state). Rounds wholly inside the call store without checks.
+#[device]
+fn mtgp32_put<T: Elem>(out: &mut [T], first: u64, end: u64, s: u64, t: u32, val: T) -> bool {
+    let whole = s + 256u64 <= end;
+    if whole && s >= first {
+        out[s - first + t as u64] = val;
+    } else {
+        let i = s + t as u64;
+        if i >= first && i < end {
+            out[i - first] = val;
+        }
+    }
+    whole
 }
 
 /// The largest pick-up position [`mtgp32_fill`]'s one barrier per round allows: a round's
