@@ -19,15 +19,15 @@
 //! module's kernel (see [`crate::Device::load_module`]): the same code with one more slice parameter,
 //! a 256-byte slot of a per-device ring of 8192 (device memory, zeroed), in which the first
 //! thread of each block folds `%globaltimer` read at entry and at exit with 64-bit atomic
-//! maxima, spread over 16 lanes by `%smid`. Taking a slot is a counter bump under a lock. The
-//! launches queued one after another on a stream form a batch that one event ends, recorded
-//! before the 257th launch, before a launch that finds the batch a millisecond old, before
-//! event-timed work on the stream (whose start it then is), when the stream is destroyed, or
-//! by the collector once the batch has waited 2 ms. Once that event has completed, the
-//! collector copies the slots of the completed launches to the host in one copy per device
-//! and pass, zeroes them and hands them back. Device timer nanoseconds are mapped onto the
-//! host clock by an offset measured, at most once a second while kernels are traced, with the
-//! built-in `clock` kernel launched on the device's private stream between two host clock
+//! maxima, spread over 16 lanes by `%smid`. Taking a slot is a compare-and-swap of a counter.
+//! The launches queued one after another on a stream form a batch that one event ends,
+//! recorded before the 257th launch, before event-timed work on the stream (whose start it
+//! then is), when the stream is destroyed, or by the collector once the batch is a millisecond
+//! old. Once that event has completed, the collector copies the slots of the completed
+//! launches to the host in one copy per device and pass, zeroes them and hands them back. Device timer nanoseconds are mapped onto the
+//! host clock by an offset measured by the first timed launch and then by the collector, at
+//! most once a second while kernels are traced (a launch reads it without a clock read), with
+//! the built-in `clock` kernel launched on the device's private stream between two host clock
 //! reads (the read is placed at the middle of a short round trip and 5 us before the end of a
 //! long one, whose length is the kernel waiting in a shared hardware queue). A launch finds no
 //! timed variant (it could not be built or loaded), no free slot, or a capturing stream: it
@@ -392,11 +392,10 @@ impl Batch {
     }
 }
 
-/// A batch is closed after this many launches, or once its first launch is this old when the
-/// next one comes, or (by the collector) when it has been waiting this long.
+/// A batch is closed after this many launches, or by the collector once it is this old (a
+/// launch reads no clock: that was a quarter of the launching thread's tracing cost).
 const BATCH_LAUNCHES: u32 = 256;
 const BATCH_NS: u64 = 1_000_000;
-const STALE_BATCH_NS: u64 = 2_000_000;
 
 /// Records the event that ends `chain`'s open batch of timed kernels; returns it (read against
 /// an anchor, so it can also start the next event-timed work).
@@ -421,7 +420,13 @@ const SLOT_BYTES: u64 = TIMING_SLOT_WORDS as u64 * 8;
 struct DeviceTiming {
     /// `RING_SLOTS` slots, then 8 bytes the clock kernel writes.
     base: DevicePtr,
-    ring: Mutex<Ring>,
+    /// Sequence number of the next slot to hand out (a slot is `seq % RING_SLOTS`): launching
+    /// threads take slots without a lock.
+    next: AtomicU64,
+    /// Slots before this one are free (read and zeroed); stored by `release`.
+    released: AtomicU64,
+    /// Whether each slot's launch has been read (or was never queued).
+    done: Mutex<Vec<bool>>,
     _module: ModuleHandle,
     clock: FunctionHandle,
     /// Host clock minus device timer, read without a lock by every timed launch.
@@ -430,15 +435,6 @@ struct DeviceTiming {
     offset_at: AtomicU64,
     /// Held while the offset is measured again, so one thread measures it.
     offset_refresh: Mutex<()>,
-}
-
-/// Slot `seq % RING_SLOTS` is handed to launch number `seq`; slots before `released` are free
-/// (read and zeroed).
-struct Ring {
-    next: u64,
-    released: u64,
-    /// Whether the slot's launch has been read (or was never queued).
-    done: Vec<bool>,
 }
 
 impl DeviceTiming {
@@ -472,7 +468,9 @@ impl DeviceTiming {
                 crate::pointer::register(base.0, bytes, device.index(), crate::pointer::MemoryKind::Device);
                 DeviceTiming {
                     base,
-                    ring: Mutex::new(Ring { next: 0, released: 0, done: vec![false; RING_SLOTS as usize] }),
+                    next: AtomicU64::new(0),
+                    released: AtomicU64::new(0),
+                    done: Mutex::new(vec![false; RING_SLOTS as usize]),
                     _module: module,
                     clock,
                     offset: AtomicI64::new(0),
@@ -492,14 +490,21 @@ impl DeviceTiming {
         DevicePtr(self.base.0 + (seq % RING_SLOTS) * SLOT_BYTES)
     }
 
-    /// A free slot (`None` when all are in use).
+    /// A free slot (`None` when all are in use): a compare-and-swap, no lock (a lock here was
+    /// one of the costs every traced launch paid).
     fn take(&self) -> Option<u64> {
-        let mut r = lock(&self.ring);
-        if r.next - r.released >= RING_SLOTS {
-            return None;
+        let mut seq = self.next.load(Ordering::Relaxed);
+        loop {
+            // `released` only grows, so a stale read can only refuse a slot, never hand out one
+            // still in use.
+            if seq - self.released.load(Ordering::Acquire) >= RING_SLOTS {
+                return None;
+            }
+            match self.next.compare_exchange_weak(seq, seq + 1, Ordering::Relaxed, Ordering::Relaxed) {
+                Ok(_) => return Some(seq),
+                Err(now) => seq = now,
+            }
         }
-        r.next += 1;
-        Some(r.next - 1)
     }
 
     /// Marks slot `seq` read (or unused).
@@ -509,20 +514,22 @@ impl DeviceTiming {
 
     /// Marks slots `seqs` read, under one lock (the launching threads take slots under it).
     fn done_all(&self, seqs: &[u64]) {
-        let mut r = lock(&self.ring);
+        let mut done = lock(&self.done);
         for seq in seqs {
-            r.done[(seq % RING_SLOTS) as usize] = true;
+            done[(seq % RING_SLOTS) as usize] = true;
         }
     }
 
     /// Zeroes the slots read since the last call and hands them back.
     fn release(&self, device: &Device, dt: &DeviceTrace) {
+        // One releaser at a time: the collector or `flush`, both under the drainers' lock.
         let (from, to) = {
-            let mut r = lock(&self.ring);
-            let from = r.released;
+            let mut done = lock(&self.done);
+            let from = self.released.load(Ordering::Relaxed);
+            let next = self.next.load(Ordering::Relaxed);
             let mut to = from;
-            while to < r.next && r.done[(to % RING_SLOTS) as usize] {
-                r.done[(to % RING_SLOTS) as usize] = false;
+            while to < next && done[(to % RING_SLOTS) as usize] {
+                done[(to % RING_SLOTS) as usize] = false;
                 to += 1;
             }
             (from, to)
@@ -542,8 +549,17 @@ impl DeviceTiming {
         })();
         // Slots that could not be zeroed are never handed out again.
         if zeroed.is_some() {
-            lock(&self.ring).released = to;
+            self.released.store(to, Ordering::Release);
         }
+    }
+
+    /// The offset a timed launch uses: the last measured (the collector measures it again
+    /// when a second old, see [`drain`]), or measured now the first time.
+    fn current_offset(&self, device: &Device, dt: &DeviceTrace) -> Option<i64> {
+        if self.offset_at.load(Ordering::Acquire) != 0 {
+            return Some(self.offset.load(Ordering::Relaxed));
+        }
+        self.offset(device, dt, now_ns())
     }
 
     /// Host clock minus device timer, measured again when a second old (`now` is the host
@@ -775,7 +791,7 @@ impl Pending {
         match &self.timing {
             Timing::Events { end, .. } => end.complete(),
             Timing::Slot { batch, .. } => {
-                if batch.end.get().is_none() && now_ns() > batch.opened_ns + STALE_BATCH_NS {
+                if batch.end.get().is_none() && now_ns() > batch.opened_ns + BATCH_NS {
                     if let Some(chain) = batch.chain.upgrade() {
                         let mut c = lock(&chain);
                         if c.batch.as_ref().is_some_and(|b| Arc::ptr_eq(b, batch)) {
@@ -920,8 +936,7 @@ pub(crate) fn timed_kernel(
     let device = stream.device();
     let dt = device.inner.trace.get_or_init(DeviceTrace::default);
     let timing = dt.timing.get_or_init(|| DeviceTiming::new(device, dt)).as_ref();
-    let now = now_ns();
-    let Some((timing, offset, seq)) = timing.and_then(|t| Some((t, t.offset(device, dt, now)?, t.take()?)))
+    let Some((timing, offset, seq)) = timing.and_then(|t| Some((t, t.current_offset(device, dt)?, t.take()?)))
     else {
         return device_work(stream, Kind::Kernel, || describe(false), queue);
     };
@@ -930,8 +945,7 @@ pub(crate) fn timed_kernel(
     if chain.stream.is_none() {
         chain.stream = Some((device.clone(), stream.handle()));
     }
-    if chain.batch.as_ref().is_some_and(|b| chain.launches >= BATCH_LAUNCHES || now >= b.opened_ns + BATCH_NS)
-    {
+    if chain.batch.is_some() && chain.launches >= BATCH_LAUNCHES {
         close_batch(&mut chain);
     }
     if let Err(e) = queue_timed(timing.slot_address(seq), TIMING_SLOT_WORDS as u64) {
@@ -942,7 +956,7 @@ pub(crate) fn timed_kernel(
         .batch
         .get_or_insert_with(|| {
             Arc::new(Batch {
-                opened_ns: now,
+                opened_ns: now_ns(),
                 end: OnceLock::new(),
                 done: Default::default(),
                 chain: Arc::downgrade(chain_lock),
@@ -1109,6 +1123,8 @@ fn drain(st: &State) -> bool {
         for device in &touched {
             if let Some((dt, t)) = timing_of(device) {
                 t.release(device, dt);
+                // Timed launches read the offset without a clock read; it is kept fresh here.
+                let _ = t.offset(device, dt, now_ns());
             }
         }
         if !full {
