@@ -936,7 +936,8 @@ pub(crate) fn timed_kernel(
     let device = stream.device();
     let dt = device.inner.trace.get_or_init(DeviceTrace::default);
     let timing = dt.timing.get_or_init(|| DeviceTiming::new(device, dt)).as_ref();
-    let Some((timing, offset, seq)) = timing.and_then(|t| Some((t, t.current_offset(device, dt)?, t.take()?)))
+    let Some((timing, offset, seq)) =
+        timing.and_then(|t| Some((t, t.current_offset(device, dt)?, t.take()?)))
     else {
         return device_work(stream, Kind::Kernel, || describe(false), queue);
     };
