@@ -67,7 +67,11 @@ fn cases() -> Vec<Case> {
         },
         // The FP64 tensor-core families compute f64 only: forced onto an f32 GEMM they refuse
         // it on every device and engine (the native engine: no kernel family runs there).
-        case("gemm f32 forced onto Dmma16", GemmForced { family: GemmFamily::Dmma16 }, ("Unsupported", "family")),
+        case(
+            "gemm f32 forced onto Dmma16",
+            GemmForced { family: GemmFamily::Dmma16 },
+            ("Unsupported", "family"),
+        ),
         case("gemm f32 forced onto Dmma", GemmForced { family: GemmFamily::Dmma }, ("Unsupported", "family")),
         case(
             "batched C overlapping",

@@ -758,7 +758,8 @@ pub fn gemm_dmma16<const TA: u32, const TB: u32, const DSA: bool, const DSB: boo
                 for i in 0..8usize {
                     fa.set(i, sm[sa + offa.get(i / 2) + (16 * mt + 8 * (i % 2)) as u32]);
                 }
-                let av = [fa.get(0), fa.get(1), fa.get(2), fa.get(3), fa.get(4), fa.get(5), fa.get(6), fa.get(7)];
+                let av =
+                    [fa.get(0), fa.get(1), fa.get(2), fa.get(3), fa.get(4), fa.get(5), fa.get(6), fa.get(7)];
                 for nt in 0..4usize {
                     let at = 4 * (4 * mt + nt);
                     let bv = [fb.get(4 * nt), fb.get(4 * nt + 1), fb.get(4 * nt + 2), fb.get(4 * nt + 3)];
