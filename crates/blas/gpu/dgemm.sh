@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Hopper's FP64 tensor-core shape in one command (about 80 s; ncu adds about 60 s with NCU=1):
+# Hopper's FP64 tensor-core shape in one command (about 80 s, at most 80 s of tests plus the
+# bench rows; ncu adds about 60 s with NCU=1):
 # GemmFamily::Dmma16 (`mma.sync.m16n8k16.f64`, SASS DMMA.16x8x16: 128 x 128 tiles of 8 warps,
 # 64 x 32 per warp, 16-deep slabs through a 3-stage cp.async ring, 228 registers, one block
 # per SM), which the planner now takes for real f64 on sm_90+. Staged with
@@ -33,8 +34,8 @@ t() { # name, timeout, binary, args...
   results+=("$name rc=$rc")
 }
 t kernel-dmma16 15 'ferrocm-kernel--conformance-test' tensor_core_mma_f64
-t blas-gemm 45 'ferrocm-blas--level23-test' gemm_cases
-t blas-misuse 15 'ferrocm-blas--misuse-test'
+t blas-gemm 55 'ferrocm-blas--level23-test' gemm_cases
+t blas-misuse 10 'ferrocm-blas--misuse-test'
 printf 'tests: %s\n' "${results[@]}"
 if [[ "${NCU:-0}" == 1 ]] && command -v ncu >/dev/null; then
   echo "### ncu: bench blas -r f64_r 8192^3 (Dmma16)"
