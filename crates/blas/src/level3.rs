@@ -70,7 +70,8 @@ impl Handle {
     /// The kernel family a GEMM of element type `ty` and shape `m x n x k` runs on with this
     /// handle (its device, engine and math mode), for operands that start 16-byte aligned with
     /// leading dimensions and batch strides multiples of 4 elements (other f32 operands take
-    /// [`GemmFamily::Simt`] where this says [`GemmFamily::WarpTiled`]).
+    /// [`GemmFamily::Simt`] where this says [`GemmFamily::WarpTiled`]). A family forced with
+    /// [`Handle::set_gemm_family`] is returned as it is.
     pub fn gemm_family(&self, ty: DataType, m: usize, n: usize, k: usize) -> GemmFamily {
         self.gemm_plan(ty, m, n, k, true)
     }
