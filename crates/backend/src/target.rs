@@ -98,6 +98,9 @@ features! {
     SetMaxNReg = 10, "setmaxnreg", sm 90, a;
     /// TMA and bulk copies multicast to several CTAs of a cluster (`.multicast::cluster`).
     TmaMulticast = 11, "TMA multicast", sm 90, a;
+    /// The Hopper FP64 tensor-core shapes `mma.sync.m16n8k{4,8,16}.f64` (m16n8k16 is SASS
+    /// `DMMA.16x8x16`: 2048 multiply-adds per warp instruction, 8x those of `m8n8k4`).
+    MmaF64M16 = 12, "mma.sync f64 m16n8k16", sm 90;
 }
 
 impl fmt::Display for Feature {
@@ -270,6 +273,7 @@ mod tests {
         assert_eq!(ampere.arch, "sm_80");
         assert!(ampere.has(Feature::MmaSync) && ampere.has(Feature::CpAsync));
         assert!(!ampere.has(Feature::Fp8) && !ampere.has(Feature::Tma) && !ampere.has(Feature::Wgmma));
+        assert!(!ampere.has(Feature::MmaF64M16));
         assert_eq!(ampere.max_ptx_version, (8, 4));
         let ada = Target::nvidia((8, 9), 12080);
         assert!(ada.has(Feature::Fp8) && !ada.has(Feature::Clusters));
@@ -277,6 +281,7 @@ mod tests {
         let blackwell = Target::nvidia((10, 0), 13000);
         assert_eq!(blackwell.arch, "sm_100");
         assert!(blackwell.has(Feature::Tma) && !blackwell.has(Feature::Wgmma));
+        assert!(blackwell.has(Feature::MmaF64M16));
     }
 
     #[test]

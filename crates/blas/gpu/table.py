@@ -3,7 +3,7 @@
 (scripts/vendor_baselines.py cublas: torch/cuBLAS, or numpy with --cpu) in this one process,
 and prints a ratio table last. Usage (repository root, staged binaries):
 
-    python3 crates/blas/gpu/table.py [--ferrocm PATH] [--cpu] [--rows gpu|cpu|smoke|blas3|blas4]
+    python3 crates/blas/gpu/table.py [--ferrocm PATH] [--cpu] [--rows gpu|cpu|smoke|blas3|blas4|dgemm]
 """
 import argparse
 import io
@@ -59,6 +59,15 @@ BLAS4_ROWS = [
     ("gemv", "f32_r", "N", "N", 16384, 16384, 1, 1, 10),
     ("gemv", "f32_r", "T", "N", 16384, 16384, 1, 1, 10),
 ]
+# Hopper's FP64 tensor-core shape (GemmFamily::Dmma16, mma.sync.m16n8k16.f64) against cuBLAS,
+# with the m8n8k4 family forced on the same request as the in-process before/after:
+# crates/blas/gpu/dgemm.sh. A tenth field passes extra `ferrocm bench blas` arguments.
+DGEMM_ROWS = [
+    ("gemm", "f64_r", "N", "N", 8192, 8192, 8192, 1, 3),
+    ("gemm", "f64_r", "N", "N", 8192, 8192, 8192, 1, 3, ["--family", "dmma"]),
+    ("gemm", "f64_r", "N", "N", 4096, 4096, 4096, 1, 5),
+    ("gemm", "f64_r", "T", "N", 4096, 4096, 4096, 1, 5),
+]
 SMOKE_ROWS = [
     ("gemm", "f32_r", "N", "T", 256, 192, 128, 1, 3),
     ("gemv", "f64_r", "T", "N", 300, 200, 1, 1, 3),
@@ -70,14 +79,16 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--ferrocm", default=".gpu/stage/bin/ferrocm")
     p.add_argument("--cpu", action="store_true", help="vendor side on the host (numpy)")
-    p.add_argument("--rows", default="gpu", choices=["gpu", "cpu", "smoke", "blas3", "blas4"])
+    p.add_argument("--rows", default="gpu", choices=["gpu", "cpu", "smoke", "blas3", "blas4", "dgemm"])
     p.add_argument("--device", default=None)
     a = p.parse_args()
-    rows = {"gpu": GPU_ROWS, "cpu": CPU_ROWS, "smoke": SMOKE_ROWS, "blas3": BLAS3_ROWS, "blas4": BLAS4_ROWS}[a.rows]
+    rows = {"gpu": GPU_ROWS, "cpu": CPU_ROWS, "smoke": SMOKE_ROWS, "blas3": BLAS3_ROWS, "blas4": BLAS4_ROWS,
+            "dgemm": DGEMM_ROWS}[a.rows]
     table = []
-    for (f, r, ta, tb, m, n, k, b, reps) in rows:
+    for (f, r, ta, tb, m, n, k, b, reps, *extra) in rows:
         args = ["bench", "blas", "--json", "-f", f, "-r", r, "--transposeA", ta, "--transposeB", tb,
                 "-m", str(m), "-n", str(n), "-k", str(k), "--batch_count", str(b), "--reps", str(reps)]
+        args += extra[0] if extra else []
         if a.device is not None:
             args += ["--device", a.device]
         ours, note = None, ""

@@ -1,4 +1,5 @@
-//! The handle: a stream, a math mode, an engine choice and a workspace limit
+//! The handle: a stream, a math mode, an engine choice, a workspace limit and an optional
+//! forced GEMM family
 //! (`rocblas_handle`).
 
 use std::sync::Arc;
@@ -6,6 +7,7 @@ use std::sync::Arc;
 use ferrocm_kernel::runtime::{BackendKind, DeviceBuffer, DeviceRepr, Stream};
 
 use crate::error::{BlasError, Result};
+use crate::level3::GemmFamily;
 use crate::types::{Engine, MathMode};
 
 /// A BLAS handle bound to a stream: every routine queues its work on that stream, in order,
@@ -24,6 +26,7 @@ pub struct Handle {
     math_mode: MathMode,
     engine: Engine,
     workspace_limit: Option<u64>,
+    gemm_family: Option<GemmFamily>,
     /// Stands in for the device-scalar view of kernels called with host scalars.
     pub(crate) dummy: Arc<DeviceBuffer<f64>>,
 }
@@ -35,6 +38,7 @@ impl std::fmt::Debug for Handle {
             .field("math_mode", &self.math_mode)
             .field("engine", &self.engine)
             .field("workspace_limit", &self.workspace_limit)
+            .field("gemm_family", &self.gemm_family)
             .finish()
     }
 }
@@ -48,6 +52,7 @@ impl Handle {
             math_mode: MathMode::Default,
             engine: Engine::Auto,
             workspace_limit: None,
+            gemm_family: None,
             dummy,
         })
     }
@@ -97,6 +102,21 @@ impl Handle {
     /// picks algorithms that fit. Temporary memory comes from the stream-ordered pool.
     pub fn set_workspace_limit(&mut self, bytes: Option<u64>) {
         self.workspace_limit = bytes;
+    }
+
+    /// Forces every GEMM of this handle onto `family` (`None`: the planner chooses, see
+    /// [`Handle::gemm_family`]), as hipBLASLt lets a caller pick an algorithm: to compare two
+    /// kernels on one device, or to run a family on a device that would pick another (the CPU
+    /// executor runs every kernel family). A GEMM the family cannot compute there (another
+    /// element type, a target without its instructions) returns [`BlasError::Unsupported`]
+    /// naming the family and its rule, and writes nothing.
+    pub fn set_gemm_family(&mut self, family: Option<GemmFamily>) {
+        self.gemm_family = family;
+    }
+
+    /// The family [`Handle::set_gemm_family`] forces, if any.
+    pub fn gemm_family_forced(&self) -> Option<GemmFamily> {
+        self.gemm_family
     }
 
     /// Whether this call runs kernel-language kernels (a GPU, or [`Engine::Kernels`]).

@@ -5,8 +5,11 @@
 //! element type, the device's [`Target`](ferrocm_kernel::runtime::Target) and the shape:
 //! - [`GemmFamily::Native`]: the CPU device with [`Engine::Auto`](crate::Engine::Auto): the
 //!   `gemm` crate (packed, cache-blocked SIMD microkernels, threads through rayon).
-//! - [`GemmFamily::Dmma`]: real f64 on targets with `Feature::MmaSync` (sm_80+, and the CPU
-//!   executor, which emulates it): the FP64 tensor-core kernel (`kernels::gemm::gemm_dmma`).
+//! - [`GemmFamily::Dmma16`]: real f64 on targets with `Feature::MmaF64M16` (sm_90+, and the
+//!   CPU executor, which emulates it): Hopper's FP64 tensor-core shape `m16n8k16`
+//!   (`kernels::gemm::gemm_dmma16`).
+//! - [`GemmFamily::Dmma`]: real f64 on the other targets with `Feature::MmaSync` (sm_80,
+//!   sm_86, sm_89): the FP64 tensor-core kernel on `m8n8k4` (`kernels::gemm::gemm_dmma`).
 //! - [`GemmFamily::WarpTiled`]: real f32 on targets with `Feature::CpAsync` (sm_80+, and the
 //!   CPU executor) when `A` and `B` start 16-byte aligned with leading dimensions and batch
 //!   strides multiples of 4 elements: the warp-tiled SIMT kernel (`kernels::gemm::gemm_wt`,
@@ -14,6 +17,10 @@
 //! - [`GemmFamily::Simt`]: every other device and type, and f32 operands the warp-tiled
 //!   kernel cannot read 16 bytes at a time: the kernel-language SIMT kernel
 //!   (`kernels::gemm::gemm_simt`).
+//!
+//! [`Handle::set_gemm_family`] forces one family where it can run (to compare kernels on one
+//! device, or to test a family on a device that would pick another: the CPU executor runs
+//! every family).
 //!
 //! The tensor-core families slot in here by target without touching callers: `mma.sync`
 //! (`Feature::MmaSync`, sm_80+) for f16/bf16/tf32 and the Hopper warp-specialized
@@ -45,6 +52,11 @@ pub enum GemmFamily {
     /// 16-deep slabs when that grid fills the device, else 128 x 64 per 8-warp block with
     /// 8-deep slabs.
     Dmma,
+    /// Real f64 on Hopper's FP64 tensor-core shape (`mma.sync.m16n8k16.f64`, SASS
+    /// `DMMA.16x8x16`, sm_90+), 64 x 32 of C per warp, K in 16-deep slabs (one MMA step)
+    /// through a 3-stage `cp.async` ring: 128 x 128 tiles per 8-warp block when that grid fills
+    /// the device, else 128 x 64 per 4-warp block.
+    Dmma16,
     /// Real f32 on `cp.async` targets (sm_80+) with 16-byte aligned operands: 128 x 128 tiles
     /// of C per 8-warp block, 64 x 32 per warp, 8 x 8 per thread, K in 8-deep slabs through
     /// two shared buffers, at most 128 registers so two blocks share a multiprocessor.
@@ -58,7 +70,8 @@ impl Handle {
     /// The kernel family a GEMM of element type `ty` and shape `m x n x k` runs on with this
     /// handle (its device, engine and math mode), for operands that start 16-byte aligned with
     /// leading dimensions and batch strides multiples of 4 elements (other f32 operands take
-    /// [`GemmFamily::Simt`] where this says [`GemmFamily::WarpTiled`]).
+    /// [`GemmFamily::Simt`] where this says [`GemmFamily::WarpTiled`]). A family forced with
+    /// [`Handle::set_gemm_family`] is returned as it is.
     pub fn gemm_family(&self, ty: DataType, m: usize, n: usize, k: usize) -> GemmFamily {
         self.gemm_plan(ty, m, n, k, true)
     }
@@ -68,14 +81,41 @@ impl Handle {
     fn gemm_plan(&self, ty: DataType, m: usize, n: usize, k: usize, aligned16: bool) -> GemmFamily {
         let _ = (m, n, k);
         let target = self.stream().device().target();
-        if !self.use_kernels() {
+        if let Some(family) = self.gemm_family_forced() {
+            family
+        } else if !self.use_kernels() {
             GemmFamily::Native
+        } else if ty == DataType::F64 && target.has(Feature::MmaF64M16) {
+            GemmFamily::Dmma16
         } else if ty == DataType::F64 && target.has(Feature::MmaSync) {
             GemmFamily::Dmma
         } else if ty == DataType::F32 && aligned16 && target.has(Feature::CpAsync) {
             GemmFamily::WarpTiled
         } else {
             GemmFamily::Simt
+        }
+    }
+
+    /// Why `family` cannot run a GEMM of `ty` with this handle, if it cannot.
+    fn gemm_family_rule(&self, family: GemmFamily, ty: DataType, aligned16: bool) -> Option<&'static str> {
+        let target = self.stream().device().target();
+        let kernels = self.use_kernels();
+        match family {
+            GemmFamily::Native if kernels => Some("the native family runs on the CPU device with Engine::Auto"),
+            GemmFamily::Native => None,
+            _ if !kernels => Some("the kernel families run on GPUs, or on the CPU device with Engine::Kernels"),
+            GemmFamily::Simt => None,
+            GemmFamily::Dmma if ty != DataType::F64 || !target.has(Feature::MmaSync) => {
+                Some("Dmma runs real f64 on targets with mma.sync (sm_80 or newer)")
+            }
+            GemmFamily::Dmma16 if ty != DataType::F64 || !target.has(Feature::MmaF64M16) => {
+                Some("Dmma16 runs real f64 on targets with mma.sync f64 m16n8k16 (sm_90 or newer)")
+            }
+            GemmFamily::WarpTiled if ty != DataType::F32 || !aligned16 || !target.has(Feature::CpAsync) => Some(
+                "WarpTiled runs real f32 on targets with cp.async (sm_80 or newer), A and B 16-byte aligned \
+                 with leading dimensions and strides multiples of 4",
+            ),
+            _ => None,
         }
     }
 
@@ -159,6 +199,11 @@ impl Handle {
             && quad(ldb)
             && (batch_count == 1 || (quad(stride_a) && quad(stride_b)));
         let family = self.gemm_plan(T::TYPE, m, n, k, aligned16);
+        if let Some(rule) = self.gemm_family_rule(family, T::TYPE, aligned16) {
+            return Err(BlasError::Unsupported {
+                what: format!("a {} GEMM on GemmFamily::{family:?} with this handle: {rule}", T::TYPE.name()),
+            });
+        }
         match family {
             GemmFamily::Native => {
                 let mut args = KernelArgs::new();
@@ -174,7 +219,7 @@ impl Handle {
                 args.push(ldc as u64).push(stride_c as u64).push(batch_count as u64);
                 native::launch(s, "gemm", T::TYPE, &args)
             }
-            GemmFamily::Simt | GemmFamily::Dmma | GemmFamily::WarpTiled => {
+            GemmFamily::Simt | GemmFamily::Dmma | GemmFamily::Dmma16 | GemmFamily::WarpTiled => {
                 // The kernels index reals with 32 bits (complex elements are two reals).
                 let reals = if T::COMPLEX { 2 } else { 1 };
                 for (arg, span) in [("a", span_a), ("b", span_b), ("c", span_c)] {
@@ -218,6 +263,40 @@ impl Handle {
                                     &mut cr, ldc, sc,
                                 )?
                             }))
+                        };
+                    }
+                    match (ta, tb) {
+                        (false, false) => go!(0, 0),
+                        (false, true) => go!(0, 1),
+                        (true, false) => go!(1, 0),
+                        (true, true) => go!(1, 1),
+                    }
+                    return Ok(());
+                }
+                if family == GemmFamily::Dmma16 {
+                    use kernels::gemm::{dmma16_shared_bytes, dmma16_threads, dmma_bn, gemm_dmma16, DMMA_BM};
+                    // 128 x 128 tiles (8 warps a block) when they alone fill every
+                    // multiprocessor; 128 x 64 (4 warps, two blocks each) for smaller grids.
+                    let tiles =
+                        |bn: u32| n32.div_ceil(bn) as u64 * m32.div_ceil(DMMA_BM) as u64 * batch_count as u64;
+                    let wide = tiles(dmma_bn(true)) >= s.device().properties().compute_units as u64;
+                    let grid = (n32.div_ceil(dmma_bn(wide)), m32.div_ceil(DMMA_BM), batch_count as u32);
+                    let cfg = LaunchConfig::new(grid, dmma16_threads(wide))
+                        .with_shared_mem(dmma16_shared_bytes(wide));
+                    // A real matrix's C is its T.
+                    let (ta, tb) = (transa != Operation::N, transb != Operation::N);
+                    let (ar, br) = (ar.reinterpret::<f64>()?, br.reinterpret::<f64>()?);
+                    let mut cr = cr.reinterpret::<f64>()?;
+                    let (av, bv) = (ka.view.reinterpret::<f64>()?, kb.view.reinterpret::<f64>()?);
+                    let (are, bre) = (ka.re.to_f64(), kb.re.to_f64());
+                    macro_rules! go {
+                        ($ta:literal, $tb:literal) => {
+                            bools!(ka.device => DSA, bools!(kb.device => DSB, bools!(wide => WIDE, {
+                                gemm_dmma16::launch::<$ta, $tb, DSA, DSB, WIDE>(
+                                    s, cfg, m32, n32, k32, are, &av, &ar, lda, sa, &br, ldb, sb, bre, &bv,
+                                    &mut cr, ldc, sc,
+                                )?
+                            })))
                         };
                     }
                     match (ta, tb) {

@@ -7,8 +7,8 @@
 mod common;
 
 use common::{cd, close, expand, gamma, run_cases, scalar, Case, Cd, Rng, Target};
-use ferrocm_blas::{Operation, Scalar, ScalarArg, C32, C64};
-use ferrocm_kernel::runtime::DeviceBuffer;
+use ferrocm_blas::{Engine, GemmFamily, Operation, Scalar, ScalarArg, C32, C64};
+use ferrocm_kernel::runtime::{BackendKind, DeviceBuffer};
 
 const L2: &str = include_str!("cases/level2.txt");
 const L3: &str = include_str!("cases/level3.txt");
@@ -151,7 +151,19 @@ fn gemm<T: Scalar>(c: &Case, t: &Target, seed: u64) {
     } else {
         (ScalarArg::Host(alpha), ScalarArg::Host(beta))
     };
-    let h = t.handle();
+    let mut h = t.handle();
+    // `family=`: the row runs on that kernel family wherever kernels run (the CPU executor
+    // runs them all; the native engine computes the row natively). Without it the planner
+    // chooses (d: Dmma16 on the executor and sm_90+, Dmma on sm_80..sm_89).
+    let kernels = t.engine == Engine::Kernels || t.stream.device().kind() != BackendKind::Cpu;
+    if let (Some(f), true) = (c.keys.get("family"), kernels) {
+        h.set_gemm_family(Some(match f.as_str() {
+            "dmma" => GemmFamily::Dmma,
+            "dmma16" => GemmFamily::Dmma16,
+            "simt" => GemmFamily::Simt,
+            other => panic!("family {other}"),
+        }));
+    }
     if batched {
         h.gemm_strided_batched(ta, tb, m, n, k, al, &da, lda, sa, &db, ldb, sb, be, &mut dc, ldc, sc, batch)
             .expect("gemm_strided_batched");

@@ -5,7 +5,7 @@
 mod common;
 
 use common::{targets, Target};
-use ferrocm_blas::{BlasError, Operation, ScalarArg};
+use ferrocm_blas::{BlasError, GemmFamily, Operation, ScalarArg};
 
 /// Every output starts as this value, so a stray write shows.
 const POISON: f32 = 7.25;
@@ -18,6 +18,8 @@ const LEN: usize = 64;
 enum Call {
     /// `gemm(N|T, N, m, n, k, .., lda, .., ldb, .., ldc)` (A transposed when `ta`).
     Gemm { ta: bool, m: usize, n: usize, k: usize, lda: usize, ldb: usize, ldc: usize },
+    /// A valid `4 x 4 x 4` f32 `gemm` on a handle forced onto `family`.
+    GemmForced { family: GemmFamily },
     /// Strided batched GEMM, `N, N`, `m = n = k = 4`, leading dimensions 4.
     Batched { stride_a: usize, stride_c: usize, batch: usize },
     /// `gemv(op, m, n, .., lda, x, incx, .., y, incy)`.
@@ -63,6 +65,14 @@ fn cases() -> Vec<Case> {
             sizes: (LEN, LEN, 63),
             want: ("MatrixTooShort", "c"),
         },
+        // The FP64 tensor-core families compute f64 only: forced onto an f32 GEMM they refuse
+        // it on every device and engine (the native engine: no kernel family runs there).
+        case(
+            "gemm f32 forced onto Dmma16",
+            GemmForced { family: GemmFamily::Dmma16 },
+            ("Unsupported", "family"),
+        ),
+        case("gemm f32 forced onto Dmma", GemmForced { family: GemmFamily::Dmma }, ("Unsupported", "family")),
         case(
             "batched C overlapping",
             Batched { stride_a: 16, stride_c: 15, batch: 2 },
@@ -115,6 +125,7 @@ fn kind(e: &BlasError) -> (&'static str, &'static str) {
         BlasError::InvalidValue { arg, .. } => ("InvalidValue", arg),
         BlasError::SizeTooLarge { arg, .. } => ("SizeTooLarge", arg),
         BlasError::DeviceMismatch { arg, .. } => ("DeviceMismatch", arg),
+        BlasError::Unsupported { what } if what.contains("GemmFamily::") => ("Unsupported", "family"),
         other => panic!("unexpected error {other:?}"),
     }
 }
@@ -128,8 +139,12 @@ fn check(case: &Case, t: &Target) {
     let mut r = s.clone_htod(&[POISON]).expect("result");
     let scalars = s.clone_htod(&[2.0f32]).expect("scalars");
     let empty = scalars.slice(0..0).expect("empty view");
-    let h = t.handle();
+    let mut h = t.handle();
     let err = match case.call {
+        Call::GemmForced { family } => {
+            h.set_gemm_family(Some(family));
+            h.gemm(Operation::N, Operation::N, 4, 4, 4, 1.0f32, &a, 4, &b, 4, 0.0f32, &mut c, 4)
+        }
         Call::Gemm { ta, m, n, k, lda, ldb, ldc } => {
             let ta = if ta { Operation::T } else { Operation::N };
             h.gemm(ta, Operation::N, m, n, k, 1.0f32, &a, lda, &b, ldb, 0.0f32, &mut c, ldc)

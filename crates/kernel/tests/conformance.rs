@@ -1835,6 +1835,91 @@ fn tensor_core_mma_f64() {
         .contains("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64"));
 }
 
+/// Two chained `mma.m16n8k16.f64` steps on row-major tiles: A `16 x 16` (two, 256 apart),
+/// B `16 x 8` (k x n, two, 128 apart), C and D `16 x 8`. The fragment positions are the PTX
+/// ISA's ("Matrix Fragments for mma.m16n8k16", `.f64`), written out here independently of the
+/// executor's table.
+#[kernel]
+fn dmma16_tile(a: &[f64], b: &[f64], c: &[f64], d: &mut [f64]) {
+    let lane = lane_id();
+    let g = lane / 4u32;
+    let t = lane % 4u32;
+    // C/D element i: row g + 8 (i / 2), column 2t + i % 2.
+    let cv = var_array(4, 0.0f64);
+    for i in 0..4usize {
+        cv.set(i, c[(g + (8 * (i / 2)) as u32) * 8u32 + 2u32 * t + (i % 2) as u32]);
+    }
+    let mut out = vec4(cv.get(0), cv.get(1), cv.get(2), cv.get(3));
+    for step in 0..2usize {
+        // A element i: row g + 8 (i % 2), column t + 4 (i / 2); B element i: row t + 4 i,
+        // column g.
+        let fa = var_array(8, 0.0f64);
+        let fb = var_array(4, 0.0f64);
+        for i in 0..8usize {
+            fa.set(i, a[(256 * step) as u32 + (g + (8 * (i % 2)) as u32) * 16u32 + t + (4 * (i / 2)) as u32]);
+        }
+        for i in 0..4usize {
+            fb.set(i, b[(128 * step) as u32 + (t + (4 * i) as u32) * 8u32 + g]);
+        }
+        let av = [fa.get(0), fa.get(1), fa.get(2), fa.get(3), fa.get(4), fa.get(5), fa.get(6), fa.get(7)];
+        out = mma_m16n8k16_f64(av, [fb.get(0), fb.get(1), fb.get(2), fb.get(3)], out);
+    }
+    for i in 0..4usize {
+        d[(g + (8 * (i / 2)) as u32) * 8u32 + 2u32 * t + (i % 2) as u32] = out.get(i);
+    }
+}
+
+/// `c + a0 b0 + a1 b1` on the host for `dmma16_tile`'s layout, A read through `a_at(row, k)`
+/// (the identity for the true layout).
+fn dmma16_host(a: &[f64], b: &[f64], c: &[f64], a_at: impl Fn(usize, usize) -> (usize, usize)) -> Vec<f64> {
+    let mut want = c.to_vec();
+    for step in 0..2 {
+        for i in 0..16 {
+            for j in 0..8 {
+                want[i * 8 + j] += (0..16)
+                    .map(|k| {
+                        let (r, q) = a_at(i, k);
+                        a[256 * step + r * 16 + q] * b[128 * step + k * 8 + j]
+                    })
+                    .sum::<f64>();
+            }
+        }
+    }
+    want
+}
+
+#[test]
+fn tensor_core_mma_f64_m16n8k16() {
+    let mut r = Rng::new();
+    let f = |r: &mut Rng, n| r.f64s(n, -1.0, 1.0);
+    let (a, b, c) = (f(&mut r, 512), f(&mut r, 256), f(&mut r, 128));
+    let want = dmma16_host(&a, &b, &c, |i, k| (i, k));
+    // 32 products per element: the bound covers any summation order.
+    let o = Launch::new("dmma16_tile", dmma16_tile::kernel(), 1, 32)
+        .buf(&a)
+        .buf(&b)
+        .buf(&c)
+        .buf(&vec![0f64; 128])
+        .gpu_tol_exact(1e-13, 1e-13)
+        .run();
+    let got = o.get::<f64>(3);
+    check_close("f64 mma m16n8k16", &got, &want, 1e-13, 1e-13);
+    // The check sees the layout: A's two row halves swapped (a_i's `8 (i % 2)` read as
+    // `8 (i / 2 % 2)`, what a layout permuted inside the fragment computes) differs by far more
+    // than the bound in some element.
+    let permuted = dmma16_host(&a, &b, &c, |i, k| ((i + 8 * (k / 4 % 2)) % 16, k));
+    let worst = got.iter().zip(&permuted).map(|(g, p)| (g - p).abs()).fold(0.0, f64::max);
+    assert!(worst > 1e-3, "a permuted A layout agrees within {worst:e}: the check cannot see the layout");
+    assert!(dmma16_tile::kernel()
+        .unwrap()
+        .ptx("sm_90")
+        .unwrap()
+        .contains("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64"));
+    // Below sm_90 the shape does not exist: the kernel must not compile there.
+    let e = dmma16_tile::kernel().unwrap().ptx("sm_80").expect_err("no f64 m16n8k16 on sm_80");
+    assert!(e.to_string().contains("needs mma.sync f64 m16n8k16 (sm_90 or newer), but"), "{e}");
+}
+
 // ------------------------------------------------------------------ errors the executor reports
 
 #[kernel]

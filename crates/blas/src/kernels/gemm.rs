@@ -3,8 +3,8 @@
 //! The SIMT family (every type, every target): a block of 16 x 16 threads computes a
 //! `16 W x 16 W` tile of `C`, each thread a `W x W` register tile, staging 16-wide slabs of
 //! `op(A)` and `op(B)` through shared memory (loads coalesced along the stored leading
-//! dimension for every operation). The FP64 tensor-core family (`gemm_dmma`, real f64 on
-//! sm_80+ targets) multiplies 8x8x4 tiles with `mma.sync`. Batches run on the
+//! dimension for every operation). The FP64 tensor-core families multiply real f64 tiles with
+//! `mma.sync`: 8x8x4 on sm_80+ (`gemm_dmma`), 16x8x16 on sm_90+ (`gemm_dmma16`). Batches run on the
 //! grid's `z` axis at element strides. Which family runs is the planner's choice
 //! ([`crate::level3`]); the tensor-core families plug in there.
 
@@ -377,7 +377,8 @@ pub const fn dmma_shared_bytes(wide: bool) -> u32 {
     DMMA_STAGES * dmma_bk(wide) * (DMMA_BM + DMMA_PAD + dmma_bn(wide) + DMMA_PAD) * 8
 }
 
-/// Stages the `BK`-deep slab at `k0` of this block's `op(A)` rows and `op(B)` columns into
+/// Stages the `bk`-deep slab at `k0` of this block's `op(A)` rows (128) and `op(B)` columns
+/// (`bn`), copied by `threads` threads, into
 /// stage `st` of the ring in `sm` (k-major: A's stages `sm[k (BM + PAD) + (i ^ s(k))]` first,
 /// then B's from `sb0`, `sm[sb0 + k (BN + PAD) + (j ^ s(k))]`, `s` = [`dmma_swizzle`]). Full
 /// slabs go through 8-byte `cp.async` (threads walk each operand's stored leading dimension,
@@ -385,7 +386,10 @@ pub const fn dmma_shared_bytes(wide: bool) -> u32 {
 /// through guarded loads that write zeros outside the matrix.
 #[device]
 #[allow(clippy::too_many_arguments)]
-fn dmma_stage<const TA: u32, const TB: u32, const WIDE: bool>(
+fn dmma_stage<const TA: u32, const TB: u32>(
+    #[comptime] bn: u32,
+    #[comptime] bk: u32,
+    #[comptime] threads: u32,
     sm: Shared<f64>,
     sb0: u32,
     a: &[f64],
@@ -403,13 +407,12 @@ fn dmma_stage<const TA: u32, const TB: u32, const WIDE: bool>(
     st: u32,
 ) {
     let t = thread_idx_x();
-    let (bn, bk, threads) = (dmma_bn(WIDE), dmma_bk(WIDE), dmma_threads(WIDE));
     let ap = DMMA_BM + DMMA_PAD;
     let bp = bn + DMMA_PAD;
     let base_a = st * (bk * ap);
     let base_b = sb0 + st * (bk * bp);
     let full = row0 + DMMA_BM <= m && col0 + bn <= n && k0 + bk <= k;
-    // A: BM x BK elements, 4 per thread; B: BK x BN, 2 (narrow) or 4 (wide) per thread.
+    // A: BM x bk elements, B: bk x bn, each an integral number per thread.
     // Element `e = t + r threads` of a slab; every extent is a power of two dividing
     // `threads`, so its coordinates are the thread's own (masks and shifts of `t`) plus
     // constants: no division per copy.
@@ -505,7 +508,10 @@ pub fn gemm_dmma<const TA: u32, const TB: u32, const DSA: bool, const DSB: bool,
         let tiles = (k + (bk - 1)) / bk;
         for s in 0..(DMMA_STAGES - 1) as usize {
             if (s as u32) < tiles {
-                dmma_stage::<TA, TB, WIDE>(
+                dmma_stage::<TA, TB>(
+                    bn,
+                    bk,
+                    dmma_threads(WIDE),
                     sm,
                     sb0,
                     a,
@@ -533,7 +539,10 @@ pub fn gemm_dmma<const TA: u32, const TB: u32, const DSA: bool, const DSB: bool,
             sync_threads();
             let next = kt + (DMMA_STAGES - 1);
             if next < tiles {
-                dmma_stage::<TA, TB, WIDE>(
+                dmma_stage::<TA, TB>(
+                    bn,
+                    bk,
+                    dmma_threads(WIDE),
                     sm,
                     sb0,
                     a,
@@ -589,6 +598,199 @@ pub fn gemm_dmma<const TA: u32, const TB: u32, const DSA: bool, const DSB: bool,
                         c[ic] = p;
                     } else {
                         c[ic] = br.mul_add(c[ic], p);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// K per shared-memory stage of [`gemm_dmma16`]: one `mma.m16n8k16` step per barrier.
+pub const DMMA16_BK: u32 = 16;
+
+/// Threads per block of [`gemm_dmma16`]: one warp per 64 x 32 of the 128 x [`dmma_bn`] tile
+/// (8 warps wide, 4 narrow).
+pub const fn dmma16_threads(wide: bool) -> u32 {
+    DMMA_BM * dmma_bn(wide) / 64
+}
+
+/// Dynamic shared memory of one [`gemm_dmma16`] block: the ring of A and B stages (104 448
+/// bytes wide, 79 872 narrow).
+pub const fn dmma16_shared_bytes(wide: bool) -> u32 {
+    DMMA_STAGES * DMMA16_BK * (DMMA_BM + DMMA_PAD + dmma_bn(wide) + DMMA_PAD) * 8
+}
+
+/// Real f64 `C = alpha op(A) op(B) + beta C` on Hopper's FP64 tensor-core shape
+/// (`mma.sync.m16n8k16.f64`, SASS `DMMA.16x8x16`, sm_90+): each warp computes a 64 x 32 tile of
+/// `C` (batch `block_idx_z`) as 4 x 4 accumulators of 16 x 8; a block of [`dmma16_threads`]
+/// covers 128 x [`dmma_bn`] (`WIDE`: 8 warps, 2 down x 4 across, one block per multiprocessor;
+/// narrow: 4 warps, 2 x 2, two blocks). K moves in 16-deep slabs (one MMA step) through the
+/// same 3-stage `cp.async` ring and stage layout as [`gemm_dmma`] ([`dmma_stage`]), one barrier
+/// per slab. Per slab a lane loads its four B fragments (4 n-tiles x 4 f64), then per m-tile
+/// its A fragment (8 f64) and issues four MMAs. Fragment element `(row, k)` of A lies at
+/// `k (BM + PAD) + (row ^ s(k))` of the stage: with `BM + PAD` = 8 (mod 16) doubles, the lanes
+/// of `t = 0, 1` (k-rows one apart) cover all 16 bank pairs, as do `t = 2, 3`, so each 256-byte
+/// fragment load takes the minimum two wavefronts (B likewise, `BN + PAD` = 8 (mod 16)).
+/// `TA`/`TB`: 0 `N`, else `T`. `beta = 0` never reads `C`; `alpha = 0` never reads `A` or `B`.
+#[kernel]
+pub fn gemm_dmma16<const TA: u32, const TB: u32, const DSA: bool, const DSB: bool, const WIDE: bool>(
+    m: u32,
+    n: u32,
+    k: u32,
+    a_re: f64,
+    alpha: &[f64],
+    a: &[f64],
+    lda: u32,
+    stride_a: u32,
+    b: &[f64],
+    ldb: u32,
+    stride_b: u32,
+    b_re: f64,
+    beta: &[f64],
+    c: &mut [f64],
+    ldc: u32,
+    stride_c: u32,
+) {
+    let bn = dmma_bn(WIDE);
+    let bk = DMMA16_BK;
+    // 64 accumulators, 16 B and 8 A fragment values per lane: up to 255 registers.
+    launch_bounds(dmma16_threads(WIDE), if WIDE { 1 } else { 2 });
+    let ap = DMMA_BM + DMMA_PAD;
+    let bp = bn + DMMA_PAD;
+    let sm = dyn_shared::<f64>();
+    let sb0 = DMMA_STAGES * bk * ap;
+    let acc = var_array(64, 0.0f64);
+    let fa = var_array(8, 0.0f64);
+    let fb = var_array(16, 0.0f64);
+    let lane = lane_id();
+    let warp = thread_idx_x() >> 5u32;
+    let g = lane >> 2u32;
+    let t = lane & 3u32;
+    let wm = (warp & 1u32) * 64u32;
+    let wn = (warp >> 1u32) * 32u32;
+    let z = block_idx_z();
+    let row0 = block_idx_y() * DMMA_BM;
+    let col0 = block_idx_x() * bn;
+    let ar = scalar(DSA, a_re, &alpha, 0u32);
+    let br = scalar(DSB, b_re, &beta, 0u32);
+    let oa = z * stride_a;
+    let ob = z * stride_b;
+    let oc = z * stride_c;
+    // The lane's four k-rows `t + 4 j` (A's columns `t + 4 (i / 2)`, B's rows `t + 4 i`) and
+    // where its group's element sits in each, swizzled: offsets inside a stage.
+    let offa = var_array(4, 0u32);
+    let offb = var_array(4, 0u32);
+    for j in 0..4usize {
+        let kq = t + (4 * j) as u32;
+        let gs = g ^ dmma_swizzle(kq);
+        offa.set(j, kq * ap + wm + gs);
+        offb.set(j, sb0 + kq * bp + wn + gs);
+    }
+    // alpha = 0 reads neither A nor B (uniform over the block, so the barriers agree).
+    if ar != 0.0f64 {
+        let tiles = (k + (bk - 1)) / bk;
+        for s in 0..(DMMA_STAGES - 1) as usize {
+            if (s as u32) < tiles {
+                dmma_stage::<TA, TB>(
+                    bn,
+                    bk,
+                    dmma16_threads(WIDE),
+                    sm,
+                    sb0,
+                    a,
+                    b,
+                    oa,
+                    ob,
+                    lda,
+                    ldb,
+                    m,
+                    n,
+                    k,
+                    row0,
+                    col0,
+                    (s as u32) * bk,
+                    s as u32,
+                );
+            }
+            cp_async_commit();
+        }
+        let mut kt = 0u32;
+        while kt < tiles {
+            // Slab kt has landed (at most STAGES - 2 younger groups in flight); the barrier
+            // also tells every warp that slab kt - 1's stage is no longer read.
+            cp_async_wait(DMMA_STAGES - 2);
+            sync_threads();
+            let next = kt + (DMMA_STAGES - 1);
+            if next < tiles {
+                dmma_stage::<TA, TB>(
+                    bn,
+                    bk,
+                    dmma16_threads(WIDE),
+                    sm,
+                    sb0,
+                    a,
+                    b,
+                    oa,
+                    ob,
+                    lda,
+                    ldb,
+                    m,
+                    n,
+                    k,
+                    row0,
+                    col0,
+                    next * bk,
+                    next % DMMA_STAGES,
+                );
+            }
+            cp_async_commit();
+            let st = kt % DMMA_STAGES;
+            let sa = st * (bk * ap);
+            let sbs = st * (bk * bp);
+            // B element i of n-tile nt: k-row t + 4 i, column 8 nt + g.
+            for nt in 0..4usize {
+                for i in 0..4usize {
+                    fb.set(4 * nt + i, sm[sbs + offb.get(i) + (8 * nt) as u32]);
+                }
+            }
+            for mt in 0..4usize {
+                // A element i of m-tile mt: row 16 mt + g + 8 (i % 2), k-row t + 4 (i / 2).
+                for i in 0..8usize {
+                    fa.set(i, sm[sa + offa.get(i / 2) + (16 * mt + 8 * (i % 2)) as u32]);
+                }
+                let av =
+                    [fa.get(0), fa.get(1), fa.get(2), fa.get(3), fa.get(4), fa.get(5), fa.get(6), fa.get(7)];
+                for nt in 0..4usize {
+                    let at = 4 * (4 * mt + nt);
+                    let bv = [fb.get(4 * nt), fb.get(4 * nt + 1), fb.get(4 * nt + 2), fb.get(4 * nt + 3)];
+                    let cv = vec4(acc.get(at), acc.get(at + 1), acc.get(at + 2), acc.get(at + 3));
+                    let d = mma_m16n8k16_f64(av, bv, cv);
+                    for i in 0..4usize {
+                        acc.set(at + i, d.get(i));
+                    }
+                }
+            }
+            kt += 1u32;
+        }
+        cp_async_wait(0);
+    }
+    let zero_beta = br == 0.0f64;
+    // C element i of (mt, nt): row 16 mt + g + 8 (i / 2), column 8 nt + 2 t + i % 2.
+    for nt in 0..4usize {
+        for h in 0..2usize {
+            let col = col0 + wn + (8 * nt + h) as u32 + 2u32 * t;
+            for mt in 0..4usize {
+                for v in 0..2usize {
+                    let row = row0 + wm + (16 * mt + 8 * v) as u32 + g;
+                    if row < m && col < n {
+                        let ic = oc + row + col * ldc;
+                        // alpha * acc (exactly 0 when alpha = 0: A and B were not read).
+                        let p = ar * acc.get(4 * (4 * mt + nt) + 2 * v + h);
+                        if zero_beta {
+                            c[ic] = p;
+                        } else {
+                            c[ic] = br.mul_add(c[ic], p);
+                        }
                     }
                 }
             }

@@ -275,6 +275,29 @@ mod ptx {
     }
 
     #[test]
+    fn dgemm16_uses_hoppers_fp64_shape_and_cp_async() {
+        for (wide, ptx) in [
+            (false, gemm::gemm_dmma16::kernel::<1, 0, false, false, false>().unwrap().ptx("sm_90").unwrap()),
+            (true, gemm::gemm_dmma16::kernel::<0, 0, false, false, true>().unwrap().ptx("sm_90").unwrap()),
+        ] {
+            dump(if wide { "gemm_dmma16_wide" } else { "gemm_dmma16" }, &ptx);
+            has(
+                &ptx,
+                &["mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64", "cp.async", "cp.async.wait_group 1"],
+                "gemm_dmma16",
+            );
+            assert!(!ptx.contains("m8n8k4"), "gemm_dmma16 uses the sm_80 shape");
+            if wide {
+                has(&ptx, &[".maxntid 256, 1, 1", ".minnctapersm 1"], "gemm_dmma16 wide");
+            } else {
+                has(&ptx, &[".maxntid 128, 1, 1", ".minnctapersm 2"], "gemm_dmma16 narrow");
+            }
+        }
+        // sm_80 lacks the shape: the kernel must not compile there.
+        assert!(gemm::gemm_dmma16::kernel::<0, 0, false, false, true>().unwrap().ptx("sm_80").is_err());
+    }
+
+    #[test]
     fn sgemm_reads_fragments_16_bytes_at_a_time() {
         let ptx =
             gemm::gemm_simt::kernel::<f32, false, 0, 0, false, false, 8>().unwrap().ptx("sm_90").unwrap();

@@ -40,6 +40,10 @@ pub struct Args {
     /// everywhere, the CPU executor on the CPU device).
     #[arg(long, default_value = "auto")]
     engine: String,
+    /// Forces the GEMM kernel family (simt, dmma, dmma16, warp-tiled, native); default: the
+    /// planner's choice.
+    #[arg(long)]
+    family: Option<String>,
     /// Device index (see `ferrocm info`); default: the default device.
     #[arg(long)]
     device: Option<usize>,
@@ -139,6 +143,16 @@ fn bench<T: Scalar>(a: &Args, dev: &Device) -> Result<()> {
         "kernels" => Engine::Kernels,
         e => bail!("engine {e:?}: expected auto or kernels"),
     });
+    if let Some(f) = &a.family {
+        h.set_gemm_family(Some(match f.as_str() {
+            "simt" => GemmFamily::Simt,
+            "dmma" => GemmFamily::Dmma,
+            "dmma16" => GemmFamily::Dmma16,
+            "warp-tiled" => GemmFamily::WarpTiled,
+            "native" => GemmFamily::Native,
+            f => bail!("family {f:?}: expected simt, dmma, dmma16, warp-tiled or native"),
+        }));
+    }
     let mut rng = Rng::fresh();
     let cx = if T::COMPLEX { 4.0 } else { 1.0 };
     let ty = T::TYPE.name();

@@ -360,6 +360,7 @@ pub static TABLE: &[&Def] = &[
     &atomic::SHARED_ADDR,
     &tensor::MMA,
     &tensor::DMMA,
+    &tensor::DMMA16,
     &tensor::LDMATRIX,
     &tensor::STMATRIX,
     &async_copy::CP_ASYNC,

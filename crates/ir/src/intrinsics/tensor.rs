@@ -1,4 +1,4 @@
-//! Warp-level tensor-core intrinsics: `mma.sync` (sm_80) and the shared-memory matrix moves
+//! Warp-level tensor-core intrinsics: `mma.sync` (sm_80; the f64 m16n8k16 shape sm_90) and the shared-memory matrix moves
 //! `ldmatrix` (sm_80) and `stmatrix` (sm_90).
 
 use super::*;
@@ -132,6 +132,79 @@ pub static DMMA: Def = Def {
     ptx: |_, _, _| Ok("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 $[d], {$[a0]}, {$[a1]}, $[a2];".into()),
     ptx_globals: &[],
     exec: dmma_exec,
+};
+
+fn dmma16_sig(_: &Def, c: &SigCtx) -> Result<Option<Type>, String> {
+    let f64x4 = Type::Vector(ScalarType::F64, 4);
+    args_are(c.args, &[Type::Vector(ScalarType::F64, 8), f64x4, f64x4])?;
+    Ok(Some(f64x4))
+}
+
+/// Where fragment element `i` of lane `l` sits in each operand of `mma.m16n8k16.f64`, as the
+/// PTX ISA lays them out ("Matrix Fragments for mma.m16n8k16", `.f64`; group `g = l / 4`,
+/// thread `t = l % 4`): `(row, column)` of A (16 x 16, `i` in 0..8), of B (16 x 8, `i` in 0..4)
+/// and of C/D (16 x 8, `i` in 0..4).
+pub fn dmma16_a_pos(l: usize, i: usize) -> (usize, usize) {
+    (l / 4 + 8 * (i % 2), l % 4 + 4 * (i / 2))
+}
+/// See [`dmma16_a_pos`].
+pub fn dmma16_b_pos(l: usize, i: usize) -> (usize, usize) {
+    (l % 4 + 4 * i, l / 4)
+}
+/// See [`dmma16_a_pos`].
+pub fn dmma16_c_pos(l: usize, i: usize) -> (usize, usize) {
+    (l / 4 + 8 * (i / 2), 2 * (l % 4) + i % 2)
+}
+
+/// `d = a * b + c` on one 16x8x16 f64 tile, the fragments at [`dmma16_a_pos`],
+/// [`dmma16_b_pos`] and [`dmma16_c_pos`]. Each output is `c` plus the sixteen products added
+/// in k order (k = 0 first) with fused multiply-adds. The tensor core's internal order is
+/// unspecified: results agree with the GPU to the last bits of a 16-term sum, not bitwise.
+fn dmma16_exec(e: &mut dyn Exec, _: &Call) -> Result<Flow, String> {
+    let (a, b, c) = (e.arg(0).to_vec(), e.arg(1).to_vec(), e.arg(2).to_vec());
+    let mut am = [[0f64; 16]; 16];
+    let mut bm = [[0f64; 8]; 16];
+    for l in 0..32 {
+        for (i, reg) in a.iter().enumerate() {
+            let (row, col) = dmma16_a_pos(l, i);
+            am[row][col] = f64::from_bits(reg[l]);
+        }
+        for (i, reg) in b.iter().enumerate() {
+            let (row, col) = dmma16_b_pos(l, i);
+            bm[row][col] = f64::from_bits(reg[l]);
+        }
+    }
+    for (i, creg) in c.iter().enumerate() {
+        let mut d = [0u64; 32];
+        for (l, out) in d.iter_mut().enumerate() {
+            let (row, col) = dmma16_c_pos(l, i);
+            let mut acc = f64::from_bits(creg[l]);
+            for (k, arow) in am[row].iter().enumerate() {
+                acc = arow.mul_add(bm[k][col], acc);
+            }
+            *out = acc.to_bits();
+        }
+        e.set_result(i, d);
+    }
+    Ok(Flow::Next)
+}
+
+/// `mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64` (SASS `DMMA.16x8x16`, sm_90+).
+pub static DMMA16: Def = Def {
+    name: "mma.m16n8k16.f64",
+    doc: "one warp-wide FP64 tensor-core step d = a b + c on a 16x8x16 tile (a: 8 f64 per lane, b: 4, c \
+          and d: 4)",
+    imms: &[],
+    mems: &[],
+    vars: 0,
+    sig: dmma16_sig,
+    effects: Effects::WARP,
+    feature: Some(Feature::MmaF64M16),
+    extra_feature: no_extra,
+    ptx_version: (7, 8),
+    ptx: |_, _, _| Ok("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 $[d], $[a0], $[a1], $[a2];".into()),
+    ptx_globals: &[],
+    exec: dmma16_exec,
 };
 
 /// The register type of `num` 32-bit matrix registers.

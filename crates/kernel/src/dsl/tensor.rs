@@ -1,4 +1,5 @@
-//! Tensor cores before Hopper: `mma.sync`, `ldmatrix`, `cp.async`.
+//! Warp-level tensor cores: `mma.sync` (with Hopper's FP64 m16n8k16 shape), `ldmatrix`,
+//! `cp.async`.
 
 use super::*;
 
@@ -38,6 +39,26 @@ pub fn mma_m8n8k4_f64(a: Val<f64>, b_: Val<f64>, c: Vec2<f64>) -> Vec2<f64> {
         &[],
         vec![a.v, b_.v, c.v],
         Type::Vector(ScalarType::F64, 2),
+    ))
+}
+
+/// One FP64 tensor-core step `d = a * b + c` on a 16x8x16 tile
+/// (`mma.sync.aligned.m16n8k16.row.col.f64`, SASS `DMMA.16x8x16`, sm_90+: eight times the
+/// multiply-adds of [`mma_m8n8k4_f64`] per instruction). Lane `l` (group `g = l / 4`,
+/// `t = l % 4`) passes A elements `a[i]` at (row `g + 8 (i % 2)`, column `t + 4 (i / 2)`),
+/// B elements `b_[i]` at (row `t + 4 i`, column `g`) and C elements `c.get(i)` at (row
+/// `g + 8 (i / 2)`, column `2t + i % 2`); it gets D's elements at C's places. The whole warp
+/// must execute it. On a target below sm_90 the kernel does not compile
+/// ([`KernelError::MissingFeature`](crate::KernelError::MissingFeature)).
+pub fn mma_m16n8k16_f64(a: [Val<f64>; 8], b_: [Val<f64>; 4], c: Vec4<f64>) -> Vec4<f64> {
+    let av = b(|b| b.make_vector(&a.map(|v| v.v)));
+    let bv = b(|b| b.make_vector(&b_.map(|v| v.v)));
+    VecVal::from_ir_value(intrinsic_value(
+        &intrinsics::tensor::DMMA16,
+        &[],
+        &[],
+        vec![av, bv, c.v],
+        Type::Vector(ScalarType::F64, 4),
     ))
 }
 
