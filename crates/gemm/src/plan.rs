@@ -232,8 +232,8 @@ pub struct Tuning {
     pub cluster_m: Option<u32>,
     /// The epilogue through shared memory (`stmatrix`) and TMA stores, overlapped with the next
     /// tile (`true`), or from registers straight to C (`false`). Default: on wherever it applies
-    /// (C f16 or bf16, beta 0, C's row pitch a multiple of 16 bytes); `Some(true)` elsewhere is
-    /// an error. A C whose start is not 16-byte aligned takes the register epilogue at run time.
+    /// (C f16 or bf16 with a row pitch of a multiple of 16 bytes); `Some(true)` elsewhere is an
+    /// error. A C whose start is not 16-byte aligned takes the register epilogue at run time.
     pub tma_store: Option<bool>,
 }
 
@@ -418,13 +418,13 @@ impl Gemm {
                 ),
             });
         }
-        // The shared-memory epilogue: 16-bit C elements written by `stmatrix`, stored by TMA (rows
-        // 16-byte aligned), and no read of C (beta 0; beta != 0 keeps the register epilogue).
+        // The shared-memory epilogue: 16-bit C elements written by `stmatrix` (read back by
+        // `ldmatrix` when beta != 0), loaded and stored by TMA (rows 16-byte aligned).
         let ldc = desc.c.ld(desc.m, desc.n);
         let tma_fits = matches!(c, ElemType::F16 | ElemType::BF16)
-            && desc.beta == 0.0
             && (ldc * c.size()) % 16 == 0
-            && target.has(Feature::StMatrix);
+            && target.has(Feature::StMatrix)
+            && target.has(Feature::LdMatrix);
         cfg.tma_store = match tuning.tma_store {
             None => tma_fits,
             Some(false) => false,
@@ -434,8 +434,7 @@ impl Gemm {
                     what: "tuning.tma_store",
                     value: 1,
                     allowed: format!(
-                        "true only for an f16 or bf16 C with beta 0 and a row pitch of a multiple of 16 bytes (got C {c:?}, beta {}, ldc {ldc})",
-                        desc.beta
+                        "true only for an f16 or bf16 C whose row pitch is a multiple of 16 bytes (got C {c:?}, ldc {ldc})"
                     ),
                 })
             }
@@ -616,6 +615,7 @@ impl Plan {
                 n as u32,
                 k as u32,
                 d.product_scale(),
+                d.beta,
             )?;
             return Ok(());
         }

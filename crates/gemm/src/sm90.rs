@@ -12,6 +12,13 @@
 //!   from the swizzled shared tiles, releasing stage `s` on `empty[s]` once the `wgmma` group
 //!   that read it has retired (one group stays in flight), then writing their rows of C.
 //!
+//! Two epilogues share that body ([`TileStore`]). [`gemm_sm90_tma`] (16-bit C, beta 0: the
+//! planner's default there) writes each consumer's 64 x bn rows with `stmatrix` into its own C
+//! buffer after the ring (bn / 64 boxes of 64 x 64, 128-byte swizzled) and one thread of the
+//! consumer stores the boxes with TMA; the consumer goes on to the next tile while they drain,
+//! and waits for them to have read the buffer only before writing it again, a tile later.
+//! [`gemm_sm90`] writes C from the registers with plain stores (any C type, beta != 0).
+//!
 //! Every stage holds 128 bytes of K per row (one 128-byte swizzle row): 64 16-bit elements or 128
 //! 8-bit ones, so the ring, the TMA boxes and the descriptors are the same in bytes for every
 //! input type. 8-bit inputs differ in two ways: they must be K-major (`wgmma` has no transpose
@@ -23,9 +30,13 @@
 //! Operands may be K-major (A row-major, B column-major) or M/N-major (A column-major, B
 //! row-major): TMA lays each out in the 128-byte-swizzled canonical form `wgmma` reads, and the
 //! instruction's transpose bits say which. Edges need no special code: TMA fills the parts of a
-//! box outside the matrix with zeros, and the epilogue skips rows and columns outside C.
+//! box outside the matrix with zeros, TMA stores clip boxes at C's edges, and the register
+//! epilogue skips rows and columns outside C.
 
-use ferrocm_kernel::dsl::{cast, pack_half2, vec2, vec4, Elem, IntoVal, SliceMut};
+use ferrocm_kernel::dsl::{
+    bf16_from_bits, cast, f16_from_bits, pack_half2, vec2, vec4, Elem, IntoVal, SliceMut,
+};
+use ferrocm_kernel::f16;
 use ferrocm_kernel::prelude::*;
 
 /// Rows of the block tile (two consumer warpgroups of 64).
@@ -255,9 +266,10 @@ pub fn gemm_sm90<O: Elem>(
     gemm_body(cfg, ta, tb, &out, m, n, k);
 }
 
-/// `C = alpha A B` with the epilogue through shared memory and TMA stores of the tensor `tc`
-/// (C's `[n, m]`, row pitch and 128-byte swizzle; boxes of [`Config::c_box`]), overlapped with
-/// the next tile's main loop. `O` is f16 or bf16; `cfg.tma_store` is set.
+/// `C = alpha A B + beta C` with the epilogue through shared memory and TMA stores of the tensor
+/// `tc` (C's `[n, m]`, row pitch and 128-byte swizzle; boxes of [`Config::c_box`]), overlapped
+/// with the next tile's main loop; with beta != 0 the old C comes in by TMA loads of the same
+/// boxes. `O` is f16 or bf16; `cfg.tma_store` is set.
 #[kernel]
 #[allow(clippy::too_many_arguments)]
 pub fn gemm_sm90_tma<O: Elem>(
@@ -269,15 +281,27 @@ pub fn gemm_sm90_tma<O: Elem>(
     n: u32,
     k: u32,
     alpha: f32,
+    beta: f32,
 ) {
-    let out = ToTensor::<O>::new(tc, m, n, alpha);
+    let out = ToTensor::<O>::new(tc, m, n, alpha, beta);
     gemm_body(cfg, ta, tb, &out, m, n, k);
 }
 
 /// Where the consumer warpgroups put finished tiles.
 trait TileStore {
-    /// Writes consumer `cw`'s 64 rows of tile `(mt, nt)` from its result fragment `sum`.
-    fn write(&self, cfg: &Config, sum: &Fragment<f32>, mt: Val<u32>, nt: Val<u32>, cw: Val<u32>);
+    /// Writes consumer `cw`'s 64 rows of tile `(mt, nt)` from its result fragment `sum`; this is
+    /// the consumer's tile number `round` (from 0), and `cload[cw]` its barrier for loads of C.
+    #[allow(clippy::too_many_arguments)]
+    fn write(
+        &self,
+        cfg: &Config,
+        sum: &Fragment<f32>,
+        mt: Val<u32>,
+        nt: Val<u32>,
+        cw: Val<u32>,
+        round: Val<u32>,
+        cload: &Barriers,
+    );
     /// Runs once in each consumer warpgroup after its last tile.
     fn finish(&self, cfg: &Config);
 }
@@ -294,30 +318,51 @@ struct ToGlobal<O: Elem> {
 }
 
 impl<O: Elem> TileStore for ToGlobal<O> {
-    fn write(&self, cfg: &Config, sum: &Fragment<f32>, mt: Val<u32>, nt: Val<u32>, cw: Val<u32>) {
+    fn write(
+        &self,
+        cfg: &Config,
+        sum: &Fragment<f32>,
+        mt: Val<u32>,
+        nt: Val<u32>,
+        cw: Val<u32>,
+        _: Val<u32>,
+        _: &Barriers,
+    ) {
         write_global(*cfg, self.c, sum, mt, nt, cw, self.m, self.n, self.ldc, self.alpha, self.beta);
     }
     fn finish(&self, _: &Config) {}
 }
 
-/// The shared-memory epilogue: `stmatrix` into the consumer's C buffer, TMA stores out of it.
+/// The shared-memory epilogue: `stmatrix` into the consumer's C buffer, TMA stores out of it
+/// (and, with beta != 0, TMA loads of the old C into it first).
 struct ToTensor<O: Elem> {
     tc: TensorMap,
     m: Val<u32>,
     n: Val<u32>,
     alpha: Val<f32>,
+    beta: Val<f32>,
     _out: std::marker::PhantomData<O>,
 }
 
 impl<O: Elem> ToTensor<O> {
-    fn new(tc: TensorMap, m: Val<u32>, n: Val<u32>, alpha: Val<f32>) -> ToTensor<O> {
-        ToTensor { tc, m, n, alpha, _out: std::marker::PhantomData }
+    fn new(tc: TensorMap, m: Val<u32>, n: Val<u32>, alpha: Val<f32>, beta: Val<f32>) -> ToTensor<O> {
+        ToTensor { tc, m, n, alpha, beta, _out: std::marker::PhantomData }
     }
 }
 
 impl<O: Elem> TileStore for ToTensor<O> {
-    fn write(&self, cfg: &Config, sum: &Fragment<f32>, mt: Val<u32>, nt: Val<u32>, cw: Val<u32>) {
-        write_tma::<O>(*cfg, self.tc, sum, mt, nt, cw, self.m, self.n, self.alpha);
+    fn write(
+        &self,
+        cfg: &Config,
+        sum: &Fragment<f32>,
+        mt: Val<u32>,
+        nt: Val<u32>,
+        cw: Val<u32>,
+        round: Val<u32>,
+        cload: &Barriers,
+    ) {
+        let (m, n) = (self.m, self.n);
+        write_tma::<O>(*cfg, self.tc, sum, mt, nt, cw, m, n, self.alpha, self.beta, round, cload);
     }
     fn finish(&self, _: &Config) {
         drain_stores();
@@ -348,6 +393,8 @@ fn gemm_body<S: TileStore>(
     let smem = dyn_shared_aligned::<u8>(1024);
     let full = Barriers::new(cfg.stages as usize);
     let empty = Barriers::new(cfg.stages as usize);
+    // One per consumer: its TMA loads of C (the shared-memory epilogue with beta != 0).
+    let cload = Barriers::new(2);
     let t = thread_idx_x();
     let wg = t / 128u32;
     // Work items are cluster tiles of cl x 1 block tiles; rank r of a cluster takes block-tile
@@ -365,6 +412,10 @@ fn gemm_body<S: TileStore>(
             full.init(s, 1u32);
             // Every consumer of the cluster frees a stage: each block's producer writes into all.
             empty.init(s, 2u32 * cl);
+        }
+        if cfg.tma_store {
+            cload.init(0u32, 1u32);
+            cload.init(1u32, 1u32);
         }
         fence_mbarrier_init();
     }
@@ -423,6 +474,8 @@ fn gemm_body<S: TileStore>(
         let l = lane_id();
         let leader = t % 128u32 == 0u32;
         let mut it = 0u32;
+        // Tiles this block's consumers have finished.
+        let mut round = 0u32;
         let mut tile = first_tile;
         while tile < num_tiles {
             let (ct, nt) = tile_coords(tile, tiles_m, tiles_n, cfg.group_m);
@@ -474,7 +527,8 @@ fn gemm_body<S: TileStore>(
                     release(&empty, (it + (stages - 1)) % stages, cl, rank);
                 }
             }
-            out.write(&cfg, &sum, mt, nt, cw);
+            out.write(&cfg, &sum, mt, nt, cw, round, &cload);
+            round += 1u32;
             tile += tile_step;
         }
         out.finish(&cfg);
@@ -564,6 +618,9 @@ fn write_tma<O: Elem>(
     m: u32,
     n: u32,
     alpha: f32,
+    beta: f32,
+    round: u32,
+    cload: &Barriers,
 ) {
     let bn = cfg.bn;
     let cbuf = dyn_shared_aligned::<u16>(1024);
@@ -586,16 +643,43 @@ fn write_tma<O: Elem>(
     let row_at = base + row * 64u32;
     let odd = l / 16u32;
     let r8 = l % 8u32;
-    for p in 0..(bn / 16) {
-        let q = 2 * p;
-        let regs = vec4(
-            scaled_pair::<O>(sum, 4 * q, alpha),
-            scaled_pair::<O>(sum, 4 * q + 2, alpha),
-            scaled_pair::<O>(sum, 4 * q + 4, alpha),
-            scaled_pair::<O>(sum, 4 * q + 6, alpha),
-        );
-        let chunk = (odd + q % 8) ^ r8;
-        stmatrix_x4(&cbuf, row_at + (q / 8) * (C_BOX_BYTES / 2) + chunk * 8u32, regs);
+    if beta != 0.0f32 {
+        // The old C through the same buffer: the storing thread loads the tile's boxes (TMA
+        // fills what lies outside C with zeros) and every thread reads its elements back with
+        // `ldmatrix` from the addresses it then writes.
+        if leader {
+            cload.arrive_expect_tx(cw, (bn / C_BOX) * C_BOX_BYTES);
+            for j in 0..(bn / C_BOX) {
+                let coords = [cast::<i32, _>(nt * bn + j * C_BOX), cast::<i32, _>(mt * BM + cw * 64u32)];
+                tc.load(&cbuf, base + j * (C_BOX_BYTES / 2), cload, cw, coords);
+            }
+        }
+        cload.wait(cw, round % 2u32);
+        for p in 0..(bn / 16) {
+            let q = 2 * p;
+            let chunk = (odd + q % 8) ^ r8;
+            let at = row_at + (q / 8) * (C_BOX_BYTES / 2) + chunk * 8u32;
+            let old = ldmatrix_x4(&cbuf, at);
+            let regs = vec4(
+                blended_pair::<O>(sum, 4 * q, alpha, beta, old.get(0)),
+                blended_pair::<O>(sum, 4 * q + 2, alpha, beta, old.get(1)),
+                blended_pair::<O>(sum, 4 * q + 4, alpha, beta, old.get(2)),
+                blended_pair::<O>(sum, 4 * q + 6, alpha, beta, old.get(3)),
+            );
+            stmatrix_x4(&cbuf, at, regs);
+        }
+    } else {
+        for p in 0..(bn / 16) {
+            let q = 2 * p;
+            let regs = vec4(
+                scaled_pair::<O>(sum, 4 * q, alpha),
+                scaled_pair::<O>(sum, 4 * q + 2, alpha),
+                scaled_pair::<O>(sum, 4 * q + 4, alpha),
+                scaled_pair::<O>(sum, 4 * q + 6, alpha),
+            );
+            let chunk = (odd + q % 8) ^ r8;
+            stmatrix_x4(&cbuf, row_at + (q / 8) * (C_BOX_BYTES / 2) + chunk * 8u32, regs);
+        }
     }
     fence_proxy_async();
     named_barrier_sync(bar, 128u32);
@@ -628,6 +712,26 @@ fn drain_stores() {
 fn scaled_pair<O: Elem>(sum: &Fragment<f32>, i: u32, alpha: Val<f32>) -> Val<u32> {
     let x = |i: u32| cast::<O, _>(sum.get(i as usize) * alpha);
     pack_half2(x(i), x(i + 1))
+}
+
+/// [`scaled_pair`] plus `beta` times the two 16-bit `O` elements packed in `old`.
+fn blended_pair<O: Elem>(
+    sum: &Fragment<f32>,
+    i: u32,
+    alpha: Val<f32>,
+    beta: Val<f32>,
+    old: Val<u32>,
+) -> Val<u32> {
+    let widen = |h: Val<u32>| -> Val<f32> {
+        let h = cast::<u16, _>(h);
+        if O::TY == <f16 as Elem>::TY {
+            cast::<f32, _>(f16_from_bits(h))
+        } else {
+            cast::<f32, _>(bf16_from_bits(h))
+        }
+    };
+    let x = |k: u32, o: Val<f32>| cast::<O, _>(sum.get(k as usize) * alpha + beta * o);
+    pack_half2(x(i, widen(old & 0xffffu32)), x(i + 1, widen(old >> 16u32)))
 }
 
 /// The fragment the epilogue writes: a second accumulator for promoted (8-bit) inputs, else the

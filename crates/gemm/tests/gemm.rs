@@ -130,10 +130,10 @@ fn fewer_blocks_than_tiles_and_group_orders() {
     });
 }
 
-// The shared-memory epilogue (`stmatrix` into a swizzled C buffer, TMA stores of 64 x 64 boxes):
-// the planner's choice for an f16 or bf16 C with beta 0. M and N at a tile +- a bit (TMA clips the
-// boxes at C's edges), N off the 64-column box, both tile widths, every operand layout, a
-// column-major C, padded C.
+// The shared-memory epilogue (`stmatrix` into a swizzled C buffer, TMA stores of 64 x 64 boxes;
+// with beta != 0, TMA loads of C and `ldmatrix` first): the planner's choice for an f16 or bf16
+// C. M and N at a tile +- a bit (TMA clips the boxes at C's edges), N off the 64-column box, both
+// tile widths, every operand layout, a column-major C, padded C, beta 0 and not.
 
 #[test]
 fn tma_store_epilogue_at_tile_edges() {
@@ -158,14 +158,34 @@ fn tma_store_epilogue_at_tile_edges() {
 }
 
 #[test]
+fn tma_store_epilogue_with_beta() {
+    each_device(|d, r| {
+        check::<bf16, bf16>(d, Case::new(129, 257, 72).scale(0.5, -1.5).expect_tma_store(true), r);
+        check::<f16, f16>(d, Case::new(127, 130, 64).scale(2.0, 0.75).expect_tma_store(true), r);
+        check::<f16, bf16>(
+            d,
+            Case::new(72, 260, 40).layouts(Row, Col, Col).scale(1.0, 1.0).expect_tma_store(true),
+            r,
+        );
+        // Ten tiles per block: the C-load barrier's phase flips every tile.
+        let two = Tuning { grid: Some(2), bn: Some(128), ..Tuning::default() };
+        check::<bf16, bf16>(d, Case::new(520, 400, 72).scale(-1.0, 0.5).tuned(two).expect_tma_store(true), r);
+    });
+}
+
+#[test]
 fn register_epilogue_where_tma_store_does_not_apply() {
     each_device(|d, r| {
-        // beta != 0 reads C; an f32 C; C rows of 408 bytes (not a multiple of 16); asked off.
-        check::<bf16, bf16>(d, Case::new(129, 257, 72).scale(0.5, -1.5).expect_tma_store(false), r);
-        check::<bf16, f32>(d, Case::new(129, 257, 72).expect_tma_store(false), r);
+        // An f32 C; C rows of 408 bytes (not a multiple of 16); asked off (beta 0 and not).
+        check::<bf16, f32>(d, Case::new(129, 257, 72).scale(1.0, 0.5).expect_tma_store(false), r);
         check::<f16, f16>(d, Case::new(129, 200, 64).pad_c(4).expect_tma_store(false), r);
         let off = Tuning { tma_store: Some(false), ..Tuning::default() };
         check::<bf16, bf16>(d, Case::new(129, 257, 72).tuned(off).expect_tma_store(false), r);
+        check::<bf16, bf16>(
+            d,
+            Case::new(129, 257, 72).scale(0.5, -1.5).tuned(off).expect_tma_store(false),
+            r,
+        );
         // C's start 8 bytes (then 2) off 16: planned with TMA stores, run with the register
         // epilogue (with column-pair stores, then without).
         check::<bf16, bf16>(d, Case::new(130, 136, 64).c_offset(4).expect_tma_store(true), r);
@@ -261,10 +281,10 @@ fn e4m3_tma_store_epilogue() {
             r,
         );
         check::<E5M2, bf16>(d, Case::tn(200, 100, 160).scales(1.0 / 1024.0, 0.5).expect_tma_store(true), r);
-        // beta != 0 keeps the register epilogue.
+        // beta != 0: the old C comes in through the buffer too.
         check::<E4M3, bf16>(
             d,
-            Case::tn(129, 200, 144).scales(0.25, 0.5).scale(1.0, 0.5).expect_tma_store(false),
+            Case::tn(129, 200, 144).scales(0.25, 0.5).scale(1.0, 0.5).expect_tma_store(true),
             r,
         );
     });
