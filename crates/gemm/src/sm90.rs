@@ -12,7 +12,7 @@
 //!   from the swizzled shared tiles, releasing stage `s` on `empty[s]` once the `wgmma` group
 //!   that read it has retired (one group stays in flight), then writing their rows of C.
 //!
-//! Two epilogues share that body ([`TileStore`]). [`gemm_sm90_tma`] (16-bit C, beta 0: the
+//! Two epilogues share that body (a `TileStore`). [`gemm_sm90_tma`] (16-bit C, beta 0: the
 //! planner's default there) writes each consumer's 64 x bn rows with `stmatrix` into its own C
 //! buffer after the ring (bn / 64 boxes of 64 x 64, 128-byte swizzled) and one thread of the
 //! consumer stores the boxes with TMA; the consumer goes on to the next tile while they drain,
