@@ -12,12 +12,14 @@
 //!   from the swizzled shared tiles, releasing stage `s` on `empty[s]` once the `wgmma` group
 //!   that read it has retired (one group stays in flight), then writing their rows of C.
 //!
-//! Two epilogues share that body (a `TileStore`). [`gemm_sm90_tma`] (16-bit C, beta 0: the
-//! planner's default there) writes each consumer's 64 x bn rows with `stmatrix` into its own C
-//! buffer after the ring (bn / 64 boxes of 64 x 64, 128-byte swizzled) and one thread of the
-//! consumer stores the boxes with TMA; the consumer goes on to the next tile while they drain,
-//! and waits for them to have read the buffer only before writing it again, a tile later.
-//! [`gemm_sm90`] writes C from the registers with plain stores (any C type, beta != 0).
+//! Two epilogues share that body (a `TileStore`). [`gemm_sm90_tma`] (16-bit C with 16-byte
+//! aligned rows: the planner's default there) writes each consumer's 64 x bn rows with
+//! `stmatrix` into its own C buffer after the ring (bn / 64 boxes of 64 x 64, 128-byte swizzled)
+//! and one thread of the consumer stores the boxes with TMA; the consumer goes on to the next
+//! tile while they drain, and waits for them to have read the buffer only before writing it
+//! again, a tile later (with beta != 0 the old C is loaded into the buffer by TMA and read back
+//! with `ldmatrix` first). [`gemm_sm90`] writes C from the registers with plain stores (any C
+//! type and alignment).
 //!
 //! Every stage holds 128 bytes of K per row (one 128-byte swizzle row): 64 16-bit elements or 128
 //! 8-bit ones, so the ring, the TMA boxes and the descriptors are the same in bytes for every
