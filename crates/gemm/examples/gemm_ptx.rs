@@ -3,7 +3,7 @@
 //!
 //!     cargo run -p ferrocm-gemm --example gemm_ptx -- OUT_DIR [DRIVER_VERSION]
 
-use ferrocm_gemm::sm90::{gemm_sm90, Config};
+use ferrocm_gemm::sm90::{gemm_sm90, gemm_sm90_tma, Config};
 use ferrocm_kernel::dsl::MmaType;
 use ferrocm_kernel::{bf16, Target};
 
@@ -13,17 +13,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let driver: u32 = args.next().map(|v| v.parse()).transpose()?.unwrap_or(13000);
     std::fs::create_dir_all(&dir)?;
     let target = Target::nvidia((9, 0), driver);
-    // bf16 in every layout; 8-bit inputs (K-major only) in each tile width the planner may pick.
+    // bf16 in every layout; 8-bit inputs (K-major only) in each tile width the planner may pick;
+    // each with the register epilogue and with the shared-memory + TMA-store one (whose C
+    // buffers take a stage of the 128 x 256 and 128 x 192 rings: NOTES.md, gemm5).
     let mut shapes = Vec::new();
-    for (bn, stages) in [(256, 4), (128, 6)] {
+    for (bn, stages, tma) in [(256, 4, false), (256, 3, true), (128, 6, false), (128, 6, true)] {
         for (ak, bk) in [(true, true), (true, false), (false, true), (false, false)] {
-            shapes.push((MmaType::BF16, bn, stages, ak, bk));
+            shapes.push((MmaType::BF16, bn, stages, ak, bk, tma));
         }
     }
-    for (bn, stages) in [(192, 5), (128, 6)] {
-        shapes.push((MmaType::E4M3, bn, stages, true, true));
+    for (bn, stages, tma) in [(192, 5, false), (192, 4, true), (128, 6, false), (128, 6, true)] {
+        shapes.push((MmaType::E4M3, bn, stages, true, true, tma));
     }
-    for (input, bn, stages, ak, bk) in shapes {
+    for (input, bn, stages, ak, bk, tma) in shapes {
         {
             let cfg = Config {
                 input,
@@ -33,18 +35,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 b_k_major: bk,
                 group_m: 8,
                 cluster_m: 1,
-                pair_stores: true,
+                pair_stores: !tma,
+                tma_store: tma,
             };
             let t = std::time::Instant::now();
-            let k = gemm_sm90::kernel::<bf16>(cfg)?;
+            let k = if tma { gemm_sm90_tma::kernel::<bf16>(cfg)? } else { gemm_sm90::kernel::<bf16>(cfg)? };
             let built = t.elapsed();
             let t = std::time::Instant::now();
             let ptx = k.ptx_for(&target)?;
             let name = format!(
-                "gemm_{}_bn{bn}_s{stages}_{}{}.ptx",
+                "gemm_{}_bn{bn}_s{stages}_{}{}{}.ptx",
                 format!("{input:?}").to_lowercase(),
                 if ak { 'T' } else { 'N' },
-                if bk { 'T' } else { 'N' }
+                if bk { 'T' } else { 'N' },
+                if tma { "_tma" } else { "" }
             );
             println!("{name}: IR built in {built:?}, PTX in {:?}", t.elapsed());
             std::fs::write(dir.join(name), ptx.as_bytes())?;

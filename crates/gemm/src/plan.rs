@@ -230,6 +230,11 @@ pub struct Tuning {
     pub grid: Option<u32>,
     /// Blocks per cluster along M, sharing B by TMA multicast: 1 or 2.
     pub cluster_m: Option<u32>,
+    /// The epilogue through shared memory (`stmatrix`) and TMA stores, overlapped with the next
+    /// tile (`true`), or from registers straight to C (`false`). Default: on wherever it applies
+    /// (C f16 or bf16 with a row pitch of a multiple of 16 bytes); `Some(true)` elsewhere is an
+    /// error. A C whose start is not 16-byte aligned takes the register epilogue at run time.
+    pub tma_store: Option<bool>,
 }
 
 /// Largest dimension the kernels index (TMA coordinates are `i32`; C indices are 64-bit).
@@ -395,6 +400,7 @@ impl Gemm {
             group_m: tuning.group_m.unwrap_or(8).max(1),
             cluster_m: 1,
             pair_stores: false,
+            tma_store: false,
         };
         // A pair shares B in halves: a row-major B is copied in 64-column spans, so its tile
         // must hold an even number of them.
@@ -412,6 +418,27 @@ impl Gemm {
                 ),
             });
         }
+        // The shared-memory epilogue: 16-bit C elements written by `stmatrix` (read back by
+        // `ldmatrix` when beta != 0), loaded and stored by TMA (rows 16-byte aligned).
+        let ldc = desc.c.ld(desc.m, desc.n);
+        let tma_fits = matches!(c, ElemType::F16 | ElemType::BF16)
+            && (ldc * c.size()) % 16 == 0
+            && target.has(Feature::StMatrix)
+            && target.has(Feature::LdMatrix);
+        cfg.tma_store = match tuning.tma_store {
+            None => tma_fits,
+            Some(false) => false,
+            Some(true) if tma_fits => true,
+            Some(true) => {
+                return Err(GemmError::InvalidShape {
+                    what: "tuning.tma_store",
+                    value: 1,
+                    allowed: format!(
+                        "true only for an f16 or bf16 C whose row pitch is a multiple of 16 bytes (got C {c:?}, ldc {ldc})"
+                    ),
+                })
+            }
+        };
         let limit = device.properties().shared_mem_per_block_optin.max(48 << 10) as u32;
         // Keep a little for the barriers (static shared memory).
         while cfg.shared_bytes() + 1024 > limit && cfg.stages > 2 {
@@ -508,7 +535,7 @@ impl Plan {
     pub fn kernel_name(&self) -> String {
         let c = &self.cfg;
         format!(
-            "sm90 ws-tma-wgmma {:?} {}x{}x{} {} stages, cluster {}, {}{} grid {}",
+            "sm90 ws-tma-wgmma {:?} {}x{}x{} {} stages, cluster {}, {}{} grid {}, {} epilogue",
             c.input,
             sm90::BM,
             c.bn,
@@ -517,7 +544,8 @@ impl Plan {
             c.cluster_m,
             if c.a_k_major { 'T' } else { 'N' },
             if c.b_k_major { 'T' } else { 'N' },
-            self.grid
+            self.grid,
+            if c.tma_store { "stmatrix + TMA store" } else { "register" }
         )
     }
 
@@ -566,12 +594,37 @@ impl Plan {
                 operand_map(b, d.b.layout, k, d.n, ldb, self.cfg.b_box())?,
             )
         };
+        let c_aligned = c.device_ptr().0 % 16 == 0;
+        if self.cfg.tma_store && c_aligned {
+            // C's rows are 16-byte aligned (the plan checked the pitch): boxes of 64 x 64.
+            let l = TiledLayout::new(&[n as u64, m as u64], &self.cfg.c_box())
+                .with_strides(&[(ldc * std::mem::size_of::<C>()) as u64])
+                .with_swizzle(TensorMapSwizzle::B128);
+            let mc = TensorMap::tiled(&*c, &l)?;
+            let launch = LaunchConfig::new(self.grid, sm90::THREADS)
+                .with_shared_mem(self.cfg.shared_bytes())
+                .with_cluster((self.cfg.cluster_m, 1, 1));
+            sm90::gemm_sm90_tma::launch::<C>(
+                stream,
+                launch,
+                self.cfg,
+                &ma,
+                &mb,
+                &mc,
+                m as u32,
+                n as u32,
+                k as u32,
+                d.product_scale(),
+                d.beta,
+            )?;
+            return Ok(());
+        }
         // Column pairs go out in one access when C's start and pitch allow it.
         let pair_stores = ldc % 2 == 0 && c.device_ptr().0 % (2 * std::mem::size_of::<C>() as u64) == 0;
-        let cfg = sm90::Config { pair_stores, ..self.cfg };
+        let cfg = sm90::Config { pair_stores, tma_store: false, ..self.cfg };
         let launch = LaunchConfig::new(self.grid, sm90::THREADS)
-            .with_shared_mem(self.cfg.shared_bytes())
-            .with_cluster((self.cfg.cluster_m, 1, 1));
+            .with_shared_mem(cfg.shared_bytes())
+            .with_cluster((cfg.cluster_m, 1, 1));
         sm90::gemm_sm90::launch::<C>(
             stream,
             launch,

@@ -12,6 +12,15 @@
 //!   from the swizzled shared tiles, releasing stage `s` on `empty[s]` once the `wgmma` group
 //!   that read it has retired (one group stays in flight), then writing their rows of C.
 //!
+//! Two epilogues share that body (a `TileStore`). [`gemm_sm90_tma`] (16-bit C with 16-byte
+//! aligned rows: the planner's default there) writes each consumer's 64 x bn rows with
+//! `stmatrix` into its own C buffer after the ring (bn / 64 boxes of 64 x 64, 128-byte swizzled)
+//! and one thread of the consumer stores the boxes with TMA; the consumer goes on to the next
+//! tile while they drain, and waits for them to have read the buffer only before writing it
+//! again, a tile later (with beta != 0 the old C is loaded into the buffer by TMA and read back
+//! with `ldmatrix` first). [`gemm_sm90`] writes C from the registers with plain stores (any C
+//! type and alignment).
+//!
 //! Every stage holds 128 bytes of K per row (one 128-byte swizzle row): 64 16-bit elements or 128
 //! 8-bit ones, so the ring, the TMA boxes and the descriptors are the same in bytes for every
 //! input type. 8-bit inputs differ in two ways: they must be K-major (`wgmma` has no transpose
@@ -23,9 +32,13 @@
 //! Operands may be K-major (A row-major, B column-major) or M/N-major (A column-major, B
 //! row-major): TMA lays each out in the 128-byte-swizzled canonical form `wgmma` reads, and the
 //! instruction's transpose bits say which. Edges need no special code: TMA fills the parts of a
-//! box outside the matrix with zeros, and the epilogue skips rows and columns outside C.
+//! box outside the matrix with zeros, TMA stores clip boxes at C's edges, and the register
+//! epilogue skips rows and columns outside C.
 
-use ferrocm_kernel::dsl::{cast, vec2, Elem, IntoVal, Memory, MemoryMut};
+use ferrocm_kernel::dsl::{
+    bf16_from_bits, cast, f16_from_bits, pack_half2, vec2, vec4, Elem, IntoVal, SliceMut,
+};
+use ferrocm_kernel::f16;
 use ferrocm_kernel::prelude::*;
 
 /// Rows of the block tile (two consumer warpgroups of 64).
@@ -37,6 +50,10 @@ pub const ROW_BYTES: u32 = 128;
 const STEP_BYTES: u32 = 32;
 /// Threads per block: one producer and two consumer warpgroups.
 pub const THREADS: u32 = 384;
+/// Columns of one TMA store box of C: 128 bytes of 16-bit elements, the 128-byte swizzle's span.
+const C_BOX: u32 = 64;
+/// Bytes of one C box in shared memory (64 rows of 128 bytes).
+const C_BOX_BYTES: u32 = 64 * 128;
 
 /// The compile-time shape of one kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -57,8 +74,12 @@ pub struct Config {
     /// loads half of their common B tile, multicast to both.
     pub cluster_m: u32,
     /// C's start and row pitch are even (in elements): whole tiles store column pairs with one
-    /// access each.
+    /// access each (the register epilogue of [`gemm_sm90`]).
     pub pair_stores: bool,
+    /// The epilogue goes through shared memory: each consumer warpgroup writes its 64 x bn rows
+    /// with `stmatrix` into a C buffer after the ring and one thread stores them with TMA while
+    /// the warpgroup starts the next tile ([`gemm_sm90_tma`]; 16-bit C, beta 0).
+    pub tma_store: bool,
 }
 
 impl Config {
@@ -87,9 +108,30 @@ impl Config {
         self.bn * ROW_BYTES
     }
 
-    /// Dynamic shared memory a block needs (the ring; barriers are static).
-    pub fn shared_bytes(&self) -> u32 {
+    /// Bytes of the stage ring.
+    pub fn ring_bytes(&self) -> u32 {
         self.stages * (self.a_stage() + self.b_stage())
+    }
+
+    /// Bytes of one consumer warpgroup's C buffer (64 x bn 16-bit elements, in boxes of 64
+    /// columns), or 0 without [`Config::tma_store`].
+    pub fn c_buffer(&self) -> u32 {
+        if self.tma_store {
+            64 * self.bn * 2
+        } else {
+            0
+        }
+    }
+
+    /// Dynamic shared memory a block needs: the ring, then the two consumers' C buffers
+    /// (barriers are static).
+    pub fn shared_bytes(&self) -> u32 {
+        self.ring_bytes() + 2 * self.c_buffer()
+    }
+
+    /// The TMA box of C (16-bit elements): 64 columns (one 128-byte swizzle row) by 64 rows.
+    pub fn c_box(&self) -> [u32; 2] {
+        [C_BOX, 64]
     }
 
     /// The TMA box of A: `[inner, outer]` in elements.
@@ -205,8 +247,9 @@ fn descriptor(
     }
 }
 
-/// `C = alpha A B + beta C` (see the module docs). `ldc` is C's row pitch in elements; `k` is
-/// at least 1 (the first k-step's `wgmma` overwrites the accumulators).
+/// `C = alpha A B + beta C` (see the module docs), the epilogue from registers: `ldc` is C's row
+/// pitch in elements; `k` is at least 1 (the first k-step's `wgmma` overwrites the
+/// accumulators).
 #[kernel]
 #[allow(clippy::too_many_arguments)]
 pub fn gemm_sm90<O: Elem>(
@@ -221,6 +264,125 @@ pub fn gemm_sm90<O: Elem>(
     alpha: f32,
     beta: f32,
 ) {
+    let out = ToGlobal { c, m, n, ldc, alpha, beta };
+    gemm_body(cfg, ta, tb, &out, m, n, k);
+}
+
+/// `C = alpha A B + beta C` with the epilogue through shared memory and TMA stores of the tensor
+/// `tc` (C's `[n, m]`, row pitch and 128-byte swizzle; boxes of [`Config::c_box`]), overlapped
+/// with the next tile's main loop; with beta != 0 the old C comes in by TMA loads of the same
+/// boxes. `O` is f16 or bf16; `cfg.tma_store` is set.
+#[kernel]
+#[allow(clippy::too_many_arguments)]
+pub fn gemm_sm90_tma<O: Elem>(
+    #[comptime] cfg: Config,
+    ta: TensorMap,
+    tb: TensorMap,
+    tc: TensorMap,
+    m: u32,
+    n: u32,
+    k: u32,
+    alpha: f32,
+    beta: f32,
+) {
+    let out = ToTensor::<O>::new(tc, m, n, alpha, beta);
+    gemm_body(cfg, ta, tb, &out, m, n, k);
+}
+
+/// Where the consumer warpgroups put finished tiles.
+trait TileStore {
+    /// Writes consumer `cw`'s 64 rows of tile `(mt, nt)` from its result fragment `sum`; this is
+    /// the consumer's tile number `round` (from 0), and `cload[cw]` its barrier for loads of C.
+    #[allow(clippy::too_many_arguments)]
+    fn write(
+        &self,
+        cfg: &Config,
+        sum: &Fragment<f32>,
+        mt: Val<u32>,
+        nt: Val<u32>,
+        cw: Val<u32>,
+        round: Val<u32>,
+        cload: &Barriers,
+    );
+    /// Runs once in each consumer warpgroup after its last tile.
+    fn finish(&self, cfg: &Config);
+}
+
+/// The register epilogue: each thread writes its accumulator elements to C in global memory
+/// (reading C first when beta is not 0).
+struct ToGlobal<O: Elem> {
+    c: SliceMut<O>,
+    m: Val<u32>,
+    n: Val<u32>,
+    ldc: Val<u32>,
+    alpha: Val<f32>,
+    beta: Val<f32>,
+}
+
+impl<O: Elem> TileStore for ToGlobal<O> {
+    fn write(
+        &self,
+        cfg: &Config,
+        sum: &Fragment<f32>,
+        mt: Val<u32>,
+        nt: Val<u32>,
+        cw: Val<u32>,
+        _: Val<u32>,
+        _: &Barriers,
+    ) {
+        write_global(*cfg, self.c, sum, mt, nt, cw, self.m, self.n, self.ldc, self.alpha, self.beta);
+    }
+    fn finish(&self, _: &Config) {}
+}
+
+/// The shared-memory epilogue: `stmatrix` into the consumer's C buffer, TMA stores out of it
+/// (and, with beta != 0, TMA loads of the old C into it first).
+struct ToTensor<O: Elem> {
+    tc: TensorMap,
+    m: Val<u32>,
+    n: Val<u32>,
+    alpha: Val<f32>,
+    beta: Val<f32>,
+    _out: std::marker::PhantomData<O>,
+}
+
+impl<O: Elem> ToTensor<O> {
+    fn new(tc: TensorMap, m: Val<u32>, n: Val<u32>, alpha: Val<f32>, beta: Val<f32>) -> ToTensor<O> {
+        ToTensor { tc, m, n, alpha, beta, _out: std::marker::PhantomData }
+    }
+}
+
+impl<O: Elem> TileStore for ToTensor<O> {
+    fn write(
+        &self,
+        cfg: &Config,
+        sum: &Fragment<f32>,
+        mt: Val<u32>,
+        nt: Val<u32>,
+        cw: Val<u32>,
+        round: Val<u32>,
+        cload: &Barriers,
+    ) {
+        let (m, n) = (self.m, self.n);
+        write_tma::<O>(*cfg, self.tc, sum, mt, nt, cw, m, n, self.alpha, self.beta, round, cload);
+    }
+    fn finish(&self, _: &Config) {
+        drain_stores();
+    }
+}
+
+/// The kernel: producer and consumer warpgroups over the persistent tile walk; `out` writes the
+/// finished tiles.
+#[device]
+fn gemm_body<S: TileStore>(
+    #[comptime] cfg: Config,
+    ta: TensorMap,
+    tb: TensorMap,
+    out: &S,
+    m: u32,
+    n: u32,
+    k: u32,
+) {
     launch_bounds(THREADS, 1);
     let cl = cfg.cluster_m;
     if cl > 1 {
@@ -233,6 +395,8 @@ pub fn gemm_sm90<O: Elem>(
     let smem = dyn_shared_aligned::<u8>(1024);
     let full = Barriers::new(cfg.stages as usize);
     let empty = Barriers::new(cfg.stages as usize);
+    // One per consumer: its TMA loads of C (the shared-memory epilogue with beta != 0).
+    let cload = Barriers::new(2);
     let t = thread_idx_x();
     let wg = t / 128u32;
     // Work items are cluster tiles of cl x 1 block tiles; rank r of a cluster takes block-tile
@@ -250,6 +414,10 @@ pub fn gemm_sm90<O: Elem>(
             full.init(s, 1u32);
             // Every consumer of the cluster frees a stage: each block's producer writes into all.
             empty.init(s, 2u32 * cl);
+        }
+        if cfg.tma_store {
+            cload.init(0u32, 1u32);
+            cload.init(1u32, 1u32);
         }
         fence_mbarrier_init();
     }
@@ -308,6 +476,8 @@ pub fn gemm_sm90<O: Elem>(
         let l = lane_id();
         let leader = t % 128u32 == 0u32;
         let mut it = 0u32;
+        // Tiles this block's consumers have finished.
+        let mut round = 0u32;
         let mut tile = first_tile;
         while tile < num_tiles {
             let (ct, nt) = tile_coords(tile, tiles_m, tiles_n, cfg.group_m);
@@ -359,54 +529,211 @@ pub fn gemm_sm90<O: Elem>(
                     release(&empty, (it + (stages - 1)) % stages, cl, rank);
                 }
             }
-            // Epilogue: thread (w, l) holds rows 16w + l/4 (+8) and column pairs 2(l%4) of
-            // every 8-column block of its consumer's 64 rows.
-            let row0 = mt * BM + cw * 64u32 + 16u32 * w + l / 4u32;
-            let col0 = nt * bn + 2u32 * (l % 4u32);
-            let inside = mt * BM + BM <= m && nt * bn + bn <= n;
-            let pairs = if cfg.pair_stores { inside } else { Val::constant(false) };
-            if pairs {
-                if cfg.pair_stores {
-                    // Whole tile, C aligned for 2-element accesses: one store per column pair.
-                    for q in 0..(bn / 8) {
-                        for h in 0..2u32 {
-                            let row = row0 + 8u32 * h;
-                            let col = col0 + 8 * q;
-                            let pair = (row as usize * ldc as usize + col as usize) / 2usize;
-                            let mut x0 = sum.get((4 * q + 2 * h) as usize) * alpha;
-                            let mut x1 = sum.get((4 * q + 2 * h + 1) as usize) * alpha;
-                            if beta != 0.0f32 {
-                                let old = c.load2(pair);
-                                x0 += beta * cast::<f32, _>(old.get(0));
-                                x1 += beta * cast::<f32, _>(old.get(1));
-                            }
-                            c.store2(pair, vec2(cast::<O, _>(x0), cast::<O, _>(x1)));
-                        }
-                    }
-                }
-            } else {
-                for q in 0..(bn / 8) {
-                    for v in 0..4u32 {
-                        let row = row0 + if v >= 2 { 8u32 } else { 0u32 };
-                        let col = col0 + (8 * q + (v & 1));
-                        if inside || (row < m && col < n) {
-                            let at = row as usize * ldc as usize + col as usize;
-                            let mut x = sum.get((4 * q + v) as usize) * alpha;
-                            if beta != 0.0f32 {
-                                x += beta * cast::<f32, _>(c[at]);
-                            }
-                            c[at] = cast::<O, _>(x);
-                        }
-                    }
-                }
-            }
+            out.write(&cfg, &sum, mt, nt, cw, round, &cload);
+            round += 1u32;
             tile += tile_step;
         }
+        out.finish(&cfg);
     }
     if cl > 1 {
         // No block leaves while its partner may still copy into it or arrive on its barriers.
         cluster_sync();
     }
+}
+
+/// Consumer `cw`'s rows of tile `(mt, nt)` from registers to C in global memory: thread (w, l)
+/// holds rows 16w + l/4 (+8) and column pairs 2(l%4) of every 8-column block of its consumer's
+/// 64 rows.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn write_global<O: Elem>(
+    #[comptime] cfg: Config,
+    c: &mut [O],
+    sum: &Fragment<f32>,
+    mt: u32,
+    nt: u32,
+    cw: u32,
+    m: u32,
+    n: u32,
+    ldc: u32,
+    alpha: f32,
+    beta: f32,
+) {
+    let bn = cfg.bn;
+    let w = (thread_idx_x() % 128u32) / 32u32;
+    let l = lane_id();
+    let row0 = mt * BM + cw * 64u32 + 16u32 * w + l / 4u32;
+    let col0 = nt * bn + 2u32 * (l % 4u32);
+    let inside = mt * BM + BM <= m && nt * bn + bn <= n;
+    let pairs = if cfg.pair_stores { inside } else { Val::constant(false) };
+    if pairs {
+        if cfg.pair_stores {
+            // Whole tile, C aligned for 2-element accesses: one store per column pair.
+            for q in 0..(bn / 8) {
+                for h in 0..2u32 {
+                    let row = row0 + 8u32 * h;
+                    let col = col0 + 8 * q;
+                    let pair = (row as usize * ldc as usize + col as usize) / 2usize;
+                    let mut x0 = sum.get((4 * q + 2 * h) as usize) * alpha;
+                    let mut x1 = sum.get((4 * q + 2 * h + 1) as usize) * alpha;
+                    if beta != 0.0f32 {
+                        let old = c.load2(pair);
+                        x0 += beta * cast::<f32, _>(old.get(0));
+                        x1 += beta * cast::<f32, _>(old.get(1));
+                    }
+                    c.store2(pair, vec2(cast::<O, _>(x0), cast::<O, _>(x1)));
+                }
+            }
+        }
+    } else {
+        for q in 0..(bn / 8) {
+            for v in 0..4u32 {
+                let row = row0 + if v >= 2 { 8u32 } else { 0u32 };
+                let col = col0 + (8 * q + (v & 1));
+                if inside || (row < m && col < n) {
+                    let at = row as usize * ldc as usize + col as usize;
+                    let mut x = sum.get((4 * q + v) as usize) * alpha;
+                    if beta != 0.0f32 {
+                        x += beta * cast::<f32, _>(c[at]);
+                    }
+                    c[at] = cast::<O, _>(x);
+                }
+            }
+        }
+    }
+}
+
+/// Consumer `cw`'s rows of tile `(mt, nt)` through its C buffer: each warp converts its 16 rows
+/// and writes them with `stmatrix` (16 x 16 elements per `.x4`) in the 128-byte-swizzled layout
+/// of the TMA boxes, then one thread stores the boxes (clipped at C's edges by the tensor map)
+/// and commits them as one bulk group. The buffer is reused only after that group has read it,
+/// one tile later, so the stores drain while the warpgroup runs the next tile's main loop.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn write_tma<O: Elem>(
+    #[comptime] cfg: Config,
+    tc: TensorMap,
+    sum: &Fragment<f32>,
+    mt: u32,
+    nt: u32,
+    cw: u32,
+    m: u32,
+    n: u32,
+    alpha: f32,
+    beta: f32,
+    round: u32,
+    cload: &Barriers,
+) {
+    let bn = cfg.bn;
+    let cbuf = dyn_shared_aligned::<u16>(1024);
+    let t = thread_idx_x() % 128u32;
+    let w = t / 32u32;
+    let l = lane_id();
+    let leader = t == 0u32;
+    // Named barrier 1 + cw: the consumer's 128 threads (0 is the block's).
+    let bar = 1u32 + cw;
+    if leader {
+        bulk_wait_read(0);
+    }
+    named_barrier_sync(bar, 128u32);
+    // Lane 8 i + r gives row r of matrix i of a `.x4`: matrices (q, rows 0-7), (q, rows 8-15),
+    // (q + 1, rows 0-7), (q + 1, rows 8-15) of the warp's 16 rows, q an even 8-column block.
+    // In a box, 16-byte chunk j of row r sits at chunk j ^ (r % 8) (the 128-byte swizzle).
+    // Addresses in 16-bit elements of `cbuf` (64 per 128-byte row, 8 per chunk).
+    let base = cfg.ring_bytes() / 2 + cw * (cfg.c_buffer() / 2);
+    let row = 16u32 * w + 8u32 * ((l / 8u32) % 2u32) + l % 8u32;
+    let row_at = base + row * 64u32;
+    let odd = l / 16u32;
+    let r8 = l % 8u32;
+    if beta != 0.0f32 {
+        // The old C through the same buffer: the storing thread loads the tile's boxes (TMA
+        // fills what lies outside C with zeros) and every thread reads its elements back with
+        // `ldmatrix` from the addresses it then writes.
+        if leader {
+            cload.arrive_expect_tx(cw, (bn / C_BOX) * C_BOX_BYTES);
+            for j in 0..(bn / C_BOX) {
+                let coords = [cast::<i32, _>(nt * bn + j * C_BOX), cast::<i32, _>(mt * BM + cw * 64u32)];
+                tc.load(&cbuf, base + j * (C_BOX_BYTES / 2), cload, cw, coords);
+            }
+        }
+        cload.wait(cw, round % 2u32);
+        for p in 0..(bn / 16) {
+            let q = 2 * p;
+            let chunk = (odd + q % 8) ^ r8;
+            let at = row_at + (q / 8) * (C_BOX_BYTES / 2) + chunk * 8u32;
+            let old = ldmatrix_x4(&cbuf, at);
+            let regs = vec4(
+                blended_pair::<O>(sum, 4 * q, alpha, beta, old.get(0)),
+                blended_pair::<O>(sum, 4 * q + 2, alpha, beta, old.get(1)),
+                blended_pair::<O>(sum, 4 * q + 4, alpha, beta, old.get(2)),
+                blended_pair::<O>(sum, 4 * q + 6, alpha, beta, old.get(3)),
+            );
+            stmatrix_x4(&cbuf, at, regs);
+        }
+    } else {
+        for p in 0..(bn / 16) {
+            let q = 2 * p;
+            let regs = vec4(
+                scaled_pair::<O>(sum, 4 * q, alpha),
+                scaled_pair::<O>(sum, 4 * q + 2, alpha),
+                scaled_pair::<O>(sum, 4 * q + 4, alpha),
+                scaled_pair::<O>(sum, 4 * q + 6, alpha),
+            );
+            let chunk = (odd + q % 8) ^ r8;
+            stmatrix_x4(&cbuf, row_at + (q / 8) * (C_BOX_BYTES / 2) + chunk * 8u32, regs);
+        }
+    }
+    fence_proxy_async();
+    named_barrier_sync(bar, 128u32);
+    if leader {
+        let row0 = mt * BM + cw * 64u32;
+        if row0 < m {
+            for j in 0..(bn / C_BOX) {
+                let col0 = nt * bn + j * C_BOX;
+                if col0 < n {
+                    let coords = [cast::<i32, _>(col0), cast::<i32, _>(row0)];
+                    tc.store(&cbuf, base + j * (C_BOX_BYTES / 2), coords);
+                }
+            }
+        }
+        bulk_commit();
+    }
+}
+
+/// The consumer's storing thread waits for its last stores: the block's shared memory must
+/// outlive their reads of it.
+#[device]
+fn drain_stores() {
+    if thread_idx_x() % 128u32 == 0u32 {
+        bulk_wait(0);
+    }
+}
+
+/// Elements `i` and `i + 1` of `sum` times `alpha`, converted to `O` (16-bit) and packed as one
+/// `mma` fragment register.
+fn scaled_pair<O: Elem>(sum: &Fragment<f32>, i: u32, alpha: Val<f32>) -> Val<u32> {
+    let x = |i: u32| cast::<O, _>(sum.get(i as usize) * alpha);
+    pack_half2(x(i), x(i + 1))
+}
+
+/// [`scaled_pair`] plus `beta` times the two 16-bit `O` elements packed in `old`.
+fn blended_pair<O: Elem>(
+    sum: &Fragment<f32>,
+    i: u32,
+    alpha: Val<f32>,
+    beta: Val<f32>,
+    old: Val<u32>,
+) -> Val<u32> {
+    let widen = |h: Val<u32>| -> Val<f32> {
+        let h = cast::<u16, _>(h);
+        if O::TY == <f16 as Elem>::TY {
+            cast::<f32, _>(f16_from_bits(h))
+        } else {
+            cast::<f32, _>(bf16_from_bits(h))
+        }
+    };
+    let x = |k: u32, o: Val<f32>| cast::<O, _>(sum.get(k as usize) * alpha + beta * o);
+    pack_half2(x(i, widen(old & 0xffffu32)), x(i + 1, widen(old >> 16u32)))
 }
 
 /// The fragment the epilogue writes: a second accumulator for promoted (8-bit) inputs, else the

@@ -130,6 +130,92 @@ fn fewer_blocks_than_tiles_and_group_orders() {
     });
 }
 
+// The shared-memory epilogue (`stmatrix` into a swizzled C buffer, TMA stores of 64 x 64 boxes;
+// with beta != 0, TMA loads of C and `ldmatrix` first): the planner's choice for an f16 or bf16
+// C. M and N at a tile +- a bit (TMA clips the boxes at C's edges), N off the 64-column box, both
+// tile widths, every operand layout, a column-major C, padded C, beta 0 and not.
+
+#[test]
+fn tma_store_epilogue_at_tile_edges() {
+    each_device(|d, r| {
+        for case in [
+            // One whole 128 x 256 tile; one row and column past it; one short of it.
+            Case::new(128, 256, 128),
+            Case::new(129, 257, 72),
+            Case::new(127, 255, 64),
+            // The 128-wide kernel with N off the box width, and tiles whose second consumer
+            // half is wholly outside C.
+            Case::new(100, 72, 80),
+            Case::new(64, 130, 40),
+        ] {
+            check::<bf16, bf16>(d, case.expect_tma_store(true), r);
+        }
+        check::<f16, f16>(d, Case::new(200, 300, 136).expect_tma_store(true), r);
+        check::<bf16, f16>(d, Case::new(144, 136, 80).layouts(Col, Col, Row).expect_tma_store(true), r);
+        check::<f16, bf16>(d, Case::new(72, 260, 40).layouts(Row, Col, Col).expect_tma_store(true), r);
+        check::<bf16, bf16>(d, Case::new(100, 140, 72).pad(8).pad_c(16).expect_tma_store(true), r);
+    });
+}
+
+#[test]
+fn tma_store_epilogue_with_beta() {
+    each_device(|d, r| {
+        check::<bf16, bf16>(d, Case::new(129, 257, 72).scale(0.5, -1.5).expect_tma_store(true), r);
+        check::<f16, f16>(d, Case::new(127, 130, 64).scale(2.0, 0.75).expect_tma_store(true), r);
+        check::<f16, bf16>(
+            d,
+            Case::new(72, 260, 40).layouts(Row, Col, Col).scale(1.0, 1.0).expect_tma_store(true),
+            r,
+        );
+        // Ten tiles per block: the C-load barrier's phase flips every tile.
+        let two = Tuning { grid: Some(2), bn: Some(128), ..Tuning::default() };
+        check::<bf16, bf16>(d, Case::new(520, 400, 72).scale(-1.0, 0.5).tuned(two).expect_tma_store(true), r);
+    });
+}
+
+#[test]
+fn register_epilogue_where_tma_store_does_not_apply() {
+    each_device(|d, r| {
+        // An f32 C; C rows of 408 bytes (not a multiple of 16); asked off (beta 0 and not).
+        check::<bf16, f32>(d, Case::new(129, 257, 72).scale(1.0, 0.5).expect_tma_store(false), r);
+        check::<f16, f16>(d, Case::new(129, 200, 64).pad_c(4).expect_tma_store(false), r);
+        let off = Tuning { tma_store: Some(false), ..Tuning::default() };
+        check::<bf16, bf16>(d, Case::new(129, 257, 72).tuned(off).expect_tma_store(false), r);
+        check::<bf16, bf16>(
+            d,
+            Case::new(129, 257, 72).scale(0.5, -1.5).tuned(off).expect_tma_store(false),
+            r,
+        );
+        // C's start 8 bytes (then 2) off 16: planned with TMA stores, run with the register
+        // epilogue (with column-pair stores, then without).
+        check::<bf16, bf16>(d, Case::new(130, 136, 64).c_offset(4).expect_tma_store(true), r);
+        check::<f16, f16>(d, Case::new(130, 136, 64).c_offset(1).expect_tma_store(true), r);
+    });
+}
+
+#[test]
+fn tma_store_every_kernel_variant() {
+    // Each tile width, cluster size and ring depth with the shared-memory epilogue (the C
+    // buffers sit after the ring, whatever its depth); M of 3 block tiles.
+    each_device(|d, r| {
+        for (lb, bns) in [(Row, [128, 256]), (Col, [64, 192])] {
+            for bn in bns {
+                for (cluster_m, stages) in [(1, 2), (2, 3)] {
+                    let tuning = Tuning {
+                        bn: Some(bn),
+                        stages: Some(stages),
+                        cluster_m: Some(cluster_m),
+                        tma_store: Some(true),
+                        ..Tuning::default()
+                    };
+                    let case = Case::new(300, 2 * bn as usize + 8, 200).layouts(Row, lb, Row);
+                    check::<bf16, bf16>(d, case.tuned(tuning).expect_tma_store(true), r);
+                }
+            }
+        }
+    });
+}
+
 // 8-bit inputs: random finite codes (every magnitude), A row-major and B column-major (the only
 // layouts `wgmma` reads them in), scales != 1. A stage is 128 of K, and every stage is one
 // promotion block; the widest 8-bit tile is 128 x 192.
@@ -180,6 +266,27 @@ fn e4m3_every_kernel_variant() {
                 check::<E4M3, f32>(d, case, r);
             }
         }
+    });
+}
+
+#[test]
+fn e4m3_tma_store_epilogue() {
+    each_device(|d, r| {
+        // The 192-wide kernel: one whole tile, a tile +- a bit, N off the 64-column box.
+        check::<E4M3, bf16>(d, Case::tn(128, 192, 128).scales(0.5, 0.25).expect_tma_store(true), r);
+        check::<E4M3, bf16>(d, Case::tn(129, 193, 272).scales(1.0 / 32.0, 0.5).expect_tma_store(true), r);
+        check::<E4M3, f16>(
+            d,
+            Case::tn(127, 191, 144).scales(0.125, 0.0625).scale(0.75, 0.0).expect_tma_store(true),
+            r,
+        );
+        check::<E5M2, bf16>(d, Case::tn(200, 100, 160).scales(1.0 / 1024.0, 0.5).expect_tma_store(true), r);
+        // beta != 0: the old C comes in through the buffer too.
+        check::<E4M3, bf16>(
+            d,
+            Case::tn(129, 200, 144).scales(0.25, 0.5).scale(1.0, 0.5).expect_tma_store(true),
+            r,
+        );
     });
 }
 

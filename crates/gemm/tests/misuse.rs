@@ -50,6 +50,7 @@ fn cases() -> Vec<Case> {
             "m" => |e| matches!(e, GemmError::InvalidShape { what: "m", .. }),
             "alpha/beta" => |e| matches!(e, GemmError::InvalidShape { what: "alpha/beta", .. }),
             "tuning.bn" => |e| matches!(e, GemmError::InvalidShape { what: "tuning.bn", .. }),
+            "tuning.tma_store" => |e| matches!(e, GemmError::InvalidShape { what: "tuning.tma_store", .. }),
             _ => |e| matches!(e, GemmError::InvalidShape { what: "tuning.cluster_m", .. }),
         }
     };
@@ -130,6 +131,21 @@ fn cases() -> Vec<Case> {
     let mut t = case("pair sharing a row-major B of one span", bf(256, 256, 64), shape("tuning.cluster_m"));
     t.tuning = Tuning { bn: Some(64), cluster_m: Some(2), ..Tuning::default() };
     v.push(t);
+    // The shared-memory epilogue moves 16-bit C with `stmatrix`/`ldmatrix` and rows of a
+    // multiple of 16 bytes with TMA.
+    let bf16_c = |d: GemmDesc| d.with_c_type(ElemType::BF16);
+    for (name, desc) in [
+        ("TMA-store epilogue into an f32 C", bf(128, 128, 64)),
+        (
+            "TMA-store epilogue with ldc not 16 bytes",
+            bf16_c(bf(128, 128, 64)).with_leading_dims(64, 128, 132),
+        ),
+    ] {
+        let mut t = case(name, desc, shape("tuning.tma_store"));
+        t.tuning.tma_store = Some(true);
+        t.c_f32 = desc.types().2 == ElemType::F32;
+        v.push(t);
+    }
     let small = |operand: &'static str| -> Want {
         match operand {
             "A" => |e| matches!(e, GemmError::BufferTooSmall { operand: "A", .. }),

@@ -29,8 +29,9 @@ pub struct Args {
     /// nn (A and B row-major, as torch.matmul(a, b)) or tn (B column-major).
     #[arg(long, default_value = "nn")]
     layout: String,
-    /// Kernel variants to time, `BNxSTAGES[-gGROUP][-cCLUSTER][-pBLOCKS]` (e.g. 256x4 128x6
-    /// 256x4-g16-c1 256x4-c2-p120); `auto` is the planner's choice.
+    /// Kernel variants to time, `BNxSTAGES[-gGROUP][-cCLUSTER][-pBLOCKS][-eEPILOGUE]` (e.g. 256x4
+    /// 128x6 256x4-g16-c1 256x4-c2-p120 256x4-e0; `e1` the stmatrix + TMA-store epilogue, `e0`
+    /// the register one); `auto` is the planner's choice.
     #[arg(long, num_args = 1.., default_values_t = ["auto".to_string()])]
     variants: Vec<String>,
     /// Timed repetitions; the median is reported.
@@ -59,7 +60,7 @@ fn parse_variant(v: &str) -> Result<Tuning> {
     let shape = parts.next().unwrap_or_default();
     let (bn, stages) = shape
         .split_once('x')
-        .context(format!("variant {v}: write BNxSTAGES[-gGROUP][-cCLUSTER][-pBLOCKS]"))?;
+        .context(format!("variant {v}: write BNxSTAGES[-gGROUP][-cCLUSTER][-pBLOCKS][-eEPILOGUE]"))?;
     t.bn = Some(bn.parse().context(format!("variant {v}"))?);
     t.stages = Some(stages.parse().context(format!("variant {v}"))?);
     for p in parts {
@@ -69,7 +70,8 @@ fn parse_variant(v: &str) -> Result<Tuning> {
             "g" => t.group_m = Some(val),
             "c" => t.cluster_m = Some(val),
             "p" => t.grid = Some(val),
-            _ => bail!("variant {v}: unknown part {p} (gGROUP, cCLUSTER or pBLOCKS)"),
+            "e" => t.tma_store = Some(val != 0),
+            _ => bail!("variant {v}: unknown part {p} (gGROUP, cCLUSTER, pBLOCKS or eEPILOGUE)"),
         }
     }
     Ok(t)

@@ -149,6 +149,13 @@ pub struct Case {
     pub scale_b: f32,
     /// Kernel shape instead of the planner's.
     pub tuning: Tuning,
+    /// Elements added to C's leading dimension only (after `pad`).
+    pub pad_c: usize,
+    /// Elements before C's first element in its buffer (C's start alignment).
+    pub c_offset: usize,
+    /// The epilogue the plan must pick: `Some(true)` stmatrix + TMA store, `Some(false)` the
+    /// register one.
+    pub tma_store: Option<bool>,
 }
 
 impl Case {
@@ -167,6 +174,9 @@ impl Case {
             scale_a: 1.0,
             scale_b: 1.0,
             tuning: Tuning::default(),
+            pad_c: 0,
+            c_offset: 0,
+            tma_store: None,
         }
     }
     /// An 8-bit case: A row-major, B column-major (the layouts 8-bit inputs need), C row-major.
@@ -181,6 +191,18 @@ impl Case {
     }
     pub fn pad(self, pad: usize) -> Case {
         Case { pad, ..self }
+    }
+    /// C's leading dimension `pad_c` elements longer than the others'.
+    pub fn pad_c(self, pad_c: usize) -> Case {
+        Case { pad_c, ..self }
+    }
+    /// C starting `c_offset` elements into its buffer.
+    pub fn c_offset(self, c_offset: usize) -> Case {
+        Case { c_offset, ..self }
+    }
+    /// Asserts which epilogue the plan picks.
+    pub fn expect_tma_store(self, tma: bool) -> Case {
+        Case { tma_store: Some(tma), ..self }
     }
     pub fn tuned(self, tuning: Tuning) -> Case {
         Case { tuning, ..self }
@@ -206,17 +228,20 @@ impl Case {
 pub fn check<T: Host, C: Host + GemmOutput>(device: &Device, case: Case, rng: &mut Rng) {
     let Case { m, n, k, la, lb, lc, beta, .. } = case;
     let size = T::TYPE.size();
-    let (lda, ldb, ldc) = (case.ld(la, m, k, size), case.ld(lb, k, n, size), case.ld(lc, m, n, 2));
+    let (lda, ldb, ldc) =
+        (case.ld(la, m, k, size), case.ld(lb, k, n, size), case.ld(lc, m, n, 2) + case.pad_c);
     let extra = 8;
+    let off = case.c_offset;
     let a: Vec<T> = (0..storage(la, m, k, lda, extra)).map(|_| T::random(rng)).collect();
     let b: Vec<T> = (0..storage(lb, k, n, ldb, extra)).map(|_| T::random(rng)).collect();
     // C: random where beta reads it; a sentinel in the padding and past the end, NaN inside
     // when beta is 0 (so an unwritten element fails).
     let sentinel = C::from_f64(1234.5);
-    let mut c0: Vec<C> = vec![sentinel; storage(lc, m, n, ldc, extra)];
+    let mut c0: Vec<C> = vec![sentinel; off + storage(lc, m, n, ldc, extra)];
     for i in 0..m {
         for j in 0..n {
-            c0[at(lc, ldc, i, j)] = if beta == 0.0 { C::from_f64(f64::NAN) } else { C::from_f64(rng.sym()) };
+            c0[off + at(lc, ldc, i, j)] =
+                if beta == 0.0 { C::from_f64(f64::NAN) } else { C::from_f64(rng.sym()) };
         }
     }
     let ty = T::TYPE;
@@ -229,11 +254,16 @@ pub fn check<T: Host, C: Host + GemmOutput>(device: &Device, case: Case, rng: &m
     // The factor of A B, in f64 (the kernel rounds it once to f32).
     let alpha = case.alpha as f64 * case.scale_a as f64 * case.scale_b as f64;
     let plan = Gemm::plan_tuned(device, &desc, case.tuning).unwrap_or_else(|e| panic!("plan {case:?}: {e}"));
+    if let Some(tma) = case.tma_store {
+        let name = plan.kernel_name();
+        assert_eq!(name.contains("TMA store"), tma, "{case:?}: the plan picked {name}");
+    }
     let stream = device.create_stream().unwrap();
     let da = stream.clone_htod(&a).unwrap();
     let db = stream.clone_htod(&b).unwrap();
     let mut dc = stream.clone_htod(&c0).unwrap();
-    plan.run(&stream, &da, &db, &mut dc).unwrap_or_else(|e| panic!("run {case:?}: {e}"));
+    let mut cv = dc.slice_mut(off..).unwrap();
+    plan.run(&stream, &da, &db, &mut cv).unwrap_or_else(|e| panic!("run {case:?}: {e}"));
     let got = stream.clone_dtoh(&dc).unwrap();
     let label =
         format!("{case:?} {ty:?}->{:?} on {} [{}]", C::TYPE, device.properties().name, plan.kernel_name());
@@ -247,7 +277,7 @@ pub fn check<T: Host, C: Host + GemmOutput>(device: &Device, case: Case, rng: &m
     for i in 0..m {
         if i % step != 0 && i + 1 != m {
             for j in 0..n {
-                let idx = at(lc, ldc, i, j);
+                let idx = off + at(lc, ldc, i, j);
                 inside[idx] = true;
                 assert!(!got[idx].to_f64().is_nan(), "{label}: C[{i}][{j}] was not written");
             }
@@ -260,7 +290,7 @@ pub fn check<T: Host, C: Host + GemmOutput>(device: &Device, case: Case, rng: &m
                 dot += x;
                 mag += x.abs();
             }
-            let idx = at(lc, ldc, i, j);
+            let idx = off + at(lc, ldc, i, j);
             inside[idx] = true;
             let old = if beta == 0.0 { 0.0 } else { beta as f64 * c0[idx].to_f64() };
             let want = alpha * dot + old;
