@@ -7,6 +7,7 @@ mod common;
 
 use common::runner::{run, Spec};
 use common::{Backend, Rng, TestResult};
+use ferrocm_fft::Layout;
 use ferrocm_fft::TransformType::{C2R, R2C};
 
 fn lengths(b: &Backend) -> Vec<usize> {
@@ -115,6 +116,42 @@ fft_conformance! {
             run::<f32>(b, &Spec::real(C2R, s, 2), &mut rng)?;
             run::<f64>(b, &Spec::real(R2C, s, 1), &mut rng)?;
             run::<f64>(b, &Spec::real(C2R, s, 1), &mut rng)?;
+        }
+        Ok(())
+    }
+
+    fused_unfold(b) {
+        // Even lengths past one block (half length h above 16384): two four-step passes, the
+        // unfold in the second one's store, whose blocks hold mirrored transforms k1 and
+        // n1 - k1 (h = 2^15 = 128 x 256: 8 pairs per block; 2^16 = 256 x 256; 17496 =
+        // 108 x 162: 2 pairs; 20250 = 150 x 135: 1 pair, n1 / 2 odd), next to h = 2^14 (one
+        // block). Batched, strided and padded in-place layouts, and the C2R of each length; on
+        // GPUs also long powers of two (2^25 = 8192 x 4096, 2^26 = 8192 x 8192: 1 pair).
+        let mut halves = vec![1 << 14, 1 << 15, 1 << 16, 17496, 20250];
+        if !b.is_executor() {
+            halves.extend([3 << 14, 1 << 19, 1 << 21]);
+        }
+        if b.is_gpu() {
+            halves.extend([1 << 23, 1 << 24, 1 << 25, 1 << 26]);
+        }
+        let mut rng = Rng::new();
+        for &h in &halves {
+            let n = 2 * h;
+            let batch = if h <= 1 << 21 { 3 } else { 1 };
+            run::<f32>(b, &Spec::real(R2C, &[n], batch), &mut rng)?;
+            run::<f32>(b, &Spec::real(C2R, &[n], batch), &mut rng)?;
+            if h > 1 << 21 {
+                continue;
+            }
+            // Output stride 2 with gaps between batches.
+            let out = Layout::new(&[h + 1], 2, 2 * (h + 1) + 5);
+            run::<f32>(b, &Spec::real(R2C, &[n], 2).layouts(Layout::packed(), out), &mut rng)?;
+            // In place, rows of 2 (n/2 + 1) reals.
+            let (real, cx) = (Layout::new(&[n + 2], 1, n + 2), Layout::new(&[h + 1], 1, h + 1));
+            run::<f32>(b, &Spec::real(R2C, &[n], 2).layouts(real, cx).in_place(), &mut rng)?;
+            if h <= 1 << 16 {
+                run::<f64>(b, &Spec::real(R2C, &[n], 2), &mut rng)?;
+            }
         }
         Ok(())
     }
