@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use num_complex::Complex;
 
 use crate::kernels::pointwise::{PointCfg, PointOp};
-use crate::kernels::{BlockCfg, Bluestein, FourStep, Input, Mode, Output, RealTable};
+use crate::kernels::{BlockCfg, Bluestein, FourStep, Input, Mode, Output, RealTable, RowPairs};
 use crate::layout::{Problem, TransformType};
 use crate::twiddle;
 use crate::FftError;
@@ -274,6 +274,7 @@ impl Planner {
                     src = (Buf::Output, &p.output);
                 }
             }
+            TransformType::R2C if self.row_pairs(p) => self.r2c_row_pairs(p)?,
             TransformType::R2C => {
                 let dims = other_dims(
                     &p.n,
@@ -348,6 +349,63 @@ impl Planner {
                 let dims = other_dims(&p.n, last, &s_axes, &p.output.axes, p.batch, s_dist, p.output.dist);
                 self.real_axis(p.n[last], false, s_axes[last], p.output.axes[last], dims, src, Buf::Output)?;
             }
+        }
+        Ok(())
+    }
+
+    /// Whether a multi-dimensional R2C takes its rows in pairs (`RowPairs`): the last axis
+    /// even with its half-length FFT two to a block, and the axis before it even and as long
+    /// as one strided pass holds only two of (so its column pass gets four per block instead).
+    fn row_pairs(&self, p: &Problem) -> bool {
+        let r = p.n.len();
+        if r < 2 {
+            return false;
+        }
+        let (n0, n1) = (p.n[r - 2], p.n[r - 1]);
+        let tile = self.limits.tile_max;
+        n1 % 2 == 0 && smooth(n1 / 2) && n1 <= tile && n0 % 2 == 0 && 4 * n0 > tile && 2 * n0 <= tile
+    }
+
+    /// A multi-dimensional R2C with row pairs: pass 1 the rows' half spectra and the radix-2
+    /// step of the axis before into a packed work area (rows `2r`, `2r + 1`; out of place, so
+    /// in-place execution stays safe), pass 2 that axis as a transform of half its length over
+    /// every other row into the output, then the other axes in place.
+    fn r2c_row_pairs(&mut self, p: &Problem) -> Result<(), FftError> {
+        let r = p.n.len();
+        let (last, d) = (r - 1, r - 2);
+        let half = p.output_sizes();
+        let wbuf = self.alloc_work(half.iter().product::<usize>() * p.batch);
+        let mut w_axes = vec![1usize; r];
+        for e in (0..last).rev() {
+            w_axes[e] = w_axes[e + 1] * half[e + 1];
+        }
+        let w_dist = w_axes[0] * half[0];
+        let dims = other_dims(&p.n, last, &p.input.axes, &w_axes, p.batch, p.input.dist, w_dist);
+        let s_in = p.input.axes[last];
+        self.block_dim0(
+            p.n[last] / 2,
+            Input::RealPairs,
+            Output::HalfSpectrumPairs,
+            Side { stride: 2 * s_in, pair: s_in },
+            Side { stride: 1, pair: 0 },
+            dims,
+            None,
+            Some(0),
+            Pairing::Rows(p.n[d]),
+            Buf::Input,
+            wbuf,
+            false,
+        )?;
+        let mut dims = other_dims(&half, d, &w_axes, &p.output.axes, p.batch, w_dist, p.output.dist);
+        dims.push(Dim { n: 2, is: w_axes[d], os: p.output.axes[d] });
+        let a = Side { stride: 2 * w_axes[d], pair: 0 };
+        let b = Side { stride: 2 * p.output.axes[d], pair: 0 };
+        self.complex_axis(p.n[d] / 2, a, b, dims, wbuf, Buf::Output, false)?;
+        for e in (0..d).rev() {
+            let dims =
+                other_dims(&half, e, &p.output.axes, &p.output.axes, p.batch, p.output.dist, p.output.dist);
+            let s = Side { stride: p.output.axes[e], pair: 0 };
+            self.complex_axis(half[e], s, s, dims, Buf::Output, Buf::Output, false)?;
         }
         Ok(())
     }
@@ -617,7 +675,7 @@ impl Planner {
             dims_a,
             Some((n as u64, 0)),
             force,
-            None,
+            Pairing::None,
             src,
             w,
             inverse,
@@ -639,7 +697,7 @@ impl Planner {
                 dims_b,
                 None,
                 force,
-                unfold.then_some(n1),
+                if unfold { Pairing::Mirror(n1) } else { Pairing::None },
                 w,
                 dst,
                 inverse,
@@ -832,7 +890,7 @@ impl Planner {
         dst: Buf,
         inverse: bool,
     ) -> Result<(), FftError> {
-        self.block_dim0(n, input, output, a, b, dims, None, None, None, src, dst, inverse)
+        self.block_dim0(n, input, output, a, b, dims, None, None, Pairing::None, src, dst, inverse)
     }
 
     /// One block pass. `twiddle`: the four-step twiddle of length `.0` on batch dimension
@@ -849,7 +907,7 @@ impl Planner {
         dims: Vec<Dim>,
         twiddle: Option<(u64, usize)>,
         force: Option<usize>,
-        mirror: Option<usize>,
+        pairing: Pairing,
         src: Buf,
         dst: Buf,
         inverse: bool,
@@ -885,10 +943,14 @@ impl Planner {
             (target / len).max(1)
         };
         per_block = prev_pow2(per_block.min(n0.next_power_of_two()).max(1));
-        if let Some(n1) = mirror {
-            // Whole pairs of mirrored transforms, and every block full.
-            debug_assert!(d0 == 0 && n0 == n1 && n1 % 2 == 0 && 2 * len <= tile && twiddle.is_none());
-            per_block = per_block.max(2).min(1 << n1.trailing_zeros());
+        let mirror = match pairing {
+            Pairing::Mirror(n1) => Some(n1),
+            _ => None,
+        };
+        if let Pairing::Mirror(m) | Pairing::Rows(m) = pairing {
+            // Whole pairs of transforms, and every block full.
+            debug_assert!(d0 == 0 && n0 == m && m % 2 == 0 && 2 * len <= tile && twiddle.is_none());
+            per_block = per_block.max(2).min(1 << m.trailing_zeros());
         }
         let radices = radices(len);
         let (table, offsets) = twiddle::stockham(&radices);
@@ -910,6 +972,18 @@ impl Planner {
         };
         let (real_part, real_bits) = self.real_table(real_n, input, output);
         parts[2] = real_part;
+        let rows_part = match pairing {
+            Pairing::Rows(n0) => {
+                let bits = twiddle::four_step_bits(n0 as u64);
+                Some((
+                    n0,
+                    bits,
+                    self.tables
+                        .region(format!("four-step {n0} {bits}"), || twiddle::four_step(n0 as u64, bits)),
+                ))
+            }
+            _ => None,
+        };
         let four_step = twiddle.map(|(nn, _)| nn);
         let fs_bits = four_step.map(twiddle::four_step_bits);
         let fs_part = four_step.map(|nn| {
@@ -917,6 +991,13 @@ impl Planner {
             self.tables.region(format!("four-step {nn} {bits}"), || twiddle::four_step(nn, bits))
         });
         let (mut aux, ch, fi, mut re) = self.join_aux(&parts);
+        let mut rows = None;
+        if let Some((n0, bits, t)) = rows_part {
+            // The row pairs' twiddles with the real-transform ones (never Bluestein).
+            let (a, f, _, r) = self.join_aux(&[Some(t), None, real_part]);
+            (aux, re) = (a, r);
+            rows = Some(RowPairs { n0, off: f.unwrap_or(0), bits });
+        }
         let mut fs_off = 0;
         if let Some(fsr) = fs_part {
             // The four-step tables go in their own region, or with the real-transform ones
@@ -954,6 +1035,7 @@ impl Planner {
             real: RealTable { off: re.unwrap_or(0), bits: real_bits },
             dims: 0,
             mirror,
+            rows,
         };
         let dims = pack_ordered(ordered, rest)?;
         let mut cfg = cfg;
@@ -972,6 +1054,17 @@ impl Planner {
         });
         Ok(())
     }
+}
+
+/// How a block pass pairs the transforms of batch dimension 0 (see `BlockCfg::mirror` and
+/// `BlockCfg::rows`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Pairing {
+    None,
+    /// Mirrored transforms `k1`, `n1 - k1` of this many (an R2C four-step's unfold).
+    Mirror(usize),
+    /// Rows `r`, `r + n0 / 2` of this many (a multi-dimensional R2C's next axis).
+    Rows(usize),
 }
 
 /// `fixed` first, in order and unmerged (dimension 0 and the twiddle's), then `rest` merged.
@@ -1082,6 +1175,9 @@ pub(crate) fn describe(steps: &[Step], work_reals: usize, elem: &str) -> String 
                 if let Some(n1) = c.mirror {
                     let _ = write!(s, ", unfold of {} mirrored", n1);
                 }
+                if let Some(r) = &c.rows {
+                    let _ = write!(s, ", radix-2 across rows of {}", r.n0);
+                }
                 if c.inverse {
                     let _ = write!(s, ", inverse");
                 }
@@ -1167,6 +1263,31 @@ mod tests {
         let steps = plan(1 << 16, Layout::new(&[1 << 16], 2, 1));
         assert_eq!(steps.len(), 3);
         assert!(matches!(steps[2].kind, StepKind::Point(_)));
+    }
+
+    #[test]
+    fn r2c_2d_pairs_rows_when_the_column_pass_would_hold_two() {
+        use crate::layout::Layout;
+        let limits = Limits::new(false, 227 * 1024, 1024);
+        let plan = |n: &[usize]| {
+            let p = Problem::new(TransformType::R2C, n, 1, &Layout::default(), &Layout::default()).unwrap();
+            let mut pl = Planner::new(limits, false);
+            pl.plan(&p, false).unwrap();
+            pl.steps
+        };
+        let steps = plan(&[8192, 8192]);
+        assert_eq!(steps.len(), 2);
+        let StepKind::Block(c1) = &steps[0].kind else { panic!("pass 1 is not a block pass") };
+        assert_eq!(c1.rows.as_ref().map(|r| r.n0), Some(8192));
+        assert_eq!((c1.len, c1.per_block, steps[0].dims[0].n), (4096, 2, 8192));
+        let StepKind::Block(c2) = &steps[1].kind else { panic!("pass 2 is not a block pass") };
+        // The column pass: 4096 long, four per block (two with n0 = 8192 itself).
+        assert_eq!((c2.len, c2.per_block, c2.load, c2.store), (4096, 4, Mode::Col, Mode::Col));
+        // Outside the bounds: the plain plan.
+        for n in [[4096usize, 8192], [16384, 8192], [8192, 8193], [8192, 8194]] {
+            let paired = plan(&n).iter().any(|s| matches!(&s.kind, StepKind::Block(c) if c.rows.is_some()));
+            assert!(!paired, "{n:?}");
+        }
     }
 
     #[test]

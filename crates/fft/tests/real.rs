@@ -155,4 +155,33 @@ fft_conformance! {
         }
         Ok(())
     }
+
+    row_pairs(b) {
+        // Multi-dimensional R2C whose second-last axis n0 lies in (tile / 4, tile / 2] (tile =
+        // 16384 complex in f32, 8192 in f64): the first pass takes rows r and r + n0 / 2 and
+        // does that axis's radix-2 step, the column pass runs n0 / 2 over every other row
+        // (n0 = 6144 and 8192 around the upper bound, 5000: n0 / 2 = 2500, and a 3D shape), with
+        // batches, an embedded input, and in place. The other side of each bound plans the
+        // plain way; f64 crosses its own bounds at half the sizes.
+        let mut rng = Rng::new();
+        let shapes: Vec<Vec<usize>> = vec![vec![6144, 4], vec![8192, 2], vec![5000, 6], vec![3, 4098, 4], vec![4096, 6], vec![8194, 4]];
+        for s in &shapes {
+            run::<f32>(b, &Spec::real(R2C, s, 2), &mut rng)?;
+            run::<f64>(b, &Spec::real(R2C, s, 1), &mut rng)?;
+        }
+        let n = [6144usize, 6];
+        let embed = Layout::new(&[6144, 9], 1, 6144 * 9 + 3);
+        run::<f32>(b, &Spec::real(R2C, &n, 2).layouts(embed, Layout::packed()), &mut rng)?;
+        let (real, cx) = (Layout::new(&[6144, 8], 1, 6144 * 8), Layout::new(&[6144, 4], 1, 6144 * 4));
+        run::<f32>(b, &Spec::real(R2C, &n, 2).layouts(real, cx).in_place(), &mut rng)?;
+        if !b.is_executor() {
+            for s in [vec![8192, 1000], vec![6000, 64], vec![2, 5000, 30]] {
+                run::<f32>(b, &Spec::real(R2C, &s, 1), &mut rng)?;
+            }
+        }
+        if b.is_gpu() {
+            run::<f32>(b, &Spec::real(R2C, &[8192, 8192], 1), &mut rng)?;
+        }
+        Ok(())
+    }
 }

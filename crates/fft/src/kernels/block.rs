@@ -240,8 +240,15 @@ pub(crate) fn body<T: FftFloat>(
         let hi = dsl::select(lo.dsl_cmp(CmpOp::Eq, 0u64), Val::constant(n1 / 2), hi);
         dsl::select(c.dsl_cmp(CmpOp::Lt, pairs as u32), lo, hi)
     };
-    let mut in_base = if cfg.mirror.is_some() { Val::constant(0u64) } else { first * g.is[0] };
-    let mut out_base = if cfg.mirror.is_some() { Val::constant(0u64) } else { first * g.os[0] };
+    // Row pairs: slot `c < P` is row `g0 P + c`, slot `P + c` row `g0 P + c + n0 / 2`.
+    let row_of = |c: Val<u32>| -> Val<u64> {
+        let half = cfg.rows.as_ref().map_or(0, |r| r.n0 / 2) as u64;
+        let lo = g0 * (pairs as u64) + u64v(c & ((pairs - 1) as u32));
+        dsl::select(c.dsl_cmp(CmpOp::Lt, pairs as u32), lo, lo + half)
+    };
+    let paired = cfg.mirror.is_some() || cfg.rows.is_some();
+    let mut in_base = if paired { Val::constant(0u64) } else { first * g.is[0] };
+    let mut out_base = if paired { Val::constant(0u64) } else { first * g.os[0] };
     let mut idx1 = Val::constant(0u64);
     for d in 1..cfg.dims {
         let idx = if d + 1 == cfg.dims { rest } else { rest % g.n[d] };
@@ -257,16 +264,19 @@ pub(crate) fn body<T: FftFloat>(
     // Transforms of dimension 0 present in this tile (the last tile may be partial; with
     // `mirror` every tile is full).
     let cols: Val<u32> = cast::<u32, _>((g.n[0] - first).min(cc));
-    let guard_cols = c_per > 1 && cfg.mirror.is_none();
-    // Offsets of the block's transform in slot `c` (the tile's row `c`).
-    let in_at = |c: Val<u32>| match cfg.mirror {
-        None => in_base + u64v(c) * g.is[0],
-        Some(_) => in_base + mirror_of(c) * g.is[0],
+    let guard_cols = c_per > 1 && !paired;
+    // The index in batch dimension 0 of the block's transform in slot `c` (the tile's row `c`).
+    let index = |c: Val<u32>| {
+        if cfg.mirror.is_some() {
+            mirror_of(c)
+        } else if cfg.rows.is_some() {
+            row_of(c)
+        } else {
+            u64v(c)
+        }
     };
-    let out_at = |c: Val<u32>| match cfg.mirror {
-        None => out_base + u64v(c) * g.os[0],
-        Some(_) => out_base + mirror_of(c) * g.os[0],
-    };
+    let in_at = |c: Val<u32>| in_base + index(c) * g.is[0];
+    let out_at = |c: Val<u32>| out_base + index(c) * g.os[0];
 
     // The first Stockham pass reads its butterflies' inputs from global memory and, unless
     // the output needs pairs of positions (even-length R2C), the last one writes its outputs
@@ -380,6 +390,44 @@ pub(crate) fn body<T: FftFloat>(
     if direct_out {
         return;
     }
+    if let Some(rp) = &cfg.rows {
+        // Each pair of rows' half spectra a (slot s) and b (slot P + s) as output rows 2r and
+        // 2r + 1 (see `RowPairs`).
+        let n = cfg.len;
+        let total = pairs * n_out;
+        for it in 0..total.div_ceil(nt) {
+            let e = tid + u32c(it * nt);
+            let run = || {
+                let (s, k) = match cfg.store {
+                    Mode::Row => divmod(e, n_out),
+                    Mode::Col => {
+                        let (k, s) = divmod(e, pairs);
+                        (s, k)
+                    }
+                };
+                let value = |row: Val<u32>| {
+                    let kk = dsl::select(k.dsl_cmp(CmpOp::Eq, n as u32), u32c(0), k);
+                    let mk = dsl::select(k.dsl_cmp(CmpOp::Eq, 0u32), u32c(0), u32c(n) - k);
+                    let z = |i: Val<u32>| tile.load(row * (ls as u32) + i);
+                    unfold(z(kk), z(mk), real_twiddle(&aux, k, cfg.real))
+                };
+                let (a, b) = (value(s), value(s + (pairs as u32)));
+                let r = g0 * (pairs as u64) + u64v(s);
+                let lo = cload(&aux, (r & ((1u64 << rp.bits) - 1)) + (rp.off as u64));
+                let hi = cload(&aux, (r >> rp.bits) + ((rp.off + (1usize << rp.bits)) as u64));
+                let at = out_base + (r + r) * g.os[0] + u64v(k) * g.out_stride;
+                let (y0, y1) = (a.add(b), a.sub(b).mul(lo.mul(hi)));
+                output.store2(at, vec2(y0.re, y0.im));
+                output.store2(at + g.os[0], vec2(y1.re, y1.im));
+            };
+            if (it + 1) * nt > total {
+                dsl::if_else(lt(e, total), run, || ());
+            } else {
+                run();
+            }
+        }
+        return;
+    }
     if let Some(n1) = cfg.mirror {
         // The unfold from the tile: output k = k1 + n1 k2 of the slot `c` holding `k1` needs
         // Z[n - k], which is position n2 - 1 - k2 of the mirror `n1 - k1` (the other half's
@@ -416,7 +464,7 @@ pub(crate) fn body<T: FftFloat>(
                 run();
             }
         }
-        // X[n], from Z[0], by the thread of block 0 that holds it.
+        // X[n], from Z[0], by the thread of block 0 that holds it (Z[n] = Z[0]).
         let last = || {
             let z0 = tile.load(u32c(0));
             let x = unfold(z0, z0, real_twiddle(&aux, u32c(n), cfg.real));

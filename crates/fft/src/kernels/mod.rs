@@ -123,6 +123,23 @@ pub(crate) struct BlockCfg {
     /// shared memory by the pass's store instead of by a separate pass over the spectrum.
     /// `per_block` is even and divides `n1`.
     pub mirror: Option<usize>,
+    /// The first pass of a multi-dimensional R2C that also does the radix-2 step of the next
+    /// axis (see [`RowPairs`]).
+    pub rows: Option<RowPairs>,
+}
+
+/// Rows of a multi-dimensional R2C's first pass taken in pairs `r`, `r + n0 / 2` of the next
+/// axis (batch dimension 0, `n0` long, even), so the pass also does that axis's first
+/// four-step step (`n0 = 2 (n0 / 2)`): slot `s < P` of block `g0` holds row `g0 P + s`, slot
+/// `P + s` row `g0 P + s + n0 / 2` (`P = per_block / 2`), and each row's half spectrum `a`,
+/// `b` is written as rows `2r` (`a + b`) and `2r + 1` (`(a - b) W_n0^r`; the table
+/// `lo[e % 2^bits] hi[e >> bits]` at `off` in `aux`). The next axis is then a transform of
+/// length `n0 / 2` over every other row, with twice as many transforms per block as `n0`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct RowPairs {
+    pub n0: usize,
+    pub off: usize,
+    pub bits: u32,
 }
 
 impl BlockCfg {
