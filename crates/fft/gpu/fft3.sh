@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# fft3 on the GPU in one command (about 90 s): the even-length real transforms past one block
+# fft3 on the GPU in one command (90 s typical, 135 s at most): the even-length real transforms past one block
 # with the unfold fused into the second four-step pass (R2C) and the fold into the first (C2R),
 # then `ferrocm bench fft` over the issue's table with cuFFT (torch.fft, CuPy plans) in the
 # same command, table last.
@@ -9,8 +9,9 @@
 # Needs python3 with torch (CUDA), cupy and numpy (scripts/vendor_baselines.py cufft).
 # 1. Tests with FERROCM_REQUIRE_GPU=1 (each checks against the f64 reference and that nothing
 #    outside the output layout was written): real.rs `fused_unfold` (R2C and C2R, half lengths
-#    2^14 .. 2^26 and non-powers of two, batched, strided, in place) and `long_and_prime`
-#    (2^22 .. 2^26 among them), layouts.rs `in_place` and `advanced_layouts`, misuse.rs.
+#    2^14 .. 2^26 and non-powers of two, batched, strided, in place) and `row_pairs` (2D/3D R2C
+#    with the second-last axis around 8192, 8192^2 among them), layouts.rs except the
+#    multi-dimensional sweep, misuse.rs.
 # 2. `ferrocm bench fft --describe` (plans on stderr, kept in $OUT/bench.err): every GPU case,
 #    each checked on fresh random input before timing, cuFFT in the same process tree.
 set -u
@@ -28,12 +29,12 @@ t() { # name, timeout, binary, args...
   grep -E "^test result|panicked|FAILED|^---- " "$OUT/$name.log" | head -8
   results+=("$name rc=$rc")
 }
-t fused 25 'ferrocm-fft--real-test' fused_unfold::cuda --exact
-t long 20 'ferrocm-fft--real-test' long_and_prime::cuda --exact
-t layouts 20 'ferrocm-fft--layouts-test' cuda --skip multi_dimensional
+t fused 40 'ferrocm-fft--real-test' fused_unfold::cuda --exact
+t rows 15 'ferrocm-fft--real-test' row_pairs::cuda --exact
+t layouts 15 'ferrocm-fft--layouts-test' cuda --skip multi_dimensional
 t misuse 5 'ferrocm-fft--misuse-test'
 printf 'tests: %s\n' "${results[@]}"
-timeout 100 $F bench fft --describe --reps 20 --vendor scripts/vendor_baselines.py >"$OUT/bench.txt" 2>"$OUT/bench.err"
+timeout 60 $F bench fft --describe --reps 20 --vendor scripts/vendor_baselines.py >"$OUT/bench.txt" 2>"$OUT/bench.err"
 echo "bench rc=$?"
 grep -E "checked|error" "$OUT/bench.err" | tail -12
 cat "$OUT/bench.txt"
