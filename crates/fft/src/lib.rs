@@ -46,7 +46,11 @@
 //! - Lengths with a prime factor above 13 use Bluestein's algorithm (a power-of-two FFT of at
 //!   least `2n - 1`): inside one block pass when that fits, else as pointwise and FFT passes.
 //! - Real transforms of even length run a half-length complex FFT on the pairs of reals and
-//!   unfold it in the same pass (odd lengths use a full complex FFT).
+//!   unfold it in the same pass (odd lengths use a full complex FFT). Past one block the
+//!   unfold is in the four-step's second pass (its blocks hold mirrored transforms `k1`,
+//!   `n1 - k1`) and the C2R fold in the first pass's reads; a multi-dimensional R2C whose
+//!   second-last axis is as long as a strided pass holds only two of pairs its rows so the
+//!   first pass also does that axis's radix-2 step.
 //!
 //! On the CPU device the default engine ([`Engine::Auto`]) calls `rustfft` and `realfft`
 //! (inside a native CPU kernel, so it runs in stream order and across the CPU's threads); the

@@ -327,7 +327,8 @@ fn prepare<T: FftFloat>(device: &Device, mut step: Step) -> Result<Launch, FftEr
         }
         match &mut step.kind {
             StepKind::Block(c) if c.threads_per_fft > 1 => c.threads_per_fft = c.threads_per_fft.div_ceil(2),
-            StepKind::Block(c) if c.per_block > 1 => c.per_block /= 2,
+            // Mirrored pairs (`BlockCfg::mirror`) need two transforms per block.
+            StepKind::Block(c) if c.per_block > 1 + usize::from(c.mirror.is_some()) => c.per_block /= 2,
             _ => {
                 return Err(FftError::Unsupported {
                     what: format!("a kernel that allows only {max} threads per block"),

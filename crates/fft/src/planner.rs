@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use num_complex::Complex;
 
 use crate::kernels::pointwise::{PointCfg, PointOp};
-use crate::kernels::{BlockCfg, Bluestein, FourStep, Input, Mode, Output, RealTable};
+use crate::kernels::{BlockCfg, Bluestein, FourStep, Input, Mode, Output, RealTable, RowPairs};
 use crate::layout::{Problem, TransformType};
 use crate::twiddle;
 use crate::FftError;
@@ -274,6 +274,7 @@ impl Planner {
                     src = (Buf::Output, &p.output);
                 }
             }
+            TransformType::R2C if self.row_pairs(p) => self.r2c_row_pairs(p)?,
             TransformType::R2C => {
                 let dims = other_dims(
                     &p.n,
@@ -348,6 +349,63 @@ impl Planner {
                 let dims = other_dims(&p.n, last, &s_axes, &p.output.axes, p.batch, s_dist, p.output.dist);
                 self.real_axis(p.n[last], false, s_axes[last], p.output.axes[last], dims, src, Buf::Output)?;
             }
+        }
+        Ok(())
+    }
+
+    /// Whether a multi-dimensional R2C takes its rows in pairs (`RowPairs`): the last axis
+    /// even with its half-length FFT two to a block, and the axis before it even and as long
+    /// as one strided pass holds only two of (so its column pass gets four per block instead).
+    fn row_pairs(&self, p: &Problem) -> bool {
+        let r = p.n.len();
+        if r < 2 {
+            return false;
+        }
+        let (n0, n1) = (p.n[r - 2], p.n[r - 1]);
+        let tile = self.limits.tile_max;
+        n1 % 2 == 0 && smooth(n1 / 2) && n1 <= tile && n0 % 2 == 0 && 4 * n0 > tile && 2 * n0 <= tile
+    }
+
+    /// A multi-dimensional R2C with row pairs: pass 1 the rows' half spectra and the radix-2
+    /// step of the axis before into a packed work area (rows `2r`, `2r + 1`; out of place, so
+    /// in-place execution stays safe), pass 2 that axis as a transform of half its length over
+    /// every other row into the output, then the other axes in place.
+    fn r2c_row_pairs(&mut self, p: &Problem) -> Result<(), FftError> {
+        let r = p.n.len();
+        let (last, d) = (r - 1, r - 2);
+        let half = p.output_sizes();
+        let wbuf = self.alloc_work(half.iter().product::<usize>() * p.batch);
+        let mut w_axes = vec![1usize; r];
+        for e in (0..last).rev() {
+            w_axes[e] = w_axes[e + 1] * half[e + 1];
+        }
+        let w_dist = w_axes[0] * half[0];
+        let dims = other_dims(&p.n, last, &p.input.axes, &w_axes, p.batch, p.input.dist, w_dist);
+        let s_in = p.input.axes[last];
+        self.block_dim0(
+            p.n[last] / 2,
+            Input::RealPairs,
+            Output::HalfSpectrumPairs,
+            Side { stride: 2 * s_in, pair: s_in },
+            Side { stride: 1, pair: 0 },
+            dims,
+            None,
+            Some(0),
+            Pairing::Rows(p.n[d]),
+            Buf::Input,
+            wbuf,
+            false,
+        )?;
+        let mut dims = other_dims(&half, d, &w_axes, &p.output.axes, p.batch, w_dist, p.output.dist);
+        dims.push(Dim { n: 2, is: w_axes[d], os: p.output.axes[d] });
+        let a = Side { stride: 2 * w_axes[d], pair: 0 };
+        let b = Side { stride: 2 * p.output.axes[d], pair: 0 };
+        self.complex_axis(p.n[d] / 2, a, b, dims, wbuf, Buf::Output, false)?;
+        for e in (0..d).rev() {
+            let dims =
+                other_dims(&half, e, &p.output.axes, &p.output.axes, p.batch, p.output.dist, p.output.dist);
+            let s = Side { stride: p.output.axes[e], pair: 0 };
+            self.complex_axis(half[e], s, s, dims, Buf::Output, Buf::Output, false)?;
         }
         Ok(())
     }
@@ -432,6 +490,10 @@ impl Planner {
         if !smooth(logical) {
             return self.bluestein_multi(logical, input, output, a, b, dims, src, dst, inverse);
         }
+        if output == Output::HalfSpectrumPairs && self.unfold_split(logical, a, &dims).is_some() {
+            // Two passes, the unfold in the second one's store.
+            return self.chain(logical, input, output, a, b, dims, src, dst, false);
+        }
         // A chain for the complex part, with the folds as pointwise steps.
         let count: usize = dims.iter().map(|d| d.n).product();
         let wdims = |dims: &Vec<Dim>, len: usize, to_work: bool| -> Vec<Dim> {
@@ -472,6 +534,11 @@ impl Planner {
                 };
                 self.point(cfg, unit, b, wdims(&dims, logical, false), w, dst, logical)
             }
+            (Input::HalfSpectrumPairs, _) if dims.iter().all(|d| d.n == 1 || d.is >= a.stride) => {
+                // The fold in the first pass's reads (`FourStep`): each half-spectrum value is
+                // read twice (as X[j] and as X[n - j]) instead of a separate pass over it.
+                self.chain(logical, input, output, a, b, dims, src, dst, true)
+            }
             _ => {
                 let w = self.alloc_work(logical * count);
                 let cfg = PointCfg {
@@ -506,7 +573,30 @@ impl Planner {
         len * c_min <= self.limits.tile_max
     }
 
-    /// A transform along one axis as one block pass, a four-step chain or Bluestein.
+    /// The four-step split of an even-length R2C whose unfold can be fused into pass B (see
+    /// `BlockCfg::mirror`): the axis contiguous in the input (so pass B's transforms `k1` are
+    /// batch dimension 0), `n1` even, `n2` within one strided pass. Pass B's blocks hold pairs
+    /// of mirrored transforms, so `n2` is taken short enough for two pairs per block if a
+    /// split allows it (16-byte pieces on its strided output).
+    fn unfold_split(&self, n: usize, a: Side, dims: &[Dim]) -> Option<(usize, usize)> {
+        if !smooth(n) || !dims.iter().all(|d| d.n == 1 || d.is >= a.stride) {
+            return None;
+        }
+        let max = self.limits.strided_max();
+        let even_n1 = |d: &usize| n % d == 0 && d % 2 == 0;
+        let within = |n2_max: usize| {
+            (2..=max.min(n / 2))
+                .filter(even_n1)
+                .filter(|&d| n / d <= n2_max)
+                .min_by_key(|&d| d.abs_diff(n / d))
+                .map(|d| (d, n / d))
+        };
+        within(self.limits.tile_max / 4).or_else(|| within(max))
+    }
+
+    /// A transform along one axis as one block pass, a four-step chain or Bluestein. With
+    /// `output` `HalfSpectrumPairs` (an even-length R2C, only when [`Planner::unfold_split`]
+    /// allows it) the chain is two passes and the second one unfolds.
     #[allow(clippy::too_many_arguments)]
     fn chain(
         &mut self,
@@ -532,16 +622,24 @@ impl Planner {
         // dimension the input reads with unit stride: n2' when the axis itself is contiguous
         // (a 1D transform), else the contiguous batch dimension (a column axis), so both
         // passes read and write in runs.
-        let (n1, n2) = self.split(n);
+        let unfold = output == Output::HalfSpectrumPairs;
+        let (n1, n2) = match unfold {
+            true => self.unfold_split(n, a, &dims).expect("checked by the caller"),
+            false => self.split(n),
+        };
         let count: usize = dims.iter().map(|d| d.n).product();
         let w = self.alloc_work(n * count);
         let axis_inner = dims.iter().all(|d| d.n == 1 || d.is >= a.stride);
+        // A pass A too long for four transforms per block would write 16-byte pieces into
+        // rows of n2': it writes its transforms' outputs k1 contiguously instead, and pass B
+        // (four or more k1 per block) reads them in runs.
+        let k1_inner = axis_inner && 4 * n1 > self.limits.tile_max;
         // Work strides: of k1, of n2', and of each batch dimension.
         let (wk1, wn2, wd): (usize, usize, Vec<usize>) = if axis_inner {
             let mut acc = n;
             (
-                n2,
-                1,
+                if k1_inner { 1 } else { n2 },
+                if k1_inner { n1 } else { 1 },
                 dims.iter()
                     .map(|d| {
                         let s = acc;
@@ -577,6 +675,7 @@ impl Planner {
             dims_a,
             Some((n as u64, 0)),
             force,
+            Pairing::None,
             src,
             w,
             inverse,
@@ -598,6 +697,7 @@ impl Planner {
                 dims_b,
                 None,
                 force,
+                if unfold { Pairing::Mirror(n1) } else { Pairing::None },
                 w,
                 dst,
                 inverse,
@@ -790,11 +890,12 @@ impl Planner {
         dst: Buf,
         inverse: bool,
     ) -> Result<(), FftError> {
-        self.block_dim0(n, input, output, a, b, dims, None, None, src, dst, inverse)
+        self.block_dim0(n, input, output, a, b, dims, None, None, Pairing::None, src, dst, inverse)
     }
 
     /// One block pass. `twiddle`: the four-step twiddle of length `.0` on batch dimension
-    /// `.1`; `force`: the batch dimension a block takes several of (else chosen by cost).
+    /// `.1`; `force`: the batch dimension a block takes several of (else chosen by cost);
+    /// `mirror`: see `BlockCfg::mirror` (batch dimension 0 must then be the `n1` transforms).
     #[allow(clippy::too_many_arguments)]
     fn block_dim0(
         &mut self,
@@ -806,6 +907,7 @@ impl Planner {
         dims: Vec<Dim>,
         twiddle: Option<(u64, usize)>,
         force: Option<usize>,
+        pairing: Pairing,
         src: Buf,
         dst: Buf,
         inverse: bool,
@@ -841,6 +943,15 @@ impl Planner {
             (target / len).max(1)
         };
         per_block = prev_pow2(per_block.min(n0.next_power_of_two()).max(1));
+        let mirror = match pairing {
+            Pairing::Mirror(n1) => Some(n1),
+            _ => None,
+        };
+        if let Pairing::Mirror(m) | Pairing::Rows(m) = pairing {
+            // Whole pairs of transforms, and every block full.
+            debug_assert!(d0 == 0 && n0 == m && m % 2 == 0 && 2 * len <= tile && twiddle.is_none());
+            per_block = per_block.max(2).min(1 << m.trailing_zeros());
+        }
         let radices = radices(len);
         let (table, offsets) = twiddle::stockham(&radices);
         let tw = self.tables.region(format!("stockham {radices:?}"), || table);
@@ -852,20 +963,52 @@ impl Planner {
             parts[0] = Some(self.tables.region(format!("chirp {n}"), || twiddle::chirp(n)));
             parts[1] = Some(self.tables.region(format!("filter {n} {len}"), || bluestein_filter(n, len)));
         }
-        let (real_part, real_bits) = self.real_table(n, input, output);
+        // The real-transform twiddles are those of the whole length when the pass unfolds
+        // (`mirror`) or folds (pass A of a four-step) for the whole transform.
+        let real_n = match (mirror, twiddle) {
+            (Some(n1), _) => n1 * n,
+            (None, Some((nn, _))) if input == Input::HalfSpectrumPairs => nn as usize,
+            _ => n,
+        };
+        let (real_part, real_bits) = self.real_table(real_n, input, output);
         parts[2] = real_part;
+        let rows_part = match pairing {
+            Pairing::Rows(n0) => {
+                let bits = twiddle::four_step_bits(n0 as u64);
+                Some((
+                    n0,
+                    bits,
+                    self.tables
+                        .region(format!("four-step {n0} {bits}"), || twiddle::four_step(n0 as u64, bits)),
+                ))
+            }
+            _ => None,
+        };
         let four_step = twiddle.map(|(nn, _)| nn);
         let fs_bits = four_step.map(twiddle::four_step_bits);
         let fs_part = four_step.map(|nn| {
             let bits = twiddle::four_step_bits(nn);
             self.tables.region(format!("four-step {nn} {bits}"), || twiddle::four_step(nn, bits))
         });
-        let (mut aux, ch, fi, re) = self.join_aux(&parts);
+        let (mut aux, ch, fi, mut re) = self.join_aux(&parts);
+        let mut rows = None;
+        if let Some((n0, bits, t)) = rows_part {
+            // The row pairs' twiddles with the real-transform ones (never Bluestein).
+            let (a, f, _, r) = self.join_aux(&[Some(t), None, real_part]);
+            (aux, re) = (a, r);
+            rows = Some(RowPairs { n0, off: f.unwrap_or(0), bits });
+        }
         let mut fs_off = 0;
         if let Some(fsr) = fs_part {
-            // The four-step tables go in their own region (never together with the others).
-            aux = fsr;
-            fs_off = 0;
+            // The four-step tables go in their own region, or with the real-transform ones
+            // (pass A of a folding C2R); a four-step pass is never Bluestein.
+            (aux, fs_off, re) = match real_part {
+                None => (fsr, 0, None),
+                Some(_) => {
+                    let (a, f, _, r) = self.join_aux(&[Some(fsr), None, real_part]);
+                    (a, f.unwrap_or(0), r)
+                }
+            };
         }
         let cfg = BlockCfg {
             len,
@@ -891,6 +1034,8 @@ impl Planner {
             },
             real: RealTable { off: re.unwrap_or(0), bits: real_bits },
             dims: 0,
+            mirror,
+            rows,
         };
         let dims = pack_ordered(ordered, rest)?;
         let mut cfg = cfg;
@@ -909,6 +1054,17 @@ impl Planner {
         });
         Ok(())
     }
+}
+
+/// How a block pass pairs the transforms of batch dimension 0 (see `BlockCfg::mirror` and
+/// `BlockCfg::rows`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Pairing {
+    None,
+    /// Mirrored transforms `k1`, `n1 - k1` of this many (an R2C four-step's unfold).
+    Mirror(usize),
+    /// Rows `r`, `r + n0 / 2` of this many (a multi-dimensional R2C's next axis).
+    Rows(usize),
 }
 
 /// `fixed` first, in order and unmerged (dimension 0 and the twiddle's), then `rest` merged.
@@ -1016,6 +1172,12 @@ pub(crate) fn describe(steps: &[Step], work_reals: usize, elem: &str) -> String 
                 if let Some(b) = &c.bluestein {
                     let _ = write!(s, ", Bluestein for {}", b.n);
                 }
+                if let Some(n1) = c.mirror {
+                    let _ = write!(s, ", unfold of {} mirrored", n1);
+                }
+                if let Some(r) = &c.rows {
+                    let _ = write!(s, ", radix-2 across rows of {}", r.n0);
+                }
                 if c.inverse {
                     let _ = write!(s, ", inverse");
                 }
@@ -1069,6 +1231,81 @@ mod tests {
         let l = Limits::new(true, 227 * 1024, 1024);
         assert_eq!(l.tile_max, 8192);
         assert_eq!(l.strided_max(), 4096);
+    }
+
+    #[test]
+    fn long_even_r2c_unfolds_in_its_second_pass() {
+        use crate::layout::Layout;
+        let limits = Limits::new(false, 227 * 1024, 1024);
+        let plan = |n: usize, input: Layout| {
+            let p = Problem::new(TransformType::R2C, &[n], 2, &input, &Layout::default()).unwrap();
+            let mut pl = Planner::new(limits, false);
+            pl.plan(&p, false).unwrap();
+            pl.steps
+        };
+        // (reals, n1, n2, transforms per block of pass B)
+        for (n, n1, n2, per_block) in [
+            (1usize << 26, 8192, 4096, 4),
+            (1 << 27, 8192, 8192, 2),
+            (1 << 16, 128, 256, 16),
+            (2 * 17496, 108, 162, 4),
+            (2 * 20250, 150, 135, 2),
+        ] {
+            let steps = plan(n, Layout::default());
+            assert_eq!(steps.len(), 2, "{n}");
+            let StepKind::Block(c) = &steps[1].kind else { panic!("{n}: pass B is not a block pass") };
+            assert_eq!((c.mirror, c.len, c.per_block), (Some(n1), n2, per_block), "{n}");
+            assert_eq!(c.output, Output::HalfSpectrumPairs);
+            assert_eq!(steps[1].dims[0].n, n1);
+            assert_eq!(n1 % c.per_block, 0);
+        }
+        // Interleaved batches (the axis not innermost in the input): the separate unfold.
+        let steps = plan(1 << 16, Layout::new(&[1 << 16], 2, 1));
+        assert_eq!(steps.len(), 3);
+        assert!(matches!(steps[2].kind, StepKind::Point(_)));
+    }
+
+    #[test]
+    fn r2c_2d_pairs_rows_when_the_column_pass_would_hold_two() {
+        use crate::layout::Layout;
+        let limits = Limits::new(false, 227 * 1024, 1024);
+        let plan = |n: &[usize]| {
+            let p = Problem::new(TransformType::R2C, n, 1, &Layout::default(), &Layout::default()).unwrap();
+            let mut pl = Planner::new(limits, false);
+            pl.plan(&p, false).unwrap();
+            pl.steps
+        };
+        let steps = plan(&[8192, 8192]);
+        assert_eq!(steps.len(), 2);
+        let StepKind::Block(c1) = &steps[0].kind else { panic!("pass 1 is not a block pass") };
+        assert_eq!(c1.rows.as_ref().map(|r| r.n0), Some(8192));
+        assert_eq!((c1.len, c1.per_block, steps[0].dims[0].n), (4096, 2, 8192));
+        let StepKind::Block(c2) = &steps[1].kind else { panic!("pass 2 is not a block pass") };
+        // The column pass: 4096 long, four per block (two with n0 = 8192 itself).
+        assert_eq!((c2.len, c2.per_block, c2.load, c2.store), (4096, 4, Mode::Col, Mode::Col));
+        // Outside the bounds: the plain plan.
+        for n in [[4096usize, 8192], [16384, 8192], [8192, 8193], [8192, 8194]] {
+            let paired = plan(&n).iter().any(|s| matches!(&s.kind, StepKind::Block(c) if c.rows.is_some()));
+            assert!(!paired, "{n:?}");
+        }
+    }
+
+    #[test]
+    fn long_even_c2r_folds_in_its_first_pass() {
+        use crate::layout::Layout;
+        let limits = Limits::new(false, 227 * 1024, 1024);
+        for n in [1usize << 26, 1 << 16, 2 * 20250] {
+            let p =
+                Problem::new(TransformType::C2R, &[n], 2, &Layout::default(), &Layout::default()).unwrap();
+            let mut pl = Planner::new(limits, false);
+            pl.plan(&p, true).unwrap();
+            assert_eq!(pl.steps.len(), 2, "{n}");
+            let StepKind::Block(c) = &pl.steps[0].kind else { panic!("{n}: pass A is not a block pass") };
+            assert_eq!(c.input, Input::HalfSpectrumPairs);
+            let fs = c.four_step.as_ref().expect("pass A of a four-step");
+            assert_eq!((fs.n as usize, fs.dim), (n / 2, 0));
+            assert_eq!(pl.steps[0].dims[0].n * c.len, n / 2);
+        }
     }
 
     #[test]

@@ -7,6 +7,7 @@ mod common;
 
 use common::runner::{run, Spec};
 use common::{Backend, Rng, TestResult};
+use ferrocm_fft::Layout;
 use ferrocm_fft::TransformType::{C2R, R2C};
 
 fn lengths(b: &Backend) -> Vec<usize> {
@@ -115,6 +116,71 @@ fft_conformance! {
             run::<f32>(b, &Spec::real(C2R, s, 2), &mut rng)?;
             run::<f64>(b, &Spec::real(R2C, s, 1), &mut rng)?;
             run::<f64>(b, &Spec::real(C2R, s, 1), &mut rng)?;
+        }
+        Ok(())
+    }
+
+    fused_unfold(b) {
+        // Even lengths past one block (half length h above 16384): two four-step passes, the
+        // unfold in the second one's store, whose blocks hold mirrored transforms k1 and
+        // n1 - k1 (h = 2^15 = 128 x 256: 8 pairs per block; 2^16 = 256 x 256; 17496 =
+        // 108 x 162: 2 pairs; 20250 = 150 x 135: 1 pair, n1 / 2 odd), next to h = 2^14 (one
+        // block). Batched, strided and padded in-place layouts, and the C2R of each length; on
+        // GPUs also long powers of two (2^25 = 8192 x 4096, 2^26 = 8192 x 8192: 1 pair).
+        let mut halves = vec![1 << 14, 1 << 15, 1 << 16, 17496, 20250];
+        if !b.is_executor() {
+            halves.extend([3 << 14, 1 << 19, 1 << 21]);
+        }
+        if b.is_gpu() {
+            halves.extend([1 << 23, 1 << 24, 1 << 25, 1 << 26]);
+        }
+        let mut rng = Rng::new();
+        for &h in &halves {
+            let n = 2 * h;
+            let batch = if h <= 1 << 21 { 3 } else { 1 };
+            run::<f32>(b, &Spec::real(R2C, &[n], batch), &mut rng)?;
+            run::<f32>(b, &Spec::real(C2R, &[n], batch), &mut rng)?;
+            if h > 1 << 21 {
+                continue;
+            }
+            // Output stride 2 with gaps between batches.
+            let out = Layout::new(&[h + 1], 2, 2 * (h + 1) + 5);
+            run::<f32>(b, &Spec::real(R2C, &[n], 2).layouts(Layout::packed(), out), &mut rng)?;
+            // In place, rows of 2 (n/2 + 1) reals.
+            let (real, cx) = (Layout::new(&[n + 2], 1, n + 2), Layout::new(&[h + 1], 1, h + 1));
+            run::<f32>(b, &Spec::real(R2C, &[n], 2).layouts(real, cx).in_place(), &mut rng)?;
+            if h <= 1 << 16 {
+                run::<f64>(b, &Spec::real(R2C, &[n], 2), &mut rng)?;
+            }
+        }
+        Ok(())
+    }
+
+    row_pairs(b) {
+        // Multi-dimensional R2C whose second-last axis n0 lies in (tile / 4, tile / 2] (tile =
+        // 16384 complex in f32, 8192 in f64): the first pass takes rows r and r + n0 / 2 and
+        // does that axis's radix-2 step, the column pass runs n0 / 2 over every other row
+        // (n0 = 6144 and 8192 around the upper bound, 5000: n0 / 2 = 2500, and a 3D shape), with
+        // batches, an embedded input, and in place. The other side of each bound plans the
+        // plain way; f64 crosses its own bounds at half the sizes.
+        let mut rng = Rng::new();
+        let shapes: Vec<Vec<usize>> = vec![vec![6144, 4], vec![8192, 2], vec![5000, 6], vec![3, 4098, 4], vec![4096, 6], vec![8194, 4]];
+        for s in &shapes {
+            run::<f32>(b, &Spec::real(R2C, s, 2), &mut rng)?;
+            run::<f64>(b, &Spec::real(R2C, s, 1), &mut rng)?;
+        }
+        let n = [6144usize, 6];
+        let embed = Layout::new(&[6144, 9], 1, 6144 * 9 + 3);
+        run::<f32>(b, &Spec::real(R2C, &n, 2).layouts(embed, Layout::packed()), &mut rng)?;
+        let (real, cx) = (Layout::new(&[6144, 8], 1, 6144 * 8), Layout::new(&[6144, 4], 1, 6144 * 4));
+        run::<f32>(b, &Spec::real(R2C, &n, 2).layouts(real, cx).in_place(), &mut rng)?;
+        if !b.is_executor() {
+            for s in [vec![8192, 1000], vec![6000, 64], vec![2, 5000, 30]] {
+                run::<f32>(b, &Spec::real(R2C, &s, 1), &mut rng)?;
+            }
+        }
+        if b.is_gpu() {
+            run::<f32>(b, &Spec::real(R2C, &[8192, 8192], 1), &mut rng)?;
         }
         Ok(())
     }

@@ -231,8 +231,24 @@ pub(crate) fn body<T: FftFloat>(
     let g0 = bid % nb0;
     let mut rest = bid / nb0;
     let first = g0 * cc;
-    let mut in_base = first * g.is[0];
-    let mut out_base = first * g.os[0];
+    // Mirrored transforms: slot `c < P` is transform `g0 P + c`, slot `P + c` its mirror.
+    let pairs = c_per / 2;
+    let mirror_of = |c: Val<u32>| -> Val<u64> {
+        let n1 = cfg.mirror.unwrap_or(0) as u64;
+        let lo = g0 * (pairs as u64) + u64v(c & ((pairs - 1) as u32));
+        let hi = Val::constant(n1) - lo;
+        let hi = dsl::select(lo.dsl_cmp(CmpOp::Eq, 0u64), Val::constant(n1 / 2), hi);
+        dsl::select(c.dsl_cmp(CmpOp::Lt, pairs as u32), lo, hi)
+    };
+    // Row pairs: slot `c < P` is row `g0 P + c`, slot `P + c` row `g0 P + c + n0 / 2`.
+    let row_of = |c: Val<u32>| -> Val<u64> {
+        let half = cfg.rows.as_ref().map_or(0, |r| r.n0 / 2) as u64;
+        let lo = g0 * (pairs as u64) + u64v(c & ((pairs - 1) as u32));
+        dsl::select(c.dsl_cmp(CmpOp::Lt, pairs as u32), lo, lo + half)
+    };
+    let paired = cfg.mirror.is_some() || cfg.rows.is_some();
+    let mut in_base = if paired { Val::constant(0u64) } else { first * g.is[0] };
+    let mut out_base = if paired { Val::constant(0u64) } else { first * g.os[0] };
     let mut idx1 = Val::constant(0u64);
     for d in 1..cfg.dims {
         let idx = if d + 1 == cfg.dims { rest } else { rest % g.n[d] };
@@ -245,8 +261,22 @@ pub(crate) fn body<T: FftFloat>(
         in_base = in_base + idx * g.is[d];
         out_base = out_base + idx * g.os[d];
     }
-    // Transforms of dimension 0 present in this tile (the last tile may be partial).
+    // Transforms of dimension 0 present in this tile (the last tile may be partial; with
+    // `mirror` every tile is full).
     let cols: Val<u32> = cast::<u32, _>((g.n[0] - first).min(cc));
+    let guard_cols = c_per > 1 && !paired;
+    // The index in batch dimension 0 of the block's transform in slot `c` (the tile's row `c`).
+    let index = |c: Val<u32>| {
+        if cfg.mirror.is_some() {
+            mirror_of(c)
+        } else if cfg.rows.is_some() {
+            row_of(c)
+        } else {
+            u64v(c)
+        }
+    };
+    let in_at = |c: Val<u32>| in_base + index(c) * g.is[0];
+    let out_at = |c: Val<u32>| out_base + index(c) * g.os[0];
 
     // The first Stockham pass reads its butterflies' inputs from global memory and, unless
     // the output needs pairs of positions (even-length R2C), the last one writes its outputs
@@ -254,9 +284,25 @@ pub(crate) fn body<T: FftFloat>(
     // threads as the side it touches is laid out (`Mode`), so global accesses run along
     // contiguous memory.
     let read = |c: Val<u32>, j: Val<u32>| {
-        let c_eff = if c_per > 1 { c.min(cols - 1u32) } else { c };
-        let base = in_base + u64v(c_eff) * g.is[0];
-        load_position(cfg, &input, &aux, &g, base, j)
+        let c_eff = if guard_cols { c.min(cols - 1u32) } else { c };
+        match (&cfg.four_step, cfg.input) {
+            (Some(fs), Input::HalfSpectrumPairs) => {
+                // Pass A of an even-length C2R (see `BlockCfg` on `four_step`): position j of
+                // transform n2' is logical position j n2 + n2' of the folded spectrum.
+                let n = fs.n as usize;
+                let col = first + u64v(c_eff);
+                let jl = cast::<u32, _>(u64v(j) * ((n / cfg.len) as u64) + col);
+                let xj = cload(&input, in_at(c_eff) + u64v(j) * g.in_stride);
+                let back = (in_base - first * g.is[0]) + u64v(u32c(n) - jl) * g.is[0];
+                let x = fold(xj, cload(&input, back), jl, real_twiddle(&aux, jl, cfg.real));
+                if cfg.inverse {
+                    x.conj()
+                } else {
+                    x
+                }
+            }
+            _ => load_position(cfg, &input, &aux, &g, in_at(c_eff), j),
+        }
     };
     let n_out = cfg.output_positions();
     let out_value = |c: Val<u32>, i: Val<u32>, v: Cx<T>| {
@@ -277,7 +323,7 @@ pub(crate) fn body<T: FftFloat>(
     };
     let write = |c: Val<u32>, k: Val<u32>, v: Cx<T>| {
         let run = || {
-            let base = out_base + u64v(c) * g.os[0];
+            let base = out_at(c);
             let value = |i: Val<u32>| out_value(c, i, v);
             store_output(
                 cfg.output,
@@ -299,7 +345,7 @@ pub(crate) fn body<T: FftFloat>(
                 run();
             }
         };
-        if c_per > 1 {
+        if guard_cols {
             dsl::if_else(c.dsl_cmp(CmpOp::Lt, cols), in_range, || ());
         } else {
             in_range();
@@ -344,6 +390,89 @@ pub(crate) fn body<T: FftFloat>(
     if direct_out {
         return;
     }
+    if let Some(rp) = &cfg.rows {
+        // Each pair of rows' half spectra a (slot s) and b (slot P + s) as output rows 2r and
+        // 2r + 1 (see `RowPairs`).
+        let n = cfg.len;
+        let total = pairs * n_out;
+        for it in 0..total.div_ceil(nt) {
+            let e = tid + u32c(it * nt);
+            let run = || {
+                let (s, k) = match cfg.store {
+                    Mode::Row => divmod(e, n_out),
+                    Mode::Col => {
+                        let (k, s) = divmod(e, pairs);
+                        (s, k)
+                    }
+                };
+                let value = |row: Val<u32>| {
+                    let kk = dsl::select(k.dsl_cmp(CmpOp::Eq, n as u32), u32c(0), k);
+                    let mk = dsl::select(k.dsl_cmp(CmpOp::Eq, 0u32), u32c(0), u32c(n) - k);
+                    let z = |i: Val<u32>| tile.load(row * (ls as u32) + i);
+                    unfold(z(kk), z(mk), real_twiddle(&aux, k, cfg.real))
+                };
+                let (a, b) = (value(s), value(s + (pairs as u32)));
+                let r = g0 * (pairs as u64) + u64v(s);
+                let lo = cload(&aux, (r & ((1u64 << rp.bits) - 1)) + (rp.off as u64));
+                let hi = cload(&aux, (r >> rp.bits) + ((rp.off + (1usize << rp.bits)) as u64));
+                let at = out_base + (r + r) * g.os[0] + u64v(k) * g.out_stride;
+                let (y0, y1) = (a.add(b), a.sub(b).mul(lo.mul(hi)));
+                output.store2(at, vec2(y0.re, y0.im));
+                output.store2(at + g.os[0], vec2(y1.re, y1.im));
+            };
+            if (it + 1) * nt > total {
+                dsl::if_else(lt(e, total), run, || ());
+            } else {
+                run();
+            }
+        }
+        return;
+    }
+    if let Some(n1) = cfg.mirror {
+        // The unfold from the tile: output k = k1 + n1 k2 of the slot `c` holding `k1` needs
+        // Z[n - k], which is position n2 - 1 - k2 of the mirror `n1 - k1` (the other half's
+        // slot), and for k1 = 0 position (n2 - k2) mod n2 of the same transform.
+        let n2 = cfg.len;
+        let n = n1 * n2;
+        let total = c_per * n2;
+        for it in 0..total.div_ceil(nt) {
+            let e = tid + u32c(it * nt);
+            let run = || {
+                let (c, k2) = match cfg.store {
+                    Mode::Row => divmod(e, n2),
+                    Mode::Col => {
+                        let (k2, c) = divmod(e, c_per);
+                        (c, k2)
+                    }
+                };
+                let k1 = cast::<u32, _>(mirror_of(c));
+                let own = k1.dsl_cmp(CmpOp::Eq, 0u32) | k1.dsl_cmp(CmpOp::Eq, (n1 / 2) as u32);
+                let mate = dsl::select(own, c, c ^ (pairs as u32));
+                let back = u32c(n2 - 1) - k2;
+                let zero_k2 = k2.dsl_cmp(CmpOp::Eq, 0u32);
+                let at0 = dsl::select(zero_k2, u32c(0), back + 1u32);
+                let mk = dsl::select(k1.dsl_cmp(CmpOp::Eq, 0u32), at0, back);
+                let zk = tile.load(c * (ls as u32) + k2);
+                let zm = tile.load(mate * (ls as u32) + mk);
+                let k = k1 + k2 * (n1 as u32);
+                let x = unfold(zk, zm, real_twiddle(&aux, k, cfg.real));
+                output.store2(out_at(c) + u64v(k2) * g.out_stride, vec2(x.re, x.im));
+            };
+            if (it + 1) * nt > total {
+                dsl::if_else(lt(e, total), run, || ());
+            } else {
+                run();
+            }
+        }
+        // X[n], from Z[0], by the thread of block 0 that holds it (Z[n] = Z[0]).
+        let last = || {
+            let z0 = tile.load(u32c(0));
+            let x = unfold(z0, z0, real_twiddle(&aux, u32c(n), cfg.real));
+            output.store2(out_at(u32c(0)) + (n2 as u64) * g.out_stride, vec2(x.re, x.im));
+        };
+        dsl::if_else(g0.dsl_cmp(CmpOp::Eq, 0u64) & tid.dsl_cmp(CmpOp::Eq, 0u32), last, || ());
+        return;
+    }
 
     // ---------------------------------------------------------------- store phase
     let positions = n_out;
@@ -359,13 +488,13 @@ pub(crate) fn body<T: FftFloat>(
                 }
             };
             let write = || {
-                let base = out_base + u64v(c) * g.os[0];
+                let base = out_at(c);
                 let row = c * (ls as u32);
                 let value = |i: Val<u32>| out_value(c, i, tile.load(row + i));
                 let n = cfg.logical_len();
                 store_output(cfg.output, n, cfg.real, cfg.inverse, &output, &aux, &g, base, k, &value);
             };
-            if c_per > 1 {
+            if guard_cols {
                 dsl::if_else(c.dsl_cmp(CmpOp::Lt, cols), write, || ());
             } else {
                 write();
@@ -447,19 +576,36 @@ pub(crate) fn logical_input<T: FftFloat>(
             Cx::new(x.re, dsl::select(src.dsl_cmp(CmpOp::Eq, 0u32), zero, im))
         }
         Input::HalfSpectrumPairs => {
-            // Z'[k] = (X[k] + conj X[n-k]) + i (X[k] - conj X[n-k]) conj(W_2n^k): the inverse
-            // FFT of Z' of half length holds the real output in its pairs.
             let xk = cload(input, base + u64v(j) * g.in_stride);
-            let xm = cload(input, base + u64v(u32c(n) - j) * g.in_stride).conj();
-            // At j = 0 these are the first and the last (Nyquist) values of the spectrum of 2n
-            // reals, which are real: their imaginary parts do not enter the result.
-            let first = j.dsl_cmp(CmpOp::Eq, 0u32);
-            let xk = Cx::new(xk.re, dsl::select(first, zero, xk.im));
-            let xm = Cx::new(xm.re, dsl::select(first, zero, xm.im));
-            let w = real_twiddle(aux, j, real);
-            xk.add(xm).add(xk.sub(xm).mul(w.conj()).mul_i())
+            let xn = cload(input, base + u64v(u32c(n) - j) * g.in_stride);
+            fold(xk, xn, j, real_twiddle(aux, j, real))
         }
     }
+}
+
+/// Position `j` of the half-length complex spectrum whose inverse FFT holds the real output in
+/// pairs, from a Hermitian half spectrum: `Z'[j] = (X[j] + conj X[n-j]) + i (X[j] - conj
+/// X[n-j]) conj(W_2n^j)` (`xj = X[j]`, `xn = X[n-j]`, `w = W_2n^j`).
+fn fold<T: FftFloat>(xj: Cx<T>, xn: Cx<T>, j: Val<u32>, w: Cx<T>) -> Cx<T> {
+    let zero = Val::constant(T::lit(0.0));
+    let xm = xn.conj();
+    // At j = 0 these are the first and the last (Nyquist) values of the spectrum of 2n reals,
+    // which are real: their imaginary parts do not enter the result.
+    let first = j.dsl_cmp(CmpOp::Eq, 0u32);
+    let xk = Cx::new(xj.re, dsl::select(first, zero, xj.im));
+    let xm = Cx::new(xm.re, dsl::select(first, zero, xm.im));
+    xk.add(xm).add(xk.sub(xm).mul(w.conj()).mul_i())
+}
+
+/// Output `k` of the spectrum of `2n` reals from the half-length complex FFT `Z` of their
+/// pairs: `X[k] = E + W_2n^k O` with `E = (Z[k] + conj Z[n-k]) / 2`,
+/// `O = -i (Z[k] - conj Z[n-k]) / 2` (`zk = Z[k]`, `zn = Z[n-k]`, indices mod `n`).
+fn unfold<T: FftFloat>(zk: Cx<T>, zn: Cx<T>, w: Cx<T>) -> Cx<T> {
+    let zm = zn.conj();
+    let half = Val::constant(T::lit(0.5));
+    let e = zk.add(zm).scale(half);
+    let o = zk.sub(zm).mul_neg_i().scale(half);
+    e.add(o.mul(w))
 }
 
 /// Writes output position `k` of the transform at `base`, from `result(i)`: the transform's
@@ -489,13 +635,7 @@ pub(crate) fn store_output<T: FftFloat>(
             // Z's indices taken mod n.
             let kk = dsl::select(k.dsl_cmp(CmpOp::Eq, n as u32), u32c(0), k);
             let mk = dsl::select(k.dsl_cmp(CmpOp::Eq, 0u32), u32c(0), u32c(n) - k);
-            let zk = result(kk);
-            let zm = result(mk).conj();
-            let half = Val::constant(T::lit(0.5));
-            let e = zk.add(zm).scale(half);
-            let o = zk.sub(zm).mul_neg_i().scale(half);
-            let w = real_twiddle(aux, k, real);
-            let x = e.add(o.mul(w));
+            let x = unfold(result(kk), result(mk), real_twiddle(aux, k, real));
             output.store2(off, vec2(x.re, x.im));
         }
         Output::RealPairs => {

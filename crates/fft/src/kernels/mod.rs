@@ -66,6 +66,11 @@ pub(crate) struct Bluestein {
 /// The four-step twiddle `W_n^{k c}` on output `k` of the transform with index `c` in batch
 /// dimension `dim` (0 or 1), from two tables in `aux` at `off`:
 /// `W_n^e = lo[e % 2^bits] hi[e >> bits]`.
+///
+/// With input `HalfSpectrumPairs` (pass A of an even-length C2R: `n` the half length, `dim`
+/// 0, batch dimension 0 the `n2 = n / len` transforms with the axis's own stride) the pass
+/// folds the half spectrum as it reads: position `j` of transform `n2'` is logical position
+/// `j n2 + n2'`, and the real-transform twiddles are those of length `n`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct FourStep {
     pub n: u64,
@@ -110,6 +115,31 @@ pub(crate) struct BlockCfg {
     pub real: RealTable,
     /// Batch dimensions used (1 to 4).
     pub dims: usize,
+    /// `Some(n1)`: the last pass of an even-length R2C four-step, `n = n1 len` with output
+    /// `k1 + n1 k2` in transform `k1` (batch dimension 0, exactly `n1` of them) at position
+    /// `k2`. Each block holds mirrored transforms, `per_block / 2` consecutive `k1` and their
+    /// mirrors `n1 - k1` (block 0 pairs `0` with `n1 / 2`, both their own mirrors), so the
+    /// unfold (`Output::HalfSpectrumPairs`, which needs `Z[k]` and `Z[n - k]`) is done from
+    /// shared memory by the pass's store instead of by a separate pass over the spectrum.
+    /// `per_block` is even and divides `n1`.
+    pub mirror: Option<usize>,
+    /// The first pass of a multi-dimensional R2C that also does the radix-2 step of the next
+    /// axis (see [`RowPairs`]).
+    pub rows: Option<RowPairs>,
+}
+
+/// Rows of a multi-dimensional R2C's first pass taken in pairs `r`, `r + n0 / 2` of the next
+/// axis (batch dimension 0, `n0` long, even), so the pass also does that axis's first
+/// four-step step (`n0 = 2 (n0 / 2)`): slot `s < P` of block `g0` holds row `g0 P + s`, slot
+/// `P + s` row `g0 P + s + n0 / 2` (`P = per_block / 2`), and each row's half spectrum `a`,
+/// `b` is written as rows `2r` (`a + b`) and `2r + 1` (`(a - b) W_n0^r`; the table
+/// `lo[e % 2^bits] hi[e >> bits]` at `off` in `aux`). The next axis is then a transform of
+/// length `n0 / 2` over every other row, with twice as many transforms per block as `n0`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct RowPairs {
+    pub n0: usize,
+    pub off: usize,
+    pub bits: u32,
 }
 
 impl BlockCfg {
