@@ -7,7 +7,7 @@
 
 use ferrocm_hipify::{translate, Options, RuntimeInclude};
 
-const EXTRACTS: [(&str, &str); 7] = [
+const EXTRACTS: [(&str, &str); 8] = [
     ("driver", include_str!("../tools/hipify_docs/driver.tsv")),
     ("runtime", include_str!("../tools/hipify_docs/runtime.tsv")),
     ("rtc", include_str!("../tools/hipify_docs/rtc.tsv")),
@@ -15,6 +15,7 @@ const EXTRACTS: [(&str, &str); 7] = [
     ("rand", include_str!("../tools/hipify_docs/rand.tsv")),
     ("complex", include_str!("../tools/hipify_docs/complex.tsv")),
     ("cub", include_str!("../tools/hipify_docs/cub.tsv")),
+    ("blas", include_str!("../tools/hipify_docs/blas.tsv")),
 ];
 
 /// CUDA names where our output differs from HIPIFY's table at 0244dd3 on purpose.
@@ -121,6 +122,8 @@ struct Row<'a> {
     cuda: &'a str,
     /// `None`: HIPIFY lists the name as unsupported.
     hip: Option<String>,
+    /// HIPIFY's ROC column (rocBLAS, ...); `None` where it has none.
+    roc: Option<&'a str>,
     experimental: bool,
 }
 
@@ -148,8 +151,15 @@ fn rows() -> Vec<Row<'static>> {
                 "=" => Some(derive(cols[0])),
                 h => Some(h.to_string()),
             };
+            let roc = cols.get(2).copied().filter(|r| !r.is_empty());
             let flags = cols.get(3).copied().unwrap_or("");
-            out.push(Row { table, cuda: cols[0], hip, experimental: flags.split(' ').any(|f| f == "hE") });
+            out.push(Row {
+                table,
+                cuda: cols[0],
+                hip,
+                roc,
+                experimental: flags.split(' ').any(|f| f == "hE"),
+            });
         }
     }
     out
@@ -203,6 +213,38 @@ fn every_extracted_row_translates_as_hipify_clang_does() {
     }
     assert_eq!(deliberate_seen, DELIBERATE.len(), "a DELIBERATE name is no longer in the extracts");
     assert!(failures.is_empty(), "{} rows differ from HIPIFY:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// The tables whose ROC column hipify-clang's `--roc` uses (`Statistics::isToRoc`).
+const ROC_TABLES: [&str; 1] = ["blas"];
+
+#[test]
+fn every_extracted_roc_row_translates_as_hipify_clang_roc_does() {
+    // Under --roc a row with a ROC name becomes it (even where HIP has none, as
+    // cublasInit -> rocblas_initialize); a row without one is left as it is.
+    let roc = Options::new().runtime_include(RuntimeInclude::Never).roc(true);
+    let rows: Vec<Row> = rows().into_iter().filter(|r| ROC_TABLES.contains(&r.table)).collect();
+    assert!(rows.len() > 1000, "only {} ROC rows extracted", rows.len());
+    let mut failures = Vec::new();
+    for row in rows.iter().filter(|r| !deliberate(r)) {
+        let (text, warnings) = one(row.cuda, &roc);
+        let ok = match row.roc {
+            Some(r) => text == r && warnings.is_empty(),
+            None => text == row.cuda,
+        };
+        if !ok {
+            failures.push(format!(
+                "{} {}: HIPIFY --roc {:?}, ours {text:?} {warnings:?}",
+                row.table, row.cuda, row.roc
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} rows differ from HIPIFY under --roc:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
