@@ -7,7 +7,7 @@
 
 use ferrocm_hipify::{translate, Options, RuntimeInclude};
 
-const EXTRACTS: [(&str, &str); 8] = [
+const EXTRACTS: [(&str, &str); 9] = [
     ("driver", include_str!("../tools/hipify_docs/driver.tsv")),
     ("runtime", include_str!("../tools/hipify_docs/runtime.tsv")),
     ("rtc", include_str!("../tools/hipify_docs/rtc.tsv")),
@@ -16,6 +16,7 @@ const EXTRACTS: [(&str, &str); 8] = [
     ("complex", include_str!("../tools/hipify_docs/complex.tsv")),
     ("cub", include_str!("../tools/hipify_docs/cub.tsv")),
     ("blas", include_str!("../tools/hipify_docs/blas.tsv")),
+    ("sparse", include_str!("../tools/hipify_docs/sparse.tsv")),
 ];
 
 /// CUDA names where our output differs from HIPIFY's table at 0244dd3 on purpose.
@@ -216,7 +217,7 @@ fn every_extracted_row_translates_as_hipify_clang_does() {
 }
 
 /// The tables whose ROC column hipify-clang's `--roc` uses (`Statistics::isToRoc`).
-const ROC_TABLES: [&str; 1] = ["blas"];
+const ROC_TABLES: [&str; 2] = ["blas", "sparse"];
 
 #[test]
 fn every_extracted_roc_row_translates_as_hipify_clang_roc_does() {
