@@ -7,7 +7,7 @@
 
 use ferrocm_hipify::{translate, Options, RuntimeInclude};
 
-const EXTRACTS: [(&str, &str); 10] = [
+const EXTRACTS: [(&str, &str); 11] = [
     ("driver", include_str!("../tools/hipify_docs/driver.tsv")),
     ("runtime", include_str!("../tools/hipify_docs/runtime.tsv")),
     ("rtc", include_str!("../tools/hipify_docs/rtc.tsv")),
@@ -18,6 +18,7 @@ const EXTRACTS: [(&str, &str); 10] = [
     ("blas", include_str!("../tools/hipify_docs/blas.tsv")),
     ("sparse", include_str!("../tools/hipify_docs/sparse.tsv")),
     ("solver", include_str!("../tools/hipify_docs/solver.tsv")),
+    ("dnn", include_str!("../tools/hipify_docs/dnn.tsv")),
 ];
 
 /// CUDA names where our output differs from HIPIFY's table at 0244dd3 on purpose.
@@ -218,7 +219,7 @@ fn every_extracted_row_translates_as_hipify_clang_does() {
 }
 
 /// The tables whose ROC column hipify-clang's `--roc` uses (`Statistics::isToRoc`).
-const ROC_TABLES: [&str; 3] = ["blas", "sparse", "solver"];
+const ROC_TABLES: [&str; 4] = ["blas", "sparse", "solver", "dnn"];
 
 #[test]
 fn every_extracted_roc_row_translates_as_hipify_clang_roc_does() {
