@@ -87,6 +87,25 @@ const DELIBERATE: &[(&str, &str)] = &[
     ("cuLibraryLoadData", "ROCm 7"),
     ("cuModuleGetFunctionCount", "ROCm 7"),
     ("cuModuleLoadFatBinary", "ROCm 7"),
+    // Driver characters 80,000-96,000 (hipify4): HIPIFY lists these unsupported; ROCm 7 HIP
+    // declares them (the launch-attribute and library families hipify3 kept for the runtime).
+    ("CUkernel", "ROCm 7 hipKernel_t"),
+    ("CUlaunchAttribute", "ROCm 7"),
+    ("CUlaunchAttribute_st", "ROCm 7"),
+    ("CUlaunchConfig", "ROCm 7 HIP_LAUNCH_CONFIG"),
+    ("CUlaunchConfig_st", "ROCm 7 HIP_LAUNCH_CONFIG_st"),
+    ("CUlaunchMemSyncDomain", "ROCm 7"),
+    ("CUlaunchMemSyncDomainMap", "ROCm 7"),
+    ("CUlaunchMemSyncDomainMap_st", "ROCm 7"),
+    ("CUlaunchMemSyncDomain_enum", "ROCm 7"),
+    ("CUlib_st", "ROCm 7 ihipLibrary_t"),
+    ("CUlibrary", "ROCm 7 hipLibrary_t"),
+    ("CUlibraryOption", "ROCm 7 hipLibraryOption_e"),
+    ("CUlibraryOption_enum", "ROCm 7 hipLibraryOption_e"),
+    // The type of the CU_JIT_INPUT_* values kept as hipJitInput* (see DELIBERATE_FAMILIES):
+    // HIPIFY's hiprtcJITInputType would not hold them.
+    ("CUjitInputType", "hipJitInputType, the type of the kept hipJitInput* values"),
+    ("CUjitInputType_enum", "hipJitInputType"),
     // HIPIFY writes ...GroupId, which HIP does not declare; HIP's (and HIPIFY's runtime) ...GroupID.
     ("CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID", "HIP's hipDeviceAttributeMultiGpuBoardGroupID"),
 ];
