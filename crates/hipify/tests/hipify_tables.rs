@@ -102,6 +102,23 @@ const DELIBERATE: &[(&str, &str)] = &[
     ("CUlibrary", "ROCm 7 hipLibrary_t"),
     ("CUlibraryOption", "ROCm 7 hipLibraryOption_e"),
     ("CUlibraryOption_enum", "ROCm 7 hipLibraryOption_e"),
+    // Driver characters 112,000-128,000 (hipify4): the same ROCm 7 case.
+    ("cuLaunchKernelEx", "ROCm 7 hipDrvLaunchKernelEx"),
+    ("cuLibraryUnload", "ROCm 7"),
+    ("cuMemGetHandleForAddressRange", "ROCm 7"),
+    ("cuMemsetD2D16", "ROCm 7"),
+    ("cuMemsetD2D16Async", "ROCm 7"),
+    ("cuMemsetD2D16_v2", "ROCm 7"),
+    ("cuMemsetD2D32", "ROCm 7"),
+    ("cuMemsetD2D32Async", "ROCm 7"),
+    ("cuMemsetD2D32_v2", "ROCm 7"),
+    ("cuMemsetD2D8", "ROCm 7"),
+    ("cuMemsetD2D8Async", "ROCm 7"),
+    ("cuMemsetD2D8_v2", "ROCm 7"),
+    ("cuStreamCopyAttributes", "ROCm 7"),
+    ("cuStreamGetAttribute", "ROCm 7"),
+    ("cuStreamGetId", "ROCm 7"),
+    ("cuStreamSetAttribute", "ROCm 7"),
     // The type of the CU_JIT_INPUT_* values kept as hipJitInput* (see DELIBERATE_FAMILIES):
     // HIPIFY's hiprtcJITInputType would not hold them.
     ("CUjitInputType", "hipJitInputType, the type of the kept hipJitInput* values"),
