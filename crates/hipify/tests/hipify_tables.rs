@@ -119,6 +119,7 @@ const DELIBERATE: &[(&str, &str)] = &[
     ("cuStreamGetAttribute", "ROCm 7"),
     ("cuStreamGetId", "ROCm 7"),
     ("cuStreamSetAttribute", "ROCm 7"),
+    ("cuOccupancyAvailableDynamicSMemPerBlock", "ROCm 7"),
     // The type of the CU_JIT_INPUT_* values kept as hipJitInput* (see DELIBERATE_FAMILIES):
     // HIPIFY's hiprtcJITInputType would not hold them.
     ("CUjitInputType", "hipJitInputType, the type of the kept hipJitInput* values"),
