@@ -7,7 +7,7 @@
 
 use ferrocm_hipify::{translate, Options, RuntimeInclude};
 
-const EXTRACTS: [(&str, &str); 7] = [
+const EXTRACTS: [(&str, &str); 11] = [
     ("driver", include_str!("../tools/hipify_docs/driver.tsv")),
     ("runtime", include_str!("../tools/hipify_docs/runtime.tsv")),
     ("rtc", include_str!("../tools/hipify_docs/rtc.tsv")),
@@ -15,6 +15,10 @@ const EXTRACTS: [(&str, &str); 7] = [
     ("rand", include_str!("../tools/hipify_docs/rand.tsv")),
     ("complex", include_str!("../tools/hipify_docs/complex.tsv")),
     ("cub", include_str!("../tools/hipify_docs/cub.tsv")),
+    ("blas", include_str!("../tools/hipify_docs/blas.tsv")),
+    ("sparse", include_str!("../tools/hipify_docs/sparse.tsv")),
+    ("solver", include_str!("../tools/hipify_docs/solver.tsv")),
+    ("dnn", include_str!("../tools/hipify_docs/dnn.tsv")),
 ];
 
 /// CUDA names where our output differs from HIPIFY's table at 0244dd3 on purpose.
@@ -83,6 +87,43 @@ const DELIBERATE: &[(&str, &str)] = &[
     ("cuLibraryLoadData", "ROCm 7"),
     ("cuModuleGetFunctionCount", "ROCm 7"),
     ("cuModuleLoadFatBinary", "ROCm 7"),
+    // Driver characters 80,000-96,000 (hipify4): HIPIFY lists these unsupported; ROCm 7 HIP
+    // declares them (the launch-attribute and library families hipify3 kept for the runtime).
+    ("CUkernel", "ROCm 7 hipKernel_t"),
+    ("CUlaunchAttribute", "ROCm 7"),
+    ("CUlaunchAttribute_st", "ROCm 7"),
+    ("CUlaunchConfig", "ROCm 7 HIP_LAUNCH_CONFIG"),
+    ("CUlaunchConfig_st", "ROCm 7 HIP_LAUNCH_CONFIG_st"),
+    ("CUlaunchMemSyncDomain", "ROCm 7"),
+    ("CUlaunchMemSyncDomainMap", "ROCm 7"),
+    ("CUlaunchMemSyncDomainMap_st", "ROCm 7"),
+    ("CUlaunchMemSyncDomain_enum", "ROCm 7"),
+    ("CUlib_st", "ROCm 7 ihipLibrary_t"),
+    ("CUlibrary", "ROCm 7 hipLibrary_t"),
+    ("CUlibraryOption", "ROCm 7 hipLibraryOption_e"),
+    ("CUlibraryOption_enum", "ROCm 7 hipLibraryOption_e"),
+    // Driver characters 112,000-128,000 (hipify4): the same ROCm 7 case.
+    ("cuLaunchKernelEx", "ROCm 7 hipDrvLaunchKernelEx"),
+    ("cuLibraryUnload", "ROCm 7"),
+    ("cuMemGetHandleForAddressRange", "ROCm 7"),
+    ("cuMemsetD2D16", "ROCm 7"),
+    ("cuMemsetD2D16Async", "ROCm 7"),
+    ("cuMemsetD2D16_v2", "ROCm 7"),
+    ("cuMemsetD2D32", "ROCm 7"),
+    ("cuMemsetD2D32Async", "ROCm 7"),
+    ("cuMemsetD2D32_v2", "ROCm 7"),
+    ("cuMemsetD2D8", "ROCm 7"),
+    ("cuMemsetD2D8Async", "ROCm 7"),
+    ("cuMemsetD2D8_v2", "ROCm 7"),
+    ("cuStreamCopyAttributes", "ROCm 7"),
+    ("cuStreamGetAttribute", "ROCm 7"),
+    ("cuStreamGetId", "ROCm 7"),
+    ("cuStreamSetAttribute", "ROCm 7"),
+    ("cuOccupancyAvailableDynamicSMemPerBlock", "ROCm 7"),
+    // The type of the CU_JIT_INPUT_* values kept as hipJitInput* (see DELIBERATE_FAMILIES):
+    // HIPIFY's hiprtcJITInputType would not hold them.
+    ("CUjitInputType", "hipJitInputType, the type of the kept hipJitInput* values"),
+    ("CUjitInputType_enum", "hipJitInputType"),
     // HIPIFY writes ...GroupId, which HIP does not declare; HIP's (and HIPIFY's runtime) ...GroupID.
     ("CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID", "HIP's hipDeviceAttributeMultiGpuBoardGroupID"),
 ];
@@ -121,6 +162,8 @@ struct Row<'a> {
     cuda: &'a str,
     /// `None`: HIPIFY lists the name as unsupported.
     hip: Option<String>,
+    /// HIPIFY's ROC column (rocBLAS, ...); `None` where it has none.
+    roc: Option<&'a str>,
     experimental: bool,
 }
 
@@ -148,8 +191,15 @@ fn rows() -> Vec<Row<'static>> {
                 "=" => Some(derive(cols[0])),
                 h => Some(h.to_string()),
             };
+            let roc = cols.get(2).copied().filter(|r| !r.is_empty());
             let flags = cols.get(3).copied().unwrap_or("");
-            out.push(Row { table, cuda: cols[0], hip, experimental: flags.split(' ').any(|f| f == "hE") });
+            out.push(Row {
+                table,
+                cuda: cols[0],
+                hip,
+                roc,
+                experimental: flags.split(' ').any(|f| f == "hE"),
+            });
         }
     }
     out
@@ -203,6 +253,38 @@ fn every_extracted_row_translates_as_hipify_clang_does() {
     }
     assert_eq!(deliberate_seen, DELIBERATE.len(), "a DELIBERATE name is no longer in the extracts");
     assert!(failures.is_empty(), "{} rows differ from HIPIFY:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// The tables whose ROC column hipify-clang's `--roc` uses (`Statistics::isToRoc`).
+const ROC_TABLES: [&str; 4] = ["blas", "sparse", "solver", "dnn"];
+
+#[test]
+fn every_extracted_roc_row_translates_as_hipify_clang_roc_does() {
+    // Under --roc a row with a ROC name becomes it (even where HIP has none, as
+    // cublasInit -> rocblas_initialize); a row without one is left as it is.
+    let roc = Options::new().runtime_include(RuntimeInclude::Never).roc(true);
+    let rows: Vec<Row> = rows().into_iter().filter(|r| ROC_TABLES.contains(&r.table)).collect();
+    assert!(rows.len() > 1000, "only {} ROC rows extracted", rows.len());
+    let mut failures = Vec::new();
+    for row in rows.iter().filter(|r| !deliberate(r)) {
+        let (text, warnings) = one(row.cuda, &roc);
+        let ok = match row.roc {
+            Some(r) => text == r && warnings.is_empty(),
+            None => text == row.cuda,
+        };
+        if !ok {
+            failures.push(format!(
+                "{} {}: HIPIFY --roc {:?}, ours {text:?} {warnings:?}",
+                row.table, row.cuda, row.roc
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} rows differ from HIPIFY under --roc:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]

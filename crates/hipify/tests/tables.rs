@@ -85,7 +85,8 @@ fn spot_checks_per_api() {
         ("nvrtcGetProgramLog", "hiprtcGetProgramLog"),
         ("NVRTC_SUCCESS", "HIPRTC_SUCCESS"),
         // blas
-        ("cublasGemmEx", "hipblasGemmEx"),
+        ("cublasGemmEx", "hipblasGemmEx_v2"),
+        ("cublasCaxpy", "hipblasCaxpy_v2"),
         ("cublasSgemmBatched", "hipblasSgemmBatched"),
         ("CUBLAS_COMPUTE_32F", "HIPBLAS_COMPUTE_32F"),
         ("cublasLtMatmul", "hipblasLtMatmul"),

@@ -149,7 +149,8 @@ fn cusparse_and_rocsparse() {
 fn cusolver() {
     check(
         "#include <cusolverDn.h>\ncusolverDnHandle_t h; cusolverDnCreate(&h); cusolverDnSgetrf(h, m, n, A, lda, w, piv, info);\nif (st == CUSOLVER_STATUS_SUCCESS) cusolverDnDestroy(h);\n",
-        "#include <hipsolver.h>\nhipsolverDnHandle_t h; hipsolverDnCreate(&h); hipsolverDnSgetrf(h, m, n, A, lda, w, piv, info);\nif (st == HIPSOLVER_STATUS_SUCCESS) hipsolverDnDestroy(h);\n",
+        // HIPIFY sends cusolverDnHandle_t to hipsolverHandle_t (its cuSOLVER table).
+        "#include <hipsolver.h>\nhipsolverHandle_t h; hipsolverDnCreate(&h); hipsolverDnSgetrf(h, m, n, A, lda, w, piv, info);\nif (st == HIPSOLVER_STATUS_SUCCESS) hipsolverDnDestroy(h);\n",
     );
 }
 
