@@ -419,10 +419,18 @@ impl Gemm {
             });
         }
         // The shared-memory epilogue: 16-bit C elements written by `stmatrix` (read back by
-        // `ldmatrix` when beta != 0), loaded and stored by TMA (rows 16-byte aligned).
+        // `ldmatrix` when beta != 0), loaded and stored by TMA (rows 16-byte aligned). On the
+        // H100 a TMA store clipped a row at a 16-byte boundary, not at the tensor's last column
+        // (it wrote the padding after columns 257, 140, 130 of f16 rows: NOTES.md), so C's
+        // contiguous extent must be a multiple of 16 bytes too.
         let ldc = desc.c.ld(desc.m, desc.n);
+        let c_inner = match desc.c.layout {
+            Layout::RowMajor => desc.n,
+            Layout::ColMajor => desc.m,
+        };
         let tma_fits = matches!(c, ElemType::F16 | ElemType::BF16)
             && (ldc * c.size()) % 16 == 0
+            && (c_inner * c.size()) % 16 == 0
             && target.has(Feature::StMatrix)
             && target.has(Feature::LdMatrix);
         cfg.tma_store = match tuning.tma_store {
@@ -434,7 +442,7 @@ impl Gemm {
                     what: "tuning.tma_store",
                     value: 1,
                     allowed: format!(
-                        "true only for an f16 or bf16 C whose row pitch is a multiple of 16 bytes (got C {c:?}, ldc {ldc})"
+                        "true only for an f16 or bf16 C whose row pitch and row length are multiples of 16 bytes (got C {c:?}, ldc {ldc}, {c_inner} elements per row)"
                     ),
                 })
             }
