@@ -273,16 +273,25 @@ impl Handle {
                     }
                     return Ok(());
                 }
-                if family == GemmFamily::Dmma16 {
-                    use kernels::gemm::{dmma16_shared_bytes, dmma16_threads, dmma_bn, gemm_dmma16, DMMA_BM};
-                    // 128 x 128 tiles (8 warps a block) when they alone fill every
-                    // multiprocessor; 128 x 64 (4 warps, two blocks each) for smaller grids.
+                if matches!(family, GemmFamily::Dmma | GemmFamily::Dmma16) {
+                    use kernels::gemm::{
+                        dmma16_shared_bytes, dmma16_threads, dmma_bn, dmma_shared_bytes, dmma_threads,
+                        gemm_dmma, gemm_dmma16, DMMA_BM,
+                    };
+                    let m16 = family == GemmFamily::Dmma16;
+                    // 128 x 128 tiles (16 warps a block with m8n8k4, 8 with m16n8k16) when they
+                    // alone fill every multiprocessor; 128 x 64 (half the warps, two blocks each)
+                    // for smaller grids.
                     let tiles =
                         |bn: u32| n32.div_ceil(bn) as u64 * m32.div_ceil(DMMA_BM) as u64 * batch_count as u64;
                     let wide = tiles(dmma_bn(true)) >= s.device().properties().compute_units as u64;
                     let grid = (n32.div_ceil(dmma_bn(wide)), m32.div_ceil(DMMA_BM), batch_count as u32);
-                    let cfg = LaunchConfig::new(grid, dmma16_threads(wide))
-                        .with_shared_mem(dmma16_shared_bytes(wide));
+                    let (threads, shared) = if m16 {
+                        (dmma16_threads(wide), dmma16_shared_bytes(wide))
+                    } else {
+                        (dmma_threads(wide), dmma_shared_bytes(wide))
+                    };
+                    let cfg = LaunchConfig::new(grid, threads).with_shared_mem(shared);
                     // A real matrix's C is its T.
                     let (ta, tb) = (transa != Operation::N, transb != Operation::N);
                     let (ar, br) = (ar.reinterpret::<f64>()?, br.reinterpret::<f64>()?);
@@ -292,44 +301,17 @@ impl Handle {
                     macro_rules! go {
                         ($ta:literal, $tb:literal) => {
                             bools!(ka.device => DSA, bools!(kb.device => DSB, bools!(wide => WIDE, {
-                                gemm_dmma16::launch::<$ta, $tb, DSA, DSB, WIDE>(
-                                    s, cfg, m32, n32, k32, are, &av, &ar, lda, sa, &br, ldb, sb, bre, &bv,
-                                    &mut cr, ldc, sc,
-                                )?
-                            })))
-                        };
-                    }
-                    match (ta, tb) {
-                        (false, false) => go!(0, 0),
-                        (false, true) => go!(0, 1),
-                        (true, false) => go!(1, 0),
-                        (true, true) => go!(1, 1),
-                    }
-                    return Ok(());
-                }
-                if family == GemmFamily::Dmma {
-                    use kernels::gemm::{dmma_bn, dmma_shared_bytes, dmma_threads, gemm_dmma, DMMA_BM};
-                    // 128 x 128 tiles (16 warps a block) when they alone fill every
-                    // multiprocessor; 128 x 64 (8 warps, two blocks each) for smaller grids.
-                    let tiles =
-                        |bn: u32| n32.div_ceil(bn) as u64 * m32.div_ceil(DMMA_BM) as u64 * batch_count as u64;
-                    let wide = tiles(dmma_bn(true)) >= s.device().properties().compute_units as u64;
-                    let grid = (n32.div_ceil(dmma_bn(wide)), m32.div_ceil(DMMA_BM), batch_count as u32);
-                    let cfg =
-                        LaunchConfig::new(grid, dmma_threads(wide)).with_shared_mem(dmma_shared_bytes(wide));
-                    // A real matrix's C is its T.
-                    let (ta, tb) = (transa != Operation::N, transb != Operation::N);
-                    let (ar, br) = (ar.reinterpret::<f64>()?, br.reinterpret::<f64>()?);
-                    let mut cr = cr.reinterpret::<f64>()?;
-                    let (av, bv) = (ka.view.reinterpret::<f64>()?, kb.view.reinterpret::<f64>()?);
-                    let (are, bre) = (ka.re.to_f64(), kb.re.to_f64());
-                    macro_rules! go {
-                        ($ta:literal, $tb:literal) => {
-                            bools!(ka.device => DSA, bools!(kb.device => DSB, bools!(wide => WIDE, {
-                                gemm_dmma::launch::<$ta, $tb, DSA, DSB, WIDE>(
-                                    s, cfg, m32, n32, k32, are, &av, &ar, lda, sa, &br, ldb, sb, bre, &bv,
-                                    &mut cr, ldc, sc,
-                                )?
+                                if m16 {
+                                    gemm_dmma16::launch::<$ta, $tb, DSA, DSB, WIDE>(
+                                        s, cfg, m32, n32, k32, are, &av, &ar, lda, sa, &br, ldb, sb, bre, &bv,
+                                        &mut cr, ldc, sc,
+                                    )?
+                                } else {
+                                    gemm_dmma::launch::<$ta, $tb, DSA, DSB, WIDE>(
+                                        s, cfg, m32, n32, k32, are, &av, &ar, lda, sa, &br, ldb, sb, bre, &bv,
+                                        &mut cr, ldc, sc,
+                                    )?
+                                }
                             })))
                         };
                     }
