@@ -348,6 +348,19 @@ struct Chain {
     launches: u32,
     /// The stream, for closing a batch from the collector (`None` once it is destroyed).
     stream: Option<(Device, StreamHandle)>,
+    /// The records of `batch`'s launches after its first, handed to the collector's queue
+    /// together when the batch closes (one queue lock per batch, not per launch: the queue's
+    /// lock was one of the costs every traced launch paid). The first launch's record goes to
+    /// the queue at once, so the collector sees the batch and can close it when it is old.
+    held: Vec<Pending>,
+}
+
+impl Drop for Chain {
+    fn drop(&mut self) {
+        // A stream's open batch is closed before the stream goes; records still held then have
+        // no end event: the collector counts them dropped instead of losing them silently.
+        hand_over(&mut self.held);
+    }
 }
 
 impl StreamTrace {
@@ -408,7 +421,25 @@ fn close_batch(chain: &mut Chain) -> Option<Arc<Stamp>> {
         stamp(device, dt, *handle, Some(a))
     });
     let _ = batch.end.set(end.clone());
+    hand_over(&mut chain.held);
     end
+}
+
+/// Moves a closed batch's held records to the collector's queue, after everything queued
+/// before them (a stream's records stay in order: its next work closes the batch first).
+fn hand_over(held: &mut Vec<Pending>) {
+    if held.is_empty() {
+        return;
+    }
+    let Some(st) = STATE.get() else {
+        held.clear();
+        return;
+    };
+    let mut q = lock(&st.pending);
+    q.extend(held.drain(..));
+    if q.len() >= 4096 {
+        st.wake.notify_one();
+    }
 }
 
 /// Slots in a device's ring of timing slots.
@@ -897,7 +928,18 @@ fn device_work_slow(
 }
 
 /// Hands the collector a device activity queued on `stream`, to be timed by `timing`.
-fn push_pending(st: &State, stream: &Stream, (op, work): (DeviceOp, Option<Work>), timing: Timing) {
+fn push_pending(st: &State, stream: &Stream, described: (DeviceOp, Option<Work>), timing: Timing) {
+    let p = pending(st, stream, described, timing);
+    let mut q = lock(&st.pending);
+    q.push_back(p);
+    if q.len() >= 4096 {
+        st.wake.notify_one();
+    }
+}
+
+/// The record of a device activity queued on `stream` (its dispatch number taken now), to be
+/// timed by `timing`.
+fn pending(st: &State, stream: &Stream, (op, work): (DeviceOp, Option<Work>), timing: Timing) -> Pending {
     let device = stream.device();
     let activity = DeviceActivity {
         op,
@@ -914,11 +956,7 @@ fn push_pending(st: &State, stream: &Stream, (op, work): (DeviceOp, Option<Work>
             Timing::Events { .. } => TimedBy::Events,
         },
     };
-    let mut q = lock(&st.pending);
-    q.push_back(Pending { activity, timing });
-    if q.len() >= 4096 {
-        st.wake.notify_one();
-    }
+    Pending { activity, timing }
 }
 
 /// Queues a kernel-language launch through `queue_timed` (its timed variant, given the address
@@ -953,6 +991,7 @@ pub(crate) fn timed_kernel(
         timing.done(seq);
         return Err(e);
     }
+    let first = chain.batch.is_none();
     let batch = chain
         .batch
         .get_or_insert_with(|| {
@@ -967,8 +1006,14 @@ pub(crate) fn timed_kernel(
     chain.launches += 1;
     // Work timed by events next starts at the batch's end, not at an older event.
     chain.last_end = None;
-    // Queued under the chain's lock, so a stream's launches stay in order.
-    push_pending(st, stream, describe(true), Timing::Slot { device: device.clone(), seq, offset, batch });
+    // Queued or held under the chain's lock, so a stream's launches stay in order.
+    let timing = Timing::Slot { device: device.clone(), seq, offset, batch };
+    if first {
+        push_pending(st, stream, describe(true), timing);
+    } else {
+        let p = pending(st, stream, describe(true), timing);
+        chain.held.push(p);
+    }
     Ok(())
 }
 

@@ -212,6 +212,74 @@ conformance! {
         Ok(())
     }
 
+    long_runs_of_timed_launches_arrive_whole_and_in_order(dev) {
+        // A stream's timed launches are held in batches of 256 and handed to the collector when
+        // a batch closes: by its length, by event-timed work on the stream (the memset at 300),
+        // or by age (the tail). Runs past every batch boundary on two streams.
+        collector();
+        let s1 = dev.create_stream()?;
+        let s2 = dev.create_stream()?;
+        let module = load_ptx(dev, builtin::PTX)?;
+        let empty = module.function("empty")?;
+        let mut z = s1.alloc_zeroed::<u32>(4)?;
+        let before = trace::counts();
+        // alloc_zeroed queued a memset on s1.
+        let mut want1 = vec!["memset"];
+        for i in 0..700usize {
+            // SAFETY: empty takes nothing.
+            unsafe { s1.launch(&empty, LaunchConfig::new(1, 32), &KernelArgs::new())? };
+            want1.push("empty");
+            if i == 300 {
+                s1.memset_zero(&mut z)?;
+                want1.push("memset");
+            }
+            if i % 7 == 0 {
+                // SAFETY: as above.
+                unsafe { s2.launch(&empty, LaunchConfig::new(2, 32), &KernelArgs::new())? };
+            }
+        }
+        s1.synchronize()?;
+        s2.synchronize()?;
+        trace::flush(Duration::from_secs(30));
+        let me = trace::thread_id();
+        let (_, devs) = mine();
+        let after = trace::counts();
+        assert_eq!(after.dropped, before.dropped, "nothing was lost");
+        let stream_of = |grid: u32| {
+            devs.iter().find(|d| matches!(&d.op, DeviceOp::Kernel(k) if &*k.name == "empty" && k.grid[0] == grid)).unwrap().stream
+        };
+        let (n1, n2) = (stream_of(1), stream_of(2));
+        assert_ne!(n1, n2);
+        let names = |n: u64| -> Vec<&str> {
+            devs.iter()
+                .filter(|d| d.stream == n)
+                .map(|d| match &d.op {
+                    DeviceOp::Kernel(k) => &*k.name,
+                    DeviceOp::Memset { .. } => "memset",
+                    _ => "other",
+                })
+                .collect()
+        };
+        assert_eq!(names(n1), want1, "stream 1: every launch and the memset, in order");
+        assert_eq!(names(n2).len(), 100, "stream 2: every launch");
+        // Delivered in each stream's order (the collector places a stream's work after the end
+        // of its previous work, so out-of-order delivery would move kernels).
+        let all = collector().0.lock().unwrap();
+        for n in [n1, n2] {
+            let order: Vec<u64> = all
+                .iter()
+                .filter_map(|r| match r {
+                    Record::Device(d) if d.thread == me && d.stream == n => Some(d.dispatch),
+                    _ => None,
+                })
+                .collect();
+            assert!(order.windows(2).all(|w| w[0] < w[1]), "stream {n} delivered out of order");
+        }
+        drop(all);
+        check_streams(&devs);
+        Ok(())
+    }
+
     raw_ptx_kernels_the_rewriter_refuses_are_timed_by_events(dev) {
         collector();
         let s = dev.create_stream()?;
