@@ -5,7 +5,7 @@
 mod common;
 
 use common::{targets, Target};
-use ferrocm_blas::{BlasError, GemmFamily, Operation, ScalarArg};
+use ferrocm_blas::{BlasError, Fill, GemmFamily, Operation, ScalarArg};
 
 /// Every output starts as this value, so a stray write shows.
 const POISON: f32 = 7.25;
@@ -30,6 +30,12 @@ enum Call {
     AxpyEmptyScalar,
     /// `dot(n, a, incx, c, incy)` into a device result.
     Dot { n: usize, incx: isize, incy: isize },
+    /// `ger(m, n, 2, a, incx, b, incy, c, lda)`.
+    Ger { m: usize, n: usize, incx: isize, incy: isize, lda: usize },
+    /// `syr2(Upper, n, 2, a, incx, b, incy, c, lda)`.
+    Syr2 { n: usize, incx: isize, incy: isize, lda: usize },
+    /// `spr(Lower, n, 2, a, incx, c)` (`c` the packed triangle).
+    Spr { n: usize, incx: isize },
 }
 
 struct Case {
@@ -111,6 +117,14 @@ fn cases() -> Vec<Case> {
         case("axpy empty device alpha", AxpyEmptyScalar, ("TooShort", "alpha")),
         case("dot x too short", Dot { n: 65, incx: 1, incy: 1 }, ("VectorTooShort", "x")),
         case("dot zero incy", Dot { n: 3, incx: 1, incy: 0 }, ("ZeroIncrement", "incy")),
+        case("ger lda < m", Ger { m: 4, n: 4, incx: 1, incy: 1, lda: 3 }, ("LeadingDimension", "lda")),
+        case("ger x too short", Ger { m: 33, n: 1, incx: 2, incy: 1, lda: 33 }, ("VectorTooShort", "x")),
+        case("ger zero incy", Ger { m: 4, n: 4, incx: 1, incy: 0, lda: 4 }, ("ZeroIncrement", "incy")),
+        case("ger A too short", Ger { m: 8, n: 9, incx: 1, incy: 1, lda: 8 }, ("MatrixTooShort", "a")),
+        case("syr2 lda < n", Syr2 { n: 5, incx: 1, incy: 1, lda: 4 }, ("LeadingDimension", "lda")),
+        case("syr2 y too short", Syr2 { n: 5, incx: 1, incy: -20, lda: 5 }, ("VectorTooShort", "y")),
+        case("spr zero incx", Spr { n: 4, incx: 0 }, ("ZeroIncrement", "incx")),
+        case("spr packed triangle too short", Spr { n: 11, incx: 1 }, ("TooShort", "ap")),
     ]
 }
 
@@ -175,6 +189,9 @@ fn check(case: &Case, t: &Target) {
         Call::Axpy { n, incx, incy } => h.axpy(n, 2.0f32, &a, incx, &mut c, incy),
         Call::AxpyEmptyScalar => h.axpy(4, ScalarArg::device(&empty), &a, 1, &mut c, 1),
         Call::Dot { n, incx, incy } => h.dot_device(n, &a, incx, &b, incy, &mut r),
+        Call::Ger { m, n, incx, incy, lda } => h.ger(m, n, 2.0f32, &a, incx, &b, incy, &mut c, lda),
+        Call::Syr2 { n, incx, incy, lda } => h.syr2(Fill::Upper, n, 2.0f32, &a, incx, &b, incy, &mut c, lda),
+        Call::Spr { n, incx } => h.spr(Fill::Lower, n, 2.0f32, &a, incx, &mut c),
     }
     .expect_err(case.name);
     assert_eq!(kind(&err), case.want, "[{}] {}: {err}", t.label, case.name);
