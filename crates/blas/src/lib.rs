@@ -1,6 +1,7 @@
 //! ferrocm's BLAS (rocBLAS/hipBLAS's role): Level 1, 2 and 3 routines for `f32`, `f64`,
 //! [`C32`] and [`C64`] on every ferrocm device, through a [`Handle`] bound to a stream.
 
+pub mod batched;
 mod check;
 pub mod error;
 mod handle;
