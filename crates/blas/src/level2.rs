@@ -307,7 +307,10 @@ impl Handle {
         let cols = n.div_ceil(splits);
         let splits = n.div_ceil(cols);
         let bytes = (splits * mr * batches.max(1) * real) as u64;
-        if self.workspace_limit().is_some_and(|l| bytes > l)
+        // Batches that fill the device alone need no column split: without one the partials
+        // are pure overhead (and grow with the batch), so the one-pass kernel runs.
+        if (batches > 1 && splits == 1)
+            || self.workspace_limit().is_some_and(|l| bytes > l)
             || row_blocks > u32::MAX as usize
             || splits > 65_535
         {

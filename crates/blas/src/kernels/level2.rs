@@ -13,6 +13,12 @@
 //! elements): one block per column (grid-stride over the columns), its threads striding down
 //! the column and reducing with warp shuffles and shared memory. `beta = 0` never reads `y`;
 //! `alpha = 0` never reads `A` or `x`.
+//!
+//! Batches (`gemv_strided_batched`) run on the grid's `z` dimension: block `(.., .., z)`
+//! works on the matrix `z sa` elements into `a` and the vectors `z sx`, `z sy` elements (in
+//! whole elements, before the walk's offset) into `x` and `y`; a single gemv is the batch of
+//! one with zero strides. The host splits more than 65535 batches over launches, each on
+//! views starting at its first batch.
 
 use ferrocm_kernel::prelude::*;
 
