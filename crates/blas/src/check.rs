@@ -77,6 +77,39 @@ impl Handle {
         Ok(())
     }
 
+    /// `batch_count` vectors of `n` elements at increment `inc`, `stride` elements apart, fit
+    /// in `v` (as [`Handle::check_vector`] for one); returns the elements they span.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn check_vector_batch<T: DeviceRepr>(
+        &self,
+        arg: &'static str,
+        inc_arg: &'static str,
+        v: &impl AsDeviceSlice<T>,
+        n: usize,
+        inc: isize,
+        stride: usize,
+        batch_count: usize,
+    ) -> Result<usize> {
+        if batch_count == 0 {
+            self.check_vector(arg, inc_arg, v, 0, inc)?;
+            return Ok(0);
+        }
+        self.check_vector(arg, inc_arg, v, n, inc)?;
+        let one = vector_span(n, inc).unwrap_or(usize::MAX);
+        if one == 0 {
+            return Ok(0);
+        }
+        let required = (batch_count - 1).checked_mul(stride).and_then(|x| x.checked_add(one)).ok_or(
+            BlasError::SizeTooLarge {
+                arg,
+                value: batch_count as u128 * stride as u128,
+                rule: "(batch_count - 1) * stride + the vector's span must fit in usize",
+            },
+        )?;
+        self.check_len(arg, v, "the batch ((batch_count - 1) * stride + (n - 1) * |inc| + 1)", required)?;
+        Ok(required)
+    }
+
     /// A column-major `rows x cols` matrix with leading dimension `ld` fits in `v`, and
     /// `ld >= max(1, rows)`.
     pub(crate) fn check_matrix<T: DeviceRepr>(
@@ -129,6 +162,37 @@ impl Handle {
         }
         Ok(())
     }
+}
+
+/// The `batch_count` output vectors of `n` elements at increment `inc`, `stride` apart,
+/// share no element (they may interleave): an element `b stride + i |inc|` of one batch is
+/// another's when `d stride = e |inc|` for some `0 < d < batch_count`, `|e| < n`.
+pub(crate) fn check_disjoint(
+    arg: &'static str,
+    n: usize,
+    inc: isize,
+    stride: usize,
+    batch_count: usize,
+) -> Result<()> {
+    if n == 0 || batch_count < 2 {
+        return Ok(());
+    }
+    let inc = inc.unsigned_abs();
+    // `d stride < n inc` bounds the d worth trying.
+    let last = (batch_count - 1).min((n - 1).saturating_mul(inc).checked_div(stride).unwrap_or(1));
+    let clash = (1..=last).any(|d| {
+        let off = d * stride;
+        off % inc == 0 && off / inc < n
+    });
+    if clash {
+        return Err(BlasError::InvalidValue {
+            arg,
+            value: stride.to_string(),
+            rule: "the batches' output vectors must not share an element (no d * stride = e * |inc| \
+                   with 0 < d < batch_count and |e| < n)",
+        });
+    }
+    Ok(())
 }
 
 /// `n` fits the kernels' 32-bit sizes.

@@ -78,7 +78,14 @@ impl Handle {
 
     /// [`Handle::gemm_family`] for operands that are (`aligned16`) or are not readable 16 bytes
     /// at a time.
-    fn gemm_plan(&self, ty: DataType, m: usize, n: usize, k: usize, aligned16: bool) -> GemmFamily {
+    pub(crate) fn gemm_plan(
+        &self,
+        ty: DataType,
+        m: usize,
+        n: usize,
+        k: usize,
+        aligned16: bool,
+    ) -> GemmFamily {
         let _ = (m, n, k);
         let target = self.stream().device().target();
         if let Some(family) = self.gemm_family_forced() {
@@ -97,7 +104,12 @@ impl Handle {
     }
 
     /// Why `family` cannot run a GEMM of `ty` with this handle, if it cannot.
-    fn gemm_family_rule(&self, family: GemmFamily, ty: DataType, aligned16: bool) -> Option<&'static str> {
+    pub(crate) fn gemm_family_rule(
+        &self,
+        family: GemmFamily,
+        ty: DataType,
+        aligned16: bool,
+    ) -> Option<&'static str> {
         let target = self.stream().device().target();
         let kernels = self.use_kernels();
         match family {
@@ -355,7 +367,7 @@ impl Handle {
 
     /// Checks a batch of `rows x cols` matrices `stride` apart in `v`; returns the span.
     #[allow(clippy::too_many_arguments)]
-    fn check_batch<T: ferrocm_kernel::runtime::DeviceRepr>(
+    pub(crate) fn check_batch<T: ferrocm_kernel::runtime::DeviceRepr>(
         &self,
         arg: &'static str,
         ld_arg: &'static str,

@@ -1,10 +1,12 @@
 //! ferrocm's BLAS (rocBLAS/hipBLAS's role): Level 1, 2 and 3 routines for `f32`, `f64`,
 //! [`C32`] and [`C64`] on every ferrocm device, through a [`Handle`] bound to a stream.
 
+pub mod batched;
 mod check;
 pub mod error;
 mod handle;
 pub mod kernels;
+pub mod l2rank;
 pub mod level1;
 pub mod level2;
 pub mod level3;

@@ -5,7 +5,8 @@
 mod common;
 
 use common::{targets, Target};
-use ferrocm_blas::{BlasError, GemmFamily, Operation, ScalarArg};
+use ferrocm_blas::{BlasError, Fill, GemmFamily, Operation, ScalarArg};
+use ferrocm_kernel::runtime::{AsDeviceSlice, DevicePtr, ExternalBuffer};
 
 /// Every output starts as this value, so a stray write shows.
 const POISON: f32 = 7.25;
@@ -30,6 +31,18 @@ enum Call {
     AxpyEmptyScalar,
     /// `dot(n, a, incx, c, incy)` into a device result.
     Dot { n: usize, incx: isize, incy: isize },
+    /// `ger(m, n, 2, a, incx, b, incy, c, lda)`.
+    Ger { m: usize, n: usize, incx: isize, incy: isize, lda: usize },
+    /// `syr2(Upper, n, 2, a, incx, b, incy, c, lda)`.
+    Syr2 { n: usize, incx: isize, incy: isize, lda: usize },
+    /// `spr(Lower, n, 2, a, incx, c)` (`c` the packed triangle).
+    Spr { n: usize, incx: isize },
+    /// `gemv_strided_batched(N, 4, 4, .., a, 4, 16, b, 1, 4, .., c, incy, stride_y, 3)`.
+    GemvStrided { incy: isize, stride_y: usize },
+    /// `gemm_batched` of two `4 x 4 x 4` entries whose C views start `c_gap` elements apart
+    /// in `c` (two views of the same memory: overlapping when `c_gap < 16`), with `entries_b`
+    /// B views.
+    GemmBatched { c_gap: usize, entries_b: usize },
 }
 
 struct Case {
@@ -111,6 +124,26 @@ fn cases() -> Vec<Case> {
         case("axpy empty device alpha", AxpyEmptyScalar, ("TooShort", "alpha")),
         case("dot x too short", Dot { n: 65, incx: 1, incy: 1 }, ("VectorTooShort", "x")),
         case("dot zero incy", Dot { n: 3, incx: 1, incy: 0 }, ("ZeroIncrement", "incy")),
+        case("ger lda < m", Ger { m: 4, n: 4, incx: 1, incy: 1, lda: 3 }, ("LeadingDimension", "lda")),
+        case("ger x too short", Ger { m: 33, n: 1, incx: 2, incy: 1, lda: 33 }, ("VectorTooShort", "x")),
+        case("ger zero incy", Ger { m: 4, n: 4, incx: 1, incy: 0, lda: 4 }, ("ZeroIncrement", "incy")),
+        case("ger A too short", Ger { m: 8, n: 9, incx: 1, incy: 1, lda: 8 }, ("MatrixTooShort", "a")),
+        case("syr2 lda < n", Syr2 { n: 5, incx: 1, incy: 1, lda: 4 }, ("LeadingDimension", "lda")),
+        case("syr2 y too short", Syr2 { n: 5, incx: 1, incy: -20, lda: 5 }, ("VectorTooShort", "y")),
+        case("spr zero incx", Spr { n: 4, incx: 0 }, ("ZeroIncrement", "incx")),
+        case(
+            "gemv strided batched y entries sharing elements",
+            GemvStrided { incy: 2, stride_y: 4 },
+            ("InvalidValue", "stride_y"),
+        ),
+        case("gemv strided batched y too short", GemvStrided { incy: 1, stride_y: 40 }, ("TooShort", "y")),
+        case(
+            "gemm batched C entries overlapping",
+            GemmBatched { c_gap: 12, entries_b: 2 },
+            ("InvalidValue", "c"),
+        ),
+        case("gemm batched B entry count", GemmBatched { c_gap: 16, entries_b: 1 }, ("InvalidValue", "b")),
+        case("spr packed triangle too short", Spr { n: 11, incx: 1 }, ("TooShort", "ap")),
     ]
 }
 
@@ -175,6 +208,57 @@ fn check(case: &Case, t: &Target) {
         Call::Axpy { n, incx, incy } => h.axpy(n, 2.0f32, &a, incx, &mut c, incy),
         Call::AxpyEmptyScalar => h.axpy(4, ScalarArg::device(&empty), &a, 1, &mut c, 1),
         Call::Dot { n, incx, incy } => h.dot_device(n, &a, incx, &b, incy, &mut r),
+        Call::Ger { m, n, incx, incy, lda } => h.ger(m, n, 2.0f32, &a, incx, &b, incy, &mut c, lda),
+        Call::Syr2 { n, incx, incy, lda } => h.syr2(Fill::Upper, n, 2.0f32, &a, incx, &b, incy, &mut c, lda),
+        Call::Spr { n, incx } => h.spr(Fill::Lower, n, 2.0f32, &a, incx, &mut c),
+        Call::GemvStrided { incy, stride_y } => h.gemv_strided_batched(
+            Operation::N,
+            4,
+            4,
+            1.0f32,
+            &a,
+            4,
+            16,
+            &b,
+            1,
+            4,
+            0.0f32,
+            &mut c,
+            incy,
+            stride_y,
+            3,
+        ),
+        Call::GemmBatched { c_gap, entries_b } => {
+            // Two views of c's memory (the safe API cannot make overlapping writable views;
+            // foreign memory can).
+            let base = c.device_ptr().0;
+            // SAFETY: both lie inside `c` (16 + 16 elements from at most 16 in), which outlives
+            // them; nothing else uses `c` meanwhile, and the call must fail before writing.
+            let mut cs = unsafe {
+                [
+                    ExternalBuffer::<f32>::new(s.device(), DevicePtr(base), 16),
+                    ExternalBuffer::<f32>::new(s.device(), DevicePtr(base + 4 * c_gap as u64), 16),
+                ]
+            };
+            let (av, bv) = ([a.slice(..16).unwrap(), a.slice(16..32).unwrap()], [b.slice(..16).unwrap(); 2]);
+            let r = h.gemm_batched(
+                Operation::N,
+                Operation::N,
+                4,
+                4,
+                4,
+                1.0f32,
+                &av,
+                4,
+                &bv[..entries_b],
+                4,
+                0.0f32,
+                &mut cs,
+                4,
+            );
+            drop(cs);
+            r
+        }
     }
     .expect_err(case.name);
     assert_eq!(kind(&err), case.want, "[{}] {}: {err}", t.label, case.name);

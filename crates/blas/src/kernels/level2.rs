@@ -13,6 +13,12 @@
 //! elements): one block per column (grid-stride over the columns), its threads striding down
 //! the column and reducing with warp shuffles and shared memory. `beta = 0` never reads `y`;
 //! `alpha = 0` never reads `A` or `x`.
+//!
+//! Batches (`gemv_strided_batched`) run on the grid's `z` dimension: block `(.., .., z)`
+//! works on the matrix `z sa` elements into `a` and the vectors `z sx`, `z sy` elements (in
+//! whole elements, before the walk's offset) into `x` and `y`; a single gemv is the batch of
+//! one with zero strides. The host splits more than 65535 batches over launches, each on
+//! views starting at its first batch.
 
 use ferrocm_kernel::prelude::*;
 
@@ -62,12 +68,19 @@ pub fn gemv_n<R: KReal, const CX: bool, const DSA: bool, const DSB: bool>(
     y: &mut [R],
     offy: u32,
     incy: i32,
+    sa: u32,
+    sx: u32,
+    sy: u32,
 ) {
     let ar = scalar(DSA, a_re, &alpha, 0u32);
     let ai = if CX { scalar(DSA, a_im, &alpha, 1u32) } else { lit::<R>(0.0) };
     let br = scalar(DSB, b_re, &beta, 0u32);
     let bi = if CX { scalar(DSB, b_im, &beta, 1u32) } else { lit::<R>(0.0) };
     let live = ar != lit::<R>(0.0) || ai != lit::<R>(0.0);
+    let bz = block_idx_z();
+    let a0 = bz * sa;
+    let offx = offx + bz * sx;
+    let offy = offy + bz * sy;
     let mut i = global_index() as u32;
     while i < m {
         let mut sr = lit::<R>(0.0);
@@ -75,7 +88,7 @@ pub fn gemv_n<R: KReal, const CX: bool, const DSA: bool, const DSB: bool>(
         if live {
             let mut j = 0u32;
             while j < n {
-                let ia = i + j * lda;
+                let ia = a0 + i + j * lda;
                 let ix = elem(offx, incx, j);
                 if CX {
                     let vr = a[2u32 * ia];
@@ -120,6 +133,8 @@ pub fn gemv_n_part<R: KReal, const CX: bool, const DSA: bool, const V: u32, cons
     offx: u32,
     incx: i32,
     part: &mut [R],
+    sa: u32,
+    sx: u32,
 ) {
     let sums = shared_array::<R>((GEMV_N_WARPS * 32 * V) as usize);
     let acc = var_array(V as usize, lit::<R>(0.0));
@@ -132,6 +147,10 @@ pub fn gemv_n_part<R: KReal, const CX: bool, const DSA: bool, const V: u32, cons
     }
     let mr = if CX { 2u32 * m } else { m };
     let ldr = if CX { 2u32 * lda } else { lda };
+    let bz = block_idx_z();
+    let offx = offx + bz * sx;
+    // The batch's matrix, in reals (a multiple of V when VEC).
+    let ab = if CX { 2u32 * bz * sa } else { bz * sa };
     let lane = lane_id();
     let warp = thread_idx_x() / 32u32;
     let i0 = block_idx_x() * (32 * V) + lane * V;
@@ -150,7 +169,7 @@ pub fn gemv_n_part<R: KReal, const CX: bool, const DSA: bool, const V: u32, cons
             } else {
                 xs.set(2 * u, x[ix]);
             }
-            load_strip::<R, V, VEC>(a, i0 + col * ldr, full, i0, mr, &vals, u * V as usize);
+            load_strip::<R, V, VEC>(a, ab + i0 + col * ldr, full, i0, mr, &vals, u * V as usize);
         }
         for u in 0..GEMV_N_UNROLL as usize {
             accumulate::<R, CX, V>(&acc, &vals, u * V as usize, xs.get(2 * u), xs.get(2 * u + 1));
@@ -161,7 +180,7 @@ pub fn gemv_n_part<R: KReal, const CX: bool, const DSA: bool, const V: u32, cons
         let ix = elem(offx, incx, j);
         let xr = if CX { x[2u32 * ix] } else { x[ix] };
         let xi = if CX { x[2u32 * ix + 1u32] } else { lit::<R>(0.0) };
-        load_strip::<R, V, VEC>(a, i0 + j * ldr, full, i0, mr, &vals, 0);
+        load_strip::<R, V, VEC>(a, ab + i0 + j * ldr, full, i0, mr, &vals, 0);
         accumulate::<R, CX, V>(&acc, &vals, 0, xr, xi);
         j += GEMV_N_WARPS;
     }
@@ -176,7 +195,7 @@ pub fn gemv_n_part<R: KReal, const CX: bool, const DSA: bool, const V: u32, cons
         for w in 1..GEMV_N_WARPS as usize {
             s += sums[(w as u32) * (32 * V) + t];
         }
-        part[block_idx_y() * mr + row] = s;
+        part[(bz * grid_dim_y() + block_idx_y()) * mr + row] = s;
     }
 }
 
@@ -275,6 +294,7 @@ pub fn gemv_n_finish<R: KReal, const CX: bool, const DSA: bool, const DSB: bool>
     y: &mut [R],
     offy: u32,
     incy: i32,
+    sy: u32,
 ) {
     let ar = scalar(DSA, a_re, &alpha, 0u32);
     let ai = if CX { scalar(DSA, a_im, &alpha, 1u32) } else { lit::<R>(0.0) };
@@ -282,6 +302,10 @@ pub fn gemv_n_finish<R: KReal, const CX: bool, const DSA: bool, const DSB: bool>
     let bi = if CX { scalar(DSB, b_im, &beta, 1u32) } else { lit::<R>(0.0) };
     let live = ar != lit::<R>(0.0) || ai != lit::<R>(0.0);
     let mr = if CX { 2u32 * m } else { m };
+    let bz = block_idx_z();
+    let offy = offy + bz * sy;
+    // This batch's partials.
+    let p0 = bz * splits * mr;
     let mut i = global_index() as u32;
     while i < m {
         let mut sr = lit::<R>(0.0);
@@ -290,10 +314,10 @@ pub fn gemv_n_finish<R: KReal, const CX: bool, const DSA: bool, const DSB: bool>
             let mut r = 0u32;
             while r < splits {
                 if CX {
-                    sr += part[r * mr + 2u32 * i];
-                    si += part[r * mr + 2u32 * i + 1u32];
+                    sr += part[p0 + r * mr + 2u32 * i];
+                    si += part[p0 + r * mr + 2u32 * i + 1u32];
                 } else {
-                    sr += part[r * mr + i];
+                    sr += part[p0 + r * mr + i];
                 }
                 r += 1u32;
             }
@@ -336,6 +360,9 @@ pub fn gemv_t<
     y: &mut [R],
     offy: u32,
     incy: i32,
+    sa: u32,
+    sx: u32,
+    sy: u32,
 ) {
     let scratch = shared_array::<R>(32);
     let vals = var_array(V as usize, lit::<R>(0.0));
@@ -347,6 +374,13 @@ pub fn gemv_t<
     let live = ar != lit::<R>(0.0) || ai != lit::<R>(0.0);
     let mr = if CX { 2u32 * m } else { m };
     let ldr = if CX { 2u32 * lda } else { lda };
+    let bz = block_idx_z();
+    // The batch's matrix and vectors (in reals for A and a unit-stride x: multiples of V when
+    // VEC and XV).
+    let ab = if CX { 2u32 * bz * sa } else { bz * sa };
+    let xb = if CX { 2u32 * bz * sx } else { bz * sx };
+    let offx = offx + bz * sx;
+    let offy = offy + bz * sy;
     let mut j = block_idx_x();
     while j < n {
         let mut sr = lit::<R>(0.0);
@@ -356,7 +390,7 @@ pub fn gemv_t<
             while i0 < mr {
                 let full = i0 + V <= mr;
                 if XV {
-                    load_strip::<R, V, true>(x, i0, full, i0, mr, &xs, 0);
+                    load_strip::<R, V, true>(x, xb + i0, full, i0, mr, &xs, 0);
                 } else {
                     // Strided x: element by element (rows past m read as 0).
                     for q in 0..V as usize {
@@ -372,7 +406,7 @@ pub fn gemv_t<
                         xs.set(q, e);
                     }
                 }
-                load_strip::<R, V, VEC>(a, i0 + j * ldr, full, i0, mr, &vals, 0);
+                load_strip::<R, V, VEC>(a, ab + i0 + j * ldr, full, i0, mr, &vals, 0);
                 if CX {
                     for p in 0..(V / 2) as usize {
                         let vr = vals.get(2 * p);

@@ -22,6 +22,59 @@ fn gemv<T: Scalar>(a: &mut Args<'_>) -> R {
     let (px, incx) = (a.ptr::<T>()?, a.isize()?);
     let beta: T = a.scalar()?;
     let (py, incy) = (a.ptr::<T>()?, a.isize()?);
+    let (sa, sx, sy, batch) = (a.usize()?, a.usize()?, a.usize()?, a.usize()?);
+    // SAFETY: the caller checked every batch's A, x and y lie in their views, and that the
+    // batches' y share no element.
+    let one = |b: usize| unsafe {
+        gemv_one(op, m, n, alpha, pa.add(b * sa), lda, px.add(b * sx), incx, beta, py.add(b * sy), incy)
+    };
+    if batch > 1 && m * n < PAR_MIN {
+        let (pa, px, py) = (SendPtr(pa), SendPtr(px), SendPtr(py));
+        (0..batch).into_par_iter().for_each(|b| {
+            // The whole SendPtrs (a closure capturing only their fields would not be Sync).
+            let (pa, px, py) = (pa, px, py);
+            // SAFETY: as above; the batches write disjoint elements of y.
+            unsafe {
+                gemv_one(
+                    op,
+                    m,
+                    n,
+                    alpha,
+                    pa.0.add(b * sa),
+                    lda,
+                    px.0.add(b * sx),
+                    incx,
+                    beta,
+                    py.0.add(b * sy),
+                    incy,
+                )
+            }
+        });
+        return Ok(());
+    }
+    (0..batch).for_each(one);
+    Ok(())
+}
+
+/// One gemv (`gemv`'s arguments, decoded).
+///
+/// # Safety
+/// `pa` spans `lda (n - 1) + m` elements, `px` and `py` their vectors' spans; `py` aliases
+/// neither.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn gemv_one<T: Scalar>(
+    op: u32,
+    m: usize,
+    n: usize,
+    alpha: T,
+    pa: *mut T,
+    lda: usize,
+    px: *mut T,
+    incx: isize,
+    beta: T,
+    py: *mut T,
+    incy: isize,
+) {
     let lx = if op == 0 { n } else { m };
     // SAFETY (every access below): the caller checked A spans lda * (n - 1) + m elements, x
     // (lx - 1) * |incx| + 1 and y (ly - 1) * |incy| + 1; y does not alias A or x (it is
@@ -83,7 +136,6 @@ fn gemv<T: Scalar>(a: &mut Args<'_>) -> R {
             *yj = if beta.is_zero() { alpha * d } else { alpha * d + beta * *yj };
         }
     }
-    Ok(())
 }
 
 pub(crate) fn register(m: &mut HashMap<(&'static str, DataType), NativeFn>) {

@@ -20,54 +20,82 @@ fn gemm<T: Scalar>(a: &mut Args<'_>) -> R {
     let beta: T = a.scalar()?;
     let (pc, ldc, sc) = (a.ptr::<T>()?, a.usize()?, a.usize()?);
     let batch = a.usize()?;
-    let par = if m * n * k >= PAR_MIN {
-        gemm::Parallelism::Rayon(rayon::current_num_threads())
-    } else {
-        gemm::Parallelism::None
-    };
-    let (a_rs, a_cs) = if ta == 0 { (1, lda as isize) } else { (lda as isize, 1) };
-    let (b_rs, b_cs) = if tb == 0 { (1, ldb as isize) } else { (ldb as isize, 1) };
     for i in 0..batch {
         // SAFETY: the caller checked every batch's matrices lie within their views; the
         // matrices of C do not overlap one another nor A and B (C is borrowed exclusively).
         unsafe {
-            let c = pc.add(i * sc);
-            if k == 0 || alpha.is_zero() {
-                // C = beta C, without reading A or B (beta = 0 clears NaNs).
-                for j in 0..n {
-                    let col = std::slice::from_raw_parts_mut(c.add(j * ldc), m);
-                    for v in col {
-                        *v = if beta.is_zero() { T::zero() } else { beta * *v };
-                    }
-                }
-                continue;
-            }
-            // The crate computes dst = alpha' dst + beta' lhs rhs, and overwrites dst when
-            // it is not read (so beta = 0 never reads C, as BLAS requires).
-            gemm::gemm(
-                m,
-                n,
-                k,
-                c,
-                ldc as isize,
-                1,
-                !beta.is_zero(),
-                pa.add(i * sa) as *const T,
-                a_cs,
-                a_rs,
-                pb.add(i * sb) as *const T,
-                b_cs,
-                b_rs,
-                beta,
+            gemm_one(
+                (ta, tb),
+                (m, n, k),
                 alpha,
-                false,
-                ta == 2,
-                tb == 2,
-                par,
-            );
-        }
+                (pa.add(i * sa), lda),
+                (pb.add(i * sb), ldb),
+                beta,
+                (pc.add(i * sc), ldc),
+                m * n * k >= PAR_MIN,
+            )
+        };
     }
     Ok(())
+}
+
+/// One GEMM `C = alpha op(A) op(B) + beta C` (`ta`, `tb`: 0 `N`, 1 `T`, 2 `C`), on every
+/// rayon thread when `par`.
+///
+/// # Safety
+/// `A`, `B` and `C` span their column-major matrices (`ld (cols - 1) + rows` elements); `C`
+/// overlaps neither `A` nor `B`, and no other thread touches it meanwhile.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn gemm_one<T: Scalar>(
+    (ta, tb): (u32, u32),
+    (m, n, k): (usize, usize, usize),
+    alpha: T,
+    (pa, lda): (*mut T, usize),
+    (pb, ldb): (*mut T, usize),
+    beta: T,
+    (c, ldc): (*mut T, usize),
+    par: bool,
+) {
+    let par =
+        if par { gemm::Parallelism::Rayon(rayon::current_num_threads()) } else { gemm::Parallelism::None };
+    let (a_rs, a_cs) = if ta == 0 { (1, lda as isize) } else { (lda as isize, 1) };
+    let (b_rs, b_cs) = if tb == 0 { (1, ldb as isize) } else { (ldb as isize, 1) };
+    // SAFETY: see the function's contract.
+    unsafe {
+        if k == 0 || alpha.is_zero() {
+            // C = beta C, without reading A or B (beta = 0 clears NaNs).
+            for j in 0..n {
+                let col = std::slice::from_raw_parts_mut(c.add(j * ldc), m);
+                for v in col {
+                    *v = if beta.is_zero() { T::zero() } else { beta * *v };
+                }
+            }
+            return;
+        }
+        // The crate computes dst = alpha' dst + beta' lhs rhs, and overwrites dst when
+        // it is not read (so beta = 0 never reads C, as BLAS requires).
+        gemm::gemm(
+            m,
+            n,
+            k,
+            c,
+            ldc as isize,
+            1,
+            !beta.is_zero(),
+            pa as *const T,
+            a_cs,
+            a_rs,
+            pb as *const T,
+            b_cs,
+            b_rs,
+            beta,
+            alpha,
+            false,
+            ta == 2,
+            tb == 2,
+            par,
+        );
+    }
 }
 
 pub(crate) fn register(m: &mut HashMap<(&'static str, DataType), NativeFn>) {
