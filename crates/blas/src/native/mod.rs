@@ -7,6 +7,7 @@
 //! One module per device holds every native function, by name (`"axpy.f32"`, ...); each
 //! function decodes its arguments with [`Args`] in the order the caller pushed them.
 
+pub(crate) mod l2mv;
 pub(crate) mod level1;
 pub(crate) mod level2;
 pub(crate) mod level3;
@@ -116,6 +117,7 @@ fn registry() -> &'static HashMap<(&'static str, DataType), NativeFn> {
     static R: OnceLock<HashMap<(&'static str, DataType), NativeFn>> = OnceLock::new();
     R.get_or_init(|| {
         let mut m = HashMap::new();
+        l2mv::register(&mut m);
         level1::register(&mut m);
         level2::register(&mut m);
         level3::register(&mut m);
