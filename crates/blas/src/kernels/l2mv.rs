@@ -420,3 +420,33 @@ pub fn tsv<R: KReal, const CX: bool>(
         b += 1u32;
     }
 }
+
+/// The GPU code: every instantiation the host launches lowers to PTX for sm_80 and sm_90
+/// (the CPU executor, which runs them in the tests, does not go through PTX).
+#[cfg(test)]
+mod ptx {
+    use super::{smv, tsv};
+
+    #[test]
+    fn every_instantiation_lowers_to_ptx() {
+        for target in ["sm_80", "sm_90"] {
+            macro_rules! smv {
+                ($($r:ty, $cx:literal, $da:literal, $db:literal);*) => {$(
+                    let p = smv::kernel::<$r, $cx, $da, $db>().unwrap().ptx(target).unwrap();
+                    assert!(p.contains("bar.sync"), "smv: no barrier");
+                )*};
+            }
+            smv!(f32, false, false, false; f32, false, true, true; f64, false, false, true;
+                 f32, true, true, false; f64, true, false, false; f64, true, true, true);
+            for p in [
+                tsv::kernel::<f32, false>().unwrap().ptx(target).unwrap(),
+                tsv::kernel::<f64, false>().unwrap().ptx(target).unwrap(),
+                tsv::kernel::<f32, true>().unwrap().ptx(target).unwrap(),
+                tsv::kernel::<f64, true>().unwrap().ptx(target).unwrap(),
+            ] {
+                assert!(p.contains("shfl.sync.idx"), "tsv: the solved element is not broadcast by shuffle");
+                assert!(p.contains("bar.sync"), "tsv: no barrier");
+            }
+        }
+    }
+}
