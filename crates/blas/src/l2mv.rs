@@ -337,10 +337,12 @@ impl Handle {
 
     /// Solves `op(A) x = b` in place (`?trsv`: `x` holds `b` and receives the solution) for
     /// a triangular matrix stored as in [`Handle::trmv`]. Substitution is backward stable:
-    /// the computed `x` solves `(op(A) + E) x = b` with `|E| <= gamma(n) |op(A)|`; the
-    /// tests use diagonally dominant triangles (diagonal magnitude at least `n`, off-diagonal
-    /// elements at most 1) and check `|x - x*| <= 8 n gamma(n) |x*|_inf` elementwise. No
-    /// singularity check: a zero diagonal gives Inf or NaN.
+    /// the computed `x` solves `(op(A) + E) x = b` with `|E| <= gamma(n) |op(A)|`, so the
+    /// forward error is at most about `cond(A) gamma(n) max|x|`. The tests use diagonally
+    /// dominant triangles (diagonal magnitude at least `3 n` and off-diagonal parts at most 1,
+    /// or off-diagonal parts at most `1 / (3 n)` under a unit diagonal: `cond <= 4`) and check
+    /// `|x_i - x*_i| <= 8 gamma(n + 2) max_j |x*_j|` against the double-double solution `x*`.
+    /// No singularity check: a zero diagonal gives Inf or NaN.
     #[allow(clippy::too_many_arguments)]
     pub fn trsv<T: Scalar>(
         &self,
