@@ -377,7 +377,11 @@ fn mv<T: Elem>(c: &Case, t: &Target, seed: u64) {
         }
     }
     let d = dense(&a, sh.kind, false, n);
-    let x = r.vec::<T>(span(lx, incx) + PAD);
+    let mut x = r.vec::<T>(span(lx, incx) + PAD);
+    if c.get_or("inf", "none") == "x" && lx > 0 {
+        // Rows whose band misses x[lx / 2] stay finite, as in reference BLAS.
+        x[at(lx / 2, lx, incx)] = scalar((f64::INFINITY, 0.0));
+    }
     let mut y0 = r.vec::<T>(span(ly, incy) + PAD);
     match c.get_or("nan", "none") {
         "y" => y0.iter_mut().for_each(|v| *v = nan()),
@@ -421,12 +425,12 @@ fn mv<T: Elem>(c: &Case, t: &Target, seed: u64) {
                         continue;
                     }
                     let xv = cd(x[at(l, lx, incx)]);
-                    sum = sum + av * xv;
+                    sum = sum + prod(av, xv);
                     mag += av.mag() * xv.mag();
                     terms += 1;
                 }
             }
-            let p = if live { cal * sum } else { Cd::ZERO };
+            let p = if live { prod(cal, sum) } else { Cd::ZERO };
             let want = if beta.is_zero() { p } else { p + cbe * cd(y0[iy]) };
             // The band's terms only: the zeros a kernel adds outside it are exact.
             let bound = gamma::<T>(terms + 2)
@@ -470,7 +474,10 @@ fn tri<T: Elem>(c: &Case, t: &Target, seed: u64) {
         }
     }
     let d = dense(&a, Kind::Triangular, unit, n);
-    let x0 = r.vec::<T>(span(n, incx) + PAD);
+    let mut x0 = r.vec::<T>(span(n, incx) + PAD);
+    if c.get_or("inf", "none") == "x" && n > 0 {
+        x0[at(n / 2, n, incx)] = scalar((f64::INFINITY, 0.0));
+    }
     let mut dx = upload(t, &x0);
     let da = upload(t, &a.data);
     let h = t.handle();
@@ -509,7 +516,7 @@ fn tri<T: Elem>(c: &Case, t: &Target, seed: u64) {
                 if av.is_zero() {
                     continue;
                 }
-                sum = sum + av * *bl;
+                sum = sum + prod(av, *bl);
                 mag += av.mag() * bl.mag();
                 terms += 1;
             }
@@ -519,6 +526,20 @@ fn tri<T: Elem>(c: &Case, t: &Target, seed: u64) {
         }
     }
     unchanged(&label, "x", &got, &x0, &touched);
+}
+
+/// `a b` in double-double, or in f64 when a part is not finite (double-double's correction
+/// terms would turn `Inf` into `NaN`).
+fn prod(a: Cd, b: Cd) -> Cd {
+    let parts = [a.re.hi, a.im.hi, b.re.hi, b.im.hi];
+    if parts.iter().all(|v| v.is_finite()) {
+        return a * b;
+    }
+    let [ar, ai, br, bi] = parts;
+    if ai == 0.0 && bi == 0.0 {
+        return Cd::new(ar * br, 0.0);
+    }
+    Cd::new(ar * br - ai * bi, ar * bi + ai * br)
 }
 
 /// `a / b` in double-double (an f64 quotient and one correction step).

@@ -225,14 +225,18 @@ pub fn smv<R: KReal, const CX: bool, const DSA: bool, const DSB: bool>(
             sync_threads();
             for q in 0..(TILE * TILE / THREADS) {
                 let c = g + q * (THREADS / TILE);
+                // Only M's band: an Inf in x must not meet the zeros outside it (0 Inf = NaN
+                // where reference BLAS never forms the product).
+                let (i, j) = (i0 + lane, j0 + c);
+                let inside = (i <= j || i - j <= lo) && (j <= i || j - i <= up);
                 let mr = tr[lane * PITCH + c];
                 if CX {
                     let mi = ti[lane * PITCH + c];
                     let (vr, vi) = (xr[c], xi[c]);
-                    sr += mr * vr - mi * vi;
-                    si += mr * vi + mi * vr;
+                    sr = select(inside, sr + (mr * vr - mi * vi), sr);
+                    si = select(inside, si + (mr * vi + mi * vr), si);
                 } else {
-                    sr = mr.mul_add(xr[c], sr);
+                    sr = select(inside, mr.mul_add(xr[c], sr), sr);
                 }
             }
             sync_threads();
@@ -364,7 +368,8 @@ pub fn tsv<R: KReal, const CX: bool>(
                 }
                 let kr = shfl_idx(vr, kk);
                 let ki = if CX { shfl_idx(vi, kk) } else { lit::<R>(0.0) };
-                let dep = select(fwd, lane > kk, lane < kk);
+                // Rows after kk (forward) or before it, inside M's band.
+                let dep = (fwd && lane > kk && lane - kk <= lo) || (!fwd && lane < kk && kk - lane <= up);
                 if dep && lane < nb {
                     let mr = tr[lane * PITCH + kk];
                     if CX {
@@ -396,8 +401,13 @@ pub fn tsv<R: KReal, const CX: bool>(
         while i < rb {
             let mut sr = lit::<R>(0.0);
             let mut si = lit::<R>(0.0);
-            let mut c = 0u32;
-            while c < nb {
+            // Only the block's columns inside row i's band.
+            // (Forward: i is past the block, its band starts d - lo columns in; backward: i
+            // is before it, d <= up, and its band ends at column up - d.)
+            let d = select(fwd, i - j0, j0 - i);
+            let mut c = select(fwd && d > lo, d - lo, 0u32);
+            let end = select(fwd, nb, (up - d).min(nb - 1u32) + 1u32);
+            while c < end {
                 let v = fetch::<R>(CX, a, lda, n, flags, kl, ku, i, j0 + c);
                 if CX {
                     sr += v.get(0) * xr[c] - v.get(1) * xi[c];
