@@ -278,7 +278,9 @@ impl Handle {
     /// `x = op(A) x` (`?trmv`) for a triangular `n x n` matrix whose `fill` triangle is
     /// stored in column-major `a` (`lda >= max(1, n)`); [`Diagonal::Unit`] takes the
     /// diagonal as ones without reading it. Each element is within
-    /// `gamma(n + 2) |op(A)| |x|` of the exact product.
+    /// `gamma(n + 2) |op(A)| |x|` of the exact product. On kernels the product reads a copy
+    /// of `x` in workspace (`n` elements; [`BlasError::WorkspaceTooSmall`] if the handle's
+    /// limit is smaller).
     #[allow(clippy::too_many_arguments)]
     pub fn trmv<T: Scalar>(
         &self,
