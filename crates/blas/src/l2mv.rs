@@ -456,8 +456,32 @@ impl Handle {
         let xr = x.as_device_slice().reinterpret::<T::Real>()?;
         let mut yr = y.as_device_slice_mut().reinterpret::<T::Real>()?;
         let ((ox, ix), (oy, iy)) = (walk(mc, incx), walk(mr, incy));
-        let cfg = LaunchConfig::new(mr.div_ceil(k::TILE as usize) as u32, k::THREADS);
-        kernels::annotate(2 * d.work * if T::COMPLEX { 4 } else { 1 }, d.bytes::<T>(mr, mc));
+        let row_blocks = mr.div_ceil(k::TILE as usize);
+        let flops = 2 * d.work * if T::COMPLEX { 4 } else { 1 };
+        if let Some(reals) = self.one_pass::<T>(&l) {
+            // Each stored tile read once, for its rows and its columns; partials summed in
+            // a fixed order by the second launch.
+            let mut part = self.workspace::<T::Real>(reals)?;
+            let stored = (d.work + mr as u64) / 2;
+            kernels::annotate(flops, (stored + (reals + mc + 2 * mr) as u64) * size_of::<T>() as u64);
+            let cfg = LaunchConfig::new(row_blocks as u32, k::THREADS);
+            bools!(T::COMPLEX => CX, bools!(ka.device => DSA, {
+                k::symv_part::launch::<T::Real, CX, DSA>(
+                    s, cfg, d.rows, d.flags, d.kl, d.ku, ka.re, ka.im, &ka.view, &ar, d.lda, &xr, ox, ix,
+                    &mut part,
+                )?;
+            }));
+            let cfg = kernels::cfg(kernels::grid(s, mr));
+            bools!(T::COMPLEX => CX, bools!(ka.device => DSA, bools!(kb.device => DSB, {
+                k::symv_finish::launch::<T::Real, CX, DSA, DSB>(
+                    s, cfg, d.rows, d.flags, ka.re, ka.im, &ka.view, &part, kb.re, kb.im, &kb.view,
+                    &mut yr, oy, iy,
+                )?;
+            })));
+            return Ok(());
+        }
+        let cfg = LaunchConfig::new(row_blocks as u32, k::THREADS);
+        kernels::annotate(flops, d.bytes::<T>(mr, mc));
         bools!(T::COMPLEX => CX, bools!(ka.device => DSA, bools!(kb.device => DSB, {
             k::smv::launch::<T::Real, CX, DSA, DSB>(
                 s, cfg, d.rows, d.cols, d.lo, d.up, d.flags, d.n, d.kl, d.ku, ka.re, ka.im, &ka.view,
@@ -465,6 +489,23 @@ impl Handle {
             )?;
         })));
         Ok(())
+    }
+
+    /// The workspace (reals) of the one-pass symmetric/Hermitian product for `l` (full or
+    /// packed storage), or `None` for another matrix or when the workspace limit leaves no
+    /// room for its partials (a column block's sums for each row: `n / 32 x n`); the two-sweep
+    /// `smv` runs then.
+    fn one_pass<T: Scalar>(&self, l: &Layout) -> Option<usize> {
+        let shape = (l.flags >> k::SHAPE_SHIFT) & 3;
+        let store = (l.flags >> k::STORE_SHIFT) & 3;
+        if !matches!(shape, k::SYMMETRIC | k::HERMITIAN) || store == k::BAND {
+            return None;
+        }
+        let n = l.rows;
+        let reals =
+            n.div_ceil(k::TILE as usize).checked_mul(n)?.checked_mul(if T::COMPLEX { 2 } else { 1 })?;
+        let bytes = (reals as u64).saturating_mul(size_of::<T::Real>() as u64);
+        (reals <= u32::MAX as usize && self.workspace_limit().is_none_or(|w| bytes <= w)).then_some(reals)
     }
 
     /// `x = M x` (`solve`: `M x = b` in place) for the triangular matrix `l` describes.

@@ -395,7 +395,12 @@ fn mv<T: Elem>(c: &Case, t: &Target, seed: u64) {
     } else {
         (ScalarArg::Host(alpha), ScalarArg::Host(beta))
     };
-    let h = t.handle();
+    let mut h = t.handle();
+    // `workspace=0`: no room for the one-pass symmetric product's partials (the two-sweep
+    // kernel runs).
+    if let Some(w) = c.keys.get("workspace") {
+        h.set_workspace_limit(Some(w.parse().expect("workspace")));
+    }
     let f = fill(c.get_or("fill", "U"));
     let lda = sh.lda;
     match c.routine.as_str() {

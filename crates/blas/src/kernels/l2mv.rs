@@ -1,6 +1,6 @@
 //! Level 2 structured products and triangular solves in the kernel language: `symv`/`hemv`,
-//! `gbmv`, `sbmv`/`hbmv`, `spmv`/`hpmv`, `trmv`/`tbmv`/`tpmv` ([`smv`]) and
-//! `trsv`/`tbsv`/`tpsv` ([`tsv`]).
+//! `spmv`/`hpmv` ([`symv_part`], [`symv_finish`]), `gbmv`, `sbmv`/`hbmv`,
+//! `trmv`/`tbmv`/`tpmv` ([`smv`]) and `trsv`/`tbsv`/`tpsv` ([`tsv`]).
 //!
 //! Every routine reads one matrix `M` (the effective matrix: `op(A)`, or the full symmetric or
 //! Hermitian matrix one stored triangle stands for) through [`fetch`], which maps an element
@@ -15,9 +15,17 @@
 //! columns (lanes follow the stored row index, so reads are coalesced for a tile stored as is
 //! and for one read mirrored or transposed); each thread then sums 4 columns of the tile for
 //! its row, and the 8 partial sums of a row meet in shared memory in a fixed order, so
-//! results do not change run to run. A symmetric matrix's off-diagonal element is read twice
-//! (once for its row block, once mirrored for its column's): the two-sweep design, the same
-//! traffic as a full `gemv`.
+//! results do not change run to run. For a symmetric or Hermitian matrix this reads an
+//! off-diagonal element twice (once for its row block, once mirrored for its column's): the
+//! two-sweep design, the traffic of a full `gemv`. It serves band storage, and full or
+//! packed storage when the workspace limit leaves no room for the one-pass form's partials.
+//!
+//! [`symv_part`] + [`symv_finish`] (symmetric/Hermitian, full or packed): the one-pass form.
+//! A block per 32-column tile reads each stored tile of its column once, using it for its
+//! rows (partials to workspace, one per column block and row) and, transposed, for its
+//! columns (summed in registers); the second launch adds each row's partials in column-block
+//! order. Stored elements are read once; the partials add `n^2 / 32` reals (a sixteenth of a
+//! triangle's traffic).
 //!
 //! [`tsv`] (`M x = b` in place): one block of 256 threads walks the 32-element diagonal
 //! blocks in substitution order. A diagonal block is staged in shared memory and solved by
@@ -264,6 +272,249 @@ pub fn smv<R: KReal, const CX: bool, const DSA: bool, const DSB: bool>(
     }
 }
 
+/// The one-pass symmetric/Hermitian product's first launch (full or packed storage): block
+/// `jb` owns the 32 columns `J` from `32 jb` and reads each stored tile `(I, J)` of its
+/// column once (`I <= J` for an upper triangle, `I >= J` for a lower one). A tile gives its
+/// rows `A_IJ x_J`, written to `part[jb n + i]`, and, mirrored, its columns `A_IJ^T x_I`
+/// (conjugated when Hermitian), summed in registers over the column's tiles and added to the
+/// diagonal tile's row sums in `part[jb n + j]`. Every sum has a fixed order. `alpha = 0`
+/// (uniform) reads and writes nothing.
+#[kernel]
+#[allow(clippy::too_many_arguments)]
+pub fn symv_part<R: KReal, const CX: bool, const DSA: bool>(
+    n: u32,
+    flags: u32,
+    kl: u32,
+    ku: u32,
+    a_re: R,
+    a_im: R,
+    alpha: &[R],
+    a: &[R],
+    lda: u32,
+    x: &[R],
+    offx: u32,
+    incx: i32,
+    part: &mut [R],
+) {
+    let tr = shared_array::<R>((TILE * PITCH) as usize);
+    let ti = shared_array::<R>(if CX { (TILE * PITCH) as usize } else { 1 });
+    let xjr = shared_array::<R>(TILE as usize);
+    let xji = shared_array::<R>(TILE as usize);
+    let xir = shared_array::<R>(TILE as usize);
+    let xii = shared_array::<R>(TILE as usize);
+    let rr = shared_array::<R>(THREADS as usize);
+    let ri = shared_array::<R>(if CX { THREADS as usize } else { 1 });
+    let dr = shared_array::<R>(TILE as usize);
+    let di = shared_array::<R>(TILE as usize);
+    let ar = scalar(DSA, a_re, &alpha, 0u32);
+    let ai = if CX { scalar(DSA, a_im, &alpha, 1u32) } else { lit::<R>(0.0) };
+    if ar == lit::<R>(0.0) && ai == lit::<R>(0.0) {
+        return;
+    }
+    let t = thread_idx_x();
+    let lane = t % 32u32;
+    let g = t / 32u32;
+    let upper = (flags & UPPER) != 0u32;
+    let herm = ((flags >> SHAPE_SHIFT) & 3u32) == HERMITIAN;
+    let blocks = n / TILE + select(n % TILE != 0u32, 1u32, 0u32);
+    let jb = block_idx_x();
+    let j0 = jb * TILE;
+    if t < TILE {
+        load_x::<R>(CX, x, offx, incx, n, j0 + t, xjr, xji, t);
+    }
+    let mut cr = lit::<R>(0.0);
+    let mut ci = lit::<R>(0.0);
+    let mut ib = select(upper, 0u32, jb);
+    let last = select(upper, jb + 1u32, blocks);
+    while ib < last {
+        let i0 = ib * TILE;
+        // The stored tile, lanes down its columns (coalesced); the diagonal tile whole
+        // (mirrored through fetch).
+        for q in 0..(TILE * TILE / THREADS) {
+            let e = t + q * THREADS;
+            let (r, c) = (e % TILE, e / TILE);
+            let mut vr = lit::<R>(0.0);
+            let mut vi = lit::<R>(0.0);
+            if i0 + r < n && j0 + c < n {
+                let v = fetch::<R>(CX, a, lda, n, flags, kl, ku, i0 + r, j0 + c);
+                vr = v.get(0);
+                vi = v.get(1);
+            }
+            tr[r * PITCH + c] = vr;
+            if CX {
+                ti[r * PITCH + c] = vi;
+            }
+        }
+        if t < TILE {
+            load_x::<R>(CX, x, offx, incx, n, i0 + t, xir, xii, t);
+        }
+        sync_threads();
+        // Rows: lane r, columns g, g + 8, ...
+        let mut sr = lit::<R>(0.0);
+        let mut si = lit::<R>(0.0);
+        for q in 0..(TILE * TILE / THREADS) {
+            let c = g + q * (THREADS / TILE);
+            let mr = tr[lane * PITCH + c];
+            if CX {
+                let mi = ti[lane * PITCH + c];
+                sr += mr * xjr[c] - mi * xji[c];
+                si += mr * xji[c] + mi * xjr[c];
+            } else {
+                sr = mr.mul_add(xjr[c], sr);
+            }
+        }
+        rr[t] = sr;
+        if CX {
+            ri[t] = si;
+        }
+        // Columns (off the diagonal): lane c, rows g, g + 8, ...
+        if ib != jb {
+            for q in 0..(TILE * TILE / THREADS) {
+                let r = g + q * (THREADS / TILE);
+                let mr = tr[r * PITCH + lane];
+                if CX {
+                    let mi = select(herm, -ti[r * PITCH + lane], ti[r * PITCH + lane]);
+                    cr += mr * xir[r] - mi * xii[r];
+                    ci += mr * xii[r] + mi * xir[r];
+                } else {
+                    cr = mr.mul_add(xir[r], cr);
+                }
+            }
+        }
+        sync_threads();
+        if t < TILE {
+            let mut s_r = rr[t];
+            let mut s_i = lit::<R>(0.0);
+            if CX {
+                s_i = ri[t];
+            }
+            for w in 1..(THREADS / TILE) {
+                s_r += rr[t + w * TILE];
+                if CX {
+                    s_i += ri[t + w * TILE];
+                }
+            }
+            if ib == jb {
+                dr[t] = s_r;
+                di[t] = s_i;
+            } else if i0 + t < n {
+                put::<R>(CX, part, jb * n + i0 + t, s_r, s_i);
+            }
+        }
+        sync_threads();
+        ib += 1u32;
+    }
+    rr[t] = cr;
+    if CX {
+        ri[t] = ci;
+    }
+    sync_threads();
+    if t < TILE && j0 + t < n {
+        let mut s_r = dr[t];
+        let mut s_i = lit::<R>(0.0);
+        if CX {
+            s_i = di[t];
+        }
+        for w in 0..(THREADS / TILE) {
+            s_r += rr[t + w * TILE];
+            if CX {
+                s_i += ri[t + w * TILE];
+            }
+        }
+        put::<R>(CX, part, jb * n + j0 + t, s_r, s_i);
+    }
+}
+
+/// Element `k` of `x` (0 past `n`) into `re[at]`, `im[at]`.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn load_x<R: KReal>(
+    #[comptime] cx: bool,
+    x: &[R],
+    offx: u32,
+    incx: i32,
+    n: u32,
+    k: u32,
+    re: &mut [R],
+    im: &mut [R],
+    at: u32,
+) {
+    let mut vr = lit::<R>(0.0);
+    let mut vi = lit::<R>(0.0);
+    if k < n {
+        let ix = elem(offx, incx, k);
+        if cx {
+            vr = x[2u32 * ix];
+            vi = x[2u32 * ix + 1u32];
+        } else {
+            vr = x[ix];
+        }
+    }
+    re[at] = vr;
+    im[at] = vi;
+}
+
+/// `part[k] = (sr, si)` (`cx`: interleaved).
+#[device]
+fn put<R: KReal>(#[comptime] cx: bool, part: &mut [R], k: u32, sr: R, si: R) {
+    if cx {
+        part[2u32 * k] = sr;
+        part[2u32 * k + 1u32] = si;
+    } else {
+        part[k] = sr;
+    }
+}
+
+/// The one-pass product's second launch: `y_i = alpha sum_jb part[jb n + i] + beta y_i` over
+/// the column blocks that hold row `i`'s stored tiles (`jb >= i / 32` for an upper triangle,
+/// `<=` for a lower one), in increasing `jb`. `alpha = 0` reads no partial; `beta = 0` does
+/// not read `y`.
+#[kernel]
+#[allow(clippy::too_many_arguments)]
+pub fn symv_finish<R: KReal, const CX: bool, const DSA: bool, const DSB: bool>(
+    n: u32,
+    flags: u32,
+    a_re: R,
+    a_im: R,
+    alpha: &[R],
+    part: &[R],
+    b_re: R,
+    b_im: R,
+    beta: &[R],
+    y: &mut [R],
+    offy: u32,
+    incy: i32,
+) {
+    let ar = scalar(DSA, a_re, &alpha, 0u32);
+    let ai = if CX { scalar(DSA, a_im, &alpha, 1u32) } else { lit::<R>(0.0) };
+    let br = scalar(DSB, b_re, &beta, 0u32);
+    let bi = if CX { scalar(DSB, b_im, &beta, 1u32) } else { lit::<R>(0.0) };
+    let live = ar != lit::<R>(0.0) || ai != lit::<R>(0.0);
+    let upper = (flags & UPPER) != 0u32;
+    let blocks = n / TILE + select(n % TILE != 0u32, 1u32, 0u32);
+    let mut i = global_index() as u32;
+    while i < n {
+        let mut sr = lit::<R>(0.0);
+        let mut si = lit::<R>(0.0);
+        if live {
+            let mut jb = select(upper, i / TILE, 0u32);
+            let last = select(upper, blocks, i / TILE + 1u32);
+            while jb < last {
+                let k = jb * n + i;
+                if CX {
+                    sr += part[2u32 * k];
+                    si += part[2u32 * k + 1u32];
+                } else {
+                    sr += part[k];
+                }
+                jb += 1u32;
+            }
+        }
+        store(CX, y, elem(offy, incy, i), ar, ai, sr, si, br, bi);
+        i += grid_stride() as u32;
+    }
+}
+
 /// `y[iy] = alpha s + beta y[iy]` (`CX`: interleaved parts); `beta = 0` does not read `y`.
 #[device]
 #[allow(clippy::too_many_arguments)]
@@ -435,7 +686,7 @@ pub fn tsv<R: KReal, const CX: bool>(
 /// (the CPU executor, which runs them in the tests, does not go through PTX).
 #[cfg(test)]
 mod ptx {
-    use super::{smv, tsv};
+    use super::{smv, symv_finish, symv_part, tsv};
 
     #[test]
     fn every_instantiation_lowers_to_ptx() {
@@ -448,6 +699,14 @@ mod ptx {
             }
             smv!(f32, false, false, false; f32, false, true, true; f64, false, false, true;
                  f32, true, true, false; f64, true, false, false; f64, true, true, true);
+            for p in [
+                symv_part::kernel::<f32, false, false>().unwrap().ptx(target).unwrap(),
+                symv_part::kernel::<f64, true, true>().unwrap().ptx(target).unwrap(),
+                symv_finish::kernel::<f32, false, true, false>().unwrap().ptx(target).unwrap(),
+                symv_finish::kernel::<f64, true, false, true>().unwrap().ptx(target).unwrap(),
+            ] {
+                assert!(p.contains(".entry"), "symv: no kernel");
+            }
             for p in [
                 tsv::kernel::<f32, false>().unwrap().ptx(target).unwrap(),
                 tsv::kernel::<f64, false>().unwrap().ptx(target).unwrap(),
