@@ -541,7 +541,7 @@ impl Handle {
         if solve {
             let flags = d.flags | if l.lower() { k::FORWARD } else { 0 };
             kernels::annotate(flops, d.bytes::<T>(n, n));
-            let cfg = LaunchConfig::new(1, k::THREADS);
+            let cfg = LaunchConfig::new(1, k::SOLVE_THREADS);
             bools!(T::COMPLEX => CX, {
                 k::tsv::launch::<T::Real, CX>(
                     s, cfg, d.rows, d.lo, d.up, flags, d.kl, d.ku, &ar, d.lda, &mut xr, ox, ix,

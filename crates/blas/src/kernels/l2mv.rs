@@ -27,7 +27,7 @@
 //! order. Stored elements are read once; the partials add `n^2 / 32` reals (a sixteenth of a
 //! triangle's traffic).
 //!
-//! [`tsv`] (`M x = b` in place): one block of 256 threads walks the 32-element diagonal
+//! [`tsv`] (`M x = b` in place): one block of 1024 threads walks the 32-element diagonal
 //! blocks in substitution order. A diagonal block is staged in shared memory and solved by
 //! warp 0, each lane holding its element in a register and the solved element broadcast by
 //! shuffle; then all threads subtract the block's contribution from the rest of `x` inside
@@ -70,8 +70,11 @@ pub const PACKED: u32 = 2;
 
 /// Rows (and columns) per tile.
 pub const TILE: u32 = 32;
-/// Threads per block of both kernels.
+/// Threads per block of the products.
 pub const THREADS: u32 = 256;
+/// Threads of the solve's one block (a whole SM's worth, so its row updates keep many loads
+/// in flight).
+pub const SOLVE_THREADS: u32 = 1024;
 /// The shared tile's row pitch (one more than a tile row: no bank conflicts either way).
 const PITCH: u32 = TILE + 1;
 
@@ -540,7 +543,7 @@ fn store<R: KReal>(#[comptime] cx: bool, y: &mut [R], iy: u32, ar: R, ai: R, sr:
 
 /// Solves `M x = b` in place (`x` holds `b`) for the `n x n` triangular matrix `M` of
 /// [`fetch`] (lower with [`FORWARD`] in `flags`, else upper), nonzero only for
-/// `i - lo <= j <= i + up`: one block of [`THREADS`] threads (see the module doc). No
+/// `i - lo <= j <= i + up`: one block of [`SOLVE_THREADS`] threads (see the module doc). No
 /// singularity check: a zero diagonal gives Inf or NaN, as in reference BLAS.
 #[kernel]
 #[allow(clippy::too_many_arguments)]
@@ -557,6 +560,8 @@ pub fn tsv<R: KReal, const CX: bool>(
     offx: u32,
     incx: i32,
 ) {
+    // At most 64 registers a thread, so 1024 threads fit a multiprocessor.
+    launch_bounds(SOLVE_THREADS, 1);
     let tr = shared_array::<R>((TILE * PITCH) as usize);
     let ti = shared_array::<R>(if CX { (TILE * PITCH) as usize } else { 1 });
     let xr = shared_array::<R>(TILE as usize);
@@ -572,8 +577,8 @@ pub fn tsv<R: KReal, const CX: bool>(
         let j0 = select(fwd, b, blocks - 1u32 - b) * TILE;
         let nb = (n - j0).min(TILE);
         // The diagonal block, lanes along the stored row index.
-        for q in 0..(TILE * TILE / THREADS) {
-            let e = q * THREADS + t;
+        for q in 0..(TILE * TILE / SOLVE_THREADS) {
+            let e = q * SOLVE_THREADS + t;
             let r = select(trans, e / TILE, e % TILE);
             let c = select(trans, e % TILE, e / TILE);
             let mut vr = lit::<R>(0.0);
@@ -675,7 +680,7 @@ pub fn tsv<R: KReal, const CX: bool>(
             } else {
                 x[ix] = x[ix] - sr;
             }
-            i += THREADS;
+            i += SOLVE_THREADS;
         }
         sync_threads();
         b += 1u32;
@@ -714,6 +719,7 @@ mod ptx {
                 tsv::kernel::<f64, true>().unwrap().ptx(target).unwrap(),
             ] {
                 assert!(p.contains("shfl.sync.idx"), "tsv: the solved element is not broadcast by shuffle");
+                assert!(p.contains(".maxntid 1024, 1, 1"), "tsv: no launch bound for its 1024 threads");
                 assert!(p.contains("bar.sync"), "tsv: no barrier");
             }
         }
