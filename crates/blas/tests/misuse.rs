@@ -150,6 +150,11 @@ fn cases() -> Vec<Case> {
             Gbmv { t: false, m: 4, n: 30, kl: 1, ku: 1, lda: 3, incx: 1 },
             ("MatrixTooShort", "a"),
         ),
+        case(
+            "gbmv kl + ku + 1 overflows",
+            Gbmv { t: false, m: 4, n: 4, kl: usize::MAX, ku: 1, lda: 3, incx: 1 },
+            ("SizeTooLarge", "kl + ku"),
+        ),
         case("sbmv lda < k + 1", Sbmv { n: 4, k: 3, lda: 3 }, ("LeadingDimension", "lda")),
         case("spmv packed too short", Spmv { n: 11 }, ("TooShort", "ap")),
         case(
