@@ -40,8 +40,8 @@ impl ComplexScalar for C64 {}
 
 /// The matrix one call reads, as the kernels and the native engine take it: `flags` (the
 /// kernels' `UPPER`, `UNIT`, `TRANS`, `CONJ`, shape and storage bits), the stored matrix's
-/// `rows x cols`, its stored sub-/super-diagonals `kl`/`ku` (the triangle's bound for full
-/// and packed triangles) and the order `n` of a packed matrix.
+/// `rows x cols` (a packed matrix's order is `rows`) and its stored sub-/super-diagonals
+/// `kl`/`ku` (the triangle's bound for full and packed triangles).
 #[derive(Clone, Copy, Debug)]
 struct Layout {
     flags: u32,
@@ -184,6 +184,7 @@ impl Handle {
     ) -> Result<()> {
         let band = band_rows(kl, ku)?;
         self.check_matrix("a", "lda", a, band, n, lda)?;
+        // (A general matrix has no fill: the flag is not read.)
         let l = Layout::new(k::GENERAL, k::BAND, Fill::Upper, m, n, kl, ku).op(op);
         self.structured_mv(l, alpha.into(), a, lda, x, incx, beta.into(), y, incy)
     }
