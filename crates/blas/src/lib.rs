@@ -6,6 +6,7 @@ mod check;
 pub mod error;
 mod handle;
 pub mod kernels;
+pub mod l2mv;
 pub mod l2rank;
 pub mod level1;
 pub mod level2;
@@ -15,6 +16,7 @@ pub mod types;
 
 pub use error::{BlasError, Result};
 pub use handle::Handle;
+pub use l2mv::ComplexScalar;
 pub use level1::{rotg, rotmg};
 pub use level3::GemmFamily;
 pub use num_complex::Complex;

@@ -5,7 +5,7 @@
 mod common;
 
 use common::{targets, Target};
-use ferrocm_blas::{BlasError, Fill, GemmFamily, Operation, ScalarArg};
+use ferrocm_blas::{BlasError, Diagonal, Fill, GemmFamily, Operation, ScalarArg};
 use ferrocm_kernel::runtime::{AsDeviceSlice, DevicePtr, ExternalBuffer};
 
 /// Every output starts as this value, so a stray write shows.
@@ -43,6 +43,19 @@ enum Call {
     /// in `c` (two views of the same memory: overlapping when `c_gap < 16`), with `entries_b`
     /// B views.
     GemmBatched { c_gap: usize, entries_b: usize },
+    /// `symv(U, n, 1, a, lda, b, incx, 0, c, incy)`.
+    Symv { n: usize, lda: usize, incx: isize, incy: isize },
+    /// `symv` with alpha read from an empty device view.
+    SymvEmptyScalar,
+    /// `gbmv(N|T, m, n, kl, ku, 1, a, lda, b, incx, 0, c, 1)`.
+    Gbmv { t: bool, m: usize, n: usize, kl: usize, ku: usize, lda: usize, incx: isize },
+    /// `sbmv(L, n, k, 1, a, lda, b, 1, 0, c, 1)`.
+    Sbmv { n: usize, k: usize, lda: usize },
+    /// `spmv(U, n, 1, a, b, 1, 0, c, 1)`.
+    Spmv { n: usize },
+    /// A triangular routine (`trmv`, `tbmv`, `tpmv`, `trsv`, `tbsv`, `tpsv`; `U`, `N`,
+    /// `NonUnit`) on `A = a`, `x = c`.
+    Tri { routine: &'static str, n: usize, k: usize, lda: usize, incx: isize },
 }
 
 struct Case {
@@ -144,6 +157,69 @@ fn cases() -> Vec<Case> {
         ),
         case("gemm batched B entry count", GemmBatched { c_gap: 16, entries_b: 1 }, ("InvalidValue", "b")),
         case("spr packed triangle too short", Spr { n: 11, incx: 1 }, ("TooShort", "ap")),
+        case("symv lda < n", Symv { n: 4, lda: 3, incx: 1, incy: 1 }, ("LeadingDimension", "lda")),
+        case("symv lda 0 for n 0", Symv { n: 0, lda: 0, incx: 1, incy: 1 }, ("LeadingDimension", "lda")),
+        Case {
+            name: "symv A too short",
+            call: Symv { n: 8, lda: 8, incx: 1, incy: 1 },
+            sizes: (63, LEN, LEN),
+            want: ("MatrixTooShort", "a"),
+        },
+        case("symv zero incx", Symv { n: 4, lda: 4, incx: 0, incy: 1 }, ("ZeroIncrement", "incx")),
+        case("symv y too short", Symv { n: 7, lda: 7, incx: 1, incy: -11 }, ("VectorTooShort", "y")),
+        case("symv empty device alpha", SymvEmptyScalar, ("TooShort", "alpha")),
+        case(
+            "gbmv lda < kl + ku + 1",
+            Gbmv { t: false, m: 4, n: 4, kl: 2, ku: 1, lda: 3, incx: 1 },
+            ("LeadingDimension", "lda"),
+        ),
+        case(
+            "gbmv T x too short",
+            Gbmv { t: true, m: 40, n: 4, kl: 1, ku: 1, lda: 3, incx: 2 },
+            ("VectorTooShort", "x"),
+        ),
+        case(
+            "gbmv band array too short",
+            Gbmv { t: false, m: 4, n: 30, kl: 1, ku: 1, lda: 3, incx: 1 },
+            ("MatrixTooShort", "a"),
+        ),
+        case(
+            "gbmv kl + ku + 1 overflows",
+            Gbmv { t: false, m: 4, n: 4, kl: usize::MAX, ku: 1, lda: 3, incx: 1 },
+            ("SizeTooLarge", "kl + ku"),
+        ),
+        case("sbmv lda < k + 1", Sbmv { n: 4, k: 3, lda: 3 }, ("LeadingDimension", "lda")),
+        case("spmv packed too short", Spmv { n: 11 }, ("TooShort", "ap")),
+        case(
+            "trmv lda < n",
+            Tri { routine: "trmv", n: 4, k: 0, lda: 3, incx: 1 },
+            ("LeadingDimension", "lda"),
+        ),
+        case(
+            "trsv zero incx",
+            Tri { routine: "trsv", n: 4, k: 0, lda: 4, incx: 0 },
+            ("ZeroIncrement", "incx"),
+        ),
+        case(
+            "tbmv lda < k + 1",
+            Tri { routine: "tbmv", n: 4, k: 2, lda: 2, incx: 1 },
+            ("LeadingDimension", "lda"),
+        ),
+        case(
+            "tbsv x too short",
+            Tri { routine: "tbsv", n: 33, k: 0, lda: 1, incx: 2 },
+            ("VectorTooShort", "x"),
+        ),
+        case(
+            "tpmv x too short",
+            Tri { routine: "tpmv", n: 10, k: 0, lda: 1, incx: -8 },
+            ("VectorTooShort", "x"),
+        ),
+        case(
+            "tpsv packed too short",
+            Tri { routine: "tpsv", n: 11, k: 0, lda: 1, incx: 1 },
+            ("TooShort", "ap"),
+        ),
     ]
 }
 
@@ -258,6 +334,30 @@ fn check(case: &Case, t: &Target) {
             );
             drop(cs);
             r
+        }
+        Call::Symv { n, lda, incx, incy } => {
+            h.symv(Fill::Upper, n, 1.0f32, &a, lda, &b, incx, 0.0f32, &mut c, incy)
+        }
+        Call::SymvEmptyScalar => {
+            h.symv(Fill::Upper, 4, ScalarArg::device(&empty), &a, 4, &b, 1, 0.0f32, &mut c, 1)
+        }
+        Call::Gbmv { t: tr, m, n, kl, ku, lda, incx } => {
+            let op = if tr { Operation::T } else { Operation::N };
+            h.gbmv(op, m, n, kl, ku, 1.0f32, &a, lda, &b, incx, 0.0f32, &mut c, 1)
+        }
+        Call::Sbmv { n, k, lda } => h.sbmv(Fill::Lower, n, k, 1.0f32, &a, lda, &b, 1, 0.0f32, &mut c, 1),
+        Call::Spmv { n } => h.spmv(Fill::Upper, n, 1.0f32, &a, &b, 1, 0.0f32, &mut c, 1),
+        Call::Tri { routine, n, k, lda, incx } => {
+            let (f, o, d) = (Fill::Upper, Operation::N, Diagonal::NonUnit);
+            match routine {
+                "trmv" => h.trmv(f, o, d, n, &a, lda, &mut c, incx),
+                "tbmv" => h.tbmv(f, o, d, n, k, &a, lda, &mut c, incx),
+                "tpmv" => h.tpmv(f, o, d, n, &a, &mut c, incx),
+                "trsv" => h.trsv(f, o, d, n, &a, lda, &mut c, incx),
+                "tbsv" => h.tbsv(f, o, d, n, k, &a, lda, &mut c, incx),
+                "tpsv" => h.tpsv(f, o, d, n, &a, &mut c, incx),
+                other => panic!("routine {other}"),
+            }
         }
     }
     .expect_err(case.name);

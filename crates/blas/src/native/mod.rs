@@ -8,6 +8,7 @@
 //! function decodes its arguments with [`Args`] in the order the caller pushed them.
 
 pub(crate) mod batched;
+pub(crate) mod l2mv;
 pub(crate) mod l2rank;
 pub(crate) mod level1;
 pub(crate) mod level2;
@@ -120,6 +121,7 @@ fn registry() -> &'static HashMap<(&'static str, DataType), NativeFn> {
         let mut m = HashMap::new();
         batched::register(&mut m);
         l2rank::register(&mut m);
+        l2mv::register(&mut m);
         level1::register(&mut m);
         level2::register(&mut m);
         level3::register(&mut m);
