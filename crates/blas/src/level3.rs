@@ -355,7 +355,7 @@ impl Handle {
 
     /// Checks a batch of `rows x cols` matrices `stride` apart in `v`; returns the span.
     #[allow(clippy::too_many_arguments)]
-    fn check_batch<T: ferrocm_kernel::runtime::DeviceRepr>(
+    pub(crate) fn check_batch<T: ferrocm_kernel::runtime::DeviceRepr>(
         &self,
         arg: &'static str,
         ld_arg: &'static str,

@@ -5,6 +5,7 @@ mod check;
 pub mod error;
 mod handle;
 pub mod kernels;
+pub mod l3;
 pub mod level1;
 pub mod level2;
 pub mod level3;

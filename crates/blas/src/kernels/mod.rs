@@ -14,6 +14,7 @@
 //! [`Engine::Kernels`]: crate::Engine::Kernels
 
 pub(crate) mod gemm;
+pub(crate) mod l3;
 pub(crate) mod level1;
 pub(crate) mod level2;
 
