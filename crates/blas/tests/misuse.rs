@@ -5,7 +5,8 @@
 mod common;
 
 use common::{targets, Target};
-use ferrocm_blas::{BlasError, GemmFamily, Operation, ScalarArg};
+use ferrocm_blas::{BlasError, Diagonal, Fill, GemmFamily, Operation, ScalarArg, Side, C32};
+use ferrocm_kernel::runtime::{AsDeviceSlice, AsDeviceSliceMut};
 
 /// Every output starts as this value, so a stray write shows.
 const POISON: f32 = 7.25;
@@ -30,6 +31,20 @@ enum Call {
     AxpyEmptyScalar,
     /// `dot(n, a, incx, c, incy)` into a device result.
     Dot { n: usize, incx: isize, incy: isize },
+    /// `syrk(Upper, N|T, n, k, .., a, lda, .., c, ldc)` (`two`: `syr2k` with `b`, `ldb = lda`).
+    Syrk { t: bool, two: bool, n: usize, k: usize, lda: usize, ldc: usize },
+    /// `herk` on the buffers viewed as `C32`, with `op`.
+    HerkC32 { op: Operation },
+    /// `symm(side, Upper, m, n, .., a, lda, b, ldb, .., c, ldc)` (`herm`: `hemm`).
+    Symm { right: bool, herm: bool, m: usize, n: usize, lda: usize, ldb: usize, ldc: usize },
+    /// `trmm` (`solve`: `trsm`) `(side, Upper, N, NonUnit, m, n, 1, a, lda, c, ldb)`.
+    Tri { solve: bool, right: bool, m: usize, n: usize, lda: usize, ldb: usize },
+    /// `trsm` with alpha read from an empty device view.
+    TrsmEmptyScalar,
+    /// `trsm_strided_batched(Left, .., m = n = 4, a, 4, 0, c, 4, stride_b, batch)`.
+    TrsmStrided { stride_b: usize, batch: usize },
+    /// `trsm_batched` with `na` entries of `a` and `nb` of `b` (4 x 4 each).
+    TrsmArray { na: usize, nb: usize },
 }
 
 struct Case {
@@ -111,6 +126,59 @@ fn cases() -> Vec<Case> {
         case("axpy empty device alpha", AxpyEmptyScalar, ("TooShort", "alpha")),
         case("dot x too short", Dot { n: 65, incx: 1, incy: 1 }, ("VectorTooShort", "x")),
         case("dot zero incy", Dot { n: 3, incx: 1, incy: 0 }, ("ZeroIncrement", "incy")),
+        case(
+            "syrk ldc < n",
+            Syrk { t: false, two: false, n: 4, k: 2, lda: 4, ldc: 3 },
+            ("LeadingDimension", "ldc"),
+        ),
+        case(
+            "syrk lda < k for T",
+            Syrk { t: true, two: false, n: 2, k: 4, lda: 3, ldc: 2 },
+            ("LeadingDimension", "lda"),
+        ),
+        Case {
+            name: "syrk C too short",
+            call: Syrk { t: false, two: false, n: 8, k: 1, lda: 8, ldc: 8 },
+            sizes: (LEN, LEN, 63),
+            want: ("MatrixTooShort", "c"),
+        },
+        Case {
+            name: "syr2k B too short",
+            call: Syrk { t: false, two: true, n: 8, k: 8, lda: 8, ldc: 8 },
+            sizes: (LEN, 63, LEN),
+            want: ("MatrixTooShort", "b"),
+        },
+        case("herk T on a complex type", HerkC32 { op: Operation::T }, ("InvalidValue", "trans")),
+        case(
+            "symm right lda < n",
+            Symm { right: true, herm: false, m: 2, n: 4, lda: 3, ldb: 2, ldc: 2 },
+            ("LeadingDimension", "lda"),
+        ),
+        Case {
+            name: "hemm B too short",
+            call: Symm { right: false, herm: true, m: 8, n: 8, lda: 8, ldb: 8, ldc: 8 },
+            sizes: (LEN, 63, LEN),
+            want: ("MatrixTooShort", "b"),
+        },
+        case(
+            "trmm ldb < m",
+            Tri { solve: false, right: false, m: 4, n: 2, lda: 4, ldb: 3 },
+            ("LeadingDimension", "ldb"),
+        ),
+        Case {
+            name: "trsm A too short",
+            call: Tri { solve: true, right: true, m: 2, n: 8, lda: 8, ldb: 2 },
+            sizes: (63, LEN, LEN),
+            want: ("MatrixTooShort", "a"),
+        },
+        case("trsm empty device alpha", TrsmEmptyScalar, ("TooShort", "alpha")),
+        case(
+            "trsm_strided_batched B overlapping",
+            TrsmStrided { stride_b: 15, batch: 2 },
+            ("InvalidValue", "stride_b"),
+        ),
+        case("trsm_strided_batched B too short", TrsmStrided { stride_b: 16, batch: 5 }, ("TooShort", "b")),
+        case("trsm_batched a and b lengths differ", TrsmArray { na: 2, nb: 1 }, ("InvalidValue", "a")),
     ]
 }
 
@@ -175,6 +243,83 @@ fn check(case: &Case, t: &Target) {
         Call::Axpy { n, incx, incy } => h.axpy(n, 2.0f32, &a, incx, &mut c, incy),
         Call::AxpyEmptyScalar => h.axpy(4, ScalarArg::device(&empty), &a, 1, &mut c, 1),
         Call::Dot { n, incx, incy } => h.dot_device(n, &a, incx, &b, incy, &mut r),
+        Call::Syrk { t: tr, two, n, k, lda, ldc } => {
+            let op = if tr { Operation::T } else { Operation::N };
+            if two {
+                h.syr2k(Fill::Upper, op, n, k, 1.0f32, &a, lda, &b, lda, 0.0f32, &mut c, ldc)
+            } else {
+                h.syrk(Fill::Upper, op, n, k, 1.0f32, &a, lda, 0.0f32, &mut c, ldc)
+            }
+        }
+        Call::HerkC32 { op } => {
+            let ac = a.as_device_slice().reinterpret::<C32>().expect("complex view");
+            let mut cc = c.as_device_slice_mut().reinterpret::<C32>().expect("complex view");
+            h.herk(Fill::Lower, op, 4, 4, 1.0f32, &ac, 4, 0.0f32, &mut cc, 4)
+        }
+        Call::Symm { right, herm, m, n, lda, ldb, ldc } => {
+            let side = if right { Side::Right } else { Side::Left };
+            if herm {
+                h.hemm(side, Fill::Upper, m, n, 1.0f32, &a, lda, &b, ldb, 0.0f32, &mut c, ldc)
+            } else {
+                h.symm(side, Fill::Upper, m, n, 1.0f32, &a, lda, &b, ldb, 0.0f32, &mut c, ldc)
+            }
+        }
+        Call::Tri { solve, right, m, n, lda, ldb } => {
+            let side = if right { Side::Right } else { Side::Left };
+            let (u, o, d) = (Fill::Upper, Operation::N, Diagonal::NonUnit);
+            if solve {
+                h.trsm(side, u, o, d, m, n, 1.0f32, &a, lda, &mut c, ldb)
+            } else {
+                h.trmm(side, u, o, d, m, n, 1.0f32, &a, lda, &mut c, ldb)
+            }
+        }
+        Call::TrsmEmptyScalar => h.trsm(
+            Side::Left,
+            Fill::Lower,
+            Operation::N,
+            Diagonal::Unit,
+            4,
+            4,
+            ScalarArg::device(&empty),
+            &a,
+            4,
+            &mut c,
+            4,
+        ),
+        Call::TrsmStrided { stride_b, batch } => h.trsm_strided_batched(
+            Side::Left,
+            Fill::Upper,
+            Operation::T,
+            Diagonal::NonUnit,
+            4,
+            4,
+            1.0f32,
+            &a,
+            4,
+            0,
+            &mut c,
+            4,
+            stride_b,
+            batch,
+        ),
+        Call::TrsmArray { na, nb } => {
+            let av: Vec<_> = (0..na).map(|_| a.slice(..16).expect("view")).collect();
+            let mut bv = vec![c.slice_mut(..16).expect("view")];
+            bv.truncate(nb);
+            h.trsm_batched(
+                Side::Right,
+                Fill::Upper,
+                Operation::N,
+                Diagonal::NonUnit,
+                4,
+                4,
+                1.0f32,
+                &av,
+                4,
+                &mut bv,
+                4,
+            )
+        }
     }
     .expect_err(case.name);
     assert_eq!(kind(&err), case.want, "[{}] {}: {err}", t.label, case.name);
