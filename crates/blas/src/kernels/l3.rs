@@ -674,3 +674,65 @@ pub fn trsm_diag<R: KReal, const CX: bool, const DSA: bool>(
         e += rhs as u32;
     }
 }
+
+/// Every kernel here lowers to PTX for sm_80 and sm_90 (no GPU needed), within the 48 KiB of
+/// static shared memory a block may declare.
+#[cfg(test)]
+mod ptx {
+    use super::*;
+
+    /// The bytes of `.shared` arrays the PTX declares.
+    fn shared_bytes(ptx: &str) -> usize {
+        ptx.lines()
+            .filter(|l| l.contains(".shared") && l.contains('['))
+            .map(|l| {
+                let elem = if l.contains(".b64") || l.contains(".f64") || l.contains(".u64") { 8 } else { 4 };
+                let n: usize = l
+                    .split('[')
+                    .nth(1)
+                    .and_then(|s| s.split(']').next())
+                    .and_then(|s| s.parse().ok())
+                    .unwrap_or(0);
+                if l.contains(".b8") {
+                    n
+                } else {
+                    n * elem
+                }
+            })
+            .sum()
+    }
+
+    fn check(name: &str, ptx: &str) {
+        let bytes = shared_bytes(ptx);
+        if std::env::var_os("L3_SHARED").is_some() {
+            eprintln!("{name}: {bytes} bytes shared");
+        }
+        assert!(bytes <= 48 * 1024, "{name}: {bytes} bytes of static shared memory");
+    }
+
+    #[test]
+    fn l3_kernels_lower_for_sm80_and_sm90() {
+        for sm in ["sm_80", "sm_90"] {
+            let ptx = l3_gemm::kernel::<f32, false, 0, 1, false, false, 8>().unwrap().ptx(sm).unwrap();
+            check("l3_gemm f32", &ptx);
+            let ptx = l3_gemm::kernel::<f64, false, 1, 0, true, true, 8>().unwrap().ptx(sm).unwrap();
+            check("l3_gemm f64", &ptx);
+            let ptx = l3_gemm::kernel::<f64, true, 2, 0, false, true, 4>().unwrap().ptx(sm).unwrap();
+            check("l3_gemm c64", &ptx);
+            let ptx = l3_gemm::kernel::<f32, true, 0, 2, true, false, 4>().unwrap().ptx(sm).unwrap();
+            check("l3_gemm c32", &ptx);
+            for (name, ptx) in [
+                ("trsm_diag f32", trsm_diag::kernel::<f32, false, false>().unwrap().ptx(sm).unwrap()),
+                ("trsm_diag f64", trsm_diag::kernel::<f64, false, true>().unwrap().ptx(sm).unwrap()),
+                ("trsm_diag c64", trsm_diag::kernel::<f64, true, true>().unwrap().ptx(sm).unwrap()),
+                ("l3_copy", l3_copy::kernel::<f64, true, false>().unwrap().ptx(sm).unwrap()),
+                ("l3_neg_flag", l3_neg_flag::kernel::<f32, true>().unwrap().ptx(sm).unwrap()),
+            ] {
+                check(name, &ptx);
+                if name.starts_with("trsm_diag") {
+                    assert!(ptx.contains("bar.sync"), "{name}: no barrier");
+                }
+            }
+        }
+    }
+}
