@@ -38,6 +38,9 @@ use crate::level2::bools;
 use crate::native::{self, push_buf, push_scalar};
 use crate::types::{Diagonal, Fill, Operation, Scalar, ScalarArg, Side};
 
+/// The most batches one launch covers (the grid's `z` limit).
+const MAX_BATCH: usize = 65_535;
+
 /// Elements of workspace `trmm` takes at most for one block of its product (the workspace
 /// limit lowers it).
 const TRMM_WORKSPACE: usize = 1 << 24;
@@ -524,8 +527,9 @@ impl Handle {
     /// `lda >= max(1, dim A)`, `ldb >= max(1, m)`. `alpha = 0` sets `B` to zero without
     /// reading `A` (in device pointer mode too). A singular `A` gives infinities or NaNs,
     /// as reference BLAS (no check). Tested on triangles with `|a_ii| >= dim A` and
-    /// off-diagonal elements in `[-1, 1]` to `4 gamma(dim A + 2) max(1, |alpha| max |b|)` per
-    /// element (the substitution's forward error on such well-conditioned triangles).
+    /// off-diagonal elements in `[-1, 1]` by the residual: per element,
+    /// `|op(A) X - alpha B| <= 4 gamma(dim A + 2) (|op(A)| |X| + |alpha B|)` (left; `X op(A)`
+    /// right), the componentwise backward error of substitution and of the blocked updates.
     #[allow(clippy::too_many_arguments)]
     pub fn trsm<'a, T: Scalar>(
         &'a self,
@@ -543,7 +547,7 @@ impl Handle {
     ) -> Result<()> {
         let alpha = alpha.into();
         self.check_trsm(side, m, n, &alpha, a, lda, b, ldb)?;
-        self.trsm_checked(side, uplo, trans, diag, m, n, alpha, a, lda, b, ldb)
+        self.trsm_checked(side, uplo, trans, diag, m, n, alpha, a, lda, 0, b, ldb, 0, 1)
     }
 
     /// `batch_count` [`Handle::trsm`]s on matrices `stride_a` and `stride_b` elements apart
@@ -584,14 +588,22 @@ impl Handle {
         if m == 0 || n == 0 {
             return Ok(());
         }
-        let av = a.as_device_slice();
-        let mut bv = b.as_device_slice_mut();
-        for i in 0..batch_count {
-            let ai = av.slice(i * stride_a..)?;
-            let (_, mut bi) = bv.as_device_slice_mut().split_at_mut(i * stride_b)?;
-            self.trsm_checked(side, uplo, trans, diag, m, n, alpha, &ai, lda, &mut bi, ldb)?;
-        }
-        Ok(())
+        self.trsm_checked(
+            side,
+            uplo,
+            trans,
+            diag,
+            m,
+            n,
+            alpha,
+            a,
+            lda,
+            stride_a,
+            b,
+            ldb,
+            stride_b,
+            batch_count,
+        )
     }
 
     /// [`Handle::trsm`] on each entry of arrays of views (`?trsm_batched`): `a[i]` and
@@ -624,7 +636,7 @@ impl Handle {
             self.check_trsm(side, m, n, &alpha, ai, lda, bi, ldb)?;
         }
         for (ai, bi) in a.iter().zip(b.iter_mut()) {
-            self.trsm_checked(side, uplo, trans, diag, m, n, alpha, ai, lda, bi, ldb)?;
+            self.trsm_checked(side, uplo, trans, diag, m, n, alpha, ai, lda, 0, bi, ldb, 0, 1)?;
         }
         Ok(())
     }
@@ -653,7 +665,7 @@ impl Handle {
         Ok(())
     }
 
-    /// `trsm` after its checks.
+    /// `trsm` after its checks, on `batch` systems `stride_a` and `stride_b` apart.
     #[allow(clippy::too_many_arguments)]
     fn trsm_checked<'a, T: Scalar>(
         &'a self,
@@ -666,31 +678,51 @@ impl Handle {
         alpha: ScalarArg<'a, T>,
         a: &impl AsDeviceSlice<T>,
         lda: usize,
+        stride_a: usize,
         b: &mut impl AsDeviceSliceMut<T>,
         ldb: usize,
+        stride_b: usize,
+        batch: usize,
     ) -> Result<()> {
-        if m == 0 || n == 0 {
+        if m == 0 || n == 0 || batch == 0 {
             return Ok(());
         }
         let s = self.stream();
-        if !self.use_kernels() {
-            let mut args = KernelArgs::new();
-            args.push(side_code(side)).push(fill_code(uplo)).push(trans.code()).push(diag_code(diag));
-            args.push(m as u64).push(n as u64);
-            push_scalar(&mut args, &alpha);
-            push_buf(&mut args, a);
-            args.push(lda as u64);
-            push_buf(&mut args, b);
-            args.push(ldb as u64);
-            return native::launch(s, "trsm", T::TYPE, &args);
-        }
+        let av = a.as_device_slice();
         let mut bv = b.as_device_slice_mut();
-        if alpha.host().is_some_and(|v| v.is_zero()) {
-            return self.l3_clear::<T>(m, n, &mut bv, ldb);
+        if !self.use_kernels() {
+            for z in 0..batch {
+                let ai = av.slice(z * stride_a..)?;
+                let (_, bi) = bv.as_device_slice_mut().split_at_mut(z * stride_b)?;
+                let mut args = KernelArgs::new();
+                args.push(side_code(side)).push(fill_code(uplo)).push(trans.code()).push(diag_code(diag));
+                args.push(m as u64).push(n as u64);
+                push_scalar(&mut args, &alpha);
+                push_buf(&mut args, &ai);
+                args.push(lda as u64);
+                push_buf(&mut args, &bi);
+                args.push(ldb as u64);
+                native::launch(s, "trsm", T::TYPE, &args)?;
+            }
+            return Ok(());
         }
+        let real = if T::COMPLEX { 2 } else { 1 };
         let left = side == Side::Left;
-        let trans = if T::COMPLEX || trans == Operation::N { trans } else { Operation::T };
         let (dim, nrhs) = if left { (m, n) } else { (n, m) };
+        let span_b = (batch - 1) * stride_b + matrix_span(m, n, ldb).unwrap_or(usize::MAX);
+        size32("b", span_b.saturating_mul(real))?;
+        size32(
+            "a",
+            ((batch - 1) * stride_a + matrix_span(dim, dim, lda).unwrap_or(usize::MAX)).saturating_mul(real),
+        )?;
+        if alpha.host().is_some_and(|v| v.is_zero()) {
+            for z in 0..batch {
+                let (_, mut bi) = bv.as_device_slice_mut().split_at_mut(z * stride_b)?;
+                self.l3_clear::<T>(m, n, &mut bi, ldb)?;
+            }
+            return Ok(());
+        }
+        let trans = if T::COMPLEX || trans == Operation::N { trans } else { Operation::T };
         // M: the matrix the substitution walks (op(A) on the left, op(A)^T on the right).
         let trans_m = if left { trans != Operation::N } else { trans == Operation::N };
         let lower_m = (uplo == Fill::Lower) != trans_m;
@@ -721,68 +753,88 @@ impl Handle {
             ScalarArg::Host(-T::one())
         };
         let nb = k::TRSM_NB as usize;
-        let mut w = self.workspace::<T>(nb * nrhs)?;
+        // Batches run on the grid's z axis, at most 65535 a launch.
+        let chunk = batch.min(MAX_BATCH);
+        let ws = nb * nrhs;
+        let mut w = self.workspace::<T>(ws * chunk)?;
         let rhs = k::trsm_rhs(T::COMPLEX);
-        let cfg = LaunchConfig::new(size32("n", nrhs.div_ceil(rhs as usize))?, rhs);
-        let ar = a.as_device_slice().reinterpret::<T::Real>()?;
         let blocks = dim.div_ceil(nb);
-        for step in 0..blocks {
-            let bi = if lower_m { step } else { blocks - 1 - step };
-            let (r0, len) = (bi * nb, nb.min(dim - bi * nb));
-            let mode = mode | if step == 0 { k::TS_SCALE } else { 0 };
-            {
-                let mut br = bv.as_device_slice_mut().reinterpret::<T::Real>()?;
-                let mut wr = w.as_device_slice_mut().reinterpret::<T::Real>()?;
-                bools!(T::COMPLEX => CX, bools!(ka.device => DSA, k::trsm_diag::launch::<T::Real, CX, DSA>(
-                    s, cfg, mode, len as u32, nrhs as u32, r0 as u32, ka.re, ka.im, &ka.view, &ar, lda as u32,
-                    &mut br, ldb as u32, &mut wr,
-                )?));
+        let mut z0 = 0;
+        while z0 < batch {
+            let zc = chunk.min(batch - z0);
+            let cfg = LaunchConfig::new((size32("n", nrhs.div_ceil(rhs as usize))?, 1, zc as u32), rhs);
+            let az = av.slice(z0 * stride_a..)?;
+            let ar = az.reinterpret::<T::Real>()?;
+            let (_, mut bz) = bv.as_device_slice_mut().split_at_mut(z0 * stride_b)?;
+            for step in 0..blocks {
+                let bi = if lower_m { step } else { blocks - 1 - step };
+                let (r0, len) = (bi * nb, nb.min(dim - bi * nb));
+                let mode = mode | if step == 0 { k::TS_SCALE } else { 0 };
+                {
+                    let mut br = bz.as_device_slice_mut().reinterpret::<T::Real>()?;
+                    let mut wr = w.as_device_slice_mut().reinterpret::<T::Real>()?;
+                    let (sa, sb, sw) =
+                        ((stride_a * real) as u32, (stride_b * real) as u32, (ws * real) as u32);
+                    bools!(T::COMPLEX => CX, bools!(ka.device => DSA, k::trsm_diag::launch::<T::Real, CX, DSA>(
+                        s, cfg, mode, len as u32, nrhs as u32, r0 as u32, ka.re, ka.im, &ka.view, &ar, lda as u32,
+                        sa, &mut br, ldb as u32, sb, &mut wr, sw,
+                    )?));
+                }
+                let (u0, u1) = if lower_m { (r0 + len, dim) } else { (0, r0) };
+                if u1 == u0 {
+                    continue;
+                }
+                let beta = if step == 0 { alpha } else { ScalarArg::Host(T::one()) };
+                let (sa, sb) = (if zc > 1 { stride_a } else { 0 }, if zc > 1 { stride_b } else { 0 });
+                if left {
+                    // B[u0..u1, :] -= op(A)[u0..u1, r0..r0 + len] X.
+                    let asub = az.slice(op_at(trans, u0, r0, lda)..)?;
+                    let (_, mut bsub) = bz.as_device_slice_mut().split_at_mut(u0)?;
+                    self.gemm_strided_batched(
+                        trans,
+                        Operation::N,
+                        u1 - u0,
+                        n,
+                        len,
+                        neg_arg,
+                        &asub,
+                        lda,
+                        sa,
+                        &w,
+                        nb,
+                        ws,
+                        beta,
+                        &mut bsub,
+                        ldb,
+                        sb,
+                        zc,
+                    )?;
+                } else {
+                    // B[:, u0..u1] -= X op(A)[r0..r0 + len, u0..u1].
+                    let asub = az.slice(op_at(trans, r0, u0, lda)..)?;
+                    let (_, mut bsub) = bz.as_device_slice_mut().split_at_mut(u0 * ldb)?;
+                    self.gemm_strided_batched(
+                        Operation::N,
+                        trans,
+                        m,
+                        u1 - u0,
+                        len,
+                        neg_arg,
+                        &w,
+                        m,
+                        ws,
+                        &asub,
+                        lda,
+                        sa,
+                        beta,
+                        &mut bsub,
+                        ldb,
+                        sb,
+                        zc,
+                    )?;
+                }
             }
-            let (u0, u1) = if lower_m { (r0 + len, dim) } else { (0, r0) };
-            if u1 == u0 {
-                continue;
-            }
-            let beta = if step == 0 { alpha } else { ScalarArg::Host(T::one()) };
-            let asub = a.as_device_slice();
-            if left {
-                // B[u0..u1, :] -= op(A)[u0..u1, r0..r0 + len] X.
-                let asub = asub.slice(op_at(trans, u0, r0, lda)..)?;
-                let (_, mut bsub) = bv.as_device_slice_mut().split_at_mut(u0)?;
-                self.gemm(
-                    trans,
-                    Operation::N,
-                    u1 - u0,
-                    n,
-                    len,
-                    neg_arg,
-                    &asub,
-                    lda,
-                    &w,
-                    nb,
-                    beta,
-                    &mut bsub,
-                    ldb,
-                )?;
-            } else {
-                // B[:, u0..u1] -= X op(A)[r0..r0 + len, u0..u1].
-                let asub = asub.slice(op_at(trans, r0, u0, lda)..)?;
-                let (_, mut bsub) = bv.as_device_slice_mut().split_at_mut(u0 * ldb)?;
-                self.gemm(
-                    Operation::N,
-                    trans,
-                    m,
-                    u1 - u0,
-                    len,
-                    neg_arg,
-                    &w,
-                    m,
-                    &asub,
-                    lda,
-                    beta,
-                    &mut bsub,
-                    ldb,
-                )?;
-            }
+            z0 += zc;
         }
         Ok(())
     }

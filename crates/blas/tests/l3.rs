@@ -181,16 +181,19 @@ fn l3_cases() {
     let cases = expand(CASES);
     assert!(cases.len() > 400, "the case table expands to {} cases", cases.len());
     // `L3_TIMES=1` prints the seconds each routine took per target (for the CI budget).
-    let times = std::sync::Mutex::new(std::collections::BTreeMap::<String, f64>::new());
+    let times = std::sync::Mutex::new(std::collections::BTreeMap::<String, (f64, usize)>::new());
     run_cases(&cases, |c, t, seed| {
         let t0 = std::time::Instant::now();
         dispatch(c, t, seed);
         let key = format!("{} {}", t.label, c.routine);
-        *times.lock().unwrap().entry(key).or_default() += t0.elapsed().as_secs_f64();
+        let mut times = times.lock().unwrap();
+        let e = times.entry(key).or_default();
+        e.0 += t0.elapsed().as_secs_f64();
+        e.1 += 1;
     });
     if std::env::var_os("L3_TIMES").is_some() {
-        for (k, v) in times.lock().unwrap().iter() {
-            eprintln!("{k}: {v:.2} s");
+        for (k, (secs, n)) in times.lock().unwrap().iter() {
+            eprintln!("{k}: {n} cases, {secs:.2} s");
         }
     }
 }

@@ -506,7 +506,8 @@ pub const TS_SCALE: u32 = 32;
 /// right-hand sides `RHS bx ..` (one thread each); the block of `M` and the right-hand
 /// sides are staged in shared memory with coalesced loads, the solution written back to `B`
 /// and to `w` (left: `w[i + c NB]`, right: `w[c + i nrhs]`, the GEMM update's operand). A zero
-/// `alpha` writes zeros and reads no `A`.
+/// `alpha` writes zeros and reads no `A`. Batch `block_idx_z` takes `A`, `B` and `w` at
+/// `z stride_*` (in reals).
 #[kernel]
 #[allow(clippy::too_many_arguments)]
 pub fn trsm_diag<R: KReal, const CX: bool, const DSA: bool>(
@@ -519,9 +520,12 @@ pub fn trsm_diag<R: KReal, const CX: bool, const DSA: bool>(
     alpha: &[R],
     a: &[R],
     lda: u32,
+    stride_a: u32,
     b: &mut [R],
     ldb: u32,
+    stride_b: u32,
     w: &mut [R],
+    stride_w: u32,
 ) {
     let nb = TRSM_NB as usize;
     let rhs = trsm_rhs(CX) as usize;
@@ -532,6 +536,11 @@ pub fn trsm_diag<R: KReal, const CX: bool, const DSA: bool>(
     let xi = shared_array::<R>(if CX { nb * xp } else { 1 });
     let t = thread_idx_x();
     let c0 = block_idx_x() * (rhs as u32);
+    // Batch z's matrices (strides in reals).
+    let z = block_idx_z();
+    let oa = z * stride_a;
+    let ob = z * stride_b;
+    let ow = z * stride_w;
     let ar = scalar(DSA, a_re, &alpha, 0u32);
     let mut ai = lit::<R>(0.0);
     if CX {
@@ -557,11 +566,11 @@ pub fn trsm_diag<R: KReal, const CX: bool, const DSA: bool>(
             if p < len && q < len && used {
                 let ia = (r0 + p) + (r0 + q) * lda;
                 if CX {
-                    mr[i * TRSM_NB + l] = a[2u32 * ia];
-                    let v = a[2u32 * ia + 1u32];
+                    mr[i * TRSM_NB + l] = a[oa + 2u32 * ia];
+                    let v = a[oa + 2u32 * ia + 1u32];
                     mi[i * TRSM_NB + l] = select(cj, -v, v);
                 } else {
-                    mr[i * TRSM_NB + l] = a[ia];
+                    mr[i * TRSM_NB + l] = a[oa + ia];
                 }
             }
             e += rhs as u32;
@@ -581,8 +590,8 @@ pub fn trsm_diag<R: KReal, const CX: bool, const DSA: bool>(
                 let mut vr = lit::<R>(0.0);
                 let mut vi = lit::<R>(0.0);
                 if live {
-                    let br = b[2u32 * ib];
-                    let bi = b[2u32 * ib + 1u32];
+                    let br = b[ob + 2u32 * ib];
+                    let bi = b[ob + 2u32 * ib + 1u32];
                     vr = br;
                     vi = bi;
                     if sc {
@@ -595,7 +604,7 @@ pub fn trsm_diag<R: KReal, const CX: bool, const DSA: bool>(
             } else {
                 let mut v = lit::<R>(0.0);
                 if live {
-                    v = b[ib];
+                    v = b[ob + ib];
                     if sc {
                         v = ar * v;
                     }
@@ -662,13 +671,13 @@ pub fn trsm_diag<R: KReal, const CX: bool, const DSA: bool>(
             let iw = select(right, cg + i * nrhs, i + cg * TRSM_NB);
             let slot = i * (xp as u32) + cc;
             if CX {
-                b[2u32 * ib] = xr[slot];
-                b[2u32 * ib + 1u32] = xi[slot];
-                w[2u32 * iw] = xr[slot];
-                w[2u32 * iw + 1u32] = xi[slot];
+                b[ob + 2u32 * ib] = xr[slot];
+                b[ob + 2u32 * ib + 1u32] = xi[slot];
+                w[ow + 2u32 * iw] = xr[slot];
+                w[ow + 2u32 * iw + 1u32] = xi[slot];
             } else {
-                b[ib] = xr[slot];
-                w[iw] = xr[slot];
+                b[ob + ib] = xr[slot];
+                w[ow + iw] = xr[slot];
             }
         }
         e += rhs as u32;
