@@ -553,8 +553,9 @@ impl Handle {
     /// `batch_count` [`Handle::trsm`]s on matrices `stride_a` and `stride_b` elements apart
     /// (`?trsm_strided_batched`): batch `i` uses `A + i stride_a` and `B + i stride_b`. `A`
     /// may repeat (`stride_a = 0`); the matrices of `B` must not overlap
-    /// (`stride_b >= ldb * n` when there is more than one batch). Runs one `trsm` per batch
-    /// (each blocked as `trsm`).
+    /// (`stride_b >= ldb * n` when there is more than one batch). With kernels every batch
+    /// runs in each launch (up to 65535 a launch): the diagonal-block solves on the grid's `z`
+    /// axis, the updates as strided batched GEMMs.
     #[allow(clippy::too_many_arguments)]
     pub fn trsm_strided_batched<'a, T: Scalar>(
         &'a self,
@@ -608,7 +609,8 @@ impl Handle {
 
     /// [`Handle::trsm`] on each entry of arrays of views (`?trsm_batched`): `a[i]` and
     /// `b[i]` are batch `i`'s matrices (`a` and `b` of the same length). Every entry is
-    /// checked before any is solved; then one `trsm` runs per entry.
+    /// checked before any is solved; then one `trsm` runs per entry (its own launches: the
+    /// views need not share an allocation or a stride).
     #[allow(clippy::too_many_arguments)]
     pub fn trsm_batched<'a, T: Scalar, A: AsDeviceSlice<T>, B: AsDeviceSliceMut<T>>(
         &'a self,
