@@ -1,8 +1,8 @@
 //! Level 3 beyond GEMM on the CPU device: the products through the `gemm` crate (the
 //! symmetric, Hermitian or triangular operand expanded into a full temporary first; `syrk`
-//! and relatives form the whole `op(A) op(B)^T` and combine its triangle), substitution for
-//! `trsm` (column sweeps or row dots, whichever walks `A` down its columns), one right-hand
-//! side per rayon task when the solve is large.
+//! and relatives form the whole `op(A) op(B)^T` and combine its triangle); `trsm` blocked by
+//! 64 rows: substitution in the diagonal blocks (one right-hand side per rayon task when
+//! large), `gemm` crate updates of the rest.
 
 use std::collections::HashMap;
 
@@ -282,73 +282,95 @@ fn trmm<T: Scalar>(a: &mut Args<'_>) -> R {
     Ok(())
 }
 
-/// `trsm` (in place on B): each right-hand side by substitution.
+/// Rows of `trsm`'s diagonal blocks on the CPU (substitution inside, `gemm` crate updates).
+const TRSM_NB: usize = 64;
+
+/// `trsm` (in place on B), blocked: `B = alpha B`, then per diagonal block of 64 rows the
+/// substitution for every right-hand side (rayon over them when large) and one `gemm` crate
+/// update of the rows still to solve.
 fn trsm<T: Scalar>(a: &mut Args<'_>) -> R {
     let t = tri::<T>(a)?;
+    let (m, n) = (t.m, t.n);
     if t.alpha.is_zero() {
         // SAFETY: B spans its m x n elements (checked).
-        unsafe { scale(t.m, t.n, T::zero(), t.pb, t.ldb) };
+        unsafe { scale(m, n, T::zero(), t.pb, t.ldb) };
         return Ok(());
     }
-    let (dim, nrhs) = if t.left { (t.m, t.n) } else { (t.n, t.m) };
-    // M: op(A) on the left, op(A)^T on the right; M(i, l) = A(l, i) when `trans_m`.
+    if !t.alpha.is_one() {
+        // SAFETY: as above.
+        unsafe { scale(m, n, t.alpha, t.pb, t.ldb) };
+    }
+    let (dim, nrhs) = if t.left { (m, n) } else { (n, m) };
+    // The system M X = B: M is op(A) on the left, op(A)^T on the right (M(i, l) = A(l, i) when
+    // `trans_m`); X(i, c) is B(i, c) on the left, B(c, i) on the right.
     let trans_m = if t.left { t.trans != 0 } else { t.trans == 0 };
     let lower_m = t.lower != trans_m;
     let conj = t.trans == 2;
-    let (pa, pb) = (SendPtr(t.pa), SendPtr(t.pb));
-    let (lda, ldb, left, unit, alpha) = (t.lda, t.ldb, t.left, t.unit, t.alpha);
+    let (xrs, xcs) = if t.left { (1, t.ldb) } else { (t.ldb, 1) };
+    let (mrs, mcs) = if trans_m { (t.lda, 1) } else { (1, t.lda) };
+    let (pa, pb, unit) = (SendPtr(t.pa), SendPtr(t.pb), t.unit);
     let mel = move |i: usize, l: usize| -> T {
         let p = pa;
         // SAFETY: i, l < dim index A's stored triangle (checked span).
-        let v = unsafe {
-            if trans_m {
-                *p.0.add(l + i * lda)
-            } else {
-                *p.0.add(i + l * lda)
-            }
-        };
+        let v = unsafe { *p.0.add(i * mrs + l * mcs) };
         if conj {
             v.conj()
         } else {
             v
         }
     };
-    let solve = move |c: usize| {
-        let p = pb;
-        let at = |i: usize| if left { i + c * ldb } else { c + i * ldb };
-        // SAFETY: B spans its m x n elements; right-hand side c touches only its own.
-        let mut x: Vec<T> = (0..dim).map(|i| alpha * unsafe { *p.0.add(at(i)) }).collect();
-        let order: Vec<usize> = if lower_m { (0..dim).collect() } else { (0..dim).rev().collect() };
-        if !trans_m {
-            // Column sweeps: M(:, l) is A(:, l), contiguous.
-            for (s, &l) in order.iter().enumerate() {
-                if !unit {
-                    x[l] = div(x[l], mel(l, l));
-                }
-                let xl = x[l];
-                for &i in &order[s + 1..] {
-                    x[i] = x[i] - mel(i, l) * xl;
-                }
-            }
-        } else {
-            // Row dots: M(i, :) is A(:, i), contiguous.
+    let blocks = dim.div_ceil(TRSM_NB);
+    for step in 0..blocks {
+        let bi = if lower_m { step } else { blocks - 1 - step };
+        let (r0, r1) = (bi * TRSM_NB, dim.min(bi * TRSM_NB + TRSM_NB));
+        let order: Vec<usize> = if lower_m { (r0..r1).collect() } else { (r0..r1).rev().collect() };
+        let solve = |c: usize| {
+            let p = pb;
+            // SAFETY: X(i, c) lies in B's checked span; right-hand side c touches only its own.
+            let x = |i: usize| unsafe { p.0.add(i * xrs + c * xcs) };
             for (s, &i) in order.iter().enumerate() {
-                let mut v = x[i];
+                // SAFETY (the three accesses): see `x`.
+                let mut v = unsafe { *x(i) };
                 for &l in &order[..s] {
-                    v = v - mel(i, l) * x[l];
+                    v = v - mel(i, l) * unsafe { *x(l) };
                 }
-                x[i] = if unit { v } else { div(v, mel(i, i)) };
+                unsafe { *x(i) = if unit { v } else { div(v, mel(i, i)) } };
+            }
+        };
+        if (r1 - r0) * (r1 - r0) * nrhs >= PAR_MIN {
+            (0..nrhs).into_par_iter().for_each(solve);
+        } else {
+            (0..nrhs).for_each(solve);
+        }
+        // X[u0..u1, :] -= M[u0..u1, r0..r1] X[r0..r1, :].
+        let (u0, u1) = if lower_m { (r1, dim) } else { (0, r0) };
+        if u1 > u0 {
+            // SAFETY: the rows u0..u1 and r0..r1 of X are disjoint and in B's checked span; the
+            // block of M lies in A's stored triangle.
+            unsafe {
+                gemm::gemm(
+                    u1 - u0,
+                    nrhs,
+                    r1 - r0,
+                    t.pb.add(u0 * xrs),
+                    xcs as isize,
+                    xrs as isize,
+                    true,
+                    t.pa.add(u0 * mrs + r0 * mcs) as *const T,
+                    mcs as isize,
+                    mrs as isize,
+                    t.pb.add(r0 * xrs) as *const T,
+                    xcs as isize,
+                    xrs as isize,
+                    T::one(),
+                    -T::one(),
+                    false,
+                    conj,
+                    false,
+                    par((u1 - u0) * nrhs * (r1 - r0)),
+                );
             }
         }
-        for (i, v) in x.into_iter().enumerate() {
-            // SAFETY: as above.
-            unsafe { *p.0.add(at(i)) = v };
-        }
-    };
-    if dim * dim * nrhs >= PAR_MIN {
-        (0..nrhs).into_par_iter().for_each(solve);
-    } else {
-        (0..nrhs).for_each(solve);
     }
     Ok(())
 }
