@@ -716,6 +716,10 @@ mod ptx {
         if std::env::var_os("L3_SHARED").is_some() {
             eprintln!("{name}: {bytes} bytes shared");
         }
+        if let Some(dir) = std::env::var_os("L3_DUMP_PTX") {
+            std::fs::write(std::path::Path::new(&dir).join(format!("{}.ptx", name.replace(' ', "_"))), ptx)
+                .unwrap();
+        }
         assert!(bytes <= 48 * 1024, "{name}: {bytes} bytes of static shared memory");
     }
 
