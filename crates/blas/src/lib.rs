@@ -8,6 +8,7 @@ mod handle;
 pub mod kernels;
 pub mod l2mv;
 pub mod l2rank;
+pub mod l3;
 pub mod level1;
 pub mod level2;
 pub mod level3;

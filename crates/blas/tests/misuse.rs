@@ -5,8 +5,8 @@
 mod common;
 
 use common::{targets, Target};
-use ferrocm_blas::{BlasError, Diagonal, Fill, GemmFamily, Operation, ScalarArg};
-use ferrocm_kernel::runtime::{AsDeviceSlice, DevicePtr, ExternalBuffer};
+use ferrocm_blas::{BlasError, Diagonal, Fill, GemmFamily, Operation, ScalarArg, Side, C32};
+use ferrocm_kernel::runtime::{AsDeviceSlice, AsDeviceSliceMut, DevicePtr, ExternalBuffer};
 
 /// Every output starts as this value, so a stray write shows.
 const POISON: f32 = 7.25;
@@ -56,6 +56,20 @@ enum Call {
     /// A triangular routine (`trmv`, `tbmv`, `tpmv`, `trsv`, `tbsv`, `tpsv`; `U`, `N`,
     /// `NonUnit`) on `A = a`, `x = c`.
     Tri { routine: &'static str, n: usize, k: usize, lda: usize, incx: isize },
+    /// `syrk(Upper, N|T, n, k, .., a, lda, .., c, ldc)` (`two`: `syr2k` with `b`, `ldb = lda`).
+    Syrk { t: bool, two: bool, n: usize, k: usize, lda: usize, ldc: usize },
+    /// `herk` on the buffers viewed as `C32`, with `op`.
+    HerkC32 { op: Operation },
+    /// `symm(side, Upper, m, n, .., a, lda, b, ldb, .., c, ldc)` (`herm`: `hemm`).
+    Symm { right: bool, herm: bool, m: usize, n: usize, lda: usize, ldb: usize, ldc: usize },
+    /// `trmm` (`solve`: `trsm`) `(side, Upper, N, NonUnit, m, n, 1, a, lda, c, ldb)`.
+    Tr3 { solve: bool, right: bool, m: usize, n: usize, lda: usize, ldb: usize },
+    /// `trsm` with alpha read from an empty device view.
+    TrsmEmptyScalar,
+    /// `trsm_strided_batched(Left, .., m = n = 4, a, 4, 0, c, 4, stride_b, batch)`.
+    TrsmStrided { stride_b: usize, batch: usize },
+    /// `trsm_batched` with `na` entries of `a` and `nb` of `b` (4 x 4 each).
+    TrsmArray { na: usize, nb: usize },
 }
 
 struct Case {
@@ -220,6 +234,59 @@ fn cases() -> Vec<Case> {
             Tri { routine: "tpsv", n: 11, k: 0, lda: 1, incx: 1 },
             ("TooShort", "ap"),
         ),
+        case(
+            "syrk ldc < n",
+            Syrk { t: false, two: false, n: 4, k: 2, lda: 4, ldc: 3 },
+            ("LeadingDimension", "ldc"),
+        ),
+        case(
+            "syrk lda < k for T",
+            Syrk { t: true, two: false, n: 2, k: 4, lda: 3, ldc: 2 },
+            ("LeadingDimension", "lda"),
+        ),
+        Case {
+            name: "syrk C too short",
+            call: Syrk { t: false, two: false, n: 8, k: 1, lda: 8, ldc: 8 },
+            sizes: (LEN, LEN, 63),
+            want: ("MatrixTooShort", "c"),
+        },
+        Case {
+            name: "syr2k B too short",
+            call: Syrk { t: false, two: true, n: 8, k: 8, lda: 8, ldc: 8 },
+            sizes: (LEN, 63, LEN),
+            want: ("MatrixTooShort", "b"),
+        },
+        case("herk T on a complex type", HerkC32 { op: Operation::T }, ("InvalidValue", "trans")),
+        case(
+            "symm right lda < n",
+            Symm { right: true, herm: false, m: 2, n: 4, lda: 3, ldb: 2, ldc: 2 },
+            ("LeadingDimension", "lda"),
+        ),
+        Case {
+            name: "hemm B too short",
+            call: Symm { right: false, herm: true, m: 8, n: 8, lda: 8, ldb: 8, ldc: 8 },
+            sizes: (LEN, 63, LEN),
+            want: ("MatrixTooShort", "b"),
+        },
+        case(
+            "trmm ldb < m",
+            Tr3 { solve: false, right: false, m: 4, n: 2, lda: 4, ldb: 3 },
+            ("LeadingDimension", "ldb"),
+        ),
+        Case {
+            name: "trsm A too short",
+            call: Tr3 { solve: true, right: true, m: 2, n: 8, lda: 8, ldb: 2 },
+            sizes: (63, LEN, LEN),
+            want: ("MatrixTooShort", "a"),
+        },
+        case("trsm empty device alpha", TrsmEmptyScalar, ("TooShort", "alpha")),
+        case(
+            "trsm_strided_batched B overlapping",
+            TrsmStrided { stride_b: 15, batch: 2 },
+            ("InvalidValue", "stride_b"),
+        ),
+        case("trsm_strided_batched B too short", TrsmStrided { stride_b: 16, batch: 5 }, ("TooShort", "b")),
+        case("trsm_batched a and b lengths differ", TrsmArray { na: 2, nb: 1 }, ("InvalidValue", "a")),
     ]
 }
 
@@ -358,6 +425,83 @@ fn check(case: &Case, t: &Target) {
                 "tpsv" => h.tpsv(f, o, d, n, &a, &mut c, incx),
                 other => panic!("routine {other}"),
             }
+        }
+        Call::Syrk { t: tr, two, n, k, lda, ldc } => {
+            let op = if tr { Operation::T } else { Operation::N };
+            if two {
+                h.syr2k(Fill::Upper, op, n, k, 1.0f32, &a, lda, &b, lda, 0.0f32, &mut c, ldc)
+            } else {
+                h.syrk(Fill::Upper, op, n, k, 1.0f32, &a, lda, 0.0f32, &mut c, ldc)
+            }
+        }
+        Call::HerkC32 { op } => {
+            let ac = a.as_device_slice().reinterpret::<C32>().expect("complex view");
+            let mut cc = c.as_device_slice_mut().reinterpret::<C32>().expect("complex view");
+            h.herk(Fill::Lower, op, 4, 4, 1.0f32, &ac, 4, 0.0f32, &mut cc, 4)
+        }
+        Call::Symm { right, herm, m, n, lda, ldb, ldc } => {
+            let side = if right { Side::Right } else { Side::Left };
+            if herm {
+                h.hemm(side, Fill::Upper, m, n, 1.0f32, &a, lda, &b, ldb, 0.0f32, &mut c, ldc)
+            } else {
+                h.symm(side, Fill::Upper, m, n, 1.0f32, &a, lda, &b, ldb, 0.0f32, &mut c, ldc)
+            }
+        }
+        Call::Tr3 { solve, right, m, n, lda, ldb } => {
+            let side = if right { Side::Right } else { Side::Left };
+            let (u, o, d) = (Fill::Upper, Operation::N, Diagonal::NonUnit);
+            if solve {
+                h.trsm(side, u, o, d, m, n, 1.0f32, &a, lda, &mut c, ldb)
+            } else {
+                h.trmm(side, u, o, d, m, n, 1.0f32, &a, lda, &mut c, ldb)
+            }
+        }
+        Call::TrsmEmptyScalar => h.trsm(
+            Side::Left,
+            Fill::Lower,
+            Operation::N,
+            Diagonal::Unit,
+            4,
+            4,
+            ScalarArg::device(&empty),
+            &a,
+            4,
+            &mut c,
+            4,
+        ),
+        Call::TrsmStrided { stride_b, batch } => h.trsm_strided_batched(
+            Side::Left,
+            Fill::Upper,
+            Operation::T,
+            Diagonal::NonUnit,
+            4,
+            4,
+            1.0f32,
+            &a,
+            4,
+            0,
+            &mut c,
+            4,
+            stride_b,
+            batch,
+        ),
+        Call::TrsmArray { na, nb } => {
+            let av: Vec<_> = (0..na).map(|_| a.slice(..16).expect("view")).collect();
+            let mut bv = vec![c.slice_mut(..16).expect("view")];
+            bv.truncate(nb);
+            h.trsm_batched(
+                Side::Right,
+                Fill::Upper,
+                Operation::N,
+                Diagonal::NonUnit,
+                4,
+                4,
+                1.0f32,
+                &av,
+                4,
+                &mut bv,
+                4,
+            )
         }
     }
     .expect_err(case.name);

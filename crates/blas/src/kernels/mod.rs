@@ -16,6 +16,7 @@
 pub(crate) mod gemm;
 pub(crate) mod l2mv;
 pub(crate) mod l2rank;
+pub(crate) mod l3;
 pub(crate) mod level1;
 pub(crate) mod level2;
 

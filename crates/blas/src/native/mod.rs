@@ -10,6 +10,7 @@
 pub(crate) mod batched;
 pub(crate) mod l2mv;
 pub(crate) mod l2rank;
+pub(crate) mod l3;
 pub(crate) mod level1;
 pub(crate) mod level2;
 pub(crate) mod level3;
@@ -125,6 +126,7 @@ fn registry() -> &'static HashMap<(&'static str, DataType), NativeFn> {
         level1::register(&mut m);
         level2::register(&mut m);
         level3::register(&mut m);
+        l3::register(&mut m);
         m
     })
 }
