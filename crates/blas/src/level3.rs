@@ -61,6 +61,9 @@ pub enum GemmFamily {
     /// of C per 8-warp block, 64 x 32 per warp, 8 x 8 per thread, K in 8-deep slabs through
     /// two shared buffers, at most 128 registers so two blocks share a multiprocessor.
     WarpTiled,
+    /// f16/bf16 inputs on sm_90a (and the CPU executor): the `ferrocm-gemm` crate's
+    /// warp-specialized TMA + `wgmma` kernel (`gemm_ex`, `gemm_half`, `matmul`).
+    Wgmma,
 }
 
 /// The most batches one kernel launch covers (the grid's `z` limit).
@@ -115,6 +118,7 @@ impl Handle {
                 "WarpTiled runs real f32 on targets with cp.async (sm_80 or newer), A and B 16-byte aligned \
                  with leading dimensions and strides multiples of 4",
             ),
+            GemmFamily::Wgmma => Some("Wgmma runs f16/bf16 inputs (gemm_ex, gemm_half, matmul)"),
             _ => None,
         }
     }
@@ -219,7 +223,11 @@ impl Handle {
                 args.push(ldc as u64).push(stride_c as u64).push(batch_count as u64);
                 native::launch(s, "gemm", T::TYPE, &args)
             }
-            GemmFamily::Simt | GemmFamily::Dmma | GemmFamily::Dmma16 | GemmFamily::WarpTiled => {
+            GemmFamily::Simt
+            | GemmFamily::Dmma
+            | GemmFamily::Dmma16
+            | GemmFamily::WarpTiled
+            | GemmFamily::Wgmma => {
                 // The kernels index reals with 32 bits (complex elements are two reals).
                 let reals = if T::COMPLEX { 2 } else { 1 };
                 for (arg, span) in [("a", span_a), ("b", span_b), ("c", span_c)] {
@@ -355,7 +363,7 @@ impl Handle {
 
     /// Checks a batch of `rows x cols` matrices `stride` apart in `v`; returns the span.
     #[allow(clippy::too_many_arguments)]
-    fn check_batch<T: ferrocm_kernel::runtime::DeviceRepr>(
+    pub(crate) fn check_batch<T: ferrocm_kernel::runtime::DeviceRepr>(
         &self,
         arg: &'static str,
         ld_arg: &'static str,

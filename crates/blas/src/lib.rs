@@ -3,6 +3,7 @@
 
 mod check;
 pub mod error;
+pub mod gemm_ex;
 mod handle;
 pub mod kernels;
 pub mod level1;
@@ -12,6 +13,7 @@ mod native;
 pub mod types;
 
 pub use error::{BlasError, Result};
+pub use gemm_ex::GemmExType;
 pub use handle::Handle;
 pub use level1::{rotg, rotmg};
 pub use level3::GemmFamily;

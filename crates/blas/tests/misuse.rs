@@ -5,7 +5,7 @@
 mod common;
 
 use common::{targets, Target};
-use ferrocm_blas::{BlasError, GemmFamily, Operation, ScalarArg};
+use ferrocm_blas::{BlasError, ComputeType, DataType, GemmFamily, Operation, ScalarArg};
 
 /// Every output starts as this value, so a stray write shows.
 const POISON: f32 = 7.25;
@@ -30,6 +30,9 @@ enum Call {
     AxpyEmptyScalar,
     /// `dot(n, a, incx, c, incy)` into a device result.
     Dot { n: usize, incx: isize, incy: isize },
+    /// A `4 x 4 x 4` `gemm_ex` with A and B viewed as `a`, C as `c` (f32 bits), the compute
+    /// type and the scalars' type; `lda` as given.
+    GemmEx { a: DataType, c: DataType, compute: ComputeType, scalar: DataType, lda: usize },
 }
 
 struct Case {
@@ -44,8 +47,13 @@ fn case(name: &'static str, call: Call, want: (&'static str, &'static str)) -> C
     Case { name, call, sizes: (LEN, LEN, LEN), want }
 }
 
+fn ex(a: DataType, c: DataType, compute: ComputeType, scalar: DataType, lda: usize) -> Call {
+    Call::GemmEx { a, c, compute, scalar, lda }
+}
+
 fn cases() -> Vec<Case> {
     use Call::*;
+    use DataType::*;
     let g = |ta, m, n, k, lda, ldb, ldc| Gemm { ta, m, n, k, lda, ldb, ldc };
     vec![
         case("gemm lda < m", g(false, 4, 4, 4, 3, 4, 4), ("LeadingDimension", "lda")),
@@ -111,6 +119,36 @@ fn cases() -> Vec<Case> {
         case("axpy empty device alpha", AxpyEmptyScalar, ("TooShort", "alpha")),
         case("dot x too short", Dot { n: 65, incx: 1, incy: 1 }, ("VectorTooShort", "x")),
         case("dot zero incy", Dot { n: 3, incx: 1, incy: 0 }, ("ZeroIncrement", "incy")),
+        // gemm_ex: combinations outside the supported table, and the shared argument rules.
+        case("gemm_ex f16 in, i32 out", ex(F16, I32, ComputeType::F32, F32, 4), ("Unsupported", "types")),
+        case(
+            "gemm_ex f16 with f64 compute",
+            ex(F16, F32, ComputeType::F64, F32, 4),
+            ("Unsupported", "types"),
+        ),
+        case(
+            "gemm_ex bf16 with f64 scalars",
+            ex(BF16, F32, ComputeType::F32, F64, 4),
+            ("Unsupported", "types"),
+        ),
+        case("gemm_ex i8 in, f32 out", ex(I8, F32, ComputeType::I32, I32, 4), ("Unsupported", "types")),
+        case("gemm_ex i8 with f32 compute", ex(I8, I32, ComputeType::F32, I32, 4), ("Unsupported", "types")),
+        case(
+            "gemm_ex f32 with i32 compute",
+            ex(F32, F32, ComputeType::I32, F32, 4),
+            ("Unsupported", "types"),
+        ),
+        case(
+            "gemm_ex f64 with tf32 compute",
+            ex(F64, F64, ComputeType::F32FastTf32, F64, 4),
+            ("Unsupported", "types"),
+        ),
+        case(
+            "gemm_ex f16 in, f16 out, lda < m",
+            ex(F16, F16, ComputeType::F32, F32, 3),
+            ("LeadingDimension", "lda"),
+        ),
+        case("gemm_ex i8 lda < m", ex(I8, I32, ComputeType::I32, I32, 3), ("LeadingDimension", "lda")),
     ]
 }
 
@@ -126,6 +164,7 @@ fn kind(e: &BlasError) -> (&'static str, &'static str) {
         BlasError::SizeTooLarge { arg, .. } => ("SizeTooLarge", arg),
         BlasError::DeviceMismatch { arg, .. } => ("DeviceMismatch", arg),
         BlasError::Unsupported { what } if what.contains("GemmFamily::") => ("Unsupported", "family"),
+        BlasError::Unsupported { what } if what.contains("gemm_ex with A") => ("Unsupported", "types"),
         other => panic!("unexpected error {other:?}"),
     }
 }
@@ -175,6 +214,9 @@ fn check(case: &Case, t: &Target) {
         Call::Axpy { n, incx, incy } => h.axpy(n, 2.0f32, &a, incx, &mut c, incy),
         Call::AxpyEmptyScalar => h.axpy(4, ScalarArg::device(&empty), &a, 1, &mut c, 1),
         Call::Dot { n, incx, incy } => h.dot_device(n, &a, incx, &b, incy, &mut r),
+        Call::GemmEx { a: ta, c: tc, compute, scalar, lda } => {
+            gemm_ex(&h, &a, &mut c, ta, tc, compute, scalar, lda)
+        }
     }
     .expect_err(case.name);
     assert_eq!(kind(&err), case.want, "[{}] {}: {err}", t.label, case.name);
@@ -189,6 +231,43 @@ fn check(case: &Case, t: &Target) {
         t.label,
         case.name
     );
+}
+
+/// `gemm_ex` on the f32 buffers viewed as the types asked for (each view holds at least the
+/// 16 elements a 4 x 4 matrix spans).
+#[allow(clippy::too_many_arguments)]
+fn gemm_ex(
+    h: &ferrocm_blas::Handle,
+    a: &ferrocm_kernel::runtime::DeviceBuffer<f32>,
+    c: &mut ferrocm_kernel::runtime::DeviceBuffer<f32>,
+    ta: DataType,
+    tc: DataType,
+    compute: ComputeType,
+    scalar: DataType,
+    lda: usize,
+) -> Result<(), BlasError> {
+    use half::{bf16, f16};
+    let n = Operation::N;
+    macro_rules! go {
+        ($a:ty, $c:ty, $s:ty) => {{
+            let av = a.slice(..).unwrap().reinterpret::<$a>().unwrap();
+            let mut cv = c.slice_mut(..).unwrap().reinterpret::<$c>().unwrap();
+            let (one, zero) = (<$s>::default(), <$s>::default());
+            h.gemm_ex(n, n, 4, 4, 4, one, &av, lda, &av, 4, zero, &mut cv, 4, compute)
+        }};
+    }
+    use DataType::*;
+    match (ta, tc, scalar) {
+        (F16, I32, F32) => go!(f16, i32, f32),
+        (F16, F32, F32) => go!(f16, f32, f32),
+        (F16, F16, F32) => go!(f16, f16, f32),
+        (BF16, F32, F64) => go!(bf16, f32, f64),
+        (I8, F32, I32) => go!(i8, f32, i32),
+        (I8, I32, I32) => go!(i8, i32, i32),
+        (F32, F32, F32) => go!(f32, f32, f32),
+        (F64, F64, F64) => go!(f64, f64, f64),
+        other => panic!("no misuse call for {other:?}"),
+    }
 }
 
 #[test]

@@ -14,6 +14,7 @@
 //! [`Engine::Kernels`]: crate::Engine::Kernels
 
 pub(crate) mod gemm;
+pub(crate) mod gemm_ex;
 pub(crate) mod level1;
 pub(crate) mod level2;
 

@@ -7,6 +7,7 @@
 //! One module per device holds every native function, by name (`"axpy.f32"`, ...); each
 //! function decodes its arguments with [`Args`] in the order the caller pushed them.
 
+pub(crate) mod gemm_ex;
 pub(crate) mod level1;
 pub(crate) mod level2;
 pub(crate) mod level3;
@@ -119,6 +120,7 @@ fn registry() -> &'static HashMap<(&'static str, DataType), NativeFn> {
         level1::register(&mut m);
         level2::register(&mut m);
         level3::register(&mut m);
+        gemm_ex::register(&mut m);
         m
     })
 }
