@@ -297,7 +297,9 @@ impl Handle {
         if skip_ab && beta.host().is_some_and(|v| v.to_parts() == (1.0, 0.0)) {
             return Ok(());
         }
-        let host_scalars = alpha.host().is_some() && beta.host().is_some();
+        // The Hopper kernel takes host scalars, finite (its plan's rule).
+        let finite = |v: Option<S>| v.is_some_and(|v| v.to_parts().0.is_finite());
+        let host_scalars = finite(alpha.host()) && finite(beta.host());
         let family = self.gemm_ex_family(path, host_scalars && !skip_ab, || {
             self.wgmma_plan(transa, transb, m, n, k, a, lda, stride_a, b, ldb, stride_b, c, ldc, batch_count)
                 .is_some()

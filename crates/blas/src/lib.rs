@@ -10,6 +10,7 @@ pub mod level1;
 pub mod level2;
 pub mod level3;
 mod native;
+pub mod row_major;
 pub mod types;
 
 pub use error::{BlasError, Result};

@@ -136,7 +136,7 @@ fn compute_type(s: &str) -> ComputeType {
 
 #[test]
 fn gemm_ex_cases() {
-    let cases = expand(CASES);
+    let cases: Vec<Case> = expand(CASES).into_iter().filter(|c| !c.routine.ends_with("_row_major")).collect();
     assert!(cases.len() > 300, "the case table expands to {} cases", cases.len());
     run_cases(&cases, |c, t, seed| match (c.get("a"), c.get("c")) {
         ("f16_r", "f16_r") => ex::<f16, f16, f32>(c, t, seed),
@@ -359,5 +359,135 @@ fn wgmma_refuses_operands_tma_cannot_read() {
         assert!(e.to_string().contains("Wgmma"), "{e}");
         let back = t.stream.clone_dtoh(&dc).unwrap();
         assert!(back.iter().all(|v| v.is_nan()), "[{}] C was written", t.label);
+    }
+}
+
+/// `op(M)(i, l)` of a row-major matrix with leading dimension `ld`.
+fn elem_rm<T: GemmExType>(m: &[T], ld: usize, o: Operation, i: usize, l: usize) -> Cd {
+    match o {
+        Operation::N => cdv(m[i * ld + l]),
+        Operation::T => cdv(m[l * ld + i]),
+        Operation::C => cdv(m[l * ld + i]).conj(),
+    }
+}
+
+/// The row-major helpers (`gemm_row_major`, `gemm_ex_row_major`, `gemv_row_major`) against the
+/// row-major reference: `ld` pads every row, the padding and the tail checked unchanged.
+#[test]
+fn row_major_cases() {
+    let cases: Vec<Case> = expand(CASES).into_iter().filter(|c| c.routine.ends_with("_row_major")).collect();
+    assert!(cases.len() > 40, "{} row-major cases", cases.len());
+    run_cases(&cases, |c, t, seed| match (c.routine.as_str(), c.get("a")) {
+        ("gemv_row_major", "f32_r") => rm::<f32, f32>(c, t, seed),
+        ("gemv_row_major", "f64_c") => rm::<C64, C64>(c, t, seed),
+        (_, "f32_r") => rm::<f32, f32>(c, t, seed),
+        (_, "f32_c") => rm::<C32, C32>(c, t, seed),
+        (_, "f16_r") => rm::<f16, f32>(c, t, seed),
+        (r, a) => panic!("{r} on {a}"),
+    });
+}
+
+/// One row-major case: a product (`gemm*`: `m x n`, inner `k`) or a `gemv` (`m x n` A).
+fn rm<I: Elem, O: Elem>(c: &Case, t: &Target, seed: u64) {
+    let gemv = c.routine == "gemv_row_major";
+    let (ta, tb) = (op(c.get("transa")), op(c.get_or("transb", "N")));
+    let (m, n) = (c.usize("m"), c.usize("n"));
+    let k = if gemv { 1 } else { c.usize("k") };
+    let pad = c.usize_or("pad", 0);
+    let mut r = Rng::new(seed);
+    let (alpha, beta) = (O::from_parts(1.5, -0.5), O::from_parts(-0.75, 0.25));
+    // Stored rows x columns of A (row-major: ld >= columns) and B; for gemv, x and y.
+    let (ra, ca) = if gemv {
+        (m, n)
+    } else if ta == Operation::N {
+        (m, k)
+    } else {
+        (k, m)
+    };
+    let (rb, cb) = if tb == Operation::N { (k, n) } else { (n, k) };
+    let (lda, ldb) = (ca.max(1) + pad, cb.max(1) + pad);
+    let ldc = n.max(1) + pad;
+    let span =
+        |rows: usize, cols: usize, ld: usize| if rows == 0 || cols == 0 { 0 } else { ld * (rows - 1) + cols };
+    let a: Vec<I> = (0..span(ra, ca, lda) + PAD).map(|_| I::random(&mut r)).collect();
+    let (lx, ly) = if ta == Operation::N { (n, m) } else { (m, n) };
+    let b: Vec<I> = (0..if gemv { lx } else { span(rb, cb, ldb) } + PAD).map(|_| I::random(&mut r)).collect();
+    let c0: Vec<O> = (0..if gemv { ly } else { span(m, n, ldc) } + PAD).map(|_| O::random(&mut r)).collect();
+    let (da, db, mut dc) = (upload(t, &a), upload(t, &b), upload(t, &c0));
+    let h = t.handle();
+    // Types are checked by the match in `row_major_cases`; views are reinterpreted to the
+    // Scalar types the classic helpers take.
+    macro_rules! classic {
+        ($ty:ty) => {{
+            let av = da.slice(..).unwrap().reinterpret::<$ty>().unwrap();
+            let bv = db.slice(..).unwrap().reinterpret::<$ty>().unwrap();
+            let mut cv = dc.slice_mut(..).unwrap().reinterpret::<$ty>().unwrap();
+            let (al, be) = (alpha.to_parts(), beta.to_parts());
+            let al: $ty = common::scalar(al);
+            let be: $ty = common::scalar(be);
+            if gemv {
+                h.gemv_row_major(ta, m, n, al, &av, lda, &bv, 1, be, &mut cv, 1).expect("gemv_row_major");
+            } else {
+                h.gemm_row_major(ta, tb, m, n, k, al, &av, lda, &bv, ldb, be, &mut cv, ldc)
+                    .expect("gemm_row_major");
+            }
+        }};
+    }
+    match (c.routine.as_str(), O::TYPE) {
+        ("gemm_ex_row_major", _) => h
+            .gemm_ex_row_major(
+                ta,
+                tb,
+                m,
+                n,
+                k,
+                alpha,
+                &da,
+                lda,
+                &db,
+                ldb,
+                beta,
+                &mut dc,
+                ldc,
+                ComputeType::F32,
+            )
+            .expect("gemm_ex_row_major"),
+        (_, ferrocm_blas::DataType::F32) => classic!(f32),
+        (_, ferrocm_blas::DataType::C32) => classic!(C32),
+        (_, ferrocm_blas::DataType::C64) => classic!(C64),
+        (r, ty) => panic!("{r} on {ty:?}"),
+    }
+    let got = t.stream.clone_dtoh(&dc).expect("download");
+    let label = c.label();
+    let (cal, cbe) = (cdv(alpha), cdv(beta));
+    let u =
+        if I::TYPE == ferrocm_blas::DataType::C64 { f64::EPSILON / 2.0 } else { f32::EPSILON as f64 / 2.0 };
+    let cx = if I::COMPLEX { 4.0 } else { 1.0 };
+    let mut touched = vec![false; got.len()];
+    let (rows, cols, inner) = if gemv { (ly, 1, lx) } else { (m, n, k) };
+    for i in 0..rows {
+        for j in 0..cols {
+            let ic = if gemv { i } else { i * ldc + j };
+            let (mut sum, mut mag) = (Cd::ZERO, 0.0);
+            for l in 0..inner {
+                let (x, y) = if gemv {
+                    (elem_rm(&a, lda, ta, i, l), cdv(b[l]))
+                } else {
+                    (elem_rm(&a, lda, ta, i, l), elem_rm(&b, ldb, tb, l, j))
+                };
+                sum = sum + x * y;
+                mag += x.mag() * y.mag();
+            }
+            let old = cdv(c0[ic]);
+            let want = cal * sum + cbe * old;
+            let e = cx * (inner as f64 + 4.0) * u * 1.01 * (cal.mag() * mag + cbe.mag() * old.mag());
+            check(&label, ic, got[ic], want, e + O::U * 1.01 * (want.mag() + e));
+            touched[ic] = true;
+        }
+    }
+    for (i, (&g, &o)) in got.iter().zip(&c0).enumerate() {
+        if !touched[i] {
+            assert_eq!(g.to_parts(), o.to_parts(), "{label}: c[{i}] was written");
+        }
     }
 }
