@@ -216,7 +216,54 @@ impl Handle {
         batch_count: usize,
         compute: ComputeType,
     ) -> Result<()> {
-        let (alpha, beta) = (alpha.into(), beta.into());
+        self.gemm_ex_on(
+            self.gemm_family_forced(),
+            transa,
+            transb,
+            m,
+            n,
+            k,
+            alpha.into(),
+            a,
+            lda,
+            stride_a,
+            b,
+            ldb,
+            stride_b,
+            beta.into(),
+            c,
+            ldc,
+            stride_c,
+            batch_count,
+            compute,
+        )
+    }
+
+    /// [`Handle::gemm_strided_batched_ex`] with `forced` in place of the handle's forced family
+    /// (for half and i8 inputs; classic types keep the handle's).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn gemm_ex_on<'a, TA: GemmExType, TB: GemmExType, TC: GemmExType, S: GemmExType>(
+        &'a self,
+        forced: Option<GemmFamily>,
+        transa: Operation,
+        transb: Operation,
+        m: usize,
+        n: usize,
+        k: usize,
+        alpha: ScalarArg<'a, S>,
+        a: &impl AsDeviceSlice<TA>,
+        lda: usize,
+        stride_a: usize,
+        b: &impl AsDeviceSlice<TB>,
+        ldb: usize,
+        stride_b: usize,
+        beta: ScalarArg<'a, S>,
+        c: &mut impl AsDeviceSliceMut<TC>,
+        ldc: usize,
+        stride_c: usize,
+        batch_count: usize,
+        compute: ComputeType,
+    ) -> Result<()> {
         let path = ex_path(TA::TYPE, TB::TYPE, TC::TYPE, compute, S::TYPE)?;
         macro_rules! classic {
             ($t:ty) => {{
@@ -254,7 +301,8 @@ impl Handle {
         if transa == Operation::C || transb == Operation::C {
             // Real types: C is T (reference BLAS's rule).
             let (ta, tb) = (real_op(transa), real_op(transb));
-            return self.gemm_strided_batched_ex(
+            return self.gemm_ex_on(
+                forced,
                 ta,
                 tb,
                 m,
@@ -300,7 +348,7 @@ impl Handle {
         // The Hopper kernel takes host scalars, finite (its plan's rule).
         let finite = |v: Option<S>| v.is_some_and(|v| v.to_parts().0.is_finite());
         let host_scalars = finite(alpha.host()) && finite(beta.host());
-        let family = self.gemm_ex_family(path, host_scalars && !skip_ab, || {
+        let family = self.gemm_ex_family(forced, path, host_scalars && !skip_ab, || {
             self.wgmma_plan(transa, transb, m, n, k, a, lda, stride_a, b, ldb, stride_b, c, ldc, batch_count)
                 .is_some()
         })?;
@@ -463,6 +511,7 @@ impl Handle {
     /// (evaluated only where the target has the instructions).
     fn gemm_ex_family(
         &self,
+        forced: Option<GemmFamily>,
         path: ExPath,
         host_scalars: bool,
         hopper: impl Fn() -> bool,
@@ -473,7 +522,7 @@ impl Handle {
         let has_wgmma =
             [Feature::Wgmma, Feature::Tma, Feature::SetMaxNReg].into_iter().all(|f| target.has(f));
         let wgmma_ok = || kernels && half && has_wgmma && host_scalars && hopper();
-        let family = match self.gemm_family_forced() {
+        let family = match forced {
             Some(f) => f,
             None if !kernels => GemmFamily::Native,
             None if wgmma_ok() => GemmFamily::Wgmma,

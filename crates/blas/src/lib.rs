@@ -9,6 +9,7 @@ pub mod kernels;
 pub mod level1;
 pub mod level2;
 pub mod level3;
+pub mod matmul;
 mod native;
 pub mod row_major;
 pub mod types;
@@ -18,6 +19,7 @@ pub use gemm_ex::GemmExType;
 pub use handle::Handle;
 pub use level1::{rotg, rotmg};
 pub use level3::GemmFamily;
+pub use matmul::{Epilogue, MatmulAlgo, MatmulDesc, MatmulType, MatrixLayout, E4M3, E5M2};
 pub use num_complex::Complex;
 pub use types::{
     ComputeType, DataType, Diagonal, Engine, Fill, HalfScalar, MathMode, Operation, RealScalar, Scalar,

@@ -6,7 +6,10 @@
 mod common;
 
 use common::{expand, fresh_seed, run_cases, targets, Case, Cd, Rng, Target};
-use ferrocm_blas::{ComputeType, Engine, GemmExType, GemmFamily, Operation, ScalarArg, C32, C64};
+use ferrocm_blas::{
+    ComputeType, Engine, Epilogue, GemmExType, GemmFamily, MatmulDesc, MatmulType, Operation, ScalarArg, C32,
+    C64, E4M3, E5M2,
+};
 use ferrocm_kernel::runtime::{BackendKind, DeviceBuffer};
 use half::{bf16, f16};
 
@@ -19,7 +22,9 @@ const PAD: usize = 3;
 const EXECUTOR_MAX: usize = 40_000;
 
 /// The test's view of an element type: random values, NaN, and construction from f64 parts.
-trait Elem: GemmExType {
+trait Elem: ferrocm_kernel::runtime::DeviceRepr + Copy + std::fmt::Debug + Default {
+    /// The value as f64 parts (exact).
+    fn parts_f64(self) -> (f64, f64);
     /// Unit roundoff of one rounding to this type (0 for integers).
     const U: f64;
     /// Half the spacing of the type's subnormals (the absolute error of rounding a tiny value).
@@ -34,6 +39,9 @@ trait Elem: GemmExType {
     }
 }
 impl Elem for f16 {
+    fn parts_f64(self) -> (f64, f64) {
+        GemmExType::to_parts(self)
+    }
     const U: f64 = 1.0 / 2048.0;
     const TINY: f64 = 1.0 / (1u64 << 25) as f64;
     fn from_parts(re: f64, _: f64) -> Self {
@@ -41,24 +49,36 @@ impl Elem for f16 {
     }
 }
 impl Elem for bf16 {
+    fn parts_f64(self) -> (f64, f64) {
+        GemmExType::to_parts(self)
+    }
     const U: f64 = 1.0 / 256.0;
     fn from_parts(re: f64, _: f64) -> Self {
         bf16::from_f64(re)
     }
 }
 impl Elem for f32 {
+    fn parts_f64(self) -> (f64, f64) {
+        GemmExType::to_parts(self)
+    }
     const U: f64 = f32::EPSILON as f64 / 2.0;
     fn from_parts(re: f64, _: f64) -> Self {
         re as f32
     }
 }
 impl Elem for f64 {
+    fn parts_f64(self) -> (f64, f64) {
+        GemmExType::to_parts(self)
+    }
     const U: f64 = f64::EPSILON / 2.0;
     fn from_parts(re: f64, _: f64) -> Self {
         re
     }
 }
 impl Elem for C32 {
+    fn parts_f64(self) -> (f64, f64) {
+        GemmExType::to_parts(self)
+    }
     const U: f64 = f32::EPSILON as f64 / 2.0;
     const COMPLEX: bool = true;
     fn from_parts(re: f64, im: f64) -> Self {
@@ -66,6 +86,9 @@ impl Elem for C32 {
     }
 }
 impl Elem for C64 {
+    fn parts_f64(self) -> (f64, f64) {
+        GemmExType::to_parts(self)
+    }
     const U: f64 = f64::EPSILON / 2.0;
     const COMPLEX: bool = true;
     fn from_parts(re: f64, im: f64) -> Self {
@@ -73,6 +96,9 @@ impl Elem for C64 {
     }
 }
 impl Elem for i8 {
+    fn parts_f64(self) -> (f64, f64) {
+        GemmExType::to_parts(self)
+    }
     const U: f64 = 0.0;
     fn from_parts(re: f64, _: f64) -> Self {
         re as i8
@@ -85,6 +111,9 @@ impl Elem for i8 {
     }
 }
 impl Elem for i32 {
+    fn parts_f64(self) -> (f64, f64) {
+        GemmExType::to_parts(self)
+    }
     const U: f64 = 0.0;
     fn from_parts(re: f64, _: f64) -> Self {
         re as i32
@@ -97,8 +126,8 @@ impl Elem for i32 {
     }
 }
 
-fn cdv<T: GemmExType>(v: T) -> Cd {
-    let (re, im) = v.to_parts();
+fn cdv<T: Elem>(v: T) -> Cd {
+    let (re, im) = v.parts_f64();
     Cd::new(re, im)
 }
 
@@ -111,12 +140,12 @@ fn op(s: &str) -> Operation {
     }
 }
 
-fn upload<T: GemmExType>(t: &Target, v: &[T]) -> DeviceBuffer<T> {
+fn upload<T: ferrocm_kernel::runtime::DeviceRepr>(t: &Target, v: &[T]) -> DeviceBuffer<T> {
     t.stream.clone_htod(v).expect("upload")
 }
 
 /// `op(M)(i, l)` of a column-major matrix, in double-double (`C` conjugates complex types).
-fn elem<T: GemmExType>(m: &[T], ld: usize, o: Operation, i: usize, l: usize) -> Cd {
+fn elem<T: Elem>(m: &[T], ld: usize, o: Operation, i: usize, l: usize) -> Cd {
     match o {
         Operation::N => cdv(m[i + l * ld]),
         Operation::T => cdv(m[l + i * ld]),
@@ -136,7 +165,10 @@ fn compute_type(s: &str) -> ComputeType {
 
 #[test]
 fn gemm_ex_cases() {
-    let cases: Vec<Case> = expand(CASES).into_iter().filter(|c| !c.routine.ends_with("_row_major")).collect();
+    let cases: Vec<Case> = expand(CASES)
+        .into_iter()
+        .filter(|c| !c.routine.ends_with("_row_major") && c.routine != "matmul")
+        .collect();
     assert!(cases.len() > 300, "the case table expands to {} cases", cases.len());
     run_cases(&cases, |c, t, seed| match (c.get("a"), c.get("c")) {
         ("f16_r", "f16_r") => ex::<f16, f16, f32>(c, t, seed),
@@ -154,7 +186,7 @@ fn gemm_ex_cases() {
     });
 }
 
-fn ex<I: Elem, O: Elem, S: Elem>(c: &Case, t: &Target, seed: u64) {
+fn ex<I: Elem + GemmExType, O: Elem + GemmExType, S: Elem + GemmExType>(c: &Case, t: &Target, seed: u64) {
     let (ta, tb) = (op(c.get("transa")), op(c.get("transb")));
     let (m, n, k) = (c.usize("m"), c.usize("n"), c.usize("k"));
     let batched = c.routine == "gemm_ex_batched";
@@ -268,7 +300,7 @@ fn ex<I: Elem, O: Elem, S: Elem>(c: &Case, t: &Target, seed: u64) {
     }
     for (i, (&g, &o)) in got.iter().zip(&c0).enumerate() {
         if !touched[i] {
-            let (g, o) = (g.to_parts(), o.to_parts());
+            let (g, o) = (g.parts_f64(), o.parts_f64());
             assert!(g == o || (g.0.is_nan() && o.0.is_nan()), "{label}: c[{i}] was written ({o:?} -> {g:?})");
         }
     }
@@ -276,23 +308,23 @@ fn ex<I: Elem, O: Elem, S: Elem>(c: &Case, t: &Target, seed: u64) {
 
 /// `gemm_half` for the rows that name it (A, B and C of one half type).
 #[allow(clippy::too_many_arguments)]
-fn gemm_half<I: Elem, O: Elem>(
+fn gemm_half<I: Elem + GemmExType, O: Elem + GemmExType>(
     h: &ferrocm_blas::Handle,
     ta: Operation,
     tb: Operation,
     m: usize,
     n: usize,
     k: usize,
-    alpha: impl GemmExType,
+    alpha: impl Elem,
     a: &DeviceBuffer<I>,
     lda: usize,
     b: &DeviceBuffer<I>,
     ldb: usize,
-    beta: impl GemmExType,
+    beta: impl Elem,
     c: &mut DeviceBuffer<O>,
     ldc: usize,
 ) {
-    let (al, be) = (alpha.to_parts().0 as f32, beta.to_parts().0 as f32);
+    let (al, be) = (alpha.parts_f64().0 as f32, beta.parts_f64().0 as f32);
     // The row's types are one half type (checked by the reinterpretation's element size).
     macro_rules! go {
         ($h:ty) => {{
@@ -313,8 +345,8 @@ fn gemm_half<I: Elem, O: Elem>(
 }
 
 /// `got` equals `want` within `bound` (NaN matches NaN).
-fn check<T: GemmExType>(label: &str, idx: usize, got: T, want: Cd, bound: f64) {
-    let (gr, gi) = got.to_parts();
+fn check<T: Elem>(label: &str, idx: usize, got: T, want: Cd, bound: f64) {
+    let (gr, gi) = got.parts_f64();
     for (g, w, part) in [(gr, want.re.to_f64(), "re"), (gi, want.im.to_f64(), "im")] {
         let ok = if w.is_nan() { g.is_nan() } else { (g - w).abs() <= bound };
         assert!(
@@ -363,7 +395,7 @@ fn wgmma_refuses_operands_tma_cannot_read() {
 }
 
 /// `op(M)(i, l)` of a row-major matrix with leading dimension `ld`.
-fn elem_rm<T: GemmExType>(m: &[T], ld: usize, o: Operation, i: usize, l: usize) -> Cd {
+fn elem_rm<T: Elem>(m: &[T], ld: usize, o: Operation, i: usize, l: usize) -> Cd {
     match o {
         Operation::N => cdv(m[i * ld + l]),
         Operation::T => cdv(m[l * ld + i]),
@@ -388,7 +420,7 @@ fn row_major_cases() {
 }
 
 /// One row-major case: a product (`gemm*`: `m x n`, inner `k`) or a `gemv` (`m x n` A).
-fn rm<I: Elem, O: Elem>(c: &Case, t: &Target, seed: u64) {
+fn rm<I: Elem + GemmExType, O: Elem + GemmExType>(c: &Case, t: &Target, seed: u64) {
     let gemv = c.routine == "gemv_row_major";
     let (ta, tb) = (op(c.get("transa")), op(c.get_or("transb", "N")));
     let (m, n) = (c.usize("m"), c.usize("n"));
@@ -422,7 +454,7 @@ fn rm<I: Elem, O: Elem>(c: &Case, t: &Target, seed: u64) {
             let av = da.slice(..).unwrap().reinterpret::<$ty>().unwrap();
             let bv = db.slice(..).unwrap().reinterpret::<$ty>().unwrap();
             let mut cv = dc.slice_mut(..).unwrap().reinterpret::<$ty>().unwrap();
-            let (al, be) = (alpha.to_parts(), beta.to_parts());
+            let (al, be) = (alpha.parts_f64(), beta.parts_f64());
             let al: $ty = common::scalar(al);
             let be: $ty = common::scalar(be);
             if gemv {
@@ -487,7 +519,232 @@ fn rm<I: Elem, O: Elem>(c: &Case, t: &Target, seed: u64) {
     }
     for (i, (&g, &o)) in got.iter().zip(&c0).enumerate() {
         if !touched[i] {
-            assert_eq!(g.to_parts(), o.to_parts(), "{label}: c[{i}] was written");
+            assert_eq!(g.parts_f64(), o.parts_f64(), "{label}: c[{i}] was written");
+        }
+    }
+}
+
+impl Elem for E4M3 {
+    fn parts_f64(self) -> (f64, f64) {
+        (self.to_f64(), 0.0)
+    }
+    const U: f64 = 0.0;
+    fn from_parts(re: f64, _: f64) -> Self {
+        E4M3::from_f64(re)
+    }
+}
+impl Elem for E5M2 {
+    fn parts_f64(self) -> (f64, f64) {
+        (self.to_f64(), 0.0)
+    }
+    const U: f64 = 0.0;
+    fn from_parts(re: f64, _: f64) -> Self {
+        E5M2::from_f64(re)
+    }
+}
+
+fn matmul_type(s: &str) -> MatmulType {
+    match s {
+        "f16_r" => MatmulType::F16,
+        "bf16_r" => MatmulType::BF16,
+        "f32_r" => MatmulType::F32,
+        "f8_r" => MatmulType::E4M3,
+        "bf8_r" => MatmulType::E5M2,
+        _ => panic!("matmul type {s}"),
+    }
+}
+
+fn epilogue(s: &str) -> Epilogue {
+    match s {
+        "default" => Epilogue::Default,
+        "relu" => Epilogue::Relu,
+        "bias" => Epilogue::Bias,
+        "relu_bias" => Epilogue::ReluBias,
+        "gelu" => Epilogue::Gelu,
+        "gelu_bias" => Epilogue::GeluBias,
+        "relu_aux" => Epilogue::ReluAux,
+        "relu_aux_bias" => Epilogue::ReluAuxBias,
+        "gelu_aux" => Epilogue::GeluAux,
+        "gelu_aux_bias" => Epilogue::GeluAuxBias,
+        _ => panic!("epilogue {s}"),
+    }
+}
+
+/// GELU's tanh form in f64.
+fn gelu(x: f64) -> f64 {
+    0.5 * x * (1.0 + ((2.0 / std::f64::consts::PI).sqrt() * (x + 0.044715 * x * x * x)).tanh())
+}
+
+/// hipBLASLt-style matmul: every epilogue against the host reference (bias, ReLU, GELU, aux
+/// equal to the pre-activation), 8-bit inputs with scales against the f64 product of the
+/// decoded inputs, each algorithm the heuristic offers (or the one a row names).
+#[test]
+fn matmul_cases() {
+    let cases: Vec<Case> = expand(CASES).into_iter().filter(|c| c.routine == "matmul").collect();
+    assert!(cases.len() > 100, "{} matmul cases", cases.len());
+    run_cases(&cases, |c, t, seed| {
+        macro_rules! out {
+            ($i:ty) => {
+                match (c.get("d"), c.get_or("bias", "f32_r")) {
+                    ("f16_r", "f32_r") => mm::<$i, f16, f32>(c, t, seed),
+                    ("f16_r", _) => mm::<$i, f16, f16>(c, t, seed),
+                    ("bf16_r", "f32_r") => mm::<$i, bf16, f32>(c, t, seed),
+                    ("bf16_r", _) => mm::<$i, bf16, bf16>(c, t, seed),
+                    _ => mm::<$i, f32, f32>(c, t, seed),
+                }
+            };
+        }
+        match c.get("a") {
+            "f16_r" => out!(f16),
+            "bf16_r" => out!(bf16),
+            "f32_r" => out!(f32),
+            "f8_r" => out!(E4M3),
+            "bf8_r" => out!(E5M2),
+            other => panic!("a {other}"),
+        }
+    });
+}
+
+#[allow(clippy::needless_range_loop)]
+fn mm<I: Elem + ferrocm_blas::matmul::MatmulElement, O: Elem + ferrocm_blas::matmul::MatmulOutput, B>(
+    c: &Case,
+    t: &Target,
+    seed: u64,
+) where
+    B: Elem + ferrocm_blas::matmul::MatmulOutput,
+{
+    let (ta, tb) = (op(c.get("transa")), op(c.get("transb")));
+    let (m, n, k) = (c.usize("m"), c.usize("n"), c.usize("k"));
+    let batch = c.usize_or("batch", 1);
+    if t.executor && m * n * k * batch > c.usize_or("executor", EXECUTOR_MAX) {
+        return;
+    }
+    let epi = epilogue(c.get("epilogue"));
+    let (alpha, beta) = (c.get("alpha").parse::<f32>().unwrap(), c.get("beta").parse::<f32>().unwrap());
+    let (sa_, sb_) =
+        (c.get_or("scale_a", "1").parse::<f32>().unwrap(), c.get_or("scale_b", "1").parse::<f32>().unwrap());
+    let pad = c.usize_or("pad", 0);
+    let mut r = Rng::new(seed);
+    let (ra, ca) = if ta == Operation::N { (m, k) } else { (k, m) };
+    let (rb, cb) = if tb == Operation::N { (k, n) } else { (n, k) };
+    let ld = |rows: usize| {
+        (rows.max(1) + pad).next_multiple_of(if c.get_or("ld16", "no") == "yes" { 16 } else { 1 })
+    };
+    let (lda, ldb, ldd) = (ld(ra), ld(rb), ld(m));
+    let span =
+        |rows: usize, cols: usize, ld: usize| if rows == 0 || cols == 0 { 0 } else { ld * (cols - 1) + rows };
+    let extra = c.usize_or("extra", 0);
+    let stride = |rows, cols, ld| (span(rows, cols, ld) + extra).next_multiple_of(16);
+    let (sa, sb, sd) = (stride(ra, ca, lda), stride(rb, cb, ldb), stride(m, n, ldd));
+    let total = |s: usize, one: usize| (batch - 1) * s + one + PAD;
+    let a: Vec<I> = (0..total(sa, span(ra, ca, lda))).map(|_| I::random(&mut r)).collect();
+    let b: Vec<I> = (0..total(sb, span(rb, cb, ldb))).map(|_| I::random(&mut r)).collect();
+    let mut d0: Vec<O> = (0..total(sd, span(m, n, ldd))).map(|_| O::random(&mut r)).collect();
+    if c.get_or("nan", "none") == "d" {
+        d0.iter_mut().for_each(|v| *v = O::nan().unwrap());
+    }
+    let bias: Vec<B> = (0..m + PAD).map(|_| B::random(&mut r)).collect();
+    let aux0: Vec<O> = (0..total(sd, span(m, n, ldd))).map(|_| O::random(&mut r)).collect();
+    let desc = MatmulDesc::new(ta, tb, m, n, k, matmul_type(c.get("a")), matmul_type(c.get("d")))
+        .with_leading_dims(lda, ldb, ldd)
+        .with_batches(batch, sa, sb, sd)
+        .with_epilogue(epi)
+        .with_scales(sa_, sb_);
+    let h = t.handle();
+    let algos = h.matmul_algorithms(&desc, u64::MAX);
+    assert!(!algos.is_empty(), "no algorithm for {desc:?}");
+    // The heuristic respects the workspace limit: an algorithm needing w bytes is offered
+    // with limit w and left out with w - 1.
+    for al in &algos {
+        assert!(h.matmul_algorithms(&desc, al.workspace_bytes).contains(al));
+        if al.workspace_bytes > 0 {
+            assert!(!h.matmul_algorithms(&desc, al.workspace_bytes - 1).contains(al));
+        }
+    }
+    let want_family = match c.get_or("algo", "first") {
+        "first" => algos[0].family,
+        "simt" => GemmFamily::Simt,
+        "wgmma" => GemmFamily::Wgmma,
+        other => panic!("algo {other}"),
+    };
+    let Some(algo) = algos.iter().find(|a| a.family == want_family) else {
+        // A row naming a kernel family runs where the kernels run.
+        assert!(!(t.executor), "[{}] {want_family:?} not offered on the executor", t.label);
+        return;
+    };
+    let (da, db, mut dd) = (upload(t, &a), upload(t, &b), upload(t, &d0));
+    let (dbias, mut daux) = (upload(t, &bias), upload(t, &aux0));
+    h.matmul::<I, O, B>(
+        &desc,
+        algo,
+        alpha,
+        &da,
+        &db,
+        beta,
+        &mut dd,
+        epi.has_bias().then(|| dbias.slice(..).unwrap()),
+        if epi.has_aux() { Some(daux.slice_mut(..).unwrap()) } else { None },
+    )
+    .expect("matmul");
+    let got = t.stream.clone_dtoh(&dd).unwrap();
+    let got_aux = t.stream.clone_dtoh(&daux).unwrap();
+    let label = c.label();
+    let scale = alpha as f64 * sa_ as f64 * sb_ as f64;
+    let u = f32::EPSILON as f64 / 2.0;
+    let relu = matches!(epi, Epilogue::Relu | Epilogue::ReluBias | Epilogue::ReluAux | Epilogue::ReluAuxBias);
+    let gel = matches!(epi, Epilogue::Gelu | Epilogue::GeluBias | Epilogue::GeluAux | Epilogue::GeluAuxBias);
+    let mut touched = vec![false; got.len()];
+    for z in 0..batch {
+        let (a, b) = (&a[z * sa..], &b[z * sb..]);
+        for j in 0..n {
+            for i in 0..m {
+                let id = z * sd + i + j * ldd;
+                let (mut sum, mut mag) = (0.0f64, 0.0f64);
+                for l in 0..k {
+                    let (x, y) = (elem(a, lda, ta, i, l).re.to_f64(), elem(b, ldb, tb, l, j).re.to_f64());
+                    sum += x * y;
+                    mag += (x * y).abs();
+                }
+                let old = d0[id].parts_f64().0;
+                let bv = if epi.has_bias() { bias[i].parts_f64().0 } else { 0.0 };
+                let mut x = scale * sum + bv;
+                let mut e_mag = scale.abs() * mag + bv.abs();
+                if beta != 0.0 {
+                    x += beta as f64 * old;
+                    e_mag += (beta as f64 * old).abs();
+                }
+                let e = (k as f64 + 6.0) * u * 1.01 * e_mag;
+                if epi.has_aux() {
+                    let ia = id;
+                    check(
+                        &label,
+                        ia,
+                        got_aux[ia],
+                        Cd::new(x, 0.0),
+                        e + O::U * 1.01 * (x.abs() + e) + O::TINY,
+                    );
+                }
+                let (want, e) = if relu {
+                    (x.max(0.0), e)
+                } else if gel {
+                    (gelu(x), 1.13 * e + 1e-6 * (x.abs() + 1.0))
+                } else {
+                    (x, e)
+                };
+                check(&label, id, got[id], Cd::new(want, 0.0), e + O::U * 1.01 * (want.abs() + e) + O::TINY);
+                touched[id] = true;
+            }
+        }
+    }
+    for (i, (&g, &o)) in got.iter().zip(&d0).enumerate() {
+        if !touched[i] {
+            let (g, o) = (g.parts_f64(), o.parts_f64());
+            assert!(g == o || (g.0.is_nan() && o.0.is_nan()), "{label}: d[{i}] was written");
+        }
+    }
+    for (i, (&g, &o)) in got_aux.iter().zip(&aux0).enumerate() {
+        if !(epi.has_aux() && touched[i]) {
+            assert_eq!(g.parts_f64(), o.parts_f64(), "{label}: aux[{i}] was written");
         }
     }
 }

@@ -172,6 +172,108 @@ pub fn gemm_ex_simt<
     }
 }
 
+/// The exact f32 value of an 8-bit float's bits `x`: e4m3 (`E5 = false`: bias 7, no
+/// infinities, `S.1111.111` NaN) or e5m2 (bias 15, IEEE-style infinities and NaNs).
+#[device]
+fn fp8_value(#[comptime] e5: bool, x: u32) -> f32 {
+    let man_bits = if e5 { 2u32 } else { 3u32 };
+    let exp_mask = if e5 { 31u32 } else { 15u32 };
+    let bias = if e5 { 15u32 } else { 7u32 };
+    let sign = (x >> 7u32) << 31u32;
+    let e = (x >> man_bits) & exp_mask;
+    let mt = x & ((1u32 << man_bits) - 1u32);
+    // Normal: the exponent rebiased to f32's, the mantissa at its top bits.
+    let mut bits = sign | ((e + 127u32 - bias) << 23u32) | (mt << (23u32 - man_bits));
+    if e == 0u32 {
+        // Subnormal (or zero): mt 2^(1 - bias - man_bits), exact in f32.
+        let scale = f32::from_bits((127u32 + 1u32 - bias - man_bits) << 23u32);
+        bits = sign | (cast::<f32, _>(mt) * scale).to_bits();
+    }
+    if e5 {
+        if e == 31u32 {
+            bits = sign | 0x7f80_0000u32 | (mt << 21u32);
+        }
+    } else if e == 15u32 && mt == 7u32 {
+        bits = 0x7fc0_0000u32;
+    }
+    f32::from_bits(bits)
+}
+
+/// Decodes `n` 8-bit floats (`E5`: e5m2, else e4m3) to f32, grid-stride.
+#[kernel]
+pub fn fp8_decode<const E5: bool>(n: u32, x: &[u8], y: &mut [f32]) {
+    let mut i = global_index() as u32;
+    while i < n {
+        y.store(i, fp8_value(E5, cast::<u32, _>(x.load(i))));
+        i += grid_stride() as u32;
+    }
+}
+
+/// The matmul epilogue's activations (`ACT` of [`matmul_epilogue`]).
+pub const ACT_NONE: u32 = 0;
+/// `max(x, 0)`.
+pub const ACT_RELU: u32 = 1;
+/// GELU, tanh form.
+pub const ACT_GELU: u32 = 2;
+
+/// GELU's tanh form on the host, as the epilogue kernel computes it.
+pub(crate) fn gelu(x: f32) -> f32 {
+    let y = 0.797_884_6f32 * (x + 0.044_715f32 * x * x * x);
+    let th = 1.0f32 - 2.0f32 / ((2.0f32 * y).exp() + 1.0f32);
+    0.5f32 * x * (1.0f32 + th)
+}
+
+/// The element-wise matmul epilogue over `batch` `m x n` results: `x = p + beta D` (`p` the
+/// f32 product, packed, `m n` apart; `beta = 0` does not read D), plus `bias[i]` when `BIAS`
+/// (one vector shared by the batch), stored to `aux` (rounded to `O`) when `AUX`, then the
+/// activation, rounded once to `O` into D. GELU is `0.5 x (1 + tanh(sqrt(2 / pi) (x +
+/// 0.044715 x^3)))` with `tanh(y) = 1 - 2 / (exp(2 y) + 1)` (absolute error near f32's
+/// epsilon, where `tanh.approx` has 5e-4 relative).
+#[kernel]
+#[allow(clippy::too_many_arguments)]
+pub fn matmul_epilogue<O: Elem, B: Elem, const ACT: u32, const BIAS: bool, const AUX: bool>(
+    m: u32,
+    n: u32,
+    total: u32,
+    p: &[f32],
+    beta: f32,
+    d: &mut [O],
+    ldd: u32,
+    stride_d: u32,
+    bias: &[B],
+    aux: &mut [O],
+    ld_aux: u32,
+    stride_aux: u32,
+) {
+    let mut t = global_index() as u32;
+    while t < total {
+        let i = t % m;
+        let j = (t / m) % n;
+        let z = t / (m * n);
+        let id = z * stride_d + i + j * ldd;
+        let mut x = p.load(t);
+        if beta != 0.0f32 {
+            x += beta * cast::<f32, _>(d.load(id));
+        }
+        if BIAS {
+            x += cast::<f32, _>(bias.load(i));
+        }
+        if AUX {
+            aux.store(z * stride_aux + i + j * ld_aux, cast::<O, _>(x));
+        }
+        if ACT == ACT_RELU {
+            x = x.max(0.0f32);
+        }
+        if ACT == ACT_GELU {
+            let y = 0.797_884_6f32 * (x + 0.044_715f32 * x * x * x);
+            let th = 1.0f32 - 2.0f32 / ((2.0f32 * y).exp() + 1.0f32);
+            x = 0.5f32 * x * (1.0f32 + th);
+        }
+        d.store(id, cast::<O, _>(x));
+        t += grid_stride() as u32;
+    }
+}
+
 /// Every input/output pair lowers to PTX for sm_80 and sm_90 (no GPU needed), with the
 /// conversions on the staging path.
 #[cfg(test)]

@@ -214,4 +214,71 @@ pub(crate) fn register(m: &mut HashMap<(&'static str, DataType), NativeFn>) {
     m.insert(("gemm_ex_bf16", DataType::BF16), gemm_ex_float::<bf16, bf16>);
     m.insert(("gemm_ex_bf16", DataType::F32), gemm_ex_float::<bf16, f32>);
     m.insert(("gemm_ex_i8", DataType::I32), gemm_ex_i8);
+    m.insert(("fp8_decode", DataType::F32), fp8_decode);
+    m.insert(("matmul_epilogue", DataType::F16), matmul_epilogue::<f16>);
+    m.insert(("matmul_epilogue", DataType::BF16), matmul_epilogue::<bf16>);
+    m.insert(("matmul_epilogue", DataType::F32), matmul_epilogue::<f32>);
+}
+
+/// 8-bit floats (`e5`: e5m2, else e4m3) decoded exactly to f32.
+fn fp8_decode(args: &mut Args<'_>) -> R {
+    let (n, e5) = (args.usize()?, args.value::<u32>()? != 0);
+    let (x, y) = (args.ptr::<u8>()?, args.ptr::<f32>()?);
+    for i in 0..n {
+        // SAFETY: both views hold n elements (the caller sized the workspace from x).
+        unsafe {
+            let b = *x.add(i);
+            *y.add(i) = if e5 {
+                crate::matmul::E5M2::from_bits(b).to_f32()
+            } else {
+                crate::matmul::E4M3::from_bits(b).to_f32()
+            };
+        }
+    }
+    Ok(())
+}
+
+/// The matmul epilogue (see `kernels::gemm_ex::matmul_epilogue`) on the CPU device.
+fn matmul_epilogue<O: Float32>(args: &mut Args<'_>) -> R {
+    let (m, n, batch) = (args.usize()?, args.usize()?, args.usize()?);
+    let p = args.ptr::<f32>()?;
+    let beta = args.value::<f32>()?;
+    let (d, ldd, sd) = (args.ptr::<O>()?, args.usize()?, args.usize()?);
+    let (bias_ty, act) = (args.value::<u32>()?, args.value::<u32>()?);
+    let (has_bias, has_aux) = (args.value::<u32>()? != 0, args.value::<u32>()? != 0);
+    let bias = args.ptr::<u8>()?;
+    let (aux, lda, sa) = (args.ptr::<O>()?, args.usize()?, args.usize()?);
+    use crate::kernels::gemm_ex::{gelu, ACT_GELU, ACT_RELU};
+    for z in 0..batch {
+        for j in 0..n {
+            for i in 0..m {
+                // SAFETY: the caller checked D, aux (when used), the bias (m elements, when
+                // used) and sized p as m n batch.
+                unsafe {
+                    let id = z * sd + i + j * ldd;
+                    let mut x = *p.add(z * m * n + i + j * m);
+                    if beta != 0.0 {
+                        x += beta * (*d.add(id)).to_f32();
+                    }
+                    if has_bias {
+                        x += match bias_ty {
+                            0 => (*(bias as *const f16).add(i)).to_f32(),
+                            1 => (*(bias as *const bf16).add(i)).to_f32(),
+                            _ => *(bias as *const f32).add(i),
+                        };
+                    }
+                    if has_aux {
+                        *aux.add(z * sa + i + j * lda) = O::from_f32(x);
+                    }
+                    if act == ACT_RELU {
+                        x = x.max(0.0);
+                    } else if act == ACT_GELU {
+                        x = gelu(x);
+                    }
+                    *d.add(id) = O::from_f32(x);
+                }
+            }
+        }
+    }
+    Ok(())
 }
