@@ -33,6 +33,25 @@ enum Call {
     /// A `4 x 4 x 4` `gemm_ex` with A and B viewed as `a`, C as `c` (f32 bits), the compute
     /// type and the scalars' type; `lda` as given.
     GemmEx { a: DataType, c: DataType, compute: ComputeType, scalar: DataType, lda: usize },
+    /// A `4 x 4 x 4` f16 -> f32 `matmul` with one thing wrong.
+    Matmul(MatmulMisuse),
+}
+
+/// What a `matmul` misuse case gets wrong.
+#[derive(Clone, Copy)]
+enum MatmulMisuse {
+    /// f32 inputs with an f16 D.
+    Types,
+    /// A `*Bias` epilogue without a bias.
+    NoBias,
+    /// A bias given to an epilogue without one.
+    UnwantedBias,
+    /// An `*Aux` epilogue without an aux matrix.
+    NoAux,
+    /// `ldd < m`.
+    Ldd,
+    /// A workspace limit below the algorithm's need.
+    Workspace,
 }
 
 struct Case {
@@ -148,6 +167,20 @@ fn cases() -> Vec<Case> {
             ex(F16, F16, ComputeType::F32, F32, 3),
             ("LeadingDimension", "lda"),
         ),
+        case("matmul f32 in, f16 out", Matmul(MatmulMisuse::Types), ("Unsupported", "types")),
+        case("matmul bias epilogue without bias", Matmul(MatmulMisuse::NoBias), ("InvalidValue", "bias")),
+        case(
+            "matmul bias without a bias epilogue",
+            Matmul(MatmulMisuse::UnwantedBias),
+            ("InvalidValue", "bias"),
+        ),
+        case("matmul aux epilogue without aux", Matmul(MatmulMisuse::NoAux), ("InvalidValue", "aux")),
+        case("matmul ldd < m", Matmul(MatmulMisuse::Ldd), ("LeadingDimension", "ldd")),
+        case(
+            "matmul workspace over the limit",
+            Matmul(MatmulMisuse::Workspace),
+            ("WorkspaceTooSmall", "workspace"),
+        ),
         case("gemm_ex i8 lda < m", ex(I8, I32, ComputeType::I32, I32, 3), ("LeadingDimension", "lda")),
     ]
 }
@@ -165,6 +198,8 @@ fn kind(e: &BlasError) -> (&'static str, &'static str) {
         BlasError::DeviceMismatch { arg, .. } => ("DeviceMismatch", arg),
         BlasError::Unsupported { what } if what.contains("GemmFamily::") => ("Unsupported", "family"),
         BlasError::Unsupported { what } if what.contains("gemm_ex with A") => ("Unsupported", "types"),
+        BlasError::Unsupported { what } if what.contains("matmul with") => ("Unsupported", "types"),
+        BlasError::WorkspaceTooSmall { .. } => ("WorkspaceTooSmall", "workspace"),
         other => panic!("unexpected error {other:?}"),
     }
 }
@@ -214,6 +249,7 @@ fn check(case: &Case, t: &Target) {
         Call::Axpy { n, incx, incy } => h.axpy(n, 2.0f32, &a, incx, &mut c, incy),
         Call::AxpyEmptyScalar => h.axpy(4, ScalarArg::device(&empty), &a, 1, &mut c, 1),
         Call::Dot { n, incx, incy } => h.dot_device(n, &a, incx, &b, incy, &mut r),
+        Call::Matmul(what) => matmul(&mut h, &a, &mut c, what),
         Call::GemmEx { a: ta, c: tc, compute, scalar, lda } => {
             gemm_ex(&h, &a, &mut c, ta, tc, compute, scalar, lda)
         }
@@ -268,6 +304,51 @@ fn gemm_ex(
         (F64, F64, F64) => go!(f64, f64, f64),
         other => panic!("no misuse call for {other:?}"),
     }
+}
+
+/// A `4 x 4 x 4` matmul on the f32 buffers (A and B viewed as f16) with `what` wrong.
+fn matmul(
+    h: &mut ferrocm_blas::Handle,
+    a: &ferrocm_kernel::runtime::DeviceBuffer<f32>,
+    c: &mut ferrocm_kernel::runtime::DeviceBuffer<f32>,
+    what: MatmulMisuse,
+) -> Result<(), BlasError> {
+    use ferrocm_blas::{Epilogue, MatmulAlgo, MatmulDesc, MatmulType};
+    use half::f16;
+    use MatmulMisuse::*;
+    let n = Operation::N;
+    let input = if matches!(what, Types) { MatmulType::F32 } else { MatmulType::F16 };
+    let output = if matches!(what, Types) { MatmulType::F16 } else { MatmulType::F32 };
+    let epilogue = match what {
+        NoBias => Epilogue::ReluBias,
+        NoAux => Epilogue::GeluAux,
+        Workspace => Epilogue::Relu,
+        _ => Epilogue::Default,
+    };
+    let mut desc = MatmulDesc::new(n, n, 4, 4, 4, input, output).with_epilogue(epilogue);
+    if matches!(what, Ldd) {
+        desc = desc.with_leading_dims(4, 4, 3);
+    }
+    // The handle's first offer (any family: the misuse is not the algorithm's).
+    let algo = h
+        .matmul_algorithms(&MatmulDesc::new(n, n, 4, 4, 4, MatmulType::F16, MatmulType::F32), u64::MAX)
+        .first()
+        .copied()
+        .unwrap_or(MatmulAlgo { family: GemmFamily::Simt, workspace_bytes: 0 });
+    if matches!(what, Workspace) {
+        h.set_workspace_limit(Some(63));
+    }
+    let bias = a.slice(0..8).unwrap();
+    let av = a.slice(..).unwrap().reinterpret::<f16>().unwrap();
+    let mut d = c.slice_mut(..).unwrap();
+    let with_bias = matches!(what, UnwantedBias) || epilogue.has_bias();
+    let bias = if with_bias && !matches!(what, NoBias) { Some(bias) } else { None };
+    if matches!(what, Types) {
+        let af = a.slice(..).unwrap();
+        let mut dh = d.reinterpret::<f16>().unwrap();
+        return h.matmul::<f32, f16, f32>(&desc, &algo, 1.0, &af, &af, 0.0, &mut dh, None, None);
+    }
+    h.matmul::<f16, f32, f32>(&desc, &algo, 1.0, &av, &av, 0.0, &mut d, bias, None)
 }
 
 #[test]

@@ -278,8 +278,20 @@ pub fn matmul_epilogue<O: Elem, B: Elem, const ACT: u32, const BIAS: bool, const
 /// conversions on the staging path.
 #[cfg(test)]
 mod ptx {
-    use super::gemm_ex_simt;
+    use super::{fp8_decode, gemm_ex_simt, matmul_epilogue, ACT_GELU, ACT_RELU};
     use half::{bf16, f16};
+
+    #[test]
+    fn matmul_kernels_lower_for_sm80_and_sm90() {
+        for sm in ["sm_80", "sm_90"] {
+            fp8_decode::kernel::<true>().unwrap().ptx(sm).unwrap();
+            fp8_decode::kernel::<false>().unwrap().ptx(sm).unwrap();
+            let g = matmul_epilogue::kernel::<bf16, f32, ACT_GELU, true, true>().unwrap().ptx(sm).unwrap();
+            assert!(g.contains("ex2.approx"), "{sm}: GELU through exp");
+            matmul_epilogue::kernel::<f16, f16, ACT_RELU, false, true>().unwrap().ptx(sm).unwrap();
+            matmul_epilogue::kernel::<f32, bf16, 0, true, false>().unwrap().ptx(sm).unwrap();
+        }
+    }
 
     #[test]
     fn every_type_pair_lowers_for_sm80_and_sm90() {
