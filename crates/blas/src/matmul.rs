@@ -324,7 +324,8 @@ impl Handle {
                 [Feature::Wgmma, Feature::Tma, Feature::SetMaxNReg].into_iter().all(|f| target.has(f))
                     && desc.input != MatmulType::F32
                     && desc.k > 0
-                    && hopper_layouts_ok(desc);
+                    && hopper_desc(desc)
+                        .is_some_and(|g| ferrocm_gemm::Gemm::plan(self.stream().device(), &g).is_ok());
             if hopper {
                 out.push(MatmulAlgo { family: GemmFamily::Wgmma, workspace_bytes: product });
             }
@@ -523,12 +524,13 @@ impl Handle {
                 }
             }
             _ if algo.family == GemmFamily::Wgmma => {
-                use ferrocm_gemm::{ElemType, Gemm, GemmDesc, Layout};
-                let ty = if desc.input == MatmulType::E4M3 { ElemType::E4M3 } else { ElemType::E5M2 };
-                let g = GemmDesc::new(m, n, k, ty)
-                    .with_c_type(ElemType::F32)
-                    .with_layouts(Layout::RowMajor, Layout::ColMajor, Layout::ColMajor)
-                    .with_leading_dims(desc.a.ld, desc.b.ld, m)
+                use ferrocm_gemm::Gemm;
+                let g = hopper_desc(desc)
+                    .ok_or_else(|| BlasError::Unsupported {
+                        what: "matmul of 8-bit inputs on GemmFamily::Wgmma: op(A) = T and op(B) = N only, \
+                               leading dimensions and batch strides multiples of 16"
+                            .into(),
+                    })?
                     .with_alpha_beta(alpha, 0.0)
                     .with_scales(desc.scale_a, desc.scale_b);
                 let plan =
@@ -707,14 +709,34 @@ fn check_desc(desc: &MatmulDesc) -> Result<()> {
     Ok(())
 }
 
-/// Whether `ferrocm-gemm`'s Hopper kernel can read the operands as described: 8-bit inputs
-/// K-major only (op(A) = T, op(B) = N), and TMA's 16-byte rows.
-fn hopper_layouts_ok(desc: &MatmulDesc) -> bool {
-    let size = if desc.input.is_8bit() { 1 } else { 2 };
-    let kmajor = real_op(desc.transa) == Operation::T && real_op(desc.transb) == Operation::N;
+/// `ferrocm-gemm`'s description of the product (into a packed f32 C), if its Hopper kernel can
+/// read the operands as described: 8-bit inputs K-major only (op(A) = T, op(B) = N), TMA's
+/// 16-byte rows, batch strides keeping the starts 16-byte aligned. (Buffers must start
+/// 16-byte aligned, as allocations do.)
+fn hopper_desc(desc: &MatmulDesc) -> Option<ferrocm_gemm::GemmDesc> {
+    use ferrocm_gemm::{ElemType, GemmDesc, Layout};
+    let ty = match desc.input {
+        MatmulType::F16 => ElemType::F16,
+        MatmulType::BF16 => ElemType::BF16,
+        MatmulType::E4M3 => ElemType::E4M3,
+        MatmulType::E5M2 => ElemType::E5M2,
+        _ => return None,
+    };
+    let size = ty.size();
+    let (ta, tb) = (real_op(desc.transa), real_op(desc.transb));
+    let kmajor = ta == Operation::T && tb == Operation::N;
     let rows16 =
         |l: MatrixLayout| (l.ld * size) % 16 == 0 && (desc.batch_count <= 1 || (l.stride * size) % 16 == 0);
-    (!desc.input.is_8bit() || kmajor) && rows16(desc.a) && rows16(desc.b)
+    if (desc.input.is_8bit() && !kmajor) || !rows16(desc.a) || !rows16(desc.b) {
+        return None;
+    }
+    let layout = |o: Operation| if o == Operation::N { Layout::ColMajor } else { Layout::RowMajor };
+    Some(
+        GemmDesc::new(desc.m, desc.n, desc.k, ty)
+            .with_c_type(ElemType::F32)
+            .with_layouts(layout(ta), layout(tb), Layout::ColMajor)
+            .with_leading_dims(desc.a.ld, desc.b.ld, desc.m.max(1)),
+    )
 }
 
 impl Handle {
