@@ -8,8 +8,8 @@
 //! | f16 or bf16 | f16, bf16 or f32 | [`ComputeType::F32`] | f32 |
 //! | f32 | f32 | [`ComputeType::F32`] or [`ComputeType::F32FastTf32`] | f32 |
 //! | f64 | f64 | [`ComputeType::F64`] | f64 |
-//! | [`C32`](crate::C32) | `C32` | [`ComputeType::F32`] | `C32` |
-//! | [`C64`](crate::C64) | `C64` | [`ComputeType::F64`] | `C64` |
+//! | [`C32`] | `C32` | [`ComputeType::F32`] | `C32` |
+//! | [`C64`] | `C64` | [`ComputeType::F64`] | `C64` |
 //! | i8 | i32 | [`ComputeType::I32`] | i32 |
 //!
 //! Any other combination is [`BlasError::Unsupported`] naming the types given and listing

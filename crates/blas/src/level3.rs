@@ -14,6 +14,9 @@
 //!   CPU executor) when `A` and `B` start 16-byte aligned with leading dimensions and batch
 //!   strides multiples of 4 elements: the warp-tiled SIMT kernel (`kernels::gemm::gemm_wt`,
 //!   two blocks per multiprocessor, `cp.async`-fed double-buffered slabs).
+//! - [`GemmFamily::Wgmma`]: f16/bf16 inputs of `gemm_ex`, `gemm_half` and `matmul` on targets
+//!   with `wgmma`, TMA and `setmaxnreg` (sm_90a, and the CPU executor): `ferrocm-gemm`'s
+//!   kernel (see [`crate::gemm_ex`] for its conditions).
 //! - [`GemmFamily::Simt`]: every other device and type, and f32 operands the warp-tiled
 //!   kernel cannot read 16 bytes at a time: the kernel-language SIMT kernel
 //!   (`kernels::gemm::gemm_simt`).
@@ -22,11 +25,10 @@
 //! device, or to test a family on a device that would pick another: the CPU executor runs
 //! every family).
 //!
-//! The tensor-core families slot in here by target without touching callers: `mma.sync`
-//! (`Feature::MmaSync`, sm_80+) for f16/bf16/tf32 and the Hopper warp-specialized
-//! TMA + wgmma kernel (`Feature::Wgmma`, sm_90a, crate `ferrocm-gemm`) for f16/bf16 inputs.
-//! Neither is wired yet: the types that need them (`gemm_ex`, h/bf16) are not in this crate
-//! yet, and f32/f64/complex GEMMs stay on SIMT in every math mode until a TF32 path exists.
+//! The Hopper kernel serves f16/bf16 inputs ([`GemmFamily::Wgmma`]); `mma.sync`
+//! (`Feature::MmaSync`, sm_80+) for f16/bf16/tf32 is not wired yet: on sm_80..89 those inputs
+//! take the SIMT conversion kernel, and f32 GEMMs stay on SIMT in every math mode until a TF32
+//! path exists.
 
 use ferrocm_kernel::runtime::{AsDeviceSlice, AsDeviceSliceMut, Feature, KernelArgs, LaunchConfig};
 

@@ -1,5 +1,7 @@
 //! ferrocm's BLAS (rocBLAS/hipBLAS's role): Level 1, 2 and 3 routines for `f32`, `f64`,
-//! [`C32`] and [`C64`] on every ferrocm device, through a [`Handle`] bound to a stream.
+//! [`C32`] and [`C64`] on every ferrocm device, through a [`Handle`] bound to a stream;
+//! `gemm_ex` with f16/bf16/i8 inputs ([`gemm_ex`]), row-major helpers ([`row_major`]) and
+//! hipBLASLt's matmul with epilogues and fp8 inputs ([`matmul`]).
 
 mod check;
 pub mod error;
