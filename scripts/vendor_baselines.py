@@ -162,7 +162,8 @@ def cublas(args):
         conj = xp.conj
     else:
         import torch as xp
-        dt = {"f32_r": xp.float32, "f64_r": xp.float64, "f32_c": xp.complex64, "f64_c": xp.complex128}[args.precision]
+        dt = {"f32_r": xp.float32, "f64_r": xp.float64, "f32_c": xp.complex64, "f64_c": xp.complex128,
+              "f16_r": xp.float16, "bf16_r": xp.bfloat16}[args.precision]
         xp.backends.cuda.matmul.allow_tf32 = args.tf32
 
         def rand(*shape):
@@ -174,7 +175,7 @@ def cublas(args):
         T = lambda v: v.transpose(-1, -2)
         conj = lambda v: v.conj()
     cx = 4 if args.precision.endswith("_c") else 1
-    size = {"f32_r": 4, "f64_r": 8, "f32_c": 8, "f64_c": 16}[args.precision]
+    size = {"f32_r": 4, "f64_r": 8, "f32_c": 8, "f64_c": 16, "f16_r": 2, "bf16_r": 2}[args.precision]
     m, n, k = args.m, args.n, args.k
 
     def op(v, o):  # v: the row-major tensor of a column-major matrix; returns op(M) as (rows, cols)
@@ -183,8 +184,9 @@ def cublas(args):
             return v
         return conj(T(v)) if o == "C" else T(v)
     f = args.function
-    if f in ("gemm", "gemm_strided_batched"):
-        b = args.batch_count if f == "gemm_strided_batched" else 1
+    # gemm_ex / gemm_strided_batched_ex: half A, B and C with f32 accumulation (torch's half matmul).
+    if f in ("gemm", "gemm_strided_batched", "gemm_ex", "gemm_strided_batched_ex"):
+        b = args.batch_count if f.startswith("gemm_strided_batched") else 1
         ra, ca = (m, k) if args.transposeA == "N" else (k, m)
         rb, cb = (k, n) if args.transposeB == "N" else (n, k)
         A, B = rand(b, ca, ra), rand(b, cb, rb)
@@ -193,7 +195,8 @@ def cublas(args):
         ref = (oa[:, :8].astype(complex) if cpu else oa[:, :8].to(xp.complex128)) @ (ob.astype(complex) if cpu else ob.to(xp.complex128))
         got = C[:, :8].astype(complex) if cpu else C[:, :8].to(xp.complex128)
         err = float(abs(got - ref).max() / (abs(ref).max() + 1e-30))
-        assert err < (1e-2 if args.precision.startswith("f32") else 1e-10), err
+        half = args.precision in ("f16_r", "bf16_r")
+        assert err < (3e-2 if half else 1e-2 if args.precision.startswith("f32") else 1e-10), err
         ms = timed(lambda: xp.matmul(oa, ob, out=C))
         tag = f"{args.transposeA}{args.transposeB} {m}x{n}x{k}" + (f" batch={b}" if b > 1 else "")
         tf = " tf32" if args.tf32 else ""
