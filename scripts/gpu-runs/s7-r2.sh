@@ -41,7 +41,7 @@ for b in l2mv-test l2rank-test batched-test l3-test gemm_ex-test; do
 done
 wait
 echo "### gemm_ex beside cuBLAS (at $SECONDS s)"
-timeout 240 python3 .gpu/table.py --ferrocm .gpu/stage/bin/ferrocm --rows ex 2>&1 | tail -16
+timeout 240 python3 .gpu/table.py --ferrocm .gpu/stage/bin/ferrocm --rows gemm_ex 2>&1 | tail -16
 echo "### traced launch overhead (at $SECONDS s)"
 RT="bench runtime --json --reps 7 --copy-mib 16 --d2d-mib 16 --allocs 200"
 for i in 1 2 3 4 5; do

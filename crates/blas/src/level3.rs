@@ -14,6 +14,9 @@
 //!   CPU executor) when `A` and `B` start 16-byte aligned with leading dimensions and batch
 //!   strides multiples of 4 elements: the warp-tiled SIMT kernel (`kernels::gemm::gemm_wt`,
 //!   two blocks per multiprocessor, `cp.async`-fed double-buffered slabs).
+//! - [`GemmFamily::Wgmma`]: f16/bf16 inputs of `gemm_ex`, `gemm_half` and `matmul` on targets
+//!   with `wgmma`, TMA and `setmaxnreg` (sm_90a, and the CPU executor): `ferrocm-gemm`'s
+//!   kernel (see [`crate::gemm_ex`] for its conditions).
 //! - [`GemmFamily::Simt`]: every other device and type, and f32 operands the warp-tiled
 //!   kernel cannot read 16 bytes at a time: the kernel-language SIMT kernel
 //!   (`kernels::gemm::gemm_simt`).
@@ -22,11 +25,10 @@
 //! device, or to test a family on a device that would pick another: the CPU executor runs
 //! every family).
 //!
-//! The tensor-core families slot in here by target without touching callers: `mma.sync`
-//! (`Feature::MmaSync`, sm_80+) for f16/bf16/tf32 and the Hopper warp-specialized
-//! TMA + wgmma kernel (`Feature::Wgmma`, sm_90a, crate `ferrocm-gemm`) for f16/bf16 inputs.
-//! Neither is wired yet: the types that need them (`gemm_ex`, h/bf16) are not in this crate
-//! yet, and f32/f64/complex GEMMs stay on SIMT in every math mode until a TF32 path exists.
+//! The Hopper kernel serves f16/bf16 inputs ([`GemmFamily::Wgmma`]); `mma.sync`
+//! (`Feature::MmaSync`, sm_80+) for f16/bf16/tf32 is not wired yet: on sm_80..89 those inputs
+//! take the SIMT conversion kernel, and f32 GEMMs stay on SIMT in every math mode until a TF32
+//! path exists.
 
 use ferrocm_kernel::runtime::{AsDeviceSlice, AsDeviceSliceMut, Feature, KernelArgs, LaunchConfig};
 
@@ -61,6 +63,9 @@ pub enum GemmFamily {
     /// of C per 8-warp block, 64 x 32 per warp, 8 x 8 per thread, K in 8-deep slabs through
     /// two shared buffers, at most 128 registers so two blocks share a multiprocessor.
     WarpTiled,
+    /// f16/bf16 inputs on sm_90a (and the CPU executor): the `ferrocm-gemm` crate's
+    /// warp-specialized TMA + `wgmma` kernel (`gemm_ex`, `gemm_half`, `matmul`).
+    Wgmma,
 }
 
 /// The most batches one kernel launch covers (the grid's `z` limit).
@@ -127,6 +132,7 @@ impl Handle {
                 "WarpTiled runs real f32 on targets with cp.async (sm_80 or newer), A and B 16-byte aligned \
                  with leading dimensions and strides multiples of 4",
             ),
+            GemmFamily::Wgmma => Some("Wgmma runs f16/bf16 inputs (gemm_ex, gemm_half, matmul)"),
             _ => None,
         }
     }
@@ -231,7 +237,11 @@ impl Handle {
                 args.push(ldc as u64).push(stride_c as u64).push(batch_count as u64);
                 native::launch(s, "gemm", T::TYPE, &args)
             }
-            GemmFamily::Simt | GemmFamily::Dmma | GemmFamily::Dmma16 | GemmFamily::WarpTiled => {
+            GemmFamily::Simt
+            | GemmFamily::Dmma
+            | GemmFamily::Dmma16
+            | GemmFamily::WarpTiled
+            | GemmFamily::Wgmma => {
                 // The kernels index reals with 32 bits (complex elements are two reals).
                 let reals = if T::COMPLEX { 2 } else { 1 };
                 for (arg, span) in [("a", span_a), ("b", span_b), ("c", span_c)] {

@@ -5,7 +5,9 @@
 mod common;
 
 use common::{targets, Target};
-use ferrocm_blas::{BlasError, Diagonal, Fill, GemmFamily, Operation, ScalarArg, Side, C32};
+use ferrocm_blas::{
+    BlasError, ComputeType, DataType, Diagonal, Fill, GemmFamily, Operation, ScalarArg, Side, C32,
+};
 use ferrocm_kernel::runtime::{AsDeviceSlice, AsDeviceSliceMut, DevicePtr, ExternalBuffer};
 
 /// Every output starts as this value, so a stray write shows.
@@ -70,6 +72,28 @@ enum Call {
     TrsmStrided { stride_b: usize, batch: usize },
     /// `trsm_batched` with `na` entries of `a` and `nb` of `b` (4 x 4 each).
     TrsmArray { na: usize, nb: usize },
+    /// A `4 x 4 x 4` `gemm_ex` with A and B viewed as `a`, C as `c` (f32 bits), the compute
+    /// type and the scalars' type; `lda` as given.
+    GemmEx { a: DataType, c: DataType, compute: ComputeType, scalar: DataType, lda: usize },
+    /// A `4 x 4 x 4` f16 -> f32 `matmul` with one thing wrong.
+    Matmul(MatmulMisuse),
+}
+
+/// What a `matmul` misuse case gets wrong.
+#[derive(Clone, Copy)]
+enum MatmulMisuse {
+    /// f32 inputs with an f16 D.
+    Types,
+    /// A `*Bias` epilogue without a bias.
+    NoBias,
+    /// A bias given to an epilogue without one.
+    UnwantedBias,
+    /// An `*Aux` epilogue without an aux matrix.
+    NoAux,
+    /// `ldd < m`.
+    Ldd,
+    /// A workspace limit below the algorithm's need.
+    Workspace,
 }
 
 struct Case {
@@ -84,8 +108,13 @@ fn case(name: &'static str, call: Call, want: (&'static str, &'static str)) -> C
     Case { name, call, sizes: (LEN, LEN, LEN), want }
 }
 
+fn ex(a: DataType, c: DataType, compute: ComputeType, scalar: DataType, lda: usize) -> Call {
+    Call::GemmEx { a, c, compute, scalar, lda }
+}
+
 fn cases() -> Vec<Case> {
     use Call::*;
+    use DataType::*;
     let g = |ta, m, n, k, lda, ldb, ldc| Gemm { ta, m, n, k, lda, ldb, ldc };
     vec![
         case("gemm lda < m", g(false, 4, 4, 4, 3, 4, 4), ("LeadingDimension", "lda")),
@@ -151,6 +180,50 @@ fn cases() -> Vec<Case> {
         case("axpy empty device alpha", AxpyEmptyScalar, ("TooShort", "alpha")),
         case("dot x too short", Dot { n: 65, incx: 1, incy: 1 }, ("VectorTooShort", "x")),
         case("dot zero incy", Dot { n: 3, incx: 1, incy: 0 }, ("ZeroIncrement", "incy")),
+        // gemm_ex: combinations outside the supported table, and the shared argument rules.
+        case("gemm_ex f16 in, i32 out", ex(F16, I32, ComputeType::F32, F32, 4), ("Unsupported", "types")),
+        case(
+            "gemm_ex f16 with f64 compute",
+            ex(F16, F32, ComputeType::F64, F32, 4),
+            ("Unsupported", "types"),
+        ),
+        case(
+            "gemm_ex bf16 with f64 scalars",
+            ex(BF16, F32, ComputeType::F32, F64, 4),
+            ("Unsupported", "types"),
+        ),
+        case("gemm_ex i8 in, f32 out", ex(I8, F32, ComputeType::I32, I32, 4), ("Unsupported", "types")),
+        case("gemm_ex i8 with f32 compute", ex(I8, I32, ComputeType::F32, I32, 4), ("Unsupported", "types")),
+        case(
+            "gemm_ex f32 with i32 compute",
+            ex(F32, F32, ComputeType::I32, F32, 4),
+            ("Unsupported", "types"),
+        ),
+        case(
+            "gemm_ex f64 with tf32 compute",
+            ex(F64, F64, ComputeType::F32FastTf32, F64, 4),
+            ("Unsupported", "types"),
+        ),
+        case(
+            "gemm_ex f16 in, f16 out, lda < m",
+            ex(F16, F16, ComputeType::F32, F32, 3),
+            ("LeadingDimension", "lda"),
+        ),
+        case("matmul f32 in, f16 out", Matmul(MatmulMisuse::Types), ("Unsupported", "types")),
+        case("matmul bias epilogue without bias", Matmul(MatmulMisuse::NoBias), ("InvalidValue", "bias")),
+        case(
+            "matmul bias without a bias epilogue",
+            Matmul(MatmulMisuse::UnwantedBias),
+            ("InvalidValue", "bias"),
+        ),
+        case("matmul aux epilogue without aux", Matmul(MatmulMisuse::NoAux), ("InvalidValue", "aux")),
+        case("matmul ldd < m", Matmul(MatmulMisuse::Ldd), ("LeadingDimension", "ldd")),
+        case(
+            "matmul workspace over the limit",
+            Matmul(MatmulMisuse::Workspace),
+            ("WorkspaceTooSmall", "workspace"),
+        ),
+        case("gemm_ex i8 lda < m", ex(I8, I32, ComputeType::I32, I32, 3), ("LeadingDimension", "lda")),
         case("ger lda < m", Ger { m: 4, n: 4, incx: 1, incy: 1, lda: 3 }, ("LeadingDimension", "lda")),
         case("ger x too short", Ger { m: 33, n: 1, incx: 2, incy: 1, lda: 33 }, ("VectorTooShort", "x")),
         case("ger zero incy", Ger { m: 4, n: 4, incx: 1, incy: 0, lda: 4 }, ("ZeroIncrement", "incy")),
@@ -302,6 +375,9 @@ fn kind(e: &BlasError) -> (&'static str, &'static str) {
         BlasError::SizeTooLarge { arg, .. } => ("SizeTooLarge", arg),
         BlasError::DeviceMismatch { arg, .. } => ("DeviceMismatch", arg),
         BlasError::Unsupported { what } if what.contains("GemmFamily::") => ("Unsupported", "family"),
+        BlasError::Unsupported { what } if what.contains("gemm_ex with A") => ("Unsupported", "types"),
+        BlasError::Unsupported { what } if what.contains("matmul with") => ("Unsupported", "types"),
+        BlasError::WorkspaceTooSmall { .. } => ("WorkspaceTooSmall", "workspace"),
         other => panic!("unexpected error {other:?}"),
     }
 }
@@ -351,6 +427,10 @@ fn check(case: &Case, t: &Target) {
         Call::Axpy { n, incx, incy } => h.axpy(n, 2.0f32, &a, incx, &mut c, incy),
         Call::AxpyEmptyScalar => h.axpy(4, ScalarArg::device(&empty), &a, 1, &mut c, 1),
         Call::Dot { n, incx, incy } => h.dot_device(n, &a, incx, &b, incy, &mut r),
+        Call::Matmul(what) => matmul(&mut h, &a, &mut c, what),
+        Call::GemmEx { a: ta, c: tc, compute, scalar, lda } => {
+            gemm_ex(&h, &a, &mut c, ta, tc, compute, scalar, lda)
+        }
         Call::Ger { m, n, incx, incy, lda } => h.ger(m, n, 2.0f32, &a, incx, &b, incy, &mut c, lda),
         Call::Syr2 { n, incx, incy, lda } => h.syr2(Fill::Upper, n, 2.0f32, &a, incx, &b, incy, &mut c, lda),
         Call::Spr { n, incx } => h.spr(Fill::Lower, n, 2.0f32, &a, incx, &mut c),
@@ -517,6 +597,88 @@ fn check(case: &Case, t: &Target) {
         t.label,
         case.name
     );
+}
+
+/// `gemm_ex` on the f32 buffers viewed as the types asked for (each view holds at least the
+/// 16 elements a 4 x 4 matrix spans).
+#[allow(clippy::too_many_arguments)]
+fn gemm_ex(
+    h: &ferrocm_blas::Handle,
+    a: &ferrocm_kernel::runtime::DeviceBuffer<f32>,
+    c: &mut ferrocm_kernel::runtime::DeviceBuffer<f32>,
+    ta: DataType,
+    tc: DataType,
+    compute: ComputeType,
+    scalar: DataType,
+    lda: usize,
+) -> Result<(), BlasError> {
+    use half::{bf16, f16};
+    let n = Operation::N;
+    macro_rules! go {
+        ($a:ty, $c:ty, $s:ty) => {{
+            let av = a.slice(..).unwrap().reinterpret::<$a>().unwrap();
+            let mut cv = c.slice_mut(..).unwrap().reinterpret::<$c>().unwrap();
+            let (one, zero) = (<$s>::default(), <$s>::default());
+            h.gemm_ex(n, n, 4, 4, 4, one, &av, lda, &av, 4, zero, &mut cv, 4, compute)
+        }};
+    }
+    use DataType::*;
+    match (ta, tc, scalar) {
+        (F16, I32, F32) => go!(f16, i32, f32),
+        (F16, F32, F32) => go!(f16, f32, f32),
+        (F16, F16, F32) => go!(f16, f16, f32),
+        (BF16, F32, F64) => go!(bf16, f32, f64),
+        (I8, F32, I32) => go!(i8, f32, i32),
+        (I8, I32, I32) => go!(i8, i32, i32),
+        (F32, F32, F32) => go!(f32, f32, f32),
+        (F64, F64, F64) => go!(f64, f64, f64),
+        other => panic!("no misuse call for {other:?}"),
+    }
+}
+
+/// A `4 x 4 x 4` matmul on the f32 buffers (A and B viewed as f16) with `what` wrong.
+fn matmul(
+    h: &mut ferrocm_blas::Handle,
+    a: &ferrocm_kernel::runtime::DeviceBuffer<f32>,
+    c: &mut ferrocm_kernel::runtime::DeviceBuffer<f32>,
+    what: MatmulMisuse,
+) -> Result<(), BlasError> {
+    use ferrocm_blas::{Epilogue, MatmulAlgo, MatmulDesc, MatmulType};
+    use half::f16;
+    use MatmulMisuse::*;
+    let n = Operation::N;
+    let input = if matches!(what, Types) { MatmulType::F32 } else { MatmulType::F16 };
+    let output = if matches!(what, Types) { MatmulType::F16 } else { MatmulType::F32 };
+    let epilogue = match what {
+        NoBias => Epilogue::ReluBias,
+        NoAux => Epilogue::GeluAux,
+        Workspace => Epilogue::Relu,
+        _ => Epilogue::Default,
+    };
+    let mut desc = MatmulDesc::new(n, n, 4, 4, 4, input, output).with_epilogue(epilogue);
+    if matches!(what, Ldd) {
+        desc = desc.with_leading_dims(4, 4, 3);
+    }
+    // The handle's first offer (any family: the misuse is not the algorithm's).
+    let algo = h
+        .matmul_algorithms(&MatmulDesc::new(n, n, 4, 4, 4, MatmulType::F16, MatmulType::F32), u64::MAX)
+        .first()
+        .copied()
+        .unwrap_or(MatmulAlgo { family: GemmFamily::Simt, workspace_bytes: 0 });
+    if matches!(what, Workspace) {
+        h.set_workspace_limit(Some(63));
+    }
+    let bias = a.slice(0..8).unwrap();
+    let av = a.slice(..).unwrap().reinterpret::<f16>().unwrap();
+    let mut d = c.slice_mut(..).unwrap();
+    let with_bias = matches!(what, UnwantedBias) || epilogue.has_bias();
+    let bias = if with_bias && !matches!(what, NoBias) { Some(bias) } else { None };
+    if matches!(what, Types) {
+        let af = a.slice(..).unwrap();
+        let mut dh = d.reinterpret::<f16>().unwrap();
+        return h.matmul::<f32, f16, f32>(&desc, &algo, 1.0, &af, &af, 0.0, &mut dh, None, None);
+    }
+    h.matmul::<f16, f32, f32>(&desc, &algo, 1.0, &av, &av, 0.0, &mut d, bias, None)
 }
 
 #[test]

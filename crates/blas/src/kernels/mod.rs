@@ -14,6 +14,7 @@
 //! [`Engine::Kernels`]: crate::Engine::Kernels
 
 pub(crate) mod gemm;
+pub(crate) mod gemm_ex;
 pub(crate) mod l2mv;
 pub(crate) mod l2rank;
 pub(crate) mod l3;

@@ -8,6 +8,7 @@
 //! function decodes its arguments with [`Args`] in the order the caller pushed them.
 
 pub(crate) mod batched;
+pub(crate) mod gemm_ex;
 pub(crate) mod l2mv;
 pub(crate) mod l2rank;
 pub(crate) mod l3;
@@ -127,6 +128,7 @@ fn registry() -> &'static HashMap<(&'static str, DataType), NativeFn> {
         level2::register(&mut m);
         level3::register(&mut m);
         l3::register(&mut m);
+        gemm_ex::register(&mut m);
         m
     })
 }

@@ -12,10 +12,11 @@ use super::{median, print, Row};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// gemm, gemm_strided_batched, gemv, axpy, dot or nrm2.
+    /// gemm, gemm_strided_batched, gemv, axpy, dot or nrm2; with f16_r or bf16_r: gemm_ex or
+    /// gemm_strided_batched_ex (A, B and C of that type, f32 compute, as torch's half matmul).
     #[arg(short = 'f', long = "function", default_value = "gemm")]
     function: String,
-    /// Element type, rocBLAS's names: f32_r, f64_r, f32_c or f64_c.
+    /// Element type, rocBLAS's names: f32_r, f64_r, f32_c, f64_c (gemm_ex: f16_r, bf16_r).
     #[arg(short = 'r', long = "precision", alias = "a_type", default_value = "f32_r")]
     precision: String,
     /// op(A): N, T or C (gemv's op).
@@ -72,7 +73,9 @@ pub fn run(a: Args) -> Result<()> {
         "f64_r" | "d" => bench::<f64>(&a, &dev),
         "f32_c" | "c" => bench::<C32>(&a, &dev),
         "f64_c" | "z" => bench::<C64>(&a, &dev),
-        p => bail!("precision {p:?}: expected f32_r, f64_r, f32_c or f64_c"),
+        "f16_r" | "h" => bench_half::<half::f16>(&a, &dev),
+        "bf16_r" => bench_half::<half::bf16>(&a, &dev),
+        p => bail!("precision {p:?}: expected f32_r, f64_r, f32_c, f64_c, f16_r or bf16_r"),
     }
 }
 
@@ -331,6 +334,105 @@ fn bench<T: Scalar>(a: &Args, dev: &Device) -> Result<()> {
         ratio: None,
         ratio_meaning: "ferrocm / vendor",
         target: "GEMMs and gemv >= 1.0x cuBLAS (fp8 0.95x); Level 1 >= 0.9x device copy; CPU sgemm/dgemm >= 0.8x OpenBLAS",
+    }];
+    print(&rows, a.json)
+}
+
+/// `gemm_ex` / `gemm_strided_batched_ex` on half-precision A, B and C with f32 compute
+/// (`rocblas-bench -f gemm_ex --a_type bf16_r --c_type bf16_r --compute_type f32_r`).
+fn bench_half<H: ferrocm_blas::HalfScalar + ferrocm_blas::GemmExType>(a: &Args, dev: &Device) -> Result<()> {
+    let stream = dev.create_stream()?;
+    let mut h = Handle::new(&stream)?;
+    h.set_engine(match a.engine.as_str() {
+        "auto" => Engine::Auto,
+        "kernels" => Engine::Kernels,
+        e => bail!("engine {e:?}: expected auto or kernels"),
+    });
+    if let Some(f) = &a.family {
+        h.set_gemm_family(Some(match f.as_str() {
+            "simt" => GemmFamily::Simt,
+            "wgmma" => GemmFamily::Wgmma,
+            "native" => GemmFamily::Native,
+            f => bail!("family {f:?}: expected simt, wgmma or native for half-precision gemm_ex"),
+        }));
+    }
+    let batch = match a.function.as_str() {
+        "gemm_ex" => 1,
+        "gemm_strided_batched_ex" => a.batch_count,
+        f => bail!("function {f:?} on {}: expected gemm_ex or gemm_strided_batched_ex", a.precision),
+    };
+    let (ta, tb) = (op(&a.transpose_a)?, op(&a.transpose_b)?);
+    let (m, n, k) = (a.m, a.n, a.k);
+    ensure!(m > 0 && n > 0 && k > 0 && batch > 0, "sizes and --batch_count must be positive");
+    let (ra, ca) = if ta == Operation::N { (m, k) } else { (k, m) };
+    let (rb, cb) = if tb == Operation::N { (k, n) } else { (n, k) };
+    let (sa, sb, sc) = (ra * ca, rb * cb, m * n);
+    let mut rng = Rng::fresh();
+    let ha: Vec<H> = (0..sa * batch).map(|_| H::from_f32(rng.next() as f32)).collect();
+    let hb: Vec<H> = (0..sb * batch).map(|_| H::from_f32(rng.next() as f32)).collect();
+    let (da, db) = (stream.clone_htod(&ha)?, stream.clone_htod(&hb)?);
+    let mut dc = stream.alloc_zeroed::<H>(sc * batch)?;
+    let call = |h: &Handle, dc: &mut DeviceBuffer<H>| -> Result<()> {
+        Ok(h.gemm_strided_batched_ex(
+            ta,
+            tb,
+            m,
+            n,
+            k,
+            1.0f32,
+            &da,
+            ra,
+            sa,
+            &db,
+            rb,
+            sb,
+            0.0f32,
+            dc,
+            m,
+            sc,
+            batch,
+            ferrocm_blas::ComputeType::F32,
+        )?)
+    };
+    call(&h, &mut dc)?;
+    let c = stream.clone_dtoh(&dc)?;
+    for s in 0..32 {
+        let (z, i, j) = (s * 7919 % batch, s * 104_729 % m, s * 1_299_709 % n);
+        let (mut want, mut scale) = (0.0f64, 0.0f64);
+        for l in 0..k {
+            let av = if ta == Operation::N { ha[z * sa + i + l * ra] } else { ha[z * sa + l + i * ra] };
+            let bv = if tb == Operation::N { hb[z * sb + l + j * rb] } else { hb[z * sb + j + l * rb] };
+            let p = av.to_f32() as f64 * bv.to_f32() as f64;
+            want += p;
+            scale += p.abs();
+        }
+        let got = c[z * sc + i + j * m].to_f32() as f64;
+        // f32 accumulation, one rounding to H (bf16: 2^-8 relative).
+        let tol = (k as f64 + 2.0) * f32::EPSILON as f64 + 1.0 / 128.0;
+        check(
+            &format!("C[{i}, {j}] of batch {z}"),
+            Complex::new(got, 0.0),
+            Complex::new(want, 0.0),
+            scale,
+            tol,
+        )?;
+    }
+    let t = timed_median(dev, &stream, a.reps, || call(&h, &mut dc))?;
+    let flops = 2.0 * (m * n * k * batch) as f64;
+    let shape = format!("{}{} {m}x{n}x{k}", ta.letter(), tb.letter());
+    let b = if batch > 1 { format!(" batch={batch}") } else { String::new() };
+    let metric = format!("{} {} {shape}{b}", a.function, a.precision);
+    let family = h.gemm_family_forced().map_or("planner".to_string(), |f| format!("{f:?}"));
+    let rows = vec![Row {
+        bench: "blas",
+        metric: format!("{metric} [{family}]"),
+        ferrocm: flops / t / 1e6,
+        baseline: None,
+        baseline_name: "cuBLAS through torch (scripts/vendor_baselines.py cublas)",
+        unit: "GFLOP/s",
+        ratio: None,
+        ratio_meaning: "ferrocm / vendor",
+        target: "bf16 / f16 GEMMs >= 1.0x cuBLAS",
     }];
     print(&rows, a.json)
 }

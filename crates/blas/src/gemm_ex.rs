@@ -1,0 +1,633 @@
+//! `gemm_ex` (rocBLAS's `rocblas_gemm_ex`, cuBLAS's `cublasGemmEx`): GEMM with separate input,
+//! output and compute types, its strided-batched form, and the half-precision convenience
+//! [`Handle::gemm_half`].
+//!
+//! # Supported types
+//! | A and B | C | compute | alpha, beta |
+//! |---|---|---|---|
+//! | f16 or bf16 | f16, bf16 or f32 | [`ComputeType::F32`] | f32 |
+//! | f32 | f32 | [`ComputeType::F32`] or [`ComputeType::F32FastTf32`] | f32 |
+//! | f64 | f64 | [`ComputeType::F64`] | f64 |
+//! | [`C32`] | `C32` | [`ComputeType::F32`] | `C32` |
+//! | [`C64`] | `C64` | [`ComputeType::F64`] | `C64` |
+//! | i8 | i32 | [`ComputeType::I32`] | i32 |
+//!
+//! Any other combination is [`BlasError::Unsupported`] naming the types given and listing
+//! this table; nothing is written.
+//!
+//! # Numerics
+//! Products accumulate in the compute type (f16/bf16 inputs are exact in f32); `alpha * sum +
+//! beta * C` is formed in the compute type and rounded once to C's type. The tests bound the
+//! error of a float result by `(k + 4) u_c (|alpha| sum |a| |b| + |beta| |c|)`, `u_c` the compute
+//! type's unit roundoff, plus half an ulp of C's type; i8 products are exact (i32 arithmetic
+//! wraps on overflow, as integer GEMMs on GPUs do). `beta = 0` never reads C (NaN vanishes);
+//! `alpha = 0` or `k = 0` reads neither A nor B.
+//!
+//! TF32: [`ComputeType::F32FastTf32`] (or [`MathMode::Tf32Allowed`](crate::MathMode)) permits
+//! inputs rounded to TF32; no TF32 kernel exists yet, so those calls compute in full f32 (a
+//! result inside every TF32 bound).
+//!
+//! # Kernels
+//! f32, f64 and complex calls are [`Handle::gemm_strided_batched`] (its planner and kernels).
+//! f16/bf16 inputs: on the CPU device with [`Engine::Auto`](crate::Engine) the `gemm` crate on
+//! f32 copies of the inputs ([`GemmFamily::Native`]); on targets with `wgmma`, TMA and
+//! `setmaxnreg` (sm_90a, and the CPU executor) the `ferrocm-gemm` Hopper kernel
+//! ([`GemmFamily::Wgmma`]) when its rules hold (host scalars; every leading dimension times 2
+//! bytes a multiple of 16 for A and B; A and B starting 16-byte aligned, batch strides keeping
+//! them so), one launch per batch entry for now; elsewhere the SIMT kernel
+//! ([`GemmFamily::Simt`], `kernels::gemm_ex`), which converts the inputs to f32 as it stages
+//! them through shared memory. i8 inputs: i32 loops on the CPU device, the same SIMT kernel
+//! with i32 accumulation everywhere else.
+
+use ferrocm_kernel::runtime::backend::Feature;
+use ferrocm_kernel::runtime::{AsDeviceSlice, AsDeviceSliceMut, DeviceRepr, KernelArgs, LaunchConfig};
+use half::{bf16, f16};
+
+use crate::check::size32;
+use crate::error::{BlasError, Result};
+use crate::handle::Handle;
+use crate::kernels::gemm_ex as kx;
+use crate::level2::bools;
+use crate::level3::GemmFamily;
+use crate::native::{self, push_buf, push_scalar};
+use crate::types::{ComputeType, DataType, Operation, Scalar, ScalarArg, C32, C64};
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// The element types `gemm_ex` takes (f16, bf16, f32, f64, [`C32`], [`C64`], i8, i32), named
+/// at run time by [`DataType`] so a call is checked against the supported table. Sealed.
+pub trait GemmExType:
+    DeviceRepr + Copy + std::fmt::Debug + Default + Send + Sync + 'static + sealed::Sealed
+{
+    /// The element type.
+    const TYPE: DataType;
+    /// The value as `(re, im)` in f64 (exact for every type here).
+    fn to_parts(self) -> (f64, f64);
+}
+
+macro_rules! ex_type {
+    ($t:ty, $ty:ident, |$v:ident| $parts:expr) => {
+        impl sealed::Sealed for $t {}
+        impl GemmExType for $t {
+            const TYPE: DataType = DataType::$ty;
+            fn to_parts(self) -> (f64, f64) {
+                let $v = self;
+                $parts
+            }
+        }
+    };
+}
+ex_type!(f16, F16, |v| (v.to_f64(), 0.0));
+ex_type!(bf16, BF16, |v| (v.to_f64(), 0.0));
+ex_type!(f32, F32, |v| (v as f64, 0.0));
+ex_type!(f64, F64, |v| (v, 0.0));
+ex_type!(C32, C32, |v| (v.re as f64, v.im as f64));
+ex_type!(C64, C64, |v| (v.re, v.im));
+ex_type!(i8, I8, |v| (v as f64, 0.0));
+ex_type!(i32, I32, |v| (v as f64, 0.0));
+
+/// The supported table, as text for errors.
+const TABLE: &str =
+    "A = B in {f16_r, bf16_r} with C in {f16_r, bf16_r, f32_r}, compute f32_r, alpha/beta f32_r; \
+    f32_r with compute f32_r or tf32_r; f64_r with f64_r; f32_c with f32_r (alpha/beta f32_c); \
+    f64_c with f64_r (alpha/beta f64_c); A = B i8_r with C i32_r, compute i32_r, alpha/beta i32_r";
+
+/// What a supported combination runs as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ExPath {
+    /// A classic BLAS type: [`Handle::gemm_strided_batched`] of that type.
+    Classic(DataType),
+    /// f16/bf16 inputs (`input`), C of type `output`, f32 arithmetic.
+    Half { input: DataType, output: DataType },
+    /// i8 inputs, i32 C and arithmetic.
+    Int8,
+}
+
+/// Checks `(A, B, C, compute, scalar)` against the supported table.
+pub(crate) fn ex_path(
+    a: DataType,
+    b: DataType,
+    c: DataType,
+    compute: ComputeType,
+    scalar: DataType,
+) -> Result<ExPath> {
+    use DataType as D;
+    let path = match (a, c, compute, scalar) {
+        _ if a != b => None,
+        (D::F16 | D::BF16, D::F16 | D::BF16 | D::F32, ComputeType::F32, D::F32) => {
+            Some(ExPath::Half { input: a, output: c })
+        }
+        (D::F32, D::F32, ComputeType::F32 | ComputeType::F32FastTf32, D::F32) => {
+            Some(ExPath::Classic(D::F32))
+        }
+        (D::F64, D::F64, ComputeType::F64, D::F64) => Some(ExPath::Classic(D::F64)),
+        (D::C32, D::C32, ComputeType::F32, D::C32) => Some(ExPath::Classic(D::C32)),
+        (D::C64, D::C64, ComputeType::F64, D::C64) => Some(ExPath::Classic(D::C64)),
+        (D::I8, D::I32, ComputeType::I32, D::I32) => Some(ExPath::Int8),
+        _ => None,
+    };
+    path.ok_or_else(|| BlasError::Unsupported {
+        what: format!(
+            "gemm_ex with A {}, B {}, C {}, compute {}, alpha/beta {} (supported: {TABLE})",
+            a.name(),
+            b.name(),
+            c.name(),
+            compute.name(),
+            scalar.name()
+        ),
+    })
+}
+
+/// A view of `v` as another type of the same size (the table check proved the types equal).
+fn same<'v, T: DeviceRepr, U: DeviceRepr>(
+    v: &'v impl AsDeviceSlice<T>,
+) -> Result<ferrocm_kernel::runtime::DeviceSlice<'v, U>> {
+    Ok(v.as_device_slice().reinterpret::<U>()?)
+}
+
+/// A scalar argument as another type holding the same value.
+fn scalar_as<'a, S: GemmExType, T: Scalar>(s: &ScalarArg<'a, S>) -> Result<ScalarArg<'a, T>> {
+    Ok(match s {
+        ScalarArg::Host(v) => {
+            let (re, im) = v.to_parts();
+            ScalarArg::Host(T::from_parts(
+                <T::Real as crate::types::RealScalar>::from_f64(re),
+                <T::Real as crate::types::RealScalar>::from_f64(im),
+            ))
+        }
+        ScalarArg::Device(d) => ScalarArg::Device(d.reinterpret::<T>()?),
+    })
+}
+
+impl Handle {
+    /// `C = alpha op(A) op(B) + beta C` with A and B of one type, C of another and the
+    /// arithmetic in `compute` (`rocblas_gemm_ex` with C and D the same matrix, as
+    /// `hipblasGemmEx`); the [module docs](self) give the supported table, the numerics and
+    /// the kernels. Shapes, leading dimensions and operations follow [`Handle::gemm`]
+    /// (`Operation::C` only for complex types; it is `T` for real ones). `alpha` and `beta`
+    /// have the compute type (`C32`/`C64` for complex calls).
+    #[allow(clippy::too_many_arguments)]
+    pub fn gemm_ex<'a, TA: GemmExType, TB: GemmExType, TC: GemmExType, S: GemmExType>(
+        &'a self,
+        transa: Operation,
+        transb: Operation,
+        m: usize,
+        n: usize,
+        k: usize,
+        alpha: impl Into<ScalarArg<'a, S>>,
+        a: &impl AsDeviceSlice<TA>,
+        lda: usize,
+        b: &impl AsDeviceSlice<TB>,
+        ldb: usize,
+        beta: impl Into<ScalarArg<'a, S>>,
+        c: &mut impl AsDeviceSliceMut<TC>,
+        ldc: usize,
+        compute: ComputeType,
+    ) -> Result<()> {
+        self.gemm_strided_batched_ex(
+            transa, transb, m, n, k, alpha, a, lda, 0, b, ldb, 0, beta, c, ldc, 0, 1, compute,
+        )
+    }
+
+    /// `batch_count` [`Handle::gemm_ex`] products on matrices `stride_*` elements apart
+    /// (`rocblas_gemm_strided_batched_ex`), with the rules of
+    /// [`Handle::gemm_strided_batched`] (the matrices of C must not overlap).
+    #[allow(clippy::too_many_arguments)]
+    pub fn gemm_strided_batched_ex<'a, TA: GemmExType, TB: GemmExType, TC: GemmExType, S: GemmExType>(
+        &'a self,
+        transa: Operation,
+        transb: Operation,
+        m: usize,
+        n: usize,
+        k: usize,
+        alpha: impl Into<ScalarArg<'a, S>>,
+        a: &impl AsDeviceSlice<TA>,
+        lda: usize,
+        stride_a: usize,
+        b: &impl AsDeviceSlice<TB>,
+        ldb: usize,
+        stride_b: usize,
+        beta: impl Into<ScalarArg<'a, S>>,
+        c: &mut impl AsDeviceSliceMut<TC>,
+        ldc: usize,
+        stride_c: usize,
+        batch_count: usize,
+        compute: ComputeType,
+    ) -> Result<()> {
+        self.gemm_ex_on(
+            self.gemm_family_forced(),
+            transa,
+            transb,
+            m,
+            n,
+            k,
+            alpha.into(),
+            a,
+            lda,
+            stride_a,
+            b,
+            ldb,
+            stride_b,
+            beta.into(),
+            c,
+            ldc,
+            stride_c,
+            batch_count,
+            compute,
+        )
+    }
+
+    /// [`Handle::gemm_strided_batched_ex`] with `forced` in place of the handle's forced family
+    /// (for half and i8 inputs; classic types keep the handle's).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn gemm_ex_on<'a, TA: GemmExType, TB: GemmExType, TC: GemmExType, S: GemmExType>(
+        &'a self,
+        forced: Option<GemmFamily>,
+        transa: Operation,
+        transb: Operation,
+        m: usize,
+        n: usize,
+        k: usize,
+        alpha: ScalarArg<'a, S>,
+        a: &impl AsDeviceSlice<TA>,
+        lda: usize,
+        stride_a: usize,
+        b: &impl AsDeviceSlice<TB>,
+        ldb: usize,
+        stride_b: usize,
+        beta: ScalarArg<'a, S>,
+        c: &mut impl AsDeviceSliceMut<TC>,
+        ldc: usize,
+        stride_c: usize,
+        batch_count: usize,
+        compute: ComputeType,
+    ) -> Result<()> {
+        let path = ex_path(TA::TYPE, TB::TYPE, TC::TYPE, compute, S::TYPE)?;
+        macro_rules! classic {
+            ($t:ty) => {{
+                let (al, be) = (scalar_as::<S, $t>(&alpha)?, scalar_as::<S, $t>(&beta)?);
+                let (a, b) = (same::<TA, $t>(a)?, same::<TB, $t>(b)?);
+                let mut c = c.as_device_slice_mut().reinterpret::<$t>()?;
+                self.gemm_strided_batched(
+                    transa,
+                    transb,
+                    m,
+                    n,
+                    k,
+                    al,
+                    &a,
+                    lda,
+                    stride_a,
+                    &b,
+                    ldb,
+                    stride_b,
+                    be,
+                    &mut c,
+                    ldc,
+                    stride_c,
+                    batch_count,
+                )
+            }};
+        }
+        match path {
+            ExPath::Classic(DataType::F32) => return classic!(f32),
+            ExPath::Classic(DataType::F64) => return classic!(f64),
+            ExPath::Classic(DataType::C32) => return classic!(C32),
+            ExPath::Classic(DataType::C64) => return classic!(C64),
+            _ => {}
+        }
+        if transa == Operation::C || transb == Operation::C {
+            // Real types: C is T (reference BLAS's rule).
+            let (ta, tb) = (real_op(transa), real_op(transb));
+            return self.gemm_ex_on(
+                forced,
+                ta,
+                tb,
+                m,
+                n,
+                k,
+                alpha,
+                a,
+                lda,
+                stride_a,
+                b,
+                ldb,
+                stride_b,
+                beta,
+                c,
+                ldc,
+                stride_c,
+                batch_count,
+                compute,
+            );
+        }
+        self.check_scalar("alpha", &alpha)?;
+        self.check_scalar("beta", &beta)?;
+        let (ra, ca) = if transa == Operation::N { (m, k) } else { (k, m) };
+        let (rb, cb) = if transb == Operation::N { (k, n) } else { (n, k) };
+        let span_a = self.check_batch("a", "lda", a, ra, ca, lda, stride_a, batch_count)?;
+        let span_b = self.check_batch("b", "ldb", b, rb, cb, ldb, stride_b, batch_count)?;
+        let span_c = self.check_batch("c", "ldc", c, m, n, ldc, stride_c, batch_count)?;
+        if batch_count > 1 && m > 0 && n > 0 && stride_c < ldc.saturating_mul(n) {
+            return Err(BlasError::InvalidValue {
+                arg: "stride_c",
+                value: stride_c.to_string(),
+                rule: "the batches of C must not overlap: stride_c >= ldc * n when batch_count > 1",
+            });
+        }
+        if m == 0 || n == 0 || batch_count == 0 {
+            return Ok(());
+        }
+        let zero = |v: (f64, f64)| v == (0.0, 0.0);
+        let skip_ab = k == 0 || alpha.host().is_some_and(|v| zero(v.to_parts()));
+        if skip_ab && beta.host().is_some_and(|v| v.to_parts() == (1.0, 0.0)) {
+            return Ok(());
+        }
+        // The Hopper kernel takes host scalars, finite (its plan's rule).
+        let finite = |v: Option<S>| v.is_some_and(|v| v.to_parts().0.is_finite());
+        let host_scalars = finite(alpha.host()) && finite(beta.host());
+        let family = self.gemm_ex_family(forced, path, host_scalars && !skip_ab, || {
+            self.wgmma_plan(transa, transb, m, n, k, a, lda, stride_a, b, ldb, stride_b, c, ldc, batch_count)
+                .is_some()
+        })?;
+        let s = self.stream();
+        let k = if skip_ab { 0 } else { k };
+        match family {
+            GemmFamily::Native => {
+                let mut args = KernelArgs::new();
+                args.push(transa.code()).push(transb.code());
+                args.push(m as u64).push(n as u64).push(k as u64);
+                push_scalar(&mut args, &alpha);
+                push_buf(&mut args, a);
+                args.push(lda as u64).push(stride_a as u64);
+                push_buf(&mut args, b);
+                args.push(ldb as u64).push(stride_b as u64);
+                push_scalar(&mut args, &beta);
+                push_buf(&mut args, c);
+                args.push(ldc as u64).push(stride_c as u64).push(batch_count as u64);
+                let routine = match TA::TYPE {
+                    DataType::F16 => "gemm_ex_f16",
+                    DataType::BF16 => "gemm_ex_bf16",
+                    _ => "gemm_ex_i8",
+                };
+                native::launch(s, routine, TC::TYPE, &args)
+            }
+            GemmFamily::Wgmma => {
+                let Some(desc) = self.wgmma_plan(
+                    transa,
+                    transb,
+                    m,
+                    n,
+                    k,
+                    a,
+                    lda,
+                    stride_a,
+                    b,
+                    ldb,
+                    stride_b,
+                    c,
+                    ldc,
+                    batch_count,
+                ) else {
+                    return Err(BlasError::Unsupported {
+                        what: format!(
+                            "a {} gemm_ex on GemmFamily::Wgmma with this handle: {}",
+                            TA::TYPE.name(),
+                            WGMMA_RULE
+                        ),
+                    });
+                };
+                let (al, be) = (alpha.host().map(|v| v.to_parts().0), beta.host().map(|v| v.to_parts().0));
+                let desc = desc.with_alpha_beta(al.unwrap_or(1.0) as f32, be.unwrap_or(0.0) as f32);
+                let plan = ferrocm_gemm::Gemm::plan(s.device(), &desc).map_err(gemm_error)?;
+                macro_rules! run {
+                    ($i:ty, $o:ty) => {{
+                        let (a, b) = (same::<TA, $i>(a)?, same::<TB, $i>(b)?);
+                        let mut c = c.as_device_slice_mut().reinterpret::<$o>()?;
+                        for z in 0..batch_count {
+                            let (az, bz) = (a.slice(z * stride_a..)?, b.slice(z * stride_b..)?);
+                            let (_, mut cz) = c.as_device_slice_mut().split_at_mut(z * stride_c)?;
+                            plan.run(s, &az, &bz, &mut cz).map_err(gemm_error)?;
+                        }
+                    }};
+                }
+                match (TA::TYPE, TC::TYPE) {
+                    (DataType::F16, DataType::F16) => run!(f16, f16),
+                    (DataType::F16, DataType::BF16) => run!(f16, bf16),
+                    (DataType::F16, _) => run!(f16, f32),
+                    (_, DataType::F16) => run!(bf16, f16),
+                    (_, DataType::BF16) => run!(bf16, bf16),
+                    _ => run!(bf16, f32),
+                }
+                Ok(())
+            }
+            _ => {
+                for (arg, span) in [("a", span_a), ("b", span_b), ("c", span_c)] {
+                    size32(arg, span)?;
+                }
+                if batch_count > kx::MAX_GRID_YZ as usize {
+                    return Err(BlasError::SizeTooLarge {
+                        arg: "batch_count",
+                        value: batch_count as u128,
+                        rule: "GPU GEMMs take at most 65535 batches per call",
+                    });
+                }
+                let (m32, n32, k32) = (size32("m", m)?, size32("n", n)?, size32("k", k)?);
+                let cols = n32.div_ceil(kx::TILE);
+                if cols > kx::MAX_GRID_YZ {
+                    return Err(BlasError::SizeTooLarge {
+                        arg: "n",
+                        value: n as u128,
+                        rule: "the SIMT gemm_ex takes n at most 65535 * 64 (the grid's y limit)",
+                    });
+                }
+                let cfg = LaunchConfig::new((m32.div_ceil(kx::TILE), cols, batch_count as u32), (16, 16));
+                kernels_annotate::<TA, TC>(m, n, k, batch_count);
+                let (ta, tb) = (transa != Operation::N, transb != Operation::N);
+                let (lda, ldb, ldc) = (lda as u32, ldb as u32, ldc as u32);
+                let (sa, sb, sc) = (stride_a as u32, stride_b as u32, stride_c as u32);
+                let (dsa, dsb) = (alpha.host().is_none(), beta.host().is_none());
+                macro_rules! go {
+                    ($i:ty, $o:ty, $acc:ty) => {{
+                        let (av, bv) = (same::<TA, $i>(a)?, same::<TB, $i>(b)?);
+                        let mut cv = c.as_device_slice_mut().reinterpret::<$o>()?;
+                        let dummy = self.dummy.as_device_slice().reinterpret::<$acc>()?;
+                        let host = |s: &ScalarArg<'a, S>| s.host().map_or(0.0, |v| v.to_parts().0) as $acc;
+                        let (are, bre) = (host(&alpha), host(&beta));
+                        let view = |s: &ScalarArg<'a, S>| match s {
+                            ScalarArg::Device(d) => d.reinterpret::<$acc>(),
+                            ScalarArg::Host(_) => Ok(dummy),
+                        };
+                        let (alv, bev) = (view(&alpha)?, view(&beta)?);
+                        bools!(ta => TA_, bools!(tb => TB_, bools!(dsa => DSA, bools!(dsb => DSB, {
+                            kx::gemm_ex_simt::launch::<$i, $o, $acc, TA_, TB_, DSA, DSB>(
+                                s, cfg, m32, n32, k32, are, &alv, &av, lda, sa, &bv, ldb, sb, bre, &bev,
+                                &mut cv, ldc, sc,
+                            )?
+                        }))));
+                    }};
+                }
+                match (TA::TYPE, TC::TYPE) {
+                    (DataType::F16, DataType::F16) => go!(f16, f16, f32),
+                    (DataType::F16, DataType::BF16) => go!(f16, bf16, f32),
+                    (DataType::F16, _) => go!(f16, f32, f32),
+                    (DataType::BF16, DataType::F16) => go!(bf16, f16, f32),
+                    (DataType::BF16, DataType::BF16) => go!(bf16, bf16, f32),
+                    (DataType::BF16, _) => go!(bf16, f32, f32),
+                    _ => go!(i8, i32, i32),
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// `C = alpha op(A) op(B) + beta C` on half-precision matrices (`rocblas_hgemm` and the
+    /// bf16 GEMM): [`Handle::gemm_ex`] with A, B and C of type `H`, f32 arithmetic and f32
+    /// `alpha`/`beta` (the sum is rounded once to `H`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn gemm_half<'a, H: crate::types::HalfScalar + GemmExType>(
+        &'a self,
+        transa: Operation,
+        transb: Operation,
+        m: usize,
+        n: usize,
+        k: usize,
+        alpha: impl Into<ScalarArg<'a, f32>>,
+        a: &impl AsDeviceSlice<H>,
+        lda: usize,
+        b: &impl AsDeviceSlice<H>,
+        ldb: usize,
+        beta: impl Into<ScalarArg<'a, f32>>,
+        c: &mut impl AsDeviceSliceMut<H>,
+        ldc: usize,
+    ) -> Result<()> {
+        self.gemm_ex(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, ComputeType::F32)
+    }
+
+    /// The family a `gemm_ex` of `path` runs on: the forced one when it can, else the
+    /// planner's choice. `hopper` says whether `ferrocm-gemm`'s rules hold for the operands
+    /// (evaluated only where the target has the instructions).
+    fn gemm_ex_family(
+        &self,
+        forced: Option<GemmFamily>,
+        path: ExPath,
+        host_scalars: bool,
+        hopper: impl Fn() -> bool,
+    ) -> Result<GemmFamily> {
+        let target = self.stream().device().target();
+        let kernels = self.use_kernels();
+        let half = matches!(path, ExPath::Half { .. });
+        let has_wgmma =
+            [Feature::Wgmma, Feature::Tma, Feature::SetMaxNReg].into_iter().all(|f| target.has(f));
+        let wgmma_ok = || kernels && half && has_wgmma && host_scalars && hopper();
+        let family = match forced {
+            Some(f) => f,
+            None if !kernels => GemmFamily::Native,
+            None if wgmma_ok() => GemmFamily::Wgmma,
+            None => GemmFamily::Simt,
+        };
+        let rule = match family {
+            GemmFamily::Native if kernels => {
+                Some("the native family runs on the CPU device with Engine::Auto")
+            }
+            GemmFamily::Native => None,
+            _ if !kernels => {
+                Some("the kernel families run on GPUs, or on the CPU device with Engine::Kernels")
+            }
+            GemmFamily::Simt => None,
+            GemmFamily::Wgmma if wgmma_ok() => None,
+            GemmFamily::Wgmma => Some(WGMMA_RULE),
+            _ => Some("gemm_ex runs f16, bf16 and i8 inputs on the Native, Simt and Wgmma families"),
+        };
+        if let Some(rule) = rule {
+            let input = match path {
+                ExPath::Half { input, .. } => input,
+                _ => DataType::I8,
+            };
+            return Err(BlasError::Unsupported {
+                what: format!(
+                    "a {} gemm_ex on GemmFamily::{family:?} with this handle: {rule}",
+                    input.name()
+                ),
+            });
+        }
+        Ok(family)
+    }
+
+    /// `ferrocm-gemm`'s description of this column-major product, if its rules hold (TMA's
+    /// leading dimensions and alignment, a product to compute).
+    #[allow(clippy::too_many_arguments)]
+    fn wgmma_plan<TA: GemmExType, TB: GemmExType, TC: GemmExType>(
+        &self,
+        transa: Operation,
+        transb: Operation,
+        m: usize,
+        n: usize,
+        k: usize,
+        a: &impl AsDeviceSlice<TA>,
+        lda: usize,
+        stride_a: usize,
+        b: &impl AsDeviceSlice<TB>,
+        ldb: usize,
+        stride_b: usize,
+        c: &impl AsDeviceSlice<TC>,
+        ldc: usize,
+        batch_count: usize,
+    ) -> Option<ferrocm_gemm::GemmDesc> {
+        use ferrocm_gemm::{ElemType, GemmDesc, Layout};
+        let ty = |t: DataType| match t {
+            DataType::F16 => Some(ElemType::F16),
+            DataType::BF16 => Some(ElemType::BF16),
+            DataType::F32 => Some(ElemType::F32),
+            _ => None,
+        };
+        let (ei, ec) = (ty(TA::TYPE)?, ty(TC::TYPE)?);
+        let aligned = |p: u64, stride: usize, size: usize| {
+            p % 16 == 0 && (batch_count == 1 || (stride * size) % 16 == 0)
+        };
+        let size = TA::TYPE.size();
+        if k == 0
+            || !aligned(a.device_ptr().0, stride_a, size)
+            || !aligned(b.device_ptr().0, stride_b, size)
+            || (lda * size) % 16 != 0
+            || (ldb * size) % 16 != 0
+        {
+            return None;
+        }
+        let _ = c;
+        // A stored m x k column-major (N) is a column-major m x k operand; stored k x m (T),
+        // it is the row-major m x k operand with the same leading dimension.
+        let layout = |o: Operation| if o == Operation::N { Layout::ColMajor } else { Layout::RowMajor };
+        let desc = GemmDesc::new(m, n, k, ei)
+            .with_c_type(ec)
+            .with_layouts(layout(transa), layout(transb), Layout::ColMajor)
+            .with_leading_dims(lda, ldb, ldc);
+        ferrocm_gemm::Gemm::plan(self.stream().device(), &desc).ok().map(|_| desc)
+    }
+}
+
+/// Why [`GemmFamily::Wgmma`] refused a call.
+const WGMMA_RULE: &str = "Wgmma runs f16/bf16 inputs with host alpha/beta on targets with wgmma, TMA and setmaxnreg \
+    (sm_90a), A and B 16-byte aligned with lda and ldb multiples of 8 (and batch strides keeping that), k >= 1";
+
+/// `T` for `C` on real types.
+fn real_op(o: Operation) -> Operation {
+    if o == Operation::C {
+        Operation::T
+    } else {
+        o
+    }
+}
+
+/// A `ferrocm-gemm` refusal the planner could not foresee, as a BLAS error.
+fn gemm_error(e: ferrocm_gemm::GemmError) -> BlasError {
+    BlasError::Kernel { message: e.to_string() }
+}
+
+/// Declares a SIMT `gemm_ex` launch's work for the profiler.
+fn kernels_annotate<TA: GemmExType, TC: GemmExType>(m: usize, n: usize, k: usize, batch: usize) {
+    let bytes = (m * k + k * n) * TA::TYPE.size() + 2 * m * n * TC::TYPE.size();
+    crate::kernels::annotate((2 * m * n * k * batch) as u64, (bytes * batch) as u64);
+}
