@@ -3,15 +3,15 @@
 //! `gemm_ex` with f16/bf16/i8 inputs ([`gemm_ex`]), row-major helpers ([`row_major`]) and
 //! hipBLASLt's matmul with epilogues and fp8 inputs ([`matmul`]).
 
-pub mod batched;
+mod batched;
 mod check;
 pub mod error;
 pub mod gemm_ex;
 mod handle;
 pub mod kernels;
-pub mod l2mv;
-pub mod l2rank;
-pub mod l3;
+mod l2mv;
+mod l2rank;
+mod l3;
 pub mod level1;
 pub mod level2;
 pub mod level3;
