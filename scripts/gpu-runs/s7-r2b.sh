@@ -1,14 +1,11 @@
 #!/usr/bin/env bash
-# Lead, 2026-11-24 (seventh session), call 2: the BLAS routines the session's four helpers
+# Lead, 2026-11-24 (seventh session), call 2b: the BLAS routines the session's four helpers
 # added (l2mv, l2rank/batched, l3, gemm_ex/matmul), first time on a GPU.
-# 1. Every blas test binary with FERROCM_REQUIRE_GPU=1 (three at a time, 16 host cores).
-# 2. compute-sanitizer memcheck on the new binaries (their GPU cases; the CPU cases run too).
 # 3. `ferrocm bench blas -f gemm_ex` (bf16/f16 in and out, f32 compute) beside cuBLAS (torch) in
 #    one process: the issue's bf16 rows (4096^3, 8192^3, LLM shapes, decode, batched).
 # 4. The traced launch overhead after the per-stream record buffer (3e1adb7): five alternating
 #    pairs of `bench runtime`, plain and under `ferrocm prof --kernel-trace`.
-# Staged with `../shared/gpu/pack --bins -p ferrocm-blas -p ferrocm-cli`; traced_ratio.py and
-# the blas table.py/vendor_baselines.py copied into .gpu/.
+# Staged with `../shared/gpu/pack --bins -p ferrocm-blas -p ferrocm-cli`.
 set -u
 [[ -d .gpu/stage/tests ]] || { mkdir -p .gpu/stage && tar -C .gpu/stage -xJf .gpu/stage.tar.xz; }
 export FERROCM_REQUIRE_GPU=1 RUST_BACKTRACE=1 PATH="$PWD/.gpu/stage/bin:$PATH" PYTHONUNBUFFERED=1
@@ -21,33 +18,14 @@ t() { # name, timeout, binary, args...
   echo "=== $name: rc=$rc $((SECONDS - s)) s $(grep -E '^test result' "$O/$name.log" | tail -1)"
   grep -E "panicked|FAILED|^---- " "$O/$name.log" | head -6
 }
-echo "### blas tests (at $SECONDS s)"
-n=0
-for b in $T/ferrocm-blas--*; do
-  b=${b##*/}; t "${b#ferrocm-blas--}" 200 "$b" &
-  n=$((n + 1)); (( n % 3 == 0 )) && wait
-done
-wait
-echo "### memcheck, new binaries (at $SECONDS s)"
-san() { # name, binary
-  local s=$SECONDS
-  timeout 200 compute-sanitizer --tool memcheck --error-exitcode 99 --print-limit 10 --report-api-errors no \
-    "$T/$2" > "$O/memcheck_$1.log" 2>&1; local rc=$?
-  echo "memcheck $1 rc=$rc $((SECONDS - s)) s: $(grep -E '^test result' "$O/memcheck_$1.log" | tail -1) | $(grep -E '^========= ERROR SUMMARY' "$O/memcheck_$1.log")"
-  grep -E '^========= (Invalid|Error)' -A3 "$O/memcheck_$1.log" | head -6
-}
-for b in l2mv-test l2rank-test batched-test l3-test gemm_ex-test; do
-  [[ -x $T/ferrocm-blas--$b ]] && san "${b%-test}" "ferrocm-blas--$b" &
-done
-wait
 echo "### gemm_ex beside cuBLAS (at $SECONDS s)"
-timeout 240 python3 .gpu/table.py --ferrocm .gpu/stage/bin/ferrocm --rows gemm_ex 2>&1 | tail -16
+timeout 240 python3 crates/blas/gpu/table.py --ferrocm .gpu/stage/bin/ferrocm --rows gemm_ex 2>&1 | tail -16
 echo "### traced launch overhead (at $SECONDS s)"
 RT="bench runtime --json --reps 7 --copy-mib 16 --d2d-mib 16 --allocs 200"
 for i in 1 2 3 4 5; do
   timeout 40 ferrocm $RT > "$O/rt_plain_$i.json" 2>>"$O/err.log"
   timeout 40 ferrocm prof --kernel-trace -d /tmp/s7kt$i -- ferrocm $RT > "$O/rt_traced_$i.json" 2>>"$O/err.log"
 done
-python3 .gpu/traced_ratio.py "$O"
+python3 scripts/gpu-runs/traced_ratio.py "$O"
 echo "done at $SECONDS s"
 (cd "$O" && tar czf logs.tgz *.log *.json 2>/dev/null && rm -f *.log *.json)
