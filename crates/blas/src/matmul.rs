@@ -42,6 +42,13 @@
 //! The epilogue is a separate element-wise launch over an f32 product in workspace (fusing it
 //! into the Hopper kernel's epilogue is later work); `Default` on 16-bit or f32 inputs writes D
 //! directly and needs no workspace.
+//!
+//! # Accuracy
+//! Products are summed in f32 (error within `(k + 6) u sum |a b|`, `u = 2^-24`) and the result
+//! rounded once to D's type, with one exception: 8-bit inputs on the Hopper kernel are summed by
+//! the tensor cores, which keep about 13-14 bits of the running sum within each block of 128 of
+//! K (as cuBLASLt's fp8 GEMM on the same hardware), so their sum is within `2^-10 sum |a b|`
+//! (the bound `ferrocm-gemm`'s tests hold the H100 to).
 
 use ferrocm_kernel::runtime::backend::Feature;
 use ferrocm_kernel::runtime::{
