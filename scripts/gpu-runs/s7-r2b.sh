@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Lead, 2026-11-24 (seventh session), call 2b: the BLAS routines the session's four helpers
 # added (l2mv, l2rank/batched, l3, gemm_ex/matmul), first time on a GPU.
+# 0. The gemm_ex suite again (after the 8-bit matmul bound fix).
 # 3. `ferrocm bench blas -f gemm_ex` (bf16/f16 in and out, f32 compute) beside cuBLAS (torch) in
 #    one process: the issue's bf16 rows (4096^3, 8192^3, LLM shapes, decode, batched).
 # 4. The traced launch overhead after the per-stream record buffer (3e1adb7): five alternating
@@ -18,6 +19,9 @@ t() { # name, timeout, binary, args...
   echo "=== $name: rc=$rc $((SECONDS - s)) s $(grep -E '^test result' "$O/$name.log" | tail -1)"
   grep -E "panicked|FAILED|^---- " "$O/$name.log" | head -6
 }
+echo "### gemm_ex suite after the fp8 bound fix (at $SECONDS s)"
+s=$SECONDS; timeout 120 .gpu/stage/tests/ferrocm-blas--gemm_ex-test > "$O/gemm_ex.log" 2>&1
+echo "gemm_ex rc=$? $((SECONDS - s)) s $(grep -E '^test result' "$O/gemm_ex.log" | tail -1)"; grep -E "panicked" -A2 "$O/gemm_ex.log" | head -6
 echo "### gemm_ex beside cuBLAS (at $SECONDS s)"
 timeout 240 python3 crates/blas/gpu/table.py --ferrocm .gpu/stage/bin/ferrocm --rows gemm_ex 2>&1 | tail -16
 echo "### traced launch overhead (at $SECONDS s)"
