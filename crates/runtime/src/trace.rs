@@ -387,6 +387,8 @@ struct Batch {
     /// Set once `end` has completed.
     done: std::sync::atomic::AtomicBool,
     chain: Weak<Mutex<Chain>>,
+    /// The device whose timing slots the batch's kernels write (kept here once, not per launch).
+    device: Device,
 }
 
 impl Batch {
@@ -811,8 +813,9 @@ struct Pending {
 enum Timing {
     /// Between two events.
     Events { start: Arc<Stamp>, end: Arc<Stamp> },
-    /// A timed kernel: its slot, the device-timer offset at its launch, and its batch.
-    Slot { device: Device, seq: u64, offset: i64, batch: Arc<Batch> },
+    /// A timed kernel: its slot, the device-timer offset at its launch, and its batch (which
+    /// names the device).
+    Slot { seq: u64, offset: i64, batch: Arc<Batch> },
 }
 
 impl Pending {
@@ -1000,6 +1003,7 @@ pub(crate) fn timed_kernel(
                 end: OnceLock::new(),
                 done: Default::default(),
                 chain: Arc::downgrade(chain_lock),
+                device: device.clone(),
             })
         })
         .clone();
@@ -1007,7 +1011,7 @@ pub(crate) fn timed_kernel(
     // Work timed by events next starts at the batch's end, not at an older event.
     chain.last_end = None;
     // Queued or held under the chain's lock, so a stream's launches stay in order.
-    let timing = Timing::Slot { device: device.clone(), seq, offset, batch };
+    let timing = Timing::Slot { seq, offset, batch };
     if first {
         push_pending(st, stream, describe(true), timing);
     } else {
@@ -1092,7 +1096,8 @@ fn drain(st: &State) -> bool {
         let mut slots: Vec<(Device, u64, u64, Option<Vec<u64>>)> = Vec::new();
         let mut touched: Vec<Device> = Vec::new();
         for p in &ready {
-            if let Timing::Slot { device, seq, batch, .. } = &p.timing {
+            if let Timing::Slot { seq, batch, .. } = &p.timing {
+                let device = &batch.device;
                 if !touched.contains(device) {
                     touched.push(device.clone());
                 }
@@ -1117,7 +1122,8 @@ fn drain(st: &State) -> bool {
         for p in ready {
             let times = match &p.timing {
                 Timing::Events { start, end } => start.time().zip(end.time()),
-                Timing::Slot { device, seq, offset, batch } => {
+                Timing::Slot { seq, offset, batch } => {
+                    let device = &batch.device;
                     let s = slots.iter().find(|s| s.0 == *device);
                     let times = s
                         .filter(|_| batch.complete() == Some(true))
