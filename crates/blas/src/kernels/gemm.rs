@@ -29,13 +29,13 @@ pub const fn register_tile(complex: bool) -> usize {
 /// Padding (elements) after each K row of the SIMT GEMM's shared slabs: the transposed
 /// operands' stores (16 threads of a warp on 16 K rows) then spread over the banks instead of
 /// hitting one, and rows stay 16-byte aligned for the 4-wide fragment loads.
-const SIMT_PAD: usize = 4;
+pub(super) const SIMT_PAD: usize = 4;
 
 /// Row (or column) offset in the tile of register `i` of a thread at `t` (its `tx` or `ty`):
 /// 4-wide groups (`64 (i / 4) + 4 t + i % 4`, one 16-byte shared load per group) when `V4`,
 /// else `t + 16 i`.
 #[device]
-fn simt_at(#[comptime] v4: bool, #[comptime] i: usize, t: u32) -> u32 {
+pub(super) fn simt_at(#[comptime] v4: bool, #[comptime] i: usize, t: u32) -> u32 {
     let mut o = t + (16 * i) as u32;
     if v4 {
         o = t * 4u32 + (64 * (i / 4) + i % 4) as u32;
@@ -49,7 +49,7 @@ fn simt_at(#[comptime] v4: bool, #[comptime] i: usize, t: u32) -> u32 {
 /// `t / 16W + r (256 / 16W)` (coalesced down the stored column); the others (stored along K)
 /// K index `tx` of `i = ty + 16 r` (coalesced along the stored row).
 #[device]
-fn simt_slot(
+pub(super) fn simt_slot(
     #[comptime] direct: bool,
     #[comptime] w: usize,
     #[comptime] r: usize,
@@ -114,7 +114,7 @@ fn simt_fetch<R: KReal, const CX: bool, const W: usize>(
 /// pitch `p`; `si` only for complex types).
 #[device]
 #[allow(clippy::too_many_arguments)]
-fn simt_store<R: KReal, const CX: bool, const W: usize>(
+pub(super) fn simt_store<R: KReal, const CX: bool, const W: usize>(
     #[comptime] direct: bool,
     #[comptime] r: usize,
     #[comptime] p: usize,

@@ -15,6 +15,7 @@
 
 use ferrocm_kernel::prelude::*;
 
+use super::gemm::{simt_at, simt_slot, simt_store, SIMT_PAD};
 use super::{lit, scalar, KReal};
 
 /// `mode` bits of [`l3_gemm`]: the structure of the structured operand (0 none).
@@ -44,35 +45,6 @@ pub const M_REAL_ALPHA: u32 = 512;
 /// `beta` is real (as [`M_REAL_ALPHA`]).
 pub const M_REAL_BETA: u32 = 1024;
 
-/// Row (or column) offset in the tile of register `i` of a thread at `t`, as
-/// `gemm::simt_at`: 4-wide groups when `v4`, else `t + 16 i`.
-#[device]
-fn l3_at(#[comptime] v4: bool, #[comptime] i: usize, t: u32) -> u32 {
-    let mut o = t + (16 * i) as u32;
-    if v4 {
-        o = t * 4u32 + (64 * (i / 4) + i % 4) as u32;
-    }
-    o
-}
-
-/// Where register `r` of a thread's share of a slab lives, as `gemm::simt_slot`.
-#[device]
-fn l3_slot(
-    #[comptime] direct: bool,
-    #[comptime] w: usize,
-    #[comptime] r: usize,
-    t_lo: u32,
-    t_hi: u32,
-) -> Vec2<u32> {
-    let mut i = thread_idx_y() + (16 * r) as u32;
-    let mut kk = thread_idx_x();
-    if direct {
-        i = t_lo;
-        kk = t_hi + (r * 256 / (16 * w)) as u32;
-    }
-    vec2(i, kk)
-}
-
 /// Loads register `r` of one operand's share of the slab at `k0` into `nr[r]` (`ni[r]`), as
 /// `gemm::simt_fetch`, reading the stored element `(sr, sc)` through the structure `st`
 /// (0 general, else [`ST_SYM`], [`ST_HERM`], [`ST_TRI`]) of the triangle `lower` (0 or 1),
@@ -97,7 +69,7 @@ fn l3_fetch<R: KReal, const CX: bool, const W: usize>(
     nr: &VarArray<Val<R>>,
     ni: &VarArray<Val<R>>,
 ) {
-    let at = l3_slot(direct, W, r, t_lo, t_hi);
+    let at = simt_slot(direct, W, r, t_lo, t_hi);
     let gi = r0 + at.get(0);
     let gk = k0 + at.get(1);
     let sr = if direct { gi } else { gk };
@@ -145,31 +117,6 @@ fn l3_fetch<R: KReal, const CX: bool, const W: usize>(
     }
 }
 
-/// Stores register `r` of one operand into its k-major shared slab (pitch `p`).
-#[device]
-#[allow(clippy::too_many_arguments)]
-fn l3_put<R: KReal, const CX: bool, const W: usize>(
-    #[comptime] direct: bool,
-    #[comptime] r: usize,
-    #[comptime] p: usize,
-    sr: Shared<R>,
-    si: Shared<R>,
-    t_lo: u32,
-    t_hi: u32,
-    nr: &VarArray<Val<R>>,
-    ni: &VarArray<Val<R>>,
-) {
-    let at = l3_slot(direct, W, r, t_lo, t_hi);
-    let slot = at.get(1) * (p as u32) + at.get(0);
-    sr[slot] = nr.get(r);
-    if CX {
-        si[slot] = ni.get(r);
-    }
-}
-
-/// Padding after each K row of the shared slabs (as the SIMT GEMM's).
-const L3_PAD: usize = 4;
-
 /// `C = alpha op(A) op(B) + beta C` with the structure and store rules of `mode` (the
 /// module docs; bits `ST_*` and `M_*`), `A` `m x k` as `op(A)`, `B` `k x n` as `op(B)`, one
 /// `16 W x 16 W` tile of `C` per block of 16 x 16 threads. `TA`/`TB`: 0 `N`, 1 `T`, 2 `C`.
@@ -202,7 +149,7 @@ pub fn l3_gemm<
     ldc: u32,
 ) {
     let v4 = !CX && W == 8;
-    let p = 16 * W + L3_PAD;
+    let p = 16 * W + SIMT_PAD;
     let tile = (16 * W) as u32;
     let row0 = block_idx_y() * tile;
     let col0 = block_idx_x() * tile;
@@ -300,8 +247,8 @@ pub fn l3_gemm<
         }
         while k0 < k {
             for r in 0..W {
-                l3_put::<R, CX, W>(da, r, p, sar, sai, t_lo, t_hi, &nar, &nai);
-                l3_put::<R, CX, W>(db, r, p, sbr, sbi, t_lo, t_hi, &nbr, &nbi);
+                simt_store::<R, CX, W>(da, r, p, sar, sai, t_lo, t_hi, &nar, &nai);
+                simt_store::<R, CX, W>(db, r, p, sbr, sbi, t_lo, t_hi, &nbr, &nbi);
             }
             sync_threads();
             let k1 = k0 + 16u32;
@@ -358,11 +305,11 @@ pub fn l3_gemm<
                     }
                 } else {
                     for i in 0..W {
-                        far.set(i, sar[row + l3_at(false, i, tx)]);
-                        fbr.set(i, sbr[row + l3_at(false, i, ty)]);
+                        far.set(i, sar[row + simt_at(false, i, tx)]);
+                        fbr.set(i, sbr[row + simt_at(false, i, ty)]);
                         if CX {
-                            fai.set(i, sai[row + l3_at(false, i, tx)]);
-                            fbi.set(i, sbi[row + l3_at(false, i, ty)]);
+                            fai.set(i, sai[row + simt_at(false, i, tx)]);
+                            fbi.set(i, sbi[row + simt_at(false, i, ty)]);
                         }
                     }
                 }
@@ -387,9 +334,9 @@ pub fn l3_gemm<
     let lo = (mode & M_C_LOWER) != 0u32;
     let herm = (mode & M_C_HERM) != 0u32;
     for j in 0..W {
-        let col = col0 + l3_at(v4, j, ty);
+        let col = col0 + simt_at(v4, j, ty);
         for i in 0..W {
-            let row = row0 + l3_at(v4, i, tx);
+            let row = row0 + simt_at(v4, i, tx);
             let keep = (!up || row <= col) && (!lo || row >= col);
             if row < m && col < n && keep {
                 let ic = row + col * ldc;
