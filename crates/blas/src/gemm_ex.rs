@@ -48,7 +48,7 @@ use crate::error::{BlasError, Result};
 use crate::handle::Handle;
 use crate::kernels::gemm_ex as kx;
 use crate::level2::bools;
-use crate::level3::GemmFamily;
+use crate::level3::{check_gemm_kernel_limits, GemmFamily};
 use crate::native::{self, push_buf, push_scalar};
 use crate::types::{ComputeType, DataType, Operation, Scalar, ScalarArg, C32, C64};
 
@@ -323,20 +323,25 @@ impl Handle {
                 compute,
             );
         }
-        self.check_scalar("alpha", &alpha)?;
-        self.check_scalar("beta", &beta)?;
-        let (ra, ca) = if transa == Operation::N { (m, k) } else { (k, m) };
-        let (rb, cb) = if transb == Operation::N { (k, n) } else { (n, k) };
-        let span_a = self.check_batch("a", "lda", a, ra, ca, lda, stride_a, batch_count)?;
-        let span_b = self.check_batch("b", "ldb", b, rb, cb, ldb, stride_b, batch_count)?;
-        let span_c = self.check_batch("c", "ldc", c, m, n, ldc, stride_c, batch_count)?;
-        if batch_count > 1 && m > 0 && n > 0 && stride_c < ldc.saturating_mul(n) {
-            return Err(BlasError::InvalidValue {
-                arg: "stride_c",
-                value: stride_c.to_string(),
-                rule: "the batches of C must not overlap: stride_c >= ldc * n when batch_count > 1",
-            });
-        }
+        let spans = self.check_gemm_batch(
+            transa,
+            transb,
+            m,
+            n,
+            k,
+            &alpha,
+            a,
+            lda,
+            stride_a,
+            b,
+            ldb,
+            stride_b,
+            &beta,
+            &*c,
+            ldc,
+            stride_c,
+            batch_count,
+        )?;
         if m == 0 || n == 0 || batch_count == 0 {
             return Ok(());
         }
@@ -424,16 +429,7 @@ impl Handle {
                 Ok(())
             }
             _ => {
-                for (arg, span) in [("a", span_a), ("b", span_b), ("c", span_c)] {
-                    size32(arg, span)?;
-                }
-                if batch_count > kx::MAX_GRID_YZ as usize {
-                    return Err(BlasError::SizeTooLarge {
-                        arg: "batch_count",
-                        value: batch_count as u128,
-                        rule: "GPU GEMMs take at most 65535 batches per call",
-                    });
-                }
+                check_gemm_kernel_limits(spans, 1, batch_count)?;
                 let (m32, n32, k32) = (size32("m", m)?, size32("n", n)?, size32("k", k)?);
                 let cols = n32.div_ceil(kx::TILE);
                 if cols > kx::MAX_GRID_YZ {

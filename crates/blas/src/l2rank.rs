@@ -463,7 +463,7 @@ impl Handle {
         let per = if up.two { 4 } else { 2 } * if T::COMPLEX { 4 } else { 1 };
         kernels::annotate((elems * per) as u64, ((2 * elems + m + n) * size_of::<T>()) as u64);
         use kernels::l2rank::{rank_update, RANK_COLS, RANK_ROWS, RANK_WARPS};
-        let grid = (m32.div_ceil(RANK_ROWS), n32.div_ceil(RANK_COLS).min(65_535));
+        let grid = (m32.div_ceil(RANK_ROWS), n32.div_ceil(RANK_COLS).min(crate::kernels::MAX_GRID_YZ));
         let cfg = LaunchConfig::new(grid, (RANK_ROWS, RANK_WARPS));
         macro_rules! go {
             ($shape:expr) => {

@@ -39,7 +39,7 @@ use crate::native::{self, push_buf, push_scalar};
 use crate::types::{Diagonal, Fill, Operation, Scalar, ScalarArg, Side};
 
 /// The most batches one launch covers (the grid's `z` limit).
-const MAX_BATCH: usize = 65_535;
+const MAX_BATCH: usize = crate::kernels::MAX_GRID_YZ as usize;
 
 /// Elements of workspace `trmm` takes at most for one block of its product (the workspace
 /// limit lowers it).
@@ -863,7 +863,7 @@ impl Handle {
         let s = self.stream();
         let tile = BLOCK_EDGE * register_tile(T::COMPLEX) as u32;
         let (m32, n32, k32) = (size32("m", m)?, size32("n", n)?, size32("k", k)?);
-        if m32.div_ceil(tile) > 65_535 {
+        if m32.div_ceil(tile) > crate::kernels::MAX_GRID_YZ {
             return Err(BlasError::SizeTooLarge {
                 arg: "m",
                 value: m as u128,

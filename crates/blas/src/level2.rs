@@ -246,7 +246,7 @@ impl Handle {
 }
 
 /// The most batches one launch covers (the grid's `z` limit).
-const MAX_BATCH: usize = 65_535;
+const MAX_BATCH: usize = kernels::MAX_GRID_YZ as usize;
 
 /// How the split `gemv` N covers an `m x n` matrix (see `kernels::level2::gemv_n_part`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -312,7 +312,7 @@ impl Handle {
         if (batches > 1 && splits == 1)
             || self.workspace_limit().is_some_and(|l| bytes > l)
             || row_blocks > u32::MAX as usize
-            || splits > 65_535
+            || splits > kernels::MAX_GRID_YZ as usize
         {
             return None;
         }

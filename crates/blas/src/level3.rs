@@ -30,7 +30,9 @@
 //! take the SIMT conversion kernel, and f32 GEMMs stay on SIMT in every math mode until a TF32
 //! path exists.
 
-use ferrocm_kernel::runtime::{AsDeviceSlice, AsDeviceSliceMut, Feature, KernelArgs, LaunchConfig};
+use ferrocm_kernel::runtime::{
+    AsDeviceSlice, AsDeviceSliceMut, DeviceRepr, Feature, KernelArgs, LaunchConfig,
+};
 
 use crate::check::{matrix_span, size32};
 use crate::error::{BlasError, Result};
@@ -69,7 +71,7 @@ pub enum GemmFamily {
 }
 
 /// The most batches one kernel launch covers (the grid's `z` limit).
-const MAX_BATCH: usize = 65_535;
+const MAX_BATCH: usize = kernels::MAX_GRID_YZ as usize;
 
 impl Handle {
     /// The kernel family a GEMM of element type `ty` and shape `m x n x k` runs on with this
@@ -187,20 +189,25 @@ impl Handle {
         batch_count: usize,
     ) -> Result<()> {
         let (alpha, beta) = (alpha.into(), beta.into());
-        self.check_scalar("alpha", &alpha)?;
-        self.check_scalar("beta", &beta)?;
-        let (ra, ca) = if transa == Operation::N { (m, k) } else { (k, m) };
-        let (rb, cb) = if transb == Operation::N { (k, n) } else { (n, k) };
-        let span_a = self.check_batch("a", "lda", a, ra, ca, lda, stride_a, batch_count)?;
-        let span_b = self.check_batch("b", "ldb", b, rb, cb, ldb, stride_b, batch_count)?;
-        let span_c = self.check_batch("c", "ldc", c, m, n, ldc, stride_c, batch_count)?;
-        if batch_count > 1 && m > 0 && n > 0 && stride_c < ldc.saturating_mul(n) {
-            return Err(BlasError::InvalidValue {
-                arg: "stride_c",
-                value: stride_c.to_string(),
-                rule: "the batches of C must not overlap: stride_c >= ldc * n when batch_count > 1",
-            });
-        }
+        let spans = self.check_gemm_batch(
+            transa,
+            transb,
+            m,
+            n,
+            k,
+            &alpha,
+            a,
+            lda,
+            stride_a,
+            b,
+            ldb,
+            stride_b,
+            &beta,
+            &*c,
+            ldc,
+            stride_c,
+            batch_count,
+        )?;
         if m == 0 || n == 0 || batch_count == 0 {
             return Ok(());
         }
@@ -242,18 +249,7 @@ impl Handle {
             | GemmFamily::Dmma16
             | GemmFamily::WarpTiled
             | GemmFamily::Wgmma => {
-                // The kernels index reals with 32 bits (complex elements are two reals).
-                let reals = if T::COMPLEX { 2 } else { 1 };
-                for (arg, span) in [("a", span_a), ("b", span_b), ("c", span_c)] {
-                    size32(arg, span.saturating_mul(reals))?;
-                }
-                if batch_count > MAX_BATCH {
-                    return Err(BlasError::SizeTooLarge {
-                        arg: "batch_count",
-                        value: batch_count as u128,
-                        rule: "GPU GEMMs take at most 65535 batches per call",
-                    });
-                }
+                check_gemm_kernel_limits(spans, if T::COMPLEX { 2 } else { 1 }, batch_count)?;
                 let k = if skip_ab { 0 } else { k };
                 let (m32, n32, k32) = (size32("m", m)?, size32("n", n)?, size32("k", k)?);
                 let (ka, kb) = (self.kscalar(&alpha)?, self.kscalar(&beta)?);
@@ -375,9 +371,50 @@ impl Handle {
         }
     }
 
+    /// Checks a strided-batched GEMM's arguments by [`Handle::gemm_strided_batched`]'s rules,
+    /// whatever the element types (`gemm_ex` shares them): the scalars, each operand's batch
+    /// of matrices, and batches of C that do not overlap. Returns the spans of A, B and C.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn check_gemm_batch<TA: DeviceRepr, TB: DeviceRepr, TC: DeviceRepr, S: DeviceRepr>(
+        &self,
+        transa: Operation,
+        transb: Operation,
+        m: usize,
+        n: usize,
+        k: usize,
+        alpha: &ScalarArg<'_, S>,
+        a: &impl AsDeviceSlice<TA>,
+        lda: usize,
+        stride_a: usize,
+        b: &impl AsDeviceSlice<TB>,
+        ldb: usize,
+        stride_b: usize,
+        beta: &ScalarArg<'_, S>,
+        c: &impl AsDeviceSlice<TC>,
+        ldc: usize,
+        stride_c: usize,
+        batch_count: usize,
+    ) -> Result<[usize; 3]> {
+        self.check_scalar("alpha", alpha)?;
+        self.check_scalar("beta", beta)?;
+        let (ra, ca) = if transa == Operation::N { (m, k) } else { (k, m) };
+        let (rb, cb) = if transb == Operation::N { (k, n) } else { (n, k) };
+        let span_a = self.check_batch("a", "lda", a, ra, ca, lda, stride_a, batch_count)?;
+        let span_b = self.check_batch("b", "ldb", b, rb, cb, ldb, stride_b, batch_count)?;
+        let span_c = self.check_batch("c", "ldc", c, m, n, ldc, stride_c, batch_count)?;
+        if batch_count > 1 && m > 0 && n > 0 && stride_c < ldc.saturating_mul(n) {
+            return Err(BlasError::InvalidValue {
+                arg: "stride_c",
+                value: stride_c.to_string(),
+                rule: "the batches of C must not overlap: stride_c >= ldc * n when batch_count > 1",
+            });
+        }
+        Ok([span_a, span_b, span_c])
+    }
+
     /// Checks a batch of `rows x cols` matrices `stride` apart in `v`; returns the span.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn check_batch<T: ferrocm_kernel::runtime::DeviceRepr>(
+    pub(crate) fn check_batch<T: DeviceRepr>(
         &self,
         arg: &'static str,
         ld_arg: &'static str,
@@ -412,4 +449,20 @@ impl Handle {
         self.check_len(arg, v, "the batch ((batch_count - 1) * stride + ld * (cols - 1) + rows)", required)?;
         Ok(required)
     }
+}
+
+/// The limits every GPU GEMM kernel shares: each operand's span (A, B, C), in reals (`reals`
+/// per element), indexed with 32 bits, and at most [`MAX_BATCH`] batches a launch.
+pub(crate) fn check_gemm_kernel_limits(spans: [usize; 3], reals: usize, batch_count: usize) -> Result<()> {
+    for (arg, span) in ["a", "b", "c"].into_iter().zip(spans) {
+        size32(arg, span.saturating_mul(reals))?;
+    }
+    if batch_count > MAX_BATCH {
+        return Err(BlasError::SizeTooLarge {
+            arg: "batch_count",
+            value: batch_count as u128,
+            rule: "GPU GEMMs take at most 65535 batches per call",
+        });
+    }
+    Ok(())
 }

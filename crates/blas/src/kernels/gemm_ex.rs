@@ -16,8 +16,7 @@ const SLAB: u32 = 16;
 /// The k-major slabs' row pitch: one element of padding spreads the stores of operands
 /// stored along K (16 K indices of one row per half-warp) over the banks.
 const PITCH: usize = TILE as usize + 1;
-/// The grid's `y` and `z` limit on NVIDIA GPUs.
-pub const MAX_GRID_YZ: u32 = 65_535;
+pub use super::MAX_GRID_YZ;
 
 /// Accumulator types: f32 (float inputs) and i32 (i8 inputs).
 pub trait KAcc: Elem<Repr = Self> + Num + DeviceRepr {

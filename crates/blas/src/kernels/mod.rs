@@ -50,6 +50,9 @@ pub fn scalar<R: KReal>(#[comptime] ds: bool, host: R, view: &[R], k: u32) -> R 
 /// Threads per block of the element-wise and reduction kernels.
 pub(crate) const BLOCK: u32 = 256;
 
+/// The grid's `y` and `z` limit (blocks) on NVIDIA GPUs.
+pub const MAX_GRID_YZ: u32 = 65_535;
+
 /// A grid of at most `cap` blocks of [`BLOCK`] threads covering `n` items (grid-stride loops
 /// cover the rest); at least one block.
 pub(crate) fn grid(stream: &Stream, n: usize) -> u32 {
