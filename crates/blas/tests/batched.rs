@@ -6,9 +6,7 @@
 //! outputs (gaps, padding, elements between strided entries, after the end) is checked
 //! unchanged.
 
-mod common;
-
-use common::{cd, close, expand, gamma, run_cases, scalar, Case, Cd, Rng, Target};
+use crate::common::{cd, close, expand, gamma, run_cases, scalar, Case, Cd, Rng, Target};
 use ferrocm_blas::{Operation, Scalar, ScalarArg, C32, C64};
 use ferrocm_kernel::runtime::{AsDeviceSliceMut, DeviceBuffer, DeviceSlice, DeviceSliceMut};
 

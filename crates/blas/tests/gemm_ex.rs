@@ -3,9 +3,7 @@
 //! `cases/gemm_ex.txt`. Besides each result, every element outside the output (rows past `m`
 //! within `ldc`, gaps between batches, padding past the end) is checked unchanged.
 
-mod common;
-
-use common::{expand, fresh_seed, run_cases, targets, Case, Cd, Rng, Target};
+use crate::common::{expand, fresh_seed, run_cases, targets, Case, Cd, Rng, Target};
 use ferrocm_blas::{
     ComputeType, Engine, Epilogue, GemmExType, GemmFamily, MatmulDesc, MatmulType, Operation, ScalarArg, C32,
     C64, E4M3, E5M2,
@@ -198,8 +196,8 @@ fn ex<I: Elem + GemmExType, O: Elem + GemmExType, S: Elem + GemmExType>(c: &Case
     let mut r = Rng::new(seed);
     let pad = c.usize_or("pad", 0);
     let extra = c.usize_or("extra", 0);
-    let (al_re, al_im) = common::parse_complex(c.get("alpha"));
-    let (be_re, be_im) = common::parse_complex(c.get("beta"));
+    let (al_re, al_im) = crate::common::parse_complex(c.get("alpha"));
+    let (be_re, be_im) = crate::common::parse_complex(c.get("beta"));
     let (alpha, beta) = (S::from_parts(al_re, al_im), S::from_parts(be_re, be_im));
     let (ra, ca) = if ta == Operation::N { (m, k) } else { (k, m) };
     let (rb, cb) = if tb == Operation::N { (k, n) } else { (n, k) };
@@ -455,8 +453,8 @@ fn rm<I: Elem + GemmExType, O: Elem + GemmExType>(c: &Case, t: &Target, seed: u6
             let bv = db.slice(..).unwrap().reinterpret::<$ty>().unwrap();
             let mut cv = dc.slice_mut(..).unwrap().reinterpret::<$ty>().unwrap();
             let (al, be) = (alpha.parts_f64(), beta.parts_f64());
-            let al: $ty = common::scalar(al);
-            let be: $ty = common::scalar(be);
+            let al: $ty = crate::common::scalar(al);
+            let be: $ty = crate::common::scalar(be);
             if gemv {
                 h.gemv_row_major(ta, m, n, al, &av, lda, &bv, 1, be, &mut cv, 1).expect("gemv_row_major");
             } else {

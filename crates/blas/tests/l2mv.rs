@@ -11,9 +11,7 @@
 //! `alpha = 0`; so a stray read shows as NaN in the result. Every element of `y` (`x`)
 //! outside the output (between increments, after the end) is checked unchanged.
 
-mod common;
-
-use common::{cd, close, expand, gamma, run_cases, scalar, Case, Cd, Rng, Target};
+use crate::common::{cd, close, expand, gamma, run_cases, scalar, Case, Cd, Rng, Target};
 use ferrocm_blas::{Diagonal, Fill, Handle, Operation, RealScalar, Result, Scalar, ScalarArg, C32, C64};
 use ferrocm_kernel::runtime::DeviceBuffer;
 

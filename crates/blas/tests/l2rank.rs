@@ -5,9 +5,7 @@
 //! past the end) is checked unchanged bit for bit, and the Hermitian forms' diagonal must come
 //! back with a zero imaginary part.
 
-mod common;
-
-use common::{cd, close, expand, gamma, run_cases, scalar, Case, Cd, Dd, Rng, Target};
+use crate::common::{cd, close, expand, gamma, run_cases, scalar, Case, Cd, Dd, Rng, Target};
 use ferrocm_blas::{Fill, RealScalar, Scalar, ScalarArg, C32, C64};
 use ferrocm_kernel::runtime::DeviceBuffer;
 

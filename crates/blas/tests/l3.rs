@@ -6,9 +6,7 @@
 //! `C`, rows past the matrix within the leading dimension, padding after the end) is checked
 //! unchanged.
 
-mod common;
-
-use common::{cd, close, expand, gamma, run_cases, scalar, Case, Cd, Rng, Target};
+use crate::common::{cd, close, expand, gamma, run_cases, scalar, Case, Cd, Rng, Target};
 use ferrocm_blas::{Diagonal, Fill, Operation, RealScalar, Scalar, ScalarArg, Side, C32, C64};
 use ferrocm_kernel::runtime::DeviceBuffer;
 
@@ -284,13 +282,13 @@ fn rank_k<T: Scalar>(c: &Case, t: &Target, seed: u64) {
             let mut want = if live { cal * s1 + if two { a2 * s2 } else { Cd::ZERO } } else { Cd::ZERO };
             let mut old = cd(c0[ic]);
             if herm && i == j {
-                old = Cd { re: old.re, im: common::Dd::ZERO };
+                old = Cd { re: old.re, im: crate::common::Dd::ZERO };
             }
             if !beta.is_zero() {
                 want = want + cbe * old;
             }
             if herm && i == j {
-                want.im = common::Dd::ZERO;
+                want.im = crate::common::Dd::ZERO;
                 assert!(
                     got[ic].parts().1 == T::Real::zero(),
                     "{label}: c[{ic}] diagonal imaginary part not zero"
@@ -362,7 +360,7 @@ fn symm<T: Scalar>(c: &Case, t: &Target, seed: u64) {
             cd(a[j + i * lda])
         };
         if herm && i == j {
-            Cd { re: v.re, im: common::Dd::ZERO }
+            Cd { re: v.re, im: crate::common::Dd::ZERO }
         } else {
             v
         }

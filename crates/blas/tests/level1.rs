@@ -2,9 +2,7 @@
 //! table `cases/level1.txt`. Besides each result, every element a routine must not touch
 //! (between strided elements, past the end) is checked unchanged.
 
-mod common;
-
-use common::{cd, close, expand, gamma, run_cases, scalar, u, Case, Cd, Dd, Rng, Target};
+use crate::common::{cd, close, expand, gamma, run_cases, scalar, u, Case, Cd, Dd, Rng, Target};
 use ferrocm_blas::{RealScalar, Scalar, ScalarArg, C32, C64};
 use ferrocm_kernel::runtime::DeviceBuffer;
 
@@ -323,7 +321,7 @@ fn rotm<T: Scalar>(c: &Case, t: &Target, r: &mut Rng, n: usize, incx: isize, inc
 
 #[test]
 fn rotg_zeroes_the_second_component() {
-    let mut r = Rng::new(common::fresh_seed());
+    let mut r = Rng::new(crate::common::fresh_seed());
     for _ in 0..200 {
         let (a0, b0) = (r.uniform() * 10.0, r.uniform() * 10.0);
         let (mut a, mut b) = (a0, b0);
@@ -343,7 +341,7 @@ fn rotg_zeroes_the_second_component() {
 
 #[test]
 fn rotmg_zeroes_the_second_component() {
-    let mut r = Rng::new(common::fresh_seed());
+    let mut r = Rng::new(crate::common::fresh_seed());
     for _ in 0..500 {
         let (d1, d2, x1, y1) =
             (r.uniform().abs() * 4.0 + 0.1, r.uniform().abs() * 4.0, r.uniform(), r.uniform());

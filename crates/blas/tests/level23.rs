@@ -4,9 +4,7 @@
 //! within the leading dimension, gaps between batches, elements between strided entries,
 //! padding past the end) is checked unchanged.
 
-mod common;
-
-use common::{cd, close, expand, gamma, run_cases, scalar, Case, Cd, Rng, Target};
+use crate::common::{cd, close, expand, gamma, run_cases, scalar, Case, Cd, Rng, Target};
 use ferrocm_blas::{Engine, GemmFamily, Operation, Scalar, ScalarArg, C32, C64};
 use ferrocm_kernel::runtime::{BackendKind, DeviceBuffer};
 
@@ -75,10 +73,34 @@ fn combine(alpha: Cd, sum: Cd, live: bool, beta: Cd, c: Cd) -> Cd {
     }
 }
 
+/// The GEMM table runs as four interleaved shards (case `i` in shard `i % 4`) so that the
+/// test harness's threads share it; together they run every case once.
+const GEMM_SHARDS: usize = 4;
+
 #[test]
-fn gemm_cases() {
-    let cases = expand(L3);
-    assert!(cases.len() > 500, "the case table expands to {} cases", cases.len());
+fn gemm_cases_0() {
+    gemm_shard(0);
+}
+
+#[test]
+fn gemm_cases_1() {
+    gemm_shard(1);
+}
+
+#[test]
+fn gemm_cases_2() {
+    gemm_shard(2);
+}
+
+#[test]
+fn gemm_cases_3() {
+    gemm_shard(3);
+}
+
+fn gemm_shard(shard: usize) {
+    let all = expand(L3);
+    assert!(all.len() > 500, "the case table expands to {} cases", all.len());
+    let cases: Vec<Case> = all.into_iter().skip(shard).step_by(GEMM_SHARDS).collect();
     run_cases(&cases, |c, t, seed| match c.get("type") {
         "s" => gemm::<f32>(c, t, seed),
         "d" => gemm::<f64>(c, t, seed),

@@ -2,9 +2,7 @@
 //! error kind (naming the stated argument) and leave the poisoned output exactly as it was, on
 //! every device and engine.
 
-mod common;
-
-use common::{targets, Target};
+use crate::common::{targets, Target};
 use ferrocm_blas::{
     BlasError, ComputeType, DataType, Diagonal, Fill, GemmFamily, Operation, ScalarArg, Side, C32,
 };

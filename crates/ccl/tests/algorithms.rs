@@ -3,9 +3,7 @@
 //! trees), for sizes below, across and well past the chunk boundaries, against the host
 //! reference; plus ranks that share a device.
 
-mod common;
-
-use common::{config, cpu_devices, run_case, Case, Kind};
+use crate::common::{config, cpu_devices, run_case, Case, Kind};
 use ferrocm_ccl::{Algorithm, Communicator, Config, DataType, Engine, Protocol, ReduceOp};
 
 fn check_all(comms: &[Communicator], kinds: &[Kind], sizes: &[usize]) {

@@ -3,9 +3,7 @@
 //! engines (the host engine's native code over the p2p transport, and the device engine's
 //! kernels on the CPU executor), each result checked against the host reference.
 
-mod common;
-
-use common::{config, cpu_devices, run_case, Case, Kind};
+use crate::common::{config, cpu_devices, run_case, Case, Kind};
 use ferrocm_ccl::{Communicator, DataType, Engine, ReduceOp};
 
 /// Sizes that cross every boundary the engines have: none, one element, a few (not a multiple of

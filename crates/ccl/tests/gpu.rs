@@ -7,15 +7,13 @@
 //! `FERROCM_REQUIRE_GPU=1` (the GPU machine's runner sets it), which makes a missing GPU a
 //! failure.
 
-mod common;
-
-use common::{config, run_case, Case, Kind};
+use crate::common::{config, run_case, Case, Kind};
 use ferrocm_ccl::{Algorithm, Communicator, DataType, Engine, ReduceOp};
 use ferrocm_runtime::{BackendKind, Device};
 
 /// The first CUDA device, or `None` (a skip) where there is none and none is required.
 pub fn gpu() -> Option<Device> {
-    common::setup();
+    crate::common::setup();
     let gpu = Device::of_kind(BackendKind::Cuda).into_iter().next();
     if gpu.is_none() {
         let report =

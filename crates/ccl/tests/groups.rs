@@ -3,11 +3,9 @@
 //! streams), communicators made by `init_rank` from threads of one process over the TCP
 //! bootstrap (with each transport), and splits.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{config, cpu_devices, each_rank, Rng};
+use crate::common::{config, cpu_devices, each_rank, Rng};
 use ferrocm_ccl::{group, Communicator, Engine, ReduceOp, TransportKind, UniqueId};
 use ferrocm_runtime::{DeviceBuffer, Stream};
 

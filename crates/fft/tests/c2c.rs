@@ -8,10 +8,8 @@
 //! threshold, tile and thread limits, powers of two and their neighbours). Primes and prime
 //! powers up to 100,000 on the rustfft engine and GPUs, powers of two up to 2^26 on GPUs.
 
-mod common;
-
-use common::runner::{run, Spec};
-use common::{Backend, Rng, TestResult};
+use crate::common::runner::{run, Spec};
+use crate::common::{Backend, Rng, TestResult};
 
 /// Lengths the CPU executor runs: boundaries of the planner.
 fn sampled_lengths() -> Vec<usize> {

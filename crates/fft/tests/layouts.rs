@@ -5,10 +5,8 @@
 //! checks the transformed elements against the reference and that nothing outside the output
 //! layout (and nothing of an out-of-place input) was written.
 
-mod common;
-
-use common::runner::{run, Spec};
-use common::{Backend, Rng};
+use crate::common::runner::{run, Spec};
+use crate::common::{Backend, Rng};
 use ferrocm_fft::Layout;
 use ferrocm_fft::TransformType::{C2R, R2C};
 
@@ -130,9 +128,9 @@ fn check_forward(
     data: &[ferrocm_fft::Complex<f32>],
     got: &[ferrocm_fft::Complex<f32>],
     round: usize,
-) -> common::TestResult {
-    let mut want = common::widen(data);
-    common::fft64(&mut want, data.len(), false);
+) -> crate::common::TestResult {
+    let mut want = crate::common::widen(data);
+    crate::common::fft64(&mut want, data.len(), false);
     let scale = want.iter().map(|v| v.norm()).fold(0.0, f64::max);
     for (k, (g, w)) in got.iter().zip(&want).enumerate() {
         let err = ((g.re as f64 - w.re).powi(2) + (g.im as f64 - w.im).powi(2)).sqrt();

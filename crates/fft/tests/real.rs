@@ -3,10 +3,8 @@
 //! FFT, odd ones a full one), a sampled set on the CPU executor, long and prime lengths, and
 //! multi-dimensional real transforms.
 
-mod common;
-
-use common::runner::{run, Spec};
-use common::{Backend, Rng, TestResult};
+use crate::common::runner::{run, Spec};
+use crate::common::{Backend, Rng, TestResult};
 use ferrocm_fft::Layout;
 use ferrocm_fft::TransformType::{C2R, R2C};
 

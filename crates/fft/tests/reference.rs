@@ -3,10 +3,8 @@
 //! against a direct double-double DFT, and the library's host twiddles against double-double
 //! ones.
 
-mod common;
-
-use common::dd::{self, Cdd};
-use common::{dft, fft64, Rng};
+use crate::common::dd::{self, Cdd};
+use crate::common::{dft, fft64, Rng};
 use ferrocm_fft::Complex;
 
 fn max_rel(a: &[Complex<f64>], b: &[Complex<f64>]) -> f64 {

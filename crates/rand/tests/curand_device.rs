@@ -4,9 +4,9 @@
 //! cuRAND's `__sincosf` on the GPU, which is an approximation, so they are compared with a
 //! tolerance (see `NORMAL_F32_TOL` and `NORMAL_F64_TOL`).
 
-mod common;
+use crate::common;
 
-use common::Case;
+use crate::common::Case;
 use ferrocm_rand::reference::{CurandDevice, Mrg32k3a, Philox4x32_10, Poisson, Xorwow};
 
 /// Tolerance for float normals, scaled by max(1, |value|). The largest difference seen over

@@ -1,7 +1,7 @@
 //! Host-API pseudo-random generation against the real cuRAND (`curand_host_vectors.txt`,
 //! seed 1234, 256 values per call, default ordering).
 
-mod common;
+use crate::common;
 
 use ferrocm_rand::reference::host::{PseudoGenerator, PseudoKind};
 

@@ -6,7 +6,7 @@
 //! whole output and by windows (the 2^24-value 32-bit calls by windows alone); float normals
 //! by windows within a tolerance.
 
-mod common;
+use crate::common;
 
 use ferrocm_rand::reference::host::{PseudoGenerator, PseudoKind};
 

@@ -2,9 +2,9 @@
 //! legacy ordering and from Sobol32) against the real cuRAND (`curand_poisson_tables.txt`,
 //! `curand_host_poisson.txt`): the reference, and `Generator` on every device.
 
-mod common;
+use crate::common;
 
-use common::{devices, fnv1a, is_gpu, Case};
+use crate::common::{devices, fnv1a, is_gpu, Case};
 use ferrocm_kernel::runtime::Device;
 use ferrocm_rand::reference::host::{PseudoGenerator, PseudoKind, QuasiGenerator, QuasiKind};
 use ferrocm_rand::reference::host_poisson::{self as hp, PoissonTable, QuasiPoisson};

@@ -1,7 +1,7 @@
 //! MT19937 against cuRAND's host API (`tests/data/curand_host_mt19937.txt`, cuRAND 10.4's
 //! CPU generator): the reference, and the host `Generator` on every device.
 
-mod common;
+use crate::common;
 
 use ferrocm_rand::reference::host_poisson::PoissonTable;
 use ferrocm_rand::reference::mt19937 as mt;

@@ -1,7 +1,7 @@
 //! MTGP32 against cuRAND's host API (`tests/data/curand_host_mtgp32.txt`): the reference, and
 //! the host `Generator` on every device.
 
-mod common;
+use crate::common;
 
 use ferrocm_rand::reference::distributions::uniform_f32;
 use ferrocm_rand::reference::mtgp32::host_generate;

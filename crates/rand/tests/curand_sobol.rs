@@ -1,8 +1,8 @@
 //! Sobol32/Sobol64 against the real cuRAND host API and its direction vectors.
 
-mod common;
+use crate::common;
 
-use common::Case;
+use crate::common::Case;
 use ferrocm_rand::reference::host::{QuasiGenerator, QuasiKind};
 use ferrocm_rand::reference::sobol::{direction_vectors32, direction_vectors64};
 

@@ -1,9 +1,9 @@
 //! The device API inside `#[kernel]`s, on every device: cuRAND's device known-answer vectors
 //! replayed by kernels, and skip-ahead consistency across threads.
 
-mod common;
+use crate::common;
 
-use common::{devices, is_gpu};
+use crate::common::{devices, is_gpu};
 use ferrocm_kernel::dsl::{MemoryMut, SliceMut};
 use ferrocm_kernel::prelude::*;
 use ferrocm_kernel::runtime::Device;

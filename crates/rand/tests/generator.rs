@@ -1,9 +1,9 @@
 //! The host API (`Generator`) on every device: legacy ordering against the real cuRAND and the
 //! reference, default ordering against its documented layout, Sobol32, errors.
 
-mod common;
+use crate::common;
 
-use common::{assert_close, devices, is_gpu};
+use crate::common::{assert_close, devices, is_gpu};
 use ferrocm_kernel::runtime::{Device, DeviceBuffer, DeviceRepr};
 use ferrocm_rand::reference::host::{PseudoGenerator, PseudoKind, QuasiGenerator, QuasiKind};
 use ferrocm_rand::reference::{self as r, CurandDevice};

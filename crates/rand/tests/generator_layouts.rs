@@ -3,9 +3,9 @@
 //! executor, at offsets up to the end of the 64-bit range) and against the reference (itself
 //! checked against those streams to 2^24 values) across every layout boundary.
 
-mod common;
+use crate::common;
 
-use common::{devices, is_gpu};
+use crate::common::{devices, is_gpu};
 use ferrocm_kernel::runtime::{Device, DeviceRepr};
 use ferrocm_rand::reference::host::{PseudoGenerator, PseudoKind};
 use ferrocm_rand::{Generator, Ordering, RandError, RngType};

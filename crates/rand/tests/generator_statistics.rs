@@ -1,10 +1,8 @@
 //! Statistical checks of the host API's outputs (default ordering, every generator) on every
 //! device, with the reference suite's KS and moment helpers at the 0.1% level.
 
-mod common;
-
-use common::devices;
-use common::stats::{check_chi2, check_ks, moments, normal_cdf};
+use crate::common::devices;
+use crate::common::stats::{check_chi2, check_ks, moments, normal_cdf};
 use ferrocm_kernel::runtime::Device;
 use ferrocm_rand::{DiscreteTable, Generator, RngType};
 

@@ -2,9 +2,7 @@
 //! kind and leave the (poisoned) output buffer exactly as it was, on every device. Regression
 //! tests named after what broke follow the table.
 
-mod common;
-
-use common::devices;
+use crate::common::devices;
 use ferrocm_kernel::runtime::{Device, Stream};
 use ferrocm_rand::reference::DiscreteDistribution;
 use ferrocm_rand::{DiscreteTable, Generator, Ordering, RandError, RngType};

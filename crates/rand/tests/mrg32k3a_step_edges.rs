@@ -4,9 +4,7 @@
 //! of a half-integer, as close as the rounding error of `p * (1 / m)`), `0`, `1` and `m - 1`,
 //! and words `0` and `m - 1`.
 
-mod common;
-
-use common::devices;
+use crate::common::devices;
 use ferrocm_kernel::dsl::{cast, Memory, MemoryMut, Slice, SliceMut, Val};
 use ferrocm_kernel::prelude::*;
 use ferrocm_rand::device::Mrg32k3a;

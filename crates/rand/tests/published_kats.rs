@@ -2,8 +2,6 @@
 //! (`tests/data/published_kats.txt`: Random123's kat_vectors, L'Ecuyer's lfsr113 check), in
 //! the reference and in the kernel language on every device.
 
-mod common;
-
 use ferrocm_rand::reference::threefry::{threefry2x32, threefry2x64, threefry4x32, threefry4x64};
 use ferrocm_rand::reference::{CurandDevice, Lfsr113};
 

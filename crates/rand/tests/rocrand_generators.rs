@@ -3,9 +3,7 @@
 //! streams at an unaligned offset and across calls, LFSR113's per-state streams, and their
 //! distributions.
 
-mod common;
-
-use common::{assert_close, devices, is_gpu};
+use crate::common::{assert_close, devices, is_gpu};
 use ferrocm_rand::reference::distributions as d;
 use ferrocm_rand::reference::{CurandDevice, Lfsr113, ThreefryKind};
 use ferrocm_rand::{Generator, Ordering, RngType};

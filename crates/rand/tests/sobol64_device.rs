@@ -2,9 +2,7 @@
 //! ([`sobol64_next`]) against the reference, at offsets below and above 2^32 and across the
 //! wrap of the 64-bit index.
 
-mod common;
-
-use common::devices;
+use crate::common::devices;
 use ferrocm_kernel::dsl::{cast, Memory, MemoryMut, Slice, SliceMut, Val};
 use ferrocm_kernel::prelude::*;
 use ferrocm_rand::device::{sobol64_next, sobol64_point};

@@ -1,9 +1,9 @@
 //! Sobol64 through the host API (`RngType::Sobol64`) on every device, against the reference
 //! and the real cuRAND host-API vectors.
 
-mod common;
+use crate::common;
 
-use common::{devices, Case};
+use crate::common::{devices, Case};
 use ferrocm_kernel::runtime::{Device, DeviceBuffer, DeviceRepr};
 use ferrocm_rand::reference::host::{QuasiGenerator, QuasiKind};
 use ferrocm_rand::{Generator, RandError, RngType};

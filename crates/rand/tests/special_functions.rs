@@ -1,10 +1,8 @@
 //! The error function and normal quantile behind the quasi-random normal outputs.
 
-mod common;
-
 // Numerical Recipes' `erfcc` (fractional error below 1.2e-7), shared with the statistical
 // tests: an independent cross-check of the reference's erfc.
-use common::stats::erfc as erfc_nr;
+use crate::common::stats::erfc as erfc_nr;
 use ferrocm_rand::reference::distributions::{erfc, normal_cdf, normal_icdf};
 
 fn check(what: &str, got: f64, want: f64, rel: f64) {

@@ -5,9 +5,7 @@
 //! `state-unroll1` measurement variant, one unit per trip, is checked by `ferrocm bench rand`,
 //! which compares its first values with the reference.)
 
-mod common;
-
-use common::{devices, is_gpu};
+use crate::common::{devices, is_gpu};
 use ferrocm_rand::reference::{self as r, CurandDevice};
 use ferrocm_rand::{Generator, RngType, DEFAULT_STATES};
 

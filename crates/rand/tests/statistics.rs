@@ -7,9 +7,7 @@ use ferrocm_rand::reference::{CurandDevice, DiscreteDistribution, Mrg32k3a, Phil
 
 const N: usize = 20_000;
 
-mod common;
-
-use common::stats::{check_chi2, check_ks, moments, normal_cdf};
+use crate::common::stats::{check_chi2, check_ks, moments, normal_cdf};
 
 fn generators() -> Vec<(&'static str, Box<dyn CurandDevice>)> {
     vec![
