@@ -11,6 +11,11 @@ const CASES: &str = include_str!("cases/level1.txt");
 /// Extra elements after each vector's span (must stay untouched).
 const PAD: usize = 3;
 
+/// Vectors longer than this skip the CPU executor (it interprets every thread; the native
+/// engine and GPUs run them). The longer rows give a GPU more than 256 block results, which
+/// the reductions' one-block finish scans in a strided loop.
+const EXECUTOR_MAX: usize = 100_000;
+
 fn span(n: usize, inc: isize) -> usize {
     if n == 0 {
         0
@@ -69,6 +74,9 @@ fn level1_cases() {
 fn run<T: Scalar>(c: &Case, t: &Target, seed: u64) {
     let mut r = Rng::new(seed);
     let n = c.usize("n");
+    if t.executor && n > EXECUTOR_MAX {
+        return;
+    }
     let incx = c.isize("incx");
     let incy: isize = c.keys.get("incy").map(|v| v.parse().expect("incy")).unwrap_or(1);
     let lx = span(n, incx) + PAD;

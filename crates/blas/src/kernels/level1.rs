@@ -466,11 +466,22 @@ pub fn nrm2_partial<R: KReal, const CX: bool, const SCALED: bool, const VW: u32>
         s = m.get(0);
         q = m.get(1);
     }
-    // Warp then block merge of (s, q) pairs.
+    let m = block_ssq(s, q, ss, sq);
+    if thread_idx_x() == 0u32 {
+        part[2u32 * block_idx_x()] = m.get(0);
+        part[2u32 * block_idx_x() + 1u32] = m.get(1);
+    }
+}
+
+/// Merges every thread's scaled sum of squares `(s, q)` over the block (warp shuffles, then
+/// the first warp over the warps' pairs in `ss`/`sq`, one per warp); valid in thread 0. The
+/// merge order is fixed by the block's shape, so results repeat bit for bit.
+#[device]
+fn block_ssq(s: f64, q: f64, ss: Shared<f64>, sq: Shared<f64>) -> Vec2<f64> {
+    let mut s = s;
+    let mut q = q;
     for k in 0..5u32 {
-        let s2 = shfl_xor(s, 16u32 >> k);
-        let q2 = shfl_xor(q, 16u32 >> k);
-        let m = ssq_merge(s, q, s2, q2);
+        let m = ssq_merge(s, q, shfl_xor(s, 16u32 >> k), shfl_xor(q, 16u32 >> k));
         s = m.get(0);
         q = m.get(1);
     }
@@ -480,17 +491,21 @@ pub fn nrm2_partial<R: KReal, const CX: bool, const SCALED: bool, const VW: u32>
         sq[warp] = q;
     }
     sync_threads();
-    if thread_idx_x() == 0u32 {
-        let mut ts = ss[0u32];
-        let mut tq = sq[0u32];
-        for w in 1u32..(block_dim_x() / 32u32) {
-            let m = ssq_merge(ts, tq, ss[w], sq[w]);
+    let mut ts = 0.0f64;
+    let mut tq = 0.0f64;
+    if warp == 0u32 {
+        if lane_id() < block_dim_x() / 32u32 {
+            ts = ss[lane_id()];
+            tq = sq[lane_id()];
+        }
+        for k in 0..5u32 {
+            let m = ssq_merge(ts, tq, shfl_xor(ts, 16u32 >> k), shfl_xor(tq, 16u32 >> k));
             ts = m.get(0);
             tq = m.get(1);
         }
-        part[2u32 * block_idx_x()] = ts;
-        part[2u32 * block_idx_x() + 1u32] = tq;
     }
+    sync_threads();
+    vec2(ts, tq)
 }
 
 /// Per-block best `(|re| + |im|, index)` (largest for `MAX`, else smallest; NaNs never
@@ -519,11 +534,31 @@ pub fn iamax_partial<R: KReal, const CX: bool, const MAX: bool>(
         }
         i += grid_stride() as u32;
     }
+    block_best(MAX, bv, bi, sv, si);
+    if thread_idx_x() == 0u32 {
+        val[block_idx_x()] = sv[0u32];
+        idx[block_idx_x()] = si[0u32];
+    }
+}
+
+/// Whether `(ov, oi)` beats `(bv, bi)` in `iamax`/`iamin`: an index (not `u32::MAX`, "none")
+/// beats none, a larger (`max`) or smaller value wins, equal values go to the lower index.
+#[device]
+fn beats<R: KReal>(#[comptime] max: bool, ov: R, oi: u32, bv: R, bi: u32) -> bool {
+    let better = if max { ov > bv } else { ov < bv };
+    oi != 0xffff_ffffu32 && (bi == 0xffff_ffffu32 || better || (ov == bv && oi < bi))
+}
+
+/// The block's best `(value, index)` of every thread's `(v, i)` by [`beats`] (warp shuffles,
+/// then thread 0 over the warps' results), left in `sv[0]`, `si[0]` for thread 0.
+#[device]
+fn block_best<R: KReal>(#[comptime] max: bool, v: R, i: u32, sv: Shared<R>, si: Shared<u32>) {
+    let mut bv = v;
+    let mut bi = i;
     for k in 0..5u32 {
         let ov = shfl_xor(bv, 16u32 >> k);
         let oi = shfl_xor(bi, 16u32 >> k);
-        let obetter = if MAX { ov > bv } else { ov < bv };
-        if oi != 0xffff_ffffu32 && (bi == 0xffff_ffffu32 || obetter || (ov == bv && oi < bi)) {
+        if beats(max, ov, oi, bv, bi) {
             bv = ov;
             bi = oi;
         }
@@ -538,14 +573,13 @@ pub fn iamax_partial<R: KReal, const CX: bool, const MAX: bool>(
         for w in 1u32..(block_dim_x() / 32u32) {
             let ov = sv[w];
             let oi = si[w];
-            let obetter = if MAX { ov > bv } else { ov < bv };
-            if oi != 0xffff_ffffu32 && (bi == 0xffff_ffffu32 || obetter || (ov == bv && oi < bi)) {
+            if beats(max, ov, oi, bv, bi) {
                 bv = ov;
                 bi = oi;
             }
         }
-        val[block_idx_x()] = bv;
-        idx[block_idx_x()] = bi;
+        sv[0u32] = bv;
+        si[0u32] = bi;
     }
 }
 
@@ -571,18 +605,25 @@ pub fn finish_sum<R: KReal, const CX: bool>(nparts: u32, part: &[R], result: &mu
     }
 }
 
-/// Merges `nparts` scaled sums of squares and writes the norm (one thread).
+/// Merges `nparts` scaled sums of squares and writes the norm (one block: each thread merges
+/// every `block_dim`-th pair, then the block merges the threads'; a single thread walking a
+/// thousand pairs waited on a load and two divisions per pair, longer than the partial pass).
 #[kernel]
 pub fn finish_norm<R: KReal>(nparts: u32, part: &[f64], result: &mut [R]) {
+    let ss = shared_array::<f64>(32);
+    let sq = shared_array::<f64>(32);
+    let mut s = 0.0f64;
+    let mut q = 0.0f64;
+    let mut i = thread_idx_x();
+    while i < nparts {
+        let m = ssq_merge(s, q, part[2u32 * i], part[2u32 * i + 1u32]);
+        s = m.get(0);
+        q = m.get(1);
+        i += block_dim_x();
+    }
+    let m = block_ssq(s, q, ss, sq);
     if thread_idx_x() == 0u32 {
-        let mut s = part[0u32];
-        let mut q = part[1u32];
-        for i in 1u32..nparts {
-            let m = ssq_merge(s, q, part[2u32 * i], part[2u32 * i + 1u32]);
-            s = m.get(0);
-            q = m.get(1);
-        }
-        result[0u32] = (s * q.sqrt()) as R;
+        result[0u32] = (m.get(0) * m.get(1).sqrt()) as R;
     }
 }
 
@@ -597,18 +638,25 @@ pub fn finish_iamax<R: KReal, const CX: bool, const MAX: bool>(
     idx: &[u32],
     result: &mut [i32],
 ) {
-    if thread_idx_x() == 0u32 {
-        let mut bv = val[0u32];
-        let mut bi = idx[0u32];
-        for w in 1u32..nparts {
-            let ov = val[w];
-            let oi = idx[w];
-            let obetter = if MAX { ov > bv } else { ov < bv };
-            if oi != 0xffff_ffffu32 && (bi == 0xffff_ffffu32 || obetter || (ov == bv && oi < bi)) {
-                bv = ov;
-                bi = oi;
-            }
+    // Every thread scans every `block_dim`-th block result, then the block merges (a single
+    // thread walking a thousand results waited on a load per result).
+    let sv = shared_array::<R>(32);
+    let si = shared_array::<u32>(32);
+    let mut bv = lit::<R>(0.0);
+    let mut bi = 0xffff_ffffu32;
+    let mut w = thread_idx_x();
+    while w < nparts {
+        let ov = val[w];
+        let oi = idx[w];
+        if beats(MAX, ov, oi, bv, bi) {
+            bv = ov;
+            bi = oi;
         }
+        w += block_dim_x();
+    }
+    block_best(MAX, bv, bi, sv, si);
+    if thread_idx_x() == 0u32 {
+        let bi = si[0u32];
         let mut r = 0i32;
         if n > 0u32 {
             let x0 = if CX { x[0u32].abs() + x[1u32].abs() } else { x[0u32].abs() };
