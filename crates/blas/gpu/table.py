@@ -3,7 +3,7 @@
 (scripts/vendor_baselines.py cublas: torch/cuBLAS, or numpy with --cpu) in this one process,
 and prints a ratio table last. Usage (repository root, staged binaries):
 
-    python3 crates/blas/gpu/table.py [--ferrocm PATH] [--cpu] [--rows gpu|cpu|smoke|blas3|blas4|dgemm|gemm_ex]
+    python3 crates/blas/gpu/table.py [--ferrocm PATH] [--cpu] [--rows gpu|cpu|smoke|blas3|blas4|dgemm|gemm_ex|level1]
 """
 import argparse
 import io
@@ -82,6 +82,15 @@ GEMM_EX_ROWS = [
     ("gemm_strided_batched_ex", "bf16_r", "N", "N", 512, 512, 512, 256, 3),
     ("gemm_ex", "bf16_r", "N", "N", 4096, 4096, 4096, 1, 5, ["--family", "simt"]),
 ]
+# The issue's Level 1 rows (0.9 of the device copy) after nrm2's block-wide finish: the
+# vendor side is torch (`y.add_`, `torch.dot`, `torch.linalg.vector_norm`).
+LEVEL1_ROWS = [
+    ("axpy", "f32_r", "N", "N", 1, 1 << 28, 1, 1, 10),
+    ("dot", "f32_r", "N", "N", 1, 1 << 28, 1, 1, 10),
+    ("nrm2", "f32_r", "N", "N", 1, 1 << 28, 1, 1, 10),
+    ("nrm2", "f64_r", "N", "N", 1, 1 << 27, 1, 1, 10),
+    ("nrm2", "f32_c", "N", "N", 1, 1 << 27, 1, 1, 10),
+]
 SMOKE_ROWS = [
     ("gemm", "f32_r", "N", "T", 256, 192, 128, 1, 3),
     ("gemv", "f64_r", "T", "N", 300, 200, 1, 1, 3),
@@ -93,11 +102,11 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--ferrocm", default=".gpu/stage/bin/ferrocm")
     p.add_argument("--cpu", action="store_true", help="vendor side on the host (numpy)")
-    p.add_argument("--rows", default="gpu", choices=["gpu", "cpu", "smoke", "blas3", "blas4", "dgemm", "gemm_ex"])
+    p.add_argument("--rows", default="gpu", choices=["gpu", "cpu", "smoke", "blas3", "blas4", "dgemm", "gemm_ex", "level1"])
     p.add_argument("--device", default=None)
     a = p.parse_args()
     rows = {"gpu": GPU_ROWS, "cpu": CPU_ROWS, "smoke": SMOKE_ROWS, "blas3": BLAS3_ROWS, "blas4": BLAS4_ROWS,
-            "dgemm": DGEMM_ROWS, "gemm_ex": GEMM_EX_ROWS}[a.rows]
+            "dgemm": DGEMM_ROWS, "gemm_ex": GEMM_EX_ROWS, "level1": LEVEL1_ROWS}[a.rows]
     table = []
     for (f, r, ta, tb, m, n, k, b, reps, *extra) in rows:
         args = ["bench", "blas", "--json", "-f", f, "-r", r, "--transposeA", ta, "--transposeB", tb,
