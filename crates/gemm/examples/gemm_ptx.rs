@@ -37,6 +37,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 cluster_m: 1,
                 pair_stores: !tma,
                 tma_store: tma,
+                batched: false,
             };
             let t = std::time::Instant::now();
             let k = if tma { gemm_sm90_tma::kernel::<bf16>(cfg)? } else { gemm_sm90::kernel::<bf16>(cfg)? };

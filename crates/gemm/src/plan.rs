@@ -127,13 +127,30 @@ pub struct GemmDesc {
     pub scale_a: f32,
     /// Per-tensor scale of B.
     pub scale_b: f32,
+    /// Products in the batch ([`GemmDesc::with_batch`]); 1 by default.
+    batch: usize,
+    /// Elements between consecutive products' A, B and C.
+    strides: [usize; 3],
 }
 
 impl GemmDesc {
     /// An `m x n x k` product of `ty` matrices (C of type `ty` too), all row-major and packed.
     pub fn new(m: usize, n: usize, k: usize, ty: ElemType) -> GemmDesc {
         let op = Operand { ty, layout: Layout::RowMajor, ld: None };
-        GemmDesc { m, n, k, a: op, b: op, c: op, alpha: 1.0, beta: 0.0, scale_a: 1.0, scale_b: 1.0 }
+        GemmDesc {
+            m,
+            n,
+            k,
+            a: op,
+            b: op,
+            c: op,
+            alpha: 1.0,
+            beta: 0.0,
+            scale_a: 1.0,
+            scale_b: 1.0,
+            batch: 1,
+            strides: [0; 3],
+        }
     }
 
     /// An `m x n x k` product of 8-bit `ty` inputs (A row-major, B column-major: the only
@@ -190,6 +207,28 @@ impl GemmDesc {
         self.scale_a = scale_a;
         self.scale_b = scale_b;
         self
+    }
+
+    /// `count` products of the same shape in one launch: product `z` reads A from element
+    /// `z * stride_a` of A's buffer, B from `z * stride_b`, and writes C from `z * stride_c`
+    /// (strides in elements). A stride of 0 for A or B uses one matrix for every product
+    /// (broadcast). The planner checks the strides against what the kernel's TMA reads allow
+    /// (see [`Gemm::plan`]). A count of 0 computes nothing; 1 (the default) ignores the strides.
+    pub fn with_batch(mut self, count: usize, stride_a: usize, stride_b: usize, stride_c: usize) -> GemmDesc {
+        self.batch = count;
+        self.strides = [stride_a, stride_b, stride_c];
+        self
+    }
+
+    /// Products in the batch.
+    pub fn batch(&self) -> usize {
+        self.batch
+    }
+
+    /// Elements between consecutive products' A, B and C (as given to
+    /// [`GemmDesc::with_batch`]).
+    pub fn batch_strides(&self) -> (usize, usize, usize) {
+        (self.strides[0], self.strides[1], self.strides[2])
     }
 
     /// `alpha * scale_a * scale_b`, computed in f64 and rounded to f32: the factor of `A B`.
@@ -304,6 +343,62 @@ fn check_operand(
     check_dim(ld_name, ld)
 }
 
+/// Elements from one product's start to the next that TMA needs at least for an operand of
+/// `rows x cols`: its leading dimension times its outer dimension (a tensor map's strides grow
+/// with the dimensions: the matrices of a batch may not interleave).
+fn tma_batch_extent(op: &Operand, rows: usize, cols: usize) -> usize {
+    let outer = match op.layout {
+        Layout::RowMajor => rows,
+        Layout::ColMajor => cols,
+    };
+    op.ld(rows, cols).saturating_mul(outer)
+}
+
+/// Checks a batch's count and strides (`desc.batch` above 1).
+fn check_batch(desc: &GemmDesc) -> Result<()> {
+    let (m, n, k) = (desc.m, desc.n, desc.k);
+    if desc.batch > MAX_DIM {
+        return Err(GemmError::InvalidShape {
+            what: "batch",
+            value: desc.batch,
+            allowed: format!("at most {MAX_DIM} (TMA coordinates are i32)"),
+        });
+    }
+    for (name, op, rows, cols, stride) in
+        [("stride_a", &desc.a, m, k, desc.strides[0]), ("stride_b", &desc.b, k, n, desc.strides[1])]
+    {
+        if stride == 0 || rows == 0 || cols == 0 {
+            continue;
+        }
+        let min = tma_batch_extent(op, rows, cols);
+        if (stride * op.ty.size()) % 16 != 0 || stride < min {
+            return Err(GemmError::InvalidShape {
+                what: name,
+                value: stride,
+                allowed: format!(
+                    "0 (one matrix for every product) or a multiple of {} ({:?}: 16 bytes) of at least {min} (leading dimension times {}): the kernel reads each operand as one TMA tensor with the batch as its outermost dimension",
+                    16 / op.ty.size(),
+                    op.ty,
+                    if op.layout == Layout::RowMajor { "rows" } else { "columns" }
+                ),
+            });
+        }
+        check_dim(name, stride.saturating_mul(desc.batch - 1))?;
+    }
+    if m != 0 && n != 0 {
+        let (_, _, ldc) = desc.leading_dims();
+        let min = span(desc.c.layout, m, n, ldc);
+        if desc.strides[2] < min {
+            return Err(GemmError::InvalidShape {
+                what: "stride_c",
+                value: desc.strides[2],
+                allowed: format!("at least {min}: the products' C matrices may not overlap"),
+            });
+        }
+    }
+    Ok(())
+}
+
 impl Gemm {
     /// Picks a kernel for `desc` on `device`, checking everything that can be checked before
     /// the buffers are known.
@@ -349,6 +444,10 @@ impl Gemm {
         check_operand("A", "lda", ["m", "k"], &desc.a, desc.m, desc.k, true)?;
         check_operand("B", "ldb", ["k", "n"], &desc.b, desc.k, desc.n, true)?;
         check_operand("C", "ldc", ["m", "n"], &desc.c, desc.m, desc.n, false)?;
+        let batched = desc.batch > 1;
+        if batched {
+            check_batch(desc)?;
+        }
         if !desc.alpha.is_finite() || !desc.beta.is_finite() {
             return Err(GemmError::InvalidShape {
                 what: "alpha/beta",
@@ -401,6 +500,7 @@ impl Gemm {
             cluster_m: 1,
             pair_stores: false,
             tma_store: false,
+            batched,
         };
         // A pair shares B in halves: a row-major B is copied in 64-column spans, so its tile
         // must hold an even number of them.
@@ -428,9 +528,14 @@ impl Gemm {
             Layout::RowMajor => desc.n,
             Layout::ColMajor => desc.m,
         };
+        // Batched, C's map has the batch as a third dimension: its stride obeys TMA's rules too.
+        let c_stride_fits = !batched
+            || (desc.strides[2] * c.size()) % 16 == 0
+                && desc.strides[2] >= tma_batch_extent(&desc.c, desc.m, desc.n);
         let tma_fits = matches!(c, ElemType::F16 | ElemType::BF16)
             && (ldc * c.size()) % 16 == 0
             && (c_inner * c.size()) % 16 == 0
+            && c_stride_fits
             && target.has(Feature::StMatrix)
             && target.has(Feature::LdMatrix);
         cfg.tma_store = match tuning.tma_store {
@@ -442,7 +547,8 @@ impl Gemm {
                     what: "tuning.tma_store",
                     value: 1,
                     allowed: format!(
-                        "true only for an f16 or bf16 C whose row pitch and row length are multiples of 16 bytes (got C {c:?}, ldc {ldc}, {c_inner} elements per row)"
+                        "true only for an f16 or bf16 C whose row pitch and row length (and batch stride, at least ldc times its outer dimension) are multiples of 16 bytes (got C {c:?}, ldc {ldc}, {c_inner} elements per row, batch stride {})",
+                        desc.strides[2]
                     ),
                 })
             }
@@ -465,6 +571,19 @@ impl Gemm {
         }
         let cl = cfg.cluster_m as usize;
         let tiles = km.div_ceil(sm90::BM as usize * cl) * kn.div_ceil(bn as usize);
+        // Work items of the launch: every (cluster) tile of every product, counted in u32.
+        let items = tiles.saturating_mul(desc.batch.max(1));
+        if items > u32::MAX as usize {
+            return Err(GemmError::InvalidShape {
+                what: "batch",
+                value: desc.batch,
+                allowed: format!(
+                    "at most {} for this shape ({tiles} tiles per product)",
+                    u32::MAX as usize / tiles
+                ),
+            });
+        }
+        let tiles = items;
         let clusters = device.properties().compute_units.max(1) as usize / cl;
         let grid = (tuning.grid.map_or(tiles.min(clusters) * cl, |g| g as usize).max(cl) / cl * cl) as u32;
         Ok(Plan {
@@ -509,6 +628,9 @@ fn check_buffer<T: GemmElement>(
 }
 
 /// The tensor map of an operand of `rows x cols` read `k_major` or not, boxes of `box_dims`.
+/// `batch` (a batched kernel's operands): the number of matrices and the elements from one to
+/// the next, the map's third dimension (a stride of 0, one matrix for every product, is a
+/// dimension of 1 that the kernel always reads at 0).
 fn operand_map<'a, T: GemmElement>(
     buf: &'a impl AsDeviceSlice<T>,
     layout: Layout,
@@ -516,16 +638,34 @@ fn operand_map<'a, T: GemmElement>(
     cols: usize,
     ld: usize,
     box_dims: [u32; 2],
+    batch: Option<(usize, usize)>,
 ) -> Result<TensorMap<'a>> {
     // dims[0] is the contiguous dimension.
     let (inner, outer) = match layout {
         Layout::RowMajor => (cols, rows),
         Layout::ColMajor => (rows, cols),
     };
-    let l = TiledLayout::new(&[inner as u64, outer as u64], &box_dims)
-        .with_strides(&[(ld * std::mem::size_of::<T>()) as u64])
-        .with_swizzle(TensorMapSwizzle::B128);
+    let size = std::mem::size_of::<T>();
+    let mut dims = vec![inner as u64, outer as u64];
+    let mut boxes = box_dims.to_vec();
+    let mut strides = vec![(ld * size) as u64];
+    if let Some((count, stride)) = batch {
+        let (count, stride) = if stride == 0 { (1, ld * outer) } else { (count, stride) };
+        dims.push(count as u64);
+        boxes.push(1);
+        strides.push((stride * size) as u64);
+    }
+    let l = TiledLayout::new(&dims, &boxes).with_strides(&strides).with_swizzle(TensorMapSwizzle::B128);
     Ok(TensorMap::tiled(buf, &l)?)
+}
+
+/// Elements `count` matrices of `one` elements each, `stride` apart, span.
+fn batch_span(count: usize, stride: usize, one: usize) -> usize {
+    if count == 0 || one == 0 {
+        0
+    } else {
+        (count - 1) * stride + one
+    }
 }
 
 impl Plan {
@@ -543,7 +683,7 @@ impl Plan {
     pub fn kernel_name(&self) -> String {
         let c = &self.cfg;
         format!(
-            "sm90 ws-tma-wgmma {:?} {}x{}x{} {} stages, cluster {}, {}{} grid {}, {} epilogue",
+            "sm90 ws-tma-wgmma {:?} {}x{}x{} {} stages, cluster {}, {}{} grid {}, {} epilogue{}",
             c.input,
             sm90::BM,
             c.bn,
@@ -553,7 +693,8 @@ impl Plan {
             if c.a_k_major { 'T' } else { 'N' },
             if c.b_k_major { 'T' } else { 'N' },
             self.grid,
-            if c.tma_store { "stmatrix + TMA store" } else { "register" }
+            if c.tma_store { "stmatrix + TMA store" } else { "register" },
+            if c.batched { format!(", batch {}", self.desc.batch) } else { String::new() }
         )
     }
 
@@ -575,9 +716,12 @@ impl Plan {
                 got: stream.device().index(),
             });
         }
-        let ra = check_buffer("A", d.a.ty, &self.device, a, span(d.a.layout, d.m, d.k, lda))?;
-        let rb = check_buffer("B", d.b.ty, &self.device, b, span(d.b.layout, d.k, d.n, ldb))?;
-        let rc = check_buffer("C", d.c.ty, &self.device, c, span(d.c.layout, d.m, d.n, ldc))?;
+        let [sa, sb, sc] = d.strides;
+        let nb = d.batch;
+        let need = |stride: usize, one: usize| if nb == 1 { one } else { batch_span(nb, stride, one) };
+        let ra = check_buffer("A", d.a.ty, &self.device, a, need(sa, span(d.a.layout, d.m, d.k, lda)))?;
+        let rb = check_buffer("B", d.b.ty, &self.device, b, need(sb, span(d.b.layout, d.k, d.n, ldb)))?;
+        let rc = check_buffer("C", d.c.ty, &self.device, c, need(sc, span(d.c.layout, d.m, d.n, ldc)))?;
         let overlaps = |x: (u64, u64)| x.0 < rc.1 && rc.0 < x.1 && x.0 != x.1 && rc.0 != rc.1;
         if overlaps(ra) {
             return Err(GemmError::Aliasing { operand: "A" });
@@ -585,29 +729,42 @@ impl Plan {
         if overlaps(rb) {
             return Err(GemmError::Aliasing { operand: "B" });
         }
-        if d.m == 0 || d.n == 0 {
+        if d.m == 0 || d.n == 0 || nb == 0 {
             return Ok(());
         }
+        let batched = self.cfg.batched;
+        let operand_batch = |stride: usize| batched.then_some((nb, stride));
         // Normalized to a row-major C (see `Gemm::plan`).
         let (m, n) = if self.swapped { (d.n, d.m) } else { (d.m, d.n) };
         let k = d.k;
         let (ma, mb) = if self.swapped {
             (
-                operand_map(b, d.b.layout.flip(), d.n, k, ldb, self.cfg.a_box())?,
-                operand_map(a, d.a.layout.flip(), k, d.m, lda, self.cfg.b_box())?,
+                operand_map(b, d.b.layout.flip(), d.n, k, ldb, self.cfg.a_box(), operand_batch(sb))?,
+                operand_map(a, d.a.layout.flip(), k, d.m, lda, self.cfg.b_box(), operand_batch(sa))?,
             )
         } else {
             (
-                operand_map(a, d.a.layout, d.m, k, lda, self.cfg.a_box())?,
-                operand_map(b, d.b.layout, k, d.n, ldb, self.cfg.b_box())?,
+                operand_map(a, d.a.layout, d.m, k, lda, self.cfg.a_box(), operand_batch(sa))?,
+                operand_map(b, d.b.layout, k, d.n, ldb, self.cfg.b_box(), operand_batch(sb))?,
             )
         };
+        // The kernel's batch arguments: products, and whether the (kernel's) A and B advance.
+        let (strided_a, strided_b) = if self.swapped { (sb != 0, sa != 0) } else { (sa != 0, sb != 0) };
+        let (kb, kba, kbb) =
+            if batched { (nb as u32, strided_a as u32, strided_b as u32) } else { (1, 0, 0) };
         let c_aligned = c.device_ptr().0 % 16 == 0;
         if self.cfg.tma_store && c_aligned {
             // C's rows are 16-byte aligned (the plan checked the pitch): boxes of 64 x 64.
-            let l = TiledLayout::new(&[n as u64, m as u64], &self.cfg.c_box())
-                .with_strides(&[(ldc * std::mem::size_of::<C>()) as u64])
-                .with_swizzle(TensorMapSwizzle::B128);
+            let csize = std::mem::size_of::<C>();
+            let (mut dims, mut boxes) = (vec![n as u64, m as u64], self.cfg.c_box().to_vec());
+            let mut strides = vec![(ldc * csize) as u64];
+            if batched {
+                dims.push(nb as u64);
+                boxes.push(1);
+                strides.push((sc * csize) as u64);
+            }
+            let l =
+                TiledLayout::new(&dims, &boxes).with_strides(&strides).with_swizzle(TensorMapSwizzle::B128);
             let mc = TensorMap::tiled(&*c, &l)?;
             let launch = LaunchConfig::new(self.grid, sm90::THREADS)
                 .with_shared_mem(self.cfg.shared_bytes())
@@ -624,11 +781,16 @@ impl Plan {
                 k as u32,
                 d.product_scale(),
                 d.beta,
+                kb,
+                kba,
+                kbb,
             )?;
             return Ok(());
         }
         // Column pairs go out in one access when C's start and pitch allow it.
-        let pair_stores = ldc % 2 == 0 && c.device_ptr().0 % (2 * std::mem::size_of::<C>() as u64) == 0;
+        let pair_stores = ldc % 2 == 0
+            && (!batched || sc % 2 == 0)
+            && c.device_ptr().0 % (2 * std::mem::size_of::<C>() as u64) == 0;
         let cfg = sm90::Config { pair_stores, tma_store: false, ..self.cfg };
         let launch = LaunchConfig::new(self.grid, sm90::THREADS)
             .with_shared_mem(cfg.shared_bytes())
@@ -646,6 +808,10 @@ impl Plan {
             ldc as u32,
             d.product_scale(),
             d.beta,
+            kb,
+            kba,
+            kbb,
+            if batched { sc as u64 } else { 0 },
         )?;
         Ok(())
     }

@@ -357,3 +357,68 @@ fn every_8_bit_product_is_exact() {
         check_every_product(&d, E5M2::from_bits);
     }
 }
+
+// Batched products (`GemmDesc::with_batch`): one launch walks every tile of every product, the
+// operands read through tensor maps with the batch as a third dimension. Three products whose
+// shapes cross the 128-row and the 128/256-column tile edges, gaps between the matrices (whose
+// sentinels must survive), broadcast A or B, every layout, both epilogues, beta != 0.
+
+#[test]
+fn batched_every_layout() {
+    each_device(|d, r| {
+        for (la, lb) in [(Row, Row), (Row, Col), (Col, Row), (Col, Col)] {
+            check::<bf16, f32>(d, Case::new(136, 72, 80).layouts(la, lb, Row).batched(3, 24), r);
+        }
+        check::<f16, f32>(d, Case::new(72, 136, 40).layouts(Row, Col, Col).batched(3, 8).scale(0.5, 0.75), r);
+    });
+}
+
+#[test]
+fn batched_broadcast_operands() {
+    each_device(|d, r| {
+        check::<bf16, f32>(d, Case::new(130, 264, 72).batched(3, 8).broadcast([true, false]), r);
+        check::<f16, f32>(
+            d,
+            Case::new(100, 136, 72).layouts(Col, Col, Col).batched(3, 0).broadcast([false, true]),
+            r,
+        );
+    });
+}
+
+#[test]
+fn batched_both_epilogues() {
+    each_device(|d, r| {
+        // The TMA-store epilogue through a rank-3 map of C, beta 0 and not.
+        check::<bf16, bf16>(d, Case::new(129, 136, 72).pad(8).batched(3, 16).expect_tma_store(true), r);
+        let blend = Case::new(72, 264, 40).layouts(Row, Col, Col).scale(1.5, -0.5);
+        check::<f16, f16>(d, blend.batched(3, 8).expect_tma_store(true), r);
+        // A C batch stride 4 elements off 16 bytes: the register epilogue (column pairs too,
+        // the stride being even), beta 0 and not.
+        let off16 = Case::new(129, 136, 72).batched(3, 8).c_gap(4);
+        check::<bf16, bf16>(d, off16.expect_tma_store(false), r);
+        let off16 = Case::new(64, 72, 64).scale(2.0, 0.5).batched(3, 0).c_gap(4);
+        check::<f16, f16>(d, off16.expect_tma_store(false), r);
+        // An odd C batch stride: single-element stores.
+        check::<f16, f32>(d, Case::new(64, 72, 64).scale(1.0, 1.0).batched(3, 0).c_gap(1), r);
+    });
+}
+
+#[test]
+fn batched_clusters_and_fewer_blocks_than_items() {
+    each_device(|d, r| {
+        // A cluster of 2 along M takes one item (both its tiles in one product); M of 3 block
+        // tiles leaves a cluster's second block outside C in every product.
+        let pair = Tuning { cluster_m: Some(2), bn: Some(128), ..Tuning::default() };
+        check::<bf16, f32>(d, Case::new(300, 136, 72).tuned(pair).batched(2, 16), r);
+        // Two blocks walk 3 x 6 items across the products' boundaries in grouped order.
+        let two = Tuning { grid: Some(2), group_m: Some(2), bn: Some(128), ..Tuning::default() };
+        check::<f16, f16>(d, Case::new(300, 136, 40).tuned(two).scale(1.0, 0.5).batched(3, 8), r);
+    });
+}
+
+#[test]
+fn batched_fp8() {
+    each_device(|d, r| {
+        check::<E4M3, bf16>(d, Case::tn(130, 136, 160).scales(0.5, 2.0).batched(2, 16), r);
+    });
+}
