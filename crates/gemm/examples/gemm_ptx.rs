@@ -19,13 +19,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut shapes = Vec::new();
     for (bn, stages, tma) in [(256, 4, false), (256, 3, true), (128, 6, false), (128, 6, true)] {
         for (ak, bk) in [(true, true), (true, false), (false, true), (false, false)] {
-            shapes.push((MmaType::BF16, bn, stages, ak, bk, tma));
+            shapes.push((MmaType::BF16, bn, stages, ak, bk, tma, false));
+        }
+    }
+    // The batched kernels (rank-3 tensor maps, (product, tile) work items): the strided-batched
+    // bf16 GEMMs' shapes, NN (BLAS's column-major C) and TN.
+    for (bn, stages, tma) in [(256, 3, true), (256, 4, false)] {
+        for (ak, bk) in [(false, false), (true, false)] {
+            shapes.push((MmaType::BF16, bn, stages, ak, bk, tma, true));
         }
     }
     for (bn, stages, tma) in [(192, 5, false), (192, 4, true), (128, 6, false), (128, 6, true)] {
-        shapes.push((MmaType::E4M3, bn, stages, true, true, tma));
+        shapes.push((MmaType::E4M3, bn, stages, true, true, tma, false));
     }
-    for (input, bn, stages, ak, bk, tma) in shapes {
+    for (input, bn, stages, ak, bk, tma, batched) in shapes {
         {
             let cfg = Config {
                 input,
@@ -37,7 +44,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 cluster_m: 1,
                 pair_stores: !tma,
                 tma_store: tma,
-                batched: false,
+                batched,
             };
             let t = std::time::Instant::now();
             let k = if tma { gemm_sm90_tma::kernel::<bf16>(cfg)? } else { gemm_sm90::kernel::<bf16>(cfg)? };
@@ -45,11 +52,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let t = std::time::Instant::now();
             let ptx = k.ptx_for(&target)?;
             let name = format!(
-                "gemm_{}_bn{bn}_s{stages}_{}{}{}.ptx",
+                "gemm_{}_bn{bn}_s{stages}_{}{}{}{}.ptx",
                 format!("{input:?}").to_lowercase(),
                 if ak { 'T' } else { 'N' },
                 if bk { 'T' } else { 'N' },
-                if tma { "_tma" } else { "" }
+                if tma { "_tma" } else { "" },
+                if batched { "_batched" } else { "" }
             );
             println!("{name}: IR built in {built:?}, PTX in {:?}", t.elapsed());
             std::fs::write(dir.join(name), ptx.as_bytes())?;
