@@ -36,7 +36,8 @@
 //! bytes a multiple of 16 for A and B; A and B starting 16-byte aligned, batch strides keeping
 //! them so), one launch for the whole batch where its batched kernel reads the strides (each 0
 //! or a multiple of 16 bytes no less than one matrix's leading dimension times its outer
-//! dimension), else one launch per batch entry; elsewhere the SIMT kernel
+//! dimension), else one launch per batch entry (a single product with few tiles and a long K,
+//! as in decoding, is split over K by that crate's planner); elsewhere the SIMT kernel
 //! ([`GemmFamily::Simt`], `kernels::gemm_ex`), which converts the inputs to f32 as it stages
 //! them through shared memory. i8 inputs: i32 loops on the CPU device, the same SIMT kernel
 //! with i32 accumulation everywhere else.

@@ -2,7 +2,7 @@
 # The batched Hopper GEMM's GPU run, in one command (crates/gemm/NOTES.md, "batched"), about 2 min:
 #   1. the gemm test binaries and blas's gemm_ex table with FERROCM_REQUIRE_GPU=1 (the batched
 #      cases on the GPU and the CPU device);
-#   2. ptxas -v of the batched kernels (rank-3 TMA, (product, tile) items) beside the unbatched
+#   2. ptxas -v of the batched and split-K kernels (rank-3 TMA, (product, tile) items) beside the unbatched
 #      ones of the same shape (registers, spills);
 #   3. `ferrocm bench blas` against cuBLAS (torch) on the same requests, each row in this one
 #      process (crates/blas/gpu/table.py --rows gbatch): bf16 strided batched 256 x 512^3 (NN and
@@ -33,7 +33,7 @@ if [[ -x $bin/gemm_ptx && -x $PTXAS ]]; then
   mkdir -p "$out/ptx"
   "$bin/gemm_ptx" "$out/ptx" 13000 >/dev/null
   for name in bf16_bn256_s3_NN_tma bf16_bn256_s3_NN_tma_batched bf16_bn256_s3_TN_tma_batched \
-    bf16_bn256_s4_NN bf16_bn256_s4_NN_batched bf16_bn256_s4_TN_batched; do
+    bf16_bn256_s4_NN bf16_bn256_s4_NN_batched bf16_bn256_s4_TN_batched bf16_bn128_s6_TN_batched_splitk; do
     f="$out/ptx/gemm_$name.ptx"
     "$PTXAS" -arch=sm_90a -v "$f" -o "${f%.ptx}.cubin" >"${f%.ptx}.ptxas" 2>&1 || echo "ptxas FAILED on ${f##*/}"
     echo "$name: $(grep -oE "Used [0-9]+ registers" "${f%.ptx}.ptxas"), $(grep -oE "[0-9]+ bytes spill stores" "${f%.ptx}.ptxas")"

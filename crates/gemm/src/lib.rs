@@ -39,6 +39,13 @@
 //! of two blocks takes two tiles of one product. The shared-memory epilogue applies when C's
 //! stride also obeys TMA's rules, else the register epilogue writes C.
 //!
+//! Split-K ([`Tuning::split_k`]; the planner's choice for a single product whose tiles fill under
+//! half of the multiprocessors and whose K is long, as in decoding, m = 16): slices of K run as
+//! the products of one launch, each writing its f32 partial sum to a workspace taken from the
+//! stream's pool (`slices * m * n` f32), and a second kernel sums the slices in a fixed order
+//! (the result is deterministic) and applies alpha, beta and C's type. A stream capturing a graph
+//! runs the plan without the split.
+//!
 //! Supported now (everything else is a [`GemmError`] naming what is allowed):
 //! - A and B f16 or bf16 (the same type), C f32, f16 or bf16, any layouts;
 //! - A and B [`E4M3`] or [`E5M2`] (the same type), C f32, f16 or bf16, A row-major and B

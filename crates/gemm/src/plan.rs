@@ -274,6 +274,14 @@ pub struct Tuning {
     /// (C f16 or bf16 with a row pitch of a multiple of 16 bytes); `Some(true)` elsewhere is an
     /// error. A C whose start is not 16-byte aligned takes the register epilogue at run time.
     pub tma_store: Option<bool>,
+    /// Slices of K summed separately (split-K): 1 or more, at most one per k-tile of 128 bytes
+    /// of K; 1 is off. Each slice's f32 partial product goes to a workspace of `slices * m * n`
+    /// f32 (from the stream's pool) and a second kernel sums the slices in order (deterministic)
+    /// and applies alpha, beta and the conversion to C; a stream capturing a graph (whose pool
+    /// allocations are refused) runs the plan without the split. Default: on for a single product whose
+    /// tiles fill under half of the multiprocessors and whose K has at least 16 k-tiles (decode
+    /// shapes such as m 16, n 8192, k 8192), off elsewhere. Not with batches.
+    pub split_k: Option<u32>,
 }
 
 /// Largest dimension the kernels index (TMA coordinates are `i32`; C indices are 64-bit).
@@ -501,6 +509,7 @@ impl Gemm {
             pair_stores: false,
             tma_store: false,
             batched,
+            split_k: false,
         };
         // A pair shares B in halves: a row-major B is copied in 64-column spans, so its tile
         // must hold an even number of them.
@@ -584,6 +593,41 @@ impl Gemm {
             });
         }
         let tiles = items;
+        // Split-K: slices of K as the products of a batched launch, partial sums to a workspace.
+        let k_tiles = desc.k.div_ceil(cfg.bk() as usize);
+        let sms = device.properties().compute_units.max(1) as usize;
+        let split = match tuning.split_k {
+            Some(s) if s == 0 || s as usize > k_tiles || (s > 1 && batched) => {
+                return Err(GemmError::InvalidShape {
+                    what: "tuning.split_k",
+                    value: s as usize,
+                    allowed: format!(
+                        "1 to {k_tiles} (one slice per {} elements of K at most), and 1 for batches",
+                        cfg.bk()
+                    ),
+                });
+            }
+            Some(s) => s as usize,
+            None if !batched && tiles * 2 <= sms && k_tiles >= 16 => (sms / tiles).min(k_tiles / 8).max(1),
+            None => 1,
+        };
+        // Every slice non-empty: `k_split` k-tiles each, the last one shorter.
+        let k_split = k_tiles.div_ceil(split);
+        let split = k_tiles.div_ceil(k_split);
+        if split > 1 {
+            if tuning.tma_store == Some(true) {
+                return Err(GemmError::InvalidShape {
+                    what: "tuning.split_k",
+                    value: split,
+                    allowed: "1 with tuning.tma_store (split-K writes f32 partial sums from registers)"
+                        .into(),
+                });
+            }
+            cfg.batched = true;
+            cfg.split_k = true;
+            cfg.tma_store = false;
+        }
+        let tiles = tiles * split;
         let clusters = device.properties().compute_units.max(1) as usize / cl;
         let grid = (tuning.grid.map_or(tiles.min(clusters) * cl, |g| g as usize).max(cl) / cl * cl) as u32;
         Ok(Plan {
@@ -592,6 +636,14 @@ impl Gemm {
             cfg,
             grid,
             swapped: desc.c.layout == Layout::ColMajor,
+            split: split as u32,
+            k_split: k_split as u32,
+            // A capturing stream cannot take the workspace from its pool: the unsplit kernel.
+            unsplit: if split > 1 {
+                Some(Box::new(Gemm::plan_tuned(device, desc, Tuning { split_k: Some(1), ..tuning })?))
+            } else {
+                None
+            },
         })
     }
 }
@@ -604,6 +656,11 @@ pub struct Plan {
     cfg: sm90::Config,
     grid: u32,
     swapped: bool,
+    /// Slices of K (1: no split-K) and k-tiles per slice.
+    split: u32,
+    k_split: u32,
+    /// The plan without split-K, for streams capturing a graph.
+    unsplit: Option<Box<Plan>>,
 }
 
 /// Checks one buffer against the plan: type, device, length; returns its address range.
@@ -694,7 +751,13 @@ impl Plan {
             if c.b_k_major { 'T' } else { 'N' },
             self.grid,
             if c.tma_store { "stmatrix + TMA store" } else { "register" },
-            if c.batched { format!(", batch {}", self.desc.batch) } else { String::new() }
+            if c.split_k {
+                format!(", split-K {} x {} k-tiles", self.split, self.k_split)
+            } else if c.batched {
+                format!(", batch {}", self.desc.batch)
+            } else {
+                String::new()
+            }
         )
     }
 
@@ -707,6 +770,9 @@ impl Plan {
         b: &impl AsDeviceSlice<T>,
         c: &mut impl AsDeviceSliceMut<C>,
     ) -> Result<()> {
+        if let (Some(unsplit), true) = (&self.unsplit, stream.is_capturing()) {
+            return unsplit.run(stream, a, b, c);
+        }
         let d = &self.desc;
         let (lda, ldb, ldc) = d.leading_dims();
         if stream.device().index() != self.device.index() {
@@ -733,7 +799,7 @@ impl Plan {
             return Ok(());
         }
         let batched = self.cfg.batched;
-        let operand_batch = |stride: usize| batched.then_some((nb, stride));
+        let operand_batch = |stride: usize| (batched && !self.cfg.split_k).then_some((nb, stride));
         // Normalized to a row-major C (see `Gemm::plan`).
         let (m, n) = if self.swapped { (d.n, d.m) } else { (d.m, d.n) };
         let k = d.k;
@@ -752,6 +818,9 @@ impl Plan {
         let (strided_a, strided_b) = if self.swapped { (sb != 0, sa != 0) } else { (sa != 0, sb != 0) };
         let (kb, kba, kbb) =
             if batched { (nb as u32, strided_a as u32, strided_b as u32) } else { (1, 0, 0) };
+        if self.cfg.split_k {
+            return self.run_split_k(stream, &ma, &mb, c, m, n, k, ldc);
+        }
         let c_aligned = c.device_ptr().0 % 16 == 0;
         if self.cfg.tma_store && c_aligned {
             // C's rows are 16-byte aligned (the plan checked the pitch): boxes of 64 x 64.
@@ -812,6 +881,64 @@ impl Plan {
             kba,
             kbb,
             if batched { sc as u64 } else { 0 },
+            0,
+        )?;
+        Ok(())
+    }
+
+    /// Split-K: each slice's partial product (f32, row-major `m x n` in normalized coordinates)
+    /// into a workspace from the stream's pool, then [`sm90::reduce_split_k`] into C.
+    #[allow(clippy::too_many_arguments)]
+    fn run_split_k<C: GemmOutput>(
+        &self,
+        stream: &Stream,
+        ma: &TensorMap,
+        mb: &TensorMap,
+        c: &mut impl AsDeviceSliceMut<C>,
+        m: usize,
+        n: usize,
+        k: usize,
+        ldc: usize,
+    ) -> Result<()> {
+        let d = &self.desc;
+        let mn = m * n;
+        let mut ws = stream.alloc::<f32>(self.split as usize * mn)?;
+        let cfg = sm90::Config { pair_stores: n % 2 == 0, ..self.cfg };
+        let launch = LaunchConfig::new(self.grid, sm90::THREADS)
+            .with_shared_mem(cfg.shared_bytes())
+            .with_cluster((cfg.cluster_m, 1, 1));
+        sm90::gemm_sm90::launch::<f32>(
+            stream,
+            launch,
+            cfg,
+            ma,
+            mb,
+            &mut ws,
+            m as u32,
+            n as u32,
+            k as u32,
+            n as u32,
+            1.0,
+            0.0,
+            self.split,
+            0,
+            0,
+            mn as u64,
+            self.k_split,
+        )?;
+        let threads = 256u32;
+        let blocks = mn.div_ceil(threads as usize).min(4 * 1024) as u32;
+        sm90::reduce_split_k::launch::<C>(
+            stream,
+            LaunchConfig::new(blocks, threads),
+            &ws,
+            c,
+            m as u32,
+            n as u32,
+            ldc as u32,
+            self.split,
+            d.product_scale(),
+            d.beta,
         )?;
         Ok(())
     }

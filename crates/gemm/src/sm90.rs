@@ -84,6 +84,11 @@ pub struct Config {
     /// `u / tiles`, the operands' tensor maps have the batch as a third (outermost) dimension
     /// and C's batch offset is `batch * stride_c` (see [`gemm_sm90`]).
     pub batched: bool,
+    /// Split-K (with `batched`): the "products" are slices of K, `k_split` k-tiles each (the
+    /// last one shorter), all reading the same A and B (rank-2 maps) and writing their f32
+    /// partial sums to consecutive `m x n` matrices of a workspace ([`gemm_sm90`] into f32,
+    /// alpha 1, beta 0), which [`reduce_split_k`] sums.
+    pub split_k: bool,
 }
 
 impl Config {
@@ -189,6 +194,17 @@ fn batch_coords(cfg: &Config, item: Val<u32>, num_tiles: Val<u32>) -> (Val<u32>,
     }
 }
 
+/// The k-tiles `[kt0, kt1)` product `bz` sums: all of them, or slice `bz` of `k_split` under
+/// split-K (the planner makes every slice non-empty).
+fn k_range(cfg: &Config, bz: Val<u32>, k_split: Val<u32>, k_tiles: Val<u32>) -> (Val<u32>, Val<u32>) {
+    if cfg.split_k {
+        let kt0 = bz * k_split;
+        (kt0, (kt0 + k_split).min(k_tiles))
+    } else {
+        (Val::constant(0u32), k_tiles)
+    }
+}
+
 /// Issues the TMA copies of one operand tile (`rows` x `bk` at `(k0, mn0)`) into the ring at
 /// byte `at`, completing on `full[s]`. With `parts` > 1 the tile is shared by the `parts`
 /// blocks of a cluster: this block copies part `part` of it into every block (multicast).
@@ -211,7 +227,7 @@ fn load_operand(
     let mask = ((1u32 << parts) - 1) as u16;
     // The box's coordinates, plus the batch (the outermost dimension) in a batched launch.
     let at_batch = |x: Val<i32>, y: Val<i32>| -> Vec<Val<i32>> {
-        if cfg.batched {
+        if cfg.batched && !cfg.split_k {
             vec![x, y, bz]
         } else {
             vec![x, y]
@@ -302,9 +318,10 @@ pub fn gemm_sm90<O: Elem>(
     batch_a: u32,
     batch_b: u32,
     stride_c: u64,
+    k_split: u32,
 ) {
     let out = ToGlobal { c, m, n, ldc, alpha, beta, stride_c };
-    gemm_body(cfg, ta, tb, &out, m, n, k, batch, batch_a, batch_b);
+    gemm_body(cfg, ta, tb, &out, m, n, k, batch, batch_a, batch_b, k_split);
 }
 
 /// `C = alpha A B + beta C` with the epilogue through shared memory and TMA stores of the tensor
@@ -329,7 +346,7 @@ pub fn gemm_sm90_tma<O: Elem>(
     batch_b: u32,
 ) {
     let out = ToTensor::<O>::new(tc, m, n, alpha, beta);
-    gemm_body(cfg, ta, tb, &out, m, n, k, batch, batch_a, batch_b);
+    gemm_body(cfg, ta, tb, &out, m, n, k, batch, batch_a, batch_b, 0u32);
 }
 
 /// Where the consumer warpgroups put finished tiles.
@@ -435,6 +452,7 @@ fn gemm_body<S: TileStore>(
     batch: u32,
     batch_a: u32,
     batch_b: u32,
+    k_split: u32,
 ) {
     launch_bounds(THREADS, 1);
     let cl = cfg.cluster_m;
@@ -494,8 +512,9 @@ fn gemm_body<S: TileStore>(
                 let n0 = (nt * bn) as i32;
                 let za = cast::<i32, _>(bz * batch_a);
                 let zb = cast::<i32, _>(bz * batch_b);
-                let mut kt = 0u32;
-                while kt < k_tiles {
+                let (kt0, kt1) = k_range(&cfg, bz, k_split, k_tiles);
+                let mut kt = kt0;
+                while kt < kt1 {
                     let s = it % stages;
                     let phase = (it / stages) % 2u32;
                     if it >= stages {
@@ -560,8 +579,9 @@ fn gemm_body<S: TileStore>(
             if cfg.promotes() {
                 sum.fill(0.0f32);
             }
-            let mut kt = 0u32;
-            while kt < k_tiles {
+            let (kt0, kt1) = k_range(&cfg, bz, k_split, k_tiles);
+            let mut kt = kt0;
+            while kt < kt1 {
                 let s = it % stages;
                 let phase = (it / stages) % 2u32;
                 full.wait(s, phase);
@@ -571,7 +591,7 @@ fn gemm_body<S: TileStore>(
                     let bd = descriptor(&cfg, &smem, stages * a_stage + s * b_stage, 0u32, kk, cfg.b_k_major);
                     if kk == 0 {
                         // Promoting: every stage's partial sum starts from zero.
-                        let keep = if cfg.promotes() { Val::constant(false) } else { kt > 0u32 };
+                        let keep = if cfg.promotes() { Val::constant(false) } else { kt > kt0 };
                         wgmma(op, &acc, ad, bd, keep);
                     } else {
                         wgmma(op, &acc, ad, bd, true);
@@ -591,7 +611,7 @@ fn gemm_body<S: TileStore>(
                 } else {
                     // The group before this one has retired: its stage is free.
                     wgmma_wait(1);
-                    if leader && kt > 0u32 {
+                    if leader && kt > kt0 {
                         release(&empty, (it + (stages - 1)) % stages, cl, rank);
                     }
                 }
@@ -840,5 +860,42 @@ fn release(empty: &Barriers, s: Val<u32>, cl: u32, rank: Val<u32>) {
     empty.arrive(s);
     for r in 1..cl {
         empty.arrive_remote_cta(s, (rank + r) % cl);
+    }
+}
+
+/// Split-K's second pass: `C[r][c] = alpha * sum_s ws[s][r][c] + beta * C[r][c]` over the
+/// `slices` f32 partial products (`m x n`, row-major, packed, one after another), summed in slice
+/// order (deterministic), rounded once to `O`; C row-major with pitch `ldc`. One thread per
+/// element, grid-stride.
+#[kernel]
+#[allow(clippy::too_many_arguments)]
+pub fn reduce_split_k<O: Elem>(
+    ws: &[f32],
+    c: &mut [O],
+    m: u32,
+    n: u32,
+    ldc: u32,
+    slices: u32,
+    alpha: f32,
+    beta: f32,
+) {
+    let total = m as usize * n as usize;
+    let mut i = global_index();
+    while i < total {
+        let mut sum = 0.0f32;
+        let mut s = 0u32;
+        while s < slices {
+            sum += ws[s as usize * total + i];
+            s += 1u32;
+        }
+        let row = i / n as usize;
+        let col = i % n as usize;
+        let at = row * ldc as usize + col;
+        let mut x = sum * alpha;
+        if beta != 0.0f32 {
+            x += beta * cast::<f32, _>(c[at]);
+        }
+        c[at] = cast::<O, _>(x);
+        i += grid_stride();
     }
 }

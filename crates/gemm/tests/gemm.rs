@@ -422,3 +422,79 @@ fn batched_fp8() {
         check::<E4M3, bf16>(d, Case::tn(130, 136, 160).scales(0.5, 2.0).batched(2, 16), r);
     });
 }
+
+// Split-K: slices of K as the products of one launch, f32 partial sums to a workspace, summed in
+// order by a second kernel that applies alpha, beta and C's type and layout. Slices that divide
+// K's tiles and a shorter last one, a partial last k-tile, both C layouts, padded C, beta != 0,
+// 16-bit and f32 outputs, 8-bit inputs, clusters of 2.
+
+#[test]
+fn split_k_forced() {
+    each_device(|d, r| {
+        let split = |s: u32| Tuning { split_k: Some(s), ..Tuning::default() };
+        // 9 k-tiles in 3 slices; 10 (the last partial) in slices of 3, 3, 3 and 1.
+        check::<bf16, f32>(d, Case::new(136, 264, 520).tuned(split(3)), r);
+        check::<f16, f16>(d, Case::new(72, 136, 600).tuned(split(4)).scale(0.5, -1.5).pad(8), r);
+        check::<bf16, bf16>(
+            d,
+            Case::new(130, 72, 600).layouts(Col, Row, Col).tuned(split(2)).scale(1.0, 1.0),
+            r,
+        );
+        check::<E4M3, bf16>(d, Case::tn(40, 136, 640).scales(0.5, 2.0).tuned(split(5)), r);
+        let pair = Tuning { split_k: Some(2), cluster_m: Some(2), bn: Some(128), ..Tuning::default() };
+        check::<bf16, f32>(d, Case::new(300, 136, 256).tuned(pair), r);
+    });
+}
+
+#[test]
+fn split_k_chosen_for_few_tiles_and_long_k() {
+    each_device(|d, r| {
+        // One 128 x 128 tile per 2 multiprocessors, 18 k-tiles: a decode-like shape.
+        let desc = ferrocm_gemm::GemmDesc::new(16, 104, 1104, ferrocm_gemm::ElemType::BF16);
+        let name = ferrocm_gemm::Gemm::plan(d, &desc).unwrap().kernel_name();
+        if !is_gpu(d) {
+            assert!(name.contains("split-K"), "{name}");
+        }
+        check::<bf16, bf16>(d, Case::new(16, 104, 1104).scale(1.0, 0.5), r);
+        // Many tiles: no split.
+        let desc = ferrocm_gemm::GemmDesc::new(520, 400, 1104, ferrocm_gemm::ElemType::BF16);
+        let name = ferrocm_gemm::Gemm::plan(d, &desc).unwrap().kernel_name();
+        assert!(!name.contains("split-K"), "{name}");
+    });
+}
+
+#[test]
+fn split_k_plan_under_graph_capture() {
+    // A capturing stream refuses pool allocations: the split plan runs unsplit there.
+    each_device(|d, r| {
+        let (m, n, k) = (16usize, 104usize, 1104usize);
+        let desc = ferrocm_gemm::GemmDesc::new(m, n, k, ferrocm_gemm::ElemType::BF16)
+            .with_c_type(ferrocm_gemm::ElemType::F32);
+        let tuning = Tuning { split_k: Some(3), ..Tuning::default() };
+        let plan = ferrocm_gemm::Gemm::plan_tuned(d, &desc, tuning).unwrap();
+        assert!(plan.kernel_name().contains("split-K"), "{}", plan.kernel_name());
+        let a: Vec<bf16> = (0..m * k).map(|_| bf16::from_f64(r.sym())).collect();
+        let b: Vec<bf16> = (0..k * n).map(|_| bf16::from_f64(r.sym())).collect();
+        let s = d.create_stream().unwrap();
+        let (da, db) = (s.clone_htod(&a).unwrap(), s.clone_htod(&b).unwrap());
+        let mut split = s.clone_htod(&vec![f32::NAN; m * n]).unwrap();
+        plan.run(&s, &da, &db, &mut split).unwrap();
+        let mut captured = s.clone_htod(&vec![f32::NAN; m * n]).unwrap();
+        let graph = s
+            .capture(|s| {
+                plan.run(s, &da, &db, &mut captured).unwrap();
+                Ok(())
+            })
+            .unwrap();
+        graph.instantiate().unwrap().launch(&s).unwrap();
+        let (x, y) = (s.clone_dtoh(&split).unwrap(), s.clone_dtoh(&captured).unwrap());
+        for i in 0..m * n {
+            let want: f64 = (0..k).map(|p| a[i / n * k + p].to_f64() * b[p * n + i % n].to_f64()).sum();
+            let mag: f64 =
+                (0..k).map(|p| (a[i / n * k + p].to_f64() * b[p * n + i % n].to_f64()).abs()).sum();
+            for got in [x[i], y[i]] {
+                assert!((got as f64 - want).abs() <= mag * 2e-6 + want.abs() * 1e-7, "{i}: {got} vs {want}");
+            }
+        }
+    });
+}

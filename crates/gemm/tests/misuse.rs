@@ -51,6 +51,7 @@ fn cases() -> Vec<Case> {
             "alpha/beta" => |e| matches!(e, GemmError::InvalidShape { what: "alpha/beta", .. }),
             "tuning.bn" => |e| matches!(e, GemmError::InvalidShape { what: "tuning.bn", .. }),
             "tuning.tma_store" => |e| matches!(e, GemmError::InvalidShape { what: "tuning.tma_store", .. }),
+            "tuning.split_k" => |e| matches!(e, GemmError::InvalidShape { what: "tuning.split_k", .. }),
             "stride_a" => |e| matches!(e, GemmError::InvalidShape { what: "stride_a", .. }),
             "stride_b" => |e| matches!(e, GemmError::InvalidShape { what: "stride_b", .. }),
             "stride_c" => |e| matches!(e, GemmError::InvalidShape { what: "stride_c", .. }),
@@ -176,6 +177,18 @@ fn cases() -> Vec<Case> {
         ("broadcast C", batch(4096, 0, 0), shape("stride_c")),
     ] {
         v.push(case(name, desc, want));
+    }
+    // Split-K: 1 to one slice per k-tile, single products only, the register epilogue.
+    for (name, desc, split, tma) in [
+        ("split_k 0", bf(64, 64, 256), 0, None),
+        ("split_k over the k-tiles", bf(64, 64, 256), 5, None),
+        ("split_k with a batch", bf(64, 64, 256).with_batch(3, 16384, 16384, 4096), 2, None),
+        ("split_k with the TMA-store epilogue", bf(64, 64, 256).with_c_type(ElemType::BF16), 2, Some(true)),
+    ] {
+        let mut t = case(name, desc, shape("tuning.split_k"));
+        t.tuning = Tuning { split_k: Some(split), tma_store: tma, ..Tuning::default() };
+        t.c_f32 = desc.types().2 == ElemType::F32;
+        v.push(t);
     }
     let mut t = case("A shorter than the batch", batch(4096, 0, 4096), small("A"));
     t.lens = [3 * 4096 - 1, 4096, 3 * 4096];
