@@ -3,7 +3,7 @@
 (scripts/vendor_baselines.py cublas: torch/cuBLAS, or numpy with --cpu) in this one process,
 and prints a ratio table last. Usage (repository root, staged binaries):
 
-    python3 crates/blas/gpu/table.py [--ferrocm PATH] [--cpu] [--rows gpu|cpu|smoke|blas3|blas4|dgemm|gemm_ex|level1]
+    python3 crates/blas/gpu/table.py [--ferrocm PATH] [--cpu] [--rows gpu|cpu|smoke|blas3|blas4|dgemm|gemm_ex|gbatch|level1]
 """
 import argparse
 import io
@@ -69,7 +69,8 @@ DGEMM_ROWS = [
     ("gemm", "f64_r", "T", "N", 4096, 4096, 4096, 1, 5),
 ]
 # gemm_ex on half inputs (A, B, C of one type, f32 compute): the Wgmma family (ferrocm-gemm's
-# Hopper kernel) on sm_90a; the batched row is one launch per batch entry (crates/blas/NOTES.md).
+# Hopper kernel) on sm_90a; the batched row is one launch for the whole batch (ferrocm-gemm's
+# batched kernel) where the strides allow it.
 GEMM_EX_ROWS = [
     ("gemm_ex", "bf16_r", "T", "N", 4096, 4096, 4096, 1, 10),
     ("gemm_ex", "bf16_r", "N", "N", 4096, 4096, 4096, 1, 10),
@@ -91,6 +92,16 @@ LEVEL1_ROWS = [
     ("nrm2", "f64_r", "N", "N", 1, 1 << 27, 1, 1, 10),
     ("nrm2", "f32_c", "N", "N", 1, 1 << 27, 1, 1, 10),
 ]
+# The batched Hopper GEMM (crates/gemm/gpu/batched.sh): strided-batched bf16 in one launch,
+# NN (BLAS's) and TN, a broadcast-free 4096^3 row as the unbatched control, and the decode
+# shape (m = 16: 64 tiles of 128 x 128 on 132 SMs).
+GBATCH_ROWS = [
+    ("gemm_strided_batched_ex", "bf16_r", "N", "N", 512, 512, 512, 256, 5),
+    ("gemm_strided_batched_ex", "bf16_r", "T", "N", 512, 512, 512, 256, 5),
+    ("gemm_strided_batched_ex", "bf16_r", "N", "N", 256, 256, 1024, 512, 5),
+    ("gemm_ex", "bf16_r", "T", "N", 16, 8192, 8192, 1, 20),
+    ("gemm_ex", "bf16_r", "T", "N", 4096, 4096, 4096, 1, 10),
+]
 SMOKE_ROWS = [
     ("gemm", "f32_r", "N", "T", 256, 192, 128, 1, 3),
     ("gemv", "f64_r", "T", "N", 300, 200, 1, 1, 3),
@@ -102,11 +113,12 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--ferrocm", default=".gpu/stage/bin/ferrocm")
     p.add_argument("--cpu", action="store_true", help="vendor side on the host (numpy)")
-    p.add_argument("--rows", default="gpu", choices=["gpu", "cpu", "smoke", "blas3", "blas4", "dgemm", "gemm_ex", "level1"])
+    p.add_argument("--rows", default="gpu", choices=["gpu", "cpu", "smoke", "blas3", "blas4", "dgemm", "gemm_ex",
+                                                           "gbatch", "level1"])
     p.add_argument("--device", default=None)
     a = p.parse_args()
     rows = {"gpu": GPU_ROWS, "cpu": CPU_ROWS, "smoke": SMOKE_ROWS, "blas3": BLAS3_ROWS, "blas4": BLAS4_ROWS,
-            "dgemm": DGEMM_ROWS, "gemm_ex": GEMM_EX_ROWS, "level1": LEVEL1_ROWS}[a.rows]
+            "dgemm": DGEMM_ROWS, "gemm_ex": GEMM_EX_ROWS, "gbatch": GBATCH_ROWS, "level1": LEVEL1_ROWS}[a.rows]
     table = []
     for (f, r, ta, tb, m, n, k, b, reps, *extra) in rows:
         args = ["bench", "blas", "--json", "-f", f, "-r", r, "--transposeA", ta, "--transposeB", tb,

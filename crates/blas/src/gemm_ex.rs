@@ -34,7 +34,10 @@
 //! `setmaxnreg` (sm_90a, and the CPU executor) the `ferrocm-gemm` Hopper kernel
 //! ([`GemmFamily::Wgmma`]) when its rules hold (host scalars; every leading dimension times 2
 //! bytes a multiple of 16 for A and B; A and B starting 16-byte aligned, batch strides keeping
-//! them so), one launch per batch entry for now; elsewhere the SIMT kernel
+//! them so), one launch for the whole batch where its batched kernel reads the strides (each 0
+//! or a multiple of 16 bytes no less than one matrix's leading dimension times its outer
+//! dimension), else one launch per batch entry (a single product with few tiles and a long K,
+//! as in decoding, is split over K by that crate's planner); elsewhere the SIMT kernel
 //! ([`GemmFamily::Simt`], `kernels::gemm_ex`), which converts the inputs to f32 as it stages
 //! them through shared memory. i8 inputs: i32 loops on the CPU device, the same SIMT kernel
 //! with i32 accumulation everywhere else.
@@ -406,15 +409,27 @@ impl Handle {
                 };
                 let (al, be) = (alpha.host().map(|v| v.to_parts().0), beta.host().map(|v| v.to_parts().0));
                 let desc = desc.with_alpha_beta(al.unwrap_or(1.0) as f32, be.unwrap_or(0.0) as f32);
-                let plan = ferrocm_gemm::Gemm::plan(s.device(), &desc).map_err(gemm_error)?;
+                // One launch for the whole batch where the batched kernel reads the strides
+                // (TMA's rules: see `ferrocm_gemm::GemmDesc::with_batch`); else one per entry.
+                let batched = (batch_count > 1)
+                    .then(|| desc.with_batch(batch_count, stride_a, stride_b, stride_c))
+                    .and_then(|d| ferrocm_gemm::Gemm::plan(s.device(), &d).ok());
+                let plan = match batched {
+                    Some(p) => p,
+                    None => ferrocm_gemm::Gemm::plan(s.device(), &desc).map_err(gemm_error)?,
+                };
                 macro_rules! run {
                     ($i:ty, $o:ty) => {{
                         let (a, b) = (same::<TA, $i>(a)?, same::<TB, $i>(b)?);
                         let mut c = c.as_device_slice_mut().reinterpret::<$o>()?;
-                        for z in 0..batch_count {
-                            let (az, bz) = (a.slice(z * stride_a..)?, b.slice(z * stride_b..)?);
-                            let (_, mut cz) = c.as_device_slice_mut().split_at_mut(z * stride_c)?;
-                            plan.run(s, &az, &bz, &mut cz).map_err(gemm_error)?;
+                        if plan.desc().batch() > 1 {
+                            plan.run(s, &a, &b, &mut c).map_err(gemm_error)?;
+                        } else {
+                            for z in 0..batch_count {
+                                let (az, bz) = (a.slice(z * stride_a..)?, b.slice(z * stride_b..)?);
+                                let (_, mut cz) = c.as_device_slice_mut().split_at_mut(z * stride_c)?;
+                                plan.run(s, &az, &bz, &mut cz).map_err(gemm_error)?;
+                            }
                         }
                     }};
                 }

@@ -540,19 +540,33 @@ impl Handle {
                     })?
                     .with_alpha_beta(alpha, 0.0)
                     .with_scales(desc.scale_a, desc.scale_b);
-                let plan =
-                    Gemm::plan(s.device(), &g).map_err(|e| BlasError::Kernel { message: e.to_string() })?;
+                // One launch for the batch where the batched kernel reads the strides, else one
+                // per entry.
+                let batched = (batch > 1)
+                    .then(|| g.with_batch(batch, desc.a.stride, desc.b.stride, m * n))
+                    .and_then(|g| Gemm::plan(s.device(), &g).ok());
+                let plan = match batched {
+                    Some(p) => p,
+                    None => Gemm::plan(s.device(), &g)
+                        .map_err(|e| BlasError::Kernel { message: e.to_string() })?,
+                };
                 macro_rules! run {
                     ($t:ty) => {{
                         let (av, bv) = (
                             a.as_device_slice().reinterpret::<$t>()?,
                             b.as_device_slice().reinterpret::<$t>()?,
                         );
-                        for z in 0..batch {
-                            let (az, bz) = (av.slice(z * desc.a.stride..)?, bv.slice(z * desc.b.stride..)?);
-                            let mut pz = p.slice_mut(z * m * n..)?;
-                            plan.run(s, &az, &bz, &mut pz)
+                        if plan.desc().batch() > 1 {
+                            plan.run(s, &av, &bv, &mut p)
                                 .map_err(|e| BlasError::Kernel { message: e.to_string() })?;
+                        } else {
+                            for z in 0..batch {
+                                let (az, bz) =
+                                    (av.slice(z * desc.a.stride..)?, bv.slice(z * desc.b.stride..)?);
+                                let mut pz = p.slice_mut(z * m * n..)?;
+                                plan.run(s, &az, &bz, &mut pz)
+                                    .map_err(|e| BlasError::Kernel { message: e.to_string() })?;
+                            }
                         }
                     }};
                 }

@@ -28,6 +28,24 @@
 //! written (it may hold anything, NaN too); elements of the buffers outside the described
 //! matrices are never touched. `k` is at least 1.
 //!
+//! Batches ([`GemmDesc::with_batch`]): `count` products of one shape in one launch, product `z`
+//! on the matrices starting `z * stride` elements into A's, B's and C's buffers. A stride of 0
+//! for A or B reads one matrix for every product (broadcast). The kernel reads each operand as
+//! one TMA tensor with the batch as its outermost dimension, so A's and B's strides are 0 or
+//! multiples of 16 bytes no less than the matrix's leading dimension times its outer dimension
+//! (the matrices may not interleave); C's matrices may not overlap. A refused stride is a
+//! [`GemmError`] naming it: a caller falls back to one plan per product. The persistent blocks
+//! walk every tile of every product (product by product, each in the grouped order); a cluster
+//! of two blocks takes two tiles of one product. The shared-memory epilogue applies when C's
+//! stride also obeys TMA's rules, else the register epilogue writes C.
+//!
+//! Split-K ([`Tuning::split_k`]; the planner's choice for a single product whose tiles fill under
+//! half of the multiprocessors and whose K is long, as in decoding, m = 16): slices of K run as
+//! the products of one launch, each writing its f32 partial sum to a workspace taken from the
+//! stream's pool (`slices * m * n` f32), and a second kernel sums the slices in a fixed order
+//! (the result is deterministic) and applies alpha, beta and C's type. A stream capturing a graph
+//! runs the plan without the split.
+//!
 //! Supported now (everything else is a [`GemmError`] naming what is allowed):
 //! - A and B f16 or bf16 (the same type), C f32, f16 or bf16, any layouts;
 //! - A and B [`E4M3`] or [`E5M2`] (the same type), C f32, f16 or bf16, A row-major and B

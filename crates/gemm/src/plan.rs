@@ -127,13 +127,30 @@ pub struct GemmDesc {
     pub scale_a: f32,
     /// Per-tensor scale of B.
     pub scale_b: f32,
+    /// Products in the batch ([`GemmDesc::with_batch`]); 1 by default.
+    batch: usize,
+    /// Elements between consecutive products' A, B and C.
+    strides: [usize; 3],
 }
 
 impl GemmDesc {
     /// An `m x n x k` product of `ty` matrices (C of type `ty` too), all row-major and packed.
     pub fn new(m: usize, n: usize, k: usize, ty: ElemType) -> GemmDesc {
         let op = Operand { ty, layout: Layout::RowMajor, ld: None };
-        GemmDesc { m, n, k, a: op, b: op, c: op, alpha: 1.0, beta: 0.0, scale_a: 1.0, scale_b: 1.0 }
+        GemmDesc {
+            m,
+            n,
+            k,
+            a: op,
+            b: op,
+            c: op,
+            alpha: 1.0,
+            beta: 0.0,
+            scale_a: 1.0,
+            scale_b: 1.0,
+            batch: 1,
+            strides: [0; 3],
+        }
     }
 
     /// An `m x n x k` product of 8-bit `ty` inputs (A row-major, B column-major: the only
@@ -192,6 +209,28 @@ impl GemmDesc {
         self
     }
 
+    /// `count` products of the same shape in one launch: product `z` reads A from element
+    /// `z * stride_a` of A's buffer, B from `z * stride_b`, and writes C from `z * stride_c`
+    /// (strides in elements). A stride of 0 for A or B uses one matrix for every product
+    /// (broadcast). The planner checks the strides against what the kernel's TMA reads allow
+    /// (see [`Gemm::plan`]). A count of 0 computes nothing; 1 (the default) ignores the strides.
+    pub fn with_batch(mut self, count: usize, stride_a: usize, stride_b: usize, stride_c: usize) -> GemmDesc {
+        self.batch = count;
+        self.strides = [stride_a, stride_b, stride_c];
+        self
+    }
+
+    /// Products in the batch.
+    pub fn batch(&self) -> usize {
+        self.batch
+    }
+
+    /// Elements between consecutive products' A, B and C (as given to
+    /// [`GemmDesc::with_batch`]).
+    pub fn batch_strides(&self) -> (usize, usize, usize) {
+        (self.strides[0], self.strides[1], self.strides[2])
+    }
+
     /// `alpha * scale_a * scale_b`, computed in f64 and rounded to f32: the factor of `A B`.
     pub fn product_scale(&self) -> f32 {
         (self.alpha as f64 * self.scale_a as f64 * self.scale_b as f64) as f32
@@ -235,6 +274,14 @@ pub struct Tuning {
     /// (C f16 or bf16 with a row pitch of a multiple of 16 bytes); `Some(true)` elsewhere is an
     /// error. A C whose start is not 16-byte aligned takes the register epilogue at run time.
     pub tma_store: Option<bool>,
+    /// Slices of K summed separately (split-K): 1 or more, at most one per k-tile of 128 bytes
+    /// of K; 1 is off. Each slice's f32 partial product goes to a workspace of `slices * m * n`
+    /// f32 (from the stream's pool) and a second kernel sums the slices in order (deterministic)
+    /// and applies alpha, beta and the conversion to C; a stream capturing a graph (whose pool
+    /// allocations are refused) runs the plan without the split. Default: on for a single product whose
+    /// tiles fill under half of the multiprocessors and whose K has at least 16 k-tiles (decode
+    /// shapes such as m 16, n 8192, k 8192), off elsewhere. Not with batches.
+    pub split_k: Option<u32>,
 }
 
 /// Largest dimension the kernels index (TMA coordinates are `i32`; C indices are 64-bit).
@@ -304,6 +351,62 @@ fn check_operand(
     check_dim(ld_name, ld)
 }
 
+/// Elements from one product's start to the next that TMA needs at least for an operand of
+/// `rows x cols`: its leading dimension times its outer dimension (a tensor map's strides grow
+/// with the dimensions: the matrices of a batch may not interleave).
+fn tma_batch_extent(op: &Operand, rows: usize, cols: usize) -> usize {
+    let outer = match op.layout {
+        Layout::RowMajor => rows,
+        Layout::ColMajor => cols,
+    };
+    op.ld(rows, cols).saturating_mul(outer)
+}
+
+/// Checks a batch's count and strides (`desc.batch` above 1).
+fn check_batch(desc: &GemmDesc) -> Result<()> {
+    let (m, n, k) = (desc.m, desc.n, desc.k);
+    if desc.batch > MAX_DIM {
+        return Err(GemmError::InvalidShape {
+            what: "batch",
+            value: desc.batch,
+            allowed: format!("at most {MAX_DIM} (TMA coordinates are i32)"),
+        });
+    }
+    for (name, op, rows, cols, stride) in
+        [("stride_a", &desc.a, m, k, desc.strides[0]), ("stride_b", &desc.b, k, n, desc.strides[1])]
+    {
+        if stride == 0 || rows == 0 || cols == 0 {
+            continue;
+        }
+        let min = tma_batch_extent(op, rows, cols);
+        if (stride * op.ty.size()) % 16 != 0 || stride < min {
+            return Err(GemmError::InvalidShape {
+                what: name,
+                value: stride,
+                allowed: format!(
+                    "0 (one matrix for every product) or a multiple of {} ({:?}: 16 bytes) of at least {min} (leading dimension times {}): the kernel reads each operand as one TMA tensor with the batch as its outermost dimension",
+                    16 / op.ty.size(),
+                    op.ty,
+                    if op.layout == Layout::RowMajor { "rows" } else { "columns" }
+                ),
+            });
+        }
+        check_dim(name, stride.saturating_mul(desc.batch - 1))?;
+    }
+    if m != 0 && n != 0 {
+        let (_, _, ldc) = desc.leading_dims();
+        let min = span(desc.c.layout, m, n, ldc);
+        if desc.strides[2] < min {
+            return Err(GemmError::InvalidShape {
+                what: "stride_c",
+                value: desc.strides[2],
+                allowed: format!("at least {min}: the products' C matrices may not overlap"),
+            });
+        }
+    }
+    Ok(())
+}
+
 impl Gemm {
     /// Picks a kernel for `desc` on `device`, checking everything that can be checked before
     /// the buffers are known.
@@ -349,6 +452,10 @@ impl Gemm {
         check_operand("A", "lda", ["m", "k"], &desc.a, desc.m, desc.k, true)?;
         check_operand("B", "ldb", ["k", "n"], &desc.b, desc.k, desc.n, true)?;
         check_operand("C", "ldc", ["m", "n"], &desc.c, desc.m, desc.n, false)?;
+        let batched = desc.batch > 1;
+        if batched {
+            check_batch(desc)?;
+        }
         if !desc.alpha.is_finite() || !desc.beta.is_finite() {
             return Err(GemmError::InvalidShape {
                 what: "alpha/beta",
@@ -401,6 +508,8 @@ impl Gemm {
             cluster_m: 1,
             pair_stores: false,
             tma_store: false,
+            batched,
+            split_k: false,
         };
         // A pair shares B in halves: a row-major B is copied in 64-column spans, so its tile
         // must hold an even number of them.
@@ -428,9 +537,14 @@ impl Gemm {
             Layout::RowMajor => desc.n,
             Layout::ColMajor => desc.m,
         };
+        // Batched, C's map has the batch as a third dimension: its stride obeys TMA's rules too.
+        let c_stride_fits = !batched
+            || (desc.strides[2] * c.size()) % 16 == 0
+                && desc.strides[2] >= tma_batch_extent(&desc.c, desc.m, desc.n);
         let tma_fits = matches!(c, ElemType::F16 | ElemType::BF16)
             && (ldc * c.size()) % 16 == 0
             && (c_inner * c.size()) % 16 == 0
+            && c_stride_fits
             && target.has(Feature::StMatrix)
             && target.has(Feature::LdMatrix);
         cfg.tma_store = match tuning.tma_store {
@@ -442,7 +556,8 @@ impl Gemm {
                     what: "tuning.tma_store",
                     value: 1,
                     allowed: format!(
-                        "true only for an f16 or bf16 C whose row pitch and row length are multiples of 16 bytes (got C {c:?}, ldc {ldc}, {c_inner} elements per row)"
+                        "true only for an f16 or bf16 C whose row pitch and row length (and batch stride, at least ldc times its outer dimension) are multiples of 16 bytes (got C {c:?}, ldc {ldc}, {c_inner} elements per row, batch stride {})",
+                        desc.strides[2]
                     ),
                 })
             }
@@ -465,6 +580,54 @@ impl Gemm {
         }
         let cl = cfg.cluster_m as usize;
         let tiles = km.div_ceil(sm90::BM as usize * cl) * kn.div_ceil(bn as usize);
+        // Work items of the launch: every (cluster) tile of every product, counted in u32.
+        let items = tiles.saturating_mul(desc.batch.max(1));
+        if items > u32::MAX as usize {
+            return Err(GemmError::InvalidShape {
+                what: "batch",
+                value: desc.batch,
+                allowed: format!(
+                    "at most {} for this shape ({tiles} tiles per product)",
+                    u32::MAX as usize / tiles
+                ),
+            });
+        }
+        let tiles = items;
+        // Split-K: slices of K as the products of a batched launch, partial sums to a workspace.
+        let k_tiles = desc.k.div_ceil(cfg.bk() as usize);
+        let sms = device.properties().compute_units.max(1) as usize;
+        let split = match tuning.split_k {
+            Some(s) if s == 0 || s as usize > k_tiles || (s > 1 && batched) => {
+                return Err(GemmError::InvalidShape {
+                    what: "tuning.split_k",
+                    value: s as usize,
+                    allowed: format!(
+                        "1 to {k_tiles} (one slice per {} elements of K at most), and 1 for batches",
+                        cfg.bk()
+                    ),
+                });
+            }
+            Some(s) => s as usize,
+            None if !batched && tiles * 2 <= sms && k_tiles >= 16 => (sms / tiles).min(k_tiles / 8).max(1),
+            None => 1,
+        };
+        // Every slice non-empty: `k_split` k-tiles each, the last one shorter.
+        let k_split = k_tiles.div_ceil(split);
+        let split = k_tiles.div_ceil(k_split);
+        if split > 1 {
+            if tuning.tma_store == Some(true) {
+                return Err(GemmError::InvalidShape {
+                    what: "tuning.split_k",
+                    value: split,
+                    allowed: "1 with tuning.tma_store (split-K writes f32 partial sums from registers)"
+                        .into(),
+                });
+            }
+            cfg.batched = true;
+            cfg.split_k = true;
+            cfg.tma_store = false;
+        }
+        let tiles = tiles * split;
         let clusters = device.properties().compute_units.max(1) as usize / cl;
         let grid = (tuning.grid.map_or(tiles.min(clusters) * cl, |g| g as usize).max(cl) / cl * cl) as u32;
         Ok(Plan {
@@ -473,6 +636,14 @@ impl Gemm {
             cfg,
             grid,
             swapped: desc.c.layout == Layout::ColMajor,
+            split: split as u32,
+            k_split: k_split as u32,
+            // A capturing stream cannot take the workspace from its pool: the unsplit kernel.
+            unsplit: if split > 1 {
+                Some(Box::new(Gemm::plan_tuned(device, desc, Tuning { split_k: Some(1), ..tuning })?))
+            } else {
+                None
+            },
         })
     }
 }
@@ -485,6 +656,11 @@ pub struct Plan {
     cfg: sm90::Config,
     grid: u32,
     swapped: bool,
+    /// Slices of K (1: no split-K) and k-tiles per slice.
+    split: u32,
+    k_split: u32,
+    /// The plan without split-K, for streams capturing a graph.
+    unsplit: Option<Box<Plan>>,
 }
 
 /// Checks one buffer against the plan: type, device, length; returns its address range.
@@ -509,6 +685,9 @@ fn check_buffer<T: GemmElement>(
 }
 
 /// The tensor map of an operand of `rows x cols` read `k_major` or not, boxes of `box_dims`.
+/// `batch` (a batched kernel's operands): the number of matrices and the elements from one to
+/// the next, the map's third dimension (a stride of 0, one matrix for every product, is a
+/// dimension of 1 that the kernel always reads at 0).
 fn operand_map<'a, T: GemmElement>(
     buf: &'a impl AsDeviceSlice<T>,
     layout: Layout,
@@ -516,16 +695,34 @@ fn operand_map<'a, T: GemmElement>(
     cols: usize,
     ld: usize,
     box_dims: [u32; 2],
+    batch: Option<(usize, usize)>,
 ) -> Result<TensorMap<'a>> {
     // dims[0] is the contiguous dimension.
     let (inner, outer) = match layout {
         Layout::RowMajor => (cols, rows),
         Layout::ColMajor => (rows, cols),
     };
-    let l = TiledLayout::new(&[inner as u64, outer as u64], &box_dims)
-        .with_strides(&[(ld * std::mem::size_of::<T>()) as u64])
-        .with_swizzle(TensorMapSwizzle::B128);
+    let size = std::mem::size_of::<T>();
+    let mut dims = vec![inner as u64, outer as u64];
+    let mut boxes = box_dims.to_vec();
+    let mut strides = vec![(ld * size) as u64];
+    if let Some((count, stride)) = batch {
+        let (count, stride) = if stride == 0 { (1, ld * outer) } else { (count, stride) };
+        dims.push(count as u64);
+        boxes.push(1);
+        strides.push((stride * size) as u64);
+    }
+    let l = TiledLayout::new(&dims, &boxes).with_strides(&strides).with_swizzle(TensorMapSwizzle::B128);
     Ok(TensorMap::tiled(buf, &l)?)
+}
+
+/// Elements `count` matrices of `one` elements each, `stride` apart, span.
+fn batch_span(count: usize, stride: usize, one: usize) -> usize {
+    if count == 0 || one == 0 {
+        0
+    } else {
+        (count - 1) * stride + one
+    }
 }
 
 impl Plan {
@@ -543,7 +740,7 @@ impl Plan {
     pub fn kernel_name(&self) -> String {
         let c = &self.cfg;
         format!(
-            "sm90 ws-tma-wgmma {:?} {}x{}x{} {} stages, cluster {}, {}{} grid {}, {} epilogue",
+            "sm90 ws-tma-wgmma {:?} {}x{}x{} {} stages, cluster {}, {}{} grid {}, {} epilogue{}",
             c.input,
             sm90::BM,
             c.bn,
@@ -553,7 +750,14 @@ impl Plan {
             if c.a_k_major { 'T' } else { 'N' },
             if c.b_k_major { 'T' } else { 'N' },
             self.grid,
-            if c.tma_store { "stmatrix + TMA store" } else { "register" }
+            if c.tma_store { "stmatrix + TMA store" } else { "register" },
+            if c.split_k {
+                format!(", split-K {} x {} k-tiles", self.split, self.k_split)
+            } else if c.batched {
+                format!(", batch {}", self.desc.batch)
+            } else {
+                String::new()
+            }
         )
     }
 
@@ -566,6 +770,9 @@ impl Plan {
         b: &impl AsDeviceSlice<T>,
         c: &mut impl AsDeviceSliceMut<C>,
     ) -> Result<()> {
+        if let (Some(unsplit), true) = (&self.unsplit, stream.is_capturing()) {
+            return unsplit.run(stream, a, b, c);
+        }
         let d = &self.desc;
         let (lda, ldb, ldc) = d.leading_dims();
         if stream.device().index() != self.device.index() {
@@ -575,9 +782,12 @@ impl Plan {
                 got: stream.device().index(),
             });
         }
-        let ra = check_buffer("A", d.a.ty, &self.device, a, span(d.a.layout, d.m, d.k, lda))?;
-        let rb = check_buffer("B", d.b.ty, &self.device, b, span(d.b.layout, d.k, d.n, ldb))?;
-        let rc = check_buffer("C", d.c.ty, &self.device, c, span(d.c.layout, d.m, d.n, ldc))?;
+        let [sa, sb, sc] = d.strides;
+        let nb = d.batch;
+        let need = |stride: usize, one: usize| if nb == 1 { one } else { batch_span(nb, stride, one) };
+        let ra = check_buffer("A", d.a.ty, &self.device, a, need(sa, span(d.a.layout, d.m, d.k, lda)))?;
+        let rb = check_buffer("B", d.b.ty, &self.device, b, need(sb, span(d.b.layout, d.k, d.n, ldb)))?;
+        let rc = check_buffer("C", d.c.ty, &self.device, c, need(sc, span(d.c.layout, d.m, d.n, ldc)))?;
         let overlaps = |x: (u64, u64)| x.0 < rc.1 && rc.0 < x.1 && x.0 != x.1 && rc.0 != rc.1;
         if overlaps(ra) {
             return Err(GemmError::Aliasing { operand: "A" });
@@ -585,29 +795,45 @@ impl Plan {
         if overlaps(rb) {
             return Err(GemmError::Aliasing { operand: "B" });
         }
-        if d.m == 0 || d.n == 0 {
+        if d.m == 0 || d.n == 0 || nb == 0 {
             return Ok(());
         }
+        let batched = self.cfg.batched;
+        let operand_batch = |stride: usize| (batched && !self.cfg.split_k).then_some((nb, stride));
         // Normalized to a row-major C (see `Gemm::plan`).
         let (m, n) = if self.swapped { (d.n, d.m) } else { (d.m, d.n) };
         let k = d.k;
         let (ma, mb) = if self.swapped {
             (
-                operand_map(b, d.b.layout.flip(), d.n, k, ldb, self.cfg.a_box())?,
-                operand_map(a, d.a.layout.flip(), k, d.m, lda, self.cfg.b_box())?,
+                operand_map(b, d.b.layout.flip(), d.n, k, ldb, self.cfg.a_box(), operand_batch(sb))?,
+                operand_map(a, d.a.layout.flip(), k, d.m, lda, self.cfg.b_box(), operand_batch(sa))?,
             )
         } else {
             (
-                operand_map(a, d.a.layout, d.m, k, lda, self.cfg.a_box())?,
-                operand_map(b, d.b.layout, k, d.n, ldb, self.cfg.b_box())?,
+                operand_map(a, d.a.layout, d.m, k, lda, self.cfg.a_box(), operand_batch(sa))?,
+                operand_map(b, d.b.layout, k, d.n, ldb, self.cfg.b_box(), operand_batch(sb))?,
             )
         };
+        // The kernel's batch arguments: products, and whether the (kernel's) A and B advance.
+        let (strided_a, strided_b) = if self.swapped { (sb != 0, sa != 0) } else { (sa != 0, sb != 0) };
+        let (kb, kba, kbb) =
+            if batched { (nb as u32, strided_a as u32, strided_b as u32) } else { (1, 0, 0) };
+        if self.cfg.split_k {
+            return self.run_split_k(stream, &ma, &mb, c, m, n, k, ldc);
+        }
         let c_aligned = c.device_ptr().0 % 16 == 0;
         if self.cfg.tma_store && c_aligned {
             // C's rows are 16-byte aligned (the plan checked the pitch): boxes of 64 x 64.
-            let l = TiledLayout::new(&[n as u64, m as u64], &self.cfg.c_box())
-                .with_strides(&[(ldc * std::mem::size_of::<C>()) as u64])
-                .with_swizzle(TensorMapSwizzle::B128);
+            let csize = std::mem::size_of::<C>();
+            let (mut dims, mut boxes) = (vec![n as u64, m as u64], self.cfg.c_box().to_vec());
+            let mut strides = vec![(ldc * csize) as u64];
+            if batched {
+                dims.push(nb as u64);
+                boxes.push(1);
+                strides.push((sc * csize) as u64);
+            }
+            let l =
+                TiledLayout::new(&dims, &boxes).with_strides(&strides).with_swizzle(TensorMapSwizzle::B128);
             let mc = TensorMap::tiled(&*c, &l)?;
             let launch = LaunchConfig::new(self.grid, sm90::THREADS)
                 .with_shared_mem(self.cfg.shared_bytes())
@@ -624,11 +850,16 @@ impl Plan {
                 k as u32,
                 d.product_scale(),
                 d.beta,
+                kb,
+                kba,
+                kbb,
             )?;
             return Ok(());
         }
         // Column pairs go out in one access when C's start and pitch allow it.
-        let pair_stores = ldc % 2 == 0 && c.device_ptr().0 % (2 * std::mem::size_of::<C>() as u64) == 0;
+        let pair_stores = ldc % 2 == 0
+            && (!batched || sc % 2 == 0)
+            && c.device_ptr().0 % (2 * std::mem::size_of::<C>() as u64) == 0;
         let cfg = sm90::Config { pair_stores, tma_store: false, ..self.cfg };
         let launch = LaunchConfig::new(self.grid, sm90::THREADS)
             .with_shared_mem(cfg.shared_bytes())
@@ -644,6 +875,68 @@ impl Plan {
             n as u32,
             k as u32,
             ldc as u32,
+            d.product_scale(),
+            d.beta,
+            kb,
+            kba,
+            kbb,
+            if batched { sc as u64 } else { 0 },
+            0,
+        )?;
+        Ok(())
+    }
+
+    /// Split-K: each slice's partial product (f32, row-major `m x n` in normalized coordinates)
+    /// into a workspace from the stream's pool, then [`sm90::reduce_split_k`] into C.
+    #[allow(clippy::too_many_arguments)]
+    fn run_split_k<C: GemmOutput>(
+        &self,
+        stream: &Stream,
+        ma: &TensorMap,
+        mb: &TensorMap,
+        c: &mut impl AsDeviceSliceMut<C>,
+        m: usize,
+        n: usize,
+        k: usize,
+        ldc: usize,
+    ) -> Result<()> {
+        let d = &self.desc;
+        let mn = m * n;
+        let mut ws = stream.alloc::<f32>(self.split as usize * mn)?;
+        let cfg = sm90::Config { pair_stores: n % 2 == 0, ..self.cfg };
+        let launch = LaunchConfig::new(self.grid, sm90::THREADS)
+            .with_shared_mem(cfg.shared_bytes())
+            .with_cluster((cfg.cluster_m, 1, 1));
+        sm90::gemm_sm90::launch::<f32>(
+            stream,
+            launch,
+            cfg,
+            ma,
+            mb,
+            &mut ws,
+            m as u32,
+            n as u32,
+            k as u32,
+            n as u32,
+            1.0,
+            0.0,
+            self.split,
+            0,
+            0,
+            mn as u64,
+            self.k_split,
+        )?;
+        let threads = 256u32;
+        let blocks = mn.div_ceil(threads as usize).min(4 * 1024) as u32;
+        sm90::reduce_split_k::launch::<C>(
+            stream,
+            LaunchConfig::new(blocks, threads),
+            &ws,
+            c,
+            m as u32,
+            n as u32,
+            ldc as u32,
+            self.split,
             d.product_scale(),
             d.beta,
         )?;

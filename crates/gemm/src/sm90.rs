@@ -80,6 +80,15 @@ pub struct Config {
     /// with `stmatrix` into a C buffer after the ring and one thread stores them with TMA while
     /// the warpgroup starts the next tile ([`gemm_sm90_tma`]; 16-bit C, beta 0).
     pub tma_store: bool,
+    /// The launch walks `batch` products: work item `u` is tile `u % tiles` of product
+    /// `u / tiles`, the operands' tensor maps have the batch as a third (outermost) dimension
+    /// and C's batch offset is `batch * stride_c` (see [`gemm_sm90`]).
+    pub batched: bool,
+    /// Split-K (with `batched`): the "products" are slices of K, `k_split` k-tiles each (the
+    /// last one shorter), all reading the same A and B (rank-2 maps) and writing their f32
+    /// partial sums to consecutive `m x n` matrices of a workspace ([`gemm_sm90`] into f32,
+    /// alpha 1, beta 0), which [`reduce_split_k`] sums.
+    pub split_k: bool,
 }
 
 impl Config {
@@ -175,6 +184,27 @@ fn tile_coords(tile: u32, tiles_m: u32, tiles_n: u32, #[comptime] group: u32) ->
     (first + within % rows, within / rows)
 }
 
+/// The (product, tile) of work item `item`: items run through one product's tiles, then the
+/// next's. Unbatched kernels have one product.
+fn batch_coords(cfg: &Config, item: Val<u32>, num_tiles: Val<u32>) -> (Val<u32>, Val<u32>) {
+    if cfg.batched {
+        (item / num_tiles, item % num_tiles)
+    } else {
+        (Val::constant(0u32), item)
+    }
+}
+
+/// The k-tiles `[kt0, kt1)` product `bz` sums: all of them, or slice `bz` of `k_split` under
+/// split-K (the planner makes every slice non-empty).
+fn k_range(cfg: &Config, bz: Val<u32>, k_split: Val<u32>, k_tiles: Val<u32>) -> (Val<u32>, Val<u32>) {
+    if cfg.split_k {
+        let kt0 = bz * k_split;
+        (kt0, (kt0 + k_split).min(k_tiles))
+    } else {
+        (Val::constant(0u32), k_tiles)
+    }
+}
+
 /// Issues the TMA copies of one operand tile (`rows` x `bk` at `(k0, mn0)`) into the ring at
 /// byte `at`, completing on `full[s]`. With `parts` > 1 the tile is shared by the `parts`
 /// blocks of a cluster: this block copies part `part` of it into every block (multicast).
@@ -192,15 +222,31 @@ fn load_operand(
     k_major: bool,
     parts: u32,
     part: Val<u32>,
+    bz: Val<i32>,
 ) {
     let mask = ((1u32 << parts) - 1) as u16;
+    // The box's coordinates, plus the batch (the outermost dimension) in a batched launch.
+    let at_batch = |x: Val<i32>, y: Val<i32>| -> Vec<Val<i32>> {
+        if cfg.batched && !cfg.split_k {
+            vec![x, y, bz]
+        } else {
+            vec![x, y]
+        }
+    };
     if k_major {
         if parts == 1 {
-            map.load(smem, at, full, s, [k0, mn0]);
+            map.load(smem, at, full, s, at_batch(k0, mn0).as_slice());
         } else {
             let r = rows / parts;
             let row = mn0 + cast::<i32, _>(part * r);
-            map.load_multicast(smem, at + part * (r * ROW_BYTES), full, s, [k0, row], mask);
+            map.load_multicast(
+                smem,
+                at + part * (r * ROW_BYTES),
+                full,
+                s,
+                at_batch(k0, row).as_slice(),
+                mask,
+            );
         }
     } else {
         // Spans of `span` M/N elements by bk K rows of 128 bytes.
@@ -208,13 +254,14 @@ fn load_operand(
         let spans = rows / span;
         if parts == 1 {
             for j in 0..spans {
-                map.load(smem, at + j * span_bytes, full, s, [mn0 + (j * span) as i32, k0]);
+                let coords = at_batch(mn0 + (j * span) as i32, k0);
+                map.load(smem, at + j * span_bytes, full, s, coords.as_slice());
             }
         } else {
             for j in 0..spans / parts {
                 let q = part * (spans / parts) + j;
                 let col = mn0 + cast::<i32, _>(q * span);
-                map.load_multicast(smem, at + q * span_bytes, full, s, [col, k0], mask);
+                map.load_multicast(smem, at + q * span_bytes, full, s, at_batch(col, k0).as_slice(), mask);
             }
         }
     }
@@ -250,6 +297,10 @@ fn descriptor(
 /// `C = alpha A B + beta C` (see the module docs), the epilogue from registers: `ldc` is C's row
 /// pitch in elements; `k` is at least 1 (the first k-step's `wgmma` overwrites the
 /// accumulators).
+///
+/// With `cfg.batched`, `batch` products: product `z` reads batch coordinate `z * batch_a` of
+/// `ta` (0 or 1: a broadcast operand's map has one batch entry) and `z * batch_b` of `tb`, and
+/// writes C from element `z * stride_c`. Unbatched kernels take `batch` 1 and ignore the rest.
 #[kernel]
 #[allow(clippy::too_many_arguments)]
 pub fn gemm_sm90<O: Elem>(
@@ -263,15 +314,21 @@ pub fn gemm_sm90<O: Elem>(
     ldc: u32,
     alpha: f32,
     beta: f32,
+    batch: u32,
+    batch_a: u32,
+    batch_b: u32,
+    stride_c: u64,
+    k_split: u32,
 ) {
-    let out = ToGlobal { c, m, n, ldc, alpha, beta };
-    gemm_body(cfg, ta, tb, &out, m, n, k);
+    let out = ToGlobal { c, m, n, ldc, alpha, beta, stride_c };
+    gemm_body(cfg, ta, tb, &out, m, n, k, batch, batch_a, batch_b, k_split);
 }
 
 /// `C = alpha A B + beta C` with the epilogue through shared memory and TMA stores of the tensor
 /// `tc` (C's `[n, m]`, row pitch and 128-byte swizzle; boxes of [`Config::c_box`]), overlapped
 /// with the next tile's main loop; with beta != 0 the old C comes in by TMA loads of the same
-/// boxes. `O` is f16 or bf16; `cfg.tma_store` is set.
+/// boxes. `O` is f16 or bf16; `cfg.tma_store` is set. Batched as [`gemm_sm90`], C's map
+/// having the batch as its third dimension.
 #[kernel]
 #[allow(clippy::too_many_arguments)]
 pub fn gemm_sm90_tma<O: Elem>(
@@ -284,20 +341,25 @@ pub fn gemm_sm90_tma<O: Elem>(
     k: u32,
     alpha: f32,
     beta: f32,
+    batch: u32,
+    batch_a: u32,
+    batch_b: u32,
 ) {
     let out = ToTensor::<O>::new(tc, m, n, alpha, beta);
-    gemm_body(cfg, ta, tb, &out, m, n, k);
+    gemm_body(cfg, ta, tb, &out, m, n, k, batch, batch_a, batch_b, 0u32);
 }
 
 /// Where the consumer warpgroups put finished tiles.
 trait TileStore {
-    /// Writes consumer `cw`'s 64 rows of tile `(mt, nt)` from its result fragment `sum`; this is
-    /// the consumer's tile number `round` (from 0), and `cload[cw]` its barrier for loads of C.
+    /// Writes consumer `cw`'s 64 rows of tile `(mt, nt)` of product `bz` from its result
+    /// fragment `sum`; this is the consumer's tile number `round` (from 0), and `cload[cw]` its
+    /// barrier for loads of C.
     #[allow(clippy::too_many_arguments)]
     fn write(
         &self,
         cfg: &Config,
         sum: &Fragment<f32>,
+        bz: Val<u32>,
         mt: Val<u32>,
         nt: Val<u32>,
         cw: Val<u32>,
@@ -317,6 +379,8 @@ struct ToGlobal<O: Elem> {
     ldc: Val<u32>,
     alpha: Val<f32>,
     beta: Val<f32>,
+    /// Elements between consecutive products' C (batched kernels).
+    stride_c: Val<u64>,
 }
 
 impl<O: Elem> TileStore for ToGlobal<O> {
@@ -324,13 +388,15 @@ impl<O: Elem> TileStore for ToGlobal<O> {
         &self,
         cfg: &Config,
         sum: &Fragment<f32>,
+        bz: Val<u32>,
         mt: Val<u32>,
         nt: Val<u32>,
         cw: Val<u32>,
         _: Val<u32>,
         _: &Barriers,
     ) {
-        write_global(*cfg, self.c, sum, mt, nt, cw, self.m, self.n, self.ldc, self.alpha, self.beta);
+        let base = if cfg.batched { cast::<u64, _>(bz) * self.stride_c } else { Val::constant(0u64) };
+        write_global(*cfg, self.c, sum, base, mt, nt, cw, self.m, self.n, self.ldc, self.alpha, self.beta);
     }
     fn finish(&self, _: &Config) {}
 }
@@ -357,6 +423,7 @@ impl<O: Elem> TileStore for ToTensor<O> {
         &self,
         cfg: &Config,
         sum: &Fragment<f32>,
+        bz: Val<u32>,
         mt: Val<u32>,
         nt: Val<u32>,
         cw: Val<u32>,
@@ -364,7 +431,7 @@ impl<O: Elem> TileStore for ToTensor<O> {
         cload: &Barriers,
     ) {
         let (m, n) = (self.m, self.n);
-        write_tma::<O>(*cfg, self.tc, sum, mt, nt, cw, m, n, self.alpha, self.beta, round, cload);
+        write_tma::<O>(*cfg, self.tc, sum, bz, mt, nt, cw, m, n, self.alpha, self.beta, round, cload);
     }
     fn finish(&self, _: &Config) {
         drain_stores();
@@ -382,6 +449,10 @@ fn gemm_body<S: TileStore>(
     m: u32,
     n: u32,
     k: u32,
+    batch: u32,
+    batch_a: u32,
+    batch_b: u32,
+    k_split: u32,
 ) {
     launch_bounds(THREADS, 1);
     let cl = cfg.cluster_m;
@@ -404,6 +475,9 @@ fn gemm_body<S: TileStore>(
     let tiles_m = (m + (BM * cl - 1)) / (BM * cl);
     let tiles_n = (n + (bn - 1)) / bn;
     let num_tiles = tiles_m * tiles_n;
+    // Work items: every tile of every product, product by product (a cluster's tiles are one
+    // item, so they are always in the same product).
+    let num_items = if cfg.batched { num_tiles * batch } else { num_tiles };
     let bk = cfg.bk();
     let k_tiles = (k + (bk - 1)) / bk;
     let rank = if cl > 1 { cluster_rank() } else { Val::constant(0u32) };
@@ -430,13 +504,17 @@ fn gemm_body<S: TileStore>(
         setmaxnreg_dec(40);
         if t == 0u32 {
             let mut it = 0u32;
-            let mut tile = first_tile;
-            while tile < num_tiles {
+            let mut item = first_tile;
+            while item < num_items {
+                let (bz, tile) = batch_coords(&cfg, item, num_tiles);
                 let (mt, nt) = tile_coords(tile, tiles_m, tiles_n, cfg.group_m);
                 let m0 = ((mt * cl + rank) * BM) as i32;
                 let n0 = (nt * bn) as i32;
-                let mut kt = 0u32;
-                while kt < k_tiles {
+                let za = cast::<i32, _>(bz * batch_a);
+                let zb = cast::<i32, _>(bz * batch_b);
+                let (kt0, kt1) = k_range(&cfg, bz, k_split, k_tiles);
+                let mut kt = kt0;
+                while kt < kt1 {
                     let s = it % stages;
                     let phase = (it / stages) % 2u32;
                     if it >= stages {
@@ -444,7 +522,21 @@ fn gemm_body<S: TileStore>(
                     }
                     full.arrive_expect_tx(s, a_stage + b_stage);
                     let k0 = (kt * bk) as i32;
-                    load_operand(&cfg, &ta, &smem, s * a_stage, &full, s, k0, m0, BM, cfg.a_k_major, 1, rank);
+                    load_operand(
+                        &cfg,
+                        &ta,
+                        &smem,
+                        s * a_stage,
+                        &full,
+                        s,
+                        k0,
+                        m0,
+                        BM,
+                        cfg.a_k_major,
+                        1,
+                        rank,
+                        za,
+                    );
                     load_operand(
                         &cfg,
                         &tb,
@@ -458,11 +550,12 @@ fn gemm_body<S: TileStore>(
                         cfg.b_k_major,
                         cl,
                         rank,
+                        zb,
                     );
                     it += 1u32;
                     kt += 1u32;
                 }
-                tile += tile_step;
+                item += tile_step;
             }
         }
     } else {
@@ -478,15 +571,17 @@ fn gemm_body<S: TileStore>(
         let mut it = 0u32;
         // Tiles this block's consumers have finished.
         let mut round = 0u32;
-        let mut tile = first_tile;
-        while tile < num_tiles {
+        let mut item = first_tile;
+        while item < num_items {
+            let (bz, tile) = batch_coords(&cfg, item, num_tiles);
             let (ct, nt) = tile_coords(tile, tiles_m, tiles_n, cfg.group_m);
             let mt = ct * cl + rank;
             if cfg.promotes() {
                 sum.fill(0.0f32);
             }
-            let mut kt = 0u32;
-            while kt < k_tiles {
+            let (kt0, kt1) = k_range(&cfg, bz, k_split, k_tiles);
+            let mut kt = kt0;
+            while kt < kt1 {
                 let s = it % stages;
                 let phase = (it / stages) % 2u32;
                 full.wait(s, phase);
@@ -496,7 +591,7 @@ fn gemm_body<S: TileStore>(
                     let bd = descriptor(&cfg, &smem, stages * a_stage + s * b_stage, 0u32, kk, cfg.b_k_major);
                     if kk == 0 {
                         // Promoting: every stage's partial sum starts from zero.
-                        let keep = if cfg.promotes() { Val::constant(false) } else { kt > 0u32 };
+                        let keep = if cfg.promotes() { Val::constant(false) } else { kt > kt0 };
                         wgmma(op, &acc, ad, bd, keep);
                     } else {
                         wgmma(op, &acc, ad, bd, true);
@@ -516,7 +611,7 @@ fn gemm_body<S: TileStore>(
                 } else {
                     // The group before this one has retired: its stage is free.
                     wgmma_wait(1);
-                    if leader && kt > 0u32 {
+                    if leader && kt > kt0 {
                         release(&empty, (it + (stages - 1)) % stages, cl, rank);
                     }
                 }
@@ -529,9 +624,9 @@ fn gemm_body<S: TileStore>(
                     release(&empty, (it + (stages - 1)) % stages, cl, rank);
                 }
             }
-            out.write(&cfg, &sum, mt, nt, cw, round, &cload);
+            out.write(&cfg, &sum, bz, mt, nt, cw, round, &cload);
             round += 1u32;
-            tile += tile_step;
+            item += tile_step;
         }
         out.finish(&cfg);
     }
@@ -550,6 +645,7 @@ fn write_global<O: Elem>(
     #[comptime] cfg: Config,
     c: &mut [O],
     sum: &Fragment<f32>,
+    base: u64,
     mt: u32,
     nt: u32,
     cw: u32,
@@ -573,7 +669,7 @@ fn write_global<O: Elem>(
                 for h in 0..2u32 {
                     let row = row0 + 8u32 * h;
                     let col = col0 + 8 * q;
-                    let pair = (row as usize * ldc as usize + col as usize) / 2usize;
+                    let pair = (base as usize + row as usize * ldc as usize + col as usize) / 2usize;
                     let mut x0 = sum.get((4 * q + 2 * h) as usize) * alpha;
                     let mut x1 = sum.get((4 * q + 2 * h + 1) as usize) * alpha;
                     if beta != 0.0f32 {
@@ -591,7 +687,7 @@ fn write_global<O: Elem>(
                 let row = row0 + if v >= 2 { 8u32 } else { 0u32 };
                 let col = col0 + (8 * q + (v & 1));
                 if inside || (row < m && col < n) {
-                    let at = row as usize * ldc as usize + col as usize;
+                    let at = base as usize + row as usize * ldc as usize + col as usize;
                     let mut x = sum.get((4 * q + v) as usize) * alpha;
                     if beta != 0.0f32 {
                         x += beta * cast::<f32, _>(c[at]);
@@ -614,6 +710,7 @@ fn write_tma<O: Elem>(
     #[comptime] cfg: Config,
     tc: TensorMap,
     sum: &Fragment<f32>,
+    bz: u32,
     mt: u32,
     nt: u32,
     cw: u32,
@@ -652,8 +749,8 @@ fn write_tma<O: Elem>(
         if leader {
             cload.arrive_expect_tx(cw, (bn / C_BOX) * C_BOX_BYTES);
             for j in 0..(bn / C_BOX) {
-                let coords = [cast::<i32, _>(nt * bn + j * C_BOX), cast::<i32, _>(mt * BM + cw * 64u32)];
-                tc.load(&cbuf, base + j * (C_BOX_BYTES / 2), cload, cw, coords);
+                let coords = c_coords(&cfg, nt * bn + j * C_BOX, mt * BM + cw * 64u32, bz);
+                tc.load(&cbuf, base + j * (C_BOX_BYTES / 2), cload, cw, coords.as_slice());
             }
         }
         cload.wait(cw, round % 2u32);
@@ -691,13 +788,23 @@ fn write_tma<O: Elem>(
             for j in 0..(bn / C_BOX) {
                 let col0 = nt * bn + j * C_BOX;
                 if col0 < n {
-                    let coords = [cast::<i32, _>(col0), cast::<i32, _>(row0)];
-                    tc.store(&cbuf, base + j * (C_BOX_BYTES / 2), coords);
+                    let coords = c_coords(&cfg, col0, row0, bz);
+                    tc.store(&cbuf, base + j * (C_BOX_BYTES / 2), coords.as_slice());
                 }
             }
         }
         bulk_commit();
     }
+}
+
+/// The coordinates of C's box at column `col`, row `row` of product `bz` (the third dimension of
+/// a batched kernel's C map).
+fn c_coords(cfg: &Config, col: Val<u32>, row: Val<u32>, bz: Val<u32>) -> Vec<Val<i32>> {
+    let mut coords = vec![cast::<i32, _>(col), cast::<i32, _>(row)];
+    if cfg.batched {
+        coords.push(cast::<i32, _>(bz));
+    }
+    coords
 }
 
 /// The consumer's storing thread waits for its last stores: the block's shared memory must
@@ -753,5 +860,42 @@ fn release(empty: &Barriers, s: Val<u32>, cl: u32, rank: Val<u32>) {
     empty.arrive(s);
     for r in 1..cl {
         empty.arrive_remote_cta(s, (rank + r) % cl);
+    }
+}
+
+/// Split-K's second pass: `C[r][c] = alpha * sum_s ws[s][r][c] + beta * C[r][c]` over the
+/// `slices` f32 partial products (`m x n`, row-major, packed, one after another), summed in slice
+/// order (deterministic), rounded once to `O`; C row-major with pitch `ldc`. One thread per
+/// element, grid-stride.
+#[kernel]
+#[allow(clippy::too_many_arguments)]
+pub fn reduce_split_k<O: Elem>(
+    ws: &[f32],
+    c: &mut [O],
+    m: u32,
+    n: u32,
+    ldc: u32,
+    slices: u32,
+    alpha: f32,
+    beta: f32,
+) {
+    let total = m as usize * n as usize;
+    let mut i = global_index();
+    while i < total {
+        let mut sum = 0.0f32;
+        let mut s = 0u32;
+        while s < slices {
+            sum += ws[s as usize * total + i];
+            s += 1u32;
+        }
+        let row = i / n as usize;
+        let col = i % n as usize;
+        let at = row * ldc as usize + col;
+        let mut x = sum * alpha;
+        if beta != 0.0f32 {
+            x += beta * cast::<f32, _>(c[at]);
+        }
+        c[at] = cast::<O, _>(x);
+        i += grid_stride();
     }
 }

@@ -357,3 +357,144 @@ fn every_8_bit_product_is_exact() {
         check_every_product(&d, E5M2::from_bits);
     }
 }
+
+// Batched products (`GemmDesc::with_batch`): one launch walks every tile of every product, the
+// operands read through tensor maps with the batch as a third dimension. Three products whose
+// shapes cross the 128-row and the 128/256-column tile edges, gaps between the matrices (whose
+// sentinels must survive), broadcast A or B, every layout, both epilogues, beta != 0.
+
+#[test]
+fn batched_every_layout() {
+    each_device(|d, r| {
+        for (la, lb) in [(Row, Row), (Row, Col), (Col, Row), (Col, Col)] {
+            check::<bf16, f32>(d, Case::new(136, 72, 80).layouts(la, lb, Row).batched(3, 24), r);
+        }
+        check::<f16, f32>(d, Case::new(72, 136, 40).layouts(Row, Col, Col).batched(3, 8).scale(0.5, 0.75), r);
+    });
+}
+
+#[test]
+fn batched_broadcast_operands() {
+    each_device(|d, r| {
+        check::<bf16, f32>(d, Case::new(130, 264, 72).batched(3, 8).broadcast([true, false]), r);
+        check::<f16, f32>(
+            d,
+            Case::new(100, 136, 72).layouts(Col, Col, Col).batched(3, 0).broadcast([false, true]),
+            r,
+        );
+    });
+}
+
+#[test]
+fn batched_both_epilogues() {
+    each_device(|d, r| {
+        // The TMA-store epilogue through a rank-3 map of C, beta 0 and not.
+        check::<bf16, bf16>(d, Case::new(129, 136, 72).pad(8).batched(3, 16).expect_tma_store(true), r);
+        let blend = Case::new(72, 264, 40).layouts(Row, Col, Col).scale(1.5, -0.5);
+        check::<f16, f16>(d, blend.batched(3, 8).expect_tma_store(true), r);
+        // A C batch stride 4 elements off 16 bytes: the register epilogue (column pairs too,
+        // the stride being even), beta 0 and not.
+        let off16 = Case::new(129, 136, 72).batched(3, 8).c_gap(4);
+        check::<bf16, bf16>(d, off16.expect_tma_store(false), r);
+        let off16 = Case::new(64, 72, 64).scale(2.0, 0.5).batched(3, 0).c_gap(4);
+        check::<f16, f16>(d, off16.expect_tma_store(false), r);
+        // An odd C batch stride: single-element stores.
+        check::<f16, f32>(d, Case::new(64, 72, 64).scale(1.0, 1.0).batched(3, 0).c_gap(1), r);
+    });
+}
+
+#[test]
+fn batched_clusters_and_fewer_blocks_than_items() {
+    each_device(|d, r| {
+        // A cluster of 2 along M takes one item (both its tiles in one product); M of 3 block
+        // tiles leaves a cluster's second block outside C in every product.
+        let pair = Tuning { cluster_m: Some(2), bn: Some(128), ..Tuning::default() };
+        check::<bf16, f32>(d, Case::new(300, 136, 72).tuned(pair).batched(2, 16), r);
+        // Two blocks walk 3 x 6 items across the products' boundaries in grouped order.
+        let two = Tuning { grid: Some(2), group_m: Some(2), bn: Some(128), ..Tuning::default() };
+        check::<f16, f16>(d, Case::new(300, 136, 40).tuned(two).scale(1.0, 0.5).batched(3, 8), r);
+    });
+}
+
+#[test]
+fn batched_fp8() {
+    each_device(|d, r| {
+        check::<E4M3, bf16>(d, Case::tn(130, 136, 160).scales(0.5, 2.0).batched(2, 16), r);
+    });
+}
+
+// Split-K: slices of K as the products of one launch, f32 partial sums to a workspace, summed in
+// order by a second kernel that applies alpha, beta and C's type and layout. Slices that divide
+// K's tiles and a shorter last one, a partial last k-tile, both C layouts, padded C, beta != 0,
+// 16-bit and f32 outputs, 8-bit inputs, clusters of 2.
+
+#[test]
+fn split_k_forced() {
+    each_device(|d, r| {
+        let split = |s: u32| Tuning { split_k: Some(s), ..Tuning::default() };
+        // 9 k-tiles in 3 slices; 10 (the last partial) in slices of 3, 3, 3 and 1.
+        check::<bf16, f32>(d, Case::new(136, 264, 520).tuned(split(3)), r);
+        check::<f16, f16>(d, Case::new(72, 136, 600).tuned(split(4)).scale(0.5, -1.5).pad(8), r);
+        check::<bf16, bf16>(
+            d,
+            Case::new(130, 72, 600).layouts(Col, Row, Col).tuned(split(2)).scale(1.0, 1.0),
+            r,
+        );
+        check::<E4M3, bf16>(d, Case::tn(40, 136, 640).scales(0.5, 2.0).tuned(split(5)), r);
+        let pair = Tuning { split_k: Some(2), cluster_m: Some(2), bn: Some(128), ..Tuning::default() };
+        check::<bf16, f32>(d, Case::new(300, 136, 256).tuned(pair), r);
+    });
+}
+
+#[test]
+fn split_k_chosen_for_few_tiles_and_long_k() {
+    each_device(|d, r| {
+        // One 128 x 128 tile per 2 multiprocessors, 18 k-tiles: a decode-like shape.
+        let desc = ferrocm_gemm::GemmDesc::new(16, 104, 1104, ferrocm_gemm::ElemType::BF16);
+        let name = ferrocm_gemm::Gemm::plan(d, &desc).unwrap().kernel_name();
+        if !is_gpu(d) {
+            assert!(name.contains("split-K"), "{name}");
+        }
+        check::<bf16, bf16>(d, Case::new(16, 104, 1104).scale(1.0, 0.5), r);
+        // Many tiles: no split.
+        let desc = ferrocm_gemm::GemmDesc::new(520, 400, 1104, ferrocm_gemm::ElemType::BF16);
+        let name = ferrocm_gemm::Gemm::plan(d, &desc).unwrap().kernel_name();
+        assert!(!name.contains("split-K"), "{name}");
+    });
+}
+
+#[test]
+fn split_k_plan_under_graph_capture() {
+    // A capturing stream refuses pool allocations: the split plan runs unsplit there.
+    each_device(|d, r| {
+        let (m, n, k) = (16usize, 104usize, 1104usize);
+        let desc = ferrocm_gemm::GemmDesc::new(m, n, k, ferrocm_gemm::ElemType::BF16)
+            .with_c_type(ferrocm_gemm::ElemType::F32);
+        let tuning = Tuning { split_k: Some(3), ..Tuning::default() };
+        let plan = ferrocm_gemm::Gemm::plan_tuned(d, &desc, tuning).unwrap();
+        assert!(plan.kernel_name().contains("split-K"), "{}", plan.kernel_name());
+        let a: Vec<bf16> = (0..m * k).map(|_| bf16::from_f64(r.sym())).collect();
+        let b: Vec<bf16> = (0..k * n).map(|_| bf16::from_f64(r.sym())).collect();
+        let s = d.create_stream().unwrap();
+        let (da, db) = (s.clone_htod(&a).unwrap(), s.clone_htod(&b).unwrap());
+        let mut split = s.clone_htod(&vec![f32::NAN; m * n]).unwrap();
+        plan.run(&s, &da, &db, &mut split).unwrap();
+        let mut captured = s.clone_htod(&vec![f32::NAN; m * n]).unwrap();
+        let graph = s
+            .capture(|s| {
+                plan.run(s, &da, &db, &mut captured).unwrap();
+                Ok(())
+            })
+            .unwrap();
+        graph.instantiate().unwrap().launch(&s).unwrap();
+        let (x, y) = (s.clone_dtoh(&split).unwrap(), s.clone_dtoh(&captured).unwrap());
+        for i in 0..m * n {
+            let want: f64 = (0..k).map(|p| a[i / n * k + p].to_f64() * b[p * n + i % n].to_f64()).sum();
+            let mag: f64 =
+                (0..k).map(|p| (a[i / n * k + p].to_f64() * b[p * n + i % n].to_f64()).abs()).sum();
+            for got in [x[i], y[i]] {
+                assert!((got as f64 - want).abs() <= mag * 2e-6 + want.abs() * 1e-7, "{i}: {got} vs {want}");
+            }
+        }
+    });
+}

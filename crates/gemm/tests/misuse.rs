@@ -51,6 +51,10 @@ fn cases() -> Vec<Case> {
             "alpha/beta" => |e| matches!(e, GemmError::InvalidShape { what: "alpha/beta", .. }),
             "tuning.bn" => |e| matches!(e, GemmError::InvalidShape { what: "tuning.bn", .. }),
             "tuning.tma_store" => |e| matches!(e, GemmError::InvalidShape { what: "tuning.tma_store", .. }),
+            "tuning.split_k" => |e| matches!(e, GemmError::InvalidShape { what: "tuning.split_k", .. }),
+            "stride_a" => |e| matches!(e, GemmError::InvalidShape { what: "stride_a", .. }),
+            "stride_b" => |e| matches!(e, GemmError::InvalidShape { what: "stride_b", .. }),
+            "stride_c" => |e| matches!(e, GemmError::InvalidShape { what: "stride_c", .. }),
             _ => |e| matches!(e, GemmError::InvalidShape { what: "tuning.cluster_m", .. }),
         }
     };
@@ -161,6 +165,36 @@ fn cases() -> Vec<Case> {
     }
     let mut t = case("padded C one element short", bf(64, 64, 64).with_leading_dims(64, 64, 80), small("C"));
     t.lens[2] = 63 * 80 + 63;
+    v.push(t);
+    // Batches: TMA reads A and B with the batch as a third tensor dimension (strides of 16
+    // bytes, matrices not interleaved); C's matrices may not overlap; buffers hold every product.
+    let batch = |sa, sb, sc| bf(64, 64, 64).with_batch(3, sa, sb, sc);
+    for (name, desc, want) in [
+        ("stride_a not 16 bytes", batch(4100, 4096, 4096), shape("stride_a")),
+        ("stride_a under one matrix", batch(4088, 4096, 4096), shape("stride_a")),
+        ("stride_b under one matrix", batch(4096, 64, 4096), shape("stride_b")),
+        ("overlapping C matrices", batch(4096, 4096, 4095), shape("stride_c")),
+        ("broadcast C", batch(4096, 0, 0), shape("stride_c")),
+    ] {
+        v.push(case(name, desc, want));
+    }
+    // Split-K: 1 to one slice per k-tile, single products only, the register epilogue.
+    for (name, desc, split, tma) in [
+        ("split_k 0", bf(64, 64, 256), 0, None),
+        ("split_k over the k-tiles", bf(64, 64, 256), 5, None),
+        ("split_k with a batch", bf(64, 64, 256).with_batch(3, 16384, 16384, 4096), 2, None),
+        ("split_k with the TMA-store epilogue", bf(64, 64, 256).with_c_type(ElemType::BF16), 2, Some(true)),
+    ] {
+        let mut t = case(name, desc, shape("tuning.split_k"));
+        t.tuning = Tuning { split_k: Some(split), tma_store: tma, ..Tuning::default() };
+        t.c_f32 = desc.types().2 == ElemType::F32;
+        v.push(t);
+    }
+    let mut t = case("A shorter than the batch", batch(4096, 0, 4096), small("A"));
+    t.lens = [3 * 4096 - 1, 4096, 3 * 4096];
+    v.push(t);
+    let mut t = case("C shorter than the batch", batch(0, 4096, 4100), small("C"));
+    t.lens = [4096, 3 * 4096, 2 * 4100 + 4096 - 1];
     v.push(t);
     let mut t = case("C of another type", bf(64, 64, 64), |e| {
         matches!(e, GemmError::WrongType { operand: "C", want: ElemType::F32, got: ElemType::BF16 })

@@ -156,6 +156,15 @@ pub struct Case {
     /// The epilogue the plan must pick: `Some(true)` stmatrix + TMA store, `Some(false)` the
     /// register one.
     pub tma_store: Option<bool>,
+    /// Products in one launch (`GemmDesc::with_batch` when above 1).
+    pub batch: usize,
+    /// A and B the same matrix for every product (batch stride 0).
+    pub broadcast: [bool; 2],
+    /// Elements between one product's A, B and C and the next's beyond the matrices' extent
+    /// (leading dimension times outer dimension).
+    pub batch_gap: usize,
+    /// Elements added to C's batch stride only (after `batch_gap`).
+    pub c_gap: usize,
 }
 
 impl Case {
@@ -177,7 +186,23 @@ impl Case {
             pad_c: 0,
             c_offset: 0,
             tma_store: None,
+            batch: 1,
+            broadcast: [false; 2],
+            batch_gap: 0,
+            c_gap: 0,
         }
+    }
+    /// `batch` products with `gap` elements between consecutive matrices.
+    pub fn batched(self, batch: usize, gap: usize) -> Case {
+        Case { batch, batch_gap: gap, ..self }
+    }
+    /// C's batch stride `c_gap` elements longer than the others'.
+    pub fn c_gap(self, c_gap: usize) -> Case {
+        Case { c_gap, ..self }
+    }
+    /// A (`[true, false]`) or B the same for every product.
+    pub fn broadcast(self, broadcast: [bool; 2]) -> Case {
+        Case { broadcast, ..self }
     }
     /// An 8-bit case: A row-major, B column-major (the layouts 8-bit inputs need), C row-major.
     pub fn tn(m: usize, n: usize, k: usize) -> Case {
@@ -232,25 +257,40 @@ pub fn check<T: Host, C: Host + GemmOutput>(device: &Device, case: Case, rng: &m
         (case.ld(la, m, k, size), case.ld(lb, k, n, size), case.ld(lc, m, n, 2) + case.pad_c);
     let extra = 8;
     let off = case.c_offset;
-    let a: Vec<T> = (0..storage(la, m, k, lda, extra)).map(|_| T::random(rng)).collect();
-    let b: Vec<T> = (0..storage(lb, k, n, ldb, extra)).map(|_| T::random(rng)).collect();
+    // Batch strides: each matrix's leading dimension times its outer dimension plus the gap
+    // (0 for a broadcast operand); `nb` matrices of each operand are stored.
+    let nb = case.batch;
+    let outer = |l: Layout, rows: usize, cols: usize| if l == Layout::RowMajor { rows } else { cols };
+    let stride = |ld: usize, o: usize, bcast: bool| if bcast { 0 } else { ld * o + case.batch_gap };
+    let (sa, sb, sc) = (
+        stride(lda, outer(la, m, k), case.broadcast[0]),
+        stride(ldb, outer(lb, k, n), case.broadcast[1]),
+        stride(ldc, outer(lc, m, n), false) + case.c_gap,
+    );
+    let a: Vec<T> = (0..sa * (nb - 1) + storage(la, m, k, lda, extra)).map(|_| T::random(rng)).collect();
+    let b: Vec<T> = (0..sb * (nb - 1) + storage(lb, k, n, ldb, extra)).map(|_| T::random(rng)).collect();
     // C: random where beta reads it; a sentinel in the padding and past the end, NaN inside
     // when beta is 0 (so an unwritten element fails).
     let sentinel = C::from_f64(1234.5);
-    let mut c0: Vec<C> = vec![sentinel; off + storage(lc, m, n, ldc, extra)];
-    for i in 0..m {
-        for j in 0..n {
-            c0[off + at(lc, ldc, i, j)] =
-                if beta == 0.0 { C::from_f64(f64::NAN) } else { C::from_f64(rng.sym()) };
+    let mut c0: Vec<C> = vec![sentinel; off + sc * (nb - 1) + storage(lc, m, n, ldc, extra)];
+    for z in 0..nb {
+        for i in 0..m {
+            for j in 0..n {
+                c0[off + z * sc + at(lc, ldc, i, j)] =
+                    if beta == 0.0 { C::from_f64(f64::NAN) } else { C::from_f64(rng.sym()) };
+            }
         }
     }
     let ty = T::TYPE;
-    let desc = GemmDesc::new(m, n, k, ty)
+    let mut desc = GemmDesc::new(m, n, k, ty)
         .with_c_type(C::TYPE)
         .with_layouts(la, lb, lc)
         .with_leading_dims(lda, ldb, ldc)
         .with_alpha_beta(case.alpha, beta)
         .with_scales(case.scale_a, case.scale_b);
+    if nb != 1 {
+        desc = desc.with_batch(nb, sa, sb, sc);
+    }
     // The factor of A B, in f64 (the kernel rounds it once to f32).
     let alpha = case.alpha as f64 * case.scale_a as f64 * case.scale_b as f64;
     let plan = Gemm::plan_tuned(device, &desc, case.tuning).unwrap_or_else(|e| panic!("plan {case:?}: {e}"));
@@ -274,34 +314,38 @@ pub fn check<T: Host, C: Host + GemmOutput>(device: &Device, case: Case, rng: &m
     // Large products check a spread of rows in full (the first and last included), and that
     // every other element was written.
     let step = if m * n * k > 1 << 27 { (m / 61).max(1) } else { 1 };
-    for i in 0..m {
-        if i % step != 0 && i + 1 != m {
+    for z in 0..nb {
+        let (a, b) = (&a[z * sa..], &b[z * sb..]);
+        let off = off + z * sc;
+        for i in 0..m {
+            if i % step != 0 && i + 1 != m {
+                for j in 0..n {
+                    let idx = off + at(lc, ldc, i, j);
+                    inside[idx] = true;
+                    assert!(!got[idx].to_f64().is_nan(), "{label}: C{z}[{i}][{j}] was not written");
+                }
+                continue;
+            }
             for j in 0..n {
+                let (mut dot, mut mag) = (0.0f64, 0.0f64);
+                for p in 0..k {
+                    let x = a[at(la, lda, i, p)].to_f64() * b[at(lb, ldb, p, j)].to_f64();
+                    dot += x;
+                    mag += x.abs();
+                }
                 let idx = off + at(lc, ldc, i, j);
                 inside[idx] = true;
-                assert!(!got[idx].to_f64().is_nan(), "{label}: C[{i}][{j}] was not written");
+                let old = if beta == 0.0 { 0.0 } else { beta as f64 * c0[idx].to_f64() };
+                let want = alpha * dot + old;
+                let bound = (alpha.abs() * mag + beta.abs() as f64) * sum_eps + want.abs() * C::EPS + 1e-30;
+                let g = got[idx].to_f64();
+                let err = (g - want).abs();
+                assert!(
+                    err <= bound,
+                    "{label}: C{z}[{i}][{j}] = {g}, want {want} (error {err:e} > bound {bound:e})"
+                );
+                worst = worst.max(err / bound);
             }
-            continue;
-        }
-        for j in 0..n {
-            let (mut dot, mut mag) = (0.0f64, 0.0f64);
-            for p in 0..k {
-                let x = a[at(la, lda, i, p)].to_f64() * b[at(lb, ldb, p, j)].to_f64();
-                dot += x;
-                mag += x.abs();
-            }
-            let idx = off + at(lc, ldc, i, j);
-            inside[idx] = true;
-            let old = if beta == 0.0 { 0.0 } else { beta as f64 * c0[idx].to_f64() };
-            let want = alpha * dot + old;
-            let bound = (alpha.abs() * mag + beta.abs() as f64) * sum_eps + want.abs() * C::EPS + 1e-30;
-            let g = got[idx].to_f64();
-            let err = (g - want).abs();
-            assert!(
-                err <= bound,
-                "{label}: C[{i}][{j}] = {g}, want {want} (error {err:e} > bound {bound:e})"
-            );
-            worst = worst.max(err / bound);
         }
     }
     for (idx, (&g, &o)) in got.iter().zip(&c0).enumerate() {
