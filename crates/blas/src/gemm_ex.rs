@@ -6,7 +6,7 @@
 //! | A and B | C | compute | alpha, beta |
 //! |---|---|---|---|
 //! | f16 or bf16 | f16, bf16 or f32 | [`ComputeType::F32`] | f32 |
-//! | f32 | f32 | [`ComputeType::F32`] or [`ComputeType::F32FastTf32`] | f32 |
+//! | f32 | f32 | [`ComputeType::F32`] or [`ComputeType::F32FastTf32`] (TF32 below) | f32 |
 //! | f64 | f64 | [`ComputeType::F64`] | f64 |
 //! | [`C32`] | `C32` | [`ComputeType::F32`] | `C32` |
 //! | [`C64`] | `C64` | [`ComputeType::F64`] | `C64` |
@@ -23,12 +23,21 @@
 //! wraps on overflow, as integer GEMMs on GPUs do). `beta = 0` never reads C (NaN vanishes);
 //! `alpha = 0` or `k = 0` reads neither A nor B.
 //!
-//! TF32: [`ComputeType::F32FastTf32`] (or [`MathMode::Tf32Allowed`](crate::MathMode)) permits
-//! inputs rounded to TF32; no TF32 kernel exists yet, so those calls compute in full f32 (a
-//! result inside every TF32 bound).
-//!
+//! TF32: [`ComputeType::F32FastTf32`] (cuBLAS's `CUBLAS_COMPUTE_32F_FAST_TF32`), or
+//! [`ComputeType::F32`] on a handle in [`MathMode::Tf32Allowed`] (cuBLAS's
+//! `CUBLAS_TF32_TENSOR_OP_MATH`), lets f32 products use tf32: on the Hopper kernel each f32 input
+//! is cut to 10 mantissa bits (truncated, as the tensor cores read it) and the products are
+//! summed in f32, so an element is within `|alpha| s (2^-9 + 2^-20)` more than the f32 bound
+//! above, `s = sum |a| |b|` (`ferrocm-gemm`'s contract). Where the Hopper kernel does not apply
+//! the call computes in full f32 (a result inside the same bound): other transposes than
+//! `transa = T`, `transb = N` (`wgmma` reads tf32 K-major only; no transposing copy yet), device
+//! scalars, `alpha = 0`, leading dimensions not multiples of 4, other targets.
+//! [`MathMode::Pedantic`] computes in full f32 even where the call asks for tf32.
+
 //! # Kernels
 //! f32, f64 and complex calls are [`Handle::gemm_strided_batched`] (its planner and kernels).
+//! f32 with tf32 allowed, `transa = T`, `transb = N`: the Hopper kernel on the conditions below
+//! (leading dimensions multiples of 4), else the f32 path.
 //! f16/bf16 inputs: on the CPU device with [`Engine::Auto`](crate::Engine) the `gemm` crate on
 //! f32 copies of the inputs ([`GemmFamily::Native`]); on targets with `wgmma`, TMA and
 //! `setmaxnreg` (sm_90a, and the CPU executor) the `ferrocm-gemm` Hopper kernel
@@ -50,7 +59,7 @@ use crate::kernels::gemm_ex as kx;
 use crate::level2::bools;
 use crate::level3::{check_gemm_kernel_limits, GemmFamily};
 use crate::native::{self, push_buf, push_scalar};
-use crate::types::{ComputeType, DataType, Operation, Scalar, ScalarArg, C32, C64};
+use crate::types::{ComputeType, DataType, MathMode, Operation, Scalar, ScalarArg, C32, C64};
 
 mod sealed {
     pub trait Sealed {}
@@ -103,6 +112,9 @@ pub(crate) enum ExPath {
     Half { input: DataType, output: DataType },
     /// i8 inputs, i32 C and arithmetic.
     Int8,
+    /// f32 A, B and C with tf32 products allowed: the Hopper kernel with
+    /// [`ferrocm_gemm::ElemType::TF32`] inputs where it applies, else [`ExPath::Classic`] f32.
+    Tf32,
 }
 
 /// Checks `(A, B, C, compute, scalar)` against the supported table.
@@ -119,9 +131,8 @@ pub(crate) fn ex_path(
         (D::F16 | D::BF16, D::F16 | D::BF16 | D::F32, ComputeType::F32, D::F32) => {
             Some(ExPath::Half { input: a, output: c })
         }
-        (D::F32, D::F32, ComputeType::F32 | ComputeType::F32FastTf32, D::F32) => {
-            Some(ExPath::Classic(D::F32))
-        }
+        (D::F32, D::F32, ComputeType::F32, D::F32) => Some(ExPath::Classic(D::F32)),
+        (D::F32, D::F32, ComputeType::F32FastTf32, D::F32) => Some(ExPath::Tf32),
         (D::F64, D::F64, ComputeType::F64, D::F64) => Some(ExPath::Classic(D::F64)),
         (D::C32, D::C32, ComputeType::F32, D::C32) => Some(ExPath::Classic(D::C32)),
         (D::C64, D::C64, ComputeType::F64, D::C64) => Some(ExPath::Classic(D::C64)),
@@ -291,6 +302,36 @@ impl Handle {
                 )
             }};
         }
+        // cuBLAS's CUBLAS_TF32_TENSOR_OP_MATH: an f32 computation may take tf32 products; the
+        // pedantic mode keeps full f32 even where the call asked for tf32.
+        let path = match (path, self.math_mode()) {
+            (ExPath::Tf32, MathMode::Pedantic) => ExPath::Classic(DataType::F32),
+            (ExPath::Classic(DataType::F32), MathMode::Tf32Allowed) => ExPath::Tf32,
+            (p, _) => p,
+        };
+        if path == ExPath::Tf32
+            && !self.tf32_on_wgmma(
+                forced,
+                transa,
+                transb,
+                m,
+                n,
+                k,
+                &alpha,
+                a,
+                lda,
+                stride_a,
+                b,
+                ldb,
+                stride_b,
+                &beta,
+                c,
+                ldc,
+                batch_count,
+            )
+        {
+            return classic!(f32);
+        }
         match path {
             ExPath::Classic(DataType::F32) => return classic!(f32),
             ExPath::Classic(DataType::F64) => return classic!(f64),
@@ -419,6 +460,7 @@ impl Handle {
                     }};
                 }
                 match (TA::TYPE, TC::TYPE) {
+                    (DataType::F32, _) => run!(f32, f32),
                     (DataType::F16, DataType::F16) => run!(f16, f16),
                     (DataType::F16, DataType::BF16) => run!(f16, bf16),
                     (DataType::F16, _) => run!(f16, f32),
@@ -514,7 +556,7 @@ impl Handle {
     ) -> Result<GemmFamily> {
         let target = self.stream().device().target();
         let kernels = self.use_kernels();
-        let half = matches!(path, ExPath::Half { .. });
+        let half = matches!(path, ExPath::Half { .. } | ExPath::Tf32);
         let has_wgmma =
             [Feature::Wgmma, Feature::Tma, Feature::SetMaxNReg].into_iter().all(|f| target.has(f));
         let wgmma_ok = || kernels && half && has_wgmma && host_scalars && hopper();
@@ -540,6 +582,7 @@ impl Handle {
         if let Some(rule) = rule {
             let input = match path {
                 ExPath::Half { input, .. } => input,
+                ExPath::Tf32 => DataType::F32,
                 _ => DataType::I8,
             };
             return Err(BlasError::Unsupported {
@@ -550,6 +593,49 @@ impl Handle {
             });
         }
         Ok(family)
+    }
+
+    /// Whether an f32 product with tf32 allowed runs on the Hopper kernel: kernels on a target
+    /// with `wgmma`, TMA and `setmaxnreg`, no other family forced, finite host scalars, a
+    /// product to compute (`k >= 1`, `alpha != 0`), and K-major operands (`wgmma` reads tf32
+    /// only so: column-major `op(A) = T`, `op(B) = N`) meeting `ferrocm-gemm`'s rules.
+    /// Everything else computes in full f32 ([`Handle::gemm_strided_batched`]).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn tf32_on_wgmma<'a, TA: GemmExType, TB: GemmExType, TC: GemmExType, S: GemmExType>(
+        &self,
+        forced: Option<GemmFamily>,
+        transa: Operation,
+        transb: Operation,
+        m: usize,
+        n: usize,
+        k: usize,
+        alpha: &ScalarArg<'a, S>,
+        a: &impl AsDeviceSlice<TA>,
+        lda: usize,
+        stride_a: usize,
+        b: &impl AsDeviceSlice<TB>,
+        ldb: usize,
+        stride_b: usize,
+        beta: &ScalarArg<'a, S>,
+        c: &impl AsDeviceSlice<TC>,
+        ldc: usize,
+        batch_count: usize,
+    ) -> bool {
+        let target = self.stream().device().target();
+        let finite = |v: Option<S>| v.is_some_and(|v| v.to_parts().0.is_finite());
+        forced.is_none_or(|f| f == GemmFamily::Wgmma)
+            && self.use_kernels()
+            && [Feature::Wgmma, Feature::Tma, Feature::SetMaxNReg].into_iter().all(|f| target.has(f))
+            && finite(alpha.host())
+            && finite(beta.host())
+            && alpha.host().is_some_and(|v| v.to_parts().0 != 0.0)
+            && (real_op(transa), real_op(transb)) == (Operation::T, Operation::N)
+            && m > 0
+            && n > 0
+            && batch_count > 0
+            && self
+                .wgmma_plan(transa, transb, m, n, k, a, lda, stride_a, b, ldb, stride_b, c, ldc, batch_count)
+                .is_some()
     }
 
     /// `ferrocm-gemm`'s description of this column-major product, if its rules hold (TMA's
@@ -579,7 +665,12 @@ impl Handle {
             DataType::F32 => Some(ElemType::F32),
             _ => None,
         };
-        let (ei, ec) = (ty(TA::TYPE)?, ty(TC::TYPE)?);
+        // f32 inputs reach the Hopper kernel only as tf32 (ExPath::Tf32).
+        let ei = match TA::TYPE {
+            DataType::F32 => ElemType::TF32,
+            t => ty(t)?,
+        };
+        let ec = ty(TC::TYPE)?;
         let aligned = |p: u64, stride: usize, size: usize| {
             p % 16 == 0 && (batch_count == 1 || (stride * size) % 16 == 0)
         };
@@ -605,8 +696,9 @@ impl Handle {
 }
 
 /// Why [`GemmFamily::Wgmma`] refused a call.
-const WGMMA_RULE: &str = "Wgmma runs f16/bf16 inputs with host alpha/beta on targets with wgmma, TMA and setmaxnreg \
-    (sm_90a), A and B 16-byte aligned with lda and ldb multiples of 8 (and batch strides keeping that), k >= 1";
+const WGMMA_RULE: &str = "Wgmma runs f16/bf16 inputs, and f32 inputs with tf32 compute as transa = T, transb = N \
+    (K-major), with host alpha/beta on targets with wgmma, TMA and setmaxnreg (sm_90a), A and B 16-byte aligned \
+    with lda and ldb multiples of 16 bytes (and batch strides keeping that), k >= 1";
 
 /// `T` for `C` on real types.
 fn real_op(o: Operation) -> Operation {
