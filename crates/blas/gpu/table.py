@@ -82,9 +82,11 @@ GEMM_EX_ROWS = [
     ("gemm_strided_batched_ex", "bf16_r", "N", "N", 512, 512, 512, 256, 3),
     ("gemm_ex", "bf16_r", "N", "N", 4096, 4096, 4096, 1, 5, ["--family", "simt"]),
     # f32 A, B and C with tf32 products (cuBLAS's CUBLAS_COMPUTE_32F_FAST_TF32; the vendor side
-    # runs with torch.backends.cuda.matmul.allow_tf32): ferrocm-gemm's TF32 inputs, TN only.
+    # runs with torch.backends.cuda.matmul.allow_tf32): ferrocm-gemm's TF32 inputs.
     ("gemm_ex", "f32_r", "T", "N", 8192, 8192, 8192, 1, 5, ["--compute_type", "tf32_r"]),
     ("gemm_ex", "f32_r", "T", "N", 4096, 4096, 4096, 1, 10, ["--compute_type", "tf32_r"]),
+    # N/N: both operands transposed K-major into the workspace first (two extra memory passes).
+    ("gemm_ex", "f32_r", "N", "N", 8192, 8192, 8192, 1, 5, ["--compute_type", "tf32_r"]),
 ]
 SMOKE_ROWS = [
     ("gemm", "f32_r", "N", "T", 256, 192, 128, 1, 3),

@@ -16,7 +16,8 @@
 //!   two blocks per multiprocessor, `cp.async`-fed double-buffered slabs).
 //! - [`GemmFamily::Wgmma`]: f16/bf16 inputs of `gemm_ex`, `gemm_half` and `matmul`, and f32
 //!   GEMMs where tf32 products are allowed (`gemm_ex` with [`ComputeType::F32FastTf32`](crate::ComputeType), or any
-//!   f32 GEMM on a handle in [`MathMode::Tf32Allowed`](crate::MathMode)) with `op(A) = T`, `op(B) = N`, on
+//!   f32 GEMM on a handle in [`MathMode::Tf32Allowed`](crate::MathMode); operands other than
+//!   `op(A) = T`, `op(B) = N` are copied K-major into the workspace first), on
 //!   targets with `wgmma`, TMA and `setmaxnreg` (sm_90a, and the CPU executor): `ferrocm-gemm`'s
 //!   kernel (see [`crate::gemm_ex`] for its conditions).
 //! - [`GemmFamily::Simt`]: every other device and type, and f32 operands the warp-tiled
@@ -30,8 +31,7 @@
 //! The Hopper kernel serves f16/bf16 inputs and tf32 f32 GEMMs ([`GemmFamily::Wgmma`]);
 //! `mma.sync` (`Feature::MmaSync`, sm_80+) for f16/bf16/tf32 is not wired yet: on sm_80..89
 //! those inputs take the SIMT conversion kernel, and f32 GEMMs with tf32 allowed compute in full
-//! f32 there (as they do on sm_90a for transposes other than `T`/`N`: no transposing copy into
-//! the workspace yet).
+//! f32 there.
 
 use ferrocm_kernel::runtime::{
     AsDeviceSlice, AsDeviceSliceMut, DeviceRepr, Feature, KernelArgs, LaunchConfig,
@@ -139,7 +139,8 @@ impl Handle {
             ),
             GemmFamily::Wgmma => Some(
                 "Wgmma runs f16/bf16 inputs (gemm_ex, gemm_half, matmul), and f32 ones where tf32 is allowed \
-                 (compute tf32_r or MathMode::Tf32Allowed) with transa = T and transb = N",
+                 (compute tf32_r or MathMode::Tf32Allowed) with host alpha != 0 and beta, and (for T/N) \
+                 leading dimensions and batch strides multiples of 4",
             ),
             _ => None,
         }
@@ -197,7 +198,8 @@ impl Handle {
         let (alpha, beta) = (alpha.into(), beta.into());
         if T::TYPE == DataType::F32 && self.math_mode() == MathMode::Tf32Allowed {
             // An f32 GEMM that may take tf32 products: `gemm_ex`'s tf32 path where the Hopper
-            // kernel applies (it checks the arguments); everything else goes on below in f32.
+            // kernel applies, directly or on K-major copies of the operands (it checks the
+            // arguments); everything else goes on below in f32.
             let f32_of = |s: &ScalarArg<'a, T>| -> Result<ScalarArg<'a, f32>> {
                 Ok(match s {
                     ScalarArg::Host(v) => ScalarArg::Host(v.parts().0.to_f64() as f32),
@@ -208,25 +210,27 @@ impl Handle {
             let (af, bf) =
                 (a.as_device_slice().reinterpret::<f32>()?, b.as_device_slice().reinterpret::<f32>()?);
             let forced = self.gemm_family_forced();
-            let hopper = self.tf32_on_wgmma(
-                forced,
-                transa,
-                transb,
-                m,
-                n,
-                k,
-                &al,
-                &af,
-                lda,
-                stride_a,
-                &bf,
-                ldb,
-                stride_b,
-                &be,
-                &c.as_device_slice().reinterpret::<f32>()?,
-                ldc,
-                batch_count,
-            );
+            let copies = self.tf32_copy_applies(forced, transa, transb, m, n, k, &al, &be, batch_count);
+            let hopper = copies
+                || self.tf32_on_wgmma(
+                    forced,
+                    transa,
+                    transb,
+                    m,
+                    n,
+                    k,
+                    &al,
+                    &af,
+                    lda,
+                    stride_a,
+                    &bf,
+                    ldb,
+                    stride_b,
+                    &be,
+                    &c.as_device_slice().reinterpret::<f32>()?,
+                    ldc,
+                    batch_count,
+                );
             if hopper {
                 let mut cf = c.as_device_slice_mut().reinterpret::<f32>()?;
                 return self.gemm_ex_on(

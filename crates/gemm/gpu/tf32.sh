@@ -5,7 +5,8 @@
 #   2. ptxas -v and the SASS MMA mix of the tf32 kernels (128x256 4 stages, 128x128 6 stages);
 #   3. f32 TN 4096^3 and 8192^3 with tf32 compute: cuBLAS (torch.matmul with allow_tf32), ferrocm
 #      (`bench blas -f gemm_ex --a_type f32_r --compute_type tf32_r`), cuBLAS again; then the
-#      same requests in full f32 (ferrocm's f32 path; cuBLAS without tf32) for scale.
+#      same requests in full f32 (ferrocm's f32 path; cuBLAS without tf32) for scale;
+#   4. N/N 8192^3 with tf32 compute (blas copies both operands K-major into the workspace first).
 # From the repository root, with .gpu/ staged by `../shared/gpu/pack --bins --workspace` (or
 # `--bins -p ferrocm-gemm -p ferrocm-blas -p ferrocm-cli`): the test binaries, bin/ferrocm and
 # bin/gemm_ptx. Needs ptxas/cuobjdump (PATH or /usr/local/cuda/bin) and python3 with torch.
@@ -51,3 +52,7 @@ for n in 4096 8192; do
   python3 scripts/vendor_baselines.py cublas "${req[@]}" -r f32_r | tee -a "$out/bench.jsonl"
   "$bin/ferrocm" bench blas --json "${req[@]}" --a_type f32_r --compute_type f32_r | tee -a "$out/bench.jsonl"
 done
+echo "== 4. N/N 8192^3 tf32: both operands copied K-major into the workspace first"
+req=(-f gemm_ex --transposeA N --transposeB N -m 8192 -n 8192 -k 8192 --reps 5)
+python3 scripts/vendor_baselines.py cublas "${req[@]}" -r f32_r --tf32 | tee -a "$out/bench.jsonl"
+"$bin/ferrocm" bench blas --json "${req[@]}" --a_type f32_r --compute_type tf32_r | tee -a "$out/bench.jsonl"
