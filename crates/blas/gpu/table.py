@@ -82,6 +82,12 @@ GEMM_EX_ROWS = [
     ("gemm_ex", "bf16_r", "T", "N", 16, 8192, 8192, 1, 20),
     ("gemm_strided_batched_ex", "bf16_r", "N", "N", 512, 512, 512, 256, 3),
     ("gemm_ex", "bf16_r", "N", "N", 4096, 4096, 4096, 1, 5, ["--family", "simt"]),
+    # f32 A, B and C with tf32 products (cuBLAS's CUBLAS_COMPUTE_32F_FAST_TF32; the vendor side
+    # runs with torch.backends.cuda.matmul.allow_tf32): ferrocm-gemm's TF32 inputs.
+    ("gemm_ex", "f32_r", "T", "N", 8192, 8192, 8192, 1, 5, ["--compute_type", "tf32_r"]),
+    ("gemm_ex", "f32_r", "T", "N", 4096, 4096, 4096, 1, 10, ["--compute_type", "tf32_r"]),
+    # N/N: both operands transposed K-major into the workspace first (two extra memory passes).
+    ("gemm_ex", "f32_r", "N", "N", 8192, 8192, 8192, 1, 5, ["--compute_type", "tf32_r"]),
 ]
 # The issue's Level 1 rows (0.9 of the device copy) after nrm2's block-wide finish: the
 # vendor side is torch (`y.add_`, `torch.dot`, `torch.linalg.vector_norm`).
@@ -136,9 +142,10 @@ def main():
         except Exception as e:  # a failed row must not hide the others
             note = str(e)
         vendor = None
+        tf32 = "tf32_r" in (extra[0] if extra else [])
         try:
             ns = argparse.Namespace(function=f, precision=r, transposeA=ta, transposeB=tb, m=m, n=n, k=k,
-                                    batch_count=b, reps=reps, tf32=False, cpu=a.cpu)
+                                    batch_count=b, reps=reps, tf32=tf32, cpu=a.cpu)
             buf = io.StringIO()
             with redirect_stdout(buf):
                 vb.cublas(ns)
@@ -146,7 +153,7 @@ def main():
         except Exception as e:
             note += f" vendor: {e}"
         print(json.dumps({"row": [f, r, ta, tb, m, n, k, b], "ferrocm": ours, "vendor": vendor, "note": note}), flush=True)
-        table.append((ours, vendor, note, f, r, ta, tb, m, n, k, b))
+        table.append((ours, vendor, note, f, r + (" tf32" if tf32 else ""), ta, tb, m, n, k, b))
     print()
     print(f"{'request':<52} {'ferrocm':>10} {'vendor':>10} {'unit':>8} {'ratio':>7}  family / note")
     for ours, vendor, note, f, r, ta, tb, m, n, k, b in table:

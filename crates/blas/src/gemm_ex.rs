@@ -6,7 +6,7 @@
 //! | A and B | C | compute | alpha, beta |
 //! |---|---|---|---|
 //! | f16 or bf16 | f16, bf16 or f32 | [`ComputeType::F32`] | f32 |
-//! | f32 | f32 | [`ComputeType::F32`] or [`ComputeType::F32FastTf32`] | f32 |
+//! | f32 | f32 | [`ComputeType::F32`] or [`ComputeType::F32FastTf32`] (TF32 below) | f32 |
 //! | f64 | f64 | [`ComputeType::F64`] | f64 |
 //! | [`C32`] | `C32` | [`ComputeType::F32`] | `C32` |
 //! | [`C64`] | `C64` | [`ComputeType::F64`] | `C64` |
@@ -23,12 +23,24 @@
 //! wraps on overflow, as integer GEMMs on GPUs do). `beta = 0` never reads C (NaN vanishes);
 //! `alpha = 0` or `k = 0` reads neither A nor B.
 //!
-//! TF32: [`ComputeType::F32FastTf32`] (or [`MathMode::Tf32Allowed`](crate::MathMode)) permits
-//! inputs rounded to TF32; no TF32 kernel exists yet, so those calls compute in full f32 (a
-//! result inside every TF32 bound).
-//!
+//! TF32: [`ComputeType::F32FastTf32`] (cuBLAS's `CUBLAS_COMPUTE_32F_FAST_TF32`), or
+//! [`ComputeType::F32`] on a handle in [`MathMode::Tf32Allowed`] (cuBLAS's
+//! `CUBLAS_TF32_TENSOR_OP_MATH`), lets f32 products use tf32: on the Hopper kernel each f32 input
+//! is cut to 10 mantissa bits (truncated, as the tensor cores read it) and the products are
+//! summed in f32, so an element is within `|alpha| s (2^-9 + 2^-20)` more than the f32 bound
+//! above, `s = sum |a| |b|` (`ferrocm-gemm`'s contract). `wgmma` reads tf32 K-major only
+//! (`transa = T`, `transb = N` in column-major BLAS): an operand in the other layout is first
+//! transposed into the handle's workspace (`ceil4(k) * m` or `ceil4(k) * n` f32 per batch entry,
+//! one memory pass, `kernels::gemm_ex::transpose_f32`). Where the Hopper kernel does not apply
+//! the call computes in full f32 (a result inside the same bound): device scalars, `alpha = 0`,
+//! a `T`/`N` call whose leading dimensions or batch strides are not multiples of 4 (or whose
+//! operands do not start 16-byte aligned), a workspace limit below the copies, other targets.
+//! [`MathMode::Pedantic`] computes in full f32 even where the call asks for tf32.
+
 //! # Kernels
 //! f32, f64 and complex calls are [`Handle::gemm_strided_batched`] (its planner and kernels).
+//! f32 with tf32 allowed: the Hopper kernel on the conditions below (leading dimensions
+//! multiples of 4), other transposes through K-major copies, else the f32 path.
 //! f16/bf16 inputs: on the CPU device with [`Engine::Auto`](crate::Engine) the `gemm` crate on
 //! f32 copies of the inputs ([`GemmFamily::Native`]); on targets with `wgmma`, TMA and
 //! `setmaxnreg` (sm_90a, and the CPU executor) the `ferrocm-gemm` Hopper kernel
@@ -53,7 +65,7 @@ use crate::kernels::gemm_ex as kx;
 use crate::level2::bools;
 use crate::level3::{check_gemm_kernel_limits, GemmFamily};
 use crate::native::{self, push_buf, push_scalar};
-use crate::types::{ComputeType, DataType, Operation, Scalar, ScalarArg, C32, C64};
+use crate::types::{ComputeType, DataType, MathMode, Operation, Scalar, ScalarArg, C32, C64};
 
 mod sealed {
     pub trait Sealed {}
@@ -106,6 +118,9 @@ pub(crate) enum ExPath {
     Half { input: DataType, output: DataType },
     /// i8 inputs, i32 C and arithmetic.
     Int8,
+    /// f32 A, B and C with tf32 products allowed: the Hopper kernel with
+    /// [`ferrocm_gemm::ElemType::TF32`] inputs where it applies, else [`ExPath::Classic`] f32.
+    Tf32,
 }
 
 /// Checks `(A, B, C, compute, scalar)` against the supported table.
@@ -122,9 +137,8 @@ pub(crate) fn ex_path(
         (D::F16 | D::BF16, D::F16 | D::BF16 | D::F32, ComputeType::F32, D::F32) => {
             Some(ExPath::Half { input: a, output: c })
         }
-        (D::F32, D::F32, ComputeType::F32 | ComputeType::F32FastTf32, D::F32) => {
-            Some(ExPath::Classic(D::F32))
-        }
+        (D::F32, D::F32, ComputeType::F32, D::F32) => Some(ExPath::Classic(D::F32)),
+        (D::F32, D::F32, ComputeType::F32FastTf32, D::F32) => Some(ExPath::Tf32),
         (D::F64, D::F64, ComputeType::F64, D::F64) => Some(ExPath::Classic(D::F64)),
         (D::C32, D::C32, ComputeType::F32, D::C32) => Some(ExPath::Classic(D::C32)),
         (D::C64, D::C64, ComputeType::F64, D::C64) => Some(ExPath::Classic(D::C64)),
@@ -294,6 +308,60 @@ impl Handle {
                 )
             }};
         }
+        // cuBLAS's CUBLAS_TF32_TENSOR_OP_MATH: an f32 computation may take tf32 products; the
+        // pedantic mode keeps full f32 even where the call asked for tf32.
+        let path = match (path, self.math_mode()) {
+            (ExPath::Tf32, MathMode::Pedantic) => ExPath::Classic(DataType::F32),
+            (ExPath::Classic(DataType::F32), MathMode::Tf32Allowed) => ExPath::Tf32,
+            (p, _) => p,
+        };
+        if path == ExPath::Tf32 && (real_op(transa), real_op(transb)) != (Operation::T, Operation::N) {
+            if let Some(done) = self.tf32_transposed(
+                forced,
+                transa,
+                transb,
+                m,
+                n,
+                k,
+                alpha,
+                a,
+                lda,
+                stride_a,
+                b,
+                ldb,
+                stride_b,
+                beta,
+                c,
+                ldc,
+                stride_c,
+                batch_count,
+            ) {
+                return done;
+            }
+        }
+        if path == ExPath::Tf32
+            && !self.tf32_on_wgmma(
+                forced,
+                transa,
+                transb,
+                m,
+                n,
+                k,
+                &alpha,
+                a,
+                lda,
+                stride_a,
+                b,
+                ldb,
+                stride_b,
+                &beta,
+                c,
+                ldc,
+                batch_count,
+            )
+        {
+            return classic!(f32);
+        }
         match path {
             ExPath::Classic(DataType::F32) => return classic!(f32),
             ExPath::Classic(DataType::F64) => return classic!(f64),
@@ -434,6 +502,7 @@ impl Handle {
                     }};
                 }
                 match (TA::TYPE, TC::TYPE) {
+                    (DataType::F32, _) => run!(f32, f32),
                     (DataType::F16, DataType::F16) => run!(f16, f16),
                     (DataType::F16, DataType::BF16) => run!(f16, bf16),
                     (DataType::F16, _) => run!(f16, f32),
@@ -529,7 +598,7 @@ impl Handle {
     ) -> Result<GemmFamily> {
         let target = self.stream().device().target();
         let kernels = self.use_kernels();
-        let half = matches!(path, ExPath::Half { .. });
+        let half = matches!(path, ExPath::Half { .. } | ExPath::Tf32);
         let has_wgmma =
             [Feature::Wgmma, Feature::Tma, Feature::SetMaxNReg].into_iter().all(|f| target.has(f));
         let wgmma_ok = || kernels && half && has_wgmma && host_scalars && hopper();
@@ -555,6 +624,7 @@ impl Handle {
         if let Some(rule) = rule {
             let input = match path {
                 ExPath::Half { input, .. } => input,
+                ExPath::Tf32 => DataType::F32,
                 _ => DataType::I8,
             };
             return Err(BlasError::Unsupported {
@@ -565,6 +635,199 @@ impl Handle {
             });
         }
         Ok(family)
+    }
+
+    /// Whether an f32 product with tf32 allowed runs on the Hopper kernel: kernels on a target
+    /// with `wgmma`, TMA and `setmaxnreg`, no other family forced, finite host scalars, a
+    /// product to compute (`k >= 1`, `alpha != 0`), and K-major operands (`wgmma` reads tf32
+    /// only so: column-major `op(A) = T`, `op(B) = N`) meeting `ferrocm-gemm`'s rules.
+    /// Everything else computes in full f32 ([`Handle::gemm_strided_batched`]).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn tf32_on_wgmma<'a, TA: GemmExType, TB: GemmExType, TC: GemmExType, S: GemmExType>(
+        &self,
+        forced: Option<GemmFamily>,
+        transa: Operation,
+        transb: Operation,
+        m: usize,
+        n: usize,
+        k: usize,
+        alpha: &ScalarArg<'a, S>,
+        a: &impl AsDeviceSlice<TA>,
+        lda: usize,
+        stride_a: usize,
+        b: &impl AsDeviceSlice<TB>,
+        ldb: usize,
+        stride_b: usize,
+        beta: &ScalarArg<'a, S>,
+        c: &impl AsDeviceSlice<TC>,
+        ldc: usize,
+        batch_count: usize,
+    ) -> bool {
+        let target = self.stream().device().target();
+        let finite = |v: Option<S>| v.is_some_and(|v| v.to_parts().0.is_finite());
+        forced.is_none_or(|f| f == GemmFamily::Wgmma)
+            && self.use_kernels()
+            && [Feature::Wgmma, Feature::Tma, Feature::SetMaxNReg].into_iter().all(|f| target.has(f))
+            && finite(alpha.host())
+            && finite(beta.host())
+            && alpha.host().is_some_and(|v| v.to_parts().0 != 0.0)
+            && (real_op(transa), real_op(transb)) == (Operation::T, Operation::N)
+            && m > 0
+            && n > 0
+            && batch_count > 0
+            && self
+                .wgmma_plan(transa, transb, m, n, k, a, lda, stride_a, b, ldb, stride_b, c, ldc, batch_count)
+                .is_some()
+    }
+
+    /// An f32 product with tf32 allowed whose operands are not both K-major: the ones that are
+    /// not are transposed into the workspace (K-major, leading dimension `k` rounded up to 4)
+    /// and the product runs as `op(A) = T`, `op(B) = N` on the Hopper kernel. `None` where
+    /// that does not apply (the conditions of [`Handle::tf32_on_wgmma`] other than the layouts,
+    /// a workspace limit below the copies, grids past the launch limits): the caller computes
+    /// in f32.
+    #[allow(clippy::too_many_arguments)]
+    fn tf32_transposed<'a, TA: GemmExType, TB: GemmExType, TC: GemmExType, S: GemmExType>(
+        &'a self,
+        forced: Option<GemmFamily>,
+        transa: Operation,
+        transb: Operation,
+        m: usize,
+        n: usize,
+        k: usize,
+        alpha: ScalarArg<'a, S>,
+        a: &impl AsDeviceSlice<TA>,
+        lda: usize,
+        stride_a: usize,
+        b: &impl AsDeviceSlice<TB>,
+        ldb: usize,
+        stride_b: usize,
+        beta: ScalarArg<'a, S>,
+        c: &mut impl AsDeviceSliceMut<TC>,
+        ldc: usize,
+        stride_c: usize,
+        batch_count: usize,
+    ) -> Option<Result<()>> {
+        if !self.tf32_copy_applies(forced, transa, transb, m, n, k, &alpha, &beta, batch_count) {
+            return None;
+        }
+        let (copy_a, copy_b) = (real_op(transa) != Operation::T, real_op(transb) != Operation::N);
+        let ld = k.next_multiple_of(4);
+        Some((|| {
+            // Every argument is checked before the copies read A and B.
+            self.check_gemm_batch(
+                transa,
+                transb,
+                m,
+                n,
+                k,
+                &alpha,
+                a,
+                lda,
+                stride_a,
+                b,
+                ldb,
+                stride_b,
+                &beta,
+                &*c,
+                ldc,
+                stride_c,
+                batch_count,
+            )?;
+            let s = self.stream();
+            let (a32, b32) = (same::<TA, f32>(a)?, same::<TB, f32>(b)?);
+            // `src` (rows x cols, column-major) transposed into a fresh `cols x rows` one, `ld`.
+            let transposed = |src: &ferrocm_kernel::runtime::DeviceSlice<'_, f32>,
+                              rows: usize,
+                              cols: usize,
+                              lds: usize,
+                              ss: usize|
+             -> Result<ferrocm_kernel::runtime::DeviceBuffer<f32>> {
+                let mut w = self.workspace::<f32>(ld * rows * batch_count)?;
+                let (r32, c32) = (size32("m", rows)?, size32("k", cols)?);
+                let grid =
+                    (r32.div_ceil(kx::TRANSPOSE_ROWS), c32.div_ceil(kx::TRANSPOSE_COLS), batch_count as u32);
+                let cfg = LaunchConfig::new(grid, (kx::TRANSPOSE_ROWS, kx::TRANSPOSE_COLS));
+                let (ld32, lds32) = (size32("lda", ld)?, size32("lda", lds)?);
+                let (ss32, sd32) = (size32("stride", ss)?, size32("stride", ld * rows)?);
+                kx::transpose_f32::launch(s, cfg, r32, c32, src, lds32, ss32, &mut w, ld32, sd32)?;
+                Ok(w)
+            };
+            let wa = if copy_a { Some(transposed(&a32, m, k, lda, stride_a)?) } else { None };
+            let wb = if copy_b { Some(transposed(&b32, n, k, ldb, stride_b)?) } else { None };
+            let (av, lda, stride_a) = match &wa {
+                Some(w) => (w.as_device_slice(), ld, ld * m),
+                None => (a32, lda, stride_a),
+            };
+            let (bv, ldb, stride_b) = match &wb {
+                Some(w) => (w.as_device_slice(), ld, ld * n),
+                None => (b32, ldb, stride_b),
+            };
+            let (t, nn) = (Operation::T, Operation::N);
+            self.gemm_ex_on(
+                forced,
+                t,
+                nn,
+                m,
+                n,
+                k,
+                alpha,
+                &av,
+                lda,
+                stride_a,
+                &bv,
+                ldb,
+                stride_b,
+                beta,
+                c,
+                ldc,
+                stride_c,
+                batch_count,
+                ComputeType::F32FastTf32,
+            )
+        })())
+    }
+
+    /// Whether [`Handle::tf32_transposed`] takes an f32 product with tf32 allowed whose
+    /// operands are not both K-major (see there).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn tf32_copy_applies<S: GemmExType>(
+        &self,
+        forced: Option<GemmFamily>,
+        transa: Operation,
+        transb: Operation,
+        m: usize,
+        n: usize,
+        k: usize,
+        alpha: &ScalarArg<'_, S>,
+        beta: &ScalarArg<'_, S>,
+        batch_count: usize,
+    ) -> bool {
+        let target = self.stream().device().target();
+        let finite = |v: Option<S>| v.is_some_and(|v| v.to_parts().0.is_finite());
+        let (copy_a, copy_b) = (real_op(transa) != Operation::T, real_op(transb) != Operation::N);
+        let ld = k.next_multiple_of(4);
+        let words = ld
+            .checked_mul(m * copy_a as usize + n * copy_b as usize)
+            .and_then(|w| w.checked_mul(batch_count));
+        let fits =
+            words.is_some_and(|w| self.workspace_limit().is_none_or(|l| (w as u64).saturating_mul(4) <= l));
+        // The copies' grids: (rows / 32, cols / 8, batch), y and z within 65535.
+        let grid_ok = |cols: usize| cols.div_ceil(kx::TRANSPOSE_COLS as usize) <= kx::MAX_GRID_YZ as usize;
+        (copy_a || copy_b)
+            && forced.is_none_or(|f| f == GemmFamily::Wgmma)
+            && self.use_kernels()
+            && [Feature::Wgmma, Feature::Tma, Feature::SetMaxNReg].into_iter().all(|f| target.has(f))
+            && finite(alpha.host())
+            && finite(beta.host())
+            && alpha.host().is_some_and(|v| v.to_parts().0 != 0.0)
+            && m > 0
+            && n > 0
+            && k > 0
+            && batch_count > 0
+            && batch_count <= kx::MAX_GRID_YZ as usize
+            && fits
+            && grid_ok(k)
     }
 
     /// `ferrocm-gemm`'s description of this column-major product, if its rules hold (TMA's
@@ -594,7 +857,12 @@ impl Handle {
             DataType::F32 => Some(ElemType::F32),
             _ => None,
         };
-        let (ei, ec) = (ty(TA::TYPE)?, ty(TC::TYPE)?);
+        // f32 inputs reach the Hopper kernel only as tf32 (ExPath::Tf32).
+        let ei = match TA::TYPE {
+            DataType::F32 => ElemType::TF32,
+            t => ty(t)?,
+        };
+        let ec = ty(TC::TYPE)?;
         let aligned = |p: u64, stride: usize, size: usize| {
             p % 16 == 0 && (batch_count == 1 || (stride * size) % 16 == 0)
         };
@@ -620,8 +888,9 @@ impl Handle {
 }
 
 /// Why [`GemmFamily::Wgmma`] refused a call.
-const WGMMA_RULE: &str = "Wgmma runs f16/bf16 inputs with host alpha/beta on targets with wgmma, TMA and setmaxnreg \
-    (sm_90a), A and B 16-byte aligned with lda and ldb multiples of 8 (and batch strides keeping that), k >= 1";
+const WGMMA_RULE: &str = "Wgmma runs f16/bf16 inputs, and f32 inputs with tf32 compute (transposed K-major into \
+    the workspace unless transa = T and transb = N), with host alpha/beta on targets with wgmma, TMA and setmaxnreg (sm_90a), A and B 16-byte aligned \
+    with lda and ldb multiples of 16 bytes (and batch strides keeping that), k >= 1";
 
 /// `T` for `C` on real types.
 fn real_op(o: Operation) -> Operation {

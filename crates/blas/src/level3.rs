@@ -14,8 +14,11 @@
 //!   CPU executor) when `A` and `B` start 16-byte aligned with leading dimensions and batch
 //!   strides multiples of 4 elements: the warp-tiled SIMT kernel (`kernels::gemm::gemm_wt`,
 //!   two blocks per multiprocessor, `cp.async`-fed double-buffered slabs).
-//! - [`GemmFamily::Wgmma`]: f16/bf16 inputs of `gemm_ex`, `gemm_half` and `matmul` on targets
-//!   with `wgmma`, TMA and `setmaxnreg` (sm_90a, and the CPU executor): `ferrocm-gemm`'s
+//! - [`GemmFamily::Wgmma`]: f16/bf16 inputs of `gemm_ex`, `gemm_half` and `matmul`, and f32
+//!   GEMMs where tf32 products are allowed (`gemm_ex` with [`ComputeType::F32FastTf32`](crate::ComputeType), or any
+//!   f32 GEMM on a handle in [`MathMode::Tf32Allowed`](crate::MathMode); operands other than
+//!   `op(A) = T`, `op(B) = N` are copied K-major into the workspace first), on
+//!   targets with `wgmma`, TMA and `setmaxnreg` (sm_90a, and the CPU executor): `ferrocm-gemm`'s
 //!   kernel (see [`crate::gemm_ex`] for its conditions).
 //! - [`GemmFamily::Simt`]: every other device and type, and f32 operands the warp-tiled
 //!   kernel cannot read 16 bytes at a time: the kernel-language SIMT kernel
@@ -25,10 +28,10 @@
 //! device, or to test a family on a device that would pick another: the CPU executor runs
 //! every family).
 //!
-//! The Hopper kernel serves f16/bf16 inputs ([`GemmFamily::Wgmma`]); `mma.sync`
-//! (`Feature::MmaSync`, sm_80+) for f16/bf16/tf32 is not wired yet: on sm_80..89 those inputs
-//! take the SIMT conversion kernel, and f32 GEMMs stay on SIMT in every math mode until a TF32
-//! path exists.
+//! The Hopper kernel serves f16/bf16 inputs and tf32 f32 GEMMs ([`GemmFamily::Wgmma`]);
+//! `mma.sync` (`Feature::MmaSync`, sm_80+) for f16/bf16/tf32 is not wired yet: on sm_80..89
+//! those inputs take the SIMT conversion kernel, and f32 GEMMs with tf32 allowed compute in full
+//! f32 there.
 
 use ferrocm_kernel::runtime::{
     AsDeviceSlice, AsDeviceSliceMut, DeviceRepr, Feature, KernelArgs, LaunchConfig,
@@ -40,7 +43,7 @@ use crate::handle::Handle;
 use crate::kernels::{self, gemm::BLOCK_EDGE};
 use crate::level2::bools;
 use crate::native::{self, push_buf, push_scalar};
-use crate::types::{DataType, Operation, RealScalar, Scalar, ScalarArg};
+use crate::types::{DataType, MathMode, Operation, RealScalar, Scalar, ScalarArg};
 
 /// The kernel family a GEMM runs on (see the [module docs](self)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -134,7 +137,11 @@ impl Handle {
                 "WarpTiled runs real f32 on targets with cp.async (sm_80 or newer), A and B 16-byte aligned \
                  with leading dimensions and strides multiples of 4",
             ),
-            GemmFamily::Wgmma => Some("Wgmma runs f16/bf16 inputs (gemm_ex, gemm_half, matmul)"),
+            GemmFamily::Wgmma => Some(
+                "Wgmma runs f16/bf16 inputs (gemm_ex, gemm_half, matmul), and f32 ones where tf32 is allowed \
+                 (compute tf32_r or MathMode::Tf32Allowed) with host alpha != 0 and beta, and (for T/N) \
+                 leading dimensions and batch strides multiples of 4",
+            ),
             _ => None,
         }
     }
@@ -189,6 +196,66 @@ impl Handle {
         batch_count: usize,
     ) -> Result<()> {
         let (alpha, beta) = (alpha.into(), beta.into());
+        if T::TYPE == DataType::F32 && self.math_mode() == MathMode::Tf32Allowed {
+            // An f32 GEMM that may take tf32 products: `gemm_ex`'s tf32 path where the Hopper
+            // kernel applies, directly or on K-major copies of the operands (it checks the
+            // arguments); everything else goes on below in f32.
+            let f32_of = |s: &ScalarArg<'a, T>| -> Result<ScalarArg<'a, f32>> {
+                Ok(match s {
+                    ScalarArg::Host(v) => ScalarArg::Host(v.parts().0.to_f64() as f32),
+                    ScalarArg::Device(d) => ScalarArg::Device(d.reinterpret::<f32>()?),
+                })
+            };
+            let (al, be) = (f32_of(&alpha)?, f32_of(&beta)?);
+            let (af, bf) =
+                (a.as_device_slice().reinterpret::<f32>()?, b.as_device_slice().reinterpret::<f32>()?);
+            let forced = self.gemm_family_forced();
+            let copies = self.tf32_copy_applies(forced, transa, transb, m, n, k, &al, &be, batch_count);
+            let hopper = copies
+                || self.tf32_on_wgmma(
+                    forced,
+                    transa,
+                    transb,
+                    m,
+                    n,
+                    k,
+                    &al,
+                    &af,
+                    lda,
+                    stride_a,
+                    &bf,
+                    ldb,
+                    stride_b,
+                    &be,
+                    &c.as_device_slice().reinterpret::<f32>()?,
+                    ldc,
+                    batch_count,
+                );
+            if hopper {
+                let mut cf = c.as_device_slice_mut().reinterpret::<f32>()?;
+                return self.gemm_ex_on(
+                    forced,
+                    transa,
+                    transb,
+                    m,
+                    n,
+                    k,
+                    al,
+                    &af,
+                    lda,
+                    stride_a,
+                    &bf,
+                    ldb,
+                    stride_b,
+                    be,
+                    &mut cf,
+                    ldc,
+                    stride_c,
+                    batch_count,
+                    crate::types::ComputeType::F32FastTf32,
+                );
+            }
+        }
         let spans = self.check_gemm_batch(
             transa,
             transb,

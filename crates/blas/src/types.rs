@@ -82,7 +82,9 @@ pub enum MathMode {
     /// Full precision of the types asked for.
     #[default]
     Default,
-    /// f32 GEMMs may round their inputs to TF32 (10-bit mantissa) on tensor cores.
+    /// f32 GEMMs may cut their inputs to TF32 (10-bit mantissa) on tensor cores (cuBLAS's
+    /// `CUBLAS_TF32_TENSOR_OP_MATH`): `gemm`/`gemm_strided_batched` on f32 and `gemm_ex` with
+    /// f32 compute behave as `gemm_ex` with [`ComputeType::F32FastTf32`].
     Tf32Allowed,
     /// No reduced-precision shortcuts anywhere, and every routine takes its most careful
     /// kernel family (the SIMT kernels for f32 GEMM even where `gemm_ex` asked for TF32).
@@ -173,7 +175,8 @@ impl DataType {
 pub enum ComputeType {
     /// f32 arithmetic.
     F32,
-    /// f32 with inputs rounded to TF32 (cuBLAS's `CUBLAS_COMPUTE_32F_FAST_TF32`).
+    /// f32 with inputs cut to TF32 (cuBLAS's `CUBLAS_COMPUTE_32F_FAST_TF32`; see
+    /// [`crate::gemm_ex`] for where it applies).
     F32FastTf32,
     /// f64 arithmetic.
     F64,

@@ -5,8 +5,8 @@
 
 use crate::common::{expand, fresh_seed, run_cases, targets, Case, Cd, Rng, Target};
 use ferrocm_blas::{
-    ComputeType, Engine, Epilogue, GemmExType, GemmFamily, MatmulDesc, MatmulType, Operation, ScalarArg, C32,
-    C64, E4M3, E5M2,
+    ComputeType, Engine, Epilogue, GemmExType, GemmFamily, MathMode, MatmulDesc, MatmulType, Operation,
+    ScalarArg, C32, C64, E4M3, E5M2,
 };
 use ferrocm_kernel::runtime::{BackendKind, DeviceBuffer};
 use half::{bf16, f16};
@@ -241,6 +241,11 @@ fn ex<I: Elem + GemmExType, O: Elem + GemmExType, S: Elem + GemmExType>(c: &Case
         (ScalarArg::Host(alpha), ScalarArg::Host(beta))
     };
     let mut h = t.handle();
+    // `math=tf32`: the handle allows tf32 products in f32 GEMMs (cuBLAS's TF32 math mode).
+    let math_tf32 = c.get_or("math", "default") == "tf32";
+    if math_tf32 {
+        h.set_math_mode(MathMode::Tf32Allowed);
+    }
     let kernels = t.engine == Engine::Kernels || t.stream.device().kind() != BackendKind::Cpu;
     if let (Some(f), true) = (c.keys.get("family"), kernels) {
         h.set_gemm_family(Some(match f.as_str() {
@@ -269,6 +274,10 @@ fn ex<I: Elem + GemmExType, O: Elem + GemmExType, S: Elem + GemmExType>(c: &Case
         _ => f32::EPSILON as f64 / 2.0,
     };
     let cx = if I::COMPLEX { 4.0 } else { 1.0 };
+    // tf32 products: each f32 input cut to 10 mantissa bits (relative error under 2^-10), so
+    // each product within 2^-9 + 2^-20 of the exact one (ferrocm-gemm's contract).
+    let tf32 = I::TYPE == ferrocm_blas::DataType::F32 && (compute == ComputeType::F32FastTf32 || math_tf32);
+    let u_tf32 = if tf32 { 1.0 / 512.0 + 1.0 / 1048576.0 } else { 0.0 };
     let mut touched = vec![false; got.len()];
     for z in 0..batch {
         let (a, b) = (&a[z * sa..], &b[z * sb..]);
@@ -289,7 +298,7 @@ fn ex<I: Elem + GemmExType, O: Elem + GemmExType, S: Elem + GemmExType>(c: &Case
                     want = want + cbe * old;
                 }
                 let scale = cal.mag() * mag + if cbe.is_zero() { 0.0 } else { cbe.mag() * old.mag() };
-                let e = cx * (k as f64 + 4.0) * u_c * 1.01 * scale;
+                let e = cx * (k as f64 + 4.0) * u_c * 1.01 * scale + u_tf32 * cal.mag() * mag;
                 let bound = e + O::U * 1.01 * (want.mag() + e) + O::TINY;
                 check(&label, ic, got[ic], want, if bound.is_nan() { 0.0 } else { bound });
                 touched[ic] = true;

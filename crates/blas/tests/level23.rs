@@ -174,6 +174,12 @@ fn gemm<T: Scalar>(c: &Case, t: &Target, seed: u64) {
         (ScalarArg::Host(alpha), ScalarArg::Host(beta))
     };
     let mut h = t.handle();
+    // `math=tf32`: f32 products may be tf32 (cuBLAS's TF32 math mode): on sm_90a and the
+    // executor, T/N products with 16-byte leading dimensions take ferrocm-gemm's tf32 kernel.
+    let tf32 = c.get_or("math", "default") == "tf32";
+    if tf32 {
+        h.set_math_mode(ferrocm_blas::MathMode::Tf32Allowed);
+    }
     // `family=`: the row runs on that kernel family wherever kernels run (the CPU executor
     // runs them all; the native engine computes the row natively). Without it the planner
     // chooses (d: Dmma16 on the executor and sm_90+, Dmma on sm_80..sm_89).
@@ -183,9 +189,13 @@ fn gemm<T: Scalar>(c: &Case, t: &Target, seed: u64) {
             "dmma" => GemmFamily::Dmma,
             "dmma16" => GemmFamily::Dmma16,
             "simt" => GemmFamily::Simt,
+            "wgmma" => GemmFamily::Wgmma,
             other => panic!("family {other}"),
         }));
     }
+    // Each product of inputs cut to tf32 is within 2^-9 + 2^-20 of the exact one.
+    let u_tf32 =
+        if tf32 && T::TYPE == ferrocm_blas::DataType::F32 { 1.0 / 512.0 + 1.0 / 1048576.0 } else { 0.0 };
     if batched {
         h.gemm_strided_batched(ta, tb, m, n, k, al, &da, lda, sa, &db, ldb, sb, be, &mut dc, ldc, sc, batch)
             .expect("gemm_strided_batched");
@@ -212,7 +222,8 @@ fn gemm<T: Scalar>(c: &Case, t: &Target, seed: u64) {
                 }
                 let want = combine(cal, sum, live, cbe, cd(c0[ic]));
                 let bound = gamma::<T>(k + 2)
-                    * (cal.mag() * mag + if beta.is_zero() { 0.0 } else { cbe.mag() * cd(c0[ic]).mag() });
+                    * (cal.mag() * mag + if beta.is_zero() { 0.0 } else { cbe.mag() * cd(c0[ic]).mag() })
+                    + u_tf32 * cal.mag() * mag;
                 close(&label, "c", ic, got[ic], want, finite(bound));
                 touched[ic] = true;
             }

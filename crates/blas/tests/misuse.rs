@@ -21,6 +21,9 @@ enum Call {
     Gemm { ta: bool, m: usize, n: usize, k: usize, lda: usize, ldb: usize, ldc: usize },
     /// A valid `4 x 4 x 4` f32 `gemm` on a handle forced onto `family`.
     GemmForced { family: GemmFamily },
+    /// `gemm` (f32, `T, N`, 4 x 4 x 4, `lda` 5) on a handle allowing tf32 with
+    /// [`GemmFamily::Wgmma`] forced: TMA reads rows of multiples of 16 bytes only.
+    GemmTf32ForcedLda5,
     /// Strided batched GEMM, `N, N`, `m = n = k = 4`, leading dimensions 4.
     Batched { stride_a: usize, stride_c: usize, batch: usize },
     /// `gemv(op, m, n, .., lda, x, incx, .., y, incy)`.
@@ -140,6 +143,7 @@ fn cases() -> Vec<Case> {
             ("Unsupported", "family"),
         ),
         case("gemm f32 forced onto Dmma", GemmForced { family: GemmFamily::Dmma }, ("Unsupported", "family")),
+        case("gemm tf32 T, N with lda 5 forced onto Wgmma", GemmTf32ForcedLda5, ("Unsupported", "family")),
         case(
             "batched C overlapping",
             Batched { stride_a: 16, stride_c: 15, batch: 2 },
@@ -394,6 +398,11 @@ fn check(case: &Case, t: &Target) {
         Call::GemmForced { family } => {
             h.set_gemm_family(Some(family));
             h.gemm(Operation::N, Operation::N, 4, 4, 4, 1.0f32, &a, 4, &b, 4, 0.0f32, &mut c, 4)
+        }
+        Call::GemmTf32ForcedLda5 => {
+            h.set_math_mode(ferrocm_blas::MathMode::Tf32Allowed);
+            h.set_gemm_family(Some(GemmFamily::Wgmma));
+            h.gemm(Operation::T, Operation::N, 4, 4, 4, 1.0f32, &a, 5, &b, 4, 0.0f32, &mut c, 4)
         }
         Call::Gemm { ta, m, n, k, lda, ldb, ldc } => {
             let ta = if ta { Operation::T } else { Operation::N };

@@ -13,7 +13,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let driver: u32 = args.next().map(|v| v.parse()).transpose()?.unwrap_or(13000);
     std::fs::create_dir_all(&dir)?;
     let target = Target::nvidia((9, 0), driver);
-    // bf16 in every layout; 8-bit inputs (K-major only) in each tile width the planner may pick;
+    // bf16 in every layout; 8-bit and tf32 inputs (K-major only) in tile widths the planner may pick;
     // each with the register epilogue and with the shared-memory + TMA-store one (whose C
     // buffers take a stage of the 128 x 256 and 128 x 192 rings: NOTES.md, gemm5).
     let mut shapes = Vec::new();
@@ -35,6 +35,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for (bn, stages, tma) in [(192, 5, false), (192, 4, true), (128, 6, false), (128, 6, true)] {
         shapes.push((MmaType::E4M3, bn, stages, true, true, tma, false, false));
     }
+    // tf32 (K-major only) into an f32 C: the register epilogue.
+    for (bn, stages) in [(256, 4), (128, 6)] {
+        shapes.push((MmaType::TF32, bn, stages, true, true, false, false, false));
+    }
     for (input, bn, stages, ak, bk, tma, batched, split_k) in shapes {
         {
             let cfg = Config {
@@ -53,7 +57,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let t = std::time::Instant::now();
             let k = if tma {
                 gemm_sm90_tma::kernel::<bf16>(cfg)?
-            } else if split_k {
+            } else if split_k || input == MmaType::TF32 {
                 gemm_sm90::kernel::<f32>(cfg)?
             } else {
                 gemm_sm90::kernel::<bf16>(cfg)?

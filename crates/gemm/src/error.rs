@@ -8,10 +8,10 @@ use crate::plan::{ElemType, Layout};
 #[non_exhaustive]
 pub enum GemmError {
     /// The element types are not a supported combination.
-    #[error("unsupported types: A {a:?}, B {b:?}, C {c:?}; supported: A and B both F16, BF16, E4M3 or E5M2 (the same type), C F32, F16 or BF16")]
+    #[error("unsupported types: A {a:?}, B {b:?}, C {c:?}; supported: A and B both F16, BF16, TF32 (f32 data), E4M3 or E5M2 (the same type), C F32, F16 or BF16")]
     UnsupportedTypes { a: ElemType, b: ElemType, c: ElemType },
     /// The operand layouts are not ones the kernel reads for this input type.
-    #[error("{ty:?} inputs with A {a:?} and B {b:?}: 8-bit inputs must both be K-major, A RowMajor and B ColMajor (\"TN\", as torch._scaled_mm): wgmma has no transpose for 8-bit types")]
+    #[error("{ty:?} inputs with A {a:?} and B {b:?}: 8-bit and TF32 inputs must both be K-major, A RowMajor and B ColMajor (\"TN\", as torch._scaled_mm): wgmma has no transpose for 8-bit and tf32 types")]
     UnsupportedLayouts { ty: ElemType, a: Layout, b: Layout },
     /// The device cannot run any GEMM kernel of this crate.
     #[error("device {device} ({target}) has no GEMM kernel: {why}")]

@@ -14,6 +14,14 @@
 //! let desc = GemmDesc::new_scaled(m, n, k, ElemType::E4M3).with_scales(scale_a, scale_b);
 //! let plan = Gemm::plan(stream.device(), &desc)?;
 //! plan.run(&stream, &a8, &b8, &mut c)?;  // a8, b8: DeviceBuffer<E4M3>, c: DeviceBuffer<bf16>
+//!
+//! // f32 A (m x k, row-major) and B (k x n, column-major) multiplied as TF32 (cuBLAS's
+//! // CUBLAS_COMPUTE_32F_FAST_TF32), C f32.
+//! let desc = GemmDesc::new(m, n, k, ElemType::TF32)
+//!     .with_c_type(ElemType::F32)
+//!     .with_layouts(Layout::RowMajor, Layout::ColMajor, Layout::RowMajor);
+//! let plan = Gemm::plan(stream.device(), &desc)?;
+//! plan.run(&stream, &a32, &b32, &mut c32)?; // all DeviceBuffer<f32>
 //! ```
 //!
 //! # Contract
@@ -46,15 +54,30 @@
 //! (the result is deterministic) and applies alpha, beta and C's type. A stream capturing a graph
 //! runs the plan without the split.
 //!
+//! [`ElemType::TF32`] inputs are f32 buffers whose elements the tensor cores read as tf32: the
+//! sign, the exponent and the top 10 of the 23 mantissa bits; the other 13 are dropped
+//! (truncation toward zero, not rounding: the tensor maps copy the f32 bits unchanged and
+//! `wgmma` ignores the low ones, which is also what cuBLAS's TF32 mode and PyTorch's
+//! `allow_tf32` do: "only the first 10 bits of the input mantissa are read", PyTorch's
+//! numerical-accuracy notes). Each element read is within 2^-10 of itself (relative), so each
+//! product is within `2^-9 + 2^-20` of the f32 inputs' exact product, and the products of the
+//! cut values are summed in f32. With `s = sum_p |a_ip b_pj|`, an element of C is within
+//! `|alpha| s (2^-9 + 2^-20 + k u) + u_C |C|` of `alpha A B + beta C` (`u = 2^-24`, `u_C` the
+//! unit roundoff of C's type). The tests hold every element to the product of the cut inputs
+//! within f32 summation's bound (so the kernel reads exactly those bits), and to this bound
+//! against the f32 inputs.
+//!
 //! Supported now (everything else is a [`GemmError`] naming what is allowed):
 //! - A and B f16 or bf16 (the same type), C f32, f16 or bf16, any layouts;
 //! - A and B [`E4M3`] or [`E5M2`] (the same type), C f32, f16 or bf16, A row-major and B
 //!   column-major ("TN": `wgmma` reads 8-bit operands K-major only), C either layout; block
 //!   tiles at most 192 wide (`Tuning::bn`);
+//! - A and B [`ElemType::TF32`] (f32 buffers), C f32, f16 or bf16, A row-major and B
+//!   column-major ("TN" again: `wgmma` has no transpose for tf32), C either layout;
 //! - devices whose target has `wgmma`, TMA and `setmaxnreg` (NVIDIA sm_90a, and the CPU executor,
 //!   which runs the same kernel as a reference);
 //! - TMA's rules on the operands: each operand's leading dimension times its element size is a
-//!   multiple of 16 bytes (for 8-bit inputs: packed `k` a multiple of 16), and the buffers start
+//!   multiple of 16 bytes (for 8-bit inputs: packed `k` a multiple of 16; tf32: of 4), and the buffers start
 //!   16-byte aligned (device allocations do).
 //!
 //! # Plans

@@ -19,6 +19,11 @@ pub enum ElemType {
     F16,
     BF16,
     F32,
+    /// f32 data multiplied as TF32 (cuBLAS's `CUBLAS_COMPUTE_32F_FAST_TF32`, hipBLASLt's
+    /// `HIPBLAS_COMPUTE_32F_FAST_TF32` on f32 inputs): A and B only, held in `f32` buffers; the
+    /// tensor cores read the sign, the 8 exponent bits and the top 10 mantissa bits of each
+    /// element (the rest is dropped, not rounded) and sum the products in f32.
+    TF32,
     /// 8-bit float, 4 exponent and 3 mantissa bits ([`E4M3`]): A and B only.
     E4M3,
     /// 8-bit float, 5 exponent and 2 mantissa bits ([`E5M2`]): A and B only.
@@ -31,7 +36,15 @@ impl ElemType {
         match self {
             ElemType::E4M3 | ElemType::E5M2 => 1,
             ElemType::F16 | ElemType::BF16 => 2,
-            ElemType::F32 => 4,
+            ElemType::F32 | ElemType::TF32 => 4,
+        }
+    }
+
+    /// The type of the elements a buffer of this type holds (`F32` for `TF32`).
+    fn storage(self) -> ElemType {
+        match self {
+            ElemType::TF32 => ElemType::F32,
+            t => t,
         }
     }
 
@@ -42,13 +55,14 @@ impl ElemType {
             ElemType::BF16 => Some(MmaType::BF16),
             ElemType::E4M3 => Some(MmaType::E4M3),
             ElemType::E5M2 => Some(MmaType::E5M2),
+            ElemType::TF32 => Some(MmaType::TF32),
             ElemType::F32 => None,
         }
     }
 }
 
 /// Host types that name an [`ElemType`] (`half::f16`, `half::bf16`, `f32`, [`E4M3`], [`E5M2`]):
-/// the element types of A and B buffers.
+/// the element types of A and B buffers (`f32` buffers serve [`ElemType::TF32`] inputs too).
 pub trait GemmElement: TensorMapElement {
     const TYPE: ElemType;
 }
@@ -422,8 +436,8 @@ impl Gemm {
             _ => return Err(GemmError::UnsupportedTypes { a, b, c }),
         };
         let eight_bit = input.bytes() == 1;
-        // `wgmma` reads 8-bit operands K-major only (it has no transpose for them).
-        if eight_bit && (desc.a.layout, desc.b.layout) != (Layout::RowMajor, Layout::ColMajor) {
+        // `wgmma` reads 8-bit and tf32 operands K-major only (it has no transpose for them).
+        if input.bytes() != 2 && (desc.a.layout, desc.b.layout) != (Layout::RowMajor, Layout::ColMajor) {
             return Err(GemmError::UnsupportedLayouts { ty: a, a: desc.a.layout, b: desc.b.layout });
         }
         let target = device.target();
@@ -671,8 +685,8 @@ fn check_buffer<T: GemmElement>(
     buf: &impl AsDeviceSlice<T>,
     need: usize,
 ) -> Result<(u64, u64)> {
-    if T::TYPE != want {
-        return Err(GemmError::WrongType { operand, want, got: T::TYPE });
+    if T::TYPE != want.storage() {
+        return Err(GemmError::WrongType { operand, want: want.storage(), got: T::TYPE });
     }
     if buf.device().index() != device.index() {
         return Err(GemmError::WrongDevice { operand, want: device.index(), got: buf.device().index() });

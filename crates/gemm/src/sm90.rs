@@ -1,7 +1,7 @@
 //! The Hopper (sm_90a) kernel: a persistent, warp-specialized TMA + `wgmma` GEMM.
 //!
-//! `C[m x n] = alpha * A[m x k] * B[k x n] + beta * C` with f16, bf16, e4m3 or e5m2 inputs, f32
-//! accumulation and an f32, f16 or bf16 row-major C. One block of 384 threads per multiprocessor walks output
+//! `C[m x n] = alpha * A[m x k] * B[k x n] + beta * C` with f16, bf16, tf32, e4m3 or e5m2 inputs,
+//! f32 accumulation and an f32, f16 or bf16 row-major C. One block of 384 threads per multiprocessor walks output
 //! tiles of `BM x bn` in a grouped order (`group_m` tile rows share each column sweep, so the B
 //! panels they read stay in L2):
 //! - warpgroup 0, the producer, gives up registers (`setmaxnreg` 40) and one thread of it moves
@@ -21,10 +21,12 @@
 //! with `ldmatrix` first). [`gemm_sm90`] writes C from the registers with plain stores (any C
 //! type and alignment).
 //!
-//! Every stage holds 128 bytes of K per row (one 128-byte swizzle row): 64 16-bit elements or 128
-//! 8-bit ones, so the ring, the TMA boxes and the descriptors are the same in bytes for every
-//! input type. 8-bit inputs differ in two ways: they must be K-major (`wgmma` has no transpose
-//! for them), and their sums are promoted: Hopper's tensor cores keep fewer bits in fp8
+//! Every stage holds 128 bytes of K per row (one 128-byte swizzle row): 32 tf32 (f32) elements, 64
+//! 16-bit ones or 128 8-bit ones, and every `wgmma` consumes 32 bytes of it (K 8, 16 or 32), so
+//! the ring, the TMA boxes and the descriptors are the same in bytes for every input type. tf32
+//! inputs must be K-major (`wgmma` has no transpose for them); the TMA copies move the f32 bits
+//! unchanged and the tensor cores read the top 19 of each. 8-bit inputs differ in two ways: they
+//! must be K-major too, and their sums are promoted: Hopper's tensor cores keep fewer bits in fp8
 //! accumulation than f32 has (DeepGEMM's finding), so each stage's `wgmma`s start from zero and
 //! their 128-K partial sum is added by the CUDA cores into a second f32 accumulator, which the
 //! epilogue writes.
@@ -43,10 +45,11 @@ use ferrocm_kernel::prelude::*;
 
 /// Rows of the block tile (two consumer warpgroups of 64).
 pub const BM: u32 = 128;
-/// Bytes of K per pipeline stage and tile row: one 128-byte swizzle row (64 16-bit elements, 128
-/// 8-bit ones).
+/// Bytes of K per pipeline stage and tile row: one 128-byte swizzle row (32 tf32 elements, 64
+/// 16-bit ones, 128 8-bit ones).
 pub const ROW_BYTES: u32 = 128;
-/// Bytes of K one `wgmma` consumes per row (K 16 of 16-bit types, K 32 of 8-bit ones).
+/// Bytes of K one `wgmma` consumes per row (K 8 of tf32, K 16 of 16-bit types, K 32 of 8-bit
+/// ones).
 const STEP_BYTES: u32 = 32;
 /// Threads per block: one producer and two consumer warpgroups.
 pub const THREADS: u32 = 384;
@@ -58,7 +61,8 @@ const C_BOX_BYTES: u32 = 64 * 128;
 /// The compile-time shape of one kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Config {
-    /// `F16`, `BF16`, `E4M3` or `E5M2` (both operands; 8-bit ones K-major only).
+    /// `F16`, `BF16`, `TF32`, `E4M3` or `E5M2` (both operands; tf32 and 8-bit ones K-major
+    /// only).
     pub input: MmaType,
     /// Columns of the block tile, the `wgmma` N: a multiple of 64 from 64 to 256.
     pub bn: u32,

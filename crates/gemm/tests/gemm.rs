@@ -498,3 +498,68 @@ fn split_k_plan_under_graph_capture() {
         }
     });
 }
+
+// tf32 inputs (f32 buffers, `ElemType::TF32`): A row-major and B column-major (the only layouts
+// `wgmma` reads tf32 in). A stage is 32 of K and one `wgmma` 8, so K of 100 ends half-way
+// through a `wgmma` of a partial fourth stage. Every element is checked twice: against the f64
+// product of the inputs cut to tf32 (f32 summation's bound: the kernel must read exactly those
+// bits) and against the f64 product of the f32 inputs themselves (the crate's documented tf32
+// bound, 2^-9 + 2^-20 of each product's magnitude on top).
+
+#[test]
+fn tf32_at_tile_edges_into_every_output_type() {
+    each_device(|d, r| {
+        // One whole 128 x 256 tile; partial M and N tiles of the 256-wide kernel, a partial
+        // stage and k-step; the 128-wide kernel with tiny M.
+        check::<f32, f32>(d, Case::tf32(128, 256, 64), r);
+        check::<f32, f32>(d, Case::tf32(200, 300, 100), r);
+        check::<f32, f32>(d, Case::tf32(17, 100, 12), r);
+        // 16-bit C: rows of 264 elements take the TMA-store epilogue, 257 the register one.
+        check::<f32, bf16>(d, Case::tf32(129, 264, 72).expect_tma_store(true), r);
+        check::<f32, f16>(d, Case::tf32(127, 257, 40).expect_tma_store(false), r);
+    });
+}
+
+#[test]
+fn tf32_ring_wraps_with_alpha_beta_and_padding() {
+    each_device(|d, r| {
+        // 12 stages through a 4-deep ring, more tiles than the CPU device's blocks.
+        check::<f32, f32>(d, Case::tf32(136, 264, 372).scale(-0.75, 0.5), r);
+        // Leading dimensions of 4 elements past the rounded ones (16 bytes, not 32).
+        check::<f32, f32>(d, Case::tf32(130, 140, 68).pad(4).scale(2.0, -1.0), r);
+        check::<f32, bf16>(d, Case::tf32(100, 136, 72).pad(8).scale(0.5, 1.5).expect_tma_store(true), r);
+    });
+}
+
+#[test]
+fn tf32_column_major_output_swaps_operands() {
+    each_device(|d, r| {
+        check::<f32, f32>(d, Case::tf32(100, 130, 96).layouts(Row, Col, Col), r);
+        check::<f32, bf16>(d, Case::tf32(72, 260, 40).layouts(Row, Col, Col).scale(1.0, 1.0), r);
+    });
+}
+
+#[test]
+fn tf32_every_kernel_variant() {
+    each_device(|d, r| {
+        for (bn, cluster_m, stages) in [(64, 1, 2), (128, 2, 3), (192, 1, 3), (256, 2, 2)] {
+            let tuning = Tuning {
+                bn: Some(bn),
+                stages: Some(stages),
+                cluster_m: Some(cluster_m),
+                ..Tuning::default()
+            };
+            check::<f32, f32>(d, Case::tf32(300, 2 * bn as usize + 8, 104).tuned(tuning), r);
+        }
+    });
+}
+
+#[test]
+fn tf32_large_shapes_on_gpus() {
+    each_device(|d, r| {
+        if is_gpu(d) {
+            check::<f32, f32>(d, Case::tf32(1000, 1500, 520), r);
+            check::<f32, f32>(d, Case::tf32(2048, 2048, 2048), r);
+        }
+    });
+}

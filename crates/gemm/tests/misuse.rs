@@ -38,6 +38,15 @@ fn e4(m: usize, n: usize, k: usize) -> GemmDesc {
     GemmDesc::new_scaled(m, n, k, ElemType::E4M3).with_scales(0.5, 2.0)
 }
 
+/// A tf32 request: f32 A row-major and B column-major (the layouts tf32 inputs need), f32 C.
+fn tf(m: usize, n: usize, k: usize) -> GemmDesc {
+    GemmDesc::new(m, n, k, ElemType::TF32).with_c_type(ElemType::F32).with_layouts(
+        Layout::RowMajor,
+        Layout::ColMajor,
+        Layout::RowMajor,
+    )
+}
+
 fn cases() -> Vec<Case> {
     use Layout::{ColMajor as Col, RowMajor as Row};
     let shape = |what: &'static str| -> Want {
@@ -116,7 +125,18 @@ fn cases() -> Vec<Case> {
             e4(64, 64, 64).with_scales(1e30, 1e30),
             shape("scale_a/scale_b"),
         ),
+        // tf32 inputs (f32 data): K-major operands only, 16-byte rows (lda a multiple of 4).
+        case("tf32 with a row-major B", tf(64, 64, 64).with_layouts(Row, Row, Row), layouts),
+        case("tf32 with a column-major A", tf(64, 64, 64).with_layouts(Col, Col, Row), layouts),
+        case("tf32 NN into a column-major C", tf(64, 64, 64).with_layouts(Col, Row, Col), layouts),
+        case("tf32 with lda not 16 bytes", tf(64, 64, 62).with_leading_dims(62, 64, 64), shape("lda")),
+        case("tf32 A with f32 B", tf(64, 64, 64).with_input_types(ElemType::TF32, ElemType::F32), types),
+        case("a tf32 C", tf(64, 64, 64).with_c_type(ElemType::TF32), types),
     ];
+    // The buffers of every case are bf16: a tf32 plan wants f32 buffers.
+    v.push(case("bf16 buffers for a tf32 plan", tf(64, 64, 64), |e| {
+        matches!(e, GemmError::WrongType { operand: "A", want: ElemType::F32, got: ElemType::BF16 })
+    }));
     let mut t = case("e4m3 tile width 256", e4(256, 512, 128), shape("tuning.bn"));
     t.tuning.bn = Some(256);
     v.push(t);

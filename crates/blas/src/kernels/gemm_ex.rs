@@ -309,3 +309,34 @@ mod ptx {
         }
     }
 }
+
+/// Rows (of the source) one block of [`transpose_f32`] copies: one per thread along x.
+pub const TRANSPOSE_ROWS: u32 = 32;
+/// Columns (of the source) one block of [`transpose_f32`] copies: one per thread along y.
+pub const TRANSPOSE_COLS: u32 = 8;
+
+/// `dst = src^T` for `batch` f32 matrices: `src` is `rows x cols` column-major (leading
+/// dimension `lds`, matrices `ss` apart), `dst` `cols x rows` column-major (`ldd`, `sd` apart).
+/// Blocks of 32 x 8 threads, one element each (reads along src's columns coalesce), grid
+/// `(rows / 32, cols / 8, batch)` rounded up. It feeds the Hopper tf32 GEMM, which reads A and
+/// B K-major only, the operands it gets in the other layouts.
+#[kernel]
+#[allow(clippy::too_many_arguments)]
+pub fn transpose_f32(
+    rows: u32,
+    cols: u32,
+    src: &[f32],
+    lds: u32,
+    ss: u32,
+    dst: &mut [f32],
+    ldd: u32,
+    sd: u32,
+) {
+    let i = block_idx_x() * TRANSPOSE_ROWS + thread_idx_x();
+    let j = block_idx_y() * TRANSPOSE_COLS + thread_idx_y();
+    let z = block_idx_z();
+    if i < rows && j < cols {
+        dst[z as usize * sd as usize + i as usize * ldd as usize + j as usize] =
+            src[z as usize * ss as usize + j as usize * lds as usize + i as usize];
+    }
+}

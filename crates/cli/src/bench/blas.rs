@@ -12,8 +12,9 @@ use super::{median, print, Row};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// gemm, gemm_strided_batched, gemv, axpy, dot or nrm2; with f16_r or bf16_r: gemm_ex or
-    /// gemm_strided_batched_ex (A, B and C of that type, f32 compute, as torch's half matmul).
+    /// gemm, gemm_strided_batched, gemv, axpy, dot or nrm2; gemm_ex or gemm_strided_batched_ex
+    /// with f16_r or bf16_r (A, B and C of that type, f32 compute, as torch's half matmul), or
+    /// f32_r with `--compute_type tf32_r` (cuBLAS's CUBLAS_COMPUTE_32F_FAST_TF32).
     #[arg(short = 'f', long = "function", default_value = "gemm")]
     function: String,
     /// Element type, rocBLAS's names: f32_r, f64_r, f32_c, f64_c (gemm_ex: f16_r, bf16_r).
@@ -31,6 +32,10 @@ pub struct Args {
     n: usize,
     #[arg(short = 'k', default_value_t = 1024)]
     k: usize,
+    /// gemm_ex's compute type: f32_r, or tf32_r (alias xf32_r, hipBLASLt's name) for f32
+    /// inputs with tf32 products.
+    #[arg(long = "compute_type", default_value = "f32_r")]
+    compute_type: String,
     /// Batches (gemm_strided_batched).
     #[arg(long = "batch_count", default_value_t = 1)]
     batch_count: usize,
@@ -68,13 +73,15 @@ pub fn run(a: Args) -> Result<()> {
         None => Device::default_device()?,
     };
     ensure!(a.reps > 0, "--reps must be at least 1");
+    let ex = a.function.starts_with("gemm") && a.function.ends_with("_ex");
     match a.precision.as_str() {
+        "f32_r" if ex => bench_ex::<f32>(&a, &dev),
         "f32_r" | "s" => bench::<f32>(&a, &dev),
         "f64_r" | "d" => bench::<f64>(&a, &dev),
         "f32_c" | "c" => bench::<C32>(&a, &dev),
         "f64_c" | "z" => bench::<C64>(&a, &dev),
-        "f16_r" | "h" => bench_half::<half::f16>(&a, &dev),
-        "bf16_r" => bench_half::<half::bf16>(&a, &dev),
+        "f16_r" | "h" => bench_ex::<half::f16>(&a, &dev),
+        "bf16_r" => bench_ex::<half::bf16>(&a, &dev),
         p => bail!("precision {p:?}: expected f32_r, f64_r, f32_c, f64_c, f16_r or bf16_r"),
     }
 }
@@ -338,9 +345,52 @@ fn bench<T: Scalar>(a: &Args, dev: &Device) -> Result<()> {
     print(&rows, a.json)
 }
 
-/// `gemm_ex` / `gemm_strided_batched_ex` on half-precision A, B and C with f32 compute
-/// (`rocblas-bench -f gemm_ex --a_type bf16_r --c_type bf16_r --compute_type f32_r`).
-fn bench_half<H: ferrocm_blas::HalfScalar + ferrocm_blas::GemmExType>(a: &Args, dev: &Device) -> Result<()> {
+/// The element types `bench_ex` times: A, B and C of one type.
+trait ExElem: ferrocm_blas::GemmExType {
+    fn from_f32(x: f32) -> Self;
+    fn to_f32(self) -> f32;
+    /// The relative error of rounding the f32 sum to this type.
+    const ROUND: f64;
+}
+impl ExElem for half::f16 {
+    fn from_f32(x: f32) -> Self {
+        half::f16::from_f32(x)
+    }
+    fn to_f32(self) -> f32 {
+        half::f16::to_f32(self)
+    }
+    const ROUND: f64 = 1.0 / 1024.0;
+}
+impl ExElem for half::bf16 {
+    fn from_f32(x: f32) -> Self {
+        half::bf16::from_f32(x)
+    }
+    fn to_f32(self) -> f32 {
+        half::bf16::to_f32(self)
+    }
+    const ROUND: f64 = 1.0 / 128.0;
+}
+impl ExElem for f32 {
+    fn from_f32(x: f32) -> Self {
+        x
+    }
+    fn to_f32(self) -> f32 {
+        self
+    }
+    const ROUND: f64 = 0.0;
+}
+
+/// `gemm_ex` / `gemm_strided_batched_ex` on A, B and C of one type: half precision with f32
+/// compute (`rocblas-bench -f gemm_ex --a_type bf16_r --c_type bf16_r --compute_type f32_r`),
+/// or f32 with f32 or tf32 compute (`--a_type f32_r --compute_type tf32_r`).
+fn bench_ex<H: ExElem>(a: &Args, dev: &Device) -> Result<()> {
+    let compute = match a.compute_type.as_str() {
+        "f32_r" => ferrocm_blas::ComputeType::F32,
+        "tf32_r" | "xf32_r" if H::TYPE == ferrocm_blas::DataType::F32 => {
+            ferrocm_blas::ComputeType::F32FastTf32
+        }
+        c => bail!("compute type {c:?} with {}: expected f32_r (or tf32_r for f32_r inputs)", a.precision),
+    };
     let stream = dev.create_stream()?;
     let mut h = Handle::new(&stream)?;
     h.set_engine(match a.engine.as_str() {
@@ -374,24 +424,7 @@ fn bench_half<H: ferrocm_blas::HalfScalar + ferrocm_blas::GemmExType>(a: &Args, 
     let mut dc = stream.alloc_zeroed::<H>(sc * batch)?;
     let call = |h: &Handle, dc: &mut DeviceBuffer<H>| -> Result<()> {
         Ok(h.gemm_strided_batched_ex(
-            ta,
-            tb,
-            m,
-            n,
-            k,
-            1.0f32,
-            &da,
-            ra,
-            sa,
-            &db,
-            rb,
-            sb,
-            0.0f32,
-            dc,
-            m,
-            sc,
-            batch,
-            ferrocm_blas::ComputeType::F32,
+            ta, tb, m, n, k, 1.0f32, &da, ra, sa, &db, rb, sb, 0.0f32, dc, m, sc, batch, compute,
         )?)
     };
     call(&h, &mut dc)?;
@@ -407,8 +440,13 @@ fn bench_half<H: ferrocm_blas::HalfScalar + ferrocm_blas::GemmExType>(a: &Args, 
             scale += p.abs();
         }
         let got = c[z * sc + i + j * m].to_f32() as f64;
-        // f32 accumulation, one rounding to H (bf16: 2^-8 relative).
-        let tol = (k as f64 + 2.0) * f32::EPSILON as f64 + 1.0 / 128.0;
+        // f32 accumulation, one rounding to H; tf32 products within 2^-9 + 2^-20 each.
+        let tf32 = if compute == ferrocm_blas::ComputeType::F32FastTf32 {
+            1.0 / 512.0 + 1.0 / 1048576.0
+        } else {
+            0.0
+        };
+        let tol = (k as f64 + 2.0) * f32::EPSILON as f64 + H::ROUND + tf32;
         check(
             &format!("C[{i}, {j}] of batch {z}"),
             Complex::new(got, 0.0),
@@ -421,7 +459,8 @@ fn bench_half<H: ferrocm_blas::HalfScalar + ferrocm_blas::GemmExType>(a: &Args, 
     let flops = 2.0 * (m * n * k * batch) as f64;
     let shape = format!("{}{} {m}x{n}x{k}", ta.letter(), tb.letter());
     let b = if batch > 1 { format!(" batch={batch}") } else { String::new() };
-    let metric = format!("{} {} {shape}{b}", a.function, a.precision);
+    let tf32 = if compute == ferrocm_blas::ComputeType::F32FastTf32 { " compute tf32_r" } else { "" };
+    let metric = format!("{} {}{tf32} {shape}{b}", a.function, a.precision);
     let family = h.gemm_family_forced().map_or("planner".to_string(), |f| format!("{f:?}"));
     let rows = vec![Row {
         bench: "blas",
@@ -432,7 +471,7 @@ fn bench_half<H: ferrocm_blas::HalfScalar + ferrocm_blas::GemmExType>(a: &Args, 
         unit: "GFLOP/s",
         ratio: None,
         ratio_meaning: "ferrocm / vendor",
-        target: "bf16 / f16 GEMMs >= 1.0x cuBLAS",
+        target: "bf16 / f16 / tf32 GEMMs >= 1.0x cuBLAS",
     }];
     print(&rows, a.json)
 }

@@ -1,7 +1,7 @@
 //! Shared test helpers: devices, a seeded generator, the f64 host reference and the checker.
 #![allow(dead_code)]
 
-use ferrocm_gemm::{Gemm, GemmDesc, GemmElement, GemmOutput, Layout, Tuning, E4M3, E5M2};
+use ferrocm_gemm::{ElemType, Gemm, GemmDesc, GemmElement, GemmOutput, Layout, Tuning, E4M3, E5M2};
 use ferrocm_kernel::runtime::{BackendKind, Device};
 use ferrocm_kernel::{bf16, f16};
 
@@ -165,6 +165,8 @@ pub struct Case {
     pub batch_gap: usize,
     /// Elements added to C's batch stride only (after `batch_gap`).
     pub c_gap: usize,
+    /// The plan's input type instead of the buffers' (`TF32` for f32 buffers).
+    pub input: Option<ElemType>,
 }
 
 impl Case {
@@ -190,7 +192,12 @@ impl Case {
             broadcast: [false; 2],
             batch_gap: 0,
             c_gap: 0,
+            input: None,
         }
+    }
+    /// A tf32 case (f32 buffers): A row-major, B column-major (the layouts tf32 needs).
+    pub fn tf32(m: usize, n: usize, k: usize) -> Case {
+        Case { input: Some(ElemType::TF32), ..Case::tn(m, n, k) }
     }
     /// `batch` products with `gap` elements between consecutive matrices.
     pub fn batched(self, batch: usize, gap: usize) -> Case {
@@ -281,7 +288,7 @@ pub fn check<T: Host, C: Host + GemmOutput>(device: &Device, case: Case, rng: &m
             }
         }
     }
-    let ty = T::TYPE;
+    let ty = case.input.unwrap_or(T::TYPE);
     let mut desc = GemmDesc::new(m, n, k, ty)
         .with_c_type(C::TYPE)
         .with_layouts(la, lb, lc)
@@ -309,6 +316,7 @@ pub fn check<T: Host, C: Host + GemmOutput>(device: &Device, case: Case, rng: &m
         format!("{case:?} {ty:?}->{:?} on {} [{}]", C::TYPE, device.properties().name, plan.kernel_name());
     // The executor sums exact products in f32: hold it to f32's bound whatever the input type.
     let sum_eps = if is_gpu(device) { T::SUM_EPS } else { 2e-6 };
+    let tf32 = ty == ElemType::TF32;
     let mut inside = vec![false; got.len()];
     let mut worst = 0.0f64;
     // Large products check a spread of rows in full (the first and last included), and that
@@ -327,9 +335,14 @@ pub fn check<T: Host, C: Host + GemmOutput>(device: &Device, case: Case, rng: &m
                 continue;
             }
             for j in 0..n {
-                let (mut dot, mut mag) = (0.0f64, 0.0f64);
+                let (mut dot, mut mag, mut exact, mut exact_mag) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
                 for p in 0..k {
-                    let x = a[at(la, lda, i, p)].to_f64() * b[at(lb, ldb, p, j)].to_f64();
+                    let (x, y) = (a[at(la, lda, i, p)].to_f64(), b[at(lb, ldb, p, j)].to_f64());
+                    exact += x * y;
+                    exact_mag += (x * y).abs();
+                    // tf32 inputs: the product of what the tensor cores read, the f32 values cut
+                    // to 10 mantissa bits (the tensor map copies them unchanged).
+                    let x = if tf32 { tf32_cut(x) * tf32_cut(y) } else { x * y };
                     dot += x;
                     mag += x.abs();
                 }
@@ -345,6 +358,16 @@ pub fn check<T: Host, C: Host + GemmOutput>(device: &Device, case: Case, rng: &m
                     "{label}: C{z}[{i}][{j}] = {g}, want {want} (error {err:e} > bound {bound:e})"
                 );
                 worst = worst.max(err / bound);
+                if tf32 {
+                    // The crate's documented bound against the f32 inputs themselves.
+                    let want = alpha * exact + old;
+                    let bound = alpha.abs() * exact_mag * TF32_EPS + bound;
+                    let err = (g - want).abs();
+                    assert!(
+                        err <= bound,
+                        "{label}: C{z}[{i}][{j}] = {g}, f32 product {want} (error {err:e} > tf32 bound {bound:e})"
+                    );
+                }
             }
         }
     }
@@ -358,4 +381,14 @@ pub fn check<T: Host, C: Host + GemmOutput>(device: &Device, case: Case, rng: &m
         }
     }
     eprintln!("ok {label} (worst error {worst:.3} of bound)");
+}
+
+/// The relative error of a product of two tf32 values cut from f32 ones: each loses less than
+/// 2^-10 of itself (10 of f32's 23 mantissa bits kept, the rest dropped), so a product less
+/// than 2^-9 + 2^-20 of itself.
+pub const TF32_EPS: f64 = 1.0 / 512.0 + 1.0 / 1048576.0;
+
+/// `x` (an f32 value) with the low 13 mantissa bits cleared: what `wgmma` reads of a tf32 operand.
+pub fn tf32_cut(x: f64) -> f64 {
+    f32::from_bits((x as f32).to_bits() & 0xffff_e000) as f64
 }
