@@ -456,8 +456,9 @@ fn split_k_chosen_for_few_tiles_and_long_k() {
             assert!(name.contains("split-K"), "{name}");
         }
         check::<bf16, bf16>(d, Case::new(16, 104, 1104).scale(1.0, 0.5), r);
-        // Many tiles: no split.
-        let desc = ferrocm_gemm::GemmDesc::new(520, 400, 1104, ferrocm_gemm::ElemType::BF16);
+        // Many tiles (a plan only): at least 128 x 8 = 1024 tiles, more than twice the
+        // multiprocessors of any device (520 x 400 was 10 tiles: split on a 132-SM H100).
+        let desc = ferrocm_gemm::GemmDesc::new(16384, 2048, 1104, ferrocm_gemm::ElemType::BF16);
         let name = ferrocm_gemm::Gemm::plan(d, &desc).unwrap().kernel_name();
         assert!(!name.contains("split-K"), "{name}");
     });
