@@ -1,7 +1,7 @@
 //! Translation behaviour: one `check(input, expect)` per case, expectations
 //! written by hand from the CUDA and HIP documentation.
 
-use ferrocm_hipify::{translate, Options, RuntimeInclude};
+use ferrocm_hipify::{translate, translate_bytes, Options, RuntimeInclude};
 
 fn check_with(options: &Options, input: &str, expect: &str) {
     let t = translate(input, options).expect("translates");
@@ -972,4 +972,16 @@ fn launch_configured_by_a_macro() {
     // Without HIP launch syntax nothing changes.
     let src = "#define C2(g, b) <<<g, b>>>\nk C2(1, 2)(x);\n";
     check(src, src);
+}
+
+#[test]
+fn overlapping_launch_macro_arguments_still_give_a_fixpoint() {
+    // Found by scripts/fuzz.sh (CI, 2026-11-25): a garbled file whose `KERNEL_ARGS4(...)` launch
+    // arguments ran over a later launch through `CFG`; one pass left the later launch for a
+    // second one. The translation now repeats until its output stops changing.
+    let data = include_bytes!("../../../fuzz/corpus/hipify_translate/overlapping_macro_launches.cu");
+    let options = Options::new().hip_kernel_execution_syntax(true).amap(true).define("USE_CUDA", "1");
+    let once = translate_bytes(data, &options).expect("translated");
+    let twice = translate_bytes(once.output_bytes(), &options).expect("translated again");
+    assert!(twice.output_bytes() == once.output_bytes(), "the translation of the output changed it");
 }
