@@ -287,7 +287,7 @@ impl Handle {
                 let (al, be) = (scalar_as::<S, $t>(&alpha)?, scalar_as::<S, $t>(&beta)?);
                 let (a, b) = (same::<TA, $t>(a)?, same::<TB, $t>(b)?);
                 let mut c = c.as_device_slice_mut().reinterpret::<$t>()?;
-                self.gemm_strided_batched(
+                self.gemm_strided_batched_full(
                     transa,
                     transb,
                     m,
@@ -643,7 +643,7 @@ impl Handle {
     /// only so: column-major `op(A) = T`, `op(B) = N`) meeting `ferrocm-gemm`'s rules.
     /// Everything else computes in full f32 ([`Handle::gemm_strided_batched`]).
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn tf32_on_wgmma<'a, TA: GemmExType, TB: GemmExType, TC: GemmExType, S: GemmExType>(
+    fn tf32_on_wgmma<'a, TA: GemmExType, TB: GemmExType, TC: GemmExType, S: GemmExType>(
         &self,
         forced: Option<GemmFamily>,
         transa: Operation,
@@ -746,8 +746,8 @@ impl Handle {
                 let mut w = self.workspace::<f32>(ld * rows * batch_count)?;
                 let (r32, c32) = (size32("m", rows)?, size32("k", cols)?);
                 let grid =
-                    (r32.div_ceil(kx::TRANSPOSE_ROWS), c32.div_ceil(kx::TRANSPOSE_COLS), batch_count as u32);
-                let cfg = LaunchConfig::new(grid, (kx::TRANSPOSE_ROWS, kx::TRANSPOSE_COLS));
+                    (r32.div_ceil(kx::TRANSPOSE_TILE), c32.div_ceil(kx::TRANSPOSE_TILE), batch_count as u32);
+                let cfg = LaunchConfig::new(grid, (kx::TRANSPOSE_TILE, kx::TRANSPOSE_THREADS_Y));
                 let (ld32, lds32) = (size32("lda", ld)?, size32("lda", lds)?);
                 let (ss32, sd32) = (size32("stride", ss)?, size32("stride", ld * rows)?);
                 kx::transpose_f32::launch(s, cfg, r32, c32, src, lds32, ss32, &mut w, ld32, sd32)?;
@@ -791,7 +791,7 @@ impl Handle {
     /// Whether [`Handle::tf32_transposed`] takes an f32 product with tf32 allowed whose
     /// operands are not both K-major (see there).
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn tf32_copy_applies<S: GemmExType>(
+    fn tf32_copy_applies<S: GemmExType>(
         &self,
         forced: Option<GemmFamily>,
         transa: Operation,
@@ -812,8 +812,8 @@ impl Handle {
             .and_then(|w| w.checked_mul(batch_count));
         let fits =
             words.is_some_and(|w| self.workspace_limit().is_none_or(|l| (w as u64).saturating_mul(4) <= l));
-        // The copies' grids: (rows / 32, cols / 8, batch), y and z within 65535.
-        let grid_ok = |cols: usize| cols.div_ceil(kx::TRANSPOSE_COLS as usize) <= kx::MAX_GRID_YZ as usize;
+        // The copies' grids: (rows / 32, cols / 32, batch), y and z within 65535.
+        let grid_ok = |cols: usize| cols.div_ceil(kx::TRANSPOSE_TILE as usize) <= kx::MAX_GRID_YZ as usize;
         (copy_a || copy_b)
             && forced.is_none_or(|f| f == GemmFamily::Wgmma)
             && self.use_kernels()

@@ -197,9 +197,9 @@ impl Handle {
     ) -> Result<()> {
         let (alpha, beta) = (alpha.into(), beta.into());
         if T::TYPE == DataType::F32 && self.math_mode() == MathMode::Tf32Allowed {
-            // An f32 GEMM that may take tf32 products: `gemm_ex`'s tf32 path where the Hopper
-            // kernel applies, directly or on K-major copies of the operands (it checks the
-            // arguments); everything else goes on below in f32.
+            // An f32 GEMM that may take tf32 products is `gemm_ex` with tf32 compute: it runs the
+            // Hopper kernel where that applies (directly or on K-major copies of the operands)
+            // and comes back to `gemm_strided_batched_full` for everything else.
             let f32_of = |s: &ScalarArg<'a, T>| -> Result<ScalarArg<'a, f32>> {
                 Ok(match s {
                     ScalarArg::Host(v) => ScalarArg::Host(v.parts().0.to_f64() as f32),
@@ -209,53 +209,74 @@ impl Handle {
             let (al, be) = (f32_of(&alpha)?, f32_of(&beta)?);
             let (af, bf) =
                 (a.as_device_slice().reinterpret::<f32>()?, b.as_device_slice().reinterpret::<f32>()?);
-            let forced = self.gemm_family_forced();
-            let copies = self.tf32_copy_applies(forced, transa, transb, m, n, k, &al, &be, batch_count);
-            let hopper = copies
-                || self.tf32_on_wgmma(
-                    forced,
-                    transa,
-                    transb,
-                    m,
-                    n,
-                    k,
-                    &al,
-                    &af,
-                    lda,
-                    stride_a,
-                    &bf,
-                    ldb,
-                    stride_b,
-                    &be,
-                    &c.as_device_slice().reinterpret::<f32>()?,
-                    ldc,
-                    batch_count,
-                );
-            if hopper {
-                let mut cf = c.as_device_slice_mut().reinterpret::<f32>()?;
-                return self.gemm_ex_on(
-                    forced,
-                    transa,
-                    transb,
-                    m,
-                    n,
-                    k,
-                    al,
-                    &af,
-                    lda,
-                    stride_a,
-                    &bf,
-                    ldb,
-                    stride_b,
-                    be,
-                    &mut cf,
-                    ldc,
-                    stride_c,
-                    batch_count,
-                    crate::types::ComputeType::F32FastTf32,
-                );
-            }
+            let mut cf = c.as_device_slice_mut().reinterpret::<f32>()?;
+            return self.gemm_ex_on(
+                self.gemm_family_forced(),
+                transa,
+                transb,
+                m,
+                n,
+                k,
+                al,
+                &af,
+                lda,
+                stride_a,
+                &bf,
+                ldb,
+                stride_b,
+                be,
+                &mut cf,
+                ldc,
+                stride_c,
+                batch_count,
+                crate::types::ComputeType::F32FastTf32,
+            );
         }
+        self.gemm_strided_batched_full(
+            transa,
+            transb,
+            m,
+            n,
+            k,
+            alpha,
+            a,
+            lda,
+            stride_a,
+            b,
+            ldb,
+            stride_b,
+            beta,
+            c,
+            ldc,
+            stride_c,
+            batch_count,
+        )
+    }
+
+    /// [`Handle::gemm_strided_batched`] in the type's own precision (no tf32 products, whatever
+    /// the math mode): what `gemm_ex` runs for classic types and for tf32 requests the Hopper
+    /// kernel does not take.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn gemm_strided_batched_full<'a, T: Scalar>(
+        &'a self,
+        transa: Operation,
+        transb: Operation,
+        m: usize,
+        n: usize,
+        k: usize,
+        alpha: ScalarArg<'a, T>,
+        a: &impl AsDeviceSlice<T>,
+        lda: usize,
+        stride_a: usize,
+        b: &impl AsDeviceSlice<T>,
+        ldb: usize,
+        stride_b: usize,
+        beta: ScalarArg<'a, T>,
+        c: &mut impl AsDeviceSliceMut<T>,
+        ldc: usize,
+        stride_c: usize,
+        batch_count: usize,
+    ) -> Result<()> {
         let spans = self.check_gemm_batch(
             transa,
             transb,

@@ -310,15 +310,19 @@ mod ptx {
     }
 }
 
-/// Rows (of the source) one block of [`transpose_f32`] copies: one per thread along x.
-pub const TRANSPOSE_ROWS: u32 = 32;
-/// Columns (of the source) one block of [`transpose_f32`] copies: one per thread along y.
-pub const TRANSPOSE_COLS: u32 = 8;
+/// Rows and columns (of the source) one block of [`transpose_f32`] copies: a 32 x 32 tile.
+pub const TRANSPOSE_TILE: u32 = 32;
+/// Threads of a [`transpose_f32`] block along y: each thread moves `32 / 8 = 4` elements.
+pub const TRANSPOSE_THREADS_Y: u32 = 8;
+/// Row pitch of the shared tile: 33 words, so that reading the tile's columns touches 32
+/// different banks.
+const TRANSPOSE_PITCH: u32 = TRANSPOSE_TILE + 1;
 
 /// `dst = src^T` for `batch` f32 matrices: `src` is `rows x cols` column-major (leading
 /// dimension `lds`, matrices `ss` apart), `dst` `cols x rows` column-major (`ldd`, `sd` apart).
-/// Blocks of 32 x 8 threads, one element each (reads along src's columns coalesce), grid
-/// `(rows / 32, cols / 8, batch)` rounded up. It feeds the Hopper tf32 GEMM, which reads A and
+/// A block of 32 x 8 threads moves a 32 x 32 tile through shared memory, so that both the reads
+/// (along src's columns) and the writes (along dst's columns) are 128-byte runs per warp; grid
+/// `(rows / 32, cols / 32, batch)` rounded up. It feeds the Hopper tf32 GEMM, which reads A and
 /// B K-major only, the operands it gets in the other layouts.
 #[kernel]
 #[allow(clippy::too_many_arguments)]
@@ -332,11 +336,29 @@ pub fn transpose_f32(
     ldd: u32,
     sd: u32,
 ) {
-    let i = block_idx_x() * TRANSPOSE_ROWS + thread_idx_x();
-    let j = block_idx_y() * TRANSPOSE_COLS + thread_idx_y();
+    let tile = shared_array::<f32>((TRANSPOSE_TILE * TRANSPOSE_PITCH) as usize);
+    let tx = thread_idx_x();
+    let ty = thread_idx_y();
+    let i0 = block_idx_x() * TRANSPOSE_TILE;
+    let j0 = block_idx_y() * TRANSPOSE_TILE;
     let z = block_idx_z();
-    if i < rows && j < cols {
-        dst[z as usize * sd as usize + i as usize * ldd as usize + j as usize] =
-            src[z as usize * ss as usize + j as usize * lds as usize + i as usize];
+    // Read: lanes along src's rows (one column per thread row and step), stored at [column][row].
+    for r in 0..(TRANSPOSE_TILE / TRANSPOSE_THREADS_Y) {
+        let jl = ty + r * TRANSPOSE_THREADS_Y;
+        let (i, j) = (i0 + tx, j0 + jl);
+        if i < rows && j < cols {
+            tile[jl * TRANSPOSE_PITCH + tx] =
+                src[z as usize * ss as usize + j as usize * lds as usize + i as usize];
+        }
+    }
+    sync_threads();
+    // Write: lanes along dst's rows (src's columns), read down the tile's columns.
+    for r in 0..(TRANSPOSE_TILE / TRANSPOSE_THREADS_Y) {
+        let il = ty + r * TRANSPOSE_THREADS_Y;
+        let (i, j) = (i0 + il, j0 + tx);
+        if i < rows && j < cols {
+            dst[z as usize * sd as usize + i as usize * ldd as usize + j as usize] =
+                tile[tx * TRANSPOSE_PITCH + il];
+        }
     }
 }
