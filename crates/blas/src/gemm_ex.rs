@@ -481,10 +481,10 @@ impl Handle {
                 // (TMA's rules: see `ferrocm_gemm::GemmDesc::with_batch`); else one per entry.
                 let batched = (batch_count > 1)
                     .then(|| desc.with_batch(batch_count, stride_a, stride_b, stride_c))
-                    .and_then(|d| ferrocm_gemm::Gemm::plan(s.device(), &d).ok());
+                    .and_then(|d| self.hopper_plan(&d, 0).ok());
                 let plan = match batched {
                     Some(p) => p,
-                    None => ferrocm_gemm::Gemm::plan(s.device(), &desc).map_err(gemm_error)?,
+                    None => self.hopper_plan(&desc, 0).map_err(gemm_error)?,
                 };
                 macro_rules! run {
                     ($i:ty, $o:ty) => {{
@@ -635,6 +635,26 @@ impl Handle {
             });
         }
         Ok(family)
+    }
+
+    /// The Hopper kernel's plan of `desc` within the handle's workspace limit, of which the call
+    /// already takes `taken` bytes: the planner's split-K takes its partial sums from the pool
+    /// ([`ferrocm_gemm::Plan::workspace_bytes`]), so a plan needing more than is left is made
+    /// again without the split.
+    pub(crate) fn hopper_plan(
+        &self,
+        desc: &ferrocm_gemm::GemmDesc,
+        taken: u64,
+    ) -> std::result::Result<ferrocm_gemm::Plan, ferrocm_gemm::GemmError> {
+        let device = self.stream().device();
+        let plan = ferrocm_gemm::Gemm::plan(device, desc)?;
+        match self.workspace_limit() {
+            Some(limit) if plan.workspace_bytes() > limit.saturating_sub(taken) => {
+                let unsplit = ferrocm_gemm::Tuning { split_k: Some(1), ..Default::default() };
+                ferrocm_gemm::Gemm::plan_tuned(device, desc, unsplit)
+            }
+            _ => Ok(plan),
+        }
     }
 
     /// Whether an f32 product with tf32 allowed runs on the Hopper kernel: kernels on a target

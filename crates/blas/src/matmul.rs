@@ -531,7 +531,6 @@ impl Handle {
                 }
             }
             _ if algo.family == GemmFamily::Wgmma => {
-                use ferrocm_gemm::Gemm;
                 let g = hopper_desc(desc)
                     .ok_or_else(|| BlasError::Unsupported {
                         what: "matmul of 8-bit inputs on GemmFamily::Wgmma: op(A) = T and op(B) = N only, \
@@ -542,12 +541,14 @@ impl Handle {
                     .with_scales(desc.scale_a, desc.scale_b);
                 // One launch for the batch where the batched kernel reads the strides, else one
                 // per entry.
+                let taken = total as u64 * F32;
                 let batched = (batch > 1)
                     .then(|| g.with_batch(batch, desc.a.stride, desc.b.stride, m * n))
-                    .and_then(|g| Gemm::plan(s.device(), &g).ok());
+                    .and_then(|g| self.hopper_plan(&g, taken).ok());
                 let plan = match batched {
                     Some(p) => p,
-                    None => Gemm::plan(s.device(), &g)
+                    None => self
+                        .hopper_plan(&g, taken)
                         .map_err(|e| BlasError::Kernel { message: e.to_string() })?,
                 };
                 macro_rules! run {

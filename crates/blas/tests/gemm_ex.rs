@@ -758,3 +758,79 @@ fn mm<I: Elem + ferrocm_blas::matmul::MatmulElement, O: Elem + ferrocm_blas::mat
         }
     }
 }
+
+/// The Hopper kernel's split-K (the planner's choice for one tile with a long K) takes its
+/// partial sums from the stream's pool; a handle's workspace limit bounds that too: with a
+/// limit of 0 the same call runs unsplit, takes nothing from the pool, and gives the same
+/// product (checked against an f64 host reference both times).
+#[test]
+fn split_k_workspace_stays_within_the_handle_limit() {
+    use ferrocm_kernel::runtime::backend::Feature;
+    let seed = fresh_seed();
+    let (m, n, k) = (16usize, 64usize, 2048usize);
+    for t in targets() {
+        let device = t.stream.device();
+        if !(t.executor || (device.kind() != BackendKind::Cpu && device.target().has(Feature::Wgmma))) {
+            continue;
+        }
+        let mut r = Rng::new(seed);
+        // T, N: A is k x m, B is k x n, both with K contiguous.
+        let a: Vec<bf16> = (0..k * m).map(|_| bf16::random(&mut r)).collect();
+        let b: Vec<bf16> = (0..k * n).map(|_| bf16::random(&mut r)).collect();
+        let (da, db, mut dc) = (upload(&t, &a), upload(&t, &b), upload(&t, &vec![f32::NAN; m * n]));
+        let mut h = t.handle();
+        h.set_gemm_family(Some(GemmFamily::Wgmma));
+        let check = |c: &[f32], what: &str| {
+            for j in 0..n {
+                for i in 0..m {
+                    let (mut want, mut mag) = (0.0f64, 0.0f64);
+                    for l in 0..k {
+                        let p = a[l + i * k].to_f64() * b[l + j * k].to_f64();
+                        want += p;
+                        mag += p.abs();
+                    }
+                    let got = c[i + j * m] as f64;
+                    assert!(
+                        (got - want).abs() <= (k as f64 + 4.0) * f32::EPSILON as f64 * mag,
+                        "[{}] {what}: C({i}, {j}) = {got}, want {want}",
+                        t.label
+                    );
+                }
+            }
+        };
+        for limit in [None, Some(0)] {
+            h.set_workspace_limit(limit);
+            t.stream.synchronize().unwrap();
+            device.trim_pool().unwrap();
+            h.gemm_ex(
+                Operation::T,
+                Operation::N,
+                m,
+                n,
+                k,
+                1.0f32,
+                &da,
+                k,
+                &db,
+                k,
+                0.0f32,
+                &mut dc,
+                m,
+                ComputeType::F32,
+            )
+            .unwrap_or_else(|e| panic!("[{}] limit {limit:?}: {e}", t.label));
+            t.stream.synchronize().unwrap();
+            let pooled = device.pool_cached_bytes();
+            match limit {
+                // The split's partial sums came from the pool (and went back to its cache).
+                None => {
+                    assert!(pooled >= (2 * m * n * 4) as u64, "[{}] no split-K workspace: {pooled}", t.label)
+                }
+                Some(_) => {
+                    assert_eq!(pooled, 0, "[{}] took {pooled} bytes past a zero workspace limit", t.label)
+                }
+            }
+            check(&t.stream.clone_dtoh(&dc).unwrap(), &format!("limit {limit:?}"));
+        }
+    }
+}

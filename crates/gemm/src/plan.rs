@@ -290,7 +290,7 @@ pub struct Tuning {
     pub tma_store: Option<bool>,
     /// Slices of K summed separately (split-K): 1 or more, at most one per k-tile of 128 bytes
     /// of K; 1 is off. Each slice's f32 partial product goes to a workspace of `slices * m * n`
-    /// f32 (from the stream's pool) and a second kernel sums the slices in order (deterministic)
+    /// f32 (from the stream's pool; [`Plan::workspace_bytes`]) and a second kernel sums the slices in order (deterministic)
     /// and applies alpha, beta and the conversion to C; a stream capturing a graph (whose pool
     /// allocations are refused) runs the plan without the split. Default: on for a single product whose
     /// tiles fill under half of the multiprocessors and whose K has at least 16 k-tiles (decode
@@ -748,6 +748,17 @@ impl Plan {
     /// The device the plan runs on.
     pub fn device(&self) -> &Device {
         &self.device
+    }
+
+    /// Bytes of device memory one [`Plan::run`] takes from the stream's pool: the split-K
+    /// partial sums (`slices * m * n` f32), 0 without split-K. A caller with a workspace limit
+    /// plans again with [`Tuning::split_k`] `Some(1)` when this exceeds it.
+    pub fn workspace_bytes(&self) -> u64 {
+        if self.cfg.split_k {
+            self.split as u64 * self.desc.m as u64 * self.desc.n as u64 * 4
+        } else {
+            0
+        }
     }
 
     /// A one-line description of the chosen kernel (for logs and benchmarks).
