@@ -13,14 +13,15 @@
 
 use anyhow::{bail, ensure, Context, Result};
 use ferrocm::{Device, Event};
-use ferrocm_gemm::{Gemm, GemmDesc, GemmElement, GemmOutput, Layout, Tuning, E4M3, E5M2};
+use ferrocm_gemm::{ElemType, Gemm, GemmDesc, GemmElement, GemmOutput, Layout, Tuning, E4M3, E5M2};
 use ferrocm_kernel::{bf16, f16};
 
 use super::{median, print, Row};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// bf16 or f16 (inputs and output), or e4m3 or e5m2 (inputs; C bf16, --layout tn).
+    /// bf16 or f16 (inputs and output), tf32 (f32 inputs read as tf32, f32 output, --layout tn),
+    /// or e4m3 or e5m2 (inputs; C bf16, --layout tn).
     #[arg(long, default_value = "bf16")]
     dtype: String,
     /// Square sizes (m = n = k).
@@ -104,6 +105,15 @@ impl Half for bf16 {
         bf16::to_f64(self)
     }
 }
+/// The storage of `--dtype tf32`: f32 buffers whose inputs the kernel reads as tf32.
+impl Half for f32 {
+    fn from_f64(x: f64) -> Self {
+        x as f32
+    }
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+}
 impl Half for f16 {
     fn from_f64(x: f64) -> Self {
         f16::from_f64(x)
@@ -119,15 +129,23 @@ pub fn run(a: Args) -> Result<()> {
         None => Device::default_device()?,
     };
     match a.dtype.as_str() {
-        "bf16" => bench::<bf16>(&a, &dev),
-        "f16" | "fp16" => bench::<f16>(&a, &dev),
+        "bf16" => bench::<bf16>(&a, &dev, ElemType::BF16),
+        "f16" | "fp16" => bench::<f16>(&a, &dev, ElemType::F16),
+        "tf32" => {
+            ensure!(
+                a.layout == "tn",
+                "--dtype tf32: tf32 inputs are read TN only (B column-major): pass --layout tn"
+            );
+            bench::<f32>(&a, &dev, ElemType::TF32)
+        }
         "e4m3" => bench_fp8::<E4M3>(&a, &dev),
         "e5m2" => bench_fp8::<E5M2>(&a, &dev),
-        d => bail!("unknown --dtype {d}: use bf16, f16, e4m3 or e5m2"),
+        d => bail!("unknown --dtype {d}: use bf16, f16, tf32, e4m3 or e5m2"),
     }
 }
 
-fn bench<T: Half>(a: &Args, dev: &Device) -> Result<()> {
+/// Inputs of type `ty` stored as `T` (f32 for tf32), C of type `T`.
+fn bench<T: Half>(a: &Args, dev: &Device, ty: ElemType) -> Result<()> {
     let lb = match a.layout.as_str() {
         "nn" => Layout::RowMajor,
         "tn" => Layout::ColMajor,
@@ -148,7 +166,11 @@ fn bench<T: Half>(a: &Args, dev: &Device) -> Result<()> {
         let mut dc = stream.clone_htod(&vec![T::from_f64(f64::NAN); n * n])?;
         let b_at = |p: usize, j: usize| if lb == Layout::RowMajor { p * n + j } else { j * n + p };
         for (name, tuning) in &tunings {
-            let desc = GemmDesc::new(n, n, n, T::TYPE).with_layouts(Layout::RowMajor, lb, Layout::RowMajor);
+            let desc = GemmDesc::new(n, n, n, ty).with_c_type(T::TYPE).with_layouts(
+                Layout::RowMajor,
+                lb,
+                Layout::RowMajor,
+            );
             let plan = Gemm::plan_tuned(dev, &desc, *tuning)?;
             stream.memset_bytes(&mut dc, 0xff)?; // NaN in every element
             let t0 = std::time::Instant::now();
@@ -171,7 +193,8 @@ fn bench<T: Half>(a: &Args, dev: &Device) -> Result<()> {
                     mag += x.abs();
                 }
                 let err = (hc[i * n + j].to_f64() - dot).abs();
-                let bound = dot.abs() / 128.0 + mag * 1e-5;
+                // 16-bit C's rounding; tf32 inputs are cut to 10 mantissa bits.
+                let bound = dot.abs() / 128.0 + mag * if ty == ElemType::TF32 { 1.0 / 512.0 } else { 1e-5 };
                 ensure!(err <= bound, "{name} n={n}: C[{i}][{j}] = {}, want {dot}", hc[i * n + j].to_f64());
                 worst = worst.max(err / bound);
             }
