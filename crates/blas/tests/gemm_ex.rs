@@ -820,15 +820,18 @@ fn split_k_workspace_stays_within_the_handle_limit() {
             )
             .unwrap_or_else(|e| panic!("[{}] limit {limit:?}: {e}", t.label));
             t.stream.synchronize().unwrap();
+            // The split's partial sums (at least two slices of m x n f32) come from the pool and
+            // go back to its cache. A GPU launch takes a little pool memory of its own (1 KiB on
+            // the H100), so the unsplit call is told apart by staying under one split's size.
             let pooled = device.pool_cached_bytes();
+            let split = (2 * m * n * 4) as u64;
             match limit {
-                // The split's partial sums came from the pool (and went back to its cache).
-                None => {
-                    assert!(pooled >= (2 * m * n * 4) as u64, "[{}] no split-K workspace: {pooled}", t.label)
-                }
-                Some(_) => {
-                    assert_eq!(pooled, 0, "[{}] took {pooled} bytes past a zero workspace limit", t.label)
-                }
+                None => assert!(pooled >= split, "[{}] no split-K workspace: {pooled} bytes pooled", t.label),
+                Some(_) => assert!(
+                    pooled < split,
+                    "[{}] took {pooled} bytes (a split's workspace) past a zero workspace limit",
+                    t.label
+                ),
             }
             check(&t.stream.clone_dtoh(&dc).unwrap(), &format!("limit {limit:?}"));
         }
