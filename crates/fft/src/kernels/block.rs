@@ -20,7 +20,7 @@
 //! addresses are one run-time base plus compile-time offsets wherever the offsets allow it
 //! ([`Tile::positions`]), so the compiler folds them into the shared-memory instructions.
 
-use ferrocm_kernel::dsl::{self, cast, vec2, DslCmp, Memory, MemoryMut, Shared, Slice, SliceMut, Val};
+use ferrocm_kernel::dsl::{self, cast, vec2, vec4, DslCmp, Memory, MemoryMut, Shared, Slice, SliceMut, Val};
 use ferrocm_kernel::ir::CmpOp;
 use ferrocm_kernel::prelude::*;
 
@@ -351,7 +351,7 @@ pub(crate) fn body<T: FftFloat>(
             in_range();
         }
     };
-    let direct_out = cfg.output != Output::HalfSpectrumPairs;
+    let direct_out = cfg.output != Output::HalfSpectrumPairs && !cfg.wide.store;
     let map = |mode: Mode| match mode {
         Mode::Row => divmod(tid, cfg.threads_per_fft),
         Mode::Col => {
@@ -361,12 +361,50 @@ pub(crate) fn body<T: FftFloat>(
     };
     let ends = Ends { read: &read, write: &write, load: cfg.load, store: cfg.store, map: &map };
     let ra = row_align(cfg.len, is_f64);
+
+    // ---------------------------------------------------------------- 16-byte load phase
+    if cfg.wide.load {
+        // Position j of the transform pair (c, c + 1), c even, is one 16-byte piece (see
+        // `Wide`); consecutive threads take consecutive pairs, then consecutive positions.
+        let total = pairs * cfg.len;
+        for it in 0..total.div_ceil(nt) {
+            let e = tid + u32c(it * nt);
+            let run = || {
+                let (j, p) = divmod(e, pairs);
+                let c = p + p;
+                let copy = || {
+                    let at = in_at(c) + u64v(j) * g.in_stride;
+                    // Complex buffers count in complex values, real ones (pairs) in reals.
+                    let quad = if cfg.input == Input::RealPairs { at >> 2u32 } else { at >> 1u32 };
+                    let v = input.load4(quad);
+                    for (slot, (re, im)) in [(c, (v.get(0), v.get(1))), (c + 1u32, (v.get(2), v.get(3)))] {
+                        let x = Cx::new(re, im);
+                        tile.store(slot * (ls as u32) + j, if cfg.inverse { x.conj() } else { x });
+                    }
+                };
+                // With an even count of transforms a pair is wholly in the tile or wholly out.
+                if guard_cols {
+                    dsl::if_else(c.dsl_cmp(CmpOp::Lt, cols), copy, || ());
+                } else {
+                    copy();
+                }
+            };
+            if (it + 1) * nt > total {
+                dsl::if_else(lt(e, total), run, || ());
+            } else {
+                run();
+            }
+        }
+        sync_threads();
+    }
+    let from_global = !cfg.wide.load;
+
     let (c, tt) = map(Mode::Row);
     let row = c * (ls as u32);
     match &cfg.bluestein {
-        None => stockham(cfg, &tile, &tw, ls, ra, &ends, true, direct_out),
+        None => stockham(cfg, &tile, &tw, ls, ra, &ends, from_global, direct_out),
         Some(b) => {
-            stockham(cfg, &tile, &tw, ls, ra, &ends, true, false);
+            stockham(cfg, &tile, &tw, ls, ra, &ends, from_global, false);
             // Y = conj(FFT(a) * F): the second forward FFT then gives conj(a (*) b).
             let m = cfg.len;
             let t = cfg.threads_per_fft;
@@ -476,6 +514,42 @@ pub(crate) fn body<T: FftFloat>(
 
     // ---------------------------------------------------------------- store phase
     let positions = n_out;
+    if cfg.wide.store {
+        // Output k of the transform pair (c, c + 1), c even, as one 16-byte piece (see `Wide`:
+        // complex output only).
+        let total = pairs * positions;
+        for it in 0..total.div_ceil(nt) {
+            let e = tid + u32c(it * nt);
+            let run = || {
+                let (k, p) = divmod(e, pairs);
+                let c = p + p;
+                let write = || {
+                    let value = |c: Val<u32>| {
+                        let v = out_value(c, k, tile.load(c * (ls as u32) + k));
+                        if cfg.inverse {
+                            v.conj()
+                        } else {
+                            v
+                        }
+                    };
+                    let (a, b) = (value(c), value(c + 1u32));
+                    let at = out_at(c) + u64v(k) * g.out_stride;
+                    output.store4(at >> 1u32, vec4(a.re, a.im, b.re, b.im));
+                };
+                if guard_cols {
+                    dsl::if_else(c.dsl_cmp(CmpOp::Lt, cols), write, || ());
+                } else {
+                    write();
+                }
+            };
+            if (it + 1) * nt > total {
+                dsl::if_else(lt(e, total), run, || ());
+            } else {
+                run();
+            }
+        }
+        return;
+    }
     let total = c_per * positions;
     for it in 0..total.div_ceil(nt) {
         let e = tid + u32c(it * nt);

@@ -53,6 +53,24 @@ pub(crate) enum Output {
     Real,
 }
 
+/// Which strided sides of an `f32` block pass move two adjacent transforms per thread in one
+/// 16-byte access (element `j` of transforms `c` and `c + 1`, `c` even): the load phase copies
+/// the tile in from global memory before the first Stockham pass, the store phase copies it
+/// out after the last one, each through shared memory (the narrow path fuses those phases into
+/// the first and last pass instead, one 8-byte access per element).
+///
+/// The planner sets a side only where every such pair is one aligned 16-byte piece whatever
+/// the buffer: `f32`, that side `Mode::Col` with unit transform stride (complex values, or
+/// real pairs one real apart), even strides, an even `per_block` and an even count of batch
+/// dimension 0, no Bluestein, mirrored or paired rows. The buffer's own address must be a
+/// multiple of 16 bytes: the plan checks that at execution and runs the narrow kernel
+/// otherwise.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub(crate) struct Wide {
+    pub load: bool,
+    pub store: bool,
+}
+
 /// Bluestein's algorithm inside one block: a length-`n` transform as a circular convolution of
 /// the FFT length (`BlockCfg::len`); `aux` holds the chirp (`n` values) and the filter (the
 /// FFT of the conjugate chirp over the FFT length, divided by it).
@@ -107,6 +125,8 @@ pub(crate) struct BlockCfg {
     pub inverse: bool,
     pub load: Mode,
     pub store: Mode,
+    /// 16-byte global accesses on the strided (`Mode::Col`) side(s), see [`Wide`].
+    pub wide: Wide,
     pub input: Input,
     pub output: Output,
     pub four_step: Option<FourStep>,
