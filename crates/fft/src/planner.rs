@@ -899,7 +899,9 @@ impl Planner {
     /// side's stride, its batch strides and the transform pairs' positions all keep each pair
     /// of adjacent transforms in one aligned 16-byte piece, given an aligned buffer.
     fn wide(&self, c: &BlockCfg, a: Side, b: Side, dims: &[Dim; 4]) -> Wide {
+        // The two lanes of a pair trade halves with a shuffle: whole warps only.
         let plain = !self.f64
+            && c.threads() % 32 == 0
             && c.per_block % 2 == 0
             && dims[0].n % 2 == 0
             && c.bluestein.is_none()
@@ -919,6 +921,8 @@ impl Planner {
             Input::RealPairs => a.pair == 1 && side(c.load, a.stride, &|d| d.is, 2, 4),
             _ => false,
         };
+        // A single pass maps its threads as its store side is laid out.
+        let load = load && (c.radices.len() > 1 || c.store == Mode::Col);
         let store = c.output == Output::Complex && side(c.store, b.stride, &|d| d.os, 1, 2);
         Wide { load, store }
     }

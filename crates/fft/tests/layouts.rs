@@ -206,11 +206,12 @@ fft_conformance! {
 
 fft_conformance! {
     col_phases_16_byte(b) {
-        // Strided (column) phases with 16-byte accesses, two adjacent transforms per thread (f32):
-        // even and odd counts of columns, partial last tiles (200 columns, 128 per block),
-        // batch strides that keep or break the 16-byte pieces, both directions, a four-step 1D
-        // transform (both passes), and buffers that start off 16 bytes (the plan falls back to
-        // the 8-byte kernel there: on GPUs a misaligned 16-byte access faults).
+        // Strided (column) phases with 16-byte accesses, two adjacent transforms per lane pair
+        // (f32): even and odd counts of columns, odd radices, partial last tiles (200 columns,
+        // 128 per block), batch strides that keep or break the 16-byte pieces, both
+        // directions, four-step 1D transforms (both passes, one with a partial last tile), and
+        // buffers that start off 16 bytes (the plan falls back to the 8-byte kernel there: on
+        // GPUs a misaligned 16-byte access faults).
         use ferrocm_fft::{PlanBuilder, TransformType::C2C};
         let mut rng = Rng::new();
         let odd_dist = Layout::new(&[24, 200], 1, 24 * 200 + 1);
@@ -219,10 +220,14 @@ fft_conformance! {
             (Spec::c2c(&[24, 200], 2), true),
             (Spec::c2c(&[24, 200], 2).inverse(), true),
             (Spec::c2c(&[24, 199], 2), false),
+            // Odd radices in the first and last pass (their last position moves 8 bytes).
+            (Spec::c2c(&[45, 200], 1), true),
             (Spec::c2c(&[24, 200], 2).layouts(odd_dist.clone(), Layout::packed()), true),
             (Spec::c2c(&[24, 200], 2).layouts(odd_dist.clone(), odd_dist), false),
             (Spec::c2c(&[3 << 13], 2), true),
             (Spec::c2c(&[3 << 13], 1).inverse(), true),
+            // Four-step passes with a partial last tile (162 transforms, 32 per block).
+            (Spec::c2c(&[17496], 1), true),
             (Spec::c2c(&[24, 200], 2).shifted(1), true),
             (Spec::c2c(&[3 << 13], 1).shifted(1), true),
             (Spec::c2c(&[24, 200], 1).shifted(2), true),
