@@ -209,10 +209,10 @@ fft_conformance! {
         // Strided (column) phases with 16-byte accesses, two adjacent transforms per lane pair
         // (f32): even and odd counts of columns, odd radices, partial last tiles (200 columns,
         // 128 per block), batch strides that keep or break the 16-byte pieces, both
-        // directions, four-step 1D transforms (both passes, one with a partial last tile), and
-        // buffers that start off 16 bytes (the plan falls back to the 8-byte kernel there: on
-        // GPUs a misaligned 16-byte access faults).
-        use ferrocm_fft::{PlanBuilder, TransformType::C2C};
+        // directions, four-step 1D transforms (both passes, one with a partial last tile), a
+        // long R2C (real pairs), and buffers that start off 16 bytes (the plan falls back to
+        // the 8-byte kernel there: on GPUs a misaligned 16-byte access faults).
+        use ferrocm_fft::PlanBuilder;
         let mut rng = Rng::new();
         let odd_dist = Layout::new(&[24, 200], 1, 24 * 200 + 1);
         // (case, whether a pass of its plan takes 16-byte accesses)
@@ -228,6 +228,8 @@ fft_conformance! {
             (Spec::c2c(&[3 << 13], 1).inverse(), true),
             // Four-step passes with a partial last tile (162 transforms, 32 per block).
             (Spec::c2c(&[17496], 1), true),
+            // A long R2C's pass A reads real pairs 16 bytes at a time.
+            (Spec::real(R2C, &[2 * 17496], 2), true),
             (Spec::c2c(&[24, 200], 2).shifted(1), true),
             (Spec::c2c(&[3 << 13], 1).shifted(1), true),
             (Spec::c2c(&[24, 200], 1).shifted(2), true),
@@ -235,7 +237,7 @@ fft_conformance! {
         for (s, wide) in &cases {
             if b.is_executor() || b.is_gpu() {
                 let stream = b.device.create_stream()?;
-                let plan = PlanBuilder::new(C2C, &s.n)
+                let plan = PlanBuilder::new(s.kind, &s.n)
                     .batch(s.batch)
                     .input_layout(s.input.clone())
                     .output_layout(s.output.clone())
