@@ -11,7 +11,7 @@ use ferrocm_kernel::runtime::{
 };
 use num_complex::Complex;
 
-use crate::kernels::{block, fft_block, fft_pointwise};
+use crate::kernels::{block, fft_block, fft_pointwise, BlockCfg, Wide};
 use crate::layout::{Direction, Layout, Problem, TransformType};
 use crate::native::{NativeFft, NativeModule};
 use crate::planner::{self, Buf, Limits, Planner, Step, StepKind};
@@ -147,8 +147,39 @@ pub fn cached_plans() -> usize {
 struct Launch {
     step: Step,
     function: Function,
+    /// For a step with 16-byte accesses (`Wide`): the same kernel without them, compiled the
+    /// first time a buffer on such a side does not start on 16 bytes.
+    narrow: OnceLock<Result<Function, FftError>>,
     cfg: LaunchConfig,
     scalars: [u64; 16],
+}
+
+impl Launch {
+    /// The function to launch on these buffers.
+    fn function<T: FftFloat>(&self, device: &Device, src: Raw, dst: Raw) -> Result<&Function, FftError> {
+        let StepKind::Block(c) = &self.step.kind else {
+            return Ok(&self.function);
+        };
+        let aligned = |r: Raw| r.ptr.0 % 16 == 0;
+        if (!c.wide.load || aligned(src)) && (!c.wide.store || aligned(dst)) {
+            return Ok(&self.function);
+        }
+        let narrow = self.narrow.get_or_init(|| {
+            let cfg = BlockCfg { wide: Wide::default(), ..c.clone() };
+            let f = fft_block::kernel::<T>(cfg)?.function(device)?;
+            let (max, threads) = (f.attributes().max_threads_per_block as usize, c.threads());
+            if max != 0 && threads > max {
+                return Err(FftError::Unsupported {
+                    what: format!(
+                        "buffers not on 16 bytes for this plan's pass of {threads} threads (the kernel \
+                         for them allows {max})"
+                    ),
+                });
+            }
+            Ok(f)
+        });
+        narrow.as_ref().map_err(|e| e.clone())
+    }
 }
 
 /// One direction's launches: planned when the plan is made, compiled then for the direction
@@ -323,7 +354,7 @@ fn prepare<T: FftFloat>(device: &Device, mut step: Step) -> Result<Launch, FftEr
             };
             let cfg = LaunchConfig::new(blocks.max(1) as u32, threads).with_shared_mem(shared as u32);
             let scalars = scalars(&step);
-            return Ok(Launch { step, function, cfg, scalars });
+            return Ok(Launch { step, function, narrow: OnceLock::new(), cfg, scalars });
         }
         match &mut step.kind {
             StepKind::Block(c) if c.threads_per_fft > 1 => c.threads_per_fft = c.threads_per_fft.div_ceil(2),
@@ -630,8 +661,43 @@ impl<T: FftFloat> Plan<T> {
             // SAFETY: the arguments follow `fft_block`/`fft_pointwise`'s parameters under the
             // slice ABI (address, length in reals, then the scalars); every buffer is on this
             // device and was checked against the layouts the planner derived the steps from.
-            unsafe { self.stream.launch(&l.function, l.cfg, &args)? };
+            let function = l.function::<T>(self.stream.device(), src, dst)?;
+            unsafe { self.stream.launch(function, l.cfg, &args)? };
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::Wide;
+
+    #[test]
+    fn buffers_off_16_bytes_take_the_8_byte_kernel() {
+        // A misaligned 16-byte access faults on GPUs (the CPU executor does not check vector
+        // alignment), so which kernel a launch picks is checked here.
+        let device = Device::cpu().unwrap();
+        let problem =
+            Problem::new(TransformType::C2C, &[24, 200], 1, &Layout::packed(), &Layout::packed()).unwrap();
+        let c = Compiled::<f32>::new(&device, problem, EngineKind::Kernels).unwrap();
+        let launches = c.forward.get::<f32>(&device).unwrap();
+        let wide = launches
+            .iter()
+            .find(
+                |l| matches!(&l.step.kind, StepKind::Block(b) if b.wide == Wide { load: true, store: true }),
+            )
+            .expect("the column pass of 24 x 200 takes 16-byte accesses");
+        let at = |a: u64| Raw { ptr: DevicePtr(a), reals: 1 << 20 };
+        let pick =
+            |src: u64, dst: u64| wide.function::<f32>(&device, at(src), at(dst)).unwrap() as *const Function;
+        let own = &wide.function as *const Function;
+        assert_eq!(pick(0x1000, 0x2000), own);
+        assert_eq!(pick(0x1010, 0x2030), own);
+        assert_ne!(pick(0x1008, 0x2000), own);
+        assert_ne!(pick(0x1000, 0x2008), own);
+        // The row pass has no 16-byte side: its kernel whatever the addresses.
+        let row = launches.iter().find(|l| !std::ptr::eq(*l, wide)).unwrap();
+        assert!(std::ptr::eq(row.function::<f32>(&device, at(0x1008), at(0x2008)).unwrap(), &row.function));
     }
 }

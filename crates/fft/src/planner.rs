@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use num_complex::Complex;
 
 use crate::kernels::pointwise::{PointCfg, PointOp};
-use crate::kernels::{BlockCfg, Bluestein, FourStep, Input, Mode, Output, RealTable, RowPairs};
+use crate::kernels::{BlockCfg, Bluestein, FourStep, Input, Mode, Output, RealTable, RowPairs, Wide};
 use crate::layout::{Problem, TransformType};
 use crate::twiddle;
 use crate::FftError;
@@ -257,6 +257,8 @@ impl Planner {
     }
 
     fn alloc_work(&mut self, complex: usize) -> Buf {
+        // Regions start on 16 bytes, so 16-byte accesses (`Wide`) hold in the work area.
+        self.work = self.work.next_multiple_of(4);
         let b = Buf::Work(self.work);
         self.work += 2 * complex;
         b
@@ -893,6 +895,38 @@ impl Planner {
         self.block_dim0(n, input, output, a, b, dims, None, None, Pairing::None, src, dst, inverse)
     }
 
+    /// Which strided sides of a block pass can take 16-byte accesses (see [`Wide`]): the
+    /// side's stride, its batch strides and the transform pairs' positions all keep each pair
+    /// of adjacent transforms in one aligned 16-byte piece, given an aligned buffer.
+    fn wide(&self, c: &BlockCfg, a: Side, b: Side, dims: &[Dim; 4]) -> Wide {
+        // The two lanes of a pair trade halves with a shuffle: whole warps only.
+        let plain = !self.f64
+            && c.threads() % 32 == 0
+            && c.per_block % 2 == 0
+            && dims[0].n % 2 == 0
+            && c.bluestein.is_none()
+            && c.mirror.is_none()
+            && c.rows.is_none();
+        // `unit`: the stride between adjacent transforms (in the side's own units), `quad`:
+        // what every stride must be a multiple of (16 bytes).
+        let side = |mode: Mode, stride: usize, strides: &dyn Fn(&Dim) -> usize, unit: usize, quad: usize| {
+            plain
+                && mode == Mode::Col
+                && strides(&dims[0]) == unit
+                && stride % quad == 0
+                && dims[1..].iter().all(|d| d.n == 1 || strides(d) % quad == 0)
+        };
+        let load = match c.input {
+            Input::Complex => side(c.load, a.stride, &|d| d.is, 1, 2),
+            Input::RealPairs => a.pair == 1 && side(c.load, a.stride, &|d| d.is, 2, 4),
+            _ => false,
+        };
+        // A single pass maps its threads as its store side is laid out.
+        let load = load && (c.radices.len() > 1 || c.store == Mode::Col);
+        let store = c.output == Output::Complex && side(c.store, b.stride, &|d| d.os, 1, 2);
+        Wide { load, store }
+    }
+
     /// One block pass. `twiddle`: the four-step twiddle of length `.0` on batch dimension
     /// `.1`; `force`: the batch dimension a block takes several of (else chosen by cost);
     /// `mirror`: see `BlockCfg::mirror` (batch dimension 0 must then be the `n1` transforms).
@@ -1019,6 +1053,7 @@ impl Planner {
             inverse,
             load,
             store,
+            wide: Wide::default(),
             input,
             output,
             four_step: four_step.map(|nn| FourStep {
@@ -1040,6 +1075,7 @@ impl Planner {
         let dims = pack_ordered(ordered, rest)?;
         let mut cfg = cfg;
         cfg.dims = dims.iter().rposition(|d| d.n > 1).map_or(1, |i| i + 1).max(1 + fs_dim.unwrap_or(0));
+        cfg.wide = self.wide(&cfg, a, b, &dims);
         self.steps.push(Step {
             kind: StepKind::Block(cfg),
             src,
@@ -1156,13 +1192,15 @@ pub(crate) fn describe(steps: &[Step], work_reals: usize, elem: &str) -> String 
                 let r: Vec<String> = c.radices.iter().map(|r| r.to_string()).collect();
                 let _ = write!(
                     s,
-                    "fft_block<{elem}> len {} radices {} ({} threads x {} per block, load {:?} / store {:?}, {:?} -> {:?}",
+                    "fft_block<{elem}> len {} radices {} ({} threads x {} per block, load {:?}{} / store {:?}{}, {:?} -> {:?}",
                     c.len,
                     r.join("x"),
                     c.threads_per_fft,
                     c.per_block,
                     c.load,
+                    if c.wide.load { " 16-byte" } else { "" },
                     c.store,
+                    if c.wide.store { " 16-byte" } else { "" },
                     c.input,
                     c.output
                 );
@@ -1263,6 +1301,37 @@ mod tests {
         let steps = plan(1 << 16, Layout::new(&[1 << 16], 2, 1));
         assert_eq!(steps.len(), 3);
         assert!(matches!(steps[2].kind, StepKind::Point(_)));
+    }
+
+    #[test]
+    fn strided_sides_take_16_byte_accesses_where_pairs_stay_whole() {
+        use crate::layout::Layout;
+        let wide_of = |kind: TransformType, n: &[usize], output: Layout, f64: bool| {
+            let p = Problem::new(kind, n, 1, &Layout::default(), &output).unwrap();
+            let mut pl = Planner::new(Limits::new(f64, 227 * 1024, 1024), f64);
+            pl.plan(&p, false).unwrap();
+            let w = |s: &Step| match &s.kind {
+                StepKind::Block(c) => (c.wide.load, c.wide.store),
+                StepKind::Point(_) => (false, false),
+            };
+            pl.steps.iter().map(w).collect::<Vec<_>>()
+        };
+        let packed = Layout::default;
+        let (t, f) = (true, false);
+        // The four-step c2c 2^24: pass A strided on both sides, pass B on its output.
+        assert_eq!(wide_of(TransformType::C2C, &[1 << 24], packed(), false), [(t, t), (f, t)]);
+        // 2D c2c: the column pass.
+        assert_eq!(wide_of(TransformType::C2C, &[4096, 4096], packed(), false), [(f, f), (t, t)]);
+        // r2c 2^26: pass A reads real pairs; pass B's mirrored slots are not adjacent pairs.
+        assert_eq!(wide_of(TransformType::R2C, &[1 << 26], packed(), false), [(t, f), (f, f)]);
+        // r2c 8192^2: 4097 columns (an odd count, odd row stride).
+        assert_eq!(wide_of(TransformType::R2C, &[8192, 8192], packed(), false), [(f, f), (f, f)]);
+        // f64: one complex value is 16 bytes already.
+        assert_eq!(wide_of(TransformType::C2C, &[1 << 24], packed(), true), [(f, f), (f, f)]);
+        // An odd column count; an odd row stride (the output's rows embedded in 4097).
+        assert_eq!(wide_of(TransformType::C2C, &[64, 63], packed(), false), [(f, f), (f, f)]);
+        let embed = Layout::new(&[64, 4097], 1, 64 * 4097);
+        assert_eq!(wide_of(TransformType::C2C, &[64, 4096], embed, false), [(f, f), (f, f)]);
     }
 
     #[test]

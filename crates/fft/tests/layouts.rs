@@ -203,3 +203,53 @@ fft_conformance! {
         Ok(())
     }
 }
+
+fft_conformance! {
+    col_phases_16_byte(b) {
+        // Strided (column) phases with 16-byte accesses, two adjacent transforms per lane pair
+        // (f32): even and odd counts of columns, odd radices, partial last tiles (200 columns,
+        // 128 per block), batch strides that keep or break the 16-byte pieces, both
+        // directions, four-step 1D transforms (both passes, one with a partial last tile), a
+        // long R2C (real pairs), and buffers that start off 16 bytes (the plan falls back to
+        // the 8-byte kernel there: on GPUs a misaligned 16-byte access faults).
+        use ferrocm_fft::PlanBuilder;
+        let mut rng = Rng::new();
+        let odd_dist = Layout::new(&[24, 200], 1, 24 * 200 + 1);
+        // (case, whether a pass of its plan takes 16-byte accesses)
+        let cases = [
+            (Spec::c2c(&[24, 200], 2), true),
+            (Spec::c2c(&[24, 200], 2).inverse(), true),
+            (Spec::c2c(&[24, 199], 2), false),
+            // Odd radices in the first and last pass (their last position moves 8 bytes).
+            (Spec::c2c(&[45, 200], 1), true),
+            (Spec::c2c(&[24, 200], 2).layouts(odd_dist.clone(), Layout::packed()), true),
+            (Spec::c2c(&[24, 200], 2).layouts(odd_dist.clone(), odd_dist), false),
+            (Spec::c2c(&[3 << 13], 2), true),
+            (Spec::c2c(&[3 << 13], 1).inverse(), true),
+            // Four-step passes with a partial last tile (162 transforms, 32 per block).
+            (Spec::c2c(&[17496], 1), true),
+            // A long R2C's pass A reads real pairs 16 bytes at a time.
+            (Spec::real(R2C, &[2 * 17496], 2), true),
+            (Spec::c2c(&[24, 200], 2).shifted(1), true),
+            (Spec::c2c(&[3 << 13], 1).shifted(1), true),
+            (Spec::c2c(&[24, 200], 1).shifted(2), true),
+        ];
+        for (s, wide) in &cases {
+            if b.is_executor() || b.is_gpu() {
+                let stream = b.device.create_stream()?;
+                let plan = PlanBuilder::new(s.kind, &s.n)
+                    .batch(s.batch)
+                    .input_layout(s.input.clone())
+                    .output_layout(s.output.clone())
+                    .engine(b.engine)
+                    .build::<f32>(&stream)?;
+                let d = plan.describe();
+                if d.contains("16-byte") != *wide {
+                    return Err(format!("{s:?}: 16-byte accesses expected: {wide}, plan:\n{d}").into());
+                }
+            }
+            run::<f32>(b, s, &mut rng)?;
+        }
+        Ok(())
+    }
+}

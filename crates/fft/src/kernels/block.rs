@@ -20,7 +20,7 @@
 //! addresses are one run-time base plus compile-time offsets wherever the offsets allow it
 //! ([`Tile::positions`]), so the compiler folds them into the shared-memory instructions.
 
-use ferrocm_kernel::dsl::{self, cast, vec2, DslCmp, Memory, MemoryMut, Shared, Slice, SliceMut, Val};
+use ferrocm_kernel::dsl::{self, cast, vec2, vec4, DslCmp, Memory, MemoryMut, Shared, Slice, SliceMut, Val};
 use ferrocm_kernel::ir::CmpOp;
 use ferrocm_kernel::prelude::*;
 
@@ -213,10 +213,20 @@ pub(crate) fn body<T: FftFloat>(
     // Registers for about 1024 resident threads per multiprocessor in f32 (64 per thread; 81
     // for blocks of 342 to 512 threads), 512 in f64 (128 per thread): a pass holds at most 16
     // complex values per thread, and occupancy hides the memory latency. (ptxas, sm_90: the
-    // radix-16 passes need about 64 registers in f32 and 120 in f64 without spilling.)
+    // radix-16 passes need about 64 registers in f32 and 120 in f64 without spilling.) With
+    // every radix at most 10, 1280 in f32 (48 per thread): ptxas fits those passes in 38 to 51
+    // registers without spilling, and 400-thread blocks (1000-point transforms, four per
+    // block) then run three per multiprocessor instead of two.
     let is_f64 = T::NAME == "f64";
     let nt_all = cfg.threads() as u32;
-    let resident = if is_f64 { 512 } else { 1024 };
+    let small_radices = cfg.radices.iter().all(|&r| r <= 10);
+    let resident = if is_f64 {
+        512
+    } else if small_radices {
+        1280
+    } else {
+        1024
+    };
     launch_bounds(nt_all, (resident / nt_all).max(1));
     let tile = Tile { s: dsl::dyn_shared::<T>(), shift: if is_f64 { 3 } else { 4 } };
     let c_per = cfg.per_block;
@@ -351,6 +361,59 @@ pub(crate) fn body<T: FftFloat>(
             in_range();
         }
     };
+    // 16-byte accesses (see `Wide`): position j of the transform pair (c & !1, c | 1) is one
+    // piece. Lanes 2i and 2i + 1 of a warp hold the two transforms of a pair in Col mode (the
+    // block's transforms are even in count, its threads whole warps); they exchange halves with
+    // a shuffle, so each of them moves half the positions, both transforms at once.
+    let whole_warps = nt % 32 == 0;
+    let pair_of = |c: Val<u32>| {
+        let c0 = c & !1u32;
+        // With an even count of transforms a pair is wholly in the tile or wholly out.
+        if guard_cols {
+            c0.min(cols - 2u32)
+        } else {
+            c0
+        }
+    };
+    let read_pair = |c: Val<u32>, j: Val<u32>| {
+        let at = in_at(pair_of(c)) + u64v(j) * g.in_stride;
+        // Complex buffers count in complex values, real ones (pairs) in reals.
+        let v = input.load4(if cfg.input == Input::RealPairs { at >> 2u32 } else { at >> 1u32 });
+        let (a, b) = (Cx::new(v.get(0), v.get(1)), Cx::new(v.get(2), v.get(3)));
+        if cfg.inverse {
+            (a.conj(), b.conj())
+        } else {
+            (a, b)
+        }
+    };
+    let final_value = |c: Val<u32>, k: Val<u32>, v: Cx<T>| {
+        // Every lane computes its value before the trade, also lanes past the last transform
+        // (their stores are skipped): their four-step twiddle is taken in range.
+        let c = if guard_cols { c.min(cols - 1u32) } else { c };
+        let v = out_value(c, k, v);
+        if cfg.inverse {
+            v.conj()
+        } else {
+            v
+        }
+    };
+    let write_pair = |c: Val<u32>, k: Val<u32>, a: Cx<T>, b: Cx<T>| {
+        let c0 = c & !1u32;
+        let run = || {
+            let at = out_at(c0) + u64v(k) * g.out_stride;
+            output.store4(at >> 1u32, vec4(a.re, a.im, b.re, b.im));
+        };
+        if guard_cols {
+            dsl::if_else(c0.dsl_cmp(CmpOp::Lt, cols), run, || ());
+        } else {
+            run();
+        }
+    };
+    let pairs_io = PairIo {
+        read: (cfg.wide.load && whole_warps).then_some(&read_pair as &dyn Fn(_, _) -> _),
+        value: &final_value,
+        write: (cfg.wide.store && whole_warps).then_some(&write_pair as &dyn Fn(_, _, _, _)),
+    };
     let direct_out = cfg.output != Output::HalfSpectrumPairs;
     let map = |mode: Mode| match mode {
         Mode::Row => divmod(tid, cfg.threads_per_fft),
@@ -359,7 +422,8 @@ pub(crate) fn body<T: FftFloat>(
             (c, tt)
         }
     };
-    let ends = Ends { read: &read, write: &write, load: cfg.load, store: cfg.store, map: &map };
+    let ends =
+        Ends { read: &read, write: &write, pairs: pairs_io, load: cfg.load, store: cfg.store, map: &map };
     let ra = row_align(cfg.len, is_f64);
     let (c, tt) = map(Mode::Row);
     let row = c * (ls as u32);
@@ -515,9 +579,35 @@ pub(crate) fn body<T: FftFloat>(
 struct Ends<'a, T> {
     read: &'a dyn Fn(Val<u32>, Val<u32>) -> Cx<T>,
     write: &'a dyn Fn(Val<u32>, Val<u32>, Cx<T>),
+    pairs: PairIo<'a, T>,
     load: Mode,
     store: Mode,
     map: &'a dyn Fn(Mode) -> (Val<u32>, Val<u32>),
+}
+
+/// A pair's read, for [`PairIo`].
+type ReadPair<'a, T> = &'a dyn Fn(Val<u32>, Val<u32>) -> (Cx<T>, Cx<T>);
+/// A pair's write, for [`PairIo`].
+type WritePair<'a, T> = &'a dyn Fn(Val<u32>, Val<u32>, Cx<T>, Cx<T>);
+
+/// The 16-byte global accesses of a pass's Col mode (see `Wide`): `read(c, j)` is position `j`
+/// of the pair holding transform `c` (the pair's even transform first), `write(c, k, a, b)`
+/// stores output `k` of that pair, `value(c, k, v)` is what output `k` of transform `c` stores
+/// (`v` as the last pass computed it). `None`: that side moves 8 bytes per thread.
+struct PairIo<'a, T> {
+    read: Option<ReadPair<'a, T>>,
+    value: &'a dyn Fn(Val<u32>, Val<u32>, Cx<T>) -> Cx<T>,
+    write: Option<WritePair<'a, T>>,
+}
+
+/// `a` where `p` holds, else `b`.
+fn select_cx<T: FftFloat>(p: Val<bool>, a: Cx<T>, b: Cx<T>) -> Cx<T> {
+    Cx::new(dsl::select(p, a.re, b.re), dsl::select(p, a.im, b.im))
+}
+
+/// `v` of the lane whose index differs from this one's in bit 0.
+fn shfl_partner<T: FftFloat>(v: Cx<T>) -> Cx<T> {
+    Cx::new(dsl::shfl_xor(v.re, 1u32), dsl::shfl_xor(v.im, 1u32))
 }
 
 /// Input position `j` of the transform at `base`, as the FFT of the tile sees it: the logical
@@ -692,12 +782,31 @@ fn stockham<T: FftFloat>(
             let i = tt + u32c(q * t);
             let partial = (q + 1) * t > b;
             let ie = if partial { i.min((b - 1) as u32) } else { i };
-            let mut v: Vec<Cx<T>> = if reads_global {
-                (0..r).map(|x| (ends.read)(c, ie + u32c(x * b))).collect()
-            } else {
-                let at = tile.positions(row + ie, 1, (0..r).map(|x| x * b));
-                at.iter().map(|&p| tile.load_padded(p)).collect()
-            };
+            let odd = || (c & 1u32).dsl_cmp(CmpOp::Eq, 1u32);
+            let mut v: Vec<Cx<T>> =
+                if let (true, Mode::Col, Some(read)) = (reads_global, mode, ends.pairs.read) {
+                    // Positions 2m and 2m + 1 of the pair: the even lane reads the first, the odd
+                    // lane the second, each for both transforms, and they trade the other's half.
+                    let odd = odd();
+                    let mut v: Vec<Cx<T>> = Vec::with_capacity(r);
+                    for m in 0..r / 2 {
+                        let j = ie + dsl::select(odd, u32c((2 * m + 1) * b), u32c(2 * m * b));
+                        let (p, q) = read(c, j);
+                        let (own, other) = (select_cx(odd, q, p), select_cx(odd, p, q));
+                        let got = shfl_partner(other);
+                        v.push(select_cx(odd, got, own));
+                        v.push(select_cx(odd, own, got));
+                    }
+                    if r % 2 == 1 {
+                        v.push((ends.read)(c, ie + u32c((r - 1) * b)));
+                    }
+                    v
+                } else if reads_global {
+                    (0..r).map(|x| (ends.read)(c, ie + u32c(x * b))).collect()
+                } else {
+                    let at = tile.positions(row + ie, 1, (0..r).map(|x| x * b));
+                    at.iter().map(|&p| tile.load_padded(p)).collect()
+                };
             let (hi, kk) = divmod(ie, ns);
             if ns > 1 {
                 let base = u64v(kk * ((r - 1) as u32)) + (cfg.tw_offsets[p] as u64);
@@ -707,6 +816,40 @@ fn stockham<T: FftFloat>(
                 }
             }
             let out = dft(&v);
+            if let (true, Mode::Col, Some(write)) = (writes_global, mode, ends.pairs.write) {
+                // Outputs 2m and 2m + 1 of the pair: the even lane stores the first, the odd
+                // lane the second, each for both transforms, after trading halves. The trade
+                // runs on every lane (a shuffle needs the whole warp); only the stores are
+                // guarded.
+                let odd = odd();
+                let vals: Vec<Cx<T>> = out
+                    .iter()
+                    .enumerate()
+                    .map(|(x, &vx)| (ends.pairs.value)(c, kk + u32c(x * ns), vx))
+                    .collect();
+                let mut stores = Vec::new();
+                for m in 0..r / 2 {
+                    let (a0, a1) = (vals[2 * m], vals[2 * m + 1]);
+                    let got = shfl_partner(select_cx(odd, a0, a1));
+                    let (lo, hi) = (select_cx(odd, got, a0), select_cx(odd, a1, got));
+                    let k = kk + dsl::select(odd, u32c((2 * m + 1) * ns), u32c(2 * m * ns));
+                    stores.push((k, lo, hi));
+                }
+                let put = move || {
+                    for &(k, lo, hi) in &stores {
+                        write(c, k, lo, hi);
+                    }
+                    if r % 2 == 1 {
+                        (ends.write)(c, kk + u32c((r - 1) * ns), out[r - 1]);
+                    }
+                };
+                if partial {
+                    dsl::if_else(lt(i, b), put, || ());
+                } else {
+                    put();
+                }
+                continue;
+            }
             let put = move || {
                 if writes_global {
                     // The last pass: hi = 0, output k = kk + x ns.
