@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Hopper's FP64 tensor-core shape in one command (about 80 s, at most 80 s of tests plus the
-# bench rows; ncu adds about 60 s with NCU=1):
+# Hopper's FP64 tensor-core shape in one command (about 100 s, at most 115 s of tests plus the
+# bench rows; ncu adds about 90 s with NCU=1):
 # GemmFamily::Dmma16 (`mma.sync.m16n8k16.f64`, SASS DMMA.16x8x16: 128 x 128 tiles of 8 warps,
-# 64 x 32 per warp, 16-deep slabs through a 3-stage cp.async ring, 228 registers, one block
-# per SM), which the planner now takes for real f64 on sm_90+. Staged with
+# 64 x 32 per warp, 16-deep slabs through a 4-stage cp.async ring laid out for 16-byte fragment
+# loads (24 LDS.128 per warp and slab), 247 registers, one block per SM), which the planner takes
+# for real f64 on sm_90+. Staged with
 # `../shared/gpu/pack --bins --workspace` (at least `--bins -p ferrocm-kernel -p ferrocm-blas
 # -p ferrocm-cli`): test binaries in .gpu/stage/tests, the release `ferrocm` in .gpu/stage/bin.
 # Run from the repository root on the GPU machine:
@@ -34,17 +35,22 @@ t() { # name, timeout, binary, args...
   results+=("$name rc=$rc")
 }
 t kernel-dmma16 15 'ferrocm-kernel--conformance-test' tensor_core_mma_f64
-t blas-gemm 55 'ferrocm-blas--level23-test' gemm_cases
-t blas-misuse 10 'ferrocm-blas--misuse-test'
+t blas-gemm 90 'ferrocm-blas--blas-test' level23::gemm_cases
+t blas-misuse 10 'ferrocm-blas--blas-test' misuse::
 printf 'tests: %s\n' "${results[@]}"
 if [[ "${NCU:-0}" == 1 ]] && command -v ncu >/dev/null; then
   echo "### ncu: bench blas -r f64_r 8192^3 (Dmma16)"
-  timeout 120 ncu --launch-skip 2 --launch-count 1 -k regex:gemm_dmma16 --section SpeedOfLight \
+  # The sections and stall metrics of scripts/gpu-runs/s7-r1.sh (the NOTES table compares the
+  # two), with shared-memory wavefronts and bank conflicts.
+  timeout 150 ncu --launch-skip 2 --launch-count 1 -k regex:gemm_dmma16 --section SpeedOfLight \
     --section Occupancy --section WarpStateStats --section LaunchStats \
-    --metrics "regex:sm__pipe_.*fp64.*|regex:sm__inst_executed_pipe_.*|regex:.*dmma.*" \
-    $F bench blas -r f64_r -m 8192 -n 8192 -k 8192 --reps 3 --engine kernels 2>&1 \
-    | grep -E "gemm|Duration|Throughput|Registers|Occupancy|Warp Cycles|Block Limit|Shared|Local|fp64|dmma|pipe_tensor|inst_executed_pipe" \
-    | head -60 | tee -a "$OUT/ncu.txt"
+    --section MemoryWorkloadAnalysis --section SchedulerStats --section ComputeWorkloadAnalysis \
+    --section InstructionStats \
+    --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum' \
+    $F bench blas -r f64_r -m 8192 -n 8192 -k 8192 --reps 3 --engine kernels >"$OUT/ncu_full.txt" 2>&1
+  grep -vE '^\s*$|^==PROF==' "$OUT/ncu_full.txt" \
+    | grep -E "gemm|Duration|Throughput|Registers|Occupancy|Warp Cycles|Stall|Issue|Pipe|Block Limit|Shared|L1|L2|DRAM|Eligible|Active Warps|Executed Ipc|Bank|bank|wavefronts|stalled" \
+    | head -100 | tee -a "$OUT/ncu.txt"
 fi
 python3 crates/blas/gpu/table.py --ferrocm "$F" --rows dgemm 2>&1 | tee "$OUT/bench.txt" \
   | grep -v '^{"row"'

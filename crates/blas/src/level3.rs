@@ -61,8 +61,8 @@ pub enum GemmFamily {
     Dmma,
     /// Real f64 on Hopper's FP64 tensor-core shape (`mma.sync.m16n8k16.f64`, SASS
     /// `DMMA.16x8x16`, sm_90+), 64 x 32 of C per warp, K in 16-deep slabs (one MMA step)
-    /// through a 3-stage `cp.async` ring: 128 x 128 tiles per 8-warp block when that grid fills
-    /// the device, else 128 x 64 per 4-warp block.
+    /// through a 4-stage `cp.async` ring laid out for 16-byte fragment loads: 128 x 128 tiles
+    /// per 8-warp block when that grid fills the device, else 128 x 64 per 4-warp block.
     Dmma16,
     /// Real f32 on `cp.async` targets (sm_80+) with 16-byte aligned operands: 128 x 128 tiles
     /// of C per 8-warp block, 64 x 32 per warp, 8 x 8 per thread, K in 8-deep slabs through

@@ -121,7 +121,7 @@ fn gemm<T: Scalar>(c: &Case, t: &Target, seed: u64) {
     // on the FP64 tensor-core kernel (the executor has every feature), whose 128 x 64 tiles
     // and 8-deep slabs need larger shapes to reach its full-tile (`cp.async`) path.
     // A row may raise the cap (`executor=N`) to reach a tile boundary past it.
-    let cap = if c.get("type") == "d" { DMMA_EXECUTOR_MAX } else { c.usize_or("executor", EXECUTOR_MAX) };
+    let cap = c.usize_or("executor", if c.get("type") == "d" { DMMA_EXECUTOR_MAX } else { EXECUTOR_MAX });
     if t.executor && (m * n * k * batch.max(1) > cap || c.get("type") == "c") {
         return;
     }

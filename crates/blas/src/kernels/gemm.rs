@@ -607,6 +607,9 @@ pub fn gemm_dmma<const TA: u32, const TB: u32, const DSA: bool, const DSB: bool,
 
 /// K per shared-memory stage of [`gemm_dmma16`]: one `mma.m16n8k16` step per barrier.
 pub const DMMA16_BK: u32 = 16;
+/// Shared-memory stages of [`gemm_dmma16`]'s ring: three slabs in flight while one is
+/// multiplied (a power of two, so the stage index is a mask).
+const DMMA16_STAGES: u32 = 4;
 
 /// Threads per block of [`gemm_dmma16`]: one warp per 64 x 32 of the 128 x [`dmma_bn`] tile
 /// (8 warps wide, 4 narrow).
@@ -614,24 +617,211 @@ pub const fn dmma16_threads(wide: bool) -> u32 {
     DMMA_BM * dmma_bn(wide) / 64
 }
 
-/// Dynamic shared memory of one [`gemm_dmma16`] block: the ring of A and B stages (104 448
-/// bytes wide, 79 872 narrow).
+/// Dynamic shared memory of one [`gemm_dmma16`] block: the ring of A and B stages (131 072
+/// bytes wide, 98 304 narrow).
 pub const fn dmma16_shared_bytes(wide: bool) -> u32 {
-    DMMA_STAGES * DMMA16_BK * (DMMA_BM + DMMA_PAD + dmma_bn(wide) + DMMA_PAD) * 8
+    DMMA16_STAGES * DMMA16_BK * (DMMA_BM + dmma_bn(wide)) * 8
+}
+
+/// The swizzle of [`gemm_dmma16`]'s stages on 16-byte pairs: in A's k-row `k`, pair `q` of a
+/// 16-row group is stored at pair `q ^ dmma16_swizzle(k)`; in B's k-row pair `kb`, column `j` of
+/// an 8-column group at `j ^ dmma16_swizzle(kb)`. It permutes the low 3 bits of its argument
+/// (so it is linear in XOR: `s(x ^ y) = s(x) ^ s(y)`); on 8 consecutive values it takes all 8
+/// results (8 k-rows of one A pair, or the 8 k-row pairs of one B column, which the staging of
+/// an operand stored along K writes at once, spread over the 8 bank quads), and on `t + 4 u`,
+/// `t` = 0..3, four values of distinct `>> 1` (a fragment load's four lanes `t` of two
+/// neighbouring `g` fill the 8 bank quads of a 128-byte wavefront).
+#[device]
+fn dmma16_swizzle(k: u32) -> u32 {
+    ((k & 3u32) << 1u32) | ((k >> 2u32) & 1u32)
+}
+
+/// [`dmma16_swizzle`] of a compile-time value.
+const fn dmma16_swizzle_c(k: u32) -> u32 {
+    ((k & 3) << 1) | ((k >> 2) & 1)
+}
+
+/// B's k-row pair of k-row `k` in a [`gemm_dmma16`] stage: k-rows `k` and `k + 4` (`k % 8 <
+/// 4`) share pair `k % 4 + 4 (k / 8)`, side by side, as elements `b_{2u}` and `b_{2u+1}` of an
+/// `m16n8k16` B fragment (k-rows `t + 8 u` and `t + 8 u + 4`) sit side by side in its registers.
+const fn dmma16_kpair_c(k: u32) -> u32 {
+    (k & 3) | ((k >> 3) << 2)
+}
+
+/// Where element `(i, k)` of one operand lies in a [`gemm_dmma16`] stage of `ext` rows (`i` a
+/// row of `op(A)` or a column of `op(B)`, `k` its k-row), in f64. A: k-row by k-row, rows `g`
+/// and `g + 8` of each 16-row group side by side as pair `g` (the two values an A fragment
+/// register pair holds), pairs swizzled by [`dmma16_swizzle`] of `k`. B (`b_op`): k-row pair by
+/// k-row pair ([`dmma16_kpair_c`]), column by column, the two k-rows of a pair side by side,
+/// columns swizzled inside groups of 8 by the pair's [`dmma16_swizzle`]. Either way every
+/// fragment register pair is one aligned 16-byte load.
+#[device]
+fn dmma16_at(#[comptime] b_op: bool, #[comptime] ext: u32, i: u32, k: u32) -> u32 {
+    let mut at =
+        k * ext + ((i >> 4u32) << 4u32) + (((i & 7u32) ^ dmma16_swizzle(k)) << 1u32) + ((i >> 3u32) & 1u32);
+    if b_op {
+        let kb = (k & 3u32) | ((k >> 3u32) << 2u32);
+        at = kb * (2 * ext)
+            + ((i >> 3u32) << 4u32)
+            + (((i & 7u32) ^ dmma16_swizzle(kb)) << 1u32)
+            + ((k >> 2u32) & 1u32);
+    }
+    at
+}
+
+/// Pass `r` of a thread's copies into a [`gemm_dmma16`] stage, as compile-time offsets `(di,
+/// dk)` from its first element `(i0, k0)` ([`dmma16_lane`]), for an operand copied by `threads`
+/// threads (`W` warps of lanes `l`). `along` (stored along the tile: A with `N`, B with `T`),
+/// A: warp `w` copies k-rows `w (16 / W) + v`, rows `32 q + l` of each (`r = q (16 / W) + v`);
+/// B: columns `8 (w + W q) + l % 8` of k-rows `l / 16 + 4 ((l / 8) % 2) + 2 (a % 2) + 8 (a / 2)`
+/// (`r = 4 q + a`: each half-warp writes 8 columns of both k-rows of a pair, all 16 bank
+/// pairs). Stored along K: A's warp copies rows `i` and `i + 8` of one 16-row group, 16
+/// consecutive k each (pair `p = w + r W`, `i = 16 (p / 8) + 8 ((l / 8) % 2) + p % 8`, k-row
+/// `l % 8 + 8 (l / 16)`); B's copies columns `l / 16 + 2 w + 2 W r`, k-row `l % 16`. The offsets
+/// never carry into the thread's own bits (`W` is 4 or 8), so every address is the thread's
+/// own plus constants, and the swizzle the thread's XOR a constant ([`dmma16_copy`]).
+const fn dmma16_pass(b_op: bool, along: bool, threads: u32, r: u32) -> (u32, u32) {
+    let w = threads / 32;
+    match (b_op, along) {
+        (false, true) => (32 * (r / (DMMA16_BK / w)), r % (DMMA16_BK / w)),
+        (false, false) => (16 * ((r * w) >> 3) + ((r * w) & 7), 0),
+        (true, true) => (8 * w * (r / 4), ((r % 4) & 1) << 1 | ((r % 4) >> 1) << 3),
+        (true, false) => (2 * w * r, 0),
+    }
+}
+
+/// The first element `(i0, k0)` a thread copies into a [`gemm_dmma16`] stage (see
+/// [`dmma16_pass`]).
+#[device]
+fn dmma16_lane(#[comptime] b_op: bool, #[comptime] along: bool, #[comptime] threads: u32) -> Vec2<u32> {
+    let t = thread_idx_x();
+    let l = t & 31u32;
+    let w = t >> 5u32;
+    let mut i0 = (((l >> 3u32) & 1u32) << 3u32) + w;
+    let mut k0 = (l & 7u32) + ((l >> 4u32) << 3u32);
+    if !b_op && along {
+        i0 = l;
+        k0 = w * (DMMA16_BK / (threads / 32));
+    }
+    if b_op && along {
+        i0 = (w << 3u32) + (l & 7u32);
+        k0 = (l >> 4u32) + (((l >> 3u32) & 1u32) << 2u32);
+    }
+    if b_op && !along {
+        i0 = (l >> 4u32) + (w << 1u32);
+        k0 = l & 15u32;
+    }
+    vec2(i0, k0)
+}
+
+/// The thread's parts of one [`gemm_dmma16`] operand's copy addresses, computed once per
+/// kernel: `(s0, d0, x2)`. Pass `(di, dk)` ([`dmma16_pass`]) of the slab at `k0` reads global
+/// index `s0 + k0 ld + di + dk ld` (`along`) or `s0 + k0 + dk + di ld`, and writes stage offset
+/// `d0 + c + (x2 ^ e)`, `c` and `e` the pass's constants ([`dmma16_pass_dst`]): [`dmma16_at`]
+/// split into the thread's part and the pass's, exact because the pass's bits never meet the
+/// thread's and the swizzle is linear in XOR.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn dmma16_thread(
+    #[comptime] b_op: bool,
+    #[comptime] along: bool,
+    #[comptime] ext: u32,
+    #[comptime] threads: u32,
+    o: u32,
+    ld: u32,
+    r0: u32,
+) -> Vec4<u32> {
+    let at = dmma16_lane(b_op, along, threads);
+    let (i0, k0) = (at.get(0), at.get(1));
+    let s0 = if along { o + r0 + i0 + k0 * ld } else { o + k0 + (r0 + i0) * ld };
+    let mut d0 = k0 * ext + ((i0 >> 4u32) << 4u32) + ((i0 >> 3u32) & 1u32);
+    let mut x2 = ((i0 & 7u32) ^ dmma16_swizzle(k0)) << 1u32;
+    if b_op {
+        let kb = (k0 & 3u32) | ((k0 >> 3u32) << 2u32);
+        d0 = kb * (2 * ext) + ((i0 >> 3u32) << 4u32) + ((k0 >> 2u32) & 1u32);
+        x2 = ((i0 & 7u32) ^ dmma16_swizzle(kb)) << 1u32;
+    }
+    vec4(s0, d0, x2, 0u32)
+}
+
+/// The compile-time part `(c, e)` of pass `(di, dk)`'s stage offset (see [`dmma16_thread`]).
+const fn dmma16_pass_dst(b_op: bool, ext: u32, di: u32, dk: u32) -> (u32, u32) {
+    if b_op {
+        let kb = dmma16_kpair_c(dk);
+        (kb * 2 * ext + 16 * (di >> 3), ((di & 7) ^ dmma16_swizzle_c(kb)) << 1)
+    } else {
+        (dk * ext + 16 * (di >> 4), ((di & 7) ^ dmma16_swizzle_c(dk)) << 1)
+    }
+}
+
+/// Copies one operand's share of the 16-deep slab at `k0` into the stage at `sm[base..]` laid
+/// out as [`dmma16_at`] says (`ext` tile rows of `op(A)` or columns of `op(B)` from `r0` of
+/// `mn`), thread by thread as [`dmma16_pass`] says: every warp reads whole 32-byte sectors
+/// (128-byte lines for A with `N`, B with `N` and A with `T`, 64-byte runs for B with `T`) and
+/// each half-warp writes the 16 bank pairs once. `along`: element `(i, kk)` is at `o + (r0 + i)
+/// + (k0 + kk) ld` (A with `N`, B with `T`), else at `o + (k0 + kk) + (r0 + i) ld`. Whole slabs
+/// go through 8-byte `cp.async` at the thread's precomputed offsets `th` ([`dmma16_thread`])
+/// plus constants; edges through guarded loads that write zeros outside the matrix.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn dmma16_copy(
+    #[comptime] b_op: bool,
+    #[comptime] along: bool,
+    #[comptime] ext: u32,
+    #[comptime] threads: u32,
+    sm: Shared<f64>,
+    base: u32,
+    x: &[f64],
+    o: u32,
+    ld: u32,
+    mn: u32,
+    k: u32,
+    r0: u32,
+    k0: u32,
+    th: Vec4<u32>,
+) {
+    let passes = ext * DMMA16_BK / threads;
+    if r0 + ext <= mn && k0 + DMMA16_BK <= k {
+        let src0 = if along { th.get(0) + k0 * ld } else { th.get(0) + k0 };
+        let dst0 = base + th.get(1);
+        let x2 = th.get(2);
+        for r in 0..(passes as usize) {
+            let (di, dk) = dmma16_pass(b_op, along, threads, r as u32);
+            let (c, e) = dmma16_pass_dst(b_op, ext, di, dk);
+            let src = if along { src0 + di + dk * ld } else { src0 + dk + di * ld };
+            cp_async(&sm, dst0 + c + (x2 ^ e), &x, src, 8);
+        }
+    } else {
+        let at = dmma16_lane(b_op, along, threads);
+        for r in 0..(passes as usize) {
+            let (di, dk) = dmma16_pass(b_op, along, threads, r as u32);
+            let (i, kk) = (at.get(0) + di, at.get(1) + dk);
+            let (gi, gk) = (r0 + i, k0 + kk);
+            let src = if along { o + gi + gk * ld } else { o + gk + gi * ld };
+            let mut v = 0.0f64;
+            if gi < mn && gk < k {
+                v = x.load(src);
+            }
+            sm[base + dmma16_at(b_op, ext, i, kk)] = v;
+        }
+    }
 }
 
 /// Real f64 `C = alpha op(A) op(B) + beta C` on Hopper's FP64 tensor-core shape
 /// (`mma.sync.m16n8k16.f64`, SASS `DMMA.16x8x16`, sm_90+): each warp computes a 64 x 32 tile of
 /// `C` (batch `block_idx_z`) as 4 x 4 accumulators of 16 x 8; a block of [`dmma16_threads`]
 /// covers 128 x [`dmma_bn`] (`WIDE`: 8 warps, 2 down x 4 across, one block per multiprocessor;
-/// narrow: 4 warps, 2 x 2, two blocks). K moves in 16-deep slabs (one MMA step) through the
-/// same 3-stage `cp.async` ring and stage layout as [`gemm_dmma`] ([`dmma_stage`]), one barrier
-/// per slab. Per slab a lane loads its four B fragments (4 n-tiles x 4 f64), then per m-tile
-/// its A fragment (8 f64) and issues four MMAs. Fragment element `(row, k)` of A lies at
-/// `k (BM + PAD) + (row ^ s(k))` of the stage: with `BM + PAD` = 8 (mod 16) doubles, the lanes
-/// of `t = 0, 1` (k-rows one apart) cover all 16 bank pairs, as do `t = 2, 3`, so each 256-byte
-/// fragment load takes the minimum two wavefronts (B likewise, `BN + PAD` = 8 (mod 16)).
-/// `TA`/`TB`: 0 `N`, else `T`. `beta = 0` never reads `C`; `alpha = 0` never reads `A` or `B`.
+/// narrow: 4 warps, 2 x 2, two blocks). K moves in 16-deep slabs (one MMA step) through a
+/// [`DMMA16_STAGES`]-stage `cp.async` ring ([`dmma16_copy`]), one barrier per slab. Stages have
+/// no padding and are laid out for the fragments ([`dmma16_at`]): A k-row by k-row with rows `g`
+/// and `g + 8` of each 16-row group side by side, B by pairs of k-rows (`k`, `k + 4`) side by
+/// side, so every fragment register pair is one 16-byte shared load that lands in the MMA's
+/// operand registers as it is: per slab a lane loads its B fragments of four n-tiles in 8 loads,
+/// then per m-tile its A fragment in 4 and issues four MMAs (24 `LDS.128` per warp and slab,
+/// where 8-byte loads took 48). With 128- or 64-double rows and the swizzle, each quarter-warp's
+/// 8 loads (lanes `t` = 0..3, two neighbouring `g`) cover the 8 bank quads: 4 wavefronts per
+/// load, the minimum. `TA`/`TB`: 0 `N`, else `T`. `beta = 0` never reads `C`; `alpha = 0` never
+/// reads `A` or `B`.
 #[kernel]
 pub fn gemm_dmma16<const TA: u32, const TB: u32, const DSA: bool, const DSB: bool, const WIDE: bool>(
     m: u32,
@@ -653,12 +843,12 @@ pub fn gemm_dmma16<const TA: u32, const TB: u32, const DSA: bool, const DSB: boo
 ) {
     let bn = dmma_bn(WIDE);
     let bk = DMMA16_BK;
+    let threads = dmma16_threads(WIDE);
     // 64 accumulators, 16 B and 8 A fragment values per lane: up to 255 registers.
-    launch_bounds(dmma16_threads(WIDE), if WIDE { 1 } else { 2 });
-    let ap = DMMA_BM + DMMA_PAD;
-    let bp = bn + DMMA_PAD;
+    launch_bounds(threads, if WIDE { 1 } else { 2 });
     let sm = dyn_shared::<f64>();
-    let sb0 = DMMA_STAGES * bk * ap;
+    // A's stages, then B's from `sb0` (in f64); a stage of A is `bk` k-rows of 128, of B of `bn`.
+    let sb0 = DMMA16_STAGES * bk * DMMA_BM;
     let acc = var_array(64, 0.0f64);
     let fa = var_array(8, 0.0f64);
     let fb = var_array(16, 0.0f64);
@@ -676,41 +866,31 @@ pub fn gemm_dmma16<const TA: u32, const TB: u32, const DSA: bool, const DSB: boo
     let oa = z * stride_a;
     let ob = z * stride_b;
     let oc = z * stride_c;
-    // The lane's four k-rows `t + 4 j` (A's columns `t + 4 (i / 2)`, B's rows `t + 4 i`) and
-    // where its group's element sits in each, swizzled: offsets inside a stage.
+    // The lane's four k-rows `t + 4 j` (A's columns `t + 4 (i / 2)`, B's rows `t + 4 i`) and its
+    // pair `g` in each, swizzled: offsets in 16-byte units inside stage 0, computed once.
     let offa = var_array(4, 0u32);
-    let offb = var_array(4, 0u32);
+    let offb = var_array(2, 0u32);
     for j in 0..4usize {
         let kq = t + (4 * j) as u32;
-        let gs = g ^ dmma_swizzle(kq);
-        offa.set(j, kq * ap + wm + gs);
-        offb.set(j, sb0 + kq * bp + wn + gs);
+        let pq = g ^ dmma16_swizzle(kq);
+        offa.set(j, ((kq * DMMA_BM + wm) >> 1u32) + pq);
+        if j < 2 {
+            // B's k-row pair `t + 4 j` (k-rows `t + 8 j` and `t + 8 j + 4`), column `wn + g`.
+            offb.set(j, (sb0 >> 1u32) + kq * bn + wn + pq);
+        }
     }
+    // The thread's parts of its copy addresses, out of the slab loop.
+    let tha = dmma16_thread(false, TA == 0, DMMA_BM, threads, oa, lda, row0);
+    let thb = dmma16_thread(true, TB != 0, bn, threads, ob, ldb, col0);
     // alpha = 0 reads neither A nor B (uniform over the block, so the barriers agree).
     if ar != 0.0f64 {
         let tiles = (k + (bk - 1)) / bk;
-        for s in 0..(DMMA_STAGES - 1) as usize {
+        for s in 0..(DMMA16_STAGES - 1) as usize {
             if (s as u32) < tiles {
-                dmma_stage::<TA, TB>(
-                    bn,
-                    bk,
-                    dmma16_threads(WIDE),
-                    sm,
-                    sb0,
-                    a,
-                    b,
-                    oa,
-                    ob,
-                    lda,
-                    ldb,
-                    m,
-                    n,
-                    k,
-                    row0,
-                    col0,
-                    (s as u32) * bk,
-                    s as u32,
-                );
+                let k0 = (s as u32) * bk;
+                let (st_a, st_b) = ((s as u32) * (bk * DMMA_BM), sb0 + (s as u32) * (bk * bn));
+                dmma16_copy(false, TA == 0, DMMA_BM, threads, sm, st_a, a, oa, lda, m, k, row0, k0, tha);
+                dmma16_copy(true, TB != 0, bn, threads, sm, st_b, b, ob, ldb, n, k, col0, k0, thb);
             }
             cp_async_commit();
         }
@@ -718,45 +898,65 @@ pub fn gemm_dmma16<const TA: u32, const TB: u32, const DSA: bool, const DSB: boo
         while kt < tiles {
             // Slab kt has landed (at most STAGES - 2 younger groups in flight); the barrier
             // also tells every warp that slab kt - 1's stage is no longer read.
-            cp_async_wait(DMMA_STAGES - 2);
+            cp_async_wait(DMMA16_STAGES - 2);
             sync_threads();
-            let next = kt + (DMMA_STAGES - 1);
+            let next = kt + (DMMA16_STAGES - 1);
             if next < tiles {
-                dmma_stage::<TA, TB>(
-                    bn,
-                    bk,
-                    dmma16_threads(WIDE),
+                let (k0, sn) = (next * bk, next & (DMMA16_STAGES - 1));
+                dmma16_copy(
+                    false,
+                    TA == 0,
+                    DMMA_BM,
+                    threads,
                     sm,
-                    sb0,
+                    sn * (bk * DMMA_BM),
                     a,
-                    b,
                     oa,
-                    ob,
                     lda,
-                    ldb,
                     m,
-                    n,
                     k,
                     row0,
+                    k0,
+                    tha,
+                );
+                dmma16_copy(
+                    true,
+                    TB != 0,
+                    bn,
+                    threads,
+                    sm,
+                    sb0 + sn * (bk * bn),
+                    b,
+                    ob,
+                    ldb,
+                    n,
+                    k,
                     col0,
-                    next * bk,
-                    next % DMMA_STAGES,
+                    k0,
+                    thb,
                 );
             }
             cp_async_commit();
-            let st = kt % DMMA_STAGES;
-            let sa = st * (bk * ap);
-            let sbs = st * (bk * bp);
-            // B element i of n-tile nt: k-row t + 4 i, column 8 nt + g.
+            let st = kt & (DMMA16_STAGES - 1);
+            // Stage offsets in 16-byte units.
+            let sa = st * (bk * DMMA_BM / 2);
+            let sbs = st * (bk * bn / 2);
+            // Pair u of B's n-tile nt: elements 2 u and 2 u + 1 (k-rows t + 8 u and t + 8 u + 4
+            // of column 8 nt + g).
             for nt in 0..4usize {
-                for i in 0..4usize {
-                    fb.set(4 * nt + i, sm[sbs + offb.get(i) + (8 * nt) as u32]);
+                for u in 0..2usize {
+                    let v = sm.load2(sbs + offb.get(u) + (8 * nt) as u32);
+                    fb.set(4 * nt + 2 * u, v.get(0));
+                    fb.set(4 * nt + 2 * u + 1, v.get(1));
                 }
             }
             for mt in 0..4usize {
-                // A element i of m-tile mt: row 16 mt + g + 8 (i % 2), k-row t + 4 (i / 2).
-                for i in 0..8usize {
-                    fa.set(i, sm[sa + offa.get(i / 2) + (16 * mt + 8 * (i % 2)) as u32]);
+                // Pair j of A's m-tile mt: elements 2 j and 2 j + 1 (rows 16 mt + g and
+                // 16 mt + g + 8 of k-row t + 4 j).
+                for j in 0..4usize {
+                    let v = sm.load2(sa + offa.get(j) + (8 * mt) as u32);
+                    fa.set(2 * j, v.get(0));
+                    fa.set(2 * j + 1, v.get(1));
                 }
                 let av =
                     [fa.get(0), fa.get(1), fa.get(2), fa.get(3), fa.get(4), fa.get(5), fa.get(6), fa.get(7)];

@@ -290,7 +290,12 @@ mod ptx {
             dump(if wide { "gemm_dmma16_wide" } else { "gemm_dmma16" }, &ptx);
             has(
                 &ptx,
-                &["mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64", "cp.async", "cp.async.wait_group 1"],
+                &[
+                    "mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64",
+                    "cp.async",
+                    "cp.async.wait_group 2",
+                    "ld.shared.v2.f64",
+                ],
                 "gemm_dmma16",
             );
             assert!(!ptx.contains("m8n8k4"), "gemm_dmma16 uses the sm_80 shape");
