@@ -216,23 +216,26 @@ fft_conformance! {
         let mut rng = Rng::new();
         let odd_dist = Layout::new(&[24, 200], 1, 24 * 200 + 1);
         // (case, whether a pass of its plan takes 16-byte accesses)
+        // Complex sides stay 8-byte (the planner's choice since the H100 A/B, NOTES.md); real
+        // pairs' loads take 16 bytes.
         let cases = [
-            (Spec::c2c(&[24, 200], 2), true),
-            (Spec::c2c(&[24, 200], 2).inverse(), true),
+            (Spec::c2c(&[24, 200], 2), false),
+            (Spec::c2c(&[24, 200], 2).inverse(), false),
             (Spec::c2c(&[24, 199], 2), false),
             // Odd radices in the first and last pass (their last position moves 8 bytes).
-            (Spec::c2c(&[45, 200], 1), true),
-            (Spec::c2c(&[24, 200], 2).layouts(odd_dist.clone(), Layout::packed()), true),
+            (Spec::c2c(&[45, 200], 1), false),
+            (Spec::c2c(&[24, 200], 2).layouts(odd_dist.clone(), Layout::packed()), false),
             (Spec::c2c(&[24, 200], 2).layouts(odd_dist.clone(), odd_dist), false),
-            (Spec::c2c(&[3 << 13], 2), true),
-            (Spec::c2c(&[3 << 13], 1).inverse(), true),
+            (Spec::c2c(&[3 << 13], 2), false),
+            (Spec::c2c(&[3 << 13], 1).inverse(), false),
             // Four-step passes with a partial last tile (162 transforms, 32 per block).
-            (Spec::c2c(&[17496], 1), true),
+            (Spec::c2c(&[17496], 1), false),
             // A long R2C's pass A reads real pairs 16 bytes at a time.
             (Spec::real(R2C, &[2 * 17496], 2), true),
-            (Spec::c2c(&[24, 200], 2).shifted(1), true),
-            (Spec::c2c(&[3 << 13], 1).shifted(1), true),
-            (Spec::c2c(&[24, 200], 1).shifted(2), true),
+            (Spec::real(R2C, &[2 * 17496], 1).shifted(1), true),
+            (Spec::c2c(&[24, 200], 2).shifted(1), false),
+            (Spec::c2c(&[3 << 13], 1).shifted(1), false),
+            (Spec::c2c(&[24, 200], 1).shifted(2), false),
         ];
         for (s, wide) in &cases {
             if b.is_executor() || b.is_gpu() {
