@@ -297,12 +297,34 @@ pub struct MatmulAlgo {
 
 const F32: u64 = 4;
 
+/// What one algorithm needs: the workspace it cannot run without, and the split-K partial sums
+/// the Hopper plan adds when the limit leaves room for them (else it runs unsplit).
+struct AlgoNeed {
+    family: GemmFamily,
+    least: u64,
+    split: u64,
+}
+
 impl Handle {
-    /// The algorithms that can run `desc` on this handle's device, best first, each with its
-    /// workspace need; those needing more than `workspace_limit` bytes are left out
-    /// (`hipblasLtMatmulAlgoGetHeuristic`). Empty when none fits (or the description is not
-    /// supported: [`Handle::matmul`] says why).
+    /// The algorithms that can run `desc` on this handle's device, best first, each with the
+    /// workspace it takes within `workspace_limit` (the Hopper kernel's split-K partial sums
+    /// count only where they fit; past the limit it runs unsplit); those needing more than
+    /// `workspace_limit` bytes are left out (`hipblasLtMatmulAlgoGetHeuristic`). Empty when none
+    /// fits (or the description is not supported: [`Handle::matmul`] says why).
     pub fn matmul_algorithms(&self, desc: &MatmulDesc, workspace_limit: u64) -> Vec<MatmulAlgo> {
+        self.algorithm_needs(desc)
+            .into_iter()
+            .filter(|a| a.least <= workspace_limit)
+            .map(|a| {
+                let with_split = a.least.saturating_add(a.split);
+                let workspace_bytes = if with_split <= workspace_limit { with_split } else { a.least };
+                MatmulAlgo { family: a.family, workspace_bytes }
+            })
+            .collect()
+    }
+
+    /// Every algorithm that can run `desc`, best first, with its workspace needs.
+    fn algorithm_needs(&self, desc: &MatmulDesc) -> Vec<AlgoNeed> {
         if check_desc(desc).is_err() {
             return Vec::new();
         }
@@ -324,21 +346,33 @@ impl Handle {
         };
         let mut out = Vec::new();
         if !self.use_kernels() {
-            out.push(MatmulAlgo { family: GemmFamily::Native, workspace_bytes: product + decoded });
+            out.push(AlgoNeed { family: GemmFamily::Native, least: product + decoded, split: 0 });
         } else {
             let target = self.stream().device().target();
-            let hopper =
-                [Feature::Wgmma, Feature::Tma, Feature::SetMaxNReg].into_iter().all(|f| target.has(f))
-                    && desc.input != MatmulType::F32
-                    && desc.k > 0
-                    && hopper_desc(desc)
-                        .is_some_and(|g| ferrocm_gemm::Gemm::plan(self.stream().device(), &g).is_ok());
-            if hopper {
-                out.push(MatmulAlgo { family: GemmFamily::Wgmma, workspace_bytes: product });
+            let hopper_target =
+                [Feature::Wgmma, Feature::Tma, Feature::SetMaxNReg].into_iter().all(|f| target.has(f));
+            // The plan the call makes (one batched launch where the batched kernel applies).
+            let plan = (hopper_target && desc.input != MatmulType::F32 && desc.k > 0)
+                .then(|| hopper_desc(desc))
+                .flatten()
+                .and_then(|g| {
+                    let device = self.stream().device();
+                    let batched = (desc.batch_count > 1)
+                        .then(|| {
+                            g.with_batch(desc.batch_count, desc.a.stride, desc.b.stride, desc.m * desc.n)
+                        })
+                        .and_then(|g| ferrocm_gemm::Gemm::plan(device, &g).ok());
+                    batched.or_else(|| ferrocm_gemm::Gemm::plan(device, &g).ok())
+                });
+            if let Some(plan) = plan {
+                out.push(AlgoNeed {
+                    family: GemmFamily::Wgmma,
+                    least: product,
+                    split: plan.workspace_bytes(),
+                });
             }
-            out.push(MatmulAlgo { family: GemmFamily::Simt, workspace_bytes: product + decoded });
+            out.push(AlgoNeed { family: GemmFamily::Simt, least: product + decoded, split: 0 });
         }
-        out.retain(|a| a.workspace_bytes <= workspace_limit);
         out
     }
 
@@ -434,8 +468,8 @@ impl Handle {
             }
             (false, None) => {}
         }
-        let offered = self.matmul_algorithms(desc, u64::MAX);
-        if !offered.iter().any(|o| o.family == algo.family) {
+        let offered = self.algorithm_needs(desc);
+        let Some(need) = offered.iter().find(|o| o.family == algo.family) else {
             return Err(BlasError::Unsupported {
                 what: format!(
                     "matmul on GemmFamily::{:?} with this handle and description (offered: {:?})",
@@ -443,12 +477,9 @@ impl Handle {
                     offered.iter().map(|o| o.family).collect::<Vec<_>>()
                 ),
             });
-        }
-        if let Some(limit) = self.workspace_limit() {
-            let need = offered.iter().find(|o| o.family == algo.family).map_or(0, |o| o.workspace_bytes);
-            if need > limit {
-                return Err(BlasError::WorkspaceTooSmall { required: need, available: limit });
-            }
+        };
+        if let Some(limit) = self.workspace_limit().filter(|&l| need.least > l) {
+            return Err(BlasError::WorkspaceTooSmall { required: need.least, available: limit });
         }
         if m == 0 || n == 0 || batch == 0 {
             return Ok(());
