@@ -623,29 +623,46 @@ pub const fn dmma16_shared_bytes(wide: bool) -> u32 {
     DMMA16_STAGES * DMMA16_BK * (DMMA_BM + dmma_bn(wide)) * 8
 }
 
-/// The swizzle of [`gemm_dmma16`]'s stages on 16-byte pairs: in A's k-row `k`, pair `q` of a
-/// 16-row group is stored at pair `q ^ dmma16_swizzle(k)`; in B's k-row pair `kb`, column `j` of
-/// an 8-column group at `j ^ dmma16_swizzle(kb)`. It permutes the low 3 bits of its argument
-/// (so it is linear in XOR: `s(x ^ y) = s(x) ^ s(y)`); on 8 consecutive values it takes all 8
-/// results (8 k-rows of one A pair, or the 8 k-row pairs of one B column, which the staging of
-/// an operand stored along K writes at once, spread over the 8 bank quads), and on `t + 4 u`,
-/// `t` = 0..3, four values of distinct `>> 1` (a fragment load's four lanes `t` of two
-/// neighbouring `g` fill the 8 bank quads of a 128-byte wavefront).
-#[device]
-fn dmma16_swizzle(k: u32) -> u32 {
-    ((k & 3u32) << 1u32) | ((k >> 2u32) & 1u32)
+/// One stage-index formula written once, as a `#[device]` function for values known at run time
+/// and as a `const fn` of the same body for the compile-time offsets the copies fold in (the
+/// kernel language cannot call a `const fn` on run-time values).
+macro_rules! stage_index_fn {
+    ($(#[$doc:meta])* fn $dev:ident / $c:ident ($k:ident) { $($body:tt)* }) => {
+        $(#[$doc])*
+        #[device]
+        fn $dev($k: u32) -> u32 {
+            $($body)*
+        }
+
+        #[doc = concat!("[`", stringify!($dev), "`] of a compile-time value.")]
+        const fn $c($k: u32) -> u32 {
+            $($body)*
+        }
+    };
 }
 
-/// [`dmma16_swizzle`] of a compile-time value.
-const fn dmma16_swizzle_c(k: u32) -> u32 {
-    ((k & 3) << 1) | ((k >> 2) & 1)
+stage_index_fn! {
+    /// The swizzle of [`gemm_dmma16`]'s stages on 16-byte pairs: in A's k-row `k`, pair `q` of a
+    /// 16-row group is stored at pair `q ^ dmma16_swizzle(k)`; in B's k-row pair `kb`, column `j` of
+    /// an 8-column group at `j ^ dmma16_swizzle(kb)`. It permutes the low 3 bits of its argument
+    /// (so it is linear in XOR: `s(x ^ y) = s(x) ^ s(y)`); on 8 consecutive values it takes all 8
+    /// results (8 k-rows of one A pair, or the 8 k-row pairs of one B column, which the staging of
+    /// an operand stored along K writes at once, spread over the 8 bank quads), and on `t + 4 u`,
+    /// `t` = 0..3, four values of distinct `>> 1` (a fragment load's four lanes `t` of two
+    /// neighbouring `g` fill the 8 bank quads of a 128-byte wavefront).
+    fn dmma16_swizzle / dmma16_swizzle_c (k) {
+        ((k & 3u32) << 1u32) | ((k >> 2u32) & 1u32)
+    }
 }
 
-/// B's k-row pair of k-row `k` in a [`gemm_dmma16`] stage: k-rows `k` and `k + 4` (`k % 8 <
-/// 4`) share pair `k % 4 + 4 (k / 8)`, side by side, as elements `b_{2u}` and `b_{2u+1}` of an
-/// `m16n8k16` B fragment (k-rows `t + 8 u` and `t + 8 u + 4`) sit side by side in its registers.
-const fn dmma16_kpair_c(k: u32) -> u32 {
-    (k & 3) | ((k >> 3) << 2)
+stage_index_fn! {
+    /// B's k-row pair of k-row `k` in a [`gemm_dmma16`] stage: k-rows `k` and `k + 4` (`k % 8 <
+    /// 4`) share pair `k % 4 + 4 (k / 8)`, side by side, as elements `b_{2u}` and `b_{2u+1}` of an
+    /// `m16n8k16` B fragment (k-rows `t + 8 u` and `t + 8 u + 4`) sit side by side in its
+    /// registers.
+    fn dmma16_kpair / dmma16_kpair_c (k) {
+        (k & 3u32) | ((k >> 3u32) << 2u32)
+    }
 }
 
 /// Where element `(i, k)` of one operand lies in a [`gemm_dmma16`] stage of `ext` rows (`i` a
@@ -660,7 +677,7 @@ fn dmma16_at(#[comptime] b_op: bool, #[comptime] ext: u32, i: u32, k: u32) -> u3
     let mut at =
         k * ext + ((i >> 4u32) << 4u32) + (((i & 7u32) ^ dmma16_swizzle(k)) << 1u32) + ((i >> 3u32) & 1u32);
     if b_op {
-        let kb = (k & 3u32) | ((k >> 3u32) << 2u32);
+        let kb = dmma16_kpair(k);
         at = kb * (2 * ext)
             + ((i >> 3u32) << 4u32)
             + (((i & 7u32) ^ dmma16_swizzle(kb)) << 1u32)
@@ -737,7 +754,7 @@ fn dmma16_thread(
     let mut d0 = k0 * ext + ((i0 >> 4u32) << 4u32) + ((i0 >> 3u32) & 1u32);
     let mut x2 = ((i0 & 7u32) ^ dmma16_swizzle(k0)) << 1u32;
     if b_op {
-        let kb = (k0 & 3u32) | ((k0 >> 3u32) << 2u32);
+        let kb = dmma16_kpair(k0);
         d0 = kb * (2 * ext) + ((i0 >> 3u32) << 4u32) + ((k0 >> 2u32) & 1u32);
         x2 = ((i0 & 7u32) ^ dmma16_swizzle(kb)) << 1u32;
     }
