@@ -41,14 +41,20 @@
 //!   strided axes read and write in runs; transposes are fused into these phases.
 //! - One pass per axis while the axis fits a block (16384 points in `f32`, 8192 in `f64` with
 //!   unit stride; 8192 and 4096 along a strided axis); longer axes are split four-step style
-//!   into two (or more) passes, with the twiddle multiplication and the transposition fused
-//!   into the first pass's store.
+//!   into two or three passes, with the twiddle multiplication and the transposition fused
+//!   into the passes' loads and stores. The planner chooses among splits (the most balanced
+//!   two-pass one, three passes of lengths near the cube root) by a model of the global memory
+//!   traffic: each side's bytes over the rate of the contiguous runs it moves in (a block of
+//!   `C` transforms along a strided axis moves runs of `C` elements), plus a cost per launch.
+//!   So 2^24 points are three passes of 256 (runs of 128 bytes) rather than two of 4096 (four
+//!   transforms per block: 32-byte runs).
 //! - Lengths with a prime factor above 13 use Bluestein's algorithm (a power-of-two FFT of at
 //!   least `2n - 1`): inside one block pass when that fits, else as pointwise and FFT passes.
 //! - Real transforms of even length run a half-length complex FFT on the pairs of reals and
 //!   unfold it in the same pass (odd lengths use a full complex FFT). Past one block the
 //!   unfold is in the four-step's second pass (its blocks hold mirrored transforms `k1`,
-//!   `n1 - k1`) and the C2R fold in the first pass's reads; a multi-dimensional R2C whose
+//!   `n1 - k1`), or, where the same model prefers a three-pass complex FFT, in a pointwise
+//!   step after it; the C2R fold is in the first pass's reads; a multi-dimensional R2C whose
 //!   second-last axis is as long as a strided pass holds only two of pairs its rows so the
 //!   first pass also does that axis's radix-2 step.
 //!

@@ -155,13 +155,13 @@ struct Launch {
 }
 
 impl Launch {
-    /// The function to launch on these buffers.
-    fn function<T: FftFloat>(&self, device: &Device, src: Raw, dst: Raw) -> Result<&Function, FftError> {
+    /// The function to launch on this input buffer.
+    fn function<T: FftFloat>(&self, device: &Device, src: Raw) -> Result<&Function, FftError> {
         let StepKind::Block(c) = &self.step.kind else {
             return Ok(&self.function);
         };
         let aligned = |r: Raw| r.ptr.0 % 16 == 0;
-        if (!c.wide.load || aligned(src)) && (!c.wide.store || aligned(dst)) {
+        if !c.wide.load || aligned(src) {
             return Ok(&self.function);
         }
         let narrow = self.narrow.get_or_init(|| {
@@ -661,7 +661,7 @@ impl<T: FftFloat> Plan<T> {
             // SAFETY: the arguments follow `fft_block`/`fft_pointwise`'s parameters under the
             // slice ABI (address, length in reals, then the scalars); every buffer is on this
             // device and was checked against the layouts the planner derived the steps from.
-            let function = l.function::<T>(self.stream.device(), src, dst)?;
+            let function = l.function::<T>(self.stream.device(), src)?;
             unsafe { self.stream.launch(function, l.cfg, &args)? };
         }
         Ok(())
@@ -684,21 +684,16 @@ mod tests {
         let launches = c.forward.get::<f32>(&device).unwrap();
         let wide = launches
             .iter()
-            .find(
-                |l| matches!(&l.step.kind, StepKind::Block(b) if b.wide == Wide { load: true, store: false }),
-            )
+            .find(|l| matches!(&l.step.kind, StepKind::Block(b) if b.wide == Wide { load: true }))
             .expect("the four-step R2C's pass A reads real pairs 16 bytes at a time");
         let at = |a: u64| Raw { ptr: DevicePtr(a), reals: 1 << 20 };
-        let pick =
-            |src: u64, dst: u64| wide.function::<f32>(&device, at(src), at(dst)).unwrap() as *const Function;
+        let pick = |src: u64| wide.function::<f32>(&device, at(src)).unwrap() as *const Function;
         let own = &wide.function as *const Function;
-        assert_eq!(pick(0x1000, 0x2000), own);
-        assert_eq!(pick(0x1010, 0x2030), own);
-        assert_ne!(pick(0x1008, 0x2000), own);
-        // Its store side is 8-byte: any destination.
-        assert_eq!(pick(0x1000, 0x2008), own);
-        // The row pass has no 16-byte side: its kernel whatever the addresses.
+        assert_eq!(pick(0x1000), own);
+        assert_eq!(pick(0x1010), own);
+        assert_ne!(pick(0x1008), own);
+        // The row pass has no 16-byte side: its kernel whatever the address.
         let row = launches.iter().find(|l| !std::ptr::eq(*l, wide)).unwrap();
-        assert!(std::ptr::eq(row.function::<f32>(&device, at(0x1008), at(0x2008)).unwrap(), &row.function));
+        assert!(std::ptr::eq(row.function::<f32>(&device, at(0x1008)).unwrap(), &row.function));
     }
 }

@@ -209,6 +209,30 @@ struct Side {
     pair: usize,
 }
 
+/// One way to plan part of a transform, tried on a copy of the planner (see
+/// [`Planner::cheapest`]).
+type Candidate<'a> = Box<dyn Fn(&mut Planner) -> Result<(), FftError> + 'a>;
+
+/// The relative rate at which global memory moves in contiguous runs of `bytes` (1.0: the
+/// device copy rate). Whole 128-byte lines move at the copy rate; shorter runs waste the rest of
+/// the sectors and lines they touch. Fitted to the H100 runs in `crates/fft/NOTES.md` (passes
+/// with 256-byte runs at 0.93 of the copy rate, 32-byte runs on both sides at about 0.5);
+/// the 16-, 64-byte and 8-byte points are interpolated, not measured.
+fn run_rate(bytes: usize) -> f64 {
+    match bytes {
+        128.. => 1.0,
+        64..=127 => 0.75,
+        32..=63 => 0.5,
+        16..=31 => 0.3,
+        _ => 0.15,
+    }
+}
+
+/// What one more launch costs [`Planner::cheapest`], in bytes at the copy rate: about 1.3 us
+/// between back-to-back kernels at 3 TB/s. It decides only between plans of small transforms,
+/// where a pass's traffic is about as small (and stays in L2).
+const LAUNCH_BYTES: f64 = 4e6;
+
 /// Builds the steps of a plan.
 pub(crate) struct Planner {
     pub limits: Limits,
@@ -493,10 +517,36 @@ impl Planner {
             return self.bluestein_multi(logical, input, output, a, b, dims, src, dst, inverse);
         }
         if output == Output::HalfSpectrumPairs && self.unfold_split(logical, a, &dims).is_some() {
-            // Two passes, the unfold in the second one's store.
-            return self.chain(logical, input, output, a, b, dims, src, dst, false);
+            // Two passes with the unfold in the second one's store, or the complex part as a
+            // chain of its own (three passes where long) and the unfold as a pointwise step.
+            let d2 = dims.clone();
+            return self.cheapest(vec![
+                Box::new(move |p: &mut Planner| {
+                    p.chain(logical, input, output, a, b, dims.clone(), src, dst, false)
+                }),
+                Box::new(move |p: &mut Planner| {
+                    p.real_points(logical, input, output, a, b, d2.clone(), src, dst)
+                }),
+            ]);
         }
-        // A chain for the complex part, with the folds as pointwise steps.
+        self.real_points(logical, input, output, a, b, dims, src, dst)
+    }
+
+    /// A real transform too long for one block as a complex chain, with the folds as
+    /// pointwise steps (or, for an even-length C2R along an axis inner to its batches, the
+    /// fold in the first pass's reads).
+    #[allow(clippy::too_many_arguments)]
+    fn real_points(
+        &mut self,
+        logical: usize,
+        input: Input,
+        output: Output,
+        a: Side,
+        b: Side,
+        dims: Vec<Dim>,
+        src: Buf,
+        dst: Buf,
+    ) -> Result<(), FftError> {
         let count: usize = dims.iter().map(|d| d.n).product();
         let wdims = |dims: &Vec<Dim>, len: usize, to_work: bool| -> Vec<Dim> {
             let mut acc = len;
@@ -598,7 +648,8 @@ impl Planner {
 
     /// A transform along one axis as one block pass, a four-step chain or Bluestein. With
     /// `output` `HalfSpectrumPairs` (an even-length R2C, only when [`Planner::unfold_split`]
-    /// allows it) the chain is two passes and the second one unfolds.
+    /// allows it) the chain is two passes and the second one unfolds. Otherwise the split is
+    /// the cheapest of [`Planner::split_candidates`] by [`Planner::traffic`].
     #[allow(clippy::too_many_arguments)]
     fn chain(
         &mut self,
@@ -618,6 +669,118 @@ impl Planner {
         if !smooth(n) {
             return self.bluestein_multi(n, input, output, a, b, dims, src, dst, inverse);
         }
+        if output == Output::HalfSpectrumPairs {
+            let (n1, n2) = self.unfold_split(n, a, &dims).expect("checked by the caller");
+            return self.chain_split(n1, n2, input, output, a, b, dims, src, dst, inverse);
+        }
+        let options: Vec<Candidate<'_>> = self
+            .split_candidates(n)
+            .into_iter()
+            .map(|(n1, n2)| {
+                let dims = dims.clone();
+                Box::new(move |p: &mut Planner| {
+                    p.chain_split(n1, n2, input, output, a, b, dims.clone(), src, dst, inverse)
+                }) as Candidate<'_>
+            })
+            .collect();
+        self.cheapest(options)
+    }
+
+    /// The splits `n = n1 n2` a chain chooses among: the most balanced pair within one strided
+    /// pass each (two passes, [`Planner::split`]), and `n1` nearest the cube root of `n` on
+    /// either side, whose second part is a chain again (three passes of shorter transforms:
+    /// more transforms per block, so longer runs on the strided sides).
+    fn split_candidates(&self, n: usize) -> Vec<(usize, usize)> {
+        let mut v = vec![self.split(n)];
+        let max = self.limits.strided_max();
+        let divisors: Vec<usize> = (2..=max.min(n / 2)).filter(|d| n % d == 0).collect();
+        let root = (n as f64).cbrt();
+        let below = divisors.iter().rev().find(|&&d| d as f64 <= root);
+        let above = divisors.iter().find(|&&d| d as f64 > root);
+        for &d in [below, above].into_iter().flatten() {
+            if !v.contains(&(d, n / d)) {
+                v.push((d, n / d));
+            }
+        }
+        v
+    }
+
+    /// Plans each option on a scratch planner (same limits, no tables of the plan so far) and
+    /// plans the one whose steps move their bytes fastest by [`Planner::traffic`] here (the
+    /// first of equals: a later option must be 1% cheaper). Options that fail are skipped; if
+    /// all fail, the first one's error is returned.
+    fn cheapest(&mut self, options: Vec<Candidate<'_>>) -> Result<(), FftError> {
+        let mut best: Option<(f64, usize)> = None;
+        for (i, option) in options.iter().enumerate() {
+            let mut trial = Planner::new(self.limits, self.f64);
+            trial.work = self.work;
+            if option(&mut trial).is_ok() {
+                let cost: f64 = trial.steps.iter().map(|s| trial.traffic(s) + LAUNCH_BYTES).sum();
+                if best.is_none_or(|(c, _)| cost < 0.99 * c) {
+                    best = Some((cost, i));
+                }
+            }
+        }
+        match options.get(best.map_or(0, |(_, i)| i)) {
+            Some(option) => option(self),
+            None => Err(FftError::Unsupported { what: "a transform with no plan to choose from".into() }),
+        }
+    }
+
+    /// A step's global memory traffic in bytes at the copy rate: the bytes of each side over
+    /// [`run_rate`] of the contiguous runs that side moves in (a transform's whole length when
+    /// its elements are adjacent, `per_block` elements when the block's transforms are adjacent
+    /// along a strided axis, else one element).
+    pub(crate) fn traffic(&self, s: &Step) -> f64 {
+        let e = self.limits.elem_bytes;
+        let count: usize = s.dims.iter().map(|d| d.n).product();
+        // Bytes of one logical element, and the stride (in the side's buffer units) at which
+        // consecutive elements are adjacent.
+        let input_unit = |i: Input| match i {
+            Input::RealPairs => (e, 2),
+            Input::Real => (e / 2, 1),
+            _ => (e, 1),
+        };
+        let output_unit = |o: Output| match o {
+            Output::RealPairs => (e, 2),
+            Output::Real => (e / 2, 1),
+            _ => (e, 1),
+        };
+        match &s.kind {
+            StepKind::Block(c) => {
+                let side =
+                    |mode: Mode, stride: usize, across: usize, (bytes, unit): (usize, usize), n: usize| {
+                        let run = match mode {
+                            Mode::Row if stride == unit => n * bytes,
+                            Mode::Col if across == unit => c.per_block * bytes,
+                            _ => bytes,
+                        };
+                        (n * count * bytes) as f64 / run_rate(run)
+                    };
+                let n = c.logical_len();
+                side(c.load, s.in_stride, s.dims[0].is, input_unit(c.input), n)
+                    + side(c.store, s.out_stride, s.dims[0].os, output_unit(c.output), c.output_positions())
+            }
+            StepKind::Point(p) => (2 * p.positions() * count * e) as f64,
+        }
+    }
+
+    /// A four-step chain `n = n1 n2` (see [`Planner::chain`]).
+    #[allow(clippy::too_many_arguments)]
+    fn chain_split(
+        &mut self,
+        n1: usize,
+        n2: usize,
+        input: Input,
+        output: Output,
+        a: Side,
+        b: Side,
+        dims: Vec<Dim>,
+        src: Buf,
+        dst: Buf,
+        inverse: bool,
+    ) -> Result<(), FftError> {
+        let n = n1 * n2;
         // Four-step, n = n1 n2 with element j = n1' n2 + n2': pass A transforms along n1' for
         // each n2' and multiplies output k1 by W_n^{n2' k1}; pass B transforms along n2' for
         // each k1 and writes X[k1 + n1 k2]. The work layout puts innermost whichever batch
@@ -625,10 +788,6 @@ impl Planner {
         // (a 1D transform), else the contiguous batch dimension (a column axis), so both
         // passes read and write in runs.
         let unfold = output == Output::HalfSpectrumPairs;
-        let (n1, n2) = match unfold {
-            true => self.unfold_split(n, a, &dims).expect("checked by the caller"),
-            false => self.split(n),
-        };
         let count: usize = dims.iter().map(|d| d.n).product();
         let w = self.alloc_work(n * count);
         let axis_inner = dims.iter().all(|d| d.n == 1 || d.is >= a.stride);
@@ -689,7 +848,18 @@ impl Planner {
         let b_b = Side { stride: n1 * b.stride, pair: b.pair };
         let c_min = self.limits.c_min_strided();
         if n2 * c_min <= self.limits.tile_max {
-            let force = if axis_inner { Some(0) } else { None };
+            // A block takes several k1 (an unfold's mirrored pairs must be k1), or, as pass B of
+            // an outer chain, the transforms whose outputs lie closest together (the outer k1).
+            let force = match (axis_inner, unfold) {
+                (false, _) => None,
+                (true, true) => Some(0),
+                (true, false) => dims_b
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, d)| d.n > 1)
+                    .min_by_key(|(_, d)| d.os)
+                    .map(|(i, _)| i),
+            };
             return self.block_dim0(
                 n2,
                 Input::Complex,
@@ -895,40 +1065,30 @@ impl Planner {
         self.block_dim0(n, input, output, a, b, dims, None, None, Pairing::None, src, dst, inverse)
     }
 
-    /// Which strided sides of a block pass can take 16-byte accesses (see [`Wide`]): the
-    /// side's stride, its batch strides and the transform pairs' positions all keep each pair
-    /// of adjacent transforms in one aligned 16-byte piece, given an aligned buffer.
-    fn wide(&self, c: &BlockCfg, a: Side, b: Side, dims: &[Dim; 4]) -> Wide {
-        // The two lanes of a pair trade halves with a shuffle: whole warps only.
-        let plain = !self.f64
+    /// Whether a block pass reads real pairs 16 bytes at a time (see [`Wide`]): the side's
+    /// stride, its batch strides and the transform pairs' positions all keep each pair of
+    /// adjacent transforms in one aligned 16-byte piece, given an aligned buffer.
+    fn wide(&self, c: &BlockCfg, a: Side, dims: &[Dim; 4]) -> Wide {
+        // The two lanes of a pair trade halves with a shuffle: whole warps only. `unit` is the
+        // stride between adjacent transforms in reals, and every stride must be a multiple of 4
+        // reals (16 bytes).
+        let (unit, quad) = (2, 4);
+        let load = !self.f64
+            && c.input == Input::RealPairs
+            && a.pair == 1
             && c.threads() % 32 == 0
             && c.per_block % 2 == 0
             && dims[0].n % 2 == 0
             && c.bluestein.is_none()
             && c.mirror.is_none()
-            && c.rows.is_none();
-        // `unit`: the stride between adjacent transforms (in the side's own units), `quad`:
-        // what every stride must be a multiple of (16 bytes).
-        let side = |mode: Mode, stride: usize, strides: &dyn Fn(&Dim) -> usize, unit: usize, quad: usize| {
-            plain
-                && mode == Mode::Col
-                && strides(&dims[0]) == unit
-                && stride % quad == 0
-                && dims[1..].iter().all(|d| d.n == 1 || strides(d) % quad == 0)
-        };
-        // Measured on the H100 (crates/fft/NOTES.md, "A/B of the 16-byte sides"): only the real
-        // pairs' loads gain (r2c 2^26 1.36 -> 1.28 ms); complex loads and stores lose 1-4%
-        // (c2c 2^24, 2D 4096^2), so the planner leaves those sides 8-byte.
-        let complex_sides = false;
-        let load = match c.input {
-            Input::Complex => complex_sides && side(c.load, a.stride, &|d| d.is, 1, 2),
-            Input::RealPairs => a.pair == 1 && side(c.load, a.stride, &|d| d.is, 2, 4),
-            _ => false,
-        };
-        // A single pass maps its threads as its store side is laid out.
-        let load = load && (c.radices.len() > 1 || c.store == Mode::Col);
-        let store = complex_sides && c.output == Output::Complex && side(c.store, b.stride, &|d| d.os, 1, 2);
-        Wide { load, store }
+            && c.rows.is_none()
+            && c.load == Mode::Col
+            && dims[0].is == unit
+            && a.stride % quad == 0
+            && dims[1..].iter().all(|d| d.n == 1 || d.is % quad == 0)
+            // A single pass maps its threads as its store side is laid out.
+            && (c.radices.len() > 1 || c.store == Mode::Col);
+        Wide { load }
     }
 
     /// One block pass. `twiddle`: the four-step twiddle of length `.0` on batch dimension
@@ -1079,7 +1239,7 @@ impl Planner {
         let dims = pack_ordered(ordered, rest)?;
         let mut cfg = cfg;
         cfg.dims = dims.iter().rposition(|d| d.n > 1).map_or(1, |i| i + 1).max(1 + fs_dim.unwrap_or(0));
-        cfg.wide = self.wide(&cfg, a, b, &dims);
+        cfg.wide = self.wide(&cfg, a, &dims);
         self.steps.push(Step {
             kind: StepKind::Block(cfg),
             src,
@@ -1196,7 +1356,7 @@ pub(crate) fn describe(steps: &[Step], work_reals: usize, elem: &str) -> String 
                 let r: Vec<String> = c.radices.iter().map(|r| r.to_string()).collect();
                 let _ = write!(
                     s,
-                    "fft_block<{elem}> len {} radices {} ({} threads x {} per block, load {:?}{} / store {:?}{}, {:?} -> {:?}",
+                    "fft_block<{elem}> len {} radices {} ({} threads x {} per block, load {:?}{} / store {:?}, {:?} -> {:?}",
                     c.len,
                     r.join("x"),
                     c.threads_per_fft,
@@ -1204,7 +1364,6 @@ pub(crate) fn describe(steps: &[Step], work_reals: usize, elem: &str) -> String 
                     c.load,
                     if c.wide.load { " 16-byte" } else { "" },
                     c.store,
-                    if c.wide.store { " 16-byte" } else { "" },
                     c.input,
                     c.output
                 );
@@ -1287,8 +1446,8 @@ mod tests {
         };
         // (reals, n1, n2, transforms per block of pass B)
         for (n, n1, n2, per_block) in [
-            (1usize << 26, 8192, 4096, 4),
-            (1 << 27, 8192, 8192, 2),
+            (1usize << 25, 4096, 4096, 4),
+            (1 << 24, 2048, 4096, 4),
             (1 << 16, 128, 256, 16),
             (2 * 17496, 108, 162, 4),
             (2 * 20250, 150, 135, 2),
@@ -1315,26 +1474,26 @@ mod tests {
             let mut pl = Planner::new(Limits::new(f64, 227 * 1024, 1024), f64);
             pl.plan(&p, false).unwrap();
             let w = |s: &Step| match &s.kind {
-                StepKind::Block(c) => (c.wide.load, c.wide.store),
-                StepKind::Point(_) => (false, false),
+                StepKind::Block(c) => c.wide.load,
+                StepKind::Point(_) => false,
             };
             pl.steps.iter().map(w).collect::<Vec<_>>()
         };
         let packed = Layout::default;
         let (t, f) = (true, false);
         // Complex sides stay 8-byte (measured slower 16-byte): the four-step c2c 2^24, 2D c2c.
-        assert_eq!(wide_of(TransformType::C2C, &[1 << 24], packed(), false), [(f, f), (f, f)]);
-        assert_eq!(wide_of(TransformType::C2C, &[4096, 4096], packed(), false), [(f, f), (f, f)]);
-        // r2c 2^26: pass A reads real pairs; pass B's mirrored slots are not adjacent pairs.
-        assert_eq!(wide_of(TransformType::R2C, &[1 << 26], packed(), false), [(t, f), (f, f)]);
+        assert_eq!(wide_of(TransformType::C2C, &[1 << 24], packed(), false), [f, f, f]);
+        assert_eq!(wide_of(TransformType::C2C, &[4096, 4096], packed(), false), [f, f]);
+        // r2c 2^25 and 2^26: the first pass reads real pairs; the mirrored slots of the fused
+        // unfold's pass, and the later passes' complex values, are not.
+        assert_eq!(wide_of(TransformType::R2C, &[1 << 25], packed(), false), [t, f]);
+        assert_eq!(wide_of(TransformType::R2C, &[1 << 26], packed(), false), [t, f, f, f]);
         // r2c 8192^2: 4097 columns (an odd count, odd row stride).
-        assert_eq!(wide_of(TransformType::R2C, &[8192, 8192], packed(), false), [(f, f), (f, f)]);
+        assert_eq!(wide_of(TransformType::R2C, &[8192, 8192], packed(), false), [f, f]);
         // f64: one complex value is 16 bytes already.
-        assert_eq!(wide_of(TransformType::C2C, &[1 << 24], packed(), true), [(f, f), (f, f)]);
-        // An odd column count; an odd row stride (the output's rows embedded in 4097).
-        assert_eq!(wide_of(TransformType::C2C, &[64, 63], packed(), false), [(f, f), (f, f)]);
-        let embed = Layout::new(&[64, 4097], 1, 64 * 4097);
-        assert_eq!(wide_of(TransformType::C2C, &[64, 4096], embed, false), [(f, f), (f, f)]);
+        assert_eq!(wide_of(TransformType::R2C, &[1 << 25], packed(), true), [f, f]);
+        // An odd count of transforms in the first pass (2 x 3^14 = 2 x 81 x 243 x 243: 59049).
+        assert_eq!(wide_of(TransformType::R2C, &[2 * 4_782_969], packed(), false), [f, f, f, f]);
     }
 
     #[test]
@@ -1366,18 +1525,67 @@ mod tests {
     fn long_even_c2r_folds_in_its_first_pass() {
         use crate::layout::Layout;
         let limits = Limits::new(false, 227 * 1024, 1024);
-        for n in [1usize << 26, 1 << 16, 2 * 20250] {
+        // (reals, passes): three from 2^25 on (see `three_pass_chains_where_runs_are_longer`).
+        for (n, passes) in [(1usize << 24, 2), (1 << 16, 2), (2 * 20250, 2), (1 << 25, 3), (1 << 26, 3)] {
             let p =
                 Problem::new(TransformType::C2R, &[n], 2, &Layout::default(), &Layout::default()).unwrap();
             let mut pl = Planner::new(limits, false);
             pl.plan(&p, true).unwrap();
-            assert_eq!(pl.steps.len(), 2, "{n}");
+            assert_eq!(pl.steps.len(), passes, "{n}");
             let StepKind::Block(c) = &pl.steps[0].kind else { panic!("{n}: pass A is not a block pass") };
             assert_eq!(c.input, Input::HalfSpectrumPairs);
             let fs = c.four_step.as_ref().expect("pass A of a four-step");
             assert_eq!((fs.n as usize, fs.dim), (n / 2, 0));
             assert_eq!(pl.steps[0].dims[0].n * c.len, n / 2);
         }
+    }
+
+    #[test]
+    fn three_pass_chains_where_runs_are_longer() {
+        use crate::layout::Layout;
+        // (n, f64, the transforms' lengths pass by pass) on the H100's limits: two passes while
+        // their strided sides move runs of 64 bytes or more, three of 128 bytes or more beyond.
+        for (n, f64, lens) in [
+            (1usize << 20, false, vec![1024, 1024]),
+            (1 << 22, false, vec![2048, 2048]),
+            (1 << 23, false, vec![2048, 4096]),
+            (1 << 24, false, vec![256, 256, 256]),
+            (1 << 24, true, vec![256, 256, 256]),
+            (4_782_969, false, vec![81, 243, 243]),
+            (10_000_000, false, vec![200, 200, 250]),
+            (1 << 27, false, vec![512, 512, 512]),
+        ] {
+            let p =
+                Problem::new(TransformType::C2C, &[n], 1, &Layout::default(), &Layout::default()).unwrap();
+            let mut pl = Planner::new(Limits::new(f64, 227 * 1024, 1024), f64);
+            pl.plan(&p, false).unwrap();
+            let got: Vec<usize> = pl
+                .steps
+                .iter()
+                .map(|s| match &s.kind {
+                    StepKind::Block(c) => c.len,
+                    StepKind::Point(_) => 0,
+                })
+                .collect();
+            assert_eq!(got, lens, "{n} f64={f64}");
+            // Pass B of the outer chain takes the outer k1 (outputs 1 apart), not its own k1'.
+            let last = pl.steps.last().unwrap();
+            assert_eq!(last.dims[0].os, 1, "{n}: the last pass's store runs");
+            // The three-pass plans' strided sides move at least 128 bytes at a time.
+            if lens.len() == 3 {
+                for s in &pl.steps {
+                    let StepKind::Block(c) = &s.kind else { unreachable!() };
+                    assert!(c.per_block * pl.limits.elem_bytes >= 128, "{n}: {}", describe(&pl.steps, 0, ""));
+                }
+            }
+        }
+        // A 2D 4096^2 keeps its column pass in one block (32-byte runs, but a third pass costs
+        // more).
+        let p = Problem::new(TransformType::C2C, &[4096, 4096], 1, &Layout::default(), &Layout::default())
+            .unwrap();
+        let mut pl = Planner::new(Limits::new(false, 227 * 1024, 1024), false);
+        pl.plan(&p, false).unwrap();
+        assert_eq!(pl.steps.len(), 2);
     }
 
     #[test]

@@ -154,6 +154,20 @@ fft_conformance! {
         Ok(())
     }
 
+    three_pass_real(b) {
+        // Even lengths whose half-length complex FFT is planned as three passes: the R2C unfolds
+        // in a pointwise step after them (2 * 3^14 = 2 * 81 x 243 x 243), the C2R folds in the
+        // first pass's reads (2^25 = 2 * 256 x 256 x 256); on GPUs also 2^26 both ways.
+        let mut rng = Rng::new();
+        run::<f32>(b, &Spec::real(R2C, &[2 * 4_782_969], 1), &mut rng)?;
+        run::<f32>(b, &Spec::real(C2R, &[1 << 25], 1), &mut rng)?;
+        if b.is_gpu() {
+            run::<f32>(b, &Spec::real(R2C, &[1 << 26], 1), &mut rng)?;
+            run::<f32>(b, &Spec::real(C2R, &[1 << 26], 1), &mut rng)?;
+        }
+        Ok(())
+    }
+
     row_pairs(b) {
         // Multi-dimensional R2C whose second-last axis n0 lies in (tile / 4, tile / 2] (tile =
         // 16384 complex in f32, 8192 in f64): the first pass takes rows r and r + n0 / 2 and

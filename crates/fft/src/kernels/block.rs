@@ -20,7 +20,7 @@
 //! addresses are one run-time base plus compile-time offsets wherever the offsets allow it
 //! ([`Tile::positions`]), so the compiler folds them into the shared-memory instructions.
 
-use ferrocm_kernel::dsl::{self, cast, vec2, vec4, DslCmp, Memory, MemoryMut, Shared, Slice, SliceMut, Val};
+use ferrocm_kernel::dsl::{self, cast, vec2, DslCmp, Memory, MemoryMut, Shared, Slice, SliceMut, Val};
 use ferrocm_kernel::ir::CmpOp;
 use ferrocm_kernel::prelude::*;
 
@@ -376,9 +376,9 @@ pub(crate) fn body<T: FftFloat>(
         }
     };
     let read_pair = |c: Val<u32>, j: Val<u32>| {
+        // Real pairs: the buffer counts in reals, four to a 16-byte piece.
         let at = in_at(pair_of(c)) + u64v(j) * g.in_stride;
-        // Complex buffers count in complex values, real ones (pairs) in reals.
-        let v = input.load4(if cfg.input == Input::RealPairs { at >> 2u32 } else { at >> 1u32 });
+        let v = input.load4(at >> 2u32);
         let (a, b) = (Cx::new(v.get(0), v.get(1)), Cx::new(v.get(2), v.get(3)));
         if cfg.inverse {
             (a.conj(), b.conj())
@@ -386,34 +386,8 @@ pub(crate) fn body<T: FftFloat>(
             (a, b)
         }
     };
-    let final_value = |c: Val<u32>, k: Val<u32>, v: Cx<T>| {
-        // Every lane computes its value before the trade, also lanes past the last transform
-        // (their stores are skipped): their four-step twiddle is taken in range.
-        let c = if guard_cols { c.min(cols - 1u32) } else { c };
-        let v = out_value(c, k, v);
-        if cfg.inverse {
-            v.conj()
-        } else {
-            v
-        }
-    };
-    let write_pair = |c: Val<u32>, k: Val<u32>, a: Cx<T>, b: Cx<T>| {
-        let c0 = c & !1u32;
-        let run = || {
-            let at = out_at(c0) + u64v(k) * g.out_stride;
-            output.store4(at >> 1u32, vec4(a.re, a.im, b.re, b.im));
-        };
-        if guard_cols {
-            dsl::if_else(c0.dsl_cmp(CmpOp::Lt, cols), run, || ());
-        } else {
-            run();
-        }
-    };
-    let pairs_io = PairIo {
-        read: (cfg.wide.load && whole_warps).then_some(&read_pair as &dyn Fn(_, _) -> _),
-        value: &final_value,
-        write: (cfg.wide.store && whole_warps).then_some(&write_pair as &dyn Fn(_, _, _, _)),
-    };
+    let pairs_io =
+        PairIo { read: (cfg.wide.load && whole_warps).then_some(&read_pair as &dyn Fn(_, _) -> _) };
     let direct_out = cfg.output != Output::HalfSpectrumPairs;
     let map = |mode: Mode| match mode {
         Mode::Row => divmod(tid, cfg.threads_per_fft),
@@ -587,17 +561,11 @@ struct Ends<'a, T> {
 
 /// A pair's read, for [`PairIo`].
 type ReadPair<'a, T> = &'a dyn Fn(Val<u32>, Val<u32>) -> (Cx<T>, Cx<T>);
-/// A pair's write, for [`PairIo`].
-type WritePair<'a, T> = &'a dyn Fn(Val<u32>, Val<u32>, Cx<T>, Cx<T>);
-
-/// The 16-byte global accesses of a pass's Col mode (see `Wide`): `read(c, j)` is position `j`
-/// of the pair holding transform `c` (the pair's even transform first), `write(c, k, a, b)`
-/// stores output `k` of that pair, `value(c, k, v)` is what output `k` of transform `c` stores
-/// (`v` as the last pass computed it). `None`: that side moves 8 bytes per thread.
+/// The 16-byte global reads of a pass's Col mode (see `Wide`): `read(c, j)` is position `j`
+/// of the pair holding transform `c` (the pair's even transform first). `None`: the side moves
+/// 8 bytes per thread.
 struct PairIo<'a, T> {
     read: Option<ReadPair<'a, T>>,
-    value: &'a dyn Fn(Val<u32>, Val<u32>, Cx<T>) -> Cx<T>,
-    write: Option<WritePair<'a, T>>,
 }
 
 /// `a` where `p` holds, else `b`.
@@ -816,40 +784,6 @@ fn stockham<T: FftFloat>(
                 }
             }
             let out = dft(&v);
-            if let (true, Mode::Col, Some(write)) = (writes_global, mode, ends.pairs.write) {
-                // Outputs 2m and 2m + 1 of the pair: the even lane stores the first, the odd
-                // lane the second, each for both transforms, after trading halves. The trade
-                // runs on every lane (a shuffle needs the whole warp); only the stores are
-                // guarded.
-                let odd = odd();
-                let vals: Vec<Cx<T>> = out
-                    .iter()
-                    .enumerate()
-                    .map(|(x, &vx)| (ends.pairs.value)(c, kk + u32c(x * ns), vx))
-                    .collect();
-                let mut stores = Vec::new();
-                for m in 0..r / 2 {
-                    let (a0, a1) = (vals[2 * m], vals[2 * m + 1]);
-                    let got = shfl_partner(select_cx(odd, a0, a1));
-                    let (lo, hi) = (select_cx(odd, got, a0), select_cx(odd, a1, got));
-                    let k = kk + dsl::select(odd, u32c((2 * m + 1) * ns), u32c(2 * m * ns));
-                    stores.push((k, lo, hi));
-                }
-                let put = move || {
-                    for &(k, lo, hi) in &stores {
-                        write(c, k, lo, hi);
-                    }
-                    if r % 2 == 1 {
-                        (ends.write)(c, kk + u32c((r - 1) * ns), out[r - 1]);
-                    }
-                };
-                if partial {
-                    dsl::if_else(lt(i, b), put, || ());
-                } else {
-                    put();
-                }
-                continue;
-            }
             let put = move || {
                 if writes_global {
                     // The last pass: hi = 0, output k = kk + x ns.

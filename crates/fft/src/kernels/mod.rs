@@ -53,25 +53,23 @@ pub(crate) enum Output {
     Real,
 }
 
-/// Which strided sides of an `f32` block pass move element `j` of two adjacent transforms
-/// (`c` and `c + 1`, `c` even) in one 16-byte access. In `Mode::Col` lanes `2i` and `2i + 1`
-/// of a warp hold such a pair at the same butterfly: in the first pass the even lane reads
-/// positions `2m` of its butterfly and the odd lane positions `2m + 1`, each for both
-/// transforms, and a shuffle trades the halves that belong to the other lane; the last pass
-/// trades first and stores after. Half the global memory instructions of those sides, no
-/// extra shared-memory traffic or barrier (an odd radix's last position moves 8 bytes per
-/// lane as before).
+/// Whether an `f32` block pass reads real pairs (`Input::RealPairs`, its load side in
+/// `Mode::Col`) 16 bytes at a time: element `j` of two adjacent transforms (`c` and `c + 1`, `c`
+/// even) is one 16-byte piece. Lanes `2i` and `2i + 1` of a warp hold such a pair at the same
+/// butterfly: in the first pass the even lane reads positions `2m` of its butterfly and the odd
+/// lane positions `2m + 1`, each for both transforms, and a shuffle trades the halves that
+/// belong to the other lane (an odd radix's last position moves 8 bytes per lane as before).
+/// Complex sides stay 8-byte: 16-byte complex loads and stores were measured slower on the
+/// H100 (the shuffle costs more than the halved instruction count saves; `NOTES.md`).
 ///
-/// The planner sets a side only where every such pair is one aligned 16-byte piece whatever
-/// the buffer: `f32`, that side `Mode::Col` with unit transform stride (complex values, or
-/// real pairs one real apart), even strides, an even `per_block` and an even count of batch
-/// dimension 0, blocks of whole warps, no Bluestein, mirrored or paired rows. The buffer's
-/// own address must be a multiple of 16 bytes: the plan checks that at execution and runs
-/// the 8-byte kernel otherwise.
+/// The planner sets it only where every such pair is one aligned 16-byte piece whatever the
+/// buffer: real pairs one real apart with unit transform stride, even strides, an even
+/// `per_block` and an even count of batch dimension 0, blocks of whole warps, no Bluestein,
+/// mirrored or paired rows. The buffer's own address must be a multiple of 16 bytes: the plan
+/// checks that at execution and runs the 8-byte kernel otherwise.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub(crate) struct Wide {
     pub load: bool,
-    pub store: bool,
 }
 
 /// Bluestein's algorithm inside one block: a length-`n` transform as a circular convolution of
