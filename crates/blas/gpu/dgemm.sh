@@ -3,8 +3,9 @@
 # bench rows; ncu adds about 90 s with NCU=1):
 # GemmFamily::Dmma16 (`mma.sync.m16n8k16.f64`, SASS DMMA.16x8x16: 128 x 128 tiles of 8 warps,
 # 64 x 32 per warp, 16-deep slabs through a 4-stage cp.async ring laid out for 16-byte fragment
-# loads (24 LDS.128 per warp and slab), 247 registers, one block per SM), which the planner takes
-# for real f64 on sm_90+. Staged with
+# loads (24 LDS.128 per warp and slab), 247 registers, one block per SM), which the planner took
+# for real f64 on sm_90+ until the dmma3 branch (now Dmma16W32: crates/blas/gpu/dmma3.sh compares
+# the two geometries; this script's unforced rows now run Dmma16W32). Staged with
 # `../shared/gpu/pack --bins --workspace` (at least `--bins -p ferrocm-kernel -p ferrocm-blas
 # -p ferrocm-cli`): test binaries in .gpu/stage/tests, the release `ferrocm` in .gpu/stage/bin.
 # Run from the repository root on the GPU machine:

@@ -3,7 +3,7 @@
 (scripts/vendor_baselines.py cublas: torch/cuBLAS, or numpy with --cpu) in this one process,
 and prints a ratio table last. Usage (repository root, staged binaries):
 
-    python3 crates/blas/gpu/table.py [--ferrocm PATH] [--cpu] [--rows gpu|cpu|smoke|blas3|blas4|dgemm|gemm_ex|gbatch|level1]
+    python3 crates/blas/gpu/table.py [--ferrocm PATH] [--cpu] [--rows gpu|cpu|smoke|blas3|blas4|dgemm|dmma3|gemm_ex|gbatch|level1]
 """
 import argparse
 import io
@@ -59,14 +59,30 @@ BLAS4_ROWS = [
     ("gemv", "f32_r", "N", "N", 16384, 16384, 1, 1, 10),
     ("gemv", "f32_r", "T", "N", 16384, 16384, 1, 1, 10),
 ]
-# Hopper's FP64 tensor-core shape (GemmFamily::Dmma16, mma.sync.m16n8k16.f64) against cuBLAS,
-# with the m8n8k4 family forced on the same request as the in-process before/after:
+# Hopper's FP64 tensor-core shape (mma.sync.m16n8k16.f64: the planner's family, GemmFamily::Dmma16
+# until the dmma3 branch, Dmma16W32 since) against cuBLAS, with the m8n8k4 family forced on the
+# same request as the in-process before/after:
 # crates/blas/gpu/dgemm.sh. A tenth field passes extra `ferrocm bench blas` arguments.
 DGEMM_ROWS = [
     ("gemm", "f64_r", "N", "N", 8192, 8192, 8192, 1, 3),
     ("gemm", "f64_r", "N", "N", 8192, 8192, 8192, 1, 3, ["--family", "dmma"]),
     ("gemm", "f64_r", "N", "N", 4096, 4096, 4096, 1, 5),
     ("gemm", "f64_r", "T", "N", 4096, 4096, 4096, 1, 5),
+]
+# The dmma3 branch (crates/blas/gpu/dmma3.sh): gemm_dmma16 with 32 x 32 warp tiles
+# (GemmFamily::Dmma16W32: 128 x 64 tiles of 8 warps, two blocks per SM) beside the 64 x 32
+# geometry (GemmFamily::Dmma16: 128 x 128 tiles of 8 warps, one block per SM), both forced, each
+# row followed by cuBLAS in this process; the 8192^3 pair runs again in the other order last, so
+# the table shows the run-to-run spread next to the difference between the geometries.
+DMMA3_ROWS = [
+    ("gemm", "f64_r", "N", "N", 8192, 8192, 8192, 1, 5, ["--family", "dmma16-w32"]),
+    ("gemm", "f64_r", "N", "N", 8192, 8192, 8192, 1, 5, ["--family", "dmma16"]),
+    ("gemm", "f64_r", "N", "N", 4096, 4096, 4096, 1, 10, ["--family", "dmma16-w32"]),
+    ("gemm", "f64_r", "N", "N", 4096, 4096, 4096, 1, 10, ["--family", "dmma16"]),
+    ("gemm", "f64_r", "T", "N", 4096, 4096, 4096, 1, 10, ["--family", "dmma16-w32"]),
+    ("gemm", "f64_r", "T", "N", 4096, 4096, 4096, 1, 10, ["--family", "dmma16"]),
+    ("gemm", "f64_r", "N", "N", 8192, 8192, 8192, 1, 5, ["--family", "dmma16"]),
+    ("gemm", "f64_r", "N", "N", 8192, 8192, 8192, 1, 5, ["--family", "dmma16-w32"]),
 ]
 # gemm_ex on half inputs (A, B, C of one type, f32 compute): the Wgmma family (ferrocm-gemm's
 # Hopper kernel) on sm_90a; the batched row is one launch for the whole batch (ferrocm-gemm's
@@ -119,12 +135,12 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--ferrocm", default=".gpu/stage/bin/ferrocm")
     p.add_argument("--cpu", action="store_true", help="vendor side on the host (numpy)")
-    p.add_argument("--rows", default="gpu", choices=["gpu", "cpu", "smoke", "blas3", "blas4", "dgemm", "gemm_ex",
-                                                           "gbatch", "level1"])
+    p.add_argument("--rows", default="gpu", choices=["gpu", "cpu", "smoke", "blas3", "blas4", "dgemm", "dmma3",
+                                                           "gemm_ex", "gbatch", "level1"])
     p.add_argument("--device", default=None)
     a = p.parse_args()
     rows = {"gpu": GPU_ROWS, "cpu": CPU_ROWS, "smoke": SMOKE_ROWS, "blas3": BLAS3_ROWS, "blas4": BLAS4_ROWS,
-            "dgemm": DGEMM_ROWS, "gemm_ex": GEMM_EX_ROWS, "gbatch": GBATCH_ROWS, "level1": LEVEL1_ROWS}[a.rows]
+            "dgemm": DGEMM_ROWS, "dmma3": DMMA3_ROWS, "gemm_ex": GEMM_EX_ROWS, "gbatch": GBATCH_ROWS, "level1": LEVEL1_ROWS}[a.rows]
     table = []
     for (f, r, ta, tb, m, n, k, b, reps, *extra) in rows:
         args = ["bench", "blas", "--json", "-f", f, "-r", r, "--transposeA", ta, "--transposeB", tb,

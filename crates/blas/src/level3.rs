@@ -5,9 +5,11 @@
 //! element type, the device's [`Target`](ferrocm_kernel::runtime::Target) and the shape:
 //! - [`GemmFamily::Native`]: the CPU device with [`Engine::Auto`](crate::Engine::Auto): the
 //!   `gemm` crate (packed, cache-blocked SIMD microkernels, threads through rayon).
-//! - [`GemmFamily::Dmma16`]: real f64 on targets with `Feature::MmaF64M16` (sm_90+, and the
+//! - [`GemmFamily::Dmma16W32`]: real f64 on targets with `Feature::MmaF64M16` (sm_90+, and the
 //!   CPU executor, which emulates it): Hopper's FP64 tensor-core shape `m16n8k16`
-//!   (`kernels::gemm::gemm_dmma16`).
+//!   (`kernels::gemm::gemm_dmma16`) with 32 x 32 warp tiles, two 8-warp blocks per
+//!   multiprocessor. [`GemmFamily::Dmma16`] (the same kernel with 64 x 32 warp tiles, one 8-warp
+//!   block per multiprocessor) runs when forced.
 //! - [`GemmFamily::Dmma`]: real f64 on the other targets with `Feature::MmaSync` (sm_80,
 //!   sm_86, sm_89): the FP64 tensor-core kernel on `m8n8k4` (`kernels::gemm::gemm_dmma`).
 //! - [`GemmFamily::WarpTiled`]: real f32 on targets with `Feature::CpAsync` (sm_80+, and the
@@ -64,6 +66,10 @@ pub enum GemmFamily {
     /// through a 4-stage `cp.async` ring laid out for 16-byte fragment loads: 128 x 128 tiles
     /// per 8-warp block when that grid fills the device, else 128 x 64 per 4-warp block.
     Dmma16,
+    /// [`GemmFamily::Dmma16`]'s kernel with 32 x 32 of C per warp: 128 x 64 tiles per 8-warp
+    /// block, at most 128 registers a thread, so two blocks (16 warps) share a multiprocessor
+    /// and one block's barrier leaves the other's warps running.
+    Dmma16W32,
     /// Real f32 on `cp.async` targets (sm_80+) with 16-byte aligned operands: 128 x 128 tiles
     /// of C per 8-warp block, 64 x 32 per warp, 8 x 8 per thread, K in 8-deep slabs through
     /// two shared buffers, at most 128 registers so two blocks share a multiprocessor.
@@ -103,7 +109,7 @@ impl Handle {
         } else if !self.use_kernels() {
             GemmFamily::Native
         } else if ty == DataType::F64 && target.has(Feature::MmaF64M16) {
-            GemmFamily::Dmma16
+            GemmFamily::Dmma16W32
         } else if ty == DataType::F64 && target.has(Feature::MmaSync) {
             GemmFamily::Dmma
         } else if ty == DataType::F32 && aligned16 && target.has(Feature::CpAsync) {
@@ -130,8 +136,10 @@ impl Handle {
             GemmFamily::Dmma if ty != DataType::F64 || !target.has(Feature::MmaSync) => {
                 Some("Dmma runs real f64 on targets with mma.sync (sm_80 or newer)")
             }
-            GemmFamily::Dmma16 if ty != DataType::F64 || !target.has(Feature::MmaF64M16) => {
-                Some("Dmma16 runs real f64 on targets with mma.sync f64 m16n8k16 (sm_90 or newer)")
+            GemmFamily::Dmma16 | GemmFamily::Dmma16W32
+                if ty != DataType::F64 || !target.has(Feature::MmaF64M16) =>
+            {
+                Some("Dmma16 and Dmma16W32 run real f64 on targets with mma.sync f64 m16n8k16 (sm_90 or newer)")
             }
             GemmFamily::WarpTiled if ty != DataType::F32 || !aligned16 || !target.has(Feature::CpAsync) => Some(
                 "WarpTiled runs real f32 on targets with cp.async (sm_80 or newer), A and B 16-byte aligned \
@@ -335,6 +343,7 @@ impl Handle {
             GemmFamily::Simt
             | GemmFamily::Dmma
             | GemmFamily::Dmma16
+            | GemmFamily::Dmma16W32
             | GemmFamily::WarpTiled
             | GemmFamily::Wgmma => {
                 check_gemm_kernel_limits(spans, if T::COMPLEX { 2 } else { 1 }, batch_count)?;
@@ -379,24 +388,30 @@ impl Handle {
                     }
                     return Ok(());
                 }
-                if matches!(family, GemmFamily::Dmma | GemmFamily::Dmma16) {
+                if matches!(family, GemmFamily::Dmma | GemmFamily::Dmma16 | GemmFamily::Dmma16W32) {
                     use kernels::gemm::{
-                        dmma16_shared_bytes, dmma16_threads, dmma_bn, dmma_shared_bytes, dmma_threads,
-                        gemm_dmma, gemm_dmma16, DMMA_BM,
+                        dmma16_bn, dmma16_shared_bytes, dmma16_threads, dmma_bn, dmma_shared_bytes,
+                        dmma_threads, gemm_dmma, gemm_dmma16, DMMA16_NARROW, DMMA16_W32, DMMA16_WIDE,
+                        DMMA_BM,
                     };
-                    let m16 = family == GemmFamily::Dmma16;
-                    // 128 x 128 tiles (16 warps a block with m8n8k4, 8 with m16n8k16) when they
-                    // alone fill every multiprocessor; 128 x 64 (half the warps, two blocks each)
-                    // for smaller grids.
+                    // Dmma and Dmma16: 128 x 128 tiles (16 warps a block with m8n8k4, 8 with
+                    // m16n8k16) when they alone fill every multiprocessor; 128 x 64 (half the
+                    // warps, two blocks each) for smaller grids. Dmma16W32: 128 x 64 tiles of 8
+                    // warps, two blocks each, at every size.
                     let tiles =
                         |bn: u32| n32.div_ceil(bn) as u64 * m32.div_ceil(DMMA_BM) as u64 * batch_count as u64;
                     let wide = tiles(dmma_bn(true)) >= s.device().properties().compute_units as u64;
-                    let grid = (n32.div_ceil(dmma_bn(wide)), m32.div_ceil(DMMA_BM), batch_count as u32);
-                    let (threads, shared) = if m16 {
-                        (dmma16_threads(wide), dmma16_shared_bytes(wide))
-                    } else {
-                        (dmma_threads(wide), dmma_shared_bytes(wide))
+                    let geo = match family {
+                        GemmFamily::Dmma16W32 => Some(DMMA16_W32),
+                        GemmFamily::Dmma16 if wide => Some(DMMA16_WIDE),
+                        GemmFamily::Dmma16 => Some(DMMA16_NARROW),
+                        _ => None,
                     };
+                    let (bn, threads, shared) = match geo {
+                        Some(g) => (dmma16_bn(g), dmma16_threads(g), dmma16_shared_bytes(g)),
+                        None => (dmma_bn(wide), dmma_threads(wide), dmma_shared_bytes(wide)),
+                    };
+                    let grid = (n32.div_ceil(bn), m32.div_ceil(DMMA_BM), batch_count as u32);
                     let cfg = LaunchConfig::new(grid, threads).with_shared_mem(shared);
                     // A real matrix's C is its T.
                     let (ta, tb) = (transa != Operation::N, transb != Operation::N);
@@ -404,21 +419,29 @@ impl Handle {
                     let mut cr = cr.reinterpret::<f64>()?;
                     let (av, bv) = (ka.view.reinterpret::<f64>()?, kb.view.reinterpret::<f64>()?);
                     let (are, bre) = (ka.re.to_f64(), kb.re.to_f64());
+                    macro_rules! go16 {
+                        ($ta:literal, $tb:literal, $geo:expr) => {
+                            bools!(ka.device => DSA, bools!(kb.device => DSB, {
+                                gemm_dmma16::launch::<$ta, $tb, DSA, DSB, { $geo }>(
+                                    s, cfg, m32, n32, k32, are, &av, &ar, lda, sa, &br, ldb, sb, bre, &bv,
+                                    &mut cr, ldc, sc,
+                                )?
+                            }))
+                        };
+                    }
                     macro_rules! go {
                         ($ta:literal, $tb:literal) => {
-                            bools!(ka.device => DSA, bools!(kb.device => DSB, bools!(wide => WIDE, {
-                                if m16 {
-                                    gemm_dmma16::launch::<$ta, $tb, DSA, DSB, WIDE>(
-                                        s, cfg, m32, n32, k32, are, &av, &ar, lda, sa, &br, ldb, sb, bre, &bv,
-                                        &mut cr, ldc, sc,
-                                    )?
-                                } else {
+                            match geo {
+                                Some(DMMA16_W32) => go16!($ta, $tb, DMMA16_W32),
+                                Some(DMMA16_WIDE) => go16!($ta, $tb, DMMA16_WIDE),
+                                Some(_) => go16!($ta, $tb, DMMA16_NARROW),
+                                None => bools!(ka.device => DSA, bools!(kb.device => DSB, bools!(wide => WIDE, {
                                     gemm_dmma::launch::<$ta, $tb, DSA, DSB, WIDE>(
                                         s, cfg, m32, n32, k32, are, &av, &ar, lda, sa, &br, ldb, sb, bre, &bv,
                                         &mut cr, ldc, sc,
                                     )?
-                                }
-                            })))
+                                }))),
+                            }
                         };
                     }
                     match (ta, tb) {

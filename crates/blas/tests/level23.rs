@@ -182,12 +182,13 @@ fn gemm<T: Scalar>(c: &Case, t: &Target, seed: u64) {
     }
     // `family=`: the row runs on that kernel family wherever kernels run (the CPU executor
     // runs them all; the native engine computes the row natively). Without it the planner
-    // chooses (d: Dmma16 on the executor and sm_90+, Dmma on sm_80..sm_89).
+    // chooses (d: Dmma16W32 on the executor and sm_90+, Dmma on sm_80..sm_89).
     let kernels = t.engine == Engine::Kernels || t.stream.device().kind() != BackendKind::Cpu;
     if let (Some(f), true) = (c.keys.get("family"), kernels) {
         h.set_gemm_family(Some(match f.as_str() {
             "dmma" => GemmFamily::Dmma,
             "dmma16" => GemmFamily::Dmma16,
+            "dmma16-w32" => GemmFamily::Dmma16W32,
             "simt" => GemmFamily::Simt,
             "wgmma" => GemmFamily::Wgmma,
             other => panic!("family {other}"),

@@ -142,6 +142,11 @@ fn cases() -> Vec<Case> {
             GemmForced { family: GemmFamily::Dmma16 },
             ("Unsupported", "family"),
         ),
+        case(
+            "gemm f32 forced onto Dmma16W32",
+            GemmForced { family: GemmFamily::Dmma16W32 },
+            ("Unsupported", "family"),
+        ),
         case("gemm f32 forced onto Dmma", GemmForced { family: GemmFamily::Dmma }, ("Unsupported", "family")),
         case("gemm tf32 T, N with lda 5 forced onto Wgmma", GemmTf32ForcedLda5, ("Unsupported", "family")),
         case(

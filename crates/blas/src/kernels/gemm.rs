@@ -611,16 +611,54 @@ pub const DMMA16_BK: u32 = 16;
 /// multiplied (a power of two, so the stage index is a mask).
 const DMMA16_STAGES: u32 = 4;
 
-/// Threads per block of [`gemm_dmma16`]: one warp per 64 x 32 of the 128 x [`dmma_bn`] tile
-/// (8 warps wide, 4 narrow).
-pub const fn dmma16_threads(wide: bool) -> u32 {
-    DMMA_BM * dmma_bn(wide) / 64
+/// [`gemm_dmma16`]'s geometry (its `GEO` parameter): 128 x 64 tiles of C per block of 4 warps
+/// (2 down x 2 across) of 64 x 32, two blocks per multiprocessor.
+pub const DMMA16_NARROW: u32 = 0;
+/// 128 x 128 tiles per block of 8 warps (2 x 4) of 64 x 32, one block per multiprocessor.
+pub const DMMA16_WIDE: u32 = 1;
+/// 128 x 64 tiles per block of 8 warps (4 down x 2 across) of 32 x 32, two blocks per
+/// multiprocessor (at most 128 registers a thread): twice the warps of [`DMMA16_WIDE`] on a
+/// multiprocessor, and two blocks whose barriers do not stop each other.
+pub const DMMA16_W32: u32 = 2;
+
+/// Columns of C per block of [`gemm_dmma16`] in geometry `geo`.
+pub const fn dmma16_bn(geo: u32) -> u32 {
+    if geo == DMMA16_WIDE {
+        128
+    } else {
+        64
+    }
+}
+
+/// Rows of C per warp of [`gemm_dmma16`] in geometry `geo` (16 per m-tile; every geometry's
+/// warp has 32 columns, four n-tiles of 8).
+pub const fn dmma16_warp_rows(geo: u32) -> u32 {
+    if geo == DMMA16_W32 {
+        32
+    } else {
+        64
+    }
+}
+
+/// Threads per block of [`gemm_dmma16`] in geometry `geo`: a warp per warp tile.
+pub const fn dmma16_threads(geo: u32) -> u32 {
+    32 * (DMMA_BM / dmma16_warp_rows(geo)) * (dmma16_bn(geo) / 32)
+}
+
+/// Blocks of [`gemm_dmma16`] per multiprocessor in geometry `geo` (the launch bounds' minimum;
+/// it caps registers at 65536 / (threads x blocks)).
+pub const fn dmma16_blocks_per_sm(geo: u32) -> u32 {
+    if geo == DMMA16_WIDE {
+        1
+    } else {
+        2
+    }
 }
 
 /// Dynamic shared memory of one [`gemm_dmma16`] block: the ring of A and B stages (131 072
-/// bytes wide, 98 304 narrow).
-pub const fn dmma16_shared_bytes(wide: bool) -> u32 {
-    DMMA16_STAGES * DMMA16_BK * (DMMA_BM + dmma_bn(wide)) * 8
+/// bytes wide, 98 304 for the 128 x 64 tiles).
+pub const fn dmma16_shared_bytes(geo: u32) -> u32 {
+    DMMA16_STAGES * DMMA16_BK * (DMMA_BM + dmma16_bn(geo)) * 8
 }
 
 /// One stage-index formula written once, as a `#[device]` function for values known at run time
@@ -732,11 +770,13 @@ fn dmma16_lane(#[comptime] b_op: bool, #[comptime] along: bool, #[comptime] thre
 }
 
 /// The thread's parts of one [`gemm_dmma16`] operand's copy addresses, computed once per
-/// kernel: `(s0, d0, x2)`. Pass `(di, dk)` ([`dmma16_pass`]) of the slab at `k0` reads global
-/// index `s0 + k0 ld + di + dk ld` (`along`) or `s0 + k0 + dk + di ld`, and writes stage offset
-/// `d0 + c + (x2 ^ e)`, `c` and `e` the pass's constants ([`dmma16_pass_dst`]): [`dmma16_at`]
-/// split into the thread's part and the pass's, exact because the pass's bits never meet the
-/// thread's and the swizzle is linear in XOR.
+/// kernel: `(s0, d)`. Pass `(di, dk)` ([`dmma16_pass`]) of the slab at `k0` reads global index
+/// `s0 + k0 ld + di + dk ld` (`along`) or `s0 + k0 + dk + di ld`, and writes stage offset
+/// `(d ^ e) + c`, `c` and `e` the pass's constants ([`dmma16_pass_dst`]): [`dmma16_at`] split
+/// into the thread's part and the pass's, exact because the pass's bits never meet the
+/// thread's and the swizzle is linear in XOR. The swizzled pair (`x2`, bits 1..3) and the rest
+/// of the thread's offset (`d0`, zero in bits 1..3, as `c` and the stage bases are) share one
+/// register, `d = d0 + x2`: two registers per operand held through the slab loop.
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn dmma16_thread(
@@ -747,7 +787,7 @@ fn dmma16_thread(
     o: u32,
     ld: u32,
     r0: u32,
-) -> Vec4<u32> {
+) -> Vec2<u32> {
     let at = dmma16_lane(b_op, along, threads);
     let (i0, k0) = (at.get(0), at.get(1));
     let s0 = if along { o + r0 + i0 + k0 * ld } else { o + k0 + (r0 + i0) * ld };
@@ -758,7 +798,7 @@ fn dmma16_thread(
         d0 = kb * (2 * ext) + ((i0 >> 3u32) << 4u32) + ((k0 >> 2u32) & 1u32);
         x2 = ((i0 & 7u32) ^ dmma16_swizzle(kb)) << 1u32;
     }
-    vec4(s0, d0, x2, 0u32)
+    vec2(s0, d0 + x2)
 }
 
 /// The compile-time part `(c, e)` of pass `(di, dk)`'s stage offset (see [`dmma16_thread`]).
@@ -776,9 +816,15 @@ const fn dmma16_pass_dst(b_op: bool, ext: u32, di: u32, dk: u32) -> (u32, u32) {
 /// `mn`), thread by thread as [`dmma16_pass`] says: every warp reads whole 32-byte sectors
 /// (128-byte lines for A with `N`, B with `N` and A with `T`, 64-byte runs for B with `T`) and
 /// each half-warp writes the 16 bank pairs once. `along`: element `(i, kk)` is at `o + (r0 + i)
-/// + (k0 + kk) ld` (A with `N`, B with `T`), else at `o + (k0 + kk) + (r0 + i) ld`. Whole slabs
-/// go through 8-byte `cp.async` at the thread's precomputed offsets `th` ([`dmma16_thread`])
-/// plus constants; edges through guarded loads that write zeros outside the matrix.
+/// + (k0 + kk) ld` (A with `N`, B with `T`), else at `o + (k0 + kk) + (r0 + i) ld`, `o` and `r0`
+/// folded into the thread's precomputed offsets `th` ([`dmma16_thread`]). Whole slabs go through
+/// 8-byte `cp.async` at `th` plus constants; edges through guarded loads that write zeros
+/// outside the matrix, at the same global index and at [`dmma16_at`] of the lane's element (an
+/// independent form of the same stage offset), `r0` taken again from the block index (A's rows
+/// from `block_idx_y ext`, B's columns from `block_idx_x ext`, as [`gemm_dmma16`]'s grid has
+/// them). `whole`: the tile's `ext` rows lie inside `mn` (`r0 + ext <= mn`, tested once per
+/// kernel). Nothing but `th` is held per thread through the slab loop: registers are what limits
+/// the warps per multiprocessor.
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn dmma16_copy(
@@ -789,34 +835,32 @@ fn dmma16_copy(
     sm: Shared<f64>,
     base: u32,
     x: &[f64],
-    o: u32,
     ld: u32,
     mn: u32,
     k: u32,
-    r0: u32,
+    whole: bool,
     k0: u32,
-    th: Vec4<u32>,
+    th: Vec2<u32>,
 ) {
     let passes = ext * DMMA16_BK / threads;
-    if r0 + ext <= mn && k0 + DMMA16_BK <= k {
-        let src0 = if along { th.get(0) + k0 * ld } else { th.get(0) + k0 };
+    let src0 = if along { th.get(0) + k0 * ld } else { th.get(0) + k0 };
+    if whole && k0 + DMMA16_BK <= k {
         let dst0 = base + th.get(1);
-        let x2 = th.get(2);
         for r in 0..(passes as usize) {
             let (di, dk) = dmma16_pass(b_op, along, threads, r as u32);
             let (c, e) = dmma16_pass_dst(b_op, ext, di, dk);
             let src = if along { src0 + di + dk * ld } else { src0 + dk + di * ld };
-            cp_async(&sm, dst0 + c + (x2 ^ e), &x, src, 8);
+            cp_async(&sm, (dst0 ^ e) + c, &x, src, 8);
         }
     } else {
         let at = dmma16_lane(b_op, along, threads);
+        let r0 = if b_op { block_idx_x() * ext } else { block_idx_y() * ext };
         for r in 0..(passes as usize) {
             let (di, dk) = dmma16_pass(b_op, along, threads, r as u32);
             let (i, kk) = (at.get(0) + di, at.get(1) + dk);
-            let (gi, gk) = (r0 + i, k0 + kk);
-            let src = if along { o + gi + gk * ld } else { o + gk + gi * ld };
+            let src = if along { src0 + di + dk * ld } else { src0 + dk + di * ld };
             let mut v = 0.0f64;
-            if gi < mn && gk < k {
+            if r0 + i < mn && k0 + kk < k {
                 v = x.load(src);
             }
             sm[base + dmma16_at(b_op, ext, i, kk)] = v;
@@ -824,23 +868,96 @@ fn dmma16_copy(
     }
 }
 
+/// Loads the lane's A fragment of m-tile `mt` (8 values) into `fa[at..]`, `sa` the lane's pair
+/// in k-row `t` of the stage (16-byte units, see [`gemm_dmma16`]): pair `j` is elements `2 j`
+/// and `2 j + 1`, rows `16 mt + g` and `16 mt + g + 8` of k-row `t + 4 j`, at `sa ^ s(4 j)`
+/// ([`dmma16_swizzle`]) plus the pair's multiple of 8.
+#[device]
+fn dmma16_frag_a(
+    sm: Shared<f64>,
+    sa: u32,
+    #[comptime] mt: usize,
+    fa: &VarArray<Val<f64>>,
+    #[comptime] at: usize,
+) {
+    for j in 0..4usize {
+        let e = dmma16_swizzle_c(4 * j as u32);
+        let v = sm.load2((sa ^ e) + (2 * j as u32) * DMMA_BM + (8 * mt) as u32);
+        fa.set(at + 2 * j, v.get(0));
+        fa.set(at + 2 * j + 1, v.get(1));
+    }
+}
+
+/// Loads the lane's B fragment of n-tile `nt` (4 values) into `fb[at..]`, `sb` the lane's pair
+/// in k-row pair `t` of the stage (16-byte units, see [`gemm_dmma16`]) and `bn` the stage's
+/// columns: pair `u` is elements `2 u` and `2 u + 1`, k-rows `t + 8 u` and `t + 8 u + 4` of
+/// column `8 nt + g` (k-row pair `t + 4 u`), at `sb ^ s(4 u)` plus the pair's multiple of 8.
+#[device]
+fn dmma16_frag_b(
+    sm: Shared<f64>,
+    sb: u32,
+    #[comptime] bn: u32,
+    #[comptime] nt: usize,
+    fb: &VarArray<Val<f64>>,
+    #[comptime] at: usize,
+) {
+    for u in 0..2usize {
+        let e = dmma16_swizzle_c(4 * u as u32);
+        let v = sm.load2((sb ^ e) + (4 * u as u32) * bn + (8 * nt) as u32);
+        fb.set(at + 2 * u, v.get(0));
+        fb.set(at + 2 * u + 1, v.get(1));
+    }
+}
+
+/// One `mma.m16n8k16.f64` on the accumulator tile at `acc[c..c + 4]` with the A fragment at
+/// `fa[a..a + 8]` and the B fragment at `fb[b..b + 4]`.
+#[device]
+fn dmma16_mma(
+    acc: &VarArray<Val<f64>>,
+    #[comptime] c: usize,
+    fa: &VarArray<Val<f64>>,
+    #[comptime] a: usize,
+    fb: &VarArray<Val<f64>>,
+    #[comptime] b: usize,
+) {
+    let av = [
+        fa.get(a),
+        fa.get(a + 1),
+        fa.get(a + 2),
+        fa.get(a + 3),
+        fa.get(a + 4),
+        fa.get(a + 5),
+        fa.get(a + 6),
+        fa.get(a + 7),
+    ];
+    let bv = [fb.get(b), fb.get(b + 1), fb.get(b + 2), fb.get(b + 3)];
+    let d = mma_m16n8k16_f64(av, bv, vec4(acc.get(c), acc.get(c + 1), acc.get(c + 2), acc.get(c + 3)));
+    for i in 0..4usize {
+        acc.set(c + i, d.get(i));
+    }
+}
+
 /// Real f64 `C = alpha op(A) op(B) + beta C` on Hopper's FP64 tensor-core shape
-/// (`mma.sync.m16n8k16.f64`, SASS `DMMA.16x8x16`, sm_90+): each warp computes a 64 x 32 tile of
-/// `C` (batch `block_idx_z`) as 4 x 4 accumulators of 16 x 8; a block of [`dmma16_threads`]
-/// covers 128 x [`dmma_bn`] (`WIDE`: 8 warps, 2 down x 4 across, one block per multiprocessor;
-/// narrow: 4 warps, 2 x 2, two blocks). K moves in 16-deep slabs (one MMA step) through a
+/// (`mma.sync.m16n8k16.f64`, SASS `DMMA.16x8x16`, sm_90+): each warp computes a
+/// [`dmma16_warp_rows`] x 32 tile of `C` (batch `block_idx_z`) as 4 (or 2) x 4 accumulators of
+/// 16 x 8; a block of [`dmma16_threads`] covers 128 x [`dmma16_bn`]. `GEO`: [`DMMA16_WIDE`], 8
+/// warps of 64 x 32, one block per multiprocessor; [`DMMA16_NARROW`], 4 warps of 64 x 32 on
+/// 128 x 64, two blocks; [`DMMA16_W32`], 8 warps of 32 x 32 on 128 x 64, two blocks in at most
+/// 128 registers a thread. K moves in 16-deep slabs (one MMA step) through a
 /// [`DMMA16_STAGES`]-stage `cp.async` ring ([`dmma16_copy`]), one barrier per slab. Stages have
 /// no padding and are laid out for the fragments ([`dmma16_at`]): A k-row by k-row with rows `g`
 /// and `g + 8` of each 16-row group side by side, B by pairs of k-rows (`k`, `k + 4`) side by
 /// side, so every fragment register pair is one 16-byte shared load that lands in the MMA's
-/// operand registers as it is: per slab a lane loads its B fragments of four n-tiles in 8 loads,
-/// then per m-tile its A fragment in 4 and issues four MMAs (24 `LDS.128` per warp and slab,
-/// where 8-byte loads took 48). With 128- or 64-double rows and the swizzle, each quarter-warp's
-/// 8 loads (lanes `t` = 0..3, two neighbouring `g`) cover the 8 bank quads: 4 wavefronts per
-/// load, the minimum. `TA`/`TB`: 0 `N`, else `T`. `beta = 0` never reads `C`; `alpha = 0` never
+/// operand registers as it is. With 64 x 32 warp tiles a lane loads its B fragments of four
+/// n-tiles per slab (8 loads), then per m-tile its A fragment (4) and issues four MMAs: 24
+/// `LDS.128` per warp and slab, where 8-byte loads took 48. With 32 x 32 it loads A's two
+/// m-tiles first (8), then per n-tile B's fragment (2) and issues two MMAs: 16 `LDS.128`, the
+/// fewest fragment registers live. With 128- or 64-double rows and the swizzle, each
+/// quarter-warp's 8 loads (lanes `t` = 0..3, two neighbouring `g`) cover the 8 bank quads: 4
+/// wavefronts per load, the minimum. `TA`/`TB`: 0 `N`, else `T`. `beta = 0` never reads `C`; `alpha = 0` never
 /// reads `A` or `B`.
 #[kernel]
-pub fn gemm_dmma16<const TA: u32, const TB: u32, const DSA: bool, const DSB: bool, const WIDE: bool>(
+pub fn gemm_dmma16<const TA: u32, const TB: u32, const DSA: bool, const DSB: bool, const GEO: u32>(
     m: u32,
     n: u32,
     k: u32,
@@ -858,47 +975,49 @@ pub fn gemm_dmma16<const TA: u32, const TB: u32, const DSA: bool, const DSB: boo
     ldc: u32,
     stride_c: u32,
 ) {
-    let bn = dmma_bn(WIDE);
+    let bn = dmma16_bn(GEO);
     let bk = DMMA16_BK;
-    let threads = dmma16_threads(WIDE);
-    // 64 accumulators, 16 B and 8 A fragment values per lane: up to 255 registers.
-    launch_bounds(threads, if WIDE { 1 } else { 2 });
+    let threads = dmma16_threads(GEO);
+    // m-tiles per warp, and warps down the block's 128 rows.
+    let mts = (dmma16_warp_rows(GEO) / 16) as usize;
+    let warps_m = DMMA_BM / dmma16_warp_rows(GEO);
+    // 64 x 32: 64 accumulators and 24 fragment values a lane, up to 255 registers (one 8-warp
+    // block or two 4-warp ones). 32 x 32: 32 and 20, at most 128 (two 8-warp blocks).
+    launch_bounds(threads, dmma16_blocks_per_sm(GEO));
     let sm = dyn_shared::<f64>();
     // A's stages, then B's from `sb0` (in f64); a stage of A is `bk` k-rows of 128, of B of `bn`.
     let sb0 = DMMA16_STAGES * bk * DMMA_BM;
-    let acc = var_array(64, 0.0f64);
-    let fa = var_array(8, 0.0f64);
-    let fb = var_array(16, 0.0f64);
+    let acc = var_array(16 * mts, 0.0f64);
+    let fa = var_array(if mts == 4 { 8 } else { 8 * mts }, 0.0f64);
+    let fb = var_array(if mts == 4 { 16 } else { 4 }, 0.0f64);
     let lane = lane_id();
     let warp = thread_idx_x() >> 5u32;
     let g = lane >> 2u32;
     let t = lane & 3u32;
-    let wm = (warp & 1u32) * 64u32;
-    let wn = (warp >> 1u32) * 32u32;
+    let wm = (warp & (warps_m - 1)) * dmma16_warp_rows(GEO);
+    let wn = (warp >> warps_m.trailing_zeros()) * 32u32;
     let z = block_idx_z();
     let row0 = block_idx_y() * DMMA_BM;
     let col0 = block_idx_x() * bn;
     let ar = scalar(DSA, a_re, &alpha, 0u32);
-    let br = scalar(DSB, b_re, &beta, 0u32);
     let oa = z * stride_a;
     let ob = z * stride_b;
     let oc = z * stride_c;
-    // The lane's four k-rows `t + 4 j` (A's columns `t + 4 (i / 2)`, B's rows `t + 4 i`) and its
-    // pair `g` in each, swizzled: offsets in 16-byte units inside stage 0, computed once.
-    let offa = var_array(4, 0u32);
-    let offb = var_array(2, 0u32);
-    for j in 0..4usize {
-        let kq = t + (4 * j) as u32;
-        let pq = g ^ dmma16_swizzle(kq);
-        offa.set(j, ((kq * DMMA_BM + wm) >> 1u32) + pq);
-        if j < 2 {
-            // B's k-row pair `t + 4 j` (k-rows `t + 8 j` and `t + 8 j + 4`), column `wn + g`.
-            offb.set(j, (sb0 >> 1u32) + kq * bn + wn + pq);
-        }
-    }
+    // The lane's k-row `t` (A's column, B's k-row pair) and its pair `g` in it, swizzled: offsets
+    // in 16-byte units inside stage 0, one register per operand (registers are what limits the
+    // warps). Every other term of a fragment's offset is a multiple of 8 pairs, so the low 3 bits
+    // are the swizzled pair alone; and k-row `t + 4 j` (pair `t + 4 u` of B) swizzles pair `g` to
+    // `(g ^ s(t)) ^ s(4 j)` (no carry into t's bits; `s` linear in XOR): an XOR of the base by
+    // `s(4 j)` = j % 2 ([`dmma16_frag_a`], [`dmma16_frag_b`]).
+    let x = g ^ dmma16_swizzle(t);
+    let offa = ((t * DMMA_BM + wm) >> 1u32) + x;
+    // B's k-row pair `t` (k-rows `t` and `t + 4`), column `wn + g`.
+    let offb = (sb0 >> 1u32) + t * bn + wn + x;
     // The thread's parts of its copy addresses, out of the slab loop.
     let tha = dmma16_thread(false, TA == 0, DMMA_BM, threads, oa, lda, row0);
     let thb = dmma16_thread(true, TB != 0, bn, threads, ob, ldb, col0);
+    let whole_a = row0 + DMMA_BM <= m;
+    let whole_b = col0 + bn <= n;
     // alpha = 0 reads neither A nor B (uniform over the block, so the barriers agree).
     if ar != 0.0f64 {
         let tiles = (k + (bk - 1)) / bk;
@@ -906,8 +1025,8 @@ pub fn gemm_dmma16<const TA: u32, const TB: u32, const DSA: bool, const DSB: boo
             if (s as u32) < tiles {
                 let k0 = (s as u32) * bk;
                 let (st_a, st_b) = ((s as u32) * (bk * DMMA_BM), sb0 + (s as u32) * (bk * bn));
-                dmma16_copy(false, TA == 0, DMMA_BM, threads, sm, st_a, a, oa, lda, m, k, row0, k0, tha);
-                dmma16_copy(true, TB != 0, bn, threads, sm, st_b, b, ob, ldb, n, k, col0, k0, thb);
+                dmma16_copy(false, TA == 0, DMMA_BM, threads, sm, st_a, a, lda, m, k, whole_a, k0, tha);
+                dmma16_copy(true, TB != 0, bn, threads, sm, st_b, b, ldb, n, k, whole_b, k0, thb);
             }
             cp_async_commit();
         }
@@ -928,11 +1047,10 @@ pub fn gemm_dmma16<const TA: u32, const TB: u32, const DSA: bool, const DSB: boo
                     sm,
                     sn * (bk * DMMA_BM),
                     a,
-                    oa,
                     lda,
                     m,
                     k,
-                    row0,
+                    whole_a,
                     k0,
                     tha,
                 );
@@ -944,11 +1062,10 @@ pub fn gemm_dmma16<const TA: u32, const TB: u32, const DSA: bool, const DSB: boo
                     sm,
                     sb0 + sn * (bk * bn),
                     b,
-                    ob,
                     ldb,
                     n,
                     k,
-                    col0,
+                    whole_b,
                     k0,
                     thb,
                 );
@@ -956,34 +1073,29 @@ pub fn gemm_dmma16<const TA: u32, const TB: u32, const DSA: bool, const DSB: boo
             cp_async_commit();
             let st = kt & (DMMA16_STAGES - 1);
             // Stage offsets in 16-byte units.
-            let sa = st * (bk * DMMA_BM / 2);
-            let sbs = st * (bk * bn / 2);
-            // Pair u of B's n-tile nt: elements 2 u and 2 u + 1 (k-rows t + 8 u and t + 8 u + 4
-            // of column 8 nt + g).
-            for nt in 0..4usize {
-                for u in 0..2usize {
-                    let v = sm.load2(sbs + offb.get(u) + (8 * nt) as u32);
-                    fb.set(4 * nt + 2 * u, v.get(0));
-                    fb.set(4 * nt + 2 * u + 1, v.get(1));
-                }
-            }
-            for mt in 0..4usize {
-                // Pair j of A's m-tile mt: elements 2 j and 2 j + 1 (rows 16 mt + g and
-                // 16 mt + g + 8 of k-row t + 4 j).
-                for j in 0..4usize {
-                    let v = sm.load2(sa + offa.get(j) + (8 * mt) as u32);
-                    fa.set(2 * j, v.get(0));
-                    fa.set(2 * j + 1, v.get(1));
-                }
-                let av =
-                    [fa.get(0), fa.get(1), fa.get(2), fa.get(3), fa.get(4), fa.get(5), fa.get(6), fa.get(7)];
+            let sa = st * (bk * DMMA_BM / 2) + offa;
+            let sbs = st * (bk * bn / 2) + offb;
+            if mts == 4 {
+                // 64 x 32: B's four n-tiles stay (32 registers), A comes m-tile by m-tile (16).
                 for nt in 0..4usize {
-                    let at = 4 * (4 * mt + nt);
-                    let bv = [fb.get(4 * nt), fb.get(4 * nt + 1), fb.get(4 * nt + 2), fb.get(4 * nt + 3)];
-                    let cv = vec4(acc.get(at), acc.get(at + 1), acc.get(at + 2), acc.get(at + 3));
-                    let d = mma_m16n8k16_f64(av, bv, cv);
-                    for i in 0..4usize {
-                        acc.set(at + i, d.get(i));
+                    dmma16_frag_b(sm, sbs, bn, nt, &fb, 4 * nt);
+                }
+                for mt in 0..mts {
+                    dmma16_frag_a(sm, sa, mt, &fa, 0);
+                    for nt in 0..4usize {
+                        dmma16_mma(&acc, 4 * (4 * mt + nt), &fa, 0, &fb, 4 * nt);
+                    }
+                }
+            } else {
+                // 32 x 32: A's two m-tiles stay (32 registers), B comes n-tile by n-tile (8): the
+                // fewest fragment registers live, as 128 registers hold 112 of data.
+                for mt in 0..mts {
+                    dmma16_frag_a(sm, sa, mt, &fa, 8 * mt);
+                }
+                for nt in 0..4usize {
+                    dmma16_frag_b(sm, sbs, bn, nt, &fb, 0);
+                    for mt in 0..mts {
+                        dmma16_mma(&acc, 4 * (4 * mt + nt), &fa, 8 * mt, &fb, 0);
                     }
                 }
             }
@@ -991,12 +1103,14 @@ pub fn gemm_dmma16<const TA: u32, const TB: u32, const DSA: bool, const DSB: boo
         }
         cp_async_wait(0);
     }
+    // beta is read after the slab loop: a device beta would hold two registers through it.
+    let br = scalar(DSB, b_re, &beta, 0u32);
     let zero_beta = br == 0.0f64;
     // C element i of (mt, nt): row 16 mt + g + 8 (i / 2), column 8 nt + 2 t + i % 2.
     for nt in 0..4usize {
         for h in 0..2usize {
             let col = col0 + wn + (8 * nt + h) as u32 + 2u32 * t;
-            for mt in 0..4usize {
+            for mt in 0..mts {
                 for v in 0..2usize {
                     let row = row0 + wm + (16 * mt + 8 * v) as u32 + g;
                     if row < m && col < n {

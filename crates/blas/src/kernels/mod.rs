@@ -283,11 +283,16 @@ mod ptx {
 
     #[test]
     fn dgemm16_uses_hoppers_fp64_shape_and_cp_async() {
-        for (wide, ptx) in [
-            (false, gemm::gemm_dmma16::kernel::<1, 0, false, false, false>().unwrap().ptx("sm_90").unwrap()),
-            (true, gemm::gemm_dmma16::kernel::<0, 0, false, false, true>().unwrap().ptx("sm_90").unwrap()),
+        use gemm::{gemm_dmma16, DMMA16_NARROW as NARROW, DMMA16_W32 as W32, DMMA16_WIDE as WIDE};
+        // Each geometry with A stored along the tile (N) and along K (T): the copy mappings differ.
+        for (name, limits, ptx) in [
+            ("gemm_dmma16", (128, 2), gemm_dmma16::kernel::<1, 0, false, false, NARROW>()),
+            ("gemm_dmma16_wide", (256, 1), gemm_dmma16::kernel::<0, 0, false, false, WIDE>()),
+            ("gemm_dmma16_w32", (256, 2), gemm_dmma16::kernel::<0, 0, false, false, W32>()),
+            ("gemm_dmma16_w32_tn", (256, 2), gemm_dmma16::kernel::<1, 0, false, false, W32>()),
         ] {
-            dump(if wide { "gemm_dmma16_wide" } else { "gemm_dmma16" }, &ptx);
+            let ptx = ptx.unwrap().ptx("sm_90").unwrap();
+            dump(name, &ptx);
             has(
                 &ptx,
                 &[
@@ -296,17 +301,48 @@ mod ptx {
                     "cp.async.wait_group 2",
                     "ld.shared.v2.f64",
                 ],
-                "gemm_dmma16",
+                name,
             );
-            assert!(!ptx.contains("m8n8k4"), "gemm_dmma16 uses the sm_80 shape");
-            if wide {
-                has(&ptx, &[".maxntid 256, 1, 1", ".minnctapersm 1"], "gemm_dmma16 wide");
-            } else {
-                has(&ptx, &[".maxntid 128, 1, 1", ".minnctapersm 2"], "gemm_dmma16 narrow");
-            }
+            assert!(!ptx.contains("m8n8k4"), "{name} uses the sm_80 shape");
+            let (threads, blocks) = limits;
+            has(&ptx, &[&format!(".maxntid {threads}, 1, 1"), &format!(".minnctapersm {blocks}")], name);
         }
         // sm_80 lacks the shape: the kernel must not compile there.
-        assert!(gemm::gemm_dmma16::kernel::<0, 0, false, false, true>().unwrap().ptx("sm_80").is_err());
+        assert!(gemm_dmma16::kernel::<0, 0, false, false, WIDE>().unwrap().ptx("sm_80").is_err());
+    }
+
+    /// Every operation pair and scalar mode of every geometry lowers for sm_90 (the launch picks
+    /// any of them); with `BLAS_DUMP_PTX` each is written as
+    /// `/tmp/gemm_dmma16_g<geo>_<ta><tb>_<dsa><dsb>.ptx`, so `ptxas -v` can check them all for
+    /// spills.
+    #[test]
+    fn dgemm16_every_variant_lowers() {
+        use gemm::{gemm_dmma16, DMMA16_NARROW as NARROW, DMMA16_W32 as W32, DMMA16_WIDE as WIDE};
+        macro_rules! each {
+            ($($ta:literal $tb:literal $dsa:literal $dsb:literal),*) => {
+                $(
+                    for (geo, k) in [
+                        (NARROW, gemm_dmma16::kernel::<$ta, $tb, $dsa, $dsb, NARROW>()),
+                        (WIDE, gemm_dmma16::kernel::<$ta, $tb, $dsa, $dsb, WIDE>()),
+                        (W32, gemm_dmma16::kernel::<$ta, $tb, $dsa, $dsb, W32>()),
+                    ] {
+                        let name = format!(
+                            "gemm_dmma16_g{geo}_{}{}_{}{}",
+                            $ta, $tb, u8::from($dsa), u8::from($dsb)
+                        );
+                        let ptx = k.unwrap().ptx("sm_90").unwrap();
+                        dump(&name, &ptx);
+                        has(&ptx, &["mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64"], &name);
+                    }
+                )*
+            };
+        }
+        each!(
+            0 0 false false, 0 1 false false, 1 0 false false, 1 1 false false,
+            0 0 true false, 0 1 true false, 1 0 true false, 1 1 true false,
+            0 0 false true, 0 1 false true, 1 0 false true, 1 1 false true,
+            0 0 true true, 0 1 true true, 1 0 true true, 1 1 true true
+        );
     }
 
     #[test]
