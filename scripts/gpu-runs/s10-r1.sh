@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Lead, 2026-12-06 (tenth session), call 1: FFT plans chosen by a traffic model (three passes of
-# short transforms for long 1D lengths, the R2C unfold as a pointwise step after them).
-# A/B of the same cases with the build before (.gpu/old/ferrocm.xz, main at cbf635d) and after,
-# interleaved, then the whole table beside cuFFT, then the GPU tests of the changed plans.
-# Staged with `../shared/gpu/pack --bins -p ferrocm-fft -p ferrocm-cli`, the old binary added.
+# Lead, 2026-12-06 (tenth session), call 1:
+# 1. FFT plans chosen by a traffic model (three passes of short transforms for long 1D lengths,
+#    the R2C unfold as a pointwise step after them): an A/B of the same cases with the build
+#    before (.gpu/old/ferrocm.xz, main at cbf635d) and after, interleaved, then the whole table
+#    beside cuFFT, then the GPU tests of the changed plans.
+# 2. crates/blas/gpu/dmma3.sh: dgemm on 32 x 32 warp tiles (two blocks per SM) beside the 64 x 32
+#    geometry and cuBLAS, and the GEMM case tables on the GPU.
+# Staged with `../shared/gpu/pack --bins -p ferrocm-fft -p ferrocm-blas -p ferrocm-cli`, the old
+# binary added.
 set -u
 export FERROCM_REQUIRE_GPU=1 RUST_BACKTRACE=1 PYTHONUNBUFFERED=1
 O=${OUT:-/tmp/s10r1}; mkdir -p "$O"
@@ -11,7 +15,7 @@ O=${OUT:-/tmp/s10r1}; mkdir -p "$O"
 [[ -x .gpu/old/ferrocm ]] || { xz -dk .gpu/old/ferrocm.xz && chmod +x .gpu/old/ferrocm; }
 T=.gpu/stage/tests; NEW=.gpu/stage/bin/ferrocm; OLD=.gpu/old/ferrocm
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
-C=(--case "c2c f32 1D 2^24" --case "r2c f32 1D 2^26" --case "z2z f64 1D 2^24" --case "c2c f32 2D 4096^2")
+C=(--case "c2c f32 1D 2^24" --case "r2c f32 1D 2^26" --case "z2z f64 1D 2^24" --case "r2c f32 2D 8192^2" --case "c2c f32 2D 4096^2")
 for r in 1 2; do
   for v in old new; do
     B=$OLD; [[ $v == new ]] && B=$NEW
@@ -43,12 +47,13 @@ t() { # name, timeout, binary, args...
   grep -E "^test result|panicked|FAILED|^---- " "$O/$name.log" | head -8
   results+=("$name rc=$rc")
 }
-t three 120 'ferrocm-fft--fft-test' three_pass --skip cpu
+t three 100 'ferrocm-fft--fft-test' three_pass --skip cpu
 t lib 20 'ferrocm-fft--lib'
 t misuse 15 'ferrocm-fft--misuse-test'
 t layouts 40 'ferrocm-fft--fft-test' layouts:: --skip cpu --skip multi_dimensional
-t pow2 150 'ferrocm-fft--fft-test' c2c::large_powers_of_two::cuda --exact
 printf 'tests: %s\n' "${results[@]}"
 grep -E "^pass|^(c2c|r2c|z2z)" "$O/bench.err" | head -40
 cat "$O/bench.txt"
+echo "### dmma3.sh at $SECONDS s"
+OUT=$O/dmma3 timeout 230 bash crates/blas/gpu/dmma3.sh 2>&1 | tail -25
 echo "done at $SECONDS s"

@@ -663,8 +663,26 @@ impl Planner {
         dst: Buf,
         inverse: bool,
     ) -> Result<(), FftError> {
+        let plain = input == Input::Complex && output == Output::Complex && smooth(n);
         if self.fits_block(n, a, b, &dims) {
-            return self.block(n, input, output, a, b, dims, None, src, dst, inverse);
+            if !plain || n < 64 {
+                return self.block(n, input, output, a, b, dims, None, src, dst, inverse);
+            }
+            // One block pass, or a chain of shorter transforms where the pass's strided sides
+            // would move runs so short that a second pass with long runs costs less.
+            let mut options: Vec<Candidate<'_>> = vec![{
+                let dims = dims.clone();
+                Box::new(move |p: &mut Planner| {
+                    p.block(n, input, output, a, b, dims.clone(), None, src, dst, inverse)
+                })
+            }];
+            options.extend(self.split_candidates(n).into_iter().map(|(n1, n2)| {
+                let dims = dims.clone();
+                Box::new(move |p: &mut Planner| {
+                    p.chain_split(n1, n2, input, output, a, b, dims.clone(), src, dst, inverse)
+                }) as Candidate<'_>
+            }));
+            return self.cheapest(options);
         }
         if !smooth(n) {
             return self.bluestein_multi(n, input, output, a, b, dims, src, dst, inverse);
@@ -752,7 +770,18 @@ impl Planner {
                     |mode: Mode, stride: usize, across: usize, (bytes, unit): (usize, usize), n: usize| {
                         let run = match mode {
                             Mode::Row if stride == unit => n * bytes,
-                            Mode::Col if across == unit => c.per_block * bytes,
+                            // Runs that start off their sector boundary at every other position
+                            // (rows of an odd length, say) touch twice the sectors: priced as
+                            // runs of half the length.
+                            Mode::Col if across == unit => {
+                                let run = c.per_block * bytes;
+                                let misaligned = (stride * bytes / unit) % run.min(32) != 0;
+                                if misaligned {
+                                    run / 2
+                                } else {
+                                    run
+                                }
+                            }
                             _ => bytes,
                         };
                         (n * count * bytes) as f64 / run_rate(run)
@@ -1489,10 +1518,10 @@ mod tests {
         assert_eq!(wide_of(TransformType::R2C, &[1 << 25], packed(), false), [t, f]);
         assert_eq!(wide_of(TransformType::R2C, &[1 << 26], packed(), false), [t, f, f, f]);
         // r2c 8192^2: 4097 columns (an odd count, odd row stride).
-        assert_eq!(wide_of(TransformType::R2C, &[8192, 8192], packed(), false), [f, f]);
+        assert_eq!(wide_of(TransformType::R2C, &[8192, 8192], packed(), false), [f, f, f]);
         // f64: one complex value is 16 bytes already.
         assert_eq!(wide_of(TransformType::R2C, &[1 << 25], packed(), true), [f, f]);
-        // An odd count of transforms in the first pass (2 x 3^14 = 2 x 81 x 243 x 243: 59049).
+        // An odd count of transforms in the first pass (2 x 3^14: a power of 3 of them).
         assert_eq!(wide_of(TransformType::R2C, &[2 * 4_782_969], packed(), false), [f, f, f, f]);
     }
 
@@ -1507,13 +1536,20 @@ mod tests {
             pl.steps
         };
         let steps = plan(&[8192, 8192]);
-        assert_eq!(steps.len(), 2);
         let StepKind::Block(c1) = &steps[0].kind else { panic!("pass 1 is not a block pass") };
         assert_eq!(c1.rows.as_ref().map(|r| r.n0), Some(8192));
         assert_eq!((c1.len, c1.per_block, steps[0].dims[0].n), (4096, 2, 8192));
-        let StepKind::Block(c2) = &steps[1].kind else { panic!("pass 2 is not a block pass") };
-        // The column pass: 4096 long, four per block (two with n0 = 8192 itself).
-        assert_eq!((c2.len, c2.per_block, c2.load, c2.store), (4096, 4, Mode::Col, Mode::Col));
+        // The column transform is 4096 long (8192 itself without the pairs): one pass of four
+        // per block would move runs of 32 bytes off their sectors (rows of 4097), so it is a
+        // chain of 64 x 64 with 64 per block.
+        let lens: Vec<(usize, usize, Mode, Mode)> = steps[1..]
+            .iter()
+            .map(|s| match &s.kind {
+                StepKind::Block(c) => (c.len, c.per_block, c.load, c.store),
+                StepKind::Point(_) => panic!("a pointwise step in the column transform"),
+            })
+            .collect();
+        assert_eq!(lens, [(64, 64, Mode::Col, Mode::Col), (64, 64, Mode::Col, Mode::Col)]);
         // Outside the bounds: the plain plan.
         for n in [[4096usize, 8192], [16384, 8192], [8192, 8193], [8192, 8194]] {
             let paired = plan(&n).iter().any(|s| matches!(&s.kind, StepKind::Block(c) if c.rows.is_some()));
@@ -1551,8 +1587,6 @@ mod tests {
             (1 << 23, false, vec![2048, 4096]),
             (1 << 24, false, vec![256, 256, 256]),
             (1 << 24, true, vec![256, 256, 256]),
-            (4_782_969, false, vec![81, 243, 243]),
-            (10_000_000, false, vec![200, 200, 250]),
             (1 << 27, false, vec![512, 512, 512]),
         ] {
             let p =
@@ -1579,8 +1613,21 @@ mod tests {
                 }
             }
         }
-        // A 2D 4096^2 keeps its column pass in one block (32-byte runs, but a third pass costs
-        // more).
+        // 3^14 and 10^7: three passes (81 to 729, 200 to 250), each of at least 16 transforms per
+        // block.
+        for n in [4_782_969usize, 10_000_000] {
+            let p =
+                Problem::new(TransformType::C2C, &[n], 1, &Layout::default(), &Layout::default()).unwrap();
+            let mut pl = Planner::new(Limits::new(false, 227 * 1024, 1024), false);
+            pl.plan(&p, false).unwrap();
+            assert_eq!(pl.steps.len(), 3, "{n}");
+            assert!(
+                pl.steps.iter().all(|s| matches!(&s.kind, StepKind::Block(c) if c.per_block >= 16)),
+                "{n}"
+            );
+        }
+        // A 2D 4096^2 keeps its column pass in one block (aligned 32-byte runs, but a third pass
+        // costs more).
         let p = Problem::new(TransformType::C2C, &[4096, 4096], 1, &Layout::default(), &Layout::default())
             .unwrap();
         let mut pl = Planner::new(Limits::new(false, 227 * 1024, 1024), false);

@@ -120,9 +120,9 @@ fft_conformance! {
     three_pass_chains(b) {
         // Past about 2^23 points a 1D transform is planned as three passes of short transforms
         // (16 or more per block: runs of at least 128 bytes on every strided side) instead of two
-        // of 4096 (4 per block, 32-byte runs): 2^24 = 256 x 256 x 256 (radix 16), 3^14 = 81 x
-        // 243 x 243 (odd radices, unequal passes, inverse); on GPUs also 10^7 = 200 x 200 x 250 and f64
-        // 2^24 (crates/fft/NOTES.md has the plans and the cost model that picks them).
+        // of 4096 (4 per block, 32-byte runs): 2^24 = 256 x 256 x 256 (radix 16), 3^14 (odd
+        // radices, unequal passes, inverse); on GPUs also 10^7 and f64 2^24 (crates/fft/NOTES.md
+        // has the plans and the cost model that picks them).
         let mut rng = Rng::new();
         run::<f32>(b, &Spec::c2c(&[1 << 24], 1), &mut rng)?;
         run::<f32>(b, &Spec::c2c(&[4_782_969], 1).inverse(), &mut rng)?;

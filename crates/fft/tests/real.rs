@@ -156,7 +156,7 @@ fft_conformance! {
 
     three_pass_real(b) {
         // Even lengths whose half-length complex FFT is planned as three passes: the R2C unfolds
-        // in a pointwise step after them (2 * 3^14 = 2 * 81 x 243 x 243), the C2R folds in the
+        // in a pointwise step after them (2 * 3^14), the C2R folds in the
         // first pass's reads (2^25 = 2 * 256 x 256 x 256); on GPUs also 2^26 both ways.
         let mut rng = Rng::new();
         run::<f32>(b, &Spec::real(R2C, &[2 * 4_782_969], 1), &mut rng)?;
