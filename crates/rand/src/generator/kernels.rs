@@ -1513,6 +1513,151 @@ mod tests {
         ptx.to_string()
     }
 
+    /// Every kernel instance the generators can launch builds, IR and PTX. With
+    /// `FERROCM_RAND_PTX_DIR` set, each instance's IR and PTX are written there (`<entry>.ir`,
+    /// `<entry>.ptx`, the entry named by the kernel and a hash of its compile-time values), to
+    /// compare the code before and after a change.
+    #[test]
+    fn every_generator_instance_builds() {
+        use crate::reference::ThreefryKind as K;
+        use ferrocm_kernel::{f16, CompiledKernel, KernelError};
+        use std::sync::Arc;
+        let dir = std::env::var("FERROCM_RAND_PTX_DIR").ok();
+        let mut built = 0;
+        let mut check = |k: Result<Arc<CompiledKernel>, KernelError>| {
+            let k = k.unwrap();
+            let ptx = k.ptx("sm_90").unwrap();
+            if let Some(dir) = &dir {
+                let name = &k.ir().name;
+                std::fs::write(format!("{dir}/{name}.ir"), k.ir().to_string()).unwrap();
+                std::fs::write(format!("{dir}/{name}.ptx"), ptx.as_str()).unwrap();
+            }
+            built += 1;
+        };
+        // Each kernel at the element type its distribution writes.
+        macro_rules! typed {
+            ($kernel:ident, $plan:expr) => {{
+                let plan: Plan = $plan;
+                match plan.dist {
+                    Dist::Bits
+                    | Dist::PoissonGauss
+                    | Dist::PoissonHistogram
+                    | Dist::PoissonCdf
+                    | Dist::PoissonIcdf => $kernel::kernel::<u32>(plan),
+                    Dist::Uniform | Dist::Normal | Dist::LogNormal => $kernel::kernel::<f32>(plan),
+                    Dist::UniformHalf => $kernel::kernel::<f16>(plan),
+                    Dist::UniformDouble | Dist::NormalDouble | Dist::LogNormalDouble => {
+                        $kernel::kernel::<f64>(plan)
+                    }
+                }
+            }};
+        }
+        let dists = [
+            Dist::Bits,
+            Dist::Uniform,
+            Dist::UniformHalf,
+            Dist::PoissonGauss,
+            Dist::Normal,
+            Dist::LogNormal,
+            Dist::UniformDouble,
+            Dist::NormalDouble,
+            Dist::LogNormalDouble,
+        ];
+        let plan =
+            |dist, rng, legacy, vector, unroll, narrow| Plan { dist, rng, legacy, vector, unroll, narrow };
+        for rng in [Rng::Xorwow, Rng::Mrg32k3a, Rng::Lfsr113] {
+            check(state_init::kernel(rng));
+        }
+        // Philox and ThreeFry: the default ordering (narrow or not, vector or not), Philox's
+        // legacy one.
+        let counters = [
+            Rng::Philox,
+            Rng::Threefry(K::X2x32),
+            Rng::Threefry(K::X4x32),
+            Rng::Threefry(K::X2x64),
+            Rng::Threefry(K::X4x64),
+        ];
+        for rng in counters {
+            for (legacy, narrow) in [(false, true), (false, false), (true, false)] {
+                if legacy && rng != Rng::Philox {
+                    continue;
+                }
+                for vector in [true, false] {
+                    for dist in dists {
+                        check(typed!(philox_fill, plan(dist, rng, legacy, vector, 2, narrow)));
+                    }
+                    let p = plan(Dist::PoissonHistogram, rng, legacy, vector, 2, narrow);
+                    check(philox_histogram_fill::kernel::<u32>(p));
+                }
+            }
+        }
+        // XORWOW, MRG32k3a, LFSR113: stateful (default ordering), and legacy for the first two.
+        for rng in [Rng::Xorwow, Rng::Mrg32k3a, Rng::Lfsr113] {
+            for vector in [true, false] {
+                for dist in dists {
+                    check(typed!(stateful_fill, plan(dist, rng, false, vector, 2, false)));
+                }
+                let p = plan(Dist::PoissonHistogram, rng, false, vector, 2, false);
+                check(stateful_histogram_fill::kernel::<u32>(p));
+            }
+            if rng != Rng::Lfsr113 {
+                for dist in dists {
+                    check(typed!(legacy_fill, plan(dist, rng, true, false, 1, false)));
+                }
+                let p = plan(Dist::PoissonHistogram, rng, true, false, 1, false);
+                check(legacy_histogram_fill::kernel::<u32>(p));
+            }
+        }
+        // Sobol32 (per thread and warp-coalesced), its fused Poisson maps, Sobol64.
+        let quasi = [
+            Dist::Bits,
+            Dist::Uniform,
+            Dist::UniformHalf,
+            Dist::Normal,
+            Dist::LogNormal,
+            Dist::UniformDouble,
+            Dist::NormalDouble,
+            Dist::LogNormalDouble,
+        ];
+        for dist in quasi {
+            for vector in [true, false] {
+                if vector && dist.per_unit() != 4 {
+                    continue;
+                }
+                check(typed!(sobol32_fill, plan(dist, Rng::Philox, false, vector, 1, false)));
+                if vector {
+                    check(typed!(sobol32_warp_fill, plan(dist, Rng::Philox, false, vector, 1, false)));
+                }
+            }
+            let p = plan(dist, Rng::Philox, false, false, 1, false);
+            if dist == Dist::Bits {
+                check(sobol64_fill::kernel::<u64>(p));
+            } else {
+                check(typed!(sobol64_fill, p));
+            }
+        }
+        for dist in [Dist::PoissonHistogram, Dist::PoissonCdf, Dist::PoissonIcdf] {
+            for vector in [true, false] {
+                let p = plan(dist, Rng::Philox, false, vector, 1, false);
+                check(sobol32_poisson_fill::kernel(p));
+                if vector {
+                    check(sobol32_poisson_warp_fill::kernel(p));
+                }
+            }
+        }
+        check(discrete_map::kernel());
+        check(poisson_cdf_map::kernel());
+        check(poisson_icdf_map::kernel());
+        // MTGP32 and MT19937.
+        for dist in [Dist::Bits, Dist::Uniform, Dist::UniformHalf] {
+            check(typed!(mtgp32_fill, plan(dist, Rng::Philox, false, false, 1, false)));
+        }
+        for dist in quasi {
+            check(typed!(mt19937_fill, plan(dist, Rng::Philox, true, false, 1, false)));
+        }
+        assert!(built > 200, "{built} instances");
+    }
+
     /// The ThreeFry kernels keep everything in registers, write 16-byte stores and compute
     /// each block once; their rotations by products (`mul.wide.u32`, on the FMA pipe) are all
     /// there: a trip of eight values has 40 of them in 2x32 (four blocks, ten rounds each), 20
