@@ -34,7 +34,7 @@ pub struct Lfsr113 {
 /// minimum `min` (the reference's `Lfsr113::new`).
 #[device]
 fn valid_word(x: u32, #[comptime] min: u32) -> u32 {
-    dsl::select(x < min, x + min, x)
+    select(x < min, x + min, x)
 }
 
 impl Lfsr113 {
