@@ -47,11 +47,6 @@ use ferrocm_kernel::dsl::{self, cast, select, IntoVal, Memory, Val, Var};
 
 use crate::reference::distributions as d;
 
-/// A runtime `u32` variable initialised to `v`.
-pub(crate) fn var_u32_pub(name: &str, v: impl IntoVal<u32>) -> Var<Val<u32>> {
-    var_u32(name, v)
-}
-
 pub(crate) fn var_u32(name: &str, v: impl IntoVal<u32>) -> Var<Val<u32>> {
     dsl::var(name, v.into_val())
 }
