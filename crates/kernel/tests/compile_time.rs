@@ -210,6 +210,30 @@ fn closures_vec_and_compile_time_if_of_tuples() {
     }
 }
 
+/// A closure predicate whose `&&` guards a load: the grid runs past the data, so without the
+/// short circuit the CPU executor's bounds check would fail the launch.
+#[kernel]
+fn count_positive_neighbours(x: &[f32], out: &mut [u32]) {
+    let i = global_index();
+    let positive = |j: Val<usize>| j < x.len() && x[j] > 0.0f32;
+    if i < out.len() {
+        out[i] = (positive(i) as u32) + (positive(i + 1usize) as u32);
+    }
+}
+
+#[test]
+fn closure_with_short_circuit_guarding_a_load() {
+    let mut r = Rng::new();
+    let x = r.f32s(N, -1.0, 1.0);
+    let out =
+        Launch::new("count_positive_neighbours", count_positive_neighbours::kernel(), grid_for(N, 128), 128)
+            .buf(&x)
+            .buf(&vec![0u32; N])
+            .run();
+    let want: Vec<u32> = (0..N).map(|i| (x[i] > 0.0) as u32 + (i + 1 < N && x[i + 1] > 0.0) as u32).collect();
+    assert_eq!(out.get::<u32>(1), want);
+}
+
 // ------------------------------------------------------------------ `#[comptime] let mut` misuse
 
 #[kernel]
