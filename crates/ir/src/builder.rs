@@ -622,6 +622,12 @@ impl Builder {
 
     // ---- control flow ----
 
+    /// The number of regions (`if` branches, loop bodies and latches) open around the
+    /// instructions being emitted.
+    pub fn region_depth(&self) -> usize {
+        self.stack.len()
+    }
+
     fn loop_depth(&self) -> usize {
         self.stack.iter().filter(|(_, f)| matches!(f, Frame::LoopBody { .. } | Frame::Latch)).count()
     }

@@ -3,12 +3,14 @@
 //! Design: the macro does not compile anything. It rewrites the function body into Rust code
 //! that, when run, builds ferrocm IR through `ferrocm_kernel::dsl` (see that module). The
 //! rewrite is syntactic and small: comparisons become trait calls (Rust's `<` must return
-//! `bool`), `if`/`while`/`loop`/`for` become calls taking closures (the condition's type picks
-//! compile-time or runtime control flow), `let mut` becomes an IR variable, indexing becomes
-//! loads and stores, `as` becomes a cast trait, `break`/`continue`/`return` become builder calls.
-//! Arithmetic, method calls, function calls and field accesses pass through, so rustc checks
-//! their types. Anything else is rejected with a `syn::Error` at its span; the macro never
-//! panics.
+//! `bool`), `if`/`while`/`loop`/`for` over a range become calls taking closures (the condition's
+//! type picks compile-time or runtime control flow), `let mut` becomes an IR variable, indexing
+//! becomes loads and stores, `as` becomes a cast trait, `break`/`continue`/`return` become
+//! builder calls. Arithmetic, method calls, function calls and field accesses pass through, so
+//! rustc checks their types. Constructs that only make sense at compile time stay Rust, with
+//! their bodies rewritten: `for` over an iterator (unrolled), `match`, `if let`, closures,
+//! `vec!`, `#[comptime] let mut` (assignments checked against runtime control flow). Anything
+//! else is rejected with a `syn::Error` at its span; the macro never panics.
 
 use proc_macro::TokenStream;
 use proc_macro2::{Span, TokenStream as TokenStream2};
@@ -31,21 +33,22 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     r.unwrap_or_else(|e| e.to_compile_error()).into()
 }
 
-/// Marks a function callable from kernels (inlined into them): a free function, a method, or
-/// every method of an `impl` block (so a tile, a pipeline stage or a generator state can be a
-/// type with methods).
+/// Marks a function callable from kernels (inlined into them): a free function, a method, every
+/// method of an `impl` block (so a tile, a pipeline stage or a generator state can be a type
+/// with methods), or every provided method of a `trait` (what generator states share).
 #[proc_macro_attribute]
 pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
     let attr = TokenStream2::from(attr);
     if !attr.is_empty() {
         return syn::Error::new(attr.span(), "#[device] takes no arguments").to_compile_error().into();
     }
-    let r = match syn::parse::<syn::ItemImpl>(item.clone()) {
-        Ok(imp) => expand_device_impl(imp),
-        Err(_) => {
-            let f = parse_macro_input!(item as ItemFn);
-            expand_device(f, &[])
-        }
+    let r = if let Ok(imp) = syn::parse::<syn::ItemImpl>(item.clone()) {
+        expand_device_impl(imp)
+    } else if let Ok(tr) = syn::parse::<syn::ItemTrait>(item.clone()) {
+        expand_device_trait(tr)
+    } else {
+        let f = parse_macro_input!(item as ItemFn);
+        expand_device(f, &[])
     };
     r.unwrap_or_else(|e| e.to_compile_error()).into()
 }
@@ -75,6 +78,34 @@ fn expand_device_impl(mut imp: syn::ItemImpl) -> syn::Result<TokenStream2> {
         }
     }
     Ok(quote!(#imp))
+}
+
+/// `#[device]` on a `trait`: each provided method becomes a device function (required methods
+/// keep their signatures); the trait's type parameters count as element types.
+fn expand_device_trait(mut tr: syn::ItemTrait) -> syn::Result<TokenStream2> {
+    let outer: Vec<String> = tr
+        .generics
+        .params
+        .iter()
+        .filter_map(|g| match g {
+            GenericParam::Type(t) => Some(t.ident.to_string()),
+            _ => None,
+        })
+        .collect();
+    for item in tr.items.iter_mut() {
+        if let syn::TraitItem::Fn(m) = item {
+            let Some(block) = &m.default else { continue };
+            let f = ItemFn {
+                attrs: m.attrs.clone(),
+                vis: syn::Visibility::Inherited,
+                sig: m.sig.clone(),
+                block: Box::new(block.clone()),
+            };
+            let expanded = expand_device(f, &outer)?;
+            *m = syn::parse2(expanded)?;
+        }
+    }
+    Ok(quote!(#tr))
 }
 
 fn err<T>(span: Span, msg: impl std::fmt::Display) -> syn::Result<T> {
@@ -187,7 +218,7 @@ fn expand_kernel(mut f: ItemFn) -> syn::Result<TokenStream2> {
         if comptime {
             comptime_params.push(quote!(#id: #ty));
             comptime_names.push(id.clone());
-            tr.declare(&id.to_string(), false);
+            tr.declare(&id.to_string(), Binding::Plain);
             continue;
         }
         let id_str = id.to_string();
@@ -213,7 +244,7 @@ fn expand_kernel(mut f: ItemFn) -> syn::Result<TokenStream2> {
                 launch_pushes.push(quote!(__args.push_tensor_map(#id);));
                 runtime_params.push(quote!(#id: &::ferrocm_kernel::HostTensorMap<'_>));
                 runtime_names.push(id.clone());
-                tr.declare(&id.to_string(), false);
+                tr.declare(&id.to_string(), Binding::Plain);
                 param_decls.push(quote!(let #id = #krate::dsl::tensor_map_param(#id_str);));
                 continue;
             }
@@ -229,7 +260,7 @@ fn expand_kernel(mut f: ItemFn) -> syn::Result<TokenStream2> {
         param_decls.push(decl);
         runtime_params.push(quote!(#id: #ty));
         runtime_names.push(id.clone());
-        tr.declare(&id.to_string(), false);
+        tr.declare(&id.to_string(), Binding::Plain);
     }
     let body = tr.block_inner(&f.block)?;
     let name_str = name.to_string();
@@ -390,7 +421,7 @@ fn expand_device(mut f: ItemFn, outer_generics: &[String]) -> syn::Result<TokenS
             FnArg::Receiver(r) => {
                 // A method's receiver passes through; `self` is an ordinary (immutable) name.
                 params.push(r.to_token_stream());
-                tr.declare("self", false);
+                tr.declare("self", Binding::Plain);
                 continue;
             }
             FnArg::Typed(pt) => pt,
@@ -404,7 +435,7 @@ fn expand_device(mut f: ItemFn, outer_generics: &[String]) -> syn::Result<TokenS
         if comptime {
             // A compile-time value: an ordinary Rust parameter.
             params.push(quote!(#id: #ty));
-            tr.declare(&id.to_string(), false);
+            tr.declare(&id.to_string(), Binding::Plain);
             continue;
         }
         match classify(ty, &generic_types) {
@@ -418,7 +449,7 @@ fn expand_device(mut f: ItemFn, outer_generics: &[String]) -> syn::Result<TokenS
             }
             Some(ParamKind::TensorMap) | None => params.push(quote!(#id: #ty)),
         }
-        tr.declare(&id.to_string(), false);
+        tr.declare(&id.to_string(), Binding::Plain);
         if matches!(classify(ty, &generic_types), Some(ParamKind::Slice(_) | ParamKind::SliceMut(_))) {
             tr.mems.push(id.to_string());
         }
@@ -482,15 +513,30 @@ fn contains_return(b: &Block) -> bool {
     go(b.to_token_stream())
 }
 
+/// What a name in a kernel body is bound to.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Binding {
+    /// A plain Rust binding: a compile-time value, or a runtime value's handle.
+    Plain,
+    /// `let mut`: a kernel variable (read with `.get()`, written with `.set()`).
+    Var,
+    /// `#[comptime] let mut`: a Rust variable of the build (assignments checked by
+    /// `comptime_assign`).
+    Comptime,
+}
+
 /// The body rewriter. `scopes` records, per block, which names are `let mut` variables (read
 /// with `.get()`, written with `.set()`); `mems` the memory parameters of a device function
 /// (`impl Memory<T>`, indexed by `load`/`store` rather than `index_load`, which needs a
 /// concrete memory type) not shadowed since.
 struct Translator {
-    scopes: Vec<Vec<(String, bool)>>,
+    scopes: Vec<Vec<(String, Binding)>>,
     mems: Vec<String>,
     in_device: bool,
     ret_conv: Option<TokenStream2>,
+    /// For each closure being rewritten (innermost last): the loops opened inside it so far, so
+    /// `break`/`continue` cannot leave the closure.
+    closures: Vec<usize>,
 }
 
 fn dsl() -> TokenStream2 {
@@ -499,14 +545,70 @@ fn dsl() -> TokenStream2 {
 
 impl Translator {
     fn new(in_device: bool) -> Self {
-        Translator { scopes: vec![Vec::new()], mems: Vec::new(), in_device, ret_conv: None }
+        Translator {
+            scopes: vec![Vec::new()],
+            mems: Vec::new(),
+            in_device,
+            ret_conv: None,
+            closures: Vec::new(),
+        }
     }
 
-    fn declare(&mut self, name: &str, mutable: bool) {
+    fn declare(&mut self, name: &str, binding: Binding) {
         self.mems.retain(|m| m != name);
         if let Some(s) = self.scopes.last_mut() {
-            s.push((name.to_string(), mutable));
+            s.push((name.to_string(), binding));
         }
+    }
+
+    /// A new scope holding `names` as plain bindings (a closure's parameters, a pattern's).
+    fn push_plain(&mut self, names: &[String]) {
+        self.scopes.push(Vec::new());
+        for n in names {
+            self.declare(n, Binding::Plain);
+        }
+    }
+
+    fn binding(&self, name: &str) -> Binding {
+        for s in self.scopes.iter().rev() {
+            if let Some((_, b)) = s.iter().rev().find(|(n, _)| n == name) {
+                return *b;
+            }
+        }
+        Binding::Plain
+    }
+
+    /// `e` if it names a `#[comptime] let mut` binding.
+    fn comptime_ident(&self, e: &Expr) -> Option<syn::Ident> {
+        match e {
+            Expr::Path(p) => {
+                p.path.get_ident().filter(|id| self.binding(&id.to_string()) == Binding::Comptime).cloned()
+            }
+            _ => None,
+        }
+    }
+
+    /// Rewrites a loop's body: inside a closure, `break`/`continue` may leave this loop.
+    fn loop_body<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
+        if let Some(n) = self.closures.last_mut() {
+            *n += 1;
+        }
+        let r = f(self);
+        if let Some(n) = self.closures.last_mut() {
+            *n -= 1;
+        }
+        r
+    }
+
+    /// An error for `break`/`continue` that would leave the closure it is in.
+    fn check_jump(&self, span: Span, what: &str) -> syn::Result<()> {
+        if self.closures.last() == Some(&0) {
+            return err(
+                span,
+                format!("`{what}` inside a closure cannot leave a loop outside the closure; use a #[device] function or a loop in the closure"),
+            );
+        }
+        Ok(())
     }
 
     /// Whether `e` names a device function's memory parameter.
@@ -515,12 +617,7 @@ impl Translator {
     }
 
     fn is_mut_var(&self, name: &str) -> bool {
-        for s in self.scopes.iter().rev() {
-            if let Some((_, m)) = s.iter().rev().find(|(n, _)| n == name) {
-                return *m;
-            }
-        }
-        false
+        self.binding(name) == Binding::Var
     }
 
     fn mut_var_ident(&self, e: &Expr) -> Option<syn::Ident> {
@@ -561,6 +658,7 @@ impl Translator {
 
     fn stmt(&mut self, s: &Stmt) -> syn::Result<TokenStream2> {
         match s {
+            Stmt::Local(l) if l.attrs.iter().any(|a| a.path().is_ident("comptime")) => self.comptime_let(l),
             Stmt::Local(l) => {
                 // `let (a, b) = (x, y);` is two lets (both values computed first).
                 if let (Pat::Tuple(pt), Some(init)) = (&l.pat, &l.init) {
@@ -612,7 +710,7 @@ impl Translator {
                         }
                         let e = self.expr(&init.expr)?;
                         for n in &names {
-                            self.declare(&n.to_string(), false);
+                            self.declare(&n.to_string(), Binding::Plain);
                         }
                         return Ok(quote!(let (#(#names),*) = #e;));
                     }
@@ -651,18 +749,53 @@ impl Translator {
                     (false, Some(t)) => quote!(let #id: #t = #e;),
                     (false, None) => quote!(let #id = #e;),
                 };
-                self.declare(&name, mutable);
+                self.declare(&name, if mutable { Binding::Var } else { Binding::Plain });
                 Ok(out)
             }
-            Stmt::Item(i) => {
-                err(i.span(), "items (fn, struct, use, ...) cannot be declared inside a kernel body")
-            }
+            // `use` and `const` items are plain Rust (compile-time names).
+            Stmt::Item(i @ (syn::Item::Use(_) | syn::Item::Const(_))) => Ok(i.to_token_stream()),
+            Stmt::Item(i) => err(
+                i.span(),
+                "items (fn, struct, ...) cannot be declared inside a kernel body; `use` and `const` can",
+            ),
             Stmt::Macro(m) => err(m.span(), "macros are not supported in kernel bodies"),
             Stmt::Expr(e, semi) => {
                 let t = self.expr(e)?;
                 Ok(if semi.is_some() { quote!(#t;) } else { t })
             }
         }
+    }
+
+    /// `#[comptime] let mut name = init;`: a Rust variable of the build (a value, or a runtime
+    /// value's handle, rebound by each assignment: no kernel variable), with the region depth
+    /// it was declared at, which its assignments check.
+    fn comptime_let(&mut self, l: &syn::Local) -> syn::Result<TokenStream2> {
+        let d = dsl();
+        let (pat, ty) = match &l.pat {
+            Pat::Type(pt) => (&*pt.pat, Some(&*pt.ty)),
+            p => (p, None),
+        };
+        let id = match pat {
+            Pat::Ident(pi) if pi.mutability.is_some() && pi.by_ref.is_none() && pi.subpat.is_none() => {
+                pi.ident.clone()
+            }
+            p => return err(
+                p.span(),
+                "#[comptime] marks a `let mut name` whose value changes while the kernel is built; a plain \
+                     `let` already binds a compile-time value",
+            ),
+        };
+        let Some(init) = &l.init else {
+            return err(l.span(), "a kernel `let` needs an initial value");
+        };
+        if let Some((_, dv)) = &init.diverge {
+            return err(dv.span(), "`let ... else` is not supported in kernels");
+        }
+        let e = self.expr(&init.expr)?;
+        let depth = format_ident!("__comptime_depth_{}", id);
+        let ty = ty.map(|t| quote!(: #t));
+        self.declare(&id.to_string(), Binding::Comptime);
+        Ok(quote!(let mut #id #ty = #e; let #depth = #d::region_depth();))
     }
 
     fn expr(&mut self, e: &Expr) -> syn::Result<TokenStream2> {
@@ -706,6 +839,10 @@ impl Translator {
             Expr::Index(ix) => {
                 let base = self.expr(&ix.expr)?;
                 let i = self.expr(&ix.index)?;
+                if matches!(&*ix.index, Expr::Range(_)) {
+                    // A compile-time slice of a compile-time array (`&COEFFS[1..]`).
+                    return Ok(quote_spanned!(span=> #base[#i]));
+                }
                 if self.is_mem_param(&ix.expr) {
                     quote_spanned!(span=> #d::Memory::load(&#base, #i))
                 } else {
@@ -721,14 +858,14 @@ impl Translator {
                     return err(l.span(), "`while let` is not supported in kernels");
                 }
                 let c = self.expr(&w.cond)?;
-                let body = self.block(&w.body)?;
+                let body = self.loop_body(|t| t.block(&w.body))?;
                 quote!(#d::while_(|| #c, || #body))
             }
             Expr::Loop(l) => {
                 if let Some(l) = &l.label {
                     return err(l.span(), "loop labels are not supported in kernels");
                 }
-                let body = self.block(&l.body)?;
+                let body = self.loop_body(|t| t.block(&l.body))?;
                 quote!(#d::loop_(|| #body))
             }
             Expr::ForLoop(f) => self.for_loop(f)?,
@@ -739,15 +876,23 @@ impl Translator {
                 if let Some(v) = &b.expr {
                     return err(v.span(), "`break` with a value is not supported in kernels");
                 }
+                self.check_jump(span, "break")?;
                 quote_spanned!(span=> #d::break_())
             }
             Expr::Continue(c) => {
                 if let Some(l) = &c.label {
                     return err(l.span(), "loop labels are not supported in kernels");
                 }
+                self.check_jump(span, "continue")?;
                 quote_spanned!(span=> #d::continue_())
             }
             Expr::Return(r) => {
+                if !self.closures.is_empty() {
+                    return err(
+                        r.span(),
+                        "`return` inside a closure is not supported in kernels; end the closure's body with its value",
+                    );
+                }
                 if self.in_device {
                     let v = match &r.expr {
                         Some(v) => self.expr(v)?,
@@ -800,6 +945,9 @@ impl Translator {
                 quote_spanned!(span=> #base.#m)
             }
             Expr::Reference(r) => {
+                if let (Some(_), Some(id)) = (&r.mutability, self.comptime_ident(&r.expr)) {
+                    return Ok(quote_spanned!(span=> &mut #id));
+                }
                 if r.mutability.is_some() {
                     return err(
                         r.span(),
@@ -809,16 +957,20 @@ impl Translator {
                 let x = self.expr(&r.expr)?;
                 quote_spanned!(span=> &#x)
             }
+            // A compile-time range (`(1..8).rev()`, `&COEFFS[1..]`); a runtime loop's range is
+            // taken apart by `for_loop`.
             Expr::Range(r) => {
-                return err(r.span(), "ranges are only supported as the iterator of a `for` loop")
+                let start = r.start.as_deref().map(|e| self.expr(e)).transpose()?;
+                let end = r.end.as_deref().map(|e| self.expr(e)).transpose()?;
+                let limits = &r.limits;
+                quote_spanned!(span=> #start #limits #end)
             }
-            Expr::Closure(c) => {
-                return err(c.span(), "closures are not supported in kernels; use a #[device] function")
+            Expr::Closure(c) => self.closure(c)?,
+            Expr::Macro(m) if m.mac.path.is_ident("vec") => self.vec_macro(m)?,
+            Expr::Macro(m) => {
+                return err(m.span(), "macros are not supported in kernel bodies (but for `vec![..]`)")
             }
-            Expr::Macro(m) => return err(m.span(), "macros are not supported in kernel bodies"),
-            Expr::Match(m) => {
-                return err(m.match_token.span(), "`match` is not supported in kernels; use `if`/`else`")
-            }
+            Expr::Match(m) => self.match_expr(m)?,
             // A compile-time tuple (of runtime values, say): a device function's results.
             Expr::Tuple(t) => {
                 let elems = t.elems.iter().map(|e| self.expr(e)).collect::<syn::Result<Vec<_>>>()?;
@@ -862,7 +1014,9 @@ impl Translator {
             }
             Expr::Unsafe(u) => return err(u.unsafe_token.span(), "`unsafe` is not supported in kernels"),
             Expr::Try(t) => return err(t.question_token.span(), "`?` is not supported in kernels"),
-            Expr::Let(l) => return err(l.span(), "`if let` is not supported in kernels"),
+            Expr::Let(l) => {
+                return err(l.span(), "`let` in an expression is only supported as the condition of an `if`")
+            }
             other => return err(other.span(), "this expression is not supported in kernels"),
         })
     }
@@ -892,9 +1046,14 @@ impl Translator {
             let op = format_ident!("{}", op);
             quote_spanned!(span=> #d::DslCmp::dsl_cmp(#l, ::ferrocm_kernel::ir::CmpOp::#op, #r))
         };
+        // `==`/`!=` need only `PartialEq` of plain values.
+        let eq = |op: &str| {
+            let op = format_ident!("{}", op);
+            quote_spanned!(span=> #d::DslEq::dsl_eq(#l, ::ferrocm_kernel::ir::CmpOp::#op, #r))
+        };
         Ok(match b.op {
-            BinOp::Eq(_) => cmp("Eq"),
-            BinOp::Ne(_) => cmp("Ne"),
+            BinOp::Eq(_) => eq("Eq"),
+            BinOp::Ne(_) => eq("Ne"),
             BinOp::Lt(_) => cmp("Lt"),
             BinOp::Le(_) => cmp("Le"),
             BinOp::Gt(_) => cmp("Gt"),
@@ -909,6 +1068,32 @@ impl Translator {
     fn assign(&mut self, left: &Expr, op: Option<TokenStream2>, right: &Expr) -> syn::Result<TokenStream2> {
         let d = dsl();
         let r = self.expr(right)?;
+        // A `#[comptime] let mut` binding, or an element of one: Rust assignment, checked to
+        // happen outside runtime control flow opened since the binding.
+        let comptime = match left {
+            Expr::Index(ix) => self.comptime_ident(&ix.expr).map(|id| (id, Some(&ix.index))),
+            e => self.comptime_ident(e).map(|id| (id, None)),
+        };
+        if let Some((id, index)) = comptime {
+            let depth = format_ident!("__comptime_depth_{}", id);
+            let name = id.to_string();
+            let place = match index {
+                Some(i) => {
+                    let i = self.expr(i)?;
+                    quote!(#id[#i])
+                }
+                None => quote!(#id),
+            };
+            let value = match op {
+                None => quote!(__r),
+                Some(op) => quote!(#place #op __r),
+            };
+            return Ok(quote_spanned!(left.span()=> {
+                let __r = #r;
+                #d::comptime_assign(#depth, #name);
+                #place = #value;
+            }));
+        }
         if let Some(id) = self.mut_var_ident(left) {
             return Ok(match op {
                 None => quote!(#id.set(#r)),
@@ -965,8 +1150,24 @@ impl Translator {
 
     fn if_expr(&mut self, i: &syn::ExprIf) -> syn::Result<TokenStream2> {
         let d = dsl();
+        // `if let` matches a compile-time value: Rust's `if let`.
         if let Expr::Let(l) = &*i.cond {
-            return err(l.span(), "`if let` is not supported in kernels");
+            let mut names = Vec::new();
+            pattern_names(&l.pat, &mut names)?;
+            let e = self.expr(&l.expr)?;
+            self.push_plain(&names);
+            let then = self.block(&i.then_branch);
+            self.scopes.pop();
+            let then = then?;
+            let els = match &i.else_branch {
+                Some((_, e)) => {
+                    let e = self.expr(e)?;
+                    quote!(else { #e })
+                }
+                None => quote!(),
+            };
+            let pat = &l.pat;
+            return Ok(quote_spanned!(i.if_token.span=> if let #pat = #e #then #els));
         }
         let c = self.expr(&i.cond)?;
         let then = self.block(&i.then_branch)?;
@@ -977,17 +1178,92 @@ impl Translator {
         Ok(quote_spanned!(i.if_token.span=> #d::if_else(#c, || #then, || #els)))
     }
 
+    /// `for PAT in ITER` over anything but a range: a compile-time iterator (`vals.iter()
+    /// .enumerate()`, `(1..8).rev()`), unrolled while the kernel is built.
+    fn unrolled_for(&mut self, f: &syn::ExprForLoop) -> syn::Result<TokenStream2> {
+        let d = dsl();
+        let mut names = Vec::new();
+        pattern_names(&f.pat, &mut names)?;
+        let iter = self.expr(&f.expr)?;
+        self.push_plain(&names);
+        let body = self.loop_body(|t| t.block(&f.body));
+        self.scopes.pop();
+        let body = body?;
+        let pat = &f.pat;
+        Ok(quote_spanned!(f.for_token.span=> #d::unrolled(|| for #pat in #iter #body)))
+    }
+
+    /// A closure: Rust's, with its body rewritten (it is called while the kernel is built, so
+    /// it is inlined where called). `return` and jumps out of it are errors.
+    fn closure(&mut self, c: &syn::ExprClosure) -> syn::Result<TokenStream2> {
+        if let Some(a) = &c.asyncness {
+            return err(a.span(), "async closures are not supported in kernels");
+        }
+        let mut names = Vec::new();
+        for p in &c.inputs {
+            pattern_names(p, &mut names)?;
+        }
+        self.push_plain(&names);
+        self.closures.push(0);
+        let body = self.expr(&c.body);
+        self.closures.pop();
+        self.scopes.pop();
+        let body = body?;
+        let (capture, inputs, output) = (&c.capture, &c.inputs, &c.output);
+        Ok(quote_spanned!(c.or1_token.span=> #capture |#inputs| #output #body))
+    }
+
+    /// `match` on a compile-time value (a plan's enum, an `Option`): Rust's `match`.
+    fn match_expr(&mut self, m: &syn::ExprMatch) -> syn::Result<TokenStream2> {
+        let scrutinee = self.expr(&m.expr)?;
+        let mut arms = Vec::new();
+        for arm in &m.arms {
+            let mut names = Vec::new();
+            pattern_names(&arm.pat, &mut names)?;
+            self.push_plain(&names);
+            let r = (|| {
+                let guard = match &arm.guard {
+                    Some((i, g)) => {
+                        let g = self.expr(g)?;
+                        quote!(#i #g)
+                    }
+                    None => quote!(),
+                };
+                let body = self.expr(&arm.body)?;
+                Ok::<_, syn::Error>((guard, body))
+            })();
+            self.scopes.pop();
+            let (guard, body) = r?;
+            let pat = &arm.pat;
+            arms.push(quote!(#pat #guard => #body,));
+        }
+        Ok(quote_spanned!(m.match_token.span=> match #scrutinee { #(#arms)* }))
+    }
+
+    /// `vec![a, b]` and `vec![x; n]`: a compile-time `Vec` (of runtime values, say).
+    fn vec_macro(&mut self, m: &syn::ExprMacro) -> syn::Result<TokenStream2> {
+        let tokens = &m.mac.tokens;
+        let arr: Expr = syn::parse2(quote!([#tokens]))?;
+        let span = m.span();
+        Ok(match &arr {
+            Expr::Array(a) => {
+                let elems = a.elems.iter().map(|e| self.expr(e)).collect::<syn::Result<Vec<_>>>()?;
+                quote_spanned!(span=> ::std::vec![#(#elems),*])
+            }
+            Expr::Repeat(r) => {
+                let (e, n) = (self.expr(&r.expr)?, self.expr(&r.len)?);
+                quote_spanned!(span=> ::std::vec![#e; #n])
+            }
+            other => return err(other.span(), "`vec!` takes `a, b, ..` or `x; n`"),
+        })
+    }
+
     fn for_loop(&mut self, f: &syn::ExprForLoop) -> syn::Result<TokenStream2> {
         let d = dsl();
         if let Some(l) = &f.label {
             return err(l.span(), "loop labels are not supported in kernels");
         }
-        let id = match &*f.pat {
-            Pat::Ident(pi) if pi.mutability.is_none() && pi.by_ref.is_none() => pi.ident.clone(),
-            Pat::Wild(_) => format_ident!("_"),
-            p => return err(p.span(), "a kernel `for` binds a plain name"),
-        };
-        // `(a..b).step_by(s)`, `a..b` or `a..=b`.
+        // `(a..b).step_by(s)`, `a..b` or `a..=b`; anything else iterates at compile time.
         let (range, step) = match &*f.expr {
             Expr::MethodCall(m) if m.method == "step_by" && m.args.len() == 1 => {
                 let mut inner = &*m.receiver;
@@ -999,10 +1275,12 @@ impl Translator {
             e => (e, None),
         };
         let Expr::Range(r) = range else {
-            return err(
-                f.expr.span(),
-                "kernel `for` loops run over ranges: `a..b`, `a..=b` or `(a..b).step_by(s)`",
-            );
+            return self.unrolled_for(f);
+        };
+        let id = match &*f.pat {
+            Pat::Ident(pi) if pi.mutability.is_none() && pi.by_ref.is_none() => pi.ident.clone(),
+            Pat::Wild(_) => format_ident!("_"),
+            p => return err(p.span(), "a `for` over a range binds a plain name"),
         };
         let (Some(start), Some(end)) = (&r.start, &r.end) else {
             return err(r.span(), "kernel `for` ranges need both bounds");
@@ -1012,8 +1290,8 @@ impl Translator {
         if matches!(r.limits, syn::RangeLimits::Closed(_)) {
             end = quote!((#end + 1));
         }
-        self.scopes.push(vec![(id.to_string(), false)]);
-        let body = self.block(&f.body);
+        self.scopes.push(vec![(id.to_string(), Binding::Plain)]);
+        let body = self.loop_body(|t| t.block(&f.body));
         self.scopes.pop();
         let body = body?;
         Ok(match step {
@@ -1024,6 +1302,43 @@ impl Translator {
             }
         })
     }
+}
+
+/// Collects the names `pat` binds (into `out`, for scoping). Patterns bind compile-time values
+/// (or runtime values' handles) by name; a `mut` binding is rejected, since a mutable name in a
+/// kernel is a `let mut` (a kernel variable) or a `#[comptime] let mut`.
+fn pattern_names(pat: &Pat, out: &mut Vec<String>) -> syn::Result<()> {
+    match pat {
+        Pat::Ident(pi) => {
+            if let Some(m) = &pi.mutability {
+                return err(
+                    m.span(),
+                    "`mut` bindings in patterns are not supported in kernels; bind the value, then `let mut` it \
+                     (a kernel variable) or `#[comptime] let mut` it",
+                );
+            }
+            out.push(pi.ident.to_string());
+            if let Some((_, sub)) = &pi.subpat {
+                pattern_names(sub, out)?;
+            }
+        }
+        Pat::Wild(_) | Pat::Lit(_) | Pat::Path(_) | Pat::Range(_) | Pat::Rest(_) | Pat::Const(_) => {}
+        Pat::Reference(r) => {
+            if let Some(m) = &r.mutability {
+                return err(m.span(), "`&mut` patterns are not supported in kernels");
+            }
+            pattern_names(&r.pat, out)?;
+        }
+        Pat::Tuple(t) => t.elems.iter().try_for_each(|p| pattern_names(p, out))?,
+        Pat::TupleStruct(t) => t.elems.iter().try_for_each(|p| pattern_names(p, out))?,
+        Pat::Slice(t) => t.elems.iter().try_for_each(|p| pattern_names(p, out))?,
+        Pat::Or(o) => o.cases.iter().try_for_each(|p| pattern_names(p, out))?,
+        Pat::Struct(st) => st.fields.iter().try_for_each(|f| pattern_names(&f.pat, out))?,
+        Pat::Paren(p) => pattern_names(&p.pat, out)?,
+        Pat::Type(t) => pattern_names(&t.pat, out)?,
+        other => return err(other.span(), "this pattern is not supported in kernels"),
+    }
+    Ok(())
 }
 
 /// Wraps tokens in an invisible group: keeps precedence without parentheses (and without

@@ -37,12 +37,29 @@
 //! and `(a..b).step_by(s)` (unrolled when both bounds are compile-time values), `break`,
 //! `continue`, `return`, indexing, method-style math and calls to `#[device]` functions (inlined).
 //! `break`/`continue` inside a loop unrolled at compile time are a build error (use a runtime
-//! bound). Compile-time arrays and tuples (`[a, b]`, `(x, y)`, `let (hi, lo) = f(..)`) and struct
-//! literals build plain Rust values that hold runtime values. Anything else (`match`, closures,
-//! macros, labels, ...) is a compile error at its span; type errors are rustc's.
+//! bound). Compile-time arrays and tuples (`[a, b]`, `(x, y)`, `let (hi, lo) = f(..)`),
+//! `vec![..]` and struct literals build plain Rust values that hold runtime values. Labels,
+//! other macros, `while let` and items but `use` and `const` are compile errors at their span;
+//! type errors are rustc's.
 //!
-//! `#[device]` marks free functions, methods and whole `impl` blocks, so a tile, a pipeline
-//! stage or a generator state is a type with methods. A device function's `&[T]`/`&mut [T]` parameters take any
+//! Compile-time code reads as Rust and runs while the kernel is built, leaving only the runtime
+//! operations it reaches:
+//! - `for` over anything but a range is a compile-time iteration, unrolled: `for (k, &c) in
+//!   COEFFS.iter().enumerate()`, `for k in (1..8).rev()`, `for &(d, w) in &TAPS[1..]` (ranges and
+//!   range-indexed slices of compile-time values are plain Rust in any position);
+//! - `match` and `if let` on a compile-time value (a `#[comptime]` enum, an `Option`) are Rust's;
+//!   `==`/`!=` on plain values need only `PartialEq`; an `if` on a compile-time `bool` may
+//!   produce any type (a tuple, an array, a `Vec`);
+//! - closures are Rust's, their bodies rewritten (so `|v: Val<f32>| if v < lo { lo } else { v }`
+//!   is a runtime branch); `return` in them, and `break`/`continue` that would leave them, are
+//!   compile errors;
+//! - `#[comptime] let mut acc = ..;` is a Rust variable of the build, so an unrolled loop can
+//!   rebind a runtime value (`acc = acc.mul_add(x, c)`) without a kernel variable (`let mut`
+//!   makes one: a register written and read). Assigning it inside a runtime `if` or loop opened
+//!   since its `let` is a build error (its value cannot depend on a runtime condition).
+//!
+//! `#[device]` marks free functions, methods, whole `impl` blocks and traits (their provided
+//! methods), so a tile, a pipeline stage or a generator state is a type with methods. A device function's `&[T]`/`&mut [T]` parameters take any
 //! kernel memory (a slice, a shared or local array) and index as in a kernel (`dst[i] += src[j]`). A field that changes at run time holds a
 //! [`dsl::Var`] (`Var::new(init)`): assigning to it (`self.state = x`, `self.n += 1u32`) writes
 //! the variable, and it reads itself in arithmetic and comparisons (`.get()` reads it as a

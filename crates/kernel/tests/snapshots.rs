@@ -127,3 +127,40 @@ fn async_fragments(a: &[f16], c: &mut [u32]) {
     c[lane] = f.get(0) ^ f.get(3);
 }
 snapshot!(async_fragments_ir_and_ptx, "async_fragments", async_fragments::kernel(), "sm_90");
+
+/// Compile-time constructs leave no trace but the arithmetic they unroll: a `match` on a
+/// compile-time enum, a `for` over a constant array with a `#[comptime] let mut` accumulator, a
+/// closure (no kernel variable, no loop).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Poly {
+    Cubic,
+    Quintic,
+}
+
+#[kernel]
+fn horner_plan(#[comptime] poly: Poly, x: &[f32], y: &mut [f32]) {
+    let coeffs: &[f32] = match poly {
+        Poly::Cubic => &[1.0, -0.5, 0.25, 2.0],
+        Poly::Quintic => &[0.125, 1.0, -0.5, 0.25, 2.0, -1.0],
+    };
+    let eval = |v| {
+        #[comptime]
+        let mut p = ferrocm_kernel::dsl::Val::constant(coeffs[0]);
+        for &c in &coeffs[1..] {
+            p = p.mul_add(v, c);
+        }
+        p
+    };
+    let i = global_index();
+    if i < y.len() {
+        y[i] = eval(x[i]);
+    }
+}
+snapshot!(horner_plan_ir_and_ptx, "horner_plan", horner_plan::kernel(Poly::Cubic), "sm_90");
+
+/// The other arm of `horner_plan`'s `match`: five coefficients after the first, five `fma`s.
+#[test]
+fn horner_plan_quintic_unrolls_five_fmas() {
+    let ir = horner_plan::kernel(Poly::Quintic).unwrap().ir().to_string();
+    assert_eq!(ir.matches(" fma ").count(), 5, "{ir}");
+}

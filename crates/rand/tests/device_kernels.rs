@@ -277,9 +277,10 @@ fn kernels_reproduce_curand_device_vectors() {
     }
 }
 
+#[device]
 fn skip_body(
-    gen: &'static str,
-    seed: Val<u64>,
+    #[comptime] gen: &'static str,
+    seed: u64,
     subs: Slice<u64>,
     offs: Slice<u64>,
     table: Slice<u32>,
@@ -287,55 +288,51 @@ fn skip_body(
 ) {
     let i = global_index();
     let n = subs.len();
-    ferrocm_kernel::dsl::if_else(
-        ferrocm_kernel::dsl::DslCmp::dsl_cmp(i, ferrocm_kernel::ir::CmpOp::Lt, n),
-        || {
-            let (sub, off) = (subs.load(i), offs.load(i));
-            // Three routes to one position: init at it; init, then skip the offset; init at
-            // subsequence 0, then skip subsequences and offset.
-            let route = |k: usize, v: [Val<u32>; 2]| {
-                out.store(i * 6usize + k * 2, v[0]);
-                out.store(i * 6usize + k * 2 + 1, v[1]);
-            };
-            let zero = Val::constant(0u64);
-            match gen {
-                "philox" => {
-                    let a = Philox::init(seed, sub, off);
-                    route(0, [a.next_u32(), a.next_u32()]);
-                    let b = Philox::init(seed, sub, zero);
-                    b.skipahead(off);
-                    route(1, [b.next_u32(), b.next_u32()]);
-                    let c = Philox::init(seed, zero, zero);
-                    c.skipahead_sequence(sub);
-                    c.skipahead(off);
-                    route(2, [c.next_u32(), c.next_u32()]);
-                }
-                "xorwow" => {
-                    let a = Xorwow::init(seed, sub, off, table);
-                    route(0, [a.next_u32(), a.next_u32()]);
-                    let b = Xorwow::init(seed, sub, zero, table);
-                    b.skipahead(off, table);
-                    route(1, [b.next_u32(), b.next_u32()]);
-                    let c = Xorwow::init(seed, zero, zero, table);
-                    c.skipahead_sequence(sub, table);
-                    c.skipahead(off, table);
-                    route(2, [c.next_u32(), c.next_u32()]);
-                }
-                _ => {
-                    let a = Mrg32k3a::init(seed, sub, off, table);
-                    route(0, [a.next_u32(), a.next_u32()]);
-                    let b = Mrg32k3a::init(seed, sub, zero, table);
-                    b.skipahead(off, table);
-                    route(1, [b.next_u32(), b.next_u32()]);
-                    let c = Mrg32k3a::init(seed, zero, zero, table);
-                    c.skipahead_sequence(sub, table);
-                    c.skipahead(off, table);
-                    route(2, [c.next_u32(), c.next_u32()]);
-                }
+    if i < n {
+        let (sub, off) = (subs.load(i), offs.load(i));
+        // Three routes to one position: init at it; init, then skip the offset; init at
+        // subsequence 0, then skip subsequences and offset.
+        let route = |k: usize, v: [Val<u32>; 2]| {
+            out.store(i * 6usize + k * 2, v[0]);
+            out.store(i * 6usize + k * 2 + 1, v[1]);
+        };
+        let zero = Val::constant(0u64);
+        match gen {
+            "philox" => {
+                let a = Philox::init(seed, sub, off);
+                route(0, [a.next_u32(), a.next_u32()]);
+                let b = Philox::init(seed, sub, zero);
+                b.skipahead(off);
+                route(1, [b.next_u32(), b.next_u32()]);
+                let c = Philox::init(seed, zero, zero);
+                c.skipahead_sequence(sub);
+                c.skipahead(off);
+                route(2, [c.next_u32(), c.next_u32()]);
             }
-        },
-        || (),
-    );
+            "xorwow" => {
+                let a = Xorwow::init(seed, sub, off, table);
+                route(0, [a.next_u32(), a.next_u32()]);
+                let b = Xorwow::init(seed, sub, zero, table);
+                b.skipahead(off, table);
+                route(1, [b.next_u32(), b.next_u32()]);
+                let c = Xorwow::init(seed, zero, zero, table);
+                c.skipahead_sequence(sub, table);
+                c.skipahead(off, table);
+                route(2, [c.next_u32(), c.next_u32()]);
+            }
+            _ => {
+                let a = Mrg32k3a::init(seed, sub, off, table);
+                route(0, [a.next_u32(), a.next_u32()]);
+                let b = Mrg32k3a::init(seed, sub, zero, table);
+                b.skipahead(off, table);
+                route(1, [b.next_u32(), b.next_u32()]);
+                let c = Mrg32k3a::init(seed, zero, zero, table);
+                c.skipahead_sequence(sub, table);
+                c.skipahead(off, table);
+                route(2, [c.next_u32(), c.next_u32()]);
+            }
+        }
+    }
 }
 
 #[kernel]

@@ -5,7 +5,7 @@
 //! and words `0` and `m - 1`.
 
 use crate::common::devices;
-use ferrocm_kernel::dsl::{cast, Memory, MemoryMut, Slice, SliceMut, Val};
+use ferrocm_kernel::dsl::{Memory, Val};
 use ferrocm_kernel::prelude::*;
 use ferrocm_rand::device::Mrg32k3a;
 use ferrocm_rand::reference::mrg32k3a::{MRG_M1, MRG_M2};
@@ -14,28 +14,20 @@ use ferrocm_rand::reference::Mrg32k3a as Reference;
 /// Draws per state: the first two use only the chosen words.
 const STEPS: u64 = 4;
 
-fn step_body(words: Slice<u32>, out: SliceMut<u32>) {
-    let states: Val<u64> = cast::<u64, _>(words.len()) / 6u64;
-    let t: Val<u64> = cast::<u64, _>(global_index());
-    ferrocm_kernel::dsl::if_else(
-        ferrocm_kernel::dsl::DslCmp::dsl_cmp(t, ferrocm_kernel::ir::CmpOp::Lt, states),
-        || {
-            let w: [Val<u32>; 6] = std::array::from_fn(|k| words.load(t * 6u64 + k as u64));
-            let g = Mrg32k3a::from_words(w);
-            for s in 0..STEPS {
-                out.store(t * (STEPS + 6) + s, g.next_raw());
-            }
-            for (k, x) in g.words().into_iter().enumerate() {
-                out.store(t * (STEPS + 6) + STEPS + k as u64, x);
-            }
-        },
-        || (),
-    );
-}
-
 #[kernel]
 fn mrg_steps(words: &[u32], out: &mut [u32]) {
-    step_body(words, out);
+    let states = words.len() as u64 / 6u64;
+    let t = global_index() as u64;
+    if t < states {
+        let w: [Val<u32>; 6] = std::array::from_fn(|k| words[t * 6u64 + k as u64]);
+        let g = Mrg32k3a::from_words(w);
+        for s in 0..STEPS {
+            out[t * (STEPS + 6) + s] = g.next_raw();
+        }
+        for (k, x) in g.words().into_iter().enumerate() {
+            out[t * (STEPS + 6) + STEPS + k as u64] = x;
+        }
+    }
 }
 
 fn inverse(a: u64, m: u64) -> u64 {

@@ -3,7 +3,7 @@
 //! wrap of the 64-bit index.
 
 use crate::common::devices;
-use ferrocm_kernel::dsl::{cast, Memory, MemoryMut, Slice, SliceMut, Val};
+use ferrocm_kernel::dsl::Memory;
 use ferrocm_kernel::prelude::*;
 use ferrocm_rand::device::{sobol64_next, sobol64_point};
 use ferrocm_rand::reference::sobol::direction_vectors64;
@@ -13,28 +13,20 @@ const POINTS: u64 = 40;
 
 /// Thread `d` writes, for points `first + j`, the direct point and the step from the previous
 /// direct point, interleaved.
-fn points_body(first: Val<u64>, directions: Slice<u64>, out: SliceMut<u64>) {
-    let dims: Val<u64> = cast::<u64, _>(directions.len()) / 64u64;
-    let d: Val<u64> = cast::<u64, _>(global_index());
-    ferrocm_kernel::dsl::if_else(
-        ferrocm_kernel::dsl::DslCmp::dsl_cmp(d, ferrocm_kernel::ir::CmpOp::Lt, dims),
-        || {
-            let base: Val<u32> = cast::<u32, _>(d * 64u64);
-            for j in 0..POINTS {
-                let i = first + j;
-                out.store((d * POINTS + j) * 2u64, sobol64_point(directions, base, i));
-                let prev = i - 1u64;
-                let stepped = sobol64_next(directions, base, prev, sobol64_point(directions, base, prev));
-                out.store((d * POINTS + j) * 2u64 + 1u64, stepped);
-            }
-        },
-        || (),
-    );
-}
-
 #[kernel]
 fn sobol64_points(first: u64, directions: &[u64], out: &mut [u64]) {
-    points_body(first, directions, out);
+    let dims = directions.len() as u64 / 64u64;
+    let d = global_index() as u64;
+    if d < dims {
+        let base = (d * 64u64) as u32;
+        for j in 0..POINTS {
+            let i = first + j;
+            out[(d * POINTS + j) * 2u64] = sobol64_point(directions, base, i);
+            let prev = i - 1u64;
+            let stepped = sobol64_next(directions, base, prev, sobol64_point(directions, base, prev));
+            out[(d * POINTS + j) * 2u64 + 1u64] = stepped;
+        }
+    }
 }
 
 #[test]

@@ -91,9 +91,56 @@ impl Cond for Val<bool> {
 }
 
 /// `if c { t } else { e }`. The branches may mix a runtime and a plain value of one element type
-/// (`if c { x[i] } else { 0.0f32 }`); the result is then a runtime value.
-pub fn if_else<C: Cond, A: Unify<B>, B>(c: C, t: impl FnOnce() -> A, e: impl FnOnce() -> B) -> A::Out {
-    c.if_else(|| t().left(), || A::right(e()))
+/// (`if c { x[i] } else { 0.0f32 }`); the result is then a runtime value. On a compile-time
+/// condition this is Rust's `if`: the branches may produce any one type (a tuple, an array, a
+/// `Vec` of runtime values, a struct).
+pub fn if_else<C: IfElse<A, B>, A, B>(c: C, t: impl FnOnce() -> A, e: impl FnOnce() -> B) -> C::Out {
+    c.if_else(t, e)
+}
+
+/// An `if` on a condition of type `Self` with branches of types `A` and `B`: a compile-time
+/// `bool` picks a branch while the kernel is built (any type, or a runtime and a plain value
+/// of one element type); a runtime `Val<bool>` builds both and merges their values
+/// ([`Merge`], [`Unify`]).
+pub trait IfElse<A, B> {
+    type Out;
+    fn if_else(self, t: impl FnOnce() -> A, e: impl FnOnce() -> B) -> Self::Out;
+}
+impl<A> IfElse<A, A> for bool {
+    type Out = A;
+    fn if_else(self, t: impl FnOnce() -> A, e: impl FnOnce() -> A) -> A {
+        if self {
+            t()
+        } else {
+            e()
+        }
+    }
+}
+impl<T: Elem> IfElse<Val<T>, T> for bool {
+    type Out = Val<T>;
+    fn if_else(self, t: impl FnOnce() -> Val<T>, e: impl FnOnce() -> T) -> Val<T> {
+        if self {
+            t()
+        } else {
+            Val::constant(e())
+        }
+    }
+}
+impl<T: Elem> IfElse<T, Val<T>> for bool {
+    type Out = Val<T>;
+    fn if_else(self, t: impl FnOnce() -> T, e: impl FnOnce() -> Val<T>) -> Val<T> {
+        if self {
+            Val::constant(t())
+        } else {
+            e()
+        }
+    }
+}
+impl<A: Unify<B>, B> IfElse<A, B> for Val<bool> {
+    type Out = A::Out;
+    fn if_else(self, t: impl FnOnce() -> A, e: impl FnOnce() -> B) -> A::Out {
+        Cond::if_else(self, || t().left(), || A::right(e()))
+    }
 }
 
 /// The common type of an `if`'s two branches.
@@ -252,6 +299,37 @@ impl<T: Copy> IntoStep<T> for T {
 impl<T: Int> IntoStep<Val<T>> for T {
     fn into_step(self) -> Val<T> {
         Val::constant(self)
+    }
+}
+
+/// A `for` over a compile-time iterator (`for (k, &c) in COEFFS.iter().enumerate()`): `body`
+/// runs the Rust loop while the kernel is built, unrolling it; `break` and `continue` inside
+/// are build errors, as in other unrolled loops.
+pub fn unrolled<R>(body: impl FnOnce() -> R) -> R {
+    with(|c| c.loops.push(LoopKind::Unrolled));
+    let r = body();
+    with(|c| c.loops.pop());
+    r
+}
+
+/// The number of runtime regions (`if` branches, loop bodies) open where the kernel is being
+/// built; see [`comptime_assign`].
+pub fn region_depth() -> usize {
+    b(|b| b.region_depth())
+}
+
+/// Checks an assignment to a `#[comptime] let mut` binding declared at region depth `depth`:
+/// such a binding is a Rust variable holding a value of the build, so assigning it inside a
+/// runtime `if` or loop opened since would not make its value depend on the runtime condition
+/// (it is a build error).
+pub fn comptime_assign(depth: usize, name: &str) {
+    if region_depth() != depth {
+        fail(BuildError::Unsupported {
+            what: format!("assigning the compile-time binding `{name}` inside a runtime `if` or loop"),
+            why: "its value is fixed while the kernel is built; declare it `let mut` (a kernel variable) \
+                  to change it at run time"
+                .into(),
+        })
     }
 }
 

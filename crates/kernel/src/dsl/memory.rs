@@ -258,6 +258,13 @@ impl<T: Clone> IndexLoad<usize> for &[T] {
     }
 }
 
+impl<B: IndexLoad<I>, I> IndexLoad<I> for &B {
+    type Out = B::Out;
+    fn index_load(&self, i: I) -> B::Out {
+        (**self).index_load(i)
+    }
+}
+
 pub fn index_load<B: IndexLoad<I>, I>(base: &B, i: I) -> B::Out {
     base.index_load(i)
 }

@@ -122,6 +122,42 @@ macro_rules! cmp_plain {
 }
 cmp_plain!(bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f16, bf16, f32, f64);
 
+/// `==` and `!=`; the macro rewrites `a == b` to `DslEq::dsl_eq(a, CmpOp::Eq, b)`. As
+/// [`DslCmp`], but plain values need only `PartialEq` (enums of a compile-time plan, say).
+pub trait DslEq<R> {
+    type Out;
+    fn dsl_eq(self, op: CmpOp, r: R) -> Self::Out;
+}
+impl<T: PartialEq> DslEq<T> for T {
+    type Out = bool;
+    fn dsl_eq(self, op: CmpOp, r: T) -> bool {
+        match op {
+            CmpOp::Ne => self != r,
+            _ => self == r,
+        }
+    }
+}
+impl<T: Elem, R> DslEq<R> for Val<T>
+where
+    Val<T>: DslCmp<R>,
+{
+    type Out = <Val<T> as DslCmp<R>>::Out;
+    fn dsl_eq(self, op: CmpOp, r: R) -> Self::Out {
+        self.dsl_cmp(op, r)
+    }
+}
+macro_rules! eq_plain {
+    ($($p:ty),*) => {$(
+        impl DslEq<Val<$p>> for $p {
+            type Out = Val<bool>;
+            fn dsl_eq(self, op: CmpOp, r: Val<$p>) -> Val<bool> {
+                Val::constant(self).dsl_cmp(op, r)
+            }
+        }
+    )*};
+}
+eq_plain!(bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f16, bf16, f32, f64);
+
 /// `a && b` and `a || b`, short-circuiting at run time too (`b` is built inside an `if`).
 pub trait DslLogic<B> {
     type Out;
@@ -225,6 +261,15 @@ where
 {
     type Out = <Val<T> as DslCmp<R>>::Out;
     fn dsl_cmp(self, op: CmpOp, r: R) -> Self::Out {
+        self.get().dsl_cmp(op, r)
+    }
+}
+impl<T: Elem, R> DslEq<R> for Var<Val<T>>
+where
+    Val<T>: DslCmp<R>,
+{
+    type Out = <Val<T> as DslCmp<R>>::Out;
+    fn dsl_eq(self, op: CmpOp, r: R) -> Self::Out {
         self.get().dsl_cmp(op, r)
     }
 }

@@ -1,6 +1,6 @@
 //! LFSR113 ([`crate::reference::lfsr113`]) in the kernel language.
 
-use ferrocm_kernel::dsl::{self, cast, IntoVal, Memory, Val, Var};
+use ferrocm_kernel::dsl::{cast, IntoVal, Memory, Val, Var};
 use ferrocm_kernel::prelude::*;
 
 use super::{var_u32, Cache, DeviceGenerator};
@@ -34,7 +34,7 @@ pub struct Lfsr113 {
 /// minimum `min` (the reference's `Lfsr113::new`).
 #[device]
 fn valid_word(x: u32, #[comptime] min: u32) -> u32 {
-    dsl::select(x < min, x + min, x)
+    select(x < min, x + min, x)
 }
 
 impl Lfsr113 {
@@ -86,17 +86,19 @@ fn skip_powers(table: &[u32], #[comptime] which: u32, n: u64, z: [Var<Val<u32>>;
     }
 }
 
-/// Power `k` of `table` (each component's 32x32 bit matrix) applied to the words.
-fn apply_power(table: impl Memory<u32>, which: u32, k: Val<u32>, z: [Var<Val<u32>>; 4]) {
+/// Power `k` of `table` (each component's 32x32 bit matrix) applied to the words (a runtime
+/// loop over each word's 32 bits).
+#[device]
+fn apply_power(table: &[u32], #[comptime] which: u32, k: u32, z: [Var<Val<u32>>; 4]) {
     for (c, z) in z.iter().enumerate() {
         let base = which * TABLE_WORDS + (c as u32 * 64 + k) * 32u32;
-        let r = var_u32("lfsr_r", 0u32);
+        let mut lfsr_r = 0u32;
         let v = z.get();
-        dsl::for_range(Val::constant(0u32), 32u32, |i: Val<u32>| {
+        for i in Val::constant(0u32)..32u32 {
             let mask = Val::constant(0u32) - ((v >> i) & 1u32);
-            r.set(r.get() ^ (table.load(base + i) & mask));
-        });
-        z.set(r.get());
+            lfsr_r = lfsr_r ^ (table[base + i] & mask);
+        }
+        z.set(lfsr_r);
     }
 }
 

@@ -47,11 +47,6 @@ use ferrocm_kernel::dsl::{self, cast, select, IntoVal, Memory, Val, Var};
 
 use crate::reference::distributions as d;
 
-/// A runtime `u32` variable initialised to `v`.
-pub(crate) fn var_u32_pub(name: &str, v: impl IntoVal<u32>) -> Var<Val<u32>> {
-    var_u32(name, v)
-}
-
 pub(crate) fn var_u32(name: &str, v: impl IntoVal<u32>) -> Var<Val<u32>> {
     dsl::var(name, v.into_val())
 }
@@ -97,15 +92,16 @@ pub fn box_muller_radius(u: Val<f32>) -> Val<f32> {
 }
 
 /// `-2 ln(u)` in double precision, with the same series near 1 (to `t^8`).
-pub fn neg2_ln_f64(u: Val<f64>) -> Val<f64> {
+#[device]
+pub fn neg2_ln_f64(u: f64) -> f64 {
     let t = 1.0f64 - u;
-    let mut series: Val<f64> = Val::constant(1.0f64 / 8.0);
+    #[comptime]
+    let mut series = Val::constant(1.0f64 / 8.0);
     for k in (1..8).rev() {
         series = series * t + 1.0 / k as f64;
     }
     let series = series * t;
-    let small = dsl::DslCmp::dsl_cmp(t, ferrocm_kernel::ir::CmpOp::Lt, 1.0f64 / 1024.0);
-    select(small, series, -u.ln()) * 2.0f64
+    select(t < 1.0f64 / 1024.0, series, -u.ln()) * 2.0f64
 }
 
 /// The inverse standard normal CDF of a float uniform, for quasi-random float normals,
@@ -116,8 +112,8 @@ pub fn neg2_ln_f64(u: Val<f64>) -> Val<f64> {
 /// with coefficients fitted for the normal quantile by `tools/fit_normal_icdf.py`: relative
 /// error below 7e-7 in f32 (plus the fast `ln`'s on NVIDIA). Both polynomials are evaluated
 /// and one selected. `u = 1` gives `+inf`, as the reference.
-pub fn normal_icdf_f32(u: Val<f32>) -> Val<f32> {
-    use ferrocm_kernel::ir::CmpOp;
+#[device]
+pub fn normal_icdf_f32(u: f32) -> f32 {
     const CENTRAL: [f32; 9] = [
         3.958_321e-8,
         4.851_791e-7,
@@ -141,7 +137,8 @@ pub fn normal_icdf_f32(u: Val<f32>) -> Val<f32> {
         4.006_434,
     ];
     let horner = |x: Val<f32>, c: &[f32; 9]| {
-        let mut p: Val<f32> = Val::constant(c[0]);
+        #[comptime]
+        let mut p = Val::constant(c[0]);
         for &k in &c[1..] {
             p = p.mul_add(x, k);
         }
@@ -151,17 +148,18 @@ pub fn normal_icdf_f32(u: Val<f32>) -> Val<f32> {
     let w = (u * 4.0f32 * (1.0f32 - u)).log2() * -std::f32::consts::LN_2;
     let central = horner(w - 2.5f32, &CENTRAL);
     let tail = horner(w.sqrt_approx() - 3.0f32, &TAIL);
-    y * select(dsl::DslCmp::dsl_cmp(w, CmpOp::Lt, 5.0f32), central, tail)
+    y * select(w < 5.0f32, central, tail)
 }
 
 /// Acklam's inverse standard normal CDF in f64 (relative error about 1.2e-9, unrefined), with
 /// the central and tail branches both computed and one selected (branch-free); the tail uses
 /// `min(u, 1 - u)`, exact for `u > 1/2`. The Sobol host API's double normals use it.
-pub fn normal_icdf_acklam(u: Val<f64>) -> Val<f64> {
+#[device]
+pub fn normal_icdf_acklam(u: f64) -> f64 {
     use crate::reference::distributions::acklam::{A, B, C, D, P_LOW};
-    use ferrocm_kernel::ir::CmpOp;
     let horner = |x: Val<f64>, c: &[f64], last_one: bool| {
-        let mut p: Val<f64> = Val::constant(c[0]);
+        #[comptime]
+        let mut p = Val::constant(c[0]);
         for &k in &c[1..] {
             p = p * x + k;
         }
@@ -174,14 +172,12 @@ pub fn normal_icdf_acklam(u: Val<f64>) -> Val<f64> {
     let q = u - 0.5f64;
     let r = q * q;
     let central = horner(r, &A, false) * q / horner(r, &B, true);
-    let upper = dsl::DslCmp::dsl_cmp(u, CmpOp::Gt, 0.5f64);
+    let upper = u > 0.5f64;
     let lo = select(upper, 1.0f64 - u, u);
     let t = (lo.ln() * -2.0f64).sqrt();
     let tail = horner(t, &C, false) / horner(t, &D, true);
     let tail = select(upper, -tail, tail);
-    let in_tail = dsl::DslLogic::or_else(dsl::DslCmp::dsl_cmp(u, CmpOp::Lt, P_LOW), || {
-        dsl::DslCmp::dsl_cmp(u, CmpOp::Gt, 1.0f64 - P_LOW)
-    });
+    let in_tail = u < P_LOW || u > 1.0f64 - P_LOW;
     select(in_tail, tail, central)
 }
 
@@ -260,13 +256,9 @@ impl Cache {
     }
 }
 
-#[device]
-fn eq(a: u32, #[comptime] b: u32) -> bool {
-    a == b
-}
-
 /// The generator-independent part of cuRAND's device API, provided for every pseudo-random
 /// state from its `next_u32` and its Box-Muller pair functions.
+#[device]
 pub trait DeviceGenerator {
     /// `curand(state)`.
     fn next_u32(&self) -> Val<u32>;
@@ -299,20 +291,16 @@ pub trait DeviceGenerator {
     /// `curand_normal(state)`: uses the cached half of the last pair when there is one.
     fn normal(&self) -> Val<f32> {
         let c = self.cache();
-        let fresh = !eq(c.flag.get(), FLAG_NORMAL);
-        dsl::if_else(
-            fresh,
-            || {
-                let (a, b) = self.box_muller();
-                c.extra.set(b);
-                c.flag.set(Val::constant(FLAG_NORMAL));
-                a
-            },
-            || {
-                c.flag.set(Val::constant(FLAG_EMPTY));
-                c.extra.get()
-            },
-        )
+        let cached = c.flag == FLAG_NORMAL;
+        if !cached {
+            let (a, b) = self.box_muller();
+            c.extra = b;
+            c.flag = FLAG_NORMAL;
+            a
+        } else {
+            c.flag = FLAG_EMPTY;
+            c.extra.get()
+        }
     }
     /// `curand_normal2(state)`: a fresh pair; the cache is left alone.
     fn normal2(&self) -> (Val<f32>, Val<f32>) {
@@ -321,20 +309,16 @@ pub trait DeviceGenerator {
     /// `curand_normal_double(state)`.
     fn normal_double(&self) -> Val<f64> {
         let c = self.cache();
-        let fresh = !eq(c.flag_double.get(), FLAG_NORMAL);
-        dsl::if_else(
-            fresh,
-            || {
-                let (a, b) = self.box_muller_double();
-                c.extra_double.set(b);
-                c.flag_double.set(Val::constant(FLAG_NORMAL));
-                a
-            },
-            || {
-                c.flag_double.set(Val::constant(FLAG_EMPTY));
-                c.extra_double.get()
-            },
-        )
+        let cached = c.flag_double == FLAG_NORMAL;
+        if !cached {
+            let (a, b) = self.box_muller_double();
+            c.extra_double = b;
+            c.flag_double = FLAG_NORMAL;
+            a
+        } else {
+            c.flag_double = FLAG_EMPTY;
+            c.extra_double.get()
+        }
     }
     /// `curand_normal2_double(state)`.
     fn normal2_double(&self) -> (Val<f64>, Val<f64>) {
@@ -347,20 +331,16 @@ pub trait DeviceGenerator {
     {
         let (mean, stddev) = (mean.into_val(), stddev.into_val());
         let c = self.cache();
-        let fresh = !eq(c.flag.get(), FLAG_LOG_NORMAL);
-        dsl::if_else(
-            fresh,
-            || {
-                let (a, b) = self.box_muller();
-                c.extra.set((mean + stddev * b).exp());
-                c.flag.set(Val::constant(FLAG_LOG_NORMAL));
-                (mean + stddev * a).exp()
-            },
-            || {
-                c.flag.set(Val::constant(FLAG_EMPTY));
-                c.extra.get()
-            },
-        )
+        let cached = c.flag == FLAG_LOG_NORMAL;
+        if !cached {
+            let (a, b) = self.box_muller();
+            c.extra = (mean + stddev * b).exp();
+            c.flag = FLAG_LOG_NORMAL;
+            (mean + stddev * a).exp()
+        } else {
+            c.flag = FLAG_EMPTY;
+            c.extra.get()
+        }
     }
     /// `curand_log_normal_double(state, mean, stddev)`: shares the double cache slot.
     fn log_normal_double(&self, mean: impl IntoVal<f64>, stddev: impl IntoVal<f64>) -> Val<f64>
@@ -369,35 +349,32 @@ pub trait DeviceGenerator {
     {
         let (mean, stddev) = (mean.into_val(), stddev.into_val());
         let c = self.cache();
-        let fresh = !eq(c.flag_double.get(), FLAG_LOG_NORMAL);
-        dsl::if_else(
-            fresh,
-            || {
-                let (a, b) = self.box_muller_double();
-                c.extra_double.set((mean + stddev * b).exp());
-                c.flag_double.set(Val::constant(FLAG_LOG_NORMAL));
-                (mean + stddev * a).exp()
-            },
-            || {
-                c.flag_double.set(Val::constant(FLAG_EMPTY));
-                c.extra_double.get()
-            },
-        )
+        let cached = c.flag_double == FLAG_LOG_NORMAL;
+        if !cached {
+            let (a, b) = self.box_muller_double();
+            c.extra_double = (mean + stddev * b).exp();
+            c.flag_double = FLAG_LOG_NORMAL;
+            (mean + stddev * a).exp()
+        } else {
+            c.flag_double = FLAG_EMPTY;
+            c.extra_double.get()
+        }
     }
     /// `curand_poisson(state, lambda)` for `lambda < 64` (Knuth's product of uniforms, cuRAND's
     /// method there), given `exp(lambda)` in float: pass the host's `(lambda as f32).exp()`
     /// for results bit-identical to cuRAND on every back end (a device `exp` is approximate on
     /// NVIDIA).
     fn poisson_knuth(&self, exp_lambda: Val<f32>) -> Val<u32> {
-        let p = dsl::var("knuth_p", exp_lambda);
-        let k = var_u32("knuth_k", 0u32);
-        dsl::loop_(|| {
-            k.set(k.get() + 1u32);
-            p.set(p.get() * self.uniform());
-            let done = dsl::DslCmp::dsl_cmp(cast::<f64, _>(p.get()), ferrocm_kernel::ir::CmpOp::Le, 1.0f64);
-            dsl::if_else(done, dsl::break_, || ());
-        });
-        k.get() - 1u32
+        let mut knuth_p = exp_lambda;
+        let mut knuth_k = 0u32;
+        loop {
+            knuth_k += 1u32;
+            knuth_p = knuth_p * self.uniform();
+            if (knuth_p as f64) <= 1.0f64 {
+                break;
+            }
+        }
+        knuth_k - 1u32
     }
     /// `curand_poisson(state, lambda)` for `lambda > 4000`: cuRAND's rounded normal
     /// approximation `(unsigned)(sqrt(lambda) * curand_normal_double(state) + lambda + 0.5)`
@@ -419,29 +396,21 @@ pub trait DeviceGenerator {
         Self: Sized,
     {
         let logl = lambda.ln();
-        let res = var_u32("gamma_res", 0u32);
-        dsl::loop_(|| {
+        let mut gamma_res = 0u32;
+        loop {
             let y = self.uniform();
             let x = pgammaincinv(lambda, y).floor();
             let z = self.uniform();
             let v = (pgammainc(lambda, x + 1.0f32) - pgammainc(lambda, x)) * 1.3f32;
             let z = z * v;
-            let lg: Val<f32> = cast::<f32, _>(lgamma_integer(cast::<i32, _>(x + 1.0f32)));
-            let t = (x.mul_add(logl, Val::constant(0.0f32) - lambda) - lg).exp();
-            let accept =
-                dsl::DslLogic::and_then(dsl::DslCmp::dsl_cmp(z, ferrocm_kernel::ir::CmpOp::Lt, t), || {
-                    dsl::DslCmp::dsl_cmp(cast::<f64, _>(v), ferrocm_kernel::ir::CmpOp::Ge, 1e-20f64)
-                });
-            dsl::if_else(
-                accept,
-                || {
-                    res.set(cast::<u32, _>(x));
-                    dsl::break_()
-                },
-                || (),
-            );
-        });
-        res.get()
+            let lg = lgamma_integer((x + 1.0f32) as i32) as f32;
+            let t = (x.mul_add(logl, 0.0f32 - lambda) - lg).exp();
+            if z < t && (v as f64) >= 1e-20f64 {
+                gamma_res = x as u32;
+                break;
+            }
+        }
+        gamma_res
     }
     /// `curand_discrete(state, table)`: one draw mapped through a square-histogram table
     /// ([`discrete_bits`]).
@@ -487,12 +456,14 @@ fn pgammaincinv(a: Val<f32>, y: Val<f32>) -> Val<f32> {
 
 /// `ln((a - 1)!)` as cuRAND computes it: its table up to 8, its Stirling series beyond (both
 /// evaluated, one selected).
-fn lgamma_integer(a: Val<i32>) -> Val<f64> {
+#[device]
+fn lgamma_integer(a: i32) -> f64 {
     use crate::reference::distributions::{LGAMMA_HALF_LN_2PI, LGAMMA_SERIES, LGAMMA_TABLE};
-    let fa: Val<f64> = cast::<f64, _>(cast::<f32, _>(a).abs());
-    let s = Val::constant(1.0f64) / fa;
+    let fa = (a as f32).abs() as f64;
+    let s = 1.0f64 / fa;
     let t = s * s;
-    let mut sum: Val<f64> = Val::constant(LGAMMA_SERIES[0]);
+    #[comptime]
+    let mut sum = Val::constant(LGAMMA_SERIES[0]);
     for &c in &LGAMMA_SERIES[1..] {
         sum = sum * t + c;
     }
@@ -501,10 +472,11 @@ fn lgamma_integer(a: Val<i32>) -> Val<f64> {
     let hs = half_log * (fa - 0.5f64);
     let stirling = (hs - fa) + (hs + sum);
     // The table index `max(fa, 1) - 1`, at most 8.
-    let idx: Val<u32> = (cast::<u32, _>(fa).max(1u32) - 1u32).min(8u32);
-    let mut table: Val<f64> = Val::constant(LGAMMA_TABLE[0]);
+    let idx = ((fa as u32).max(1u32) - 1u32).min(8u32);
+    #[comptime]
+    let mut table = Val::constant(LGAMMA_TABLE[0]);
     for (k, &v) in LGAMMA_TABLE.iter().enumerate().skip(1) {
-        table = select(dsl::DslCmp::dsl_cmp(idx, ferrocm_kernel::ir::CmpOp::Eq, k as u32), v, table);
+        table = select(idx == k as u32, v, table);
     }
-    select(dsl::DslCmp::dsl_cmp(a, ferrocm_kernel::ir::CmpOp::Gt, 8i32), stirling, table)
+    select(a > 8i32, stirling, table)
 }

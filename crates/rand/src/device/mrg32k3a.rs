@@ -1,7 +1,6 @@
 //! `curandStateMRG32k3a_t` in the kernel language.
 
-use ferrocm_kernel::dsl::{self, cast, select, DslCmp, IntoVal, Memory, Val, Var};
-use ferrocm_kernel::ir::CmpOp;
+use ferrocm_kernel::dsl::{self, cast, select, IntoVal, Memory, Val, Var};
 use ferrocm_kernel::prelude::*;
 
 use super::{var_u32, Cache, DeviceGenerator};
@@ -167,6 +166,7 @@ fn combine(p1: f64, p2: f64, m1: f64) -> f64 {
 impl Mrg32k3a {
     /// `curand_init(seed, subsequence, offset, &state)`; `table` is [`mrg32k3a_skip_table`] in
     /// device memory.
+    #[device]
     pub fn init(
         seed: impl IntoVal<u64>,
         subsequence: impl IntoVal<u64>,
@@ -176,9 +176,9 @@ impl Mrg32k3a {
         let seed = seed.into_val();
         let x1: Val<u64> = cast::<u64, _>(cast::<u32, _>(seed) ^ 0x5555_5555u32);
         let x2: Val<u64> = cast::<u64, _>(cast::<u32, _>(seed >> 32u32) ^ 0xAAAA_AAAAu32);
-        let zero = seed.dsl_cmp(CmpOp::Eq, 0u64);
+        let zero = seed == 0u64;
         let mul = |x: Val<u64>, m: u32| {
-            let p: Val<u32> = cast::<u32, _>((x * 12345u64) % (m as u64));
+            let p = ((x * 12345u64) % (m as u64)) as u32;
             select(zero, 12345u32, p)
         };
         let s = Mrg32k3a {

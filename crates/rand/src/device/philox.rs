@@ -1,8 +1,7 @@
 //! `curandStatePhilox4_32_10_t` in the kernel language.
 
 use ferrocm_kernel::device;
-use ferrocm_kernel::dsl::{self, cast, select, DslCmp, IntoVal, Val, Var};
-use ferrocm_kernel::ir::CmpOp;
+use ferrocm_kernel::dsl::{cast, select, IntoVal, Val, Var};
 
 use super::{uniform_f32, uniform_f64_from_u32, var_u32, Cache, DeviceGenerator};
 
@@ -67,11 +66,6 @@ pub struct Philox {
     cache: Cache,
 }
 
-#[device]
-fn lt(a: u32, b: u32) -> bool {
-    a < b
-}
-
 impl Philox {
     /// `curand_init(seed, subsequence, offset, &state)`.
     pub fn init(
@@ -115,52 +109,54 @@ impl Philox {
     }
 
     /// `Philox_State_Incr`, with cuRAND's carry logic (a dropped carry included), branch-free.
-    fn incr(&self, n: Val<u64>) {
-        let nlo: Val<u32> = cast::<u32, _>(n);
-        let nhi: Val<u32> = cast::<u32, _>(n >> 32u32);
-        let c0 = self.ctr[0].get() + nlo;
-        self.ctr[0].set(c0);
-        let nhi = nhi + select(lt(c0, nlo), 1u32, 0u32);
-        let c1 = self.ctr[1].get() + nhi;
-        self.ctr[1].set(c1);
-        let carry = lt(c1, nhi);
+    #[device]
+    fn incr(&self, n: u64) {
+        let nlo = n as u32;
+        let nhi = (n >> 32u32) as u32;
+        let c0 = self.ctr[0] + nlo;
+        self.ctr[0] = c0;
+        let nhi = nhi + select(c0 < nlo, 1u32, 0u32);
+        let c1 = self.ctr[1] + nhi;
+        self.ctr[1] = c1;
+        let carry = c1 < nhi;
         let c2 = self.ctr[2].get() + select(carry, 1u32, 0u32);
-        self.ctr[2].set(c2);
-        let carry2 = dsl::DslLogic::and_then(carry, || c2.dsl_cmp(CmpOp::Eq, 0u32));
-        self.ctr[3].set(self.ctr[3].get() + select(carry2, 1u32, 0u32));
+        self.ctr[2] = c2;
+        let carry2 = carry && c2 == 0u32;
+        self.ctr[3] = self.ctr[3].get() + select(carry2, 1u32, 0u32);
     }
 
     /// `skipahead(n, &state)`: skip `n` 32-bit values.
-    pub fn skipahead(&self, n: impl IntoVal<u64>) {
-        let n = n.into_val();
-        let idx = (self.index.get() & 3u32) + (cast::<u32, _>(n) & 3u32);
-        let over = idx.dsl_cmp(CmpOp::Gt, 3u32);
+    #[device]
+    pub fn skipahead(&self, n: u64) {
+        let idx = (self.index.get() & 3u32) + ((n as u32) & 3u32);
+        let over = idx > 3u32;
         let blocks = (n >> 2u32) + select(over, 1u64, 0u64);
-        self.index.set(select(over, idx - 4u32, idx));
+        self.index = select(over, idx - 4u32, idx);
         self.incr(blocks);
         self.refill();
     }
 
     /// `skipahead_sequence(n, &state)`: skip `n` subsequences of 2^66 values.
-    pub fn skipahead_sequence(&self, n: impl IntoVal<u64>) {
-        let n = n.into_val();
-        let nlo: Val<u32> = cast::<u32, _>(n);
-        let nhi: Val<u32> = cast::<u32, _>(n >> 32u32);
-        let c2 = self.ctr[2].get() + nlo;
-        self.ctr[2].set(c2);
-        let nhi = nhi + select(lt(c2, nlo), 1u32, 0u32);
-        self.ctr[3].set(self.ctr[3].get() + nhi);
+    #[device]
+    pub fn skipahead_sequence(&self, n: u64) {
+        let nlo = n as u32;
+        let nhi = (n >> 32u32) as u32;
+        let c2 = self.ctr[2] + nlo;
+        self.ctr[2] = c2;
+        let nhi = nhi + select(c2 < nlo, 1u32, 0u32);
+        self.ctr[3] = self.ctr[3] + nhi;
         self.refill();
     }
 
     /// `curand4(&state)`: the next four values.
+    #[device]
     pub fn next4(&self) -> [Val<u32>; 4] {
         let t = self.output.map(|v| v.get());
-        self.incr(Val::constant(1u64));
+        self.incr(1u64);
         self.refill();
         let o = self.output.map(|v| v.get());
         let i = self.index.get();
-        let is = |k: u32| i.dsl_cmp(CmpOp::Eq, k);
+        let is = |k: u32| i == k;
         let pick = |a: [Val<u32>; 4]| select(is(0), a[0], select(is(1), a[1], select(is(2), a[2], a[3])));
         [
             pick([t[0], t[1], t[2], t[3]]),
@@ -198,22 +194,19 @@ impl Philox {
 }
 
 impl DeviceGenerator for Philox {
+    #[device]
     fn next_u32(&self) -> Val<u32> {
         let i = self.index.get() & 3u32;
         let o = self.output.map(|v| v.get());
-        let is = |k: u32| i.dsl_cmp(CmpOp::Eq, k);
+        let is = |k: u32| i == k;
         let ret = select(is(0), o[0], select(is(1), o[1], select(is(2), o[2], o[3])));
         let next = i + 1u32;
-        let wrap = next.dsl_cmp(CmpOp::Eq, 4u32);
-        self.index.set(select(wrap, 0u32, next));
-        dsl::if_else(
-            wrap,
-            || {
-                self.incr(Val::constant(1u64));
-                self.refill();
-            },
-            || (),
-        );
+        let wrap = next == 4u32;
+        self.index = select(wrap, 0u32, next);
+        if wrap {
+            self.incr(1u64);
+            self.refill();
+        }
         ret
     }
 

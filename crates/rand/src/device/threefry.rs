@@ -1,8 +1,8 @@
 //! ThreeFry ([`crate::reference::threefry`]) in the kernel language: the four block functions
 //! and a stream state over the host API's counter layout.
 
-use ferrocm_kernel::dsl::{self, cast, DslCmp, IntoVal, Val, Var};
-use ferrocm_kernel::ir::CmpOp;
+use ferrocm_kernel::device;
+use ferrocm_kernel::dsl::{self, cast, select, IntoVal, Val, Var};
 
 use super::{Cache, DeviceGenerator};
 use crate::reference::threefry::ThreefryKind;
@@ -158,7 +158,8 @@ pub fn threefry_block(kind: ThreefryKind, seed: Val<u64>, b: Val<u64>) -> Vec<Va
 }
 
 /// Four consecutive values `4u .. 4u + 4` of the stream (one or two blocks, or half of one).
-pub fn threefry_unit(kind: ThreefryKind, seed: Val<u64>, u: Val<u64>) -> [Val<u32>; 4] {
+#[device]
+pub fn threefry_unit(#[comptime] kind: ThreefryKind, seed: u64, u: u64) -> [Val<u32>; 4] {
     match kind {
         ThreefryKind::X2x32 => {
             let a = threefry_block(kind, seed, u * 2u64);
@@ -167,8 +168,8 @@ pub fn threefry_unit(kind: ThreefryKind, seed: Val<u64>, u: Val<u64>) -> [Val<u3
         }
         ThreefryKind::X4x64 => {
             let w = threefry_block(kind, seed, u >> 1u32);
-            let odd = (u & 1u64).dsl_cmp(CmpOp::Ne, 0u64);
-            std::array::from_fn(|k| dsl::select(odd, w[4 + k], w[k]))
+            let odd = (u & 1u64) != 0u64;
+            std::array::from_fn(|k| select(odd, w[4 + k], w[k]))
         }
         _ => {
             let w = threefry_block(kind, seed, u);
@@ -208,16 +209,18 @@ impl Threefry {
 impl DeviceGenerator for Threefry {
     /// One block per call (a state that draws many values in a row should use
     /// [`threefry_unit`] instead).
+    #[device]
     fn next_u32(&self) -> Val<u32> {
         let p = self.position.get();
         let w = self.kind.words();
         let words = threefry_block(self.kind, self.seed, p / w);
-        let k: Val<u32> = cast::<u32, _>(p % w);
+        let k = (p % w) as u32;
+        #[comptime]
         let mut v = words[0];
         for (j, &x) in words.iter().enumerate().skip(1) {
-            v = dsl::select(k.dsl_cmp(CmpOp::Eq, j as u32), x, v);
+            v = select(k == j as u32, x, v);
         }
-        self.position.set(p + 1u64);
+        self.position = p + 1u64;
         v
     }
 

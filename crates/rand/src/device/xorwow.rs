@@ -1,6 +1,6 @@
 //! `curandStateXORWOW_t` in the kernel language.
 
-use ferrocm_kernel::dsl::{self, cast, IntoVal, Memory, Val, Var};
+use ferrocm_kernel::dsl::{cast, IntoVal, Memory, Val, Var};
 use ferrocm_kernel::prelude::*;
 
 use super::{var_u32, Cache, DeviceGenerator};
@@ -20,17 +20,19 @@ pub fn xorwow_skip_table() -> Vec<u32> {
         .collect()
 }
 
-/// `v` times the matrix starting at word `base` of `table`, branch-free over the bits of `v`.
-fn mat_vec(table: impl Memory<u32>, base: Val<u32>, v: [Val<u32>; 5]) -> [Val<u32>; 5] {
+/// `v` times the matrix starting at word `base` of `table`, branch-free over the bits of `v`
+/// (a runtime loop over each word's 32 bits).
+#[device]
+fn mat_vec(table: &[u32], base: u32, v: [Val<u32>; 5]) -> [Val<u32>; 5] {
     let r: [Var<Val<u32>>; 5] = std::array::from_fn(|_| var_u32("xw_r", 0u32));
     for (w, word) in v.into_iter().enumerate() {
-        dsl::for_range(Val::constant(0u32), 32u32, |b: Val<u32>| {
+        for b in Val::constant(0u32)..32u32 {
             let mask = Val::constant(0u32) - ((word >> b) & 1u32);
             let row = base + (b + (w as u32 * 32)) * 5u32;
             for (k, rk) in r.iter().enumerate() {
-                rk.set(rk.get() ^ (table.load(row + k as u32) & mask));
+                rk.set(rk.get() ^ (table[row + k as u32] & mask));
             }
-        });
+        }
     }
     r.map(|x| x.get())
 }

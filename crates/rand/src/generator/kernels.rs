@@ -1,10 +1,9 @@
-//! The host API's kernels. Each `#[kernel]` is a thin entry point; the bodies are plain Rust
-//! against the DSL (so they can use arrays, closures and generics over the generator).
+//! The host API's kernels. Each `#[kernel]` is a thin entry point; the bodies are `#[device]`
+//! functions generic over the element type and the generator, with the compile-time [`Plan`]
+//! picked apart by `match`, `if` and unrolled `for` (the code for one plan holds no trace of the
+//! others), and runtime `if`/`for`/`while` on the values.
 
-use ferrocm_kernel::dsl::{
-    self, cast, vec2, vec4, DslCmp, Elem, Memory, MemoryMut, Shared, Slice, SliceMut, Val,
-};
-use ferrocm_kernel::ir::CmpOp;
+use ferrocm_kernel::dsl::{self, cast, vec2, vec4, Elem, Memory, MemoryMut, Shared, Slice, SliceMut, Val};
 use ferrocm_kernel::prelude::*;
 
 use crate::device::{self as dev, DeviceGenerator};
@@ -193,32 +192,30 @@ fn state_values<T: Elem, G: DeviceGenerator>(g: &G, dist: Dist, v: Values) -> Ve
 
 /// Writes unit `q`'s values to elements `q * E + e - lead` that fall inside `out`, with one
 /// wide store when the plan allows and the whole unit fits.
-fn store_unit<T: Elem>(plan: Plan, out: SliceMut<T>, q: Val<u64>, lead: Val<u64>, vals: &[Val<T>]) {
+#[device]
+fn store_unit<T: Elem>(plan: Plan, out: SliceMut<T>, q: u64, lead: u64, vals: &[Val<T>]) {
     let e = vals.len() as u64;
-    let n: Val<u64> = cast::<u64, _>(out.len());
+    let n = out.len() as u64;
     let scalar = || {
         for (k, &v) in vals.iter().enumerate() {
             let jj = q * e + k as u64;
-            let ok =
-                dsl::DslLogic::and_then(jj.dsl_cmp(CmpOp::Ge, lead), || (jj - lead).dsl_cmp(CmpOp::Lt, n));
-            dsl::if_else(ok, || out.store(jj - lead, v), || ());
+            if jj >= lead && jj - lead < n {
+                out[jj - lead] = v;
+            }
         }
     };
     if plan.vector {
-        let full = ((q + 1u64) * e).dsl_cmp(CmpOp::Le, n);
-        dsl::if_else(
-            full,
-            || {
-                if e == 4 {
-                    out.store4(q, vec4(vals[0], vals[1], vals[2], vals[3]))
-                } else {
-                    out.store2(q, vec2(vals[0], vals[1]))
-                }
-            },
-            scalar,
-        );
+        if (q + 1u64) * e <= n {
+            if e == 4 {
+                out.store4(q, vec4(vals[0], vals[1], vals[2], vals[3]))
+            } else {
+                out.store2(q, vec2(vals[0], vals[1]))
+            }
+        } else {
+            scalar()
+        }
     } else {
-        scalar();
+        scalar()
     }
 }
 
@@ -227,66 +224,62 @@ pub const PHILOX_LEGACY_STATES: u64 = 65_536;
 
 /// Philox: unit `q` of the call is block `u_first + q` of the stream.
 #[allow(clippy::too_many_arguments)]
+#[device]
 fn philox_body<T: Elem>(
     plan: Plan,
-    key_lo: Val<u32>,
-    key_hi: Val<u32>,
-    u_first: Val<u64>,
-    lead: Val<u64>,
-    units: Val<u64>,
+    key_lo: u32,
+    key_hi: u32,
+    u_first: u64,
+    lead: u64,
+    units: u64,
     v: Values,
     out: SliceMut<T>,
 ) {
-    let start: Val<u64> = cast::<u64, _>(global_index());
-    let stride: Val<u64> = cast::<u64, _>(grid_stride());
+    let start = global_index() as u64;
+    let stride = grid_stride() as u64;
     let keys = dev::philox_round_keys([key_lo, key_hi]);
     let unroll = plan.unroll.max(1);
-    let seed = cast::<u64, _>(key_lo) | (cast::<u64, _>(key_hi) << 32u32);
+    let seed = (key_lo as u64) | ((key_hi as u64) << 32u32);
     if plan.rng == Rng::Threefry(ThreefryKind::X4x64) {
-        return threefry_block_pairs(plan, seed, u_first, lead, units, v, out);
-    }
-    if plan.narrow && !plan.legacy {
-        return philox_narrow(plan, &keys, seed, u_first, lead, units, v, out);
-    }
-    dsl::for_range_step(start, units, stride * unroll, |q0: Val<u64>| {
-        let mut all = Vec::new();
-        for k in 0..unroll {
-            let q = q0 + stride * k;
-            let u = u_first + q;
-            let (lo, hi) = if !plan.legacy {
-                (u, Val::constant(0u64))
-            } else if plan.dist.per_unit() == 4 {
-                (u >> 16u32, u & (PHILOX_LEGACY_STATES - 1))
-            } else {
-                // Doubles: two blocks per state and row; the state starts at its block row
-                // `r0` of the 32-bit stream at the offset (`o4 = offset / 4` blocks).
-                let b = u >> 1u32;
-                let (state, row) = (b & (PHILOX_LEGACY_STATES - 1), b >> 16u32);
-                let o4 = u_first >> 1u32;
-                let r0 = (o4 >> 16u32)
-                    + dsl::select(state.dsl_cmp(CmpOp::Lt, o4 & (PHILOX_LEGACY_STATES - 1)), 1u64, 0u64);
-                (row * 2u64 - r0 + (u & 1u64), state)
-            };
-            let ctr = [
-                cast::<u32, _>(lo),
-                cast::<u32, _>(lo >> 32u32),
-                cast::<u32, _>(hi),
-                cast::<u32, _>(hi >> 32u32),
-            ];
-            let w = match plan.rng {
-                Rng::Threefry(kind) => dev::threefry_unit(kind, seed, u),
-                _ => dev::philox4x32_10_keyed(ctr, &keys),
-            };
-            all.push((q, philox_values::<T>(plan.dist, w, v)));
-        }
-        for (k, (q, vals)) in all.into_iter().enumerate() {
-            if k == 0 {
-                store_unit(plan, out, q, lead, &vals);
-            } else {
-                dsl::if_else(q.dsl_cmp(CmpOp::Lt, units), || store_unit(plan, out, q, lead, &vals), || ());
+        threefry_block_pairs(plan, seed, u_first, lead, units, v, out);
+    } else if plan.narrow && !plan.legacy {
+        philox_narrow(plan, &keys, seed, u_first, lead, units, v, out);
+    } else {
+        for q0 in (start..units).step_by(stride * unroll) {
+            #[comptime]
+            let mut all = Vec::new();
+            for k in 0..unroll {
+                let q = q0 + stride * k;
+                let u = u_first + q;
+                let (lo, hi) = if !plan.legacy {
+                    (u, Val::constant(0u64))
+                } else if plan.dist.per_unit() == 4 {
+                    (u >> 16u32, u & (PHILOX_LEGACY_STATES - 1))
+                } else {
+                    // Doubles: two blocks per state and row; the state starts at its block row
+                    // `r0` of the 32-bit stream at the offset (`o4 = offset / 4` blocks).
+                    let b = u >> 1u32;
+                    let (state, row) = (b & (PHILOX_LEGACY_STATES - 1), b >> 16u32);
+                    let o4 = u_first >> 1u32;
+                    let r0 = (o4 >> 16u32) + select(state < (o4 & (PHILOX_LEGACY_STATES - 1)), 1u64, 0u64);
+                    (row * 2u64 - r0 + (u & 1u64), state)
+                };
+                let ctr = [lo as u32, (lo >> 32u32) as u32, hi as u32, (hi >> 32u32) as u32];
+                let w = match plan.rng {
+                    Rng::Threefry(kind) => dev::threefry_unit(kind, seed, u),
+                    _ => dev::philox4x32_10_keyed(ctr, &keys),
+                };
+                all.push((q, philox_values::<T>(plan.dist, w, v)));
+            }
+            for (k, (q, vals)) in all.into_iter().enumerate() {
+                if k == 0 {
+                    store_unit(plan, out, q, lead, &vals);
+                } else if q < units {
+                    store_unit(plan, out, q, lead, &vals);
+                }
             }
         }
-    });
+    }
 }
 
 /// ThreeFry4x64: one block of eight words per loop trip, units `2b` and `2b + 1` of the
@@ -298,70 +291,72 @@ fn philox_body<T: Elem>(
 /// warps (a lane past the last block computes a block the call does not store, but still
 /// stores the half its partner gives it); units outside the call are skipped.
 #[allow(clippy::too_many_arguments)]
+#[device]
 fn threefry_block_pairs<T: Elem>(
     plan: Plan,
-    seed: Val<u64>,
-    u_first: Val<u64>,
-    lead: Val<u64>,
-    units: Val<u64>,
+    seed: u64,
+    u_first: u64,
+    lead: u64,
+    units: u64,
     v: Values,
     out: SliceMut<T>,
 ) {
-    let lane: Val<u32> = lane_id();
-    let odd = (lane & 1u32).dsl_cmp(CmpOp::Ne, 0u32);
-    let warp_start: Val<u64> = cast::<u64, _>(global_index()) - cast::<u64, _>(lane);
-    let stride: Val<u64> = cast::<u64, _>(grid_stride());
+    let lane = lane_id();
+    let odd = (lane & 1u32) != 0u32;
+    let warp_start = global_index() as u64 - lane as u64;
+    let stride = grid_stride() as u64;
     let b0 = u_first >> 1u32;
     let blocks = ((u_first + units + 1u64) >> 1u32) - b0;
-    let p: Val<u64> = cast::<u64, _>(lane & 1u32);
-    dsl::for_range_step(warp_start, blocks, stride, |i: Val<u64>| {
-        let b = b0 + i + cast::<u64, _>(lane);
+    let p = (lane & 1u32) as u64;
+    for i in (warp_start..blocks).step_by(stride) {
+        let b = b0 + i + lane as u64;
         let w = dev::threefry_block(ThreefryKind::X4x64, seed, b);
         // The even lane gives its second half, the odd lane its first.
-        let got: Vec<Val<u32>> =
-            (0..4).map(|k| dsl::shfl_xor(dsl::select(odd, w[k], w[4 + k]), 1u32)).collect();
-        let first: [Val<u32>; 4] = std::array::from_fn(|k| dsl::select(odd, got[k], w[k]));
-        let second: [Val<u32>; 4] = std::array::from_fn(|k| dsl::select(odd, w[4 + k], got[k]));
+        let got: Vec<Val<u32>> = (0..4).map(|k| shfl_xor(select(odd, w[k], w[4 + k]), 1u32)).collect();
+        let first: [Val<u32>; 4] = std::array::from_fn(|k| select(odd, got[k], w[k]));
+        let second: [Val<u32>; 4] = std::array::from_fn(|k| select(odd, w[4 + k], got[k]));
         for (h, words) in [first, second].into_iter().enumerate() {
             // Wraps past `units` for the unit before the call's first.
             let q = b * 2u64 + (2 * h) as u64 - p - u_first;
             let vals = philox_values::<T>(plan.dist, words, v);
-            dsl::if_else(q.dsl_cmp(CmpOp::Lt, units), || store_unit(plan, out, q, lead, &vals), || ());
+            if q < units {
+                store_unit(plan, out, q, lead, &vals);
+            }
         }
-    });
+    }
 }
 
 /// [`philox_body`] for the default ordering with 32-bit indices (Philox, and ThreeFry but for
 /// 4x64).
 #[allow(clippy::too_many_arguments)]
+#[device]
 fn philox_narrow<T: Elem>(
     plan: Plan,
     keys: &[[Val<u32>; 2]; 10],
-    seed: Val<u64>,
-    u_first: Val<u64>,
-    lead: Val<u64>,
-    units: Val<u64>,
+    seed: u64,
+    u_first: u64,
+    lead: u64,
+    units: u64,
     v: Values,
     out: SliceMut<T>,
 ) {
-    let start: Val<u32> = block_idx_x() * block_dim_x() + thread_idx_x();
-    let stride: Val<u32> = grid_dim_x() * block_dim_x();
-    let units32: Val<u32> = cast::<u32, _>(units);
-    let n32: Val<u32> = cast::<u32, _>(out.len());
-    let (f_lo, f_hi): (Val<u32>, Val<u32>) = (cast::<u32, _>(u_first), cast::<u32, _>(u_first >> 32u32));
+    let start = block_idx_x() * block_dim_x() + thread_idx_x();
+    let stride = grid_dim_x() * block_dim_x();
+    let units32 = units as u32;
+    let n32 = out.len() as u32;
+    let (f_lo, f_hi) = (u_first as u32, (u_first >> 32u32) as u32);
     let e = plan.dist.per_unit() as u32;
     let unroll = plan.unroll.max(1) as u32;
-    dsl::for_range_step(start, units32, stride * unroll, |q0: Val<u32>| {
+    for q0 in (start..units32).step_by(stride * unroll) {
+        #[comptime]
         let mut all = Vec::new();
         for k in 0..unroll {
             let q = q0 + stride * k;
             let c0 = f_lo + q;
-            let c1 = f_hi + dsl::select(c0.dsl_cmp(CmpOp::Lt, q), 1u32, 0u32);
+            let c1 = f_hi + select(c0 < q, 1u32, 0u32);
             let zero = Val::constant(0u32);
             let w = match plan.rng {
-                Rng::Threefry(kind) => {
-                    dev::threefry_unit(kind, seed, cast::<u64, _>(c0) | (cast::<u64, _>(c1) << 32u32))
-                }
+                Rng::Threefry(kind) => dev::threefry_unit(kind, seed, (c0 as u64) | ((c1 as u64) << 32u32)),
                 _ => dev::philox4x32_10_keyed([c0, c1, zero, zero], keys),
             };
             all.push((q, philox_values::<T>(plan.dist, w, v)));
@@ -369,31 +364,24 @@ fn philox_narrow<T: Elem>(
         for (k, (q, vals)) in all.into_iter().enumerate() {
             let store = || {
                 if !plan.vector {
-                    return store_unit(plan, out, cast::<u64, _>(q), lead, &vals);
+                    store_unit(plan, out, q as u64, lead, &vals)
+                } else if (q + 1u32) * e <= n32 {
+                    if e == 4 {
+                        out.store4(q, vec4(vals[0], vals[1], vals[2], vals[3]))
+                    } else {
+                        out.store2(q, vec2(vals[0], vals[1]))
+                    }
+                } else {
+                    store_unit(Plan { vector: false, ..plan }, out, q as u64, lead, &vals)
                 }
-                let full = ((q + 1u32) * e).dsl_cmp(CmpOp::Le, n32);
-                dsl::if_else(
-                    full,
-                    || {
-                        if e == 4 {
-                            out.store4(q, vec4(vals[0], vals[1], vals[2], vals[3]))
-                        } else {
-                            out.store2(q, vec2(vals[0], vals[1]))
-                        }
-                    },
-                    || {
-                        let scalar = Plan { vector: false, ..plan };
-                        store_unit(scalar, out, cast::<u64, _>(q), lead, &vals)
-                    },
-                );
             };
             if k == 0 {
                 store();
-            } else {
-                dsl::if_else(q.dsl_cmp(CmpOp::Lt, units32), store, || ());
+            } else if q < units32 {
+                store();
             }
         }
-    });
+    }
 }
 
 #[kernel]
@@ -451,19 +439,20 @@ fn store_words(states: SliceMut<u32>, t: Val<u64>, count: Val<u64>, words: [Val<
 
 /// Initialises states `first..first + todo` of `count` (word-major: word `w` of state `t` at
 /// `w * count + t`) as `curand_init(seed, t, offset)`.
+#[device]
 fn init_body(
-    rng: Rng,
-    seed: Val<u64>,
-    offset: Val<u64>,
-    first: Val<u64>,
-    todo: Val<u64>,
+    #[comptime] rng: Rng,
+    seed: u64,
+    offset: u64,
+    first: u64,
+    todo: u64,
     table: Slice<u32>,
     states: SliceMut<u32>,
 ) {
-    let count: Val<u64> = cast::<u64, _>(states.len()) / 6u64;
-    let start: Val<u64> = cast::<u64, _>(global_index());
-    let stride: Val<u64> = cast::<u64, _>(grid_stride());
-    dsl::for_range_step(start, todo, stride, |i: Val<u64>| {
+    let count = states.len() as u64 / 6u64;
+    let start = global_index() as u64;
+    let stride = grid_stride() as u64;
+    for i in (start..todo).step_by(stride) {
         let t = first + i;
         let words = match rng {
             Rng::Xorwow => dev::Xorwow::init(seed, t, offset, table).words(),
@@ -474,7 +463,7 @@ fn init_body(
             _ => dev::Mrg32k3a::init(seed, t, offset, table).words(),
         };
         store_words(states, t, count, words);
-    });
+    }
 }
 
 #[kernel]
@@ -492,18 +481,19 @@ pub(crate) fn state_init(
 
 /// Default ordering for XORWOW and MRG32k3a: state `t` produces units `t, t + S, ...` of the
 /// call (S states), and is stored back advanced.
+#[device]
 fn stateful_body<T: Elem>(
     plan: Plan,
-    units: Val<u64>,
+    units: u64,
     v: Values,
     mrg: dev::MrgConstants,
     states: SliceMut<u32>,
     out: SliceMut<T>,
 ) {
-    let count: Val<u64> = cast::<u64, _>(states.len()) / 6u64;
-    let start: Val<u64> = cast::<u64, _>(global_index());
-    let stride: Val<u64> = cast::<u64, _>(grid_stride());
-    dsl::for_range_step(start, count.min(units), stride, |t: Val<u64>| {
+    let count = states.len() as u64 / 6u64;
+    let start = global_index() as u64;
+    let stride = grid_stride() as u64;
+    for t in (start..count.min(units)).step_by(stride) {
         let words = load_words(states, t, count);
         match plan.rng {
             Rng::Xorwow => {
@@ -523,49 +513,46 @@ fn stateful_body<T: Elem>(
                 store_words(states, t, count, g.words());
             }
         }
-    });
+    }
 }
 
 /// State `g` (index `t` of `count`) draws units `t, t + count, ...` below `units` in order.
 /// With `plan.unroll == 2` the loop body draws two units (while both exist) so one unit's
 /// float work can overlap the next unit's state steps; the values are the same.
 #[allow(clippy::too_many_arguments)]
+#[device]
 fn state_units<T: Elem, G: DeviceGenerator>(
     plan: Plan,
     g: &G,
-    t: Val<u64>,
-    units: Val<u64>,
-    count: Val<u64>,
+    t: u64,
+    units: u64,
+    count: u64,
     v: Values,
     out: SliceMut<T>,
 ) {
     let lead = Val::constant(0u64);
     if plan.unroll != 2 {
-        dsl::for_range_step(t, units, count, |q: Val<u64>| {
+        for q in (t..units).step_by(count) {
             let vals = state_values::<T, _>(g, plan.dist, v);
             store_unit(plan, out, q, lead, &vals);
-        });
-        return;
+        }
+    } else {
+        // Pairs (q, q + count) with q + count < units, then at most one unit left.
+        let end = units.max(count) - count;
+        let step = count * 2u64;
+        for q in (t..end).step_by(step) {
+            let a = state_values::<T, _>(g, plan.dist, v);
+            let b = state_values::<T, _>(g, plan.dist, v);
+            store_unit(plan, out, q, lead, &a);
+            store_unit(plan, out, q + count, lead, &b);
+        }
+        let pairs = select(end > t, (end - t + (step - 1u64)) / step, 0u64);
+        let q = t + pairs * step;
+        if q < units {
+            let vals = state_values::<T, _>(g, plan.dist, v);
+            store_unit(plan, out, q, lead, &vals);
+        }
     }
-    // Pairs (q, q + count) with q + count < units, then at most one unit left.
-    let end = units.max(count) - count;
-    let step = count * 2u64;
-    dsl::for_range_step(t, end, step, |q: Val<u64>| {
-        let a = state_values::<T, _>(g, plan.dist, v);
-        let b = state_values::<T, _>(g, plan.dist, v);
-        store_unit(plan, out, q, lead, &a);
-        store_unit(plan, out, q + count, lead, &b);
-    });
-    let pairs = dsl::select(end.dsl_cmp(CmpOp::Gt, t), (end - t + (step - 1u64)) / step, Val::constant(0u64));
-    let q = t + pairs * step;
-    dsl::if_else(
-        q.dsl_cmp(CmpOp::Lt, units),
-        || {
-            let vals = state_values::<T, _>(g, plan.dist, v);
-            store_unit(plan, out, q, lead, &vals);
-        },
-        || (),
-    );
 }
 
 fn mrg_constants(
@@ -630,28 +617,29 @@ pub(crate) fn stateful_histogram_fill<T: Elem>(
 /// the offset and draws its groups `j0, j0 + S, ...` in order. Indices stay below the call's
 /// `items`, so no position wraps (the generator refuses calls that pass 2^64).
 #[allow(clippy::too_many_arguments)]
+#[device]
 fn legacy_body<T: Elem>(
     plan: Plan,
-    seed: Val<u64>,
-    offset: Val<u64>,
-    items: Val<u64>,
-    states: Val<u64>,
+    seed: u64,
+    offset: u64,
+    items: u64,
+    states: u64,
     v: Values,
     table: Slice<u32>,
     out: SliceMut<T>,
 ) {
     let (mean, stddev) = v.mean_stddev();
-    let start: Val<u64> = cast::<u64, _>(global_index());
-    let stride: Val<u64> = cast::<u64, _>(grid_stride());
+    let start = global_index() as u64;
+    let stride = grid_stride() as u64;
     let per = if plan.dist.pairs() { 2u64 } else { 1u64 };
     let log32 = plan.dist == Dist::LogNormal;
     let log64 = plan.dist == Dist::LogNormalDouble;
-    dsl::for_range_step(start, states, stride, |t: Val<u64>| {
+    for t in (start..states).step_by(stride) {
         // The first group of state t: j0 = (t - offset % S) mod S; its row r0.
         let r = offset % states;
-        let before = t.dsl_cmp(CmpOp::Lt, r);
-        let j0 = t + dsl::select(before, states, Val::constant(0u64)) - r;
-        let r0 = offset / states + dsl::select(before, 1u64, 0u64);
+        let before = t < r;
+        let j0 = t + select(before, states, 0u64) - r;
+        let r0 = offset / states + select(before, 1u64, 0u64);
         let values = |g: &dyn DeviceGenerator| -> Vec<Val<T>> {
             match plan.dist {
                 Dist::Bits | Dist::PoissonCdf | Dist::PoissonIcdf => vec![as_t(g.next_u32())],
@@ -673,21 +661,19 @@ fn legacy_body<T: Elem>(
             }
         };
         let run = |g: &dyn DeviceGenerator| {
-            dsl::for_range_step(j0, items, states, |j: Val<u64>| {
+            for j in (j0..items).step_by(states) {
                 for (k, v) in values(g).into_iter().enumerate() {
-                    out.store(j * per + k as u64, v);
+                    out[j * per + k as u64] = v;
                 }
-            });
+            }
         };
-        dsl::if_else(
-            j0.dsl_cmp(CmpOp::Lt, items),
-            || match plan.rng {
+        if j0 < items {
+            match plan.rng {
                 Rng::Xorwow => run(&dev::Xorwow::init(seed, t, r0, table)),
                 _ => run(&dev::Mrg32k3a::init(seed, t, r0, table)),
-            },
-            || (),
-        );
-    });
+            }
+        }
+    }
 }
 
 #[kernel]
@@ -763,58 +749,61 @@ pub const SOBOL_CHUNK: u64 = 16;
 /// Sobol32, dimension-major: unit `c` of dimension `d` writes points `offset + c * CHUNK ..`
 /// of that dimension, computing only the first from its Gray code.
 #[allow(clippy::too_many_arguments)]
+#[device]
 fn sobol_body<T: Elem>(
     plan: Plan,
-    points: Val<u64>,
-    offset: Val<u32>,
-    units: Val<u64>,
-    mean: Val<f64>,
-    stddev: Val<f64>,
+    points: u64,
+    offset: u32,
+    units: u64,
+    mean: f64,
+    stddev: f64,
     map: Option<PoissonMap>,
     directions: Slice<u32>,
     out: SliceMut<T>,
 ) {
     let chunks = (points + (SOBOL_CHUNK - 1)) / SOBOL_CHUNK;
-    let start: Val<u64> = cast::<u64, _>(global_index());
-    let stride: Val<u64> = cast::<u64, _>(grid_stride());
-    dsl::for_range_step(start, units, stride, |q: Val<u64>| {
+    let start = global_index() as u64;
+    let stride = grid_stride() as u64;
+    for q in (start..units).step_by(stride) {
         let d = q / chunks;
         let c = q - d * chunks;
-        let base: Val<u32> = cast::<u32, _>(d * 32u64);
+        let base = (d * 32u64) as u32;
         let j0 = c * SOBOL_CHUNK;
-        let i0 = offset + cast::<u32, _>(j0);
-        let x = dev::var_u32_pub("sobol_cur", dev::sobol32_point(directions, base, i0));
+        let i0 = offset + j0 as u32;
+        let mut sobol_cur = dev::sobol32_point(directions, base, i0);
         let row = d * points;
         for g in 0..(SOBOL_CHUNK / 4) {
+            #[comptime]
             let mut vals = Vec::new();
             for e in 0..4u32 {
-                let xi = x.get();
+                let xi = sobol_cur;
                 vals.push(sobol_mapped::<T>(plan.dist, xi, mean, stddev, map));
                 let i = i0 + (g as u32 * 4 + e);
                 // Point 2^32 - 1 is followed by point 0 (the index wraps, as cuRAND's state
                 // index does): its step flips the last direction vector, never a 33rd.
                 let k = dev::ctz32(!i).min(31u32);
-                x.set(xi ^ directions.load(base + k));
+                sobol_cur = xi ^ directions[base + k];
             }
             let jg = j0 + g * 4;
             let scalar = || {
                 for (e, &v) in vals.iter().enumerate() {
                     let j = jg + e as u64;
-                    dsl::if_else(j.dsl_cmp(CmpOp::Lt, points), || out.store(row + j, v), || ());
+                    if j < points {
+                        out[row + j] = v;
+                    }
                 }
             };
             if plan.vector {
-                let full = (jg + 4u64).dsl_cmp(CmpOp::Le, points);
-                dsl::if_else(
-                    full,
-                    || out.store4((row + jg) >> 2u32, vec4(vals[0], vals[1], vals[2], vals[3])),
-                    scalar,
-                );
+                if jg + 4u64 <= points {
+                    out.store4((row + jg) >> 2u32, vec4(vals[0], vals[1], vals[2], vals[3]));
+                } else {
+                    scalar();
+                }
             } else {
                 scalar();
             }
         }
-    });
+    }
 }
 
 /// Points of one warp task of [`sobol_warp_body`]: 32 steps of 128 points.
@@ -830,29 +819,31 @@ pub const SOBOL_WARP_POINTS: u64 = 4096;
 /// (step `s` of 32, a compile-time index because `i0 / 128` is a multiple of 32), and each step
 /// stores 32 lanes x 16 contiguous bytes.
 #[allow(clippy::too_many_arguments)]
+#[device]
 fn sobol_warp_body<T: Elem>(
     plan: Plan,
-    points: Val<u64>,
-    offset: Val<u32>,
-    tasks: Val<u64>,
-    mean: Val<f64>,
-    stddev: Val<f64>,
+    points: u64,
+    offset: u32,
+    tasks: u64,
+    mean: f64,
+    stddev: f64,
     map: Option<PoissonMap>,
     directions: Slice<u32>,
     out: SliceMut<T>,
 ) {
     let per_dim = (points + (SOBOL_WARP_POINTS - 1)) / SOBOL_WARP_POINTS;
-    let gi: Val<u64> = cast::<u64, _>(global_index());
-    let lane: Val<u32> = cast::<u32, _>(gi) & 31u32;
-    let warps: Val<u64> = cast::<u64, _>(grid_stride()) >> 5u32;
-    dsl::for_range_step(gi >> 5u32, tasks, warps, |q: Val<u64>| {
+    let gi = global_index() as u64;
+    let lane = (gi as u32) & 31u32;
+    let warps = (grid_stride() as u64) >> 5u32;
+    for q in ((gi >> 5u32)..tasks).step_by(warps) {
         let d = q / per_dim;
         let j0 = (q - d * per_dim) * SOBOL_WARP_POINTS;
-        let base: Val<u32> = cast::<u32, _>(d * 32u64);
-        let v: Vec<Val<u32>> = (0..32u32).map(|k| directions.load(base + k)).collect();
+        let base = (d * 32u64) as u32;
+        let v: Vec<Val<u32>> = (0..32u32).map(|k| directions[base + k]).collect();
         // P(i0): bits 0..10 of gray(i0) are zero.
-        let i0 = offset + cast::<u32, _>(j0);
+        let i0 = offset + j0 as u32;
         let g0 = i0 ^ (i0 >> 1u32);
+        #[comptime]
         let mut head = Val::constant(0u32);
         for (k, &vk) in v.iter().enumerate().skip(11) {
             head = head ^ (vk & (Val::constant(0u32) - ((g0 >> k as u32) & 1u32)));
@@ -860,6 +851,7 @@ fn sobol_warp_body<T: Elem>(
         // P(4l): gray(4l) has bits 1..6 only; then P(4l+1), P(4l+2), P(4l+3) by the recurrence.
         let r = lane * 4u32;
         let gr = r ^ (r >> 1u32);
+        #[comptime]
         let mut p = Val::constant(0u32);
         for (k, &vk) in v.iter().enumerate().take(7).skip(1) {
             p = p ^ (vk & (Val::constant(0u32) - ((gr >> k as u32) & 1u32)));
@@ -868,7 +860,7 @@ fn sobol_warp_body<T: Elem>(
         // gray(128(m+1)) ^ gray(128m) = 64 * (gray(2m+2) ^ gray(2m)): bits 6 and 7 + ctz(m+1).
         let step: Vec<Val<u32>> = (0..5).map(|k| v[6] ^ v[7 + k]).collect();
         let row = d * points;
-        let col = j0 + cast::<u64, _>(r);
+        let col = j0 + r as u64;
         for s in 0..32u64 {
             if s > 0 {
                 head = head ^ step[s.trailing_zeros() as usize];
@@ -876,13 +868,11 @@ fn sobol_warp_body<T: Elem>(
             let j = col + s * 128;
             let vals: Vec<Val<T>> =
                 own.iter().map(|&o| sobol_mapped::<T>(plan.dist, head ^ o, mean, stddev, map)).collect();
-            dsl::if_else(
-                j.dsl_cmp(CmpOp::Lt, points),
-                || out.store4((row + j) >> 2u32, vec4(vals[0], vals[1], vals[2], vals[3])),
-                || (),
-            );
+            if j < points {
+                out.store4((row + j) >> 2u32, vec4(vals[0], vals[1], vals[2], vals[3]));
+            }
         }
-    });
+    }
 }
 
 #[kernel]
@@ -924,9 +914,9 @@ fn poisson_cdf_lookup(table: &[u32], bits: u32, x: u32) -> u32 {
     let sh = lim - y.leading_zeros().min(lim);
     let k = (sh << bits) + (y >> sh);
     let last = ((32u32 - bits) << (bits + 1u32)) - 1u32;
-    let e = table.load2(dsl::select(upper != 0u32, last - k, k));
+    let e = table.load2(select(upper != 0u32, last - k, k));
     let outcomes = e.get(1);
-    dsl::select(x >= e.get(0), outcomes >> 16u32, outcomes & 0xffffu32)
+    select(x >= e.get(0), outcomes >> 16u32, outcomes & 0xffffu32)
 }
 
 /// Copies the inverse-CDF lookup table (a multiple of four words) into the block's dynamic
@@ -952,13 +942,14 @@ enum PoissonMap {
     Icdf(Val<f64>, Val<f64>),
 }
 
+#[device]
 fn poisson_map_body(map: PoissonMap, out: SliceMut<u32>) {
-    let n: Val<u64> = cast::<u64, _>(out.len());
-    let start: Val<u64> = cast::<u64, _>(global_index());
-    let stride: Val<u64> = cast::<u64, _>(grid_stride());
-    dsl::for_range_step(start, n, stride, |j: Val<u64>| {
-        out.store(j, poisson_of(map, out.load(j)));
-    });
+    let n = out.len() as u64;
+    let start = global_index() as u64;
+    let stride = grid_stride() as u64;
+    for j in (start..n).step_by(stride) {
+        out[j] = poisson_of(map, out[j]);
+    }
 }
 
 /// One 32-bit draw (or Sobol32 point) through a Poisson map.
@@ -1058,29 +1049,30 @@ pub(crate) fn poisson_icdf_map(mean: f64, stddev: f64, out: &mut [u32]) {
 /// normals from all 64 bits, float outputs from the upper 32), computing only the first from
 /// its Gray code.
 #[allow(clippy::too_many_arguments)]
+#[device]
 fn sobol64_body<T: Elem>(
     plan: Plan,
-    points: Val<u64>,
-    offset: Val<u64>,
-    units: Val<u64>,
-    mean: Val<f64>,
-    stddev: Val<f64>,
+    points: u64,
+    offset: u64,
+    units: u64,
+    mean: f64,
+    stddev: f64,
     directions: Slice<u64>,
     out: SliceMut<T>,
 ) {
     let chunks = (points + (SOBOL_CHUNK - 1)) / SOBOL_CHUNK;
-    let start: Val<u64> = cast::<u64, _>(global_index());
-    let stride: Val<u64> = cast::<u64, _>(grid_stride());
-    dsl::for_range_step(start, units, stride, |q: Val<u64>| {
+    let start = global_index() as u64;
+    let stride = grid_stride() as u64;
+    for q in (start..units).step_by(stride) {
         let d = q / chunks;
         let c = q - d * chunks;
-        let base: Val<u32> = cast::<u32, _>(d * 64u64);
+        let base = (d * 64u64) as u32;
         let j0 = c * SOBOL_CHUNK;
         let i0 = offset + j0;
-        let x = dsl::var("sobol64_cur", dev::sobol64_point(directions, base, i0));
+        let mut sobol64_cur = dev::sobol64_point(directions, base, i0);
         let row = d * points;
         for e in 0..SOBOL_CHUNK {
-            let xi = x.get();
+            let xi = sobol64_cur;
             let v: Val<T> = match plan.dist {
                 Dist::Bits => as_t(xi),
                 Dist::UniformDouble => as_t(uniform_f64_from_u64(xi)),
@@ -1089,15 +1081,17 @@ fn sobol64_body<T: Elem>(
                     as_t(affine64(dev::normal_icdf_acklam(uniform_f64_from_u64(xi)), mean, stddev, true))
                 }
                 // Float outputs come from the upper 32 bits, as Sobol32's from its points.
-                dist => sobol_value::<T>(dist, cast::<u32, _>(xi >> 32u32), mean, stddev),
+                dist => sobol_value::<T>(dist, (xi >> 32u32) as u32, mean, stddev),
             };
             let j = j0 + e;
-            dsl::if_else(j.dsl_cmp(CmpOp::Lt, points), || out.store(row + j, v), || ());
+            if j < points {
+                out[row + j] = v;
+            }
             if e + 1 < SOBOL_CHUNK {
-                x.set(dev::sobol64_next(directions, base, i0 + e, xi));
+                sobol64_cur = dev::sobol64_next(directions, base, i0 + e, xi);
             }
         }
-    });
+    }
 }
 
 /// cuRAND's Sobol64 double uniform: `(x >> 11) * 2^-53 + 2^-54`, in (0, 1).
@@ -1150,74 +1144,70 @@ pub const MTGP32_PARAM_WORDS: u64 = 35;
 /// [`MTGP32_MAX_POS`]) and writes words `o + t + 351`, so its reads and writes never meet; the
 /// barrier orders them with the next round's.
 #[allow(clippy::too_many_arguments)]
+#[device]
 fn mtgp32_body<T: Elem>(
     plan: Plan,
-    from: Val<u64>,
-    first: Val<u64>,
-    mask: Val<u32>,
+    from: u64,
+    first: u64,
+    mask: u32,
     params: Slice<u32>,
     states: SliceMut<u32>,
     out: SliceMut<T>,
 ) {
     use crate::reference::mtgp32::{MTGP32_HOST_GENERATORS as GENS, MTGP32_N, MTGP32_STATE_SIZE};
-    let g: Val<u32> = block_idx_x();
-    let t: Val<u32> = thread_idx_x();
-    let sh = dsl::shared_array::<u32>(MTGP32_STATE_SIZE);
-    let tables = dsl::shared_array::<u32>(32);
-    let base: Val<u64> = cast::<u64, _>(g) * MTGP32_STATE_SIZE as u64;
+    let g = block_idx_x();
+    let t = thread_idx_x();
+    let sh = shared_array::<u32>(MTGP32_STATE_SIZE);
+    let tables = shared_array::<u32>(32);
+    let base = g as u64 * MTGP32_STATE_SIZE as u64;
     for k in 0..(MTGP32_STATE_SIZE as u32 / 256) {
         let i = t + k * 256;
-        sh.store(i, states.load(base + cast::<u64, _>(i)));
+        sh[i] = states[base + i as u64];
     }
     let pbase = g * MTGP32_PARAM_WORDS as u32;
     // `tbl` then `tmp_tbl`.
     mtgp32_stage_tables(params, pbase, tables);
-    let (pos, sh1, sh2) = (params.load(pbase), params.load(pbase + 1u32), params.load(pbase + 2u32));
-    let n: Val<u64> = cast::<u64, _>(out.len());
+    let (pos, sh1, sh2) = (params[pbase], params[pbase + 1u32], params[pbase + 2u32]);
+    let n = out.len() as u64;
     let end = first + n;
     let m = MTGP32_STATE_SIZE as u32 - 1;
     // This generator's first round not kept yet: the first chunk `c = 192 k + g` with
     // `256 (c + 1) > from`, i.e. `c >= from / 256`.
-    let (c0, gg): (Val<u64>, Val<u64>) = (from / 256u64, cast::<u64, _>(g));
+    let (c0, gg) = (from / 256u64, g as u64);
     let c = c0 + (gg + GENS as u64 - c0 % GENS as u64) % GENS as u64;
     let kept = (c - gg) / GENS as u64;
-    let off = dsl::var("mtgp_off", cast::<u32, _>(kept & 3u64) * 256u32);
+    let mut mtgp_off = (kept & 3u64) as u32 * 256u32;
     // The first value of the next round. The loop ends after the first round that passes
     // `end`, which is computed but not kept.
-    let start = dsl::var("mtgp_start", c * 256u64);
-    dsl::sync_threads();
-    dsl::while_(
-        || start.get().dsl_cmp(CmpOp::Lt, end),
-        || {
-            let s = start.get();
-            let o = off.get();
-            let p = o + t;
-            let mut x = (sh.load(p & m) & mask) ^ sh.load((p + 1u32) & m);
-            x = x ^ (x << sh1);
-            let y = x ^ (sh.load((p + pos) & m) >> sh2);
-            let r = y ^ tables.load(y & 15u32);
-            let tt = sh.load((p + pos - 1u32) & m);
-            let tt = tt ^ (tt >> 16u32);
-            let tt = tt ^ (tt >> 8u32);
-            let v = r ^ tables.load(16u32 + (tt & 15u32));
-            let val: Val<T> = match plan.dist {
-                Dist::Bits => as_t(v),
-                Dist::UniformHalf => as_t(half(dev::uniform_f32(v))),
-                _ => as_t(dev::uniform_f32(v)),
-            };
-            let keep = || {
-                sh.store((p + MTGP32_N as u32) & m, r);
-                off.set((o + 256u32) & m);
-            };
-            let whole = mtgp32_put(out, first, end, s, t, val);
-            dsl::if_else(whole, keep, || ());
-            start.set(s + (GENS * 256) as u64);
-            dsl::sync_threads();
-        },
-    );
+    let mut mtgp_start = c * 256u64;
+    sync_threads();
+    while mtgp_start < end {
+        let s = mtgp_start;
+        let o = mtgp_off;
+        let p = o + t;
+        let x = (sh[p & m] & mask) ^ sh[(p + 1u32) & m];
+        let x = x ^ (x << sh1);
+        let y = x ^ (sh[(p + pos) & m] >> sh2);
+        let r = y ^ tables[y & 15u32];
+        let tt = sh[(p + pos - 1u32) & m];
+        let tt = tt ^ (tt >> 16u32);
+        let tt = tt ^ (tt >> 8u32);
+        let v = r ^ tables[16u32 + (tt & 15u32)];
+        let val: Val<T> = match plan.dist {
+            Dist::Bits => as_t(v),
+            Dist::UniformHalf => as_t(half(dev::uniform_f32(v))),
+            _ => as_t(dev::uniform_f32(v)),
+        };
+        if mtgp32_put(out, first, end, s, t, val) {
+            sh[(p + MTGP32_N as u32) & m] = r;
+            mtgp_off = (o + 256u32) & m;
+        }
+        mtgp_start = s + (GENS * 256) as u64;
+        sync_threads();
+    }
     for k in 0..(MTGP32_STATE_SIZE as u32 / 256) {
         let i = t + k * 256;
-        states.store(base + cast::<u64, _>(i), sh.load(i));
+        states[base + i as u64] = sh[i];
     }
 }
 
@@ -1270,32 +1260,33 @@ pub(crate) fn mtgp32_fill<T: Elem>(
 /// it), normals by the inverse CDF mirrored about 2^31 so both tails keep their precision.
 /// `mean32`, `stddev32`: `mean` and `stddev` rounded to float once per thread (converted per
 /// value, the doubles stayed live across the rows and `ptxas` spilled at 128 registers).
+#[device]
 fn mt19937_value<T: Elem>(
-    dist: Dist,
-    x: Val<u32>,
-    mean: Val<f64>,
-    stddev: Val<f64>,
-    mean32: Val<f32>,
-    stddev32: Val<f32>,
+    #[comptime] dist: Dist,
+    x: u32,
+    mean: f64,
+    stddev: f64,
+    mean32: f32,
+    stddev32: f32,
 ) -> Val<T> {
     use crate::reference::distributions::TWO_POW_M32_F64 as S;
-    let u = |x: Val<u32>| -> Val<f64> { cast::<f64, _>(x) * S + S / 2.0 };
+    let u = |x: Val<u32>| -> Val<f64> { x as f64 * S + S / 2.0 };
     match dist {
         Dist::Bits => as_t::<T, u32>(x),
         Dist::UniformDouble => as_t(u(x)),
-        Dist::UniformHalf => as_t(half(cast::<f32, _>(u(x)))),
+        Dist::UniformHalf => as_t(half(u(x) as f32)),
         Dist::Normal | Dist::LogNormal => {
-            let upper = x.dsl_cmp(CmpOp::Gt, 0x8000_0000u32);
-            let m = dsl::select(upper, 0xFFFF_FFFFu32 - x, x);
-            let z = dev::normal_icdf_f32(cast::<f32, _>(u(m)));
-            let v = stddev32.mul_add(dsl::select(upper, -z, z), mean32);
+            let upper = x > 0x8000_0000u32;
+            let m = select(upper, 0xFFFF_FFFFu32 - x, x);
+            let z = dev::normal_icdf_f32(u(m) as f32);
+            let v = stddev32.mul_add(select(upper, -z, z), mean32);
             as_t(if dist == Dist::LogNormal { v.exp() } else { v })
         }
         Dist::NormalDouble | Dist::LogNormalDouble => {
             let z = dev::normal_icdf_acklam(u(x));
             as_t(affine64(z, mean, stddev, dist == Dist::LogNormalDouble))
         }
-        _ => as_t(cast::<f32, _>(u(x))),
+        _ => as_t(u(x) as f32),
     }
 }
 
@@ -1332,108 +1323,105 @@ const MT_AFTER_SPECIAL: [usize; 8] = [0, 2, 3, 5, 6, 7, 9, 10];
 /// far; 0: the initial states); values `first .. first + n` of the stream are written (a block
 /// already twisted by an earlier call that stopped inside it is reused).
 #[allow(clippy::too_many_arguments)]
+#[device]
 fn mt19937_body<T: Elem>(
     plan: Plan,
-    first: Val<u64>,
-    done: Val<u64>,
-    mean: Val<f64>,
-    stddev: Val<f64>,
+    first: u64,
+    done: u64,
+    mean: f64,
+    stddev: f64,
     states: SliceMut<u32>,
     out: SliceMut<T>,
 ) {
     const R: usize = MT19937_SLOTS as usize;
     const BLOCK: u64 = MT19937_LANES as u64 * MT19937_SLOTS as u64;
     dsl::launch_bounds(MT19937_THREADS, 2);
-    let lane: Val<u32> = block_idx_x() * MT19937_THREADS + thread_idx_x();
+    let lane = block_idx_x() * MT19937_THREADS + thread_idx_x();
     let t = lane & 7u32;
     let octet = lane_id() & 24u32;
     let at = |l: usize| -> Val<u32> { lane + l as u32 * MT19937_LANES };
-    let words: Vec<_> = (0..R).map(|l| dsl::var("mt", states.load(at(l)))).collect();
+    let words: Vec<_> = (0..R).map(|l| dsl::var("mt", states[at(l)])).collect();
     // Slot of word `r` of group `j`; slot 0 is the lone word.
     let slot = |j: usize, r: usize| 1 + 7 * j + r;
-    let from = |v: Val<u32>, src: Val<u32>| dsl::shfl_idx(v, octet | src);
-    let is = |k: u32| t.dsl_cmp(CmpOp::Eq, k);
-    let zero = dsl::typed::<u32>(0u32);
+    let from = |v: Val<u32>, src: Val<u32>| shfl_idx(v, octet | src);
+    let is = |k: u32| t == k;
+    let zero = Val::constant(0u32);
     let comp = |a: Val<u32>, b: Val<u32>, m: Val<u32>| -> Val<u32> {
         let y = (a & 0x8000_0000u32) | (b & 0x7FFF_FFFFu32);
-        let mag = dsl::select((b & 1u32).dsl_cmp(CmpOp::Ne, 0u32), 0x9908_B0DFu32, 0u32);
+        let mag = select((b & 1u32) != 0u32, 0x9908_B0DFu32, 0u32);
         m ^ (y >> 1u32) ^ mag
     };
     let twist = || {
         let old: Vec<Val<u32>> = words.iter().map(|w| w.get()).collect();
+        #[comptime]
         let mut new: Vec<Option<Val<u32>>> = vec![None; R];
         // The lone word's successor: the first word of a group, held by lane 0.
+        #[comptime]
         let mut next_sp = from(old[slot(MT_AFTER_SPECIAL[0], 0)], zero);
         for (k, &j) in MT_AFTER_SPECIAL.iter().enumerate().skip(1) {
-            next_sp = dsl::select(is(k as u32), from(old[slot(j, 0)], zero), next_sp);
+            next_sp = select(is(k as u32), from(old[slot(j, 0)], zero), next_sp);
         }
         let right = (t + 1u32) & 7u32;
-        // Group `j`'s words with their `m` partners; the successor of lane 7's last word is
-        // `after` (lane 0's value in the shuffle) or a lone word.
-        let group = |new: &mut Vec<Option<Val<u32>>>,
-                     j: usize,
-                     m: &dyn Fn(usize) -> Val<u32>,
-                     after: Option<Val<u32>>| {
+        // Group `j`'s new words, from its words and their `m` partners; the successor of lane
+        // 7's last word is `after` (lane 0's value in the shuffle) or a lone word.
+        let group = |j: usize, m: &dyn Fn(usize) -> Val<u32>, after: Option<Val<u32>>| -> [Val<u32>; 7] {
             let sent = match after {
-                Some(a) => dsl::select(is(0), a, old[slot(j, 0)]),
+                Some(a) => select(is(0), a, old[slot(j, 0)]),
                 None => old[slot(j, 0)],
             };
+            #[comptime]
             let mut last = from(sent, right);
-            if let Some(&(_, src)) = MT_SPECIAL_AFTER.iter().find(|(g, _)| *g == j) {
-                last = dsl::select(is(7), from(old[0], dsl::typed::<u32>(src)), last);
+            if let Some(&(_, src)) = MT_SPECIAL_AFTER.iter().find(|&&(g, _)| g == j) {
+                last = select(is(7), from(old[0], Val::constant(src)), last);
             } else if j == 9 {
-                last = dsl::select(is(7), old[0], last);
+                last = select(is(7), old[0], last);
             }
-            for r in 0..7 {
+            std::array::from_fn(|r| {
                 let b = if r < 6 { old[slot(j, r + 1)] } else { last };
-                new[slot(j, r)] = Some(comp(old[slot(j, r)], b, m(r)));
-            }
+                comp(old[slot(j, r)], b, m(r))
+            })
         };
         // Words below 227: partners 397 on, all old (group j + 7; lone words of lanes t + 5).
-        for j in 0..4 {
+        for j in 0..4usize {
             let after = [Some(old[slot(1, 0)]), None, None, Some(old[slot(4, 0)])][j];
-            group(&mut new, j, &|r| old[slot(j + 7, r)], after);
+            put_group(&mut new, slot(j, 0), group(j, &|r| old[slot(j + 7, r)], after));
         }
         let sp_a = comp(old[0], next_sp, from(old[0], (t + 5u32) & 7u32));
         // Words 227..454: partners 227 back, from the first phase. Group 4 is one word off
         // group 0; lone words 283, 340, 397 take word 56 (lane 7), 113 (lane 1), 170 (lane 2).
         let n = |new: &Vec<Option<Val<u32>>>, j: usize, r: usize| new[slot(j, r)].expect("made earlier");
         let g0_last = n(&new, 0, 6);
-        let before = dsl::select(is(0), sp_a, from(g0_last, (t + 7u32) & 7u32));
-        {
-            let done = new.clone();
-            let m4 = |r: usize| if r == 0 { before } else { n(&done, 0, r - 1) };
-            group(&mut new, 4, &m4, None);
-            for j in 5..8 {
-                let after = if j == 7 { Some(old[slot(8, 0)]) } else { None };
-                group(&mut new, j, &|r| n(&done, j - 4, r), after);
-            }
+        let before = select(is(0), sp_a, from(g0_last, (t + 7u32) & 7u32));
+        let done = new.clone();
+        let m4 = |r: usize| if r == 0 { before } else { n(&done, 0, r - 1) };
+        put_group(&mut new, slot(4, 0), group(4, &m4, None));
+        for j in 5..8usize {
+            let after = if j == 7 { Some(old[slot(8, 0)]) } else { None };
+            put_group(&mut new, slot(j, 0), group(j, &|r| n(&done, j - 4, r), after));
         }
-        let src_b = (dsl::typed::<u32>(0x0021_7000u32) >> (t * 4u32)) & 15u32;
-        let sp_b = comp(old[0], next_sp, from(dsl::select(is(7), g0_last, sp_a), src_b));
-        let sp_ab = dsl::select(t.dsl_cmp(CmpOp::Lt, 3u32), sp_a, sp_b);
+        let src_b = (Val::constant(0x0021_7000u32) >> (t * 4u32)) & 15u32;
+        let sp_b = comp(old[0], next_sp, from(select(is(7), g0_last, sp_a), src_b));
+        let sp_ab = select(t < 3u32, sp_a, sp_b);
         // Words 454..624: partners from the second phase; lone words 510 and 567 take 283 and
         // 340 (lanes 3 and 4); word 623's successor is the new word 0 (lane 0).
         let sp_c = comp(old[0], next_sp, from(sp_ab, (t + 5u32) & 7u32));
-        let sp = dsl::select(t.dsl_cmp(CmpOp::Lt, 6u32), sp_ab, sp_c);
+        let sp = select(t < 6u32, sp_ab, sp_c);
         new[0] = Some(sp);
         let done = new.clone();
-        for j in 8..11 {
+        for j in 8..11usize {
             let after = if j == 10 { Some(sp) } else { None };
-            group(&mut new, j, &|r| n(&done, j - 4, r), after);
+            put_group(&mut new, slot(j, 0), group(j, &|r| n(&done, j - 4, r), after));
         }
         for (w, v) in words.iter().zip(new) {
             w.set(v.expect("every slot twisted"));
         }
     };
-    let end = first + cast::<u64, _>(out.len());
-    let lane64: Val<u64> = cast::<u64, _>(lane);
-    let (mean32, stddev32): (Val<f32>, Val<f32>) = (cast::<f32, _>(mean), cast::<f32, _>(stddev));
+    let end = first + out.len() as u64;
+    let lane64 = lane as u64;
+    let (mean32, stddev32) = (mean as f32, stddev as f32);
     let write_block = |b: Val<u64>| {
         let start = b * BLOCK;
-        let full = dsl::DslLogic::and_then(start.dsl_cmp(CmpOp::Ge, first), || {
-            (start + BLOCK).dsl_cmp(CmpOp::Le, end)
-        });
+        let full = start >= first && start + BLOCK <= end;
         // The output index of this thread's row 0 (wraps below `first`; such rows are not
         // written).
         let rel = start + lane64 - first;
@@ -1446,42 +1434,48 @@ fn mt19937_body<T: Elem>(
                     let y = y ^ ((y << 7u32) & 0x9D2C_5680u32);
                     let y = y ^ ((y << 15u32) & 0xEFC6_0000u32);
                     let y = y ^ (y >> 18u32);
-                    out.store(i, mt19937_value::<T>(plan.dist, y, mean, stddev, mean32, stddev32));
+                    out[i] = mt19937_value::<T>(plan.dist, y, mean, stddev, mean32, stddev32);
                 };
                 if checked {
                     // `i + first` in `first .. end`.
-                    dsl::if_else(i.dsl_cmp(CmpOp::Lt, end - first), put, || ());
+                    if i < end - first {
+                        put();
+                    }
                 } else {
                     put();
                 }
             }
         };
-        dsl::if_else(full, || rows(false), || rows(true));
+        if full {
+            rows(false)
+        } else {
+            rows(true)
+        }
     };
     let (b_first, b_last) = (first / BLOCK, (end - 1u64) / BLOCK);
-    let d = dsl::var("mt_done", done);
+    let mut mt_done = done;
     // The next block to write: the one left twisted by the previous call when still wanted.
-    let reuse = dsl::DslLogic::and_then(d.get().dsl_cmp(CmpOp::Ge, 1u64), || {
-        (d.get() - 1u64).dsl_cmp(CmpOp::Ge, b_first)
-    });
-    let cur = dsl::var("mt_block", dsl::select(reuse, d.get() - 1u64, d.get()));
-    dsl::while_(
-        || cur.get().dsl_cmp(CmpOp::Le, b_last),
-        || {
-            dsl::if_else(
-                cur.get().dsl_cmp(CmpOp::Eq, d.get()),
-                || {
-                    twist();
-                    d.set(d.get() + 1u64);
-                },
-                || (),
-            );
-            dsl::if_else(cur.get().dsl_cmp(CmpOp::Ge, b_first), || write_block(cur.get()), || ());
-            cur.set(cur.get() + 1u64);
-        },
-    );
+    let reuse = mt_done >= 1u64 && mt_done - 1u64 >= b_first;
+    let mut mt_block = select(reuse, mt_done - 1u64, mt_done);
+    while mt_block <= b_last {
+        if mt_block == mt_done {
+            twist();
+            mt_done += 1u64;
+        }
+        if mt_block >= b_first {
+            write_block(mt_block);
+        }
+        mt_block += 1u64;
+    }
     for (l, w) in words.iter().enumerate() {
-        states.store(at(l), w.get());
+        states[at(l)] = w.get();
+    }
+}
+
+/// Stores a twisted group's seven words at slots `first ..` of `new`.
+fn put_group(new: &mut [Option<Val<u32>>], first: usize, words: [Val<u32>; 7]) {
+    for (slot, w) in new[first..first + 7].iter_mut().zip(words) {
+        *slot = Some(w);
     }
 }
 
@@ -1511,6 +1505,151 @@ mod tests {
             let _ = std::fs::write(format!("{dir}/{}.ptx", ptx.len()), ptx.as_str());
         }
         ptx.to_string()
+    }
+
+    /// Every kernel instance the generators can launch builds, IR and PTX. With
+    /// `FERROCM_RAND_PTX_DIR` set, each instance's IR and PTX are written there (`<entry>.ir`,
+    /// `<entry>.ptx`, the entry named by the kernel and a hash of its compile-time values), to
+    /// compare the code before and after a change.
+    #[test]
+    fn every_generator_instance_builds() {
+        use crate::reference::ThreefryKind as K;
+        use ferrocm_kernel::{f16, CompiledKernel, KernelError};
+        use std::sync::Arc;
+        let dir = std::env::var("FERROCM_RAND_PTX_DIR").ok();
+        let mut built = 0;
+        let mut check = |k: Result<Arc<CompiledKernel>, KernelError>| {
+            let k = k.unwrap();
+            let ptx = k.ptx("sm_90").unwrap();
+            if let Some(dir) = &dir {
+                let name = &k.ir().name;
+                std::fs::write(format!("{dir}/{name}.ir"), k.ir().to_string()).unwrap();
+                std::fs::write(format!("{dir}/{name}.ptx"), ptx.as_str()).unwrap();
+            }
+            built += 1;
+        };
+        // Each kernel at the element type its distribution writes.
+        macro_rules! typed {
+            ($kernel:ident, $plan:expr) => {{
+                let plan: Plan = $plan;
+                match plan.dist {
+                    Dist::Bits
+                    | Dist::PoissonGauss
+                    | Dist::PoissonHistogram
+                    | Dist::PoissonCdf
+                    | Dist::PoissonIcdf => $kernel::kernel::<u32>(plan),
+                    Dist::Uniform | Dist::Normal | Dist::LogNormal => $kernel::kernel::<f32>(plan),
+                    Dist::UniformHalf => $kernel::kernel::<f16>(plan),
+                    Dist::UniformDouble | Dist::NormalDouble | Dist::LogNormalDouble => {
+                        $kernel::kernel::<f64>(plan)
+                    }
+                }
+            }};
+        }
+        let dists = [
+            Dist::Bits,
+            Dist::Uniform,
+            Dist::UniformHalf,
+            Dist::PoissonGauss,
+            Dist::Normal,
+            Dist::LogNormal,
+            Dist::UniformDouble,
+            Dist::NormalDouble,
+            Dist::LogNormalDouble,
+        ];
+        let plan =
+            |dist, rng, legacy, vector, unroll, narrow| Plan { dist, rng, legacy, vector, unroll, narrow };
+        for rng in [Rng::Xorwow, Rng::Mrg32k3a, Rng::Lfsr113] {
+            check(state_init::kernel(rng));
+        }
+        // Philox and ThreeFry: the default ordering (narrow or not, vector or not), Philox's
+        // legacy one.
+        let counters = [
+            Rng::Philox,
+            Rng::Threefry(K::X2x32),
+            Rng::Threefry(K::X4x32),
+            Rng::Threefry(K::X2x64),
+            Rng::Threefry(K::X4x64),
+        ];
+        for rng in counters {
+            for (legacy, narrow) in [(false, true), (false, false), (true, false)] {
+                if legacy && rng != Rng::Philox {
+                    continue;
+                }
+                for vector in [true, false] {
+                    for dist in dists {
+                        check(typed!(philox_fill, plan(dist, rng, legacy, vector, 2, narrow)));
+                    }
+                    let p = plan(Dist::PoissonHistogram, rng, legacy, vector, 2, narrow);
+                    check(philox_histogram_fill::kernel::<u32>(p));
+                }
+            }
+        }
+        // XORWOW, MRG32k3a, LFSR113: stateful (default ordering), and legacy for the first two.
+        for rng in [Rng::Xorwow, Rng::Mrg32k3a, Rng::Lfsr113] {
+            for vector in [true, false] {
+                for dist in dists {
+                    check(typed!(stateful_fill, plan(dist, rng, false, vector, 2, false)));
+                }
+                let p = plan(Dist::PoissonHistogram, rng, false, vector, 2, false);
+                check(stateful_histogram_fill::kernel::<u32>(p));
+            }
+            if rng != Rng::Lfsr113 {
+                for dist in dists {
+                    check(typed!(legacy_fill, plan(dist, rng, true, false, 1, false)));
+                }
+                let p = plan(Dist::PoissonHistogram, rng, true, false, 1, false);
+                check(legacy_histogram_fill::kernel::<u32>(p));
+            }
+        }
+        // Sobol32 (per thread and warp-coalesced), its fused Poisson maps, Sobol64.
+        let quasi = [
+            Dist::Bits,
+            Dist::Uniform,
+            Dist::UniformHalf,
+            Dist::Normal,
+            Dist::LogNormal,
+            Dist::UniformDouble,
+            Dist::NormalDouble,
+            Dist::LogNormalDouble,
+        ];
+        for dist in quasi {
+            for vector in [true, false] {
+                if vector && dist.per_unit() != 4 {
+                    continue;
+                }
+                check(typed!(sobol32_fill, plan(dist, Rng::Philox, false, vector, 1, false)));
+                if vector {
+                    check(typed!(sobol32_warp_fill, plan(dist, Rng::Philox, false, vector, 1, false)));
+                }
+            }
+            let p = plan(dist, Rng::Philox, false, false, 1, false);
+            if dist == Dist::Bits {
+                check(sobol64_fill::kernel::<u64>(p));
+            } else {
+                check(typed!(sobol64_fill, p));
+            }
+        }
+        for dist in [Dist::PoissonHistogram, Dist::PoissonCdf, Dist::PoissonIcdf] {
+            for vector in [true, false] {
+                let p = plan(dist, Rng::Philox, false, vector, 1, false);
+                check(sobol32_poisson_fill::kernel(p));
+                if vector {
+                    check(sobol32_poisson_warp_fill::kernel(p));
+                }
+            }
+        }
+        check(discrete_map::kernel());
+        check(poisson_cdf_map::kernel());
+        check(poisson_icdf_map::kernel());
+        // MTGP32 and MT19937.
+        for dist in [Dist::Bits, Dist::Uniform, Dist::UniformHalf] {
+            check(typed!(mtgp32_fill, plan(dist, Rng::Philox, false, false, 1, false)));
+        }
+        for dist in quasi {
+            check(typed!(mt19937_fill, plan(dist, Rng::Philox, true, false, 1, false)));
+        }
+        assert!(built > 200, "{built} instances");
     }
 
     /// The ThreeFry kernels keep everything in registers, write 16-byte stores and compute
