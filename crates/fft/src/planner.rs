@@ -790,7 +790,21 @@ impl Planner {
                 side(c.load, s.in_stride, s.dims[0].is, input_unit(c.input), n)
                     + side(c.store, s.out_stride, s.dims[0].os, output_unit(c.output), c.output_positions())
             }
-            StepKind::Point(p) => (2 * p.positions() * count * e) as f64,
+            // Contiguous on both sides; what each transform reads and writes.
+            StepKind::Point(p) => {
+                let elems = match &p.op {
+                    PointOp::Load { n, pad, .. } => n + pad,
+                    PointOp::Filter { m, .. } => 2 * m,
+                    PointOp::Store { output, n, .. } => {
+                        n + match output {
+                            Output::HalfSpectrum => n / 2 + 1,
+                            Output::HalfSpectrumPairs => n + 1,
+                            _ => *n,
+                        }
+                    }
+                };
+                (elems * count * e) as f64
+            }
         }
     }
 

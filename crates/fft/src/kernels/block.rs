@@ -192,7 +192,7 @@ pub(crate) fn cload<T: FftFloat>(m: &impl Memory<T>, i: Val<u64>) -> Cx<T> {
 }
 
 /// `W_{2n}^k` from the real-transform table.
-fn real_twiddle<T: FftFloat>(aux: &Slice<T>, k: Val<u32>, t: RealTable) -> Cx<T> {
+pub(crate) fn real_twiddle<T: FftFloat>(aux: &Slice<T>, k: Val<u32>, t: RealTable) -> Cx<T> {
     if t.bits == 0 {
         return cload(aux, u64v(k) + t.off as u64);
     }
@@ -658,7 +658,7 @@ fn fold<T: FftFloat>(xj: Cx<T>, xn: Cx<T>, j: Val<u32>, w: Cx<T>) -> Cx<T> {
 /// Output `k` of the spectrum of `2n` reals from the half-length complex FFT `Z` of their
 /// pairs: `X[k] = E + W_2n^k O` with `E = (Z[k] + conj Z[n-k]) / 2`,
 /// `O = -i (Z[k] - conj Z[n-k]) / 2` (`zk = Z[k]`, `zn = Z[n-k]`, indices mod `n`).
-fn unfold<T: FftFloat>(zk: Cx<T>, zn: Cx<T>, w: Cx<T>) -> Cx<T> {
+pub(crate) fn unfold<T: FftFloat>(zk: Cx<T>, zn: Cx<T>, w: Cx<T>) -> Cx<T> {
     let zm = zn.conj();
     let half = Val::constant(T::lit(0.5));
     let e = zk.add(zm).scale(half);

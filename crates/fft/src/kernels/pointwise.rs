@@ -7,7 +7,7 @@ use ferrocm_kernel::dsl::{self, cast, vec2, DslCmp, MemoryMut, Slice, SliceMut, 
 use ferrocm_kernel::ir::CmpOp;
 use ferrocm_kernel::prelude::*;
 
-use super::block::{cload, logical_input, store_output, u64v, Geo};
+use super::block::{cload, logical_input, real_twiddle, store_output, u32c, u64v, unfold, Geo};
 use super::codelet::Cx;
 use super::{Input, Output};
 use crate::precision::FftFloat;
@@ -21,7 +21,9 @@ pub(crate) enum PointOp {
     /// `x -> conj(x F[k])` over `m` positions, `F` at `aux[off..]` (Bluestein's filter).
     Filter { m: usize, off: usize },
     /// Complex positions (each `conj(v) w[k]` with Bluestein's chirp if given) to the output,
-    /// written as `output` says for a transform of logical length `n`.
+    /// written as `output` says for a transform of logical length `n`. The unfold
+    /// (`HalfSpectrumPairs`) takes one thread per pair `k`, `n - k` (`k <= n / 2`): each value
+    /// is read once and both outputs written.
     Store { output: Output, n: usize, chirp: Option<usize> },
 }
 
@@ -44,8 +46,7 @@ impl PointCfg {
             PointOp::Filter { m, .. } => *m,
             PointOp::Store { output, n, .. } => match output {
                 Output::Complex | Output::RealPairs | Output::Real => *n,
-                Output::HalfSpectrum => n / 2 + 1,
-                Output::HalfSpectrumPairs => n + 1,
+                Output::HalfSpectrum | Output::HalfSpectrumPairs => n / 2 + 1,
             },
         }
     }
@@ -103,7 +104,35 @@ pub(crate) fn body<T: FftFloat>(cfg: &PointCfg, input: Slice<T>, output: SliceMu
                             Some(off) => v.conj().mul(cload(&aux, u64v(i) + *off as u64)),
                         }
                     };
-                    store_output(*kind, *n, cfg.real, cfg.inverse, &output, &aux, &g, out_base, k, &result);
+                    if *kind == Output::HalfSpectrumPairs {
+                        // X[k] = unfold(Z[k], Z[n-k], W^k) and X[n-k] = unfold(Z[n-k], Z[k],
+                        // W^(n-k)) (Z's indices mod n): thread k <= n / 2 writes both.
+                        let m = u32c(*n) - k;
+                        let zk = result(k);
+                        let zm = result(dsl::select(k.dsl_cmp(CmpOp::Eq, 0u32), u32c(0), m));
+                        let put = |at: Val<u32>, x: Cx<T>| {
+                            output.store2(out_base + u64v(at) * g.out_stride, vec2(x.re, x.im));
+                        };
+                        put(k, unfold(zk, zm, real_twiddle(&aux, k, cfg.real)));
+                        dsl::if_else(
+                            k.dsl_cmp(CmpOp::Ne, m),
+                            || put(m, unfold(zm, zk, real_twiddle(&aux, m, cfg.real))),
+                            || (),
+                        );
+                    } else {
+                        store_output(
+                            *kind,
+                            *n,
+                            cfg.real,
+                            cfg.inverse,
+                            &output,
+                            &aux,
+                            &g,
+                            out_base,
+                            k,
+                            &result,
+                        );
+                    }
                 }
             }
         },
