@@ -18,11 +18,15 @@
 //!   CUDA name running from a `cu` to the next space or the end (hipify-clang's
 //!   rule); `cub` only where it names the namespace (`cub::`, `using namespace
 //!   cub`);
-//! - only what the preprocessor keeps: `#if`/`#ifdef`/`#elif` are evaluated
-//!   with [`Options::macros`] (`-D`/`-U`), the file's own `#define`s and
-//!   clang's CUDA host predefinitions; a condition on a value only CUDA's
-//!   headers know keeps its group; [`Options::amap`] translates identifiers
-//!   in excluded groups too;
+//! - every `#if`/`#ifdef`/`#elif`/`#else` group, whatever its condition, as
+//!   hipify-clang does by default (it sets clang's
+//!   `RetainExcludedConditionalBlocks` unless given `--default-preprocessor`,
+//!   `src/LLVMCompat.cpp`): names, includes and launches of `#if 0` code too.
+//!   With [`Options::default_preprocessor`], only what the preprocessor keeps:
+//!   conditions are evaluated with [`Options::macros`] (`-D`/`-U`), the file's
+//!   own `#define`s and clang's CUDA host predefinitions; a condition on a
+//!   value only CUDA's headers know keeps its group; [`Options::amap`] then
+//!   translates identifiers in excluded groups too;
 //! - `#include` targets from HIPIFY's include map (`data/headers.tsv`), keeping
 //!   `<>` or `""`; only the first include of an API's main header is kept (later
 //!   ones are dropped, the line stays), as is a header HIP does not need

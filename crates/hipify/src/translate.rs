@@ -34,11 +34,18 @@ pub struct Options {
     /// the fourth table column `experimental`); without it they are left with a
     /// warning, as hipify-clang leaves them.
     pub experimental: bool,
-    /// Also rename identifiers in code the preprocessor excludes (hipify-clang's
-    /// `--amap`, "as much as possible").
+    /// Translate only the `#if` groups the preprocessor keeps (hipify-clang's
+    /// `--default-preprocessor`, synonym `--skip-excluded-preprocessor-conditional-blocks`).
+    /// Off by default: hipify-clang retains excluded conditional blocks of the
+    /// file it translates (clang's `RetainExcludedConditionalBlocks`), so every
+    /// group is translated, whatever its condition.
+    pub default_preprocessor: bool,
+    /// With [`Options::default_preprocessor`], also rename identifiers in code the
+    /// preprocessor excludes (hipify-clang's `--amap`, "as much as possible").
     pub amap: bool,
     /// Macros defined (`-D NAME[=VALUE]`) or undefined (`-U NAME`) before the
-    /// file, in order; they decide which `#if` groups are translated.
+    /// file, in order; with [`Options::default_preprocessor`] they decide which
+    /// `#if` groups are translated.
     pub macros: Vec<Macro>,
     /// Library headers spelled as HIPIFY writes them (`hipblas.h`) or with
     /// ROCm 7's subdirectories (`hipblas/hipblas.h`).
@@ -90,6 +97,7 @@ impl Default for Options {
             use_hip_data_types: false,
             hip_kernel_execution_syntax: false,
             experimental: false,
+            default_preprocessor: false,
             amap: false,
             macros: Vec::new(),
             header_style: HeaderStyle::Hipify,
@@ -121,6 +129,12 @@ impl Options {
     }
     pub fn experimental(mut self, on: bool) -> Self {
         self.experimental = on;
+        self
+    }
+    /// Translates only the `#if` groups the preprocessor keeps
+    /// (`--default-preprocessor`); see [`Options::default_preprocessor`].
+    pub fn default_preprocessor(mut self, on: bool) -> Self {
+        self.default_preprocessor = on;
         self
     }
     pub fn amap(mut self, on: bool) -> Self {
@@ -328,7 +342,7 @@ fn translate_once(source: &str, options: &Options) -> Result<Translation, Hipify
     if source.len() > u32::MAX as usize {
         return Err(HipifyError::Usage { reason: "input larger than 4 GiB".into() });
     }
-    let tokens = lexer::lex_with_macros(source, &options.macros)?;
+    let tokens = lexer::lex_groups(source, &options.macros, options.default_preprocessor)?;
     let t = tables();
     let mut stats = Stats::default();
     let mut warnings = Vec::new();
@@ -407,8 +421,9 @@ fn translate_once(source: &str, options: &Options) -> Result<Translation, Hipify
             continue;
         }
         match tok.kind {
-            // Code disabled by `#if 0` is left as it is, as hipify-clang leaves the
-            // ranges its preprocessor skips; `--amap` renames identifiers there too.
+            // With --default-preprocessor, code in excluded groups is left as it is,
+            // as hipify-clang leaves the ranges its preprocessor skips then; `--amap`
+            // renames identifiers there too. By default no token is inactive.
             Kind::HeaderName | Kind::Punct if !tok.is_active_code() => {}
             Kind::Ident if !tok.is_active_code() && !options.amap => {}
             Kind::HeaderName => {}

@@ -19,6 +19,11 @@ fn launches() -> Options {
     Options::new().runtime_include(RuntimeInclude::Never).hip_kernel_execution_syntax(true)
 }
 
+/// Only the `#if` groups the preprocessor keeps (`--default-preprocessor`).
+fn skipping() -> Options {
+    Options::new().runtime_include(RuntimeInclude::Never).default_preprocessor(true)
+}
+
 fn roc() -> Options {
     Options::new().runtime_include(RuntimeInclude::Never).roc(true)
 }
@@ -268,22 +273,53 @@ fn every_identifier_token_is_renamed_as_hipify_clang_does() {
 }
 
 #[test]
-fn if_zero_blocks_are_left_alone() {
+fn if_zero_blocks_are_left_alone_with_default_preprocessor() {
     // Dead code may hold text that is not C++ (a stray apostrophe); it still lexes.
     check_with(
-        &launches(),
+        &launches().default_preprocessor(true),
         "#if 0\n#include <cuda_runtime.h>\ncudaMalloc(&p, n); it's old\nk<<<1, 2>>>(p);\n#else\ncudaFree(p);\n#endif\n",
         "#if 0\n#include <cuda_runtime.h>\ncudaMalloc(&p, n); it's old\nk<<<1, 2>>>(p);\n#else\nhipFree(p);\n#endif\n",
     );
-    check(
+    check_with(
+        &skipping(),
         "#if 0\n#ifdef X\n#include <cublas_v2.h>\ncudaFree(a);\n#endif\n#endif\n#include <cublas_v2.h>\n",
         "#if 0\n#ifdef X\n#include <cublas_v2.h>\ncudaFree(a);\n#endif\n#endif\n#include <hipblas.h>\n",
     );
     // --amap renames identifiers there too (includes and launches still stay).
     check_with(
-        &Options::new().runtime_include(RuntimeInclude::Never).amap(true),
+        &skipping().amap(true),
         "#if 0\n#include <cuda.h>\ncudaFree(a);\n#endif\n",
         "#if 0\n#include <cuda.h>\nhipFree(a);\n#endif\n",
+    );
+}
+
+#[test]
+fn every_if_group_is_translated_by_default() {
+    // hipify-clang retains excluded conditional blocks unless given
+    // --default-preprocessor (LLVMCompat.cpp, RetainExcludedConditionalBlocks):
+    // names, includes and launches of every group are translated, including
+    // `#if 0` and the conditions themselves.
+    check_with(
+        &launches(),
+        "#if 0\n#include <cuda_runtime.h>\ncudaMalloc(&p, n); it's old\nk<<<1, 2>>>(p);\n#else\ncudaFree(p);\n#endif\n",
+        "#if 0\n#include <hip/hip_runtime.h>\nhipMalloc(&p, n); it's old\nhipLaunchKernelGGL(k, dim3(1), dim3(2), 0, 0, p);\n#else\nhipFree(p);\n#endif\n",
+    );
+    check(
+        "#ifdef DEBUG\n  cudaDeviceSynchronize();\n#endif\n#if !defined(__CUDACC__) || __CUDA_ARCH__ < 600\ncudaFree(p);\n#elif CUDART_VERSION >= 11000\ncudaFree(q);\n#endif\n",
+        "#ifdef DEBUG\n  hipDeviceSynchronize();\n#endif\n#if !defined(__HIPCC__) || __CUDA_ARCH__ < 600\nhipFree(p);\n#elif CUDART_VERSION >= 11000\nhipFree(q);\n#endif\n",
+    );
+    // The second main header of an API is dropped whatever group it is in, as
+    // hipify-clang's preprocessor sees both.
+    check(
+        "#ifdef USE_DRIVER\n#include <cuda.h>\n#else\n#include <cuda_runtime.h>\n#endif\n",
+        "#ifdef USE_DRIVER\n#include <hip/hip_runtime.h>\n#else\n\n#endif\n",
+    );
+    // -D and -U change nothing then.
+    let src = "#ifdef NEVER\ncudaFree(p);\n#endif\n";
+    check_with(
+        &Options::new().runtime_include(RuntimeInclude::Never).undefine("NEVER"),
+        src,
+        "#ifdef NEVER\nhipFree(p);\n#endif\n",
     );
 }
 
@@ -685,40 +721,44 @@ fn runtime_include_comes_before_a_launch_rewritten_at_the_top() {
 }
 
 #[test]
-fn only_what_the_preprocessor_keeps_is_translated() {
+fn default_preprocessor_translates_only_what_the_preprocessor_keeps() {
     // Host compilation: __CUDA_ARCH__ is not defined, __CUDACC__ is, and
     // CUDA_VERSION is a CUDA 12 toolkit's.
-    check(
+    check_with(
+        &skipping(),
         "#ifdef __CUDA_ARCH__\ncudaFree(a);\n#elif defined(__CUDACC__) && CUDA_VERSION >= 11000\ncudaFree(b);\n#else\ncudaFree(c);\n#endif\n",
         "#ifdef __CUDA_ARCH__\ncudaFree(a);\n#elif defined(__HIPCC__) && CUDA_VERSION >= 11000\nhipFree(b);\n#else\ncudaFree(c);\n#endif\n",
     );
     // Macros defined and undefined in the file, in order.
-    check(
+    check_with(
+        &skipping(),
         "#define USE_X 2\n#if USE_X > 1\ncudaFree(a);\n#endif\n#undef USE_X\n#if USE_X\ncudaFree(b);\n#endif\n",
         "#define USE_X 2\n#if USE_X > 1\nhipFree(a);\n#endif\n#undef USE_X\n#if USE_X\ncudaFree(b);\n#endif\n",
     );
     // A value only CUDA's library headers know keeps both groups.
-    check(
+    check_with(
+        &skipping(),
         "#if CUBLAS_VERSION >= 11000\ncudaFree(a);\n#else\ncudaFree(b);\n#endif\n",
         "#if CUBLAS_VERSION >= 11000\nhipFree(a);\n#else\nhipFree(b);\n#endif\n",
     );
     // Excluded groups keep their launches and includes, also with HIP launch syntax.
     check_with(
-        &launches(),
+        &launches().default_preprocessor(true),
         "#ifdef NEVER\n#include <cublas_v2.h>\nk<<<1, 2>>>(x);\n#endif\nk<<<1, 2>>>(x);\n",
         "#ifdef NEVER\n#include <cublas_v2.h>\nk<<<1, 2>>>(x);\n#endif\nhipLaunchKernelGGL(k, dim3(1), dim3(2), 0, 0, x);\n",
     );
 }
 
 #[test]
-fn command_line_macros_decide_groups() {
+fn command_line_macros_decide_groups_with_default_preprocessor() {
     let src =
         "#ifdef USE_CUBLAS\n#include <cublas_v2.h>\n#endif\n#if !defined(__CUDACC__)\ncudaFree(p);\n#endif\n";
     // The condition of an excluded group belongs to it and stays too.
-    check(src, src);
+    check_with(&skipping(), src, src);
     check_with(
         &Options::new()
             .runtime_include(RuntimeInclude::Never)
+            .default_preprocessor(true)
             .define("USE_CUBLAS", "1")
             .undefine("__CUDACC__"),
         src,
@@ -726,7 +766,7 @@ fn command_line_macros_decide_groups() {
     );
     // --amap translates identifiers in excluded groups too.
     check_with(
-        &Options::new().runtime_include(RuntimeInclude::Never).amap(true),
+        &skipping().amap(true),
         "#ifdef NEVER\ncudaFree(p);\n#endif\n",
         "#ifdef NEVER\nhipFree(p);\n#endif\n",
     );
