@@ -780,6 +780,12 @@ fn main_headers_are_included_once_per_api() {
         "#include <cublas_v2.h>\n#include <cublas.h>\n#include <curand_kernel.h>\n#include <curand_normal.h>\n#include <curand.h>\n",
         "#include <hipblas.h>\n#include <hipblas.h>\n#include <hiprand/hiprand_kernel.h>\n\n#include <hiprand/hiprand.h>\n",
     );
+    // HipifyAction::Exclude tracks no cuTENSOR, cuSPARSELt, CUB or NVRTC main
+    // header: every include of them is rewritten.
+    check(
+        "#include <cub/cub.cuh>\n#include <cub/cub.cuh>\n#include <nvrtc.h>\n#include \"nvrtc.h\"\n#include <cutensor.h>\n#include <cutensor.h>\n",
+        "#include <hipcub/hipcub.hpp>\n#include <hipcub/hipcub.hpp>\n#include <hip/hiprtc.h>\n#include \"hip/hiprtc.h\"\n#include <hiptensor.h>\n#include <hiptensor.h>\n",
+    );
     // ROCm 7's subdirectory spelling on request.
     check_with(
         &Options::new().runtime_include(RuntimeInclude::Never).header_style(ferrocm_hipify::HeaderStyle::Subdirectories),
