@@ -754,7 +754,10 @@ fn directive_code_end(tokens: &[Token], i: usize) -> usize {
 }
 
 /// End offset of the macro name of an include guard: the file opens with
-/// `#ifndef X` and the `#endif` that closes it ends the file.
+/// `#ifndef X` (only space and comments before it: any other directive or
+/// token first means no guard, as for clang's multiple-include optimization,
+/// which hipify-clang asks for the controlling macro), that `#ifndef` has no
+/// `#else`/`#elif`, and the `#endif` that closes it ends the file.
 fn include_guard(tokens: &[Token], src: &str) -> Option<usize> {
     let first = (0..tokens.len()).find(|&j| !matches!(tokens[j].kind, Kind::Space | Kind::Comment))?;
     if tokens[first].flags & DIRECTIVE_START == 0 {
@@ -772,6 +775,10 @@ fn include_guard(tokens: &[Token], src: &str) -> Option<usize> {
             let d = next_sig(tokens, i).map_or("", |j| tokens[j].text(src));
             match d {
                 "if" | "ifdef" | "ifndef" => depth += 1,
+                // An `#else` or `#elif` of the guard's own `#ifndef` leaves part of the
+                // file unguarded: clang's multiple-include optimization then reports no
+                // controlling macro (MultipleIncludeOpt::EnterTopLevelConditional).
+                "else" | "elif" | "elifdef" | "elifndef" if depth == 1 => return None,
                 "endif" => {
                     depth = depth.checked_sub(1)?;
                     if depth == 0 {

@@ -454,6 +454,18 @@ fn runtime_include_added_where_missing() {
         "#ifndef A\n#endif\ncudaStream_t s;\n",
         "\n#include <hip/hip_runtime.h>\n#ifndef A\n#endif\nhipStream_t s;\n",
     );
+    // Nor with an `#else` of the guard's #ifndef (clang reports no controlling macro),
+    // nor with a directive before the #ifndef: the first #include decides.
+    check_with(
+        &o,
+        "#ifndef A\n#define A\n#include <vector>\n#else\n#include <map>\n#endif\ncudaStream_t s;\n",
+        "#ifndef A\n#define A\n\n#include <hip/hip_runtime.h>\n#include <vector>\n#else\n#include <map>\n#endif\nhipStream_t s;\n",
+    );
+    check_with(
+        &o,
+        "#include <vector>\n#ifndef A\n#define A\ncudaStream_t s;\n#endif\n",
+        "\n#include <hip/hip_runtime.h>\n#include <vector>\n#ifndef A\n#define A\nhipStream_t s;\n#endif\n",
+    );
     // Files that use CUDA without including any CUDA header get it too ...
     check_with(&o, "void f(cudaStream_t s);\n", "\n#include <hip/hip_runtime.h>\nvoid f(hipStream_t s);\n");
     // ... but not files that include cuda.h or cuda_runtime.h, or use no CUDA at all.
