@@ -85,7 +85,10 @@ pub enum RuntimeInclude {
     /// When the file has device code (`__global__`, `__device__`, `__shared__`,
     /// `threadIdx`, a `<<<...>>>` launch, ...), as hipify-perl does for any file.
     ForDeviceCode,
-    /// When the file uses any CUDA name or device code: for `.cu`/`.cuh` sources.
+    /// When the file uses any CUDA name, device code, a CUDA-only qualifier
+    /// (`__host__`, `__forceinline__`, ...), `dim3`, `warpSize` or `__CUDA_ARCH__`.
+    /// hipify-clang adds it to every file; a file with none of these is left
+    /// byte for byte here.
     ForCuda,
 }
 
@@ -282,17 +285,20 @@ const RUNTIME_INCLUDE: &str = "\n#include <hip/hip_runtime.h>\n";
 /// Headers after which no runtime header is added, before or after translation.
 const RUNTIME_HEADERS: [&str; 3] = ["cuda_runtime.h", "cuda.h", "hip/hip_runtime.h"];
 
-/// Identifiers that only make sense in CUDA/HIP device code.
-const DEVICE_MARKERS: [&str; 8] = [
-    "__global__",
-    "__device__",
-    "__shared__",
-    "__constant__",
-    "threadIdx",
-    "blockIdx",
-    "blockDim",
-    "gridDim",
-];
+/// What an identifier that no table lists says about the file: `Some(true)` for
+/// names that only make sense in CUDA/HIP device code, `Some(false)` for other
+/// names only CUDA (and HIP) define (host/device qualifiers, `dim3`); the file
+/// then uses CUDA and gets the runtime header, as hipify-clang gives it to every
+/// file it translates.
+fn cuda_marker(name: &str) -> Option<bool> {
+    match name {
+        "__global__" | "__device__" | "__shared__" | "__constant__" | "threadIdx" | "blockIdx"
+        | "blockDim" | "gridDim" => Some(true),
+        "__host__" | "__managed__" | "__launch_bounds__" | "__forceinline__" | "__noinline__"
+        | "__grid_constant__" | "__CUDA_ARCH__" | "__NVCC__" | "dim3" | "warpSize" => Some(false),
+        _ => None,
+    }
+}
 
 /// Checks raw bytes (binary, UTF-8) before translating them.
 ///
@@ -515,8 +521,12 @@ fn translate_once(source: &str, options: &Options) -> Result<Translation, Hipify
                         &mut warnings,
                         &mut lines,
                     );
-                } else if !has_device_code && DEVICE_MARKERS.contains(&name) {
-                    has_device_code = true;
+                } else if !has_device_code {
+                    match cuda_marker(name) {
+                        Some(true) => has_device_code = true,
+                        Some(false) => uses_cuda = true,
+                        None => {}
+                    }
                 }
             }
             Kind::Literal if tok.is_active_code() || options.amap => {

@@ -475,6 +475,16 @@ fn runtime_include_added_where_missing() {
         "#include <hip/hip_runtime.h>\nhipFree(0);\n",
     );
     check_with(&o, "int main() { return 0; }\n", "int main() { return 0; }\n");
+    // Host/device qualifiers, dim3 and __CUDA_ARCH__ are CUDA too (hipify-clang
+    // gives every file the header; here every file that uses CUDA gets it).
+    for src in [
+        "__host__ int f();\n",
+        "inline __forceinline__ int f();\n",
+        "dim3 grid(4);\n",
+        "#if __CUDA_ARCH__ >= 700\nint x;\n#endif\n",
+    ] {
+        check_with(&o, src, &format!("\n#include <hip/hip_runtime.h>\n{src}"));
+    }
     // cuda_runtime_api.h is not the runtime header: it is renamed and the runtime still added.
     check_with(
         &o,
