@@ -16,8 +16,10 @@
 //! - every identifier token found in a table, wherever it stands (also after
 //!   `.`, `->` or `::`), never in comments; in a plain string literal, a whole
 //!   CUDA name running from a `cu` to the next space or the end (hipify-clang's
-//!   rule); `cub` only where it names the namespace (`cub::`, `using namespace
-//!   cub`);
+//!   rule); the namespace `cub` only where hipify-clang's AST matchers rename
+//!   it (`typedef cub::X<...> Y;`, a function template's `cub::`-typed non-type
+//!   parameter, `using namespace cub;`, a template kernel's name in HIP launch
+//!   syntax): `cub::DeviceReduce::Sum(...)` stays, as it does there;
 //! - every `#if`/`#ifdef`/`#elif`/`#else` group, whatever its condition, as
 //!   hipify-clang does by default (it sets clang's
 //!   `RetainExcludedConditionalBlocks` unless given `--default-preprocessor`,

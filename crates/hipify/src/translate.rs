@@ -468,6 +468,8 @@ fn translate_once(source: &str, options: &Options) -> Result<Translation, Hipify
                     let after_namespace = prev.is_some_and(|p| tokens[p].text(source) == "namespace");
                     if qualifies || after_namespace {
                         uses_cuda = true;
+                    }
+                    if namespace_renamed_here(&tokens, source, i) {
                         apply(
                             entry.target(options.to_roc()),
                             false,
@@ -813,6 +815,136 @@ pub(crate) fn next_sig(tokens: &[Token], i: usize) -> Option<usize> {
 /// The previous token before `i` that is not space or comment.
 pub(crate) fn prev_sig(tokens: &[Token], i: usize) -> Option<usize> {
     (0..i).rev().find(|&j| !matches!(tokens[j].kind, Kind::Space | Kind::Comment))
+}
+
+/// Whether hipify-clang renames the namespace name (`cub`) at token `i`. Its
+/// token pass does not know the name (`CUDA_CUB_NAMESPACE_MAP` is not part of
+/// `CUDA_RENAMES_MAP`); only AST matchers of `HipifyAction` rename it:
+/// `using namespace cub;` (cubUsingNamespaceDecl); the qualifier of the type a
+/// `typedef` declares, `typedef cub::X<...> Y;` (cubNamespacePrefix: a
+/// `typedefDecl` whose type is qualified by the namespace itself); and the
+/// qualifier of the type of a non-type template parameter of a function
+/// template, `template <cub::BlockReduceAlgorithm A> __global__ void k()`
+/// (cubFunctionTemplateDecl). Everything else stays: `cub::DeviceReduce::Sum(...)`,
+/// `cub::X v;`, `using R = cub::X;`, `typedef typename cub::X<T>::Y Z;`.
+fn namespace_renamed_here(tokens: &[Token], src: &str, i: usize) -> bool {
+    let text = |j: usize| tokens[j].text(src);
+    let Some(next) = next_sig(tokens, i) else { return false };
+    if !is_scope(tokens, src, next) {
+        // `using namespace cub;` (not `using namespace cub::detail;`).
+        let p = prev_sig(tokens, i);
+        let pp = p.and_then(|p| prev_sig(tokens, p));
+        return p.is_some_and(|p| text(p) == "namespace") && pp.is_some_and(|pp| text(pp) == "using");
+    }
+    // `cub :: NAME [<...>]`, and no `::` after it: the namespace qualifies the type.
+    let Some(name) = next_sig(tokens, next + 1).filter(|&j| tokens[j].kind == Kind::Ident) else {
+        return false;
+    };
+    let Some(after) = skip_angles(tokens, src, next_sig(tokens, name)) else { return false };
+    if after.is_some_and(|j| is_scope(tokens, src, j)) {
+        return false;
+    }
+    // Before it: an optional global `::` and cv-qualifiers, then `typedef`, or
+    // the `<` or `,` of a template parameter list.
+    let mut p = prev_sig(tokens, i);
+    if let Some(q) = p.filter(|&q| q > 0 && text(q) == ":" && text(q - 1) == ":") {
+        p = prev_sig(tokens, q - 1);
+    }
+    while let Some(q) = p.filter(|&q| matches!(text(q), "const" | "volatile")) {
+        p = prev_sig(tokens, q);
+    }
+    let Some(p) = p else { return false };
+    match text(p) {
+        "typedef" => true,
+        "<" | "," => {
+            // A non-type parameter: its name, a default, or the end of the list follows.
+            let param_end = after
+                .is_none_or(|j| tokens[j].kind == Kind::Ident || matches!(text(j), "=" | "," | ">" | "."));
+            param_end && function_template_parameter(tokens, src, p)
+        }
+        _ => false,
+    }
+}
+
+/// Skips balanced template arguments starting at token `at` (when it is `<`):
+/// the token after them, `Some(None)` at the end of the input; `None` when the
+/// arguments do not close within a statement (or a bound).
+fn skip_angles(tokens: &[Token], src: &str, at: Option<usize>) -> Option<Option<usize>> {
+    let Some(mut j) = at else { return Some(None) };
+    if tokens[j].text(src) != "<" {
+        return Some(Some(j));
+    }
+    let (mut angles, mut parens) = (0usize, 0usize);
+    for _ in 0..512 {
+        match tokens[j].text(src) {
+            "(" | "[" => parens += 1,
+            ")" | "]" => parens = parens.checked_sub(1)?,
+            "<" if parens == 0 => angles += 1,
+            ">" if parens == 0 => {
+                angles -= 1;
+                if angles == 0 {
+                    return Some(next_sig(tokens, j));
+                }
+            }
+            ";" | "{" | "}" => return None,
+            _ => {}
+        }
+        j = next_sig(tokens, j)?;
+    }
+    None
+}
+
+/// Token `p` (a `<` or `,`) is in the parameter list of `template <...>`
+/// declaring a function template (not a class or alias template: `(` comes
+/// before any `;`, `=`, `{` after the list).
+fn function_template_parameter(tokens: &[Token], src: &str, p: usize) -> bool {
+    let text = |j: usize| tokens[j].text(src);
+    // Back to the `<` that opens the list.
+    let (mut angles, mut parens, mut j) = (0usize, 0usize, p);
+    let mut open = None;
+    for _ in 0..256 {
+        match text(j) {
+            ")" | "]" => parens += 1,
+            "(" | "[" => match parens.checked_sub(1) {
+                Some(d) => parens = d,
+                None => return false,
+            },
+            ">" if parens == 0 => angles += 1,
+            "<" if parens == 0 => {
+                if angles == 0 {
+                    open = Some(j);
+                    break;
+                }
+                angles -= 1;
+            }
+            ";" | "{" | "}" => return false,
+            _ => {}
+        }
+        match prev_sig(tokens, j) {
+            Some(q) => j = q,
+            None => return false,
+        }
+    }
+    let Some(open) = open else { return false };
+    if prev_sig(tokens, open).is_none_or(|t| text(t) != "template") {
+        return false;
+    }
+    let Some(Some(mut j)) = skip_angles(tokens, src, Some(open)) else { return false };
+    if matches!(text(j), "class" | "struct" | "union" | "using" | "concept" | "template") {
+        return false;
+    }
+    for _ in 0..256 {
+        match text(j) {
+            "(" => return true,
+            ";" | "=" | "{" | "}" => return false,
+            _ => {}
+        }
+        match next_sig(tokens, j) {
+            Some(q) => j = q,
+            None => return false,
+        }
+    }
+    false
 }
 
 /// `tokens[j]` starts a `::`.

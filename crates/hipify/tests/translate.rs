@@ -189,9 +189,29 @@ fn cudnn_to_miopen() {
 
 #[test]
 fn cub_namespace() {
+    // hipify-clang renames `cub` only through AST matchers (HipifyAction.cpp:
+    // cubNamespacePrefix, cubFunctionTemplateDecl, cubUsingNamespaceDecl): the
+    // namespace qualifying a typedef's type, a function template's non-type
+    // parameter type, and `using namespace cub;`. Calls, variables, aliases and
+    // nested names stay (its token pass does not know `cub`).
     check(
         "#include <cub/cub.cuh>\n#include <cub/block/block_reduce.cuh>\ntypedef cub::BlockReduce<int, 128> R;\ncub::DeviceReduce::Sum(tmp, bytes, in, out, n);\nusing namespace cub;\nint cub = 1; x.cub = cub;\n",
-        "#include <hipcub/hipcub.hpp>\n#include <cub/block/block_reduce.cuh>\ntypedef hipcub::BlockReduce<int, 128> R;\nhipcub::DeviceReduce::Sum(tmp, bytes, in, out, n);\nusing namespace hipcub;\nint cub = 1; x.cub = cub;\n",
+        "#include <hipcub/hipcub.hpp>\n#include <cub/block/block_reduce.cuh>\ntypedef hipcub::BlockReduce<int, 128> R;\ncub::DeviceReduce::Sum(tmp, bytes, in, out, n);\nusing namespace hipcub;\nint cub = 1; x.cub = cub;\n",
+    );
+    check(
+        "template <typename T, int B>\n__global__ void k() {\n  typedef cub::BlockReduce<T, B> BR;\n  typedef const ::cub::WarpReduce<T> WR;\n  typedef typename cub::BlockScan<T, B>::TempStorage TS;\n  typedef cub::BlockScan<int, 4>::TempStorage TS2;\n  using BR2 = cub::BlockReduce<T, B>;\n  __shared__ typename cub::BlockReduce<T, B>::TempStorage temp;\n  cub::CachingDeviceAllocator a;\n}\n",
+        "template <typename T, int B>\n__global__ void k() {\n  typedef hipcub::BlockReduce<T, B> BR;\n  typedef const ::hipcub::WarpReduce<T> WR;\n  typedef typename cub::BlockScan<T, B>::TempStorage TS;\n  typedef cub::BlockScan<int, 4>::TempStorage TS2;\n  using BR2 = cub::BlockReduce<T, B>;\n  __shared__ typename cub::BlockReduce<T, B>::TempStorage temp;\n  cub::CachingDeviceAllocator a;\n}\n",
+    );
+    // A function template's non-type parameter, not a class template's, nor a default value.
+    check(
+        "template <int B, cub::BlockReduceAlgorithm A = cub::BLOCK_REDUCE_RAKING>\n__global__ void k(int* x) {}\ntemplate <cub::BlockReduceAlgorithm A>\nstruct S {};\nusing namespace cub::detail;\n",
+        "template <int B, hipcub::BlockReduceAlgorithm A = cub::BLOCK_REDUCE_RAKING>\n__global__ void k(int* x) {}\ntemplate <cub::BlockReduceAlgorithm A>\nstruct S {};\nusing namespace cub::detail;\n",
+    );
+    // The name of a template kernel launched in HIP syntax gets hipcub:: throughout.
+    check_with(
+        &launches(),
+        "k<cub::Sum, cub::Max><<<1, 2>>>(x);\nk<<<1, 2>>>(cub::Sum());\n",
+        "hipLaunchKernelGGL(HIP_KERNEL_NAME(k<hipcub::Sum, hipcub::Max>), dim3(1), dim3(2), 0, 0, x);\nhipLaunchKernelGGL(k, dim3(1), dim3(2), 0, 0, cub::Sum());\n",
     );
 }
 
