@@ -39,6 +39,10 @@
 //!   `#pragma once` or the include guard's `#ifndef` name (whichever comes
 //!   first), else at the `#` of the first `#include`, else at the top of the
 //!   file (after a byte order mark);
+//! - a legacy cuBLAS level 1/2/3 routine (`cublasSaxpy`, `cublasSgemm`: those
+//!   `cublas_v2.h` redefines as `_v2`) is translated only in a file that
+//!   includes `cublas_v2.h`; elsewhere it stays with hipify-clang's warning
+//!   (`HIP_SUPPORTED_V2_ONLY`); the `_v2` spellings always translate;
 //! - `--roc` ([`Options::roc`]) turns cuBLAS, cuSPARSE, cuSOLVER and cuDNN into
 //!   rocBLAS, rocSPARSE, rocSOLVER and MIOpen, and only those, as hipify-clang does;
 //! - `k<<<g, b, s, q>>>(args)` stays (valid HIP) unless

@@ -186,7 +186,8 @@ impl Options {
 }
 
 /// A CUDA identifier that was found but left as is: it has no HIP equivalent,
-/// or its equivalent is experimental in HIP and [`Options::experimental`] is off.
+/// its equivalent is experimental in HIP and [`Options::experimental`] is off,
+/// or it is a legacy cuBLAS routine in a file without `cublas_v2.h`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Warning {
     pub line: usize,
@@ -194,11 +195,20 @@ pub struct Warning {
     pub identifier: String,
     /// The name has an experimental HIP equivalent (`--experimental` translates it).
     pub experimental: bool,
+    /// Only the `_v2` form of this cuBLAS routine is translated, and the file
+    /// does not include `cublas_v2.h` (hipify-clang's `HIP_SUPPORTED_V2_ONLY`).
+    pub v2_only: bool,
 }
 
 impl std::fmt::Display for Warning {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.experimental {
+        if self.v2_only {
+            write!(
+                f,
+                "{}:{}: warning: Only '{}_v2' version of '{}' is supported in 'HIP'; to hipify it, include 'cublas_v2.h' in the source.",
+                self.line, self.column, self.identifier, self.identifier
+            )
+        } else if self.experimental {
             write!(
                 f,
                 "{}:{}: warning: '{}' is experimental in 'HIP'; to hipify it, use the '--experimental' option.",
@@ -365,6 +375,7 @@ fn translate_once(source: &str, options: &Options) -> Result<Translation, Hipify
     let includes = includes(&tokens, source, options, &mut edits, &mut stats, &mut lines);
     uses_cuda |= includes.uses_cuda;
     let has_runtime_include = includes.has_runtime_include;
+    let has_cublas_v2 = includes.has_cublas_v2;
     let dropped = includes.dropped;
     let mut templated_kernels = launch::TemplatedKernels::default();
     // Built on first need: most files have no launch and no call-site fix.
@@ -472,7 +483,7 @@ fn translate_once(source: &str, options: &Options) -> Result<Translation, Hipify
                     if namespace_renamed_here(&tokens, source, i) {
                         apply(
                             entry.target(options.to_roc()),
-                            false,
+                            (false, false),
                             tok,
                             key,
                             entry.api,
@@ -493,7 +504,10 @@ fn translate_once(source: &str, options: &Options) -> Result<Translation, Hipify
                 if let Some((&key, entry)) = t.idents.get_key_value(name).filter(|(_, e)| !shared(e)) {
                     uses_cuda = true;
                     let gated = entry.experimental && !options.experimental;
-                    let mut target = if gated { None } else { options.target(entry, key) };
+                    // hipify-clang leaves a legacy cuBLAS routine (HIP_SUPPORTED_V2_ONLY)
+                    // in a file that does not include cublas_v2.h (FindAndReplace).
+                    let v2_only = entry.v2_only && !has_cublas_v2;
+                    let mut target = if gated || v2_only { None } else { options.target(entry, key) };
                     if target.is_some()
                         && entry.call_rules
                         && calls::rules_for(name, options).next().is_some()
@@ -514,7 +528,7 @@ fn translate_once(source: &str, options: &Options) -> Result<Translation, Hipify
                     }
                     apply(
                         target,
-                        gated,
+                        (gated, v2_only),
                         tok,
                         key,
                         entry.api,
@@ -594,6 +608,8 @@ fn translate_once(source: &str, options: &Options) -> Result<Translation, Hipify
 struct Includes {
     uses_cuda: bool,
     has_runtime_include: bool,
+    /// `cublas_v2.h` is included (HipifyAction's `insertedBLASHeader_V2`).
+    has_cublas_v2: bool,
     /// The include lines dropped, in source order.
     dropped: Vec<launch::Dropped>,
 }
@@ -610,7 +626,8 @@ fn includes(
     lines: &mut LineIndex,
 ) -> Includes {
     let t = tables();
-    let mut out = Includes { uses_cuda: false, has_runtime_include: false, dropped: Vec::new() };
+    let mut out =
+        Includes { uses_cuda: false, has_runtime_include: false, has_cublas_v2: false, dropped: Vec::new() };
     // Main-header groups already included (`runtime`, `blas`, ...).
     let mut included_groups: Vec<&'static str> = Vec::new();
     let mut directive = 0usize;
@@ -628,6 +645,7 @@ fn includes(
         }
         let Some((&key, &header)) = t.headers.get_key_value(inner) else { continue };
         out.uses_cuda = true;
+        out.has_cublas_v2 |= key == "cublas_v2.h";
         // hipify-clang keeps the first include of each API's main header
         // and drops later ones (`cublas_v2.h` also after `cublas.h`).
         let repeated = header.group.is_some_and(|g| {
@@ -724,7 +742,7 @@ fn string_literal(tok: &Token, src: &str, options: &Options, edits: &mut Vec<Edi
 #[allow(clippy::too_many_arguments)]
 fn apply(
     target: Option<&'static str>,
-    experimental: bool,
+    (experimental, v2_only): (bool, bool),
     tok: &Token,
     name: &'static str,
     api: Api,
@@ -747,7 +765,7 @@ fn apply(
         }
         None => {
             let (line, column) = lines.line_col(tok.start as usize);
-            warnings.push(Warning { line, column, identifier: name.to_string(), experimental });
+            warnings.push(Warning { line, column, identifier: name.to_string(), experimental, v2_only });
             stats.record_unconverted(name);
         }
     }

@@ -101,8 +101,8 @@ fn device_intrinsics_keep_their_names() {
 #[test]
 fn cublas_to_hipblas() {
     check(
-        "cublasHandle_t h; cublasCreate(&h); cublasSetStream(h, s);\ncublasStatus_t st = cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, m, n, k, &a, A, m, B, k, &b, C, m);\nif (st != CUBLAS_STATUS_SUCCESS) {}\ncublasDgemm_v2(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &a, A, m, B, k, &b, C, m); cublasDestroy(h);\n",
-        "hipblasHandle_t h; hipblasCreate(&h); hipblasSetStream(h, s);\nhipblasStatus_t st = hipblasSgemm(h, HIPBLAS_OP_N, HIPBLAS_OP_T, m, n, k, &a, A, m, B, k, &b, C, m);\nif (st != HIPBLAS_STATUS_SUCCESS) {}\nhipblasDgemm(h, HIPBLAS_OP_N, HIPBLAS_OP_N, m, n, k, &a, A, m, B, k, &b, C, m); hipblasDestroy(h);\n",
+        "#include <cublas_v2.h>\ncublasHandle_t h; cublasCreate(&h); cublasSetStream(h, s);\ncublasStatus_t st = cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, m, n, k, &a, A, m, B, k, &b, C, m);\nif (st != CUBLAS_STATUS_SUCCESS) {}\ncublasDgemm_v2(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &a, A, m, B, k, &b, C, m); cublasDestroy(h);\n",
+        "#include <hipblas.h>\nhipblasHandle_t h; hipblasCreate(&h); hipblasSetStream(h, s);\nhipblasStatus_t st = hipblasSgemm(h, HIPBLAS_OP_N, HIPBLAS_OP_T, m, n, k, &a, A, m, B, k, &b, C, m);\nif (st != HIPBLAS_STATUS_SUCCESS) {}\nhipblasDgemm(h, HIPBLAS_OP_N, HIPBLAS_OP_N, m, n, k, &a, A, m, B, k, &b, C, m); hipblasDestroy(h);\n",
     );
 }
 
