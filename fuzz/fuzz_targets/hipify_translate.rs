@@ -1,6 +1,6 @@
 //! Fuzzes the CUDA -> HIP translator with the properties it promises, not
 //! just "no panic", under three option sets (defaults; HIP launch syntax with
-//! `--amap` and a `-D`; the ROC libraries with MIOpen, HIP data types and
+//! `--default-preprocessor`, `--amap` and a `-D`; the ROC libraries with MIOpen, HIP data types and
 //! ROCm 7 header paths):
 //! - an input it accepts gives an output it accepts (the output lexes);
 //! - translating the output again changes nothing (idempotence);
@@ -13,7 +13,11 @@ use libfuzzer_sys::fuzz_target;
 fn option_sets() -> [Options; 3] {
     [
         Options::new(),
-        Options::new().hip_kernel_execution_syntax(true).amap(true).define("USE_CUDA", "1"),
+        Options::new()
+            .hip_kernel_execution_syntax(true)
+            .default_preprocessor(true)
+            .amap(true)
+            .define("USE_CUDA", "1"),
         Options::new()
             .roc(true)
             .miopen(true)

@@ -55,10 +55,12 @@ translation:
   --use-hip-data-types             with --roc, hipDataType instead of rocblas_datatype
   --hip-kernel-execution-syntax    rewrite <<<...>>> launches into hipLaunchKernelGGL
   --cuda-kernel-execution-syntax   keep <<<...>>> launches (default)
-  -D NAME[=VALUE], -U NAME         define or undefine a macro for #if evaluation
   --skip-excluded-preprocessor-conditional-blocks, --default-preprocessor
-                                   translate only what the preprocessor keeps (default)
-  --amap                           also rename identifiers in excluded #if groups
+                                   translate only the #if groups the preprocessor keeps
+                                   (default: every group, as hipify-clang does)
+  -D NAME[=VALUE], -U NAME         define or undefine a macro for that #if evaluation
+  --amap                           with --default-preprocessor, also rename identifiers
+                                   in excluded #if groups
   --hip-header-subdirs             ROCm 7 header paths (hipblas/hipblas.h) instead of HIPIFY's
   --experimental                   translate names experimental in HIP
   --whitelist=A,B                  never translate these identifiers
@@ -332,7 +334,9 @@ fn parse_args(args: Vec<OsString>) -> Result<Args, HipifyError> {
             "hip-kernel-execution-syntax" => a.options.hip_kernel_execution_syntax = true,
             // hipify-clang: the HIP syntax option overrides this one whatever the order.
             "cuda-kernel-execution-syntax" => {}
-            "skip-excluded-preprocessor-conditional-blocks" | "default-preprocessor" => {}
+            "skip-excluded-preprocessor-conditional-blocks" | "default-preprocessor" => {
+                a.options.default_preprocessor = true
+            }
             "hip-header-subdirs" => a.options.header_style = HeaderStyle::Subdirectories,
             "quiet-warnings" => a.quiet_warnings = true,
             "no-undocumented-features" | "no-warnings-on-undocumented-features" => {}
@@ -345,6 +349,14 @@ fn parse_args(args: Vec<OsString>) -> Result<Args, HipifyError> {
             "versions" => a.versions = true,
             _ => return Err(HipifyError::UnknownOption { option: s }),
         }
+    }
+    // hipify-clang keeps every `#if` group unless told otherwise, so macros
+    // decide nothing then (clang would still expand them; nothing here does).
+    if !a.options.default_preprocessor && !a.options.macros.is_empty() {
+        a.no_effect.push((
+            "-D/-U".to_string(),
+            "every #if group is translated unless --default-preprocessor is given",
+        ));
     }
     Ok(a)
 }

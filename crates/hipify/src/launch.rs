@@ -371,6 +371,28 @@ fn keep<'a>(tokens: &[Token], src: &'a str, dropped: &[Dropped], from: usize, to
     Cow::Owned(out)
 }
 
+/// hipify-clang writes the name of a template kernel it launches with every
+/// `cub::` turned into `hipcub::` (HipifyAction::cudaLaunchKernel, a text
+/// replacement in the callee's source, which would also turn `mycub::` into
+/// `myhipcub::` and `hipcub::` into `hiphipcub::`; here only the identifier
+/// `cub`, so a second run changes nothing); elsewhere `cub` stays unless a
+/// typedef, a template parameter or `using namespace` names it.
+fn cub_in_kernel_name(tokens: &[Token], src: &str, first: usize, last: usize, edits: &mut Vec<Edit>) {
+    for j in first..=last.min(tokens.len().saturating_sub(3)) {
+        let t = &tokens[j];
+        let scope = |k: usize| tokens[k].kind == Kind::Punct && tokens[k].text(src) == ":";
+        if t.kind == Kind::Ident
+            && t.text(src) == "cub"
+            && scope(j + 1)
+            && scope(j + 2)
+            && tokens[j + 1].start == t.end
+        {
+            let at = t.end as usize - 3;
+            edits.push(Edit { start: at, end: at + 3, text: Cow::Borrowed("hipcub") });
+        }
+    }
+}
+
 impl Launch {
     /// The edits that turn this launch into `hipLaunchKernelGGL(...)`.
     pub(crate) fn rewrite(&self, tokens: &[Token], src: &str, dropped: &[Dropped]) -> Vec<Edit> {
@@ -435,6 +457,9 @@ impl Launch {
             if end(last_arg) < start(self.close) && tail.is_empty() {
                 edits.push(edit(end(last_arg), start(self.close), String::new()));
             }
+        }
+        if self.templated {
+            cub_in_kernel_name(tokens, src, self.name_first, self.name_last, &mut edits);
         }
         edits
     }
@@ -643,9 +668,12 @@ pub(crate) fn find_macro<'a>(
     let head = if templated { "hipLaunchKernelGGL(HIP_KERNEL_NAME(" } else { "hipLaunchKernelGGL(" };
     let at = tokens[first].start as usize;
     let from = tokens[last].end as usize;
-    let edits = vec![
+    let mut edits = vec![
         Edit { start: at, end: at, text: Cow::Borrowed(head) },
         Edit { start: from, end: until, text: Cow::Owned(config) },
     ];
+    if templated {
+        cub_in_kernel_name(tokens, src, first, last, &mut edits);
+    }
     Some((edits, (from, until)))
 }

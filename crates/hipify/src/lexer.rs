@@ -3,7 +3,8 @@
 //! Tokens are byte ranges into the source; concatenating all of them gives the
 //! source back exactly, so the translator can copy untouched text verbatim. The
 //! lexer also follows preprocessor structure: it marks tokens on directive lines
-//! and tokens inside `#if 0` regions, which the translator leaves alone.
+//! and, when asked ([`lex_with_macros`]), tokens of the `#if` groups the
+//! preprocessor excludes, which the translator then leaves alone.
 
 use crate::error::HipifyError;
 use crate::pp::{Macros, Truth};
@@ -94,6 +95,8 @@ struct Lexer<'a> {
     in_directive: bool,
     conds: Vec<Cond>,
     macros: Macros,
+    /// Mark the tokens of excluded groups [`INACTIVE`].
+    mark_excluded: bool,
 }
 
 /// Lexes `src` into tokens covering every byte, with only the predefined macros.
@@ -104,6 +107,14 @@ pub fn lex(src: &str) -> Result<Vec<Token>, HipifyError> {
 /// Lexes `src` with macros defined or undefined on the command line; groups
 /// the preprocessor excludes are marked [`INACTIVE`].
 pub fn lex_with_macros(src: &str, command_line: &[Macro]) -> Result<Vec<Token>, HipifyError> {
+    lex_groups(src, command_line, true)
+}
+
+/// Lexes `src`; with `mark_excluded`, the groups the preprocessor excludes
+/// (given the command-line macros) are marked [`INACTIVE`]. Without it no
+/// token is: every group is code, as hipify-clang's preprocessor keeps them by
+/// default. Either way a stray quote in an excluded group is tolerated.
+pub fn lex_groups(src: &str, command_line: &[Macro], mark_excluded: bool) -> Result<Vec<Token>, HipifyError> {
     let mut lx = Lexer {
         src,
         b: src.as_bytes(),
@@ -113,6 +124,7 @@ pub fn lex_with_macros(src: &str, command_line: &[Macro]) -> Result<Vec<Token>, 
         in_directive: false,
         conds: Vec::new(),
         macros: Macros::new(command_line),
+        mark_excluded,
     };
     // A UTF-8 byte order mark is kept as it is and does not hide a directive
     // on the first line.
@@ -134,7 +146,7 @@ impl<'a> Lexer<'a> {
         if self.in_directive {
             flags |= IN_DIRECTIVE;
         }
-        if self.dead() {
+        if self.mark_excluded && self.dead() {
             flags |= INACTIVE;
         }
         self.tokens.push(Token { kind, flags, start: start as u32, end: self.pos as u32 });

@@ -16,13 +16,19 @@
 //! - every identifier token found in a table, wherever it stands (also after
 //!   `.`, `->` or `::`), never in comments; in a plain string literal, a whole
 //!   CUDA name running from a `cu` to the next space or the end (hipify-clang's
-//!   rule); `cub` only where it names the namespace (`cub::`, `using namespace
-//!   cub`);
-//! - only what the preprocessor keeps: `#if`/`#ifdef`/`#elif` are evaluated
-//!   with [`Options::macros`] (`-D`/`-U`), the file's own `#define`s and
-//!   clang's CUDA host predefinitions; a condition on a value only CUDA's
-//!   headers know keeps its group; [`Options::amap`] translates identifiers
-//!   in excluded groups too;
+//!   rule); the namespace `cub` only where hipify-clang's AST matchers rename
+//!   it (`typedef cub::X<...> Y;`, a function template's `cub::`-typed non-type
+//!   parameter, `using namespace cub;`, a template kernel's name in HIP launch
+//!   syntax): `cub::DeviceReduce::Sum(...)` stays, as it does there;
+//! - every `#if`/`#ifdef`/`#elif`/`#else` group, whatever its condition, as
+//!   hipify-clang does by default (it sets clang's
+//!   `RetainExcludedConditionalBlocks` unless given `--default-preprocessor`,
+//!   `src/LLVMCompat.cpp`): names, includes and launches of `#if 0` code too.
+//!   With [`Options::default_preprocessor`], only what the preprocessor keeps:
+//!   conditions are evaluated with [`Options::macros`] (`-D`/`-U`), the file's
+//!   own `#define`s and clang's CUDA host predefinitions; a condition on a
+//!   value only CUDA's headers know keeps its group; [`Options::amap`] then
+//!   translates identifiers in excluded groups too;
 //! - `#include` targets from HIPIFY's include map (`data/headers.tsv`), keeping
 //!   `<>` or `""`; only the first include of an API's main header is kept (later
 //!   ones are dropped, the line stays), as is a header HIP does not need
@@ -33,6 +39,10 @@
 //!   `#pragma once` or the include guard's `#ifndef` name (whichever comes
 //!   first), else at the `#` of the first `#include`, else at the top of the
 //!   file (after a byte order mark);
+//! - a legacy cuBLAS level 1/2/3 routine (`cublasSaxpy`, `cublasSgemm`: those
+//!   `cublas_v2.h` redefines as `_v2`) is translated only in a file that
+//!   includes `cublas_v2.h`; elsewhere it stays with hipify-clang's warning
+//!   (`HIP_SUPPORTED_V2_ONLY`); the `_v2` spellings always translate;
 //! - `--roc` ([`Options::roc`]) turns cuBLAS, cuSPARSE, cuSOLVER and cuDNN into
 //!   rocBLAS, rocSPARSE, rocSOLVER and MIOpen, and only those, as hipify-clang does;
 //! - `k<<<g, b, s, q>>>(args)` stays (valid HIP) unless

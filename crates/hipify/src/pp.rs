@@ -1,5 +1,7 @@
-//! Preprocessor conditions: which `#if` groups hipify-clang's preprocessor
-//! keeps, decided without reading headers.
+//! Preprocessor conditions: which `#if` groups a preprocessor keeps, decided
+//! without reading headers. hipify-clang translates every group by default;
+//! these decisions apply with `--default-preprocessor` (and always decide
+//! where a stray quote in excluded code is tolerated).
 //!
 //! Macros come from the command line (`-D`/`-U`), from the `#define`s and
 //! `#undef`s met so far in the file, and from what clang predefines when it

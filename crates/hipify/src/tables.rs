@@ -114,6 +114,10 @@ pub struct Entry {
     /// HIPIFY marks the HIP name experimental (fourth column `experimental`):
     /// translated only with `--experimental`.
     pub experimental: bool,
+    /// A cuBLAS routine of the legacy API whose `_v2` form `cublas_v2.h`
+    /// defines (`cublasSaxpy`): HIPIFY marks it `HIP_SUPPORTED_V2_ONLY` and
+    /// translates it only in a file that includes `cublas_v2.h` itself.
+    pub v2_only: bool,
 }
 
 impl Entry {
@@ -207,7 +211,7 @@ fn parse(api: Api, into: &mut Tables) {
             continue;
         }
         let experimental = cols.next() == Some("experimental");
-        let entry = Entry { api, hip, roc, call_rules: false, experimental };
+        let entry = Entry { api, hip, roc, call_rules: false, experimental, v2_only: false };
         if let Some(ns) = cuda.strip_suffix("::") {
             let strip = |s: Option<&'static str>| s.map(|s| s.trim_end_matches("::"));
             let entry = Entry { hip: strip(hip), roc: strip(roc), ..entry };
@@ -235,8 +239,50 @@ pub fn tables() -> &'static Tables {
                 e.call_rules = true;
             }
         }
+        for_each_blas_v2_only(|name| {
+            if let Some(e) = t.idents.get_mut(name) {
+                e.v2_only = true;
+            }
+        });
         t
     })
+}
+
+/// The cuBLAS level 1, 2 and 3 routines that `cublas_v2.h` redefines as their
+/// `_v2` forms (`#define cublasSaxpy cublasSaxpy_v2`), by precision prefix and
+/// routine. HIPIFY flags exactly these `HIP_SUPPORTED_V2_ONLY`
+/// (src/CUDA2HIP_BLAS_API_functions.cpp); the helpers `cublas_v2.h` also
+/// redefines (`cublasCreate`, `cublasSetStream`, ...) it does not, nor the
+/// BLAS-like extensions (`cublasSgeam`, `...Batched`, `cublasSsyrkx`).
+const BLAS_V2_ONLY: &[(&[&str], &[&str])] = &[
+    (&["S", "D", "Sc", "Dz"], &["nrm2", "asum"]),
+    (&["S", "D"], &["dot", "rotm", "rotmg", "ger", "sbmv", "spmv", "spr", "spr2"]),
+    (&["C", "Z"], &["dotu", "dotc", "geru", "gerc", "hemv", "hbmv", "hpmv", "her", "her2", "hpr", "hpr2"]),
+    (&["S", "D", "C", "Cs", "Z", "Zd"], &["scal", "rot"]),
+    (&["Is", "Id", "Ic", "Iz"], &["amax", "amin"]),
+    (
+        &["S", "D", "C", "Z"],
+        &[
+            "axpy", "copy", "swap", "rotg", "gemv", "gbmv", "trmv", "tbmv", "tpmv", "trsv", "tpsv", "tbsv",
+            "symv", "syr", "syr2", "gemm", "symm", "syrk", "syr2k", "trmm", "trsm",
+        ],
+    ),
+    (&["C", "Z"], &["hemm", "herk", "her2k"]),
+];
+
+fn for_each_blas_v2_only(mut f: impl FnMut(&str)) {
+    let mut name = String::with_capacity(24);
+    for (precisions, routines) in BLAS_V2_ONLY {
+        for p in *precisions {
+            for r in *routines {
+                name.clear();
+                name.push_str("cublas");
+                name.push_str(p);
+                name.push_str(r);
+                f(&name);
+            }
+        }
+    }
 }
 
 /// Per-API counts of mapped and unsupported names, for `--list-tables`-style reports.

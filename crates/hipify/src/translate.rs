@@ -34,11 +34,18 @@ pub struct Options {
     /// the fourth table column `experimental`); without it they are left with a
     /// warning, as hipify-clang leaves them.
     pub experimental: bool,
-    /// Also rename identifiers in code the preprocessor excludes (hipify-clang's
-    /// `--amap`, "as much as possible").
+    /// Translate only the `#if` groups the preprocessor keeps (hipify-clang's
+    /// `--default-preprocessor`, synonym `--skip-excluded-preprocessor-conditional-blocks`).
+    /// Off by default: hipify-clang retains excluded conditional blocks of the
+    /// file it translates (clang's `RetainExcludedConditionalBlocks`), so every
+    /// group is translated, whatever its condition.
+    pub default_preprocessor: bool,
+    /// With [`Options::default_preprocessor`], also rename identifiers in code the
+    /// preprocessor excludes (hipify-clang's `--amap`, "as much as possible").
     pub amap: bool,
     /// Macros defined (`-D NAME[=VALUE]`) or undefined (`-U NAME`) before the
-    /// file, in order; they decide which `#if` groups are translated.
+    /// file, in order; with [`Options::default_preprocessor`] they decide which
+    /// `#if` groups are translated.
     pub macros: Vec<Macro>,
     /// Library headers spelled as HIPIFY writes them (`hipblas.h`) or with
     /// ROCm 7's subdirectories (`hipblas/hipblas.h`).
@@ -78,7 +85,10 @@ pub enum RuntimeInclude {
     /// When the file has device code (`__global__`, `__device__`, `__shared__`,
     /// `threadIdx`, a `<<<...>>>` launch, ...), as hipify-perl does for any file.
     ForDeviceCode,
-    /// When the file uses any CUDA name or device code: for `.cu`/`.cuh` sources.
+    /// When the file uses any CUDA name, device code, a CUDA-only qualifier
+    /// (`__host__`, `__forceinline__`, ...), `dim3`, `warpSize` or `__CUDA_ARCH__`.
+    /// hipify-clang adds it to every file; a file with none of these is left
+    /// byte for byte here.
     ForCuda,
 }
 
@@ -90,6 +100,7 @@ impl Default for Options {
             use_hip_data_types: false,
             hip_kernel_execution_syntax: false,
             experimental: false,
+            default_preprocessor: false,
             amap: false,
             macros: Vec::new(),
             header_style: HeaderStyle::Hipify,
@@ -121,6 +132,12 @@ impl Options {
     }
     pub fn experimental(mut self, on: bool) -> Self {
         self.experimental = on;
+        self
+    }
+    /// Translates only the `#if` groups the preprocessor keeps
+    /// (`--default-preprocessor`); see [`Options::default_preprocessor`].
+    pub fn default_preprocessor(mut self, on: bool) -> Self {
+        self.default_preprocessor = on;
         self
     }
     pub fn amap(mut self, on: bool) -> Self {
@@ -169,7 +186,8 @@ impl Options {
 }
 
 /// A CUDA identifier that was found but left as is: it has no HIP equivalent,
-/// or its equivalent is experimental in HIP and [`Options::experimental`] is off.
+/// its equivalent is experimental in HIP and [`Options::experimental`] is off,
+/// or it is a legacy cuBLAS routine in a file without `cublas_v2.h`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Warning {
     pub line: usize,
@@ -177,11 +195,20 @@ pub struct Warning {
     pub identifier: String,
     /// The name has an experimental HIP equivalent (`--experimental` translates it).
     pub experimental: bool,
+    /// Only the `_v2` form of this cuBLAS routine is translated, and the file
+    /// does not include `cublas_v2.h` (hipify-clang's `HIP_SUPPORTED_V2_ONLY`).
+    pub v2_only: bool,
 }
 
 impl std::fmt::Display for Warning {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.experimental {
+        if self.v2_only {
+            write!(
+                f,
+                "{}:{}: warning: Only '{}_v2' version of '{}' is supported in 'HIP'; to hipify it, include 'cublas_v2.h' in the source.",
+                self.line, self.column, self.identifier, self.identifier
+            )
+        } else if self.experimental {
             write!(
                 f,
                 "{}:{}: warning: '{}' is experimental in 'HIP'; to hipify it, use the '--experimental' option.",
@@ -268,17 +295,20 @@ const RUNTIME_INCLUDE: &str = "\n#include <hip/hip_runtime.h>\n";
 /// Headers after which no runtime header is added, before or after translation.
 const RUNTIME_HEADERS: [&str; 3] = ["cuda_runtime.h", "cuda.h", "hip/hip_runtime.h"];
 
-/// Identifiers that only make sense in CUDA/HIP device code.
-const DEVICE_MARKERS: [&str; 8] = [
-    "__global__",
-    "__device__",
-    "__shared__",
-    "__constant__",
-    "threadIdx",
-    "blockIdx",
-    "blockDim",
-    "gridDim",
-];
+/// What an identifier that no table lists says about the file: `Some(true)` for
+/// names that only make sense in CUDA/HIP device code, `Some(false)` for other
+/// names only CUDA (and HIP) define (host/device qualifiers, `dim3`); the file
+/// then uses CUDA and gets the runtime header, as hipify-clang gives it to every
+/// file it translates.
+fn cuda_marker(name: &str) -> Option<bool> {
+    match name {
+        "__global__" | "__device__" | "__shared__" | "__constant__" | "threadIdx" | "blockIdx"
+        | "blockDim" | "gridDim" => Some(true),
+        "__host__" | "__managed__" | "__launch_bounds__" | "__forceinline__" | "__noinline__"
+        | "__grid_constant__" | "__CUDA_ARCH__" | "__NVCC__" | "dim3" | "warpSize" => Some(false),
+        _ => None,
+    }
+}
 
 /// Checks raw bytes (binary, UTF-8) before translating them.
 ///
@@ -328,7 +358,7 @@ fn translate_once(source: &str, options: &Options) -> Result<Translation, Hipify
     if source.len() > u32::MAX as usize {
         return Err(HipifyError::Usage { reason: "input larger than 4 GiB".into() });
     }
-    let tokens = lexer::lex_with_macros(source, &options.macros)?;
+    let tokens = lexer::lex_groups(source, &options.macros, options.default_preprocessor)?;
     let t = tables();
     let mut stats = Stats::default();
     let mut warnings = Vec::new();
@@ -345,6 +375,7 @@ fn translate_once(source: &str, options: &Options) -> Result<Translation, Hipify
     let includes = includes(&tokens, source, options, &mut edits, &mut stats, &mut lines);
     uses_cuda |= includes.uses_cuda;
     let has_runtime_include = includes.has_runtime_include;
+    let has_cublas_v2 = includes.has_cublas_v2;
     let dropped = includes.dropped;
     let mut templated_kernels = launch::TemplatedKernels::default();
     // Built on first need: most files have no launch and no call-site fix.
@@ -407,8 +438,9 @@ fn translate_once(source: &str, options: &Options) -> Result<Translation, Hipify
             continue;
         }
         match tok.kind {
-            // Code disabled by `#if 0` is left as it is, as hipify-clang leaves the
-            // ranges its preprocessor skips; `--amap` renames identifiers there too.
+            // With --default-preprocessor, code in excluded groups is left as it is,
+            // as hipify-clang leaves the ranges its preprocessor skips then; `--amap`
+            // renames identifiers there too. By default no token is inactive.
             Kind::HeaderName | Kind::Punct if !tok.is_active_code() => {}
             Kind::Ident if !tok.is_active_code() && !options.amap => {}
             Kind::HeaderName => {}
@@ -447,9 +479,11 @@ fn translate_once(source: &str, options: &Options) -> Result<Translation, Hipify
                     let after_namespace = prev.is_some_and(|p| tokens[p].text(source) == "namespace");
                     if qualifies || after_namespace {
                         uses_cuda = true;
+                    }
+                    if namespace_renamed_here(&tokens, source, i) {
                         apply(
                             entry.target(options.to_roc()),
-                            false,
+                            (false, false),
                             tok,
                             key,
                             entry.api,
@@ -470,7 +504,10 @@ fn translate_once(source: &str, options: &Options) -> Result<Translation, Hipify
                 if let Some((&key, entry)) = t.idents.get_key_value(name).filter(|(_, e)| !shared(e)) {
                     uses_cuda = true;
                     let gated = entry.experimental && !options.experimental;
-                    let mut target = if gated { None } else { options.target(entry, key) };
+                    // hipify-clang leaves a legacy cuBLAS routine (HIP_SUPPORTED_V2_ONLY)
+                    // in a file that does not include cublas_v2.h (FindAndReplace).
+                    let v2_only = entry.v2_only && !has_cublas_v2;
+                    let mut target = if gated || v2_only { None } else { options.target(entry, key) };
                     if target.is_some()
                         && entry.call_rules
                         && calls::rules_for(name, options).next().is_some()
@@ -491,7 +528,7 @@ fn translate_once(source: &str, options: &Options) -> Result<Translation, Hipify
                     }
                     apply(
                         target,
-                        gated,
+                        (gated, v2_only),
                         tok,
                         key,
                         entry.api,
@@ -500,8 +537,12 @@ fn translate_once(source: &str, options: &Options) -> Result<Translation, Hipify
                         &mut warnings,
                         &mut lines,
                     );
-                } else if !has_device_code && DEVICE_MARKERS.contains(&name) {
-                    has_device_code = true;
+                } else if !has_device_code {
+                    match cuda_marker(name) {
+                        Some(true) => has_device_code = true,
+                        Some(false) => uses_cuda = true,
+                        None => {}
+                    }
                 }
             }
             Kind::Literal if tok.is_active_code() || options.amap => {
@@ -567,6 +608,8 @@ fn translate_once(source: &str, options: &Options) -> Result<Translation, Hipify
 struct Includes {
     uses_cuda: bool,
     has_runtime_include: bool,
+    /// `cublas_v2.h` is included (HipifyAction's `insertedBLASHeader_V2`).
+    has_cublas_v2: bool,
     /// The include lines dropped, in source order.
     dropped: Vec<launch::Dropped>,
 }
@@ -583,7 +626,8 @@ fn includes(
     lines: &mut LineIndex,
 ) -> Includes {
     let t = tables();
-    let mut out = Includes { uses_cuda: false, has_runtime_include: false, dropped: Vec::new() };
+    let mut out =
+        Includes { uses_cuda: false, has_runtime_include: false, has_cublas_v2: false, dropped: Vec::new() };
     // Main-header groups already included (`runtime`, `blas`, ...).
     let mut included_groups: Vec<&'static str> = Vec::new();
     let mut directive = 0usize;
@@ -601,6 +645,7 @@ fn includes(
         }
         let Some((&key, &header)) = t.headers.get_key_value(inner) else { continue };
         out.uses_cuda = true;
+        out.has_cublas_v2 |= key == "cublas_v2.h";
         // hipify-clang keeps the first include of each API's main header
         // and drops later ones (`cublas_v2.h` also after `cublas.h`).
         let repeated = header.group.is_some_and(|g| {
@@ -697,7 +742,7 @@ fn string_literal(tok: &Token, src: &str, options: &Options, edits: &mut Vec<Edi
 #[allow(clippy::too_many_arguments)]
 fn apply(
     target: Option<&'static str>,
-    experimental: bool,
+    (experimental, v2_only): (bool, bool),
     tok: &Token,
     name: &'static str,
     api: Api,
@@ -720,7 +765,7 @@ fn apply(
         }
         None => {
             let (line, column) = lines.line_col(tok.start as usize);
-            warnings.push(Warning { line, column, identifier: name.to_string(), experimental });
+            warnings.push(Warning { line, column, identifier: name.to_string(), experimental, v2_only });
             stats.record_unconverted(name);
         }
     }
@@ -739,7 +784,10 @@ fn directive_code_end(tokens: &[Token], i: usize) -> usize {
 }
 
 /// End offset of the macro name of an include guard: the file opens with
-/// `#ifndef X` and the `#endif` that closes it ends the file.
+/// `#ifndef X` (only space and comments before it: any other directive or
+/// token first means no guard, as for clang's multiple-include optimization,
+/// which hipify-clang asks for the controlling macro), that `#ifndef` has no
+/// `#else`/`#elif`, and the `#endif` that closes it ends the file.
 fn include_guard(tokens: &[Token], src: &str) -> Option<usize> {
     let first = (0..tokens.len()).find(|&j| !matches!(tokens[j].kind, Kind::Space | Kind::Comment))?;
     if tokens[first].flags & DIRECTIVE_START == 0 {
@@ -757,6 +805,10 @@ fn include_guard(tokens: &[Token], src: &str) -> Option<usize> {
             let d = next_sig(tokens, i).map_or("", |j| tokens[j].text(src));
             match d {
                 "if" | "ifdef" | "ifndef" => depth += 1,
+                // An `#else` or `#elif` of the guard's own `#ifndef` leaves part of the
+                // file unguarded: clang's multiple-include optimization then reports no
+                // controlling macro (MultipleIncludeOpt::EnterTopLevelConditional).
+                "else" | "elif" | "elifdef" | "elifndef" if depth == 1 => return None,
                 "endif" => {
                     depth = depth.checked_sub(1)?;
                     if depth == 0 {
@@ -781,6 +833,136 @@ pub(crate) fn next_sig(tokens: &[Token], i: usize) -> Option<usize> {
 /// The previous token before `i` that is not space or comment.
 pub(crate) fn prev_sig(tokens: &[Token], i: usize) -> Option<usize> {
     (0..i).rev().find(|&j| !matches!(tokens[j].kind, Kind::Space | Kind::Comment))
+}
+
+/// Whether hipify-clang renames the namespace name (`cub`) at token `i`. Its
+/// token pass does not know the name (`CUDA_CUB_NAMESPACE_MAP` is not part of
+/// `CUDA_RENAMES_MAP`); only AST matchers of `HipifyAction` rename it:
+/// `using namespace cub;` (cubUsingNamespaceDecl); the qualifier of the type a
+/// `typedef` declares, `typedef cub::X<...> Y;` (cubNamespacePrefix: a
+/// `typedefDecl` whose type is qualified by the namespace itself); and the
+/// qualifier of the type of a non-type template parameter of a function
+/// template, `template <cub::BlockReduceAlgorithm A> __global__ void k()`
+/// (cubFunctionTemplateDecl). Everything else stays: `cub::DeviceReduce::Sum(...)`,
+/// `cub::X v;`, `using R = cub::X;`, `typedef typename cub::X<T>::Y Z;`.
+fn namespace_renamed_here(tokens: &[Token], src: &str, i: usize) -> bool {
+    let text = |j: usize| tokens[j].text(src);
+    let Some(next) = next_sig(tokens, i) else { return false };
+    if !is_scope(tokens, src, next) {
+        // `using namespace cub;` (not `using namespace cub::detail;`).
+        let p = prev_sig(tokens, i);
+        let pp = p.and_then(|p| prev_sig(tokens, p));
+        return p.is_some_and(|p| text(p) == "namespace") && pp.is_some_and(|pp| text(pp) == "using");
+    }
+    // `cub :: NAME [<...>]`, and no `::` after it: the namespace qualifies the type.
+    let Some(name) = next_sig(tokens, next + 1).filter(|&j| tokens[j].kind == Kind::Ident) else {
+        return false;
+    };
+    let Some(after) = skip_angles(tokens, src, next_sig(tokens, name)) else { return false };
+    if after.is_some_and(|j| is_scope(tokens, src, j)) {
+        return false;
+    }
+    // Before it: an optional global `::` and cv-qualifiers, then `typedef`, or
+    // the `<` or `,` of a template parameter list.
+    let mut p = prev_sig(tokens, i);
+    if let Some(q) = p.filter(|&q| q > 0 && text(q) == ":" && text(q - 1) == ":") {
+        p = prev_sig(tokens, q - 1);
+    }
+    while let Some(q) = p.filter(|&q| matches!(text(q), "const" | "volatile")) {
+        p = prev_sig(tokens, q);
+    }
+    let Some(p) = p else { return false };
+    match text(p) {
+        "typedef" => true,
+        "<" | "," => {
+            // A non-type parameter: its name, a default, or the end of the list follows.
+            let param_end = after
+                .is_none_or(|j| tokens[j].kind == Kind::Ident || matches!(text(j), "=" | "," | ">" | "."));
+            param_end && function_template_parameter(tokens, src, p)
+        }
+        _ => false,
+    }
+}
+
+/// Skips balanced template arguments starting at token `at` (when it is `<`):
+/// the token after them, `Some(None)` at the end of the input; `None` when the
+/// arguments do not close within a statement (or a bound).
+fn skip_angles(tokens: &[Token], src: &str, at: Option<usize>) -> Option<Option<usize>> {
+    let Some(mut j) = at else { return Some(None) };
+    if tokens[j].text(src) != "<" {
+        return Some(Some(j));
+    }
+    let (mut angles, mut parens) = (0usize, 0usize);
+    for _ in 0..512 {
+        match tokens[j].text(src) {
+            "(" | "[" => parens += 1,
+            ")" | "]" => parens = parens.checked_sub(1)?,
+            "<" if parens == 0 => angles += 1,
+            ">" if parens == 0 => {
+                angles -= 1;
+                if angles == 0 {
+                    return Some(next_sig(tokens, j));
+                }
+            }
+            ";" | "{" | "}" => return None,
+            _ => {}
+        }
+        j = next_sig(tokens, j)?;
+    }
+    None
+}
+
+/// Token `p` (a `<` or `,`) is in the parameter list of `template <...>`
+/// declaring a function template (not a class or alias template: `(` comes
+/// before any `;`, `=`, `{` after the list).
+fn function_template_parameter(tokens: &[Token], src: &str, p: usize) -> bool {
+    let text = |j: usize| tokens[j].text(src);
+    // Back to the `<` that opens the list.
+    let (mut angles, mut parens, mut j) = (0usize, 0usize, p);
+    let mut open = None;
+    for _ in 0..256 {
+        match text(j) {
+            ")" | "]" => parens += 1,
+            "(" | "[" => match parens.checked_sub(1) {
+                Some(d) => parens = d,
+                None => return false,
+            },
+            ">" if parens == 0 => angles += 1,
+            "<" if parens == 0 => {
+                if angles == 0 {
+                    open = Some(j);
+                    break;
+                }
+                angles -= 1;
+            }
+            ";" | "{" | "}" => return false,
+            _ => {}
+        }
+        match prev_sig(tokens, j) {
+            Some(q) => j = q,
+            None => return false,
+        }
+    }
+    let Some(open) = open else { return false };
+    if prev_sig(tokens, open).is_none_or(|t| text(t) != "template") {
+        return false;
+    }
+    let Some(Some(mut j)) = skip_angles(tokens, src, Some(open)) else { return false };
+    if matches!(text(j), "class" | "struct" | "union" | "using" | "concept" | "template") {
+        return false;
+    }
+    for _ in 0..256 {
+        match text(j) {
+            "(" => return true,
+            ";" | "=" | "{" | "}" => return false,
+            _ => {}
+        }
+        match next_sig(tokens, j) {
+            Some(q) => j = q,
+            None => return false,
+        }
+    }
+    false
 }
 
 /// `tokens[j]` starts a `::`.

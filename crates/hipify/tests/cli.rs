@@ -332,6 +332,26 @@ fn every_hipify_clang_and_hipify_perl_option_is_accepted() {
 }
 
 #[test]
+fn every_if_group_unless_default_preprocessor() {
+    let d = scratch("groups");
+    let f = d.join("a.cu");
+    fs::write(&f, "#include <cuda_runtime.h>\n#ifdef USE_X\ncudaFree(p);\n#endif\n").expect("write");
+    let f = f.to_str().unwrap();
+    let all = "#include <hip/hip_runtime.h>\n#ifdef USE_X\nhipFree(p);\n#endif\n";
+    let kept = "#include <hip/hip_runtime.h>\n#ifdef USE_X\ncudaFree(p);\n#endif\n";
+    // hipify-clang's default: every group, so -D changes nothing (and says so).
+    assert_eq!(run_captured(&[f]).1, all);
+    let (_, out, err) = run_captured(&[f, "-UUSE_X"]);
+    assert_eq!(out, all);
+    assert!(err.contains("'-D/-U' has no effect"), "{err}");
+    for opt in ["--default-preprocessor", "--skip-excluded-preprocessor-conditional-blocks"] {
+        assert_eq!(run_captured(&[f, opt]).1, kept, "{opt}");
+        assert_eq!(run_captured(&[f, opt, "-DUSE_X"]).1, all, "{opt}");
+        assert_eq!(run_captured(&[f, opt, "--amap"]).1, all, "{opt}");
+    }
+}
+
+#[test]
 fn documentation_tables_in_markdown_and_csv() {
     let d = scratch("docs");
     let o_dir = format!("--o-dir={}", d.display());

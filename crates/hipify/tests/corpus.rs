@@ -1,7 +1,8 @@
 //! Whole-file corpus: `tests/corpus/NAME.EXT` translated must equal
 //! `NAME.hip` (and `NAME.launch.hip` with --hip-kernel-execution-syntax, when
 //! present). A first line `// hipify-options: ...` gives the file's options
-//! (`--roc`, `--miopen`, `--use-hip-data-types`, `-DNAME[=VALUE]`). The inputs
+//! (`--roc`, `--miopen`, `--use-hip-data-types`, `--default-preprocessor`,
+//! `-DNAME[=VALUE]`). The inputs
 //! were written from the CUDA documentation and the expected files checked
 //! by hand against the mapping tables (HIPIFY's where transcribed);
 //! `FERROCM_BLESS=1` rewrites them when a change is intended.
@@ -41,6 +42,7 @@ fn options_of(src: &[u8]) -> Options {
                 "--roc" => o.roc(true),
                 "--miopen" => o.miopen(true),
                 "--use-hip-data-types" => o.use_hip_data_types(true),
+                "--default-preprocessor" => o.default_preprocessor(true),
                 d if d.starts_with("-D") => {
                     let (n, v) = d[2..].split_once('=').unwrap_or((&d[2..], "1"));
                     o.define(n, v)

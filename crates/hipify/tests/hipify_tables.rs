@@ -205,9 +205,51 @@ fn rows() -> Vec<Row<'static>> {
     out
 }
 
+/// `name` translated in a file that includes `cublas_v2.h` (as HIPIFY's
+/// tables assume for cuBLAS: hipify-clang translates the legacy routines it
+/// flags `HIP_SUPPORTED_V2_ONLY` only then), the include line left out.
 fn one(name: &str, options: &Options) -> (String, Vec<ferrocm_hipify::Warning>) {
-    let t = translate(name, options).expect("translates");
-    (t.text, t.warnings)
+    const V2: &str = "#include <cublas_v2.h>\n";
+    let t = translate(&format!("{V2}{name}"), options).expect("translates");
+    let text = t.text.split_once('\n').map_or(String::new(), |(_, rest)| rest.to_string());
+    let warnings =
+        t.warnings.into_iter().map(|w| ferrocm_hipify::Warning { line: w.line - 1, ..w }).collect();
+    (text, warnings)
+}
+
+#[test]
+fn legacy_cublas_routines_need_cublas_v2_h() {
+    // HIP_SUPPORTED_V2_ONLY (src/CUDA2HIP_BLAS_API_functions.cpp): without
+    // cublas_v2.h in the file, hipify-clang leaves them with a warning
+    // (HipifyAction::FindAndReplace); helpers and extensions are translated.
+    let plain = Options::new().runtime_include(RuntimeInclude::Never);
+    for name in ["cublasSaxpy", "cublasZdscal", "cublasIcamax", "cublasSgemm", "cublasChemv", "cublasZher2k"]
+    {
+        let t = translate(name, &plain).expect("translates");
+        assert_eq!(t.text, name);
+        assert_eq!(t.warnings.len(), 1, "{name}");
+        assert!(t.warnings[0].v2_only, "{name}");
+        assert_eq!(
+            t.warnings[0].to_string(),
+            format!("1:1: warning: Only '{name}_v2' version of '{name}' is supported in 'HIP'; to hipify it, include 'cublas_v2.h' in the source.")
+        );
+        assert_ne!(one(name, &plain).0, name);
+    }
+    for name in [
+        "cublasCreate",
+        "cublasSetStream",
+        "cublasSgeam",
+        "cublasSgemmBatched",
+        "cublasSsyrkx",
+        "cublasSaxpy_v2",
+    ] {
+        assert_ne!(translate(name, &plain).expect("translates").text, name, "{name}");
+    }
+    // cublas.h alone is not enough; cublas_v2.h anywhere in the file is.
+    let src = "#include <cublas.h>\ncublasSgemm(h);\n";
+    assert_eq!(translate(src, &plain).unwrap().text, "#include <hipblas.h>\ncublasSgemm(h);\n");
+    let src = "cublasSgemm(h);\n#include <cublas_v2.h>\n";
+    assert_eq!(translate(src, &plain).unwrap().text, "hipblasSgemm(h);\n#include <hipblas.h>\n");
 }
 
 #[test]

@@ -3,10 +3,11 @@
 
 use ferrocm_hipify::{table_counts, translate, Api, Options, RuntimeInclude};
 
-/// Translates one identifier with `options` and checks the result.
+/// Translates one identifier with `options` and checks the result, in a file
+/// that includes `cublas_v2.h` (legacy cuBLAS routines are translated only then).
 fn check(options: &Options, cuda: &str, expect: &str) {
-    let t = translate(cuda, options).expect("translates");
-    assert_eq!(t.text, expect, "{cuda}");
+    let t = translate(&format!("#include <cublas_v2.h>\n{cuda}"), options).expect("translates");
+    assert_eq!(t.text.split_once('\n').map(|(_, rest)| rest), Some(expect), "{cuda}");
 }
 
 #[test]

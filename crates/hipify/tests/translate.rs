@@ -19,6 +19,11 @@ fn launches() -> Options {
     Options::new().runtime_include(RuntimeInclude::Never).hip_kernel_execution_syntax(true)
 }
 
+/// Only the `#if` groups the preprocessor keeps (`--default-preprocessor`).
+fn skipping() -> Options {
+    Options::new().runtime_include(RuntimeInclude::Never).default_preprocessor(true)
+}
+
 fn roc() -> Options {
     Options::new().runtime_include(RuntimeInclude::Never).roc(true)
 }
@@ -96,8 +101,8 @@ fn device_intrinsics_keep_their_names() {
 #[test]
 fn cublas_to_hipblas() {
     check(
-        "cublasHandle_t h; cublasCreate(&h); cublasSetStream(h, s);\ncublasStatus_t st = cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, m, n, k, &a, A, m, B, k, &b, C, m);\nif (st != CUBLAS_STATUS_SUCCESS) {}\ncublasDgemm_v2(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &a, A, m, B, k, &b, C, m); cublasDestroy(h);\n",
-        "hipblasHandle_t h; hipblasCreate(&h); hipblasSetStream(h, s);\nhipblasStatus_t st = hipblasSgemm(h, HIPBLAS_OP_N, HIPBLAS_OP_T, m, n, k, &a, A, m, B, k, &b, C, m);\nif (st != HIPBLAS_STATUS_SUCCESS) {}\nhipblasDgemm(h, HIPBLAS_OP_N, HIPBLAS_OP_N, m, n, k, &a, A, m, B, k, &b, C, m); hipblasDestroy(h);\n",
+        "#include <cublas_v2.h>\ncublasHandle_t h; cublasCreate(&h); cublasSetStream(h, s);\ncublasStatus_t st = cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, m, n, k, &a, A, m, B, k, &b, C, m);\nif (st != CUBLAS_STATUS_SUCCESS) {}\ncublasDgemm_v2(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &a, A, m, B, k, &b, C, m); cublasDestroy(h);\n",
+        "#include <hipblas.h>\nhipblasHandle_t h; hipblasCreate(&h); hipblasSetStream(h, s);\nhipblasStatus_t st = hipblasSgemm(h, HIPBLAS_OP_N, HIPBLAS_OP_T, m, n, k, &a, A, m, B, k, &b, C, m);\nif (st != HIPBLAS_STATUS_SUCCESS) {}\nhipblasDgemm(h, HIPBLAS_OP_N, HIPBLAS_OP_N, m, n, k, &a, A, m, B, k, &b, C, m); hipblasDestroy(h);\n",
     );
 }
 
@@ -184,9 +189,29 @@ fn cudnn_to_miopen() {
 
 #[test]
 fn cub_namespace() {
+    // hipify-clang renames `cub` only through AST matchers (HipifyAction.cpp:
+    // cubNamespacePrefix, cubFunctionTemplateDecl, cubUsingNamespaceDecl): the
+    // namespace qualifying a typedef's type, a function template's non-type
+    // parameter type, and `using namespace cub;`. Calls, variables, aliases and
+    // nested names stay (its token pass does not know `cub`).
     check(
         "#include <cub/cub.cuh>\n#include <cub/block/block_reduce.cuh>\ntypedef cub::BlockReduce<int, 128> R;\ncub::DeviceReduce::Sum(tmp, bytes, in, out, n);\nusing namespace cub;\nint cub = 1; x.cub = cub;\n",
-        "#include <hipcub/hipcub.hpp>\n#include <cub/block/block_reduce.cuh>\ntypedef hipcub::BlockReduce<int, 128> R;\nhipcub::DeviceReduce::Sum(tmp, bytes, in, out, n);\nusing namespace hipcub;\nint cub = 1; x.cub = cub;\n",
+        "#include <hipcub/hipcub.hpp>\n#include <cub/block/block_reduce.cuh>\ntypedef hipcub::BlockReduce<int, 128> R;\ncub::DeviceReduce::Sum(tmp, bytes, in, out, n);\nusing namespace hipcub;\nint cub = 1; x.cub = cub;\n",
+    );
+    check(
+        "template <typename T, int B>\n__global__ void k() {\n  typedef cub::BlockReduce<T, B> BR;\n  typedef const ::cub::WarpReduce<T> WR;\n  typedef typename cub::BlockScan<T, B>::TempStorage TS;\n  typedef cub::BlockScan<int, 4>::TempStorage TS2;\n  using BR2 = cub::BlockReduce<T, B>;\n  __shared__ typename cub::BlockReduce<T, B>::TempStorage temp;\n  cub::CachingDeviceAllocator a;\n}\n",
+        "template <typename T, int B>\n__global__ void k() {\n  typedef hipcub::BlockReduce<T, B> BR;\n  typedef const ::hipcub::WarpReduce<T> WR;\n  typedef typename cub::BlockScan<T, B>::TempStorage TS;\n  typedef cub::BlockScan<int, 4>::TempStorage TS2;\n  using BR2 = cub::BlockReduce<T, B>;\n  __shared__ typename cub::BlockReduce<T, B>::TempStorage temp;\n  cub::CachingDeviceAllocator a;\n}\n",
+    );
+    // A function template's non-type parameter, not a class template's, nor a default value.
+    check(
+        "template <int B, cub::BlockReduceAlgorithm A = cub::BLOCK_REDUCE_RAKING>\n__global__ void k(int* x) {}\ntemplate <cub::BlockReduceAlgorithm A>\nstruct S {};\nusing namespace cub::detail;\n",
+        "template <int B, hipcub::BlockReduceAlgorithm A = cub::BLOCK_REDUCE_RAKING>\n__global__ void k(int* x) {}\ntemplate <cub::BlockReduceAlgorithm A>\nstruct S {};\nusing namespace cub::detail;\n",
+    );
+    // The name of a template kernel launched in HIP syntax gets hipcub:: throughout.
+    check_with(
+        &launches(),
+        "k<cub::Sum, cub::Max><<<1, 2>>>(x);\nk<<<1, 2>>>(cub::Sum());\n",
+        "hipLaunchKernelGGL(HIP_KERNEL_NAME(k<hipcub::Sum, hipcub::Max>), dim3(1), dim3(2), 0, 0, x);\nhipLaunchKernelGGL(k, dim3(1), dim3(2), 0, 0, cub::Sum());\n",
     );
 }
 
@@ -268,22 +293,53 @@ fn every_identifier_token_is_renamed_as_hipify_clang_does() {
 }
 
 #[test]
-fn if_zero_blocks_are_left_alone() {
+fn if_zero_blocks_are_left_alone_with_default_preprocessor() {
     // Dead code may hold text that is not C++ (a stray apostrophe); it still lexes.
     check_with(
-        &launches(),
+        &launches().default_preprocessor(true),
         "#if 0\n#include <cuda_runtime.h>\ncudaMalloc(&p, n); it's old\nk<<<1, 2>>>(p);\n#else\ncudaFree(p);\n#endif\n",
         "#if 0\n#include <cuda_runtime.h>\ncudaMalloc(&p, n); it's old\nk<<<1, 2>>>(p);\n#else\nhipFree(p);\n#endif\n",
     );
-    check(
+    check_with(
+        &skipping(),
         "#if 0\n#ifdef X\n#include <cublas_v2.h>\ncudaFree(a);\n#endif\n#endif\n#include <cublas_v2.h>\n",
         "#if 0\n#ifdef X\n#include <cublas_v2.h>\ncudaFree(a);\n#endif\n#endif\n#include <hipblas.h>\n",
     );
     // --amap renames identifiers there too (includes and launches still stay).
     check_with(
-        &Options::new().runtime_include(RuntimeInclude::Never).amap(true),
+        &skipping().amap(true),
         "#if 0\n#include <cuda.h>\ncudaFree(a);\n#endif\n",
         "#if 0\n#include <cuda.h>\nhipFree(a);\n#endif\n",
+    );
+}
+
+#[test]
+fn every_if_group_is_translated_by_default() {
+    // hipify-clang retains excluded conditional blocks unless given
+    // --default-preprocessor (LLVMCompat.cpp, RetainExcludedConditionalBlocks):
+    // names, includes and launches of every group are translated, including
+    // `#if 0` and the conditions themselves.
+    check_with(
+        &launches(),
+        "#if 0\n#include <cuda_runtime.h>\ncudaMalloc(&p, n); it's old\nk<<<1, 2>>>(p);\n#else\ncudaFree(p);\n#endif\n",
+        "#if 0\n#include <hip/hip_runtime.h>\nhipMalloc(&p, n); it's old\nhipLaunchKernelGGL(k, dim3(1), dim3(2), 0, 0, p);\n#else\nhipFree(p);\n#endif\n",
+    );
+    check(
+        "#ifdef DEBUG\n  cudaDeviceSynchronize();\n#endif\n#if !defined(__CUDACC__) || __CUDA_ARCH__ < 600\ncudaFree(p);\n#elif CUDART_VERSION >= 11000\ncudaFree(q);\n#endif\n",
+        "#ifdef DEBUG\n  hipDeviceSynchronize();\n#endif\n#if !defined(__HIPCC__) || __CUDA_ARCH__ < 600\nhipFree(p);\n#elif CUDART_VERSION >= 11000\nhipFree(q);\n#endif\n",
+    );
+    // The second main header of an API is dropped whatever group it is in, as
+    // hipify-clang's preprocessor sees both.
+    check(
+        "#ifdef USE_DRIVER\n#include <cuda.h>\n#else\n#include <cuda_runtime.h>\n#endif\n",
+        "#ifdef USE_DRIVER\n#include <hip/hip_runtime.h>\n#else\n\n#endif\n",
+    );
+    // -D and -U change nothing then.
+    let src = "#ifdef NEVER\ncudaFree(p);\n#endif\n";
+    check_with(
+        &Options::new().runtime_include(RuntimeInclude::Never).undefine("NEVER"),
+        src,
+        "#ifdef NEVER\nhipFree(p);\n#endif\n",
     );
 }
 
@@ -418,6 +474,18 @@ fn runtime_include_added_where_missing() {
         "#ifndef A\n#endif\ncudaStream_t s;\n",
         "\n#include <hip/hip_runtime.h>\n#ifndef A\n#endif\nhipStream_t s;\n",
     );
+    // Nor with an `#else` of the guard's #ifndef (clang reports no controlling macro),
+    // nor with a directive before the #ifndef: the first #include decides.
+    check_with(
+        &o,
+        "#ifndef A\n#define A\n#include <vector>\n#else\n#include <map>\n#endif\ncudaStream_t s;\n",
+        "#ifndef A\n#define A\n\n#include <hip/hip_runtime.h>\n#include <vector>\n#else\n#include <map>\n#endif\nhipStream_t s;\n",
+    );
+    check_with(
+        &o,
+        "#include <vector>\n#ifndef A\n#define A\ncudaStream_t s;\n#endif\n",
+        "\n#include <hip/hip_runtime.h>\n#include <vector>\n#ifndef A\n#define A\nhipStream_t s;\n#endif\n",
+    );
     // Files that use CUDA without including any CUDA header get it too ...
     check_with(&o, "void f(cudaStream_t s);\n", "\n#include <hip/hip_runtime.h>\nvoid f(hipStream_t s);\n");
     // ... but not files that include cuda.h or cuda_runtime.h, or use no CUDA at all.
@@ -427,6 +495,16 @@ fn runtime_include_added_where_missing() {
         "#include <hip/hip_runtime.h>\nhipFree(0);\n",
     );
     check_with(&o, "int main() { return 0; }\n", "int main() { return 0; }\n");
+    // Host/device qualifiers, dim3 and __CUDA_ARCH__ are CUDA too (hipify-clang
+    // gives every file the header; here every file that uses CUDA gets it).
+    for src in [
+        "__host__ int f();\n",
+        "inline __forceinline__ int f();\n",
+        "dim3 grid(4);\n",
+        "#if __CUDA_ARCH__ >= 700\nint x;\n#endif\n",
+    ] {
+        check_with(&o, src, &format!("\n#include <hip/hip_runtime.h>\n{src}"));
+    }
     // cuda_runtime_api.h is not the runtime header: it is renamed and the runtime still added.
     check_with(
         &o,
@@ -685,40 +763,44 @@ fn runtime_include_comes_before_a_launch_rewritten_at_the_top() {
 }
 
 #[test]
-fn only_what_the_preprocessor_keeps_is_translated() {
+fn default_preprocessor_translates_only_what_the_preprocessor_keeps() {
     // Host compilation: __CUDA_ARCH__ is not defined, __CUDACC__ is, and
     // CUDA_VERSION is a CUDA 12 toolkit's.
-    check(
+    check_with(
+        &skipping(),
         "#ifdef __CUDA_ARCH__\ncudaFree(a);\n#elif defined(__CUDACC__) && CUDA_VERSION >= 11000\ncudaFree(b);\n#else\ncudaFree(c);\n#endif\n",
         "#ifdef __CUDA_ARCH__\ncudaFree(a);\n#elif defined(__HIPCC__) && CUDA_VERSION >= 11000\nhipFree(b);\n#else\ncudaFree(c);\n#endif\n",
     );
     // Macros defined and undefined in the file, in order.
-    check(
+    check_with(
+        &skipping(),
         "#define USE_X 2\n#if USE_X > 1\ncudaFree(a);\n#endif\n#undef USE_X\n#if USE_X\ncudaFree(b);\n#endif\n",
         "#define USE_X 2\n#if USE_X > 1\nhipFree(a);\n#endif\n#undef USE_X\n#if USE_X\ncudaFree(b);\n#endif\n",
     );
     // A value only CUDA's library headers know keeps both groups.
-    check(
+    check_with(
+        &skipping(),
         "#if CUBLAS_VERSION >= 11000\ncudaFree(a);\n#else\ncudaFree(b);\n#endif\n",
         "#if CUBLAS_VERSION >= 11000\nhipFree(a);\n#else\nhipFree(b);\n#endif\n",
     );
     // Excluded groups keep their launches and includes, also with HIP launch syntax.
     check_with(
-        &launches(),
+        &launches().default_preprocessor(true),
         "#ifdef NEVER\n#include <cublas_v2.h>\nk<<<1, 2>>>(x);\n#endif\nk<<<1, 2>>>(x);\n",
         "#ifdef NEVER\n#include <cublas_v2.h>\nk<<<1, 2>>>(x);\n#endif\nhipLaunchKernelGGL(k, dim3(1), dim3(2), 0, 0, x);\n",
     );
 }
 
 #[test]
-fn command_line_macros_decide_groups() {
+fn command_line_macros_decide_groups_with_default_preprocessor() {
     let src =
         "#ifdef USE_CUBLAS\n#include <cublas_v2.h>\n#endif\n#if !defined(__CUDACC__)\ncudaFree(p);\n#endif\n";
     // The condition of an excluded group belongs to it and stays too.
-    check(src, src);
+    check_with(&skipping(), src, src);
     check_with(
         &Options::new()
             .runtime_include(RuntimeInclude::Never)
+            .default_preprocessor(true)
             .define("USE_CUBLAS", "1")
             .undefine("__CUDACC__"),
         src,
@@ -726,7 +808,7 @@ fn command_line_macros_decide_groups() {
     );
     // --amap translates identifiers in excluded groups too.
     check_with(
-        &Options::new().runtime_include(RuntimeInclude::Never).amap(true),
+        &skipping().amap(true),
         "#ifdef NEVER\ncudaFree(p);\n#endif\n",
         "#ifdef NEVER\nhipFree(p);\n#endif\n",
     );
@@ -739,6 +821,12 @@ fn main_headers_are_included_once_per_api() {
     check(
         "#include <cublas_v2.h>\n#include <cublas.h>\n#include <curand_kernel.h>\n#include <curand_normal.h>\n#include <curand.h>\n",
         "#include <hipblas.h>\n#include <hipblas.h>\n#include <hiprand/hiprand_kernel.h>\n\n#include <hiprand/hiprand.h>\n",
+    );
+    // HipifyAction::Exclude tracks no cuTENSOR, cuSPARSELt, CUB or NVRTC main
+    // header: every include of them is rewritten.
+    check(
+        "#include <cub/cub.cuh>\n#include <cub/cub.cuh>\n#include <nvrtc.h>\n#include \"nvrtc.h\"\n#include <cutensor.h>\n#include <cutensor.h>\n",
+        "#include <hipcub/hipcub.hpp>\n#include <hipcub/hipcub.hpp>\n#include <hip/hiprtc.h>\n#include \"hip/hiprtc.h\"\n#include <hiptensor.h>\n#include <hiptensor.h>\n",
     );
     // ROCm 7's subdirectory spelling on request.
     check_with(

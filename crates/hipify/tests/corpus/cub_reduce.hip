@@ -6,9 +6,9 @@ float device_sum(const float* d_in, float* d_out, int n, hipStream_t stream)
 {
     void* d_temp = nullptr;
     size_t temp_bytes = 0;
-    hipcub::DeviceReduce::Sum(d_temp, temp_bytes, d_in, d_out, n, stream);
+    cub::DeviceReduce::Sum(d_temp, temp_bytes, d_in, d_out, n, stream);
     hipMallocAsync(&d_temp, temp_bytes, stream);
-    hipcub::DeviceReduce::Sum(d_temp, temp_bytes, d_in, d_out, n, stream);
+    cub::DeviceReduce::Sum(d_temp, temp_bytes, d_in, d_out, n, stream);
     hipFreeAsync(d_temp, stream);
     float h = 0;
     hipMemcpyAsync(&h, d_out, sizeof(float), hipMemcpyDeviceToHost, stream);
@@ -19,7 +19,7 @@ float device_sum(const float* d_in, float* d_out, int n, hipStream_t stream)
 template <int BLOCK>
 __global__ void block_sum(const int* in, int* out)
 {
-    using BlockReduce = hipcub::BlockReduce<int, BLOCK>;
+    using BlockReduce = cub::BlockReduce<int, BLOCK>;
     __shared__ typename BlockReduce::TempStorage temp;
     int v = BlockReduce(temp).Sum(in[threadIdx.x]);
     if (threadIdx.x == 0) *out = v;

@@ -9,7 +9,7 @@
 #if CUDA_VERSION >= 11000
 #define SCALE_STREAM hipStreamPerThread
 #else
-#define SCALE_STREAM cudaStreamLegacy
+#define SCALE_STREAM hipStreamLegacy
 #endif
 
 __device__ inline float scale(float x) {
