@@ -663,26 +663,10 @@ impl Planner {
         dst: Buf,
         inverse: bool,
     ) -> Result<(), FftError> {
+        let fits = self.fits_block(n, a, b, &dims);
         let plain = input == Input::Complex && output == Output::Complex && smooth(n);
-        if self.fits_block(n, a, b, &dims) {
-            if !plain || n < 64 {
-                return self.block(n, input, output, a, b, dims, None, src, dst, inverse);
-            }
-            // One block pass, or a chain of shorter transforms where the pass's strided sides
-            // would move runs so short that a second pass with long runs costs less.
-            let mut options: Vec<Candidate<'_>> = vec![{
-                let dims = dims.clone();
-                Box::new(move |p: &mut Planner| {
-                    p.block(n, input, output, a, b, dims.clone(), None, src, dst, inverse)
-                })
-            }];
-            options.extend(self.split_candidates(n).into_iter().map(|(n1, n2)| {
-                let dims = dims.clone();
-                Box::new(move |p: &mut Planner| {
-                    p.chain_split(n1, n2, input, output, a, b, dims.clone(), src, dst, inverse)
-                }) as Candidate<'_>
-            }));
-            return self.cheapest(options);
+        if fits && (!plain || n < 64) {
+            return self.block(n, input, output, a, b, dims, None, src, dst, inverse);
         }
         if !smooth(n) {
             return self.bluestein_multi(n, input, output, a, b, dims, src, dst, inverse);
@@ -691,16 +675,22 @@ impl Planner {
             let (n1, n2) = self.unfold_split(n, a, &dims).expect("checked by the caller");
             return self.chain_split(n1, n2, input, output, a, b, dims, src, dst, inverse);
         }
-        let options: Vec<Candidate<'_>> = self
-            .split_candidates(n)
-            .into_iter()
-            .map(|(n1, n2)| {
-                let dims = dims.clone();
-                Box::new(move |p: &mut Planner| {
-                    p.chain_split(n1, n2, input, output, a, b, dims.clone(), src, dst, inverse)
-                }) as Candidate<'_>
-            })
-            .collect();
+        // The splits; and where the transform fits one block pass, that pass too (its strided
+        // sides may move runs so short that a chain of shorter transforms with long runs costs
+        // less).
+        let mut options: Vec<Candidate<'_>> = Vec::new();
+        if fits {
+            let dims = dims.clone();
+            options.push(Box::new(move |p: &mut Planner| {
+                p.block(n, input, output, a, b, dims.clone(), None, src, dst, inverse)
+            }));
+        }
+        options.extend(self.split_candidates(n).into_iter().map(|(n1, n2)| {
+            let dims = dims.clone();
+            Box::new(move |p: &mut Planner| {
+                p.chain_split(n1, n2, input, output, a, b, dims.clone(), src, dst, inverse)
+            }) as Candidate<'_>
+        }));
         self.cheapest(options)
     }
 
