@@ -868,44 +868,29 @@ fn dmma16_copy(
     }
 }
 
-/// Loads the lane's A fragment of m-tile `mt` (8 values) into `fa[at..]`, `sa` the lane's pair
-/// in k-row `t` of the stage (16-byte units, see [`gemm_dmma16`]): pair `j` is elements `2 j`
-/// and `2 j + 1`, rows `16 mt + g` and `16 mt + g + 8` of k-row `t + 4 j`, at `sa ^ s(4 j)`
-/// ([`dmma16_swizzle`]) plus the pair's multiple of 8.
+/// Loads `pairs` 16-byte pairs of the lane's fragment into `f[at..]`: pair `i` at `base ^ s(4 i)`
+/// ([`dmma16_swizzle`]) plus `i step + off` (16-byte units in the stage, see [`gemm_dmma16`]).
+/// A's fragment of m-tile `mt` (8 values, `pairs` 4, `step` `2 DMMA_BM`, `off` `8 mt`, `base` the
+/// lane's pair in k-row `t`): pair `j` is elements `2 j` and `2 j + 1`, rows `16 mt + g` and
+/// `16 mt + g + 8` of k-row `t + 4 j`. B's fragment of n-tile `nt` (4 values, `pairs` 2, `step`
+/// `4 bn` for a stage of `bn` columns, `off` `8 nt`, `base` the lane's pair in k-row pair `t`):
+/// pair `u` is elements `2 u` and `2 u + 1`, k-rows `t + 8 u` and `t + 8 u + 4` of column
+/// `8 nt + g` (k-row pair `t + 4 u`).
 #[device]
-fn dmma16_frag_a(
+fn dmma16_frag(
     sm: Shared<f64>,
-    sa: u32,
-    #[comptime] mt: usize,
-    fa: &VarArray<Val<f64>>,
+    base: u32,
+    #[comptime] pairs: usize,
+    #[comptime] step: u32,
+    #[comptime] off: u32,
+    f: &VarArray<Val<f64>>,
     #[comptime] at: usize,
 ) {
-    for j in 0..4usize {
-        let e = dmma16_swizzle_c(4 * j as u32);
-        let v = sm.load2((sa ^ e) + (2 * j as u32) * DMMA_BM + (8 * mt) as u32);
-        fa.set(at + 2 * j, v.get(0));
-        fa.set(at + 2 * j + 1, v.get(1));
-    }
-}
-
-/// Loads the lane's B fragment of n-tile `nt` (4 values) into `fb[at..]`, `sb` the lane's pair
-/// in k-row pair `t` of the stage (16-byte units, see [`gemm_dmma16`]) and `bn` the stage's
-/// columns: pair `u` is elements `2 u` and `2 u + 1`, k-rows `t + 8 u` and `t + 8 u + 4` of
-/// column `8 nt + g` (k-row pair `t + 4 u`), at `sb ^ s(4 u)` plus the pair's multiple of 8.
-#[device]
-fn dmma16_frag_b(
-    sm: Shared<f64>,
-    sb: u32,
-    #[comptime] bn: u32,
-    #[comptime] nt: usize,
-    fb: &VarArray<Val<f64>>,
-    #[comptime] at: usize,
-) {
-    for u in 0..2usize {
-        let e = dmma16_swizzle_c(4 * u as u32);
-        let v = sm.load2((sb ^ e) + (4 * u as u32) * bn + (8 * nt) as u32);
-        fb.set(at + 2 * u, v.get(0));
-        fb.set(at + 2 * u + 1, v.get(1));
+    for i in 0..pairs {
+        let e = dmma16_swizzle_c(4 * i as u32);
+        let v = sm.load2((base ^ e) + (i as u32) * step + off);
+        f.set(at + 2 * i, v.get(0));
+        f.set(at + 2 * i + 1, v.get(1));
     }
 }
 
@@ -1008,7 +993,7 @@ pub fn gemm_dmma16<const TA: u32, const TB: u32, const DSA: bool, const DSB: boo
     // warps). Every other term of a fragment's offset is a multiple of 8 pairs, so the low 3 bits
     // are the swizzled pair alone; and k-row `t + 4 j` (pair `t + 4 u` of B) swizzles pair `g` to
     // `(g ^ s(t)) ^ s(4 j)` (no carry into t's bits; `s` linear in XOR): an XOR of the base by
-    // `s(4 j)` = j % 2 ([`dmma16_frag_a`], [`dmma16_frag_b`]).
+    // `s(4 j)` = j % 2 ([`dmma16_frag`]).
     let x = g ^ dmma16_swizzle(t);
     let offa = ((t * DMMA_BM + wm) >> 1u32) + x;
     // B's k-row pair `t` (k-rows `t` and `t + 4`), column `wn + g`.
@@ -1078,10 +1063,10 @@ pub fn gemm_dmma16<const TA: u32, const TB: u32, const DSA: bool, const DSB: boo
             if mts == 4 {
                 // 64 x 32: B's four n-tiles stay (32 registers), A comes m-tile by m-tile (16).
                 for nt in 0..4usize {
-                    dmma16_frag_b(sm, sbs, bn, nt, &fb, 4 * nt);
+                    dmma16_frag(sm, sbs, 2, 4 * bn, (8 * nt) as u32, &fb, 4 * nt);
                 }
                 for mt in 0..mts {
-                    dmma16_frag_a(sm, sa, mt, &fa, 0);
+                    dmma16_frag(sm, sa, 4, 2 * DMMA_BM, (8 * mt) as u32, &fa, 0);
                     for nt in 0..4usize {
                         dmma16_mma(&acc, 4 * (4 * mt + nt), &fa, 0, &fb, 4 * nt);
                     }
@@ -1090,10 +1075,10 @@ pub fn gemm_dmma16<const TA: u32, const TB: u32, const DSA: bool, const DSB: boo
                 // 32 x 32: A's two m-tiles stay (32 registers), B comes n-tile by n-tile (8): the
                 // fewest fragment registers live, as 128 registers hold 112 of data.
                 for mt in 0..mts {
-                    dmma16_frag_a(sm, sa, mt, &fa, 8 * mt);
+                    dmma16_frag(sm, sa, 4, 2 * DMMA_BM, (8 * mt) as u32, &fa, 8 * mt);
                 }
                 for nt in 0..4usize {
-                    dmma16_frag_b(sm, sbs, bn, nt, &fb, 0);
+                    dmma16_frag(sm, sbs, 2, 4 * bn, (8 * nt) as u32, &fb, 0);
                     for mt in 0..mts {
                         dmma16_mma(&acc, 4 * (4 * mt + nt), &fa, 8 * mt, &fb, 0);
                     }
