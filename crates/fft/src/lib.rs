@@ -52,9 +52,10 @@
 //!   least `2n - 1`): inside one block pass when that fits, else as pointwise and FFT passes.
 //! - Real transforms of even length run a half-length complex FFT on the pairs of reals and
 //!   unfold it in the same pass (odd lengths use a full complex FFT). Past one block the
-//!   unfold is in the four-step's second pass (its blocks hold mirrored transforms `k1`,
-//!   `n1 - k1`), or, where the same model prefers a three-pass complex FFT, in a pointwise
-//!   step after it; the C2R fold is in the first pass's reads; a multi-dimensional R2C whose
+//!   unfold is in the four-step's last pass (its blocks hold mirrored transforms `k1`,
+//!   `n1 - k1`; long transforms split the first of two passes in two, so three passes), or,
+//!   where the same model prefers it, in a pointwise step after the complex FFT; the C2R fold
+//!   is in the first pass's reads; a multi-dimensional R2C whose
 //!   second-last axis is as long as a strided pass holds only two of pairs its rows so the
 //!   first pass also does that axis's radix-2 step.
 //!

@@ -646,6 +646,32 @@ impl Planner {
         within(self.limits.tile_max / 4).or_else(|| within(max))
     }
 
+    /// Three-pass splits `n = m1 m2 n2` of an even-length R2C whose unfold is fused into the
+    /// last pass (see [`Planner::chain_split`]): `n2` near the cube root of `n` (on either side,
+    /// short enough for two mirrored pairs per block), `n1 = n / n2` even and split into two
+    /// strided passes `m1 m2`. Only where the axis is innermost in the input, as for
+    /// [`Planner::unfold_split`].
+    fn unfold_three_pass_candidates(&self, n: usize, a: Side, dims: &[Dim]) -> Vec<(usize, usize, usize)> {
+        if !smooth(n) || !dims.iter().all(|d| d.n == 1 || d.is >= a.stride) {
+            return Vec::new();
+        }
+        let max = self.limits.strided_max();
+        let n2s: Vec<usize> =
+            (2..=(self.limits.tile_max / 4).min(n / 4)).filter(|&d| n % d == 0 && (n / d) % 2 == 0).collect();
+        let root = (n as f64).cbrt();
+        let below = n2s.iter().rev().find(|&&d| d as f64 <= root);
+        let above = n2s.iter().find(|&&d| d as f64 > root);
+        let mut v = Vec::new();
+        for &n2 in [below, above].into_iter().flatten() {
+            let n1 = n / n2;
+            let (m1, m2) = self.split(n1);
+            if m1 <= max && m2 <= max && m1 > 1 && m2 > 1 {
+                v.push((m1, m2, n2));
+            }
+        }
+        v
+    }
+
     /// A transform along one axis as one block pass, a four-step chain or Bluestein. With
     /// `output` `HalfSpectrumPairs` (an even-length R2C, only when [`Planner::unfold_split`]
     /// allows it) the chain is two passes and the second one unfolds. Otherwise the split is
@@ -672,8 +698,22 @@ impl Planner {
             return self.bluestein_multi(n, input, output, a, b, dims, src, dst, inverse);
         }
         if output == Output::HalfSpectrumPairs {
+            // Two passes (the unfold in the second), or three where pass A of a shorter second
+            // pass is itself split in two.
             let (n1, n2) = self.unfold_split(n, a, &dims).expect("checked by the caller");
-            return self.chain_split(n1, n2, input, output, a, b, dims, src, dst, inverse);
+            let mut options: Vec<Candidate<'_>> = vec![{
+                let dims = dims.clone();
+                Box::new(move |p: &mut Planner| {
+                    p.chain_split(n1, n2, None, input, output, a, b, dims.clone(), src, dst, inverse)
+                })
+            }];
+            options.extend(self.unfold_three_pass_candidates(n, a, &dims).into_iter().map(|(m1, m2, n2)| {
+                let dims = dims.clone();
+                Box::new(move |p: &mut Planner| {
+                    p.chain_split(m1 * m2, n2, Some(m1), input, output, a, b, dims.clone(), src, dst, inverse)
+                }) as Candidate<'_>
+            }));
+            return self.cheapest(options);
         }
         // The splits; and where the transform fits one block pass, that pass too (its strided
         // sides may move runs so short that a chain of shorter transforms with long runs costs
@@ -688,7 +728,7 @@ impl Planner {
         options.extend(self.split_candidates(n).into_iter().map(|(n1, n2)| {
             let dims = dims.clone();
             Box::new(move |p: &mut Planner| {
-                p.chain_split(n1, n2, input, output, a, b, dims.clone(), src, dst, inverse)
+                p.chain_split(n1, n2, None, input, output, a, b, dims.clone(), src, dst, inverse)
             }) as Candidate<'_>
         }));
         self.cheapest(options)
@@ -764,7 +804,9 @@ impl Planner {
                             // (rows of an odd length, say) touch twice the sectors: priced as
                             // runs of half the length.
                             Mode::Col if across == unit => {
-                                let run = c.per_block * bytes;
+                                // A mirrored pass's block holds two runs of transforms.
+                                let run =
+                                    if c.mirror.is_some() { c.per_block / 2 } else { c.per_block } * bytes;
                                 let misaligned = (stride * bytes / unit) % run.min(32) != 0;
                                 if misaligned {
                                     run / 2
@@ -798,12 +840,20 @@ impl Planner {
         }
     }
 
-    /// A four-step chain `n = n1 n2` (see [`Planner::chain`]).
+    /// A four-step chain `n = n1 n2` (see [`Planner::chain`]). With `a_split = Some(m1)` (an
+    /// unfolding chain whose axis is innermost in the input) pass A is two passes, `n1 = m1 m2`:
+    /// with `j1 = ja m2 + jb`, `k1 = ka + m1 kb` and `c = jb n2 + n2'`, pass A1 transforms along
+    /// `ja` for each `c` (the input's `jb` and `n2'` together: one batch dimension) and multiplies
+    /// output `ka` by `W_n^{c ka}`; pass A2 transforms along `jb` for each `ka` and `n2'` and
+    /// multiplies output `kb` by `W_{n/m1}^{n2' kb}`, writing `k1`. Together that is pass A's
+    /// `W_n^{n2' k1} sum_j1 x W_n1^{j1 k1}` (the cross term `W_n1^{jb ka}` is in A1's twiddle), so
+    /// pass B, and its unfold, are the two-pass chain's.
     #[allow(clippy::too_many_arguments)]
     fn chain_split(
         &mut self,
         n1: usize,
         n2: usize,
+        a_split: Option<usize>,
         input: Input,
         output: Output,
         a: Side,
@@ -827,7 +877,7 @@ impl Planner {
         // A pass A too long for four transforms per block would write 16-byte pieces into
         // rows of n2': it writes its transforms' outputs k1 contiguously instead, and pass B
         // (four or more k1 per block) reads them in runs.
-        let k1_inner = axis_inner && 4 * n1 > self.limits.tile_max;
+        let k1_inner = axis_inner && 4 * n1 > self.limits.tile_max && a_split.is_none();
         // Work strides: of k1, of n2', and of each batch dimension.
         let (wk1, wn2, wd): (usize, usize, Vec<usize>) = if axis_inner {
             let mut acc = n;
@@ -854,26 +904,65 @@ impl Planner {
                 .collect();
             (n2 * count, count, wd)
         };
-        // Pass A.
-        let mut dims_a = vec![Dim { n: n2, is: a.stride, os: wn2 }];
-        dims_a.extend(dims.iter().zip(&wd).map(|(d, &w)| Dim { n: d.n, is: d.is, os: w }));
-        let a_a = Side { stride: n2 * a.stride, pair: a.pair };
-        let b_a = Side { stride: wk1, pair: 0 };
-        let force = if axis_inner { Some(0) } else { None };
-        self.block_dim0(
-            n1,
-            input,
-            Output::Complex,
-            a_a,
-            b_a,
-            dims_a,
-            Some((n as u64, 0)),
-            force,
-            Pairing::None,
-            src,
-            w,
-            inverse,
-        )?;
+        if let Some(m1) = a_split {
+            debug_assert!(axis_inner && n1 % m1 == 0 && (wk1, wn2) == (n2, 1));
+            let m2 = n1 / m1;
+            // A1 into the layout [ka][c] (c contiguous), A2 from it into pass A's [k1][n2'].
+            let t = self.alloc_work(n * count);
+            let mut dims_a1 = vec![Dim { n: m2 * n2, is: a.stride, os: 1 }];
+            dims_a1.extend(dims.iter().zip(&wd).map(|(d, &w)| Dim { n: d.n, is: d.is, os: w }));
+            self.block_dim0(
+                m1,
+                input,
+                Output::Complex,
+                Side { stride: m2 * n2 * a.stride, pair: a.pair },
+                Side { stride: m2 * n2, pair: 0 },
+                dims_a1,
+                Some((n as u64, 0)),
+                Some(0),
+                Pairing::None,
+                src,
+                t,
+                inverse,
+            )?;
+            let mut dims_a2 = vec![Dim { n: n2, is: 1, os: 1 }, Dim { n: m1, is: m2 * n2, os: n2 }];
+            dims_a2.extend(dims.iter().zip(&wd).map(|(d, &w)| Dim { n: d.n, is: w, os: w }));
+            self.block_dim0(
+                m2,
+                Input::Complex,
+                Output::Complex,
+                Side { stride: n2, pair: 0 },
+                Side { stride: m1 * n2, pair: 0 },
+                dims_a2,
+                Some(((n / m1) as u64, 0)),
+                Some(0),
+                Pairing::None,
+                t,
+                w,
+                inverse,
+            )?;
+        } else {
+            // Pass A.
+            let mut dims_a = vec![Dim { n: n2, is: a.stride, os: wn2 }];
+            dims_a.extend(dims.iter().zip(&wd).map(|(d, &w)| Dim { n: d.n, is: d.is, os: w }));
+            let a_a = Side { stride: n2 * a.stride, pair: a.pair };
+            let b_a = Side { stride: wk1, pair: 0 };
+            let force = if axis_inner { Some(0) } else { None };
+            self.block_dim0(
+                n1,
+                input,
+                Output::Complex,
+                a_a,
+                b_a,
+                dims_a,
+                Some((n as u64, 0)),
+                force,
+                Pairing::None,
+                src,
+                w,
+                inverse,
+            )?;
+        }
         // Pass B (a chain again if n2 is still too long).
         let mut dims_b = vec![Dim { n: n1, is: wk1, os: b.stride }];
         dims_b.extend(dims.iter().zip(&wd).map(|(d, &w)| Dim { n: d.n, is: w, os: d.os }));
@@ -1477,21 +1566,34 @@ mod tests {
             pl.plan(&p, false).unwrap();
             pl.steps
         };
-        // (reals, n1, n2, transforms per block of pass B)
-        for (n, n1, n2, per_block) in [
-            (1usize << 25, 4096, 4096, 4),
-            (1 << 24, 2048, 4096, 4),
-            (1 << 16, 128, 256, 16),
-            (2 * 17496, 108, 162, 4),
-            (2 * 20250, 150, 135, 2),
+        // (reals, passes, n1, n2, transforms per block of the last pass): past 2^23 reals the
+        // half-length FFT is three passes, n1 = m1 m2 in the first two (see `chain_split`).
+        for (n, passes, n1, n2, per_block) in [
+            (1usize << 26, 3, 131072, 256, 16),
+            (1 << 25, 3, 65536, 256, 16),
+            (1 << 24, 3, 65536, 128, 32),
+            (1 << 23, 2, 2048, 2048, 8),
+            (1 << 16, 2, 128, 256, 16),
+            (2 * 17496, 2, 108, 162, 4),
+            (2 * 20250, 2, 150, 135, 2),
         ] {
             let steps = plan(n, Layout::default());
-            assert_eq!(steps.len(), 2, "{n}");
-            let StepKind::Block(c) = &steps[1].kind else { panic!("{n}: pass B is not a block pass") };
+            assert_eq!(steps.len(), passes, "{n}");
+            let last = steps.last().unwrap();
+            let StepKind::Block(c) = &last.kind else { panic!("{n}: the last pass is not a block pass") };
             assert_eq!((c.mirror, c.len, c.per_block), (Some(n1), n2, per_block), "{n}");
             assert_eq!(c.output, Output::HalfSpectrumPairs);
-            assert_eq!(steps[1].dims[0].n, n1);
+            assert_eq!(last.dims[0].n, n1);
             assert_eq!(n1 % c.per_block, 0);
+            if passes == 3 {
+                // Passes A1 and A2: m1 m2 = n1, the four-step twiddles of n and n / m1.
+                let (StepKind::Block(a1), StepKind::Block(a2)) = (&steps[0].kind, &steps[1].kind) else {
+                    panic!("{n}: passes A1 and A2 are block passes")
+                };
+                assert_eq!(a1.len * a2.len, n1, "{n}");
+                assert_eq!(a1.four_step.as_ref().map(|f| f.n as usize), Some(n / 2), "{n}");
+                assert_eq!(a2.four_step.as_ref().map(|f| f.n as usize), Some(n / 2 / a1.len), "{n}");
+            }
         }
         // Interleaved batches (the axis not innermost in the input): the separate unfold.
         let steps = plan(1 << 16, Layout::new(&[1 << 16], 2, 1));
@@ -1517,14 +1619,14 @@ mod tests {
         // Complex sides stay 8-byte (measured slower 16-byte): the four-step c2c 2^24, 2D c2c.
         assert_eq!(wide_of(TransformType::C2C, &[1 << 24], packed(), false), [f, f, f]);
         assert_eq!(wide_of(TransformType::C2C, &[4096, 4096], packed(), false), [f, f]);
-        // r2c 2^25 and 2^26: the first pass reads real pairs; the mirrored slots of the fused
+        // r2c 2^23 and 2^26: the first pass reads real pairs; the mirrored slots of the fused
         // unfold's pass, and the later passes' complex values, are not.
-        assert_eq!(wide_of(TransformType::R2C, &[1 << 25], packed(), false), [t, f]);
-        assert_eq!(wide_of(TransformType::R2C, &[1 << 26], packed(), false), [t, f, f, f]);
+        assert_eq!(wide_of(TransformType::R2C, &[1 << 23], packed(), false), [t, f]);
+        assert_eq!(wide_of(TransformType::R2C, &[1 << 26], packed(), false), [t, f, f]);
         // r2c 8192^2: 4097 columns (an odd count, odd row stride).
         assert_eq!(wide_of(TransformType::R2C, &[8192, 8192], packed(), false), [f, f, f]);
         // f64: one complex value is 16 bytes already.
-        assert_eq!(wide_of(TransformType::R2C, &[1 << 25], packed(), true), [f, f]);
+        assert_eq!(wide_of(TransformType::R2C, &[1 << 25], packed(), true), [f, f, f]);
         // An odd count of transforms in the first pass (2 x 3^14: a power of 3 of them).
         assert_eq!(wide_of(TransformType::R2C, &[2 * 4_782_969], packed(), false), [f, f, f, f]);
     }

@@ -155,15 +155,19 @@ fft_conformance! {
     }
 
     three_pass_real(b) {
-        // Even lengths whose half-length complex FFT is planned as three passes: the R2C unfolds
-        // in a pointwise step after them (2 * 3^14), the C2R folds in the
-        // first pass's reads (2^25 = 2 * 256 x 256 x 256); on GPUs also 2^26 both ways.
+        // Even lengths whose half-length complex FFT is planned as three passes. R2C of 2^24 (x2
+        // batched) and 2^26: the first pass of the two-pass chain split in two (see
+        // `Planner::chain_split`), the unfold fused into the last pass; 2 * 3^14 (an odd half
+        // length: no mirrored pairs) unfolds in a pointwise step after three passes. C2R of 2^25
+        // and 2^26 fold in the first pass's reads.
         let mut rng = Rng::new();
+        run::<f32>(b, &Spec::real(R2C, &[1 << 24], 2), &mut rng)?;
         run::<f32>(b, &Spec::real(R2C, &[2 * 4_782_969], 1), &mut rng)?;
         run::<f32>(b, &Spec::real(C2R, &[1 << 25], 1), &mut rng)?;
         if b.is_gpu() {
             run::<f32>(b, &Spec::real(R2C, &[1 << 26], 1), &mut rng)?;
             run::<f32>(b, &Spec::real(C2R, &[1 << 26], 1), &mut rng)?;
+            run::<f64>(b, &Spec::real(R2C, &[1 << 25], 1), &mut rng)?;
         }
         Ok(())
     }
