@@ -53,18 +53,22 @@ pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
     r.unwrap_or_else(|e| e.to_compile_error()).into()
 }
 
-/// `#[device]` on an `impl` block: each method becomes a device function; the block's type
-/// parameters count as element types for its methods' parameters.
-fn expand_device_impl(mut imp: syn::ItemImpl) -> syn::Result<TokenStream2> {
-    let outer: Vec<String> = imp
-        .generics
+/// The names of an item's type parameters (element types for its methods' parameters).
+fn type_params(generics: &syn::Generics) -> Vec<String> {
+    generics
         .params
         .iter()
         .filter_map(|g| match g {
             GenericParam::Type(t) => Some(t.ident.to_string()),
             _ => None,
         })
-        .collect();
+        .collect()
+}
+
+/// `#[device]` on an `impl` block: each method becomes a device function; the block's type
+/// parameters count as element types for its methods' parameters.
+fn expand_device_impl(mut imp: syn::ItemImpl) -> syn::Result<TokenStream2> {
+    let outer = type_params(&imp.generics);
     for item in imp.items.iter_mut() {
         if let syn::ImplItem::Fn(m) = item {
             let f = ItemFn {
@@ -83,15 +87,7 @@ fn expand_device_impl(mut imp: syn::ItemImpl) -> syn::Result<TokenStream2> {
 /// `#[device]` on a `trait`: each provided method becomes a device function (required methods
 /// keep their signatures); the trait's type parameters count as element types.
 fn expand_device_trait(mut tr: syn::ItemTrait) -> syn::Result<TokenStream2> {
-    let outer: Vec<String> = tr
-        .generics
-        .params
-        .iter()
-        .filter_map(|g| match g {
-            GenericParam::Type(t) => Some(t.ident.to_string()),
-            _ => None,
-        })
-        .collect();
+    let outer = type_params(&tr.generics);
     for item in tr.items.iter_mut() {
         if let syn::TraitItem::Fn(m) = item {
             let Some(block) = &m.default else { continue };
