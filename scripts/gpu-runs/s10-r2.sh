@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Lead, 2026-12-06 (tenth session), call 2: the pointwise R2C unfold reading each value once
-# (eec03fa). A/B against call 1's build (.gpu/prev/ferrocm.xz, at 99f27be) on r2c 2^26 (c2c 2^24
+# Lead, 2026-12-06 (tenth session), call 2 (not run: the device time ran out first): the R2C
+# unfold fused into a third pass (e22cf8f; r2c 2^26 plans 256 | 512 | 256 mirrored) and the
+# pointwise unfold reading each value once (eec03fa; still the plan for odd half lengths).
+# A/B against call 1's build (.gpu/prev/ferrocm.xz, at 99f27be) on r2c 2^26 (c2c 2^24
 # as the control), the three-pass real transforms' GPU test (the unfold with odd and even half
 # lengths), then compute-sanitizer memcheck on the 16-byte real-pair loads' test (col_phases_16_byte;
 # the longer tests are too slow under the sanitizer). Cut to fit the session's last device minutes.
