@@ -113,6 +113,15 @@ impl Limits {
     }
 }
 
+/// Of the ascending `divisors`, the ones nearest the cube root of `n` from below and from above
+/// (the first factor of a three-pass split).
+fn near_cube_root(divisors: &[usize], n: usize) -> impl Iterator<Item = usize> + use<'_> {
+    let root = (n as f64).cbrt();
+    let below = divisors.iter().rev().find(|&&d| d as f64 <= root);
+    let above = divisors.iter().find(|&&d| d as f64 > root);
+    [below, above].into_iter().flatten().copied()
+}
+
 /// The prime factors of `n`, ascending.
 pub(crate) fn factor(mut n: usize) -> Vec<usize> {
     let mut f = Vec::new();
@@ -658,11 +667,8 @@ impl Planner {
         let max = self.limits.strided_max();
         let n2s: Vec<usize> =
             (2..=(self.limits.tile_max / 4).min(n / 4)).filter(|&d| n % d == 0 && (n / d) % 2 == 0).collect();
-        let root = (n as f64).cbrt();
-        let below = n2s.iter().rev().find(|&&d| d as f64 <= root);
-        let above = n2s.iter().find(|&&d| d as f64 > root);
         let mut v = Vec::new();
-        for &n2 in [below, above].into_iter().flatten() {
+        for n2 in near_cube_root(&n2s, n) {
             let n1 = n / n2;
             let (m1, m2) = self.split(n1);
             if m1 <= max && m2 <= max && m1 > 1 && m2 > 1 {
@@ -742,10 +748,7 @@ impl Planner {
         let mut v = vec![self.split(n)];
         let max = self.limits.strided_max();
         let divisors: Vec<usize> = (2..=max.min(n / 2)).filter(|d| n % d == 0).collect();
-        let root = (n as f64).cbrt();
-        let below = divisors.iter().rev().find(|&&d| d as f64 <= root);
-        let above = divisors.iter().find(|&&d| d as f64 > root);
-        for &d in [below, above].into_iter().flatten() {
+        for d in near_cube_root(&divisors, n) {
             if !v.contains(&(d, n / d)) {
                 v.push((d, n / d));
             }
