@@ -72,7 +72,7 @@
 //! (`atomic_add/sub/min/max/and/or/xor/exch/cas` on i32/u32/i64/u64, `atomic_add` on f32/f64);
 //! `shfl_idx/up/down/xor`, `vote_any/all`, `ballot`; 2- and 4-wide vectors with `load2/load4`,
 //! `store2/store4` (16-byte accesses); tensor cores: `mma_m16n8k16` (f16/bf16 -> f32, sm_80+),
-//! `mma_m8n8k4_f64` (FP64, sm_80+), `mma_m16n8k16_f64` (FP64, sm_90+), `ldmatrix_x2/x4[_trans]`, `cp_async` with
+//! `mma_m8n8k4_f64` (FP64, sm_80+), `mma_m16n8k16_f64` and `mma_m16n8k8_f64` (FP64, sm_90+), `ldmatrix_x2/x4[_trans]`, `cp_async` with
 //! `cp_async_commit`/`cp_async_wait`.
 //!
 //! Hopper (sm_90/sm_90a; [`dsl`]'s `hopper` section): register [`dsl::Fragment`]s; `wgmma` and
@@ -160,11 +160,12 @@ pub mod prelude {
         cp_async, cp_async_commit, cp_async_wait, dyn_shared, dyn_shared_aligned, f16_from_bits,
         f32_from_bits, f64_from_bits, fence_block, fence_device, fence_system, global_index, global_timer,
         grid_dim_x, grid_dim_y, grid_dim_z, grid_stride, lane_id, ldmatrix_x2, ldmatrix_x2_trans,
-        ldmatrix_x4, ldmatrix_x4_trans, local_array, mma_m16n8k16, mma_m16n8k16_f64, mma_m8n8k4_f64,
-        pack_half2, select, shared_array, shared_array_aligned, shfl_down, shfl_idx, shfl_up, shfl_xor,
-        sync_threads, sync_warp, sync_warp_mask, thread_idx_x, thread_idx_y, thread_idx_z, var_array, vec2,
-        vec4, vote_all, vote_any, warp_size, Atomics, Elem, Float, FloatBits, Int, IntoVal, Local, Memory,
-        MemoryMut, Num, Shared, Signed, Slice, SliceMut, Val, VarArray, Vec2, Vec4, Widen, Word,
+        ldmatrix_x4, ldmatrix_x4_trans, local_array, mma_m16n8k16, mma_m16n8k16_f64, mma_m16n8k8_f64,
+        mma_m8n8k4_f64, pack_half2, select, shared_array, shared_array_aligned, shfl_down, shfl_idx, shfl_up,
+        shfl_xor, sync_threads, sync_warp, sync_warp_mask, thread_idx_x, thread_idx_y, thread_idx_z,
+        var_array, vec2, vec4, vote_all, vote_any, warp_size, Atomics, Elem, Float, FloatBits, Int, IntoVal,
+        Local, Memory, MemoryMut, Num, Shared, Signed, Slice, SliceMut, Val, VarArray, Vec2, Vec4, Widen,
+        Word,
     };
     pub use crate::dsl::{
         bulk_commit, bulk_wait, bulk_wait_read, cluster_arrive, cluster_block_idx_x, cluster_block_idx_y,

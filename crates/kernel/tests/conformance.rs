@@ -1920,6 +1920,66 @@ fn tensor_core_mma_f64_m16n8k16() {
     assert!(e.to_string().contains("needs mma.sync f64 m16n8k16 (sm_90 or newer), but"), "{e}");
 }
 
+/// `dmma16_tile`'s product as four 16x8x8 steps (each 16-deep step split at k = 8), the 8-deep
+/// fragments written out from the PTX ISA ("Matrix Fragments for mma.m16n8k8", `.f64`): A element
+/// i at row g + 8 (i % 2), column t + 4 (i / 2); B element i at row t + 4 i, column g.
+#[kernel]
+fn dmma8_tile(a: &[f64], b: &[f64], c: &[f64], d: &mut [f64]) {
+    let lane = lane_id();
+    let g = lane / 4u32;
+    let t = lane % 4u32;
+    let cv = var_array(4, 0.0f64);
+    for i in 0..4usize {
+        cv.set(i, c[(g + (8 * (i / 2)) as u32) * 8u32 + 2u32 * t + (i % 2) as u32]);
+    }
+    let mut out = vec4(cv.get(0), cv.get(1), cv.get(2), cv.get(3));
+    for step in 0..4usize {
+        // k0: the first of this step's 8 columns of A (rows of B) inside its 16-deep half.
+        let (half, k0) = (step / 2, 8 * (step % 2));
+        let fa = var_array(4, 0.0f64);
+        let fb = var_array(2, 0.0f64);
+        for i in 0..4usize {
+            let col = (k0 + 4 * (i / 2)) as u32 + t;
+            fa.set(i, a[(256 * half) as u32 + (g + (8 * (i % 2)) as u32) * 16u32 + col]);
+        }
+        for i in 0..2usize {
+            fb.set(i, b[(128 * half) as u32 + ((k0 + 4 * i) as u32 + t) * 8u32 + g]);
+        }
+        out = mma_m16n8k8_f64([fa.get(0), fa.get(1), fa.get(2), fa.get(3)], [fb.get(0), fb.get(1)], out);
+    }
+    for i in 0..4usize {
+        d[(g + (8 * (i / 2)) as u32) * 8u32 + 2u32 * t + (i % 2) as u32] = out.get(i);
+    }
+}
+
+#[test]
+fn tensor_core_mma_f64_m16n8k8() {
+    let mut r = Rng::new();
+    let f = |r: &mut Rng, n| r.f64s(n, -1.0, 1.0);
+    let (a, b, c) = (f(&mut r, 512), f(&mut r, 256), f(&mut r, 128));
+    let want = dmma16_host(&a, &b, &c, |i, k| (i, k));
+    let o = Launch::new("dmma8_tile", dmma8_tile::kernel(), 1, 32)
+        .buf(&a)
+        .buf(&b)
+        .buf(&c)
+        .buf(&vec![0f64; 128])
+        .gpu_tol_exact(1e-13, 1e-13)
+        .run();
+    let got = o.get::<f64>(3);
+    check_close("f64 mma m16n8k8", &got, &want, 1e-13, 1e-13);
+    // A's row halves swapped inside the fragment: far outside the bound somewhere.
+    let permuted = dmma16_host(&a, &b, &c, |i, k| ((i + 8 * (k / 4 % 2)) % 16, k));
+    let worst = got.iter().zip(&permuted).map(|(g, p)| (g - p).abs()).fold(0.0, f64::max);
+    assert!(worst > 1e-3, "a permuted A layout agrees within {worst:e}: the check cannot see the layout");
+    assert!(dmma8_tile::kernel()
+        .unwrap()
+        .ptx("sm_90")
+        .unwrap()
+        .contains("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64"));
+    let e = dmma8_tile::kernel().unwrap().ptx("sm_80").expect_err("no f64 m16n8k8 on sm_80");
+    assert!(e.to_string().contains("needs mma.sync f64 m16n8k16 (sm_90 or newer), but"), "{e}");
+}
+
 // ------------------------------------------------------------------ errors the executor reports
 
 #[kernel]

@@ -361,6 +361,7 @@ pub static TABLE: &[&Def] = &[
     &tensor::MMA,
     &tensor::DMMA,
     &tensor::DMMA16,
+    &tensor::DMMA8,
     &tensor::LDMATRIX,
     &tensor::STMATRIX,
     &async_copy::CP_ASYNC,

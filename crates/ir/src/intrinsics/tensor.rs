@@ -140,10 +140,18 @@ fn dmma16_sig(_: &Def, c: &SigCtx) -> Result<Option<Type>, String> {
     Ok(Some(f64x4))
 }
 
+fn dmma8_sig(_: &Def, c: &SigCtx) -> Result<Option<Type>, String> {
+    let f64x4 = Type::Vector(ScalarType::F64, 4);
+    args_are(c.args, &[f64x4, Type::Vector(ScalarType::F64, 2), f64x4])?;
+    Ok(Some(f64x4))
+}
+
 /// Where fragment element `i` of lane `l` sits in each operand of `mma.m16n8k16.f64`, as the
 /// PTX ISA lays them out ("Matrix Fragments for mma.m16n8k16", `.f64`; group `g = l / 4`,
 /// thread `t = l % 4`): `(row, column)` of A (16 x 16, `i` in 0..8), of B (16 x 8, `i` in 0..4)
-/// and of C/D (16 x 8, `i` in 0..4).
+/// and of C/D (16 x 8, `i` in 0..4). `mma.m16n8k8.f64` ("Matrix Fragments for mma.m16n8k8",
+/// `.f64`) places its A (16 x 8, `i` in 0..4), B (8 x 8, `i` in 0..2) and C/D by the same
+/// formulas: its fragments are the first half of the 16-deep shape's.
 pub fn dmma16_a_pos(l: usize, i: usize) -> (usize, usize) {
     (l / 4 + 8 * (i % 2), l % 4 + 4 * (i / 2))
 }
@@ -156,14 +164,15 @@ pub fn dmma16_c_pos(l: usize, i: usize) -> (usize, usize) {
     (l / 4 + 8 * (i / 2), 2 * (l % 4) + i % 2)
 }
 
-/// `d = a * b + c` on one 16x8x16 f64 tile, the fragments at [`dmma16_a_pos`],
-/// [`dmma16_b_pos`] and [`dmma16_c_pos`]. Each output is `c` plus the sixteen products added
-/// in k order (k = 0 first) with fused multiply-adds. The tensor core's internal order is
-/// unspecified: results agree with the GPU to the last bits of a 16-term sum, not bitwise.
-fn dmma16_exec(e: &mut dyn Exec, _: &Call) -> Result<Flow, String> {
+/// `d = a * b + c` on one 16x8x`K` f64 tile (`K` 16 or 8), the fragments at
+/// [`dmma16_a_pos`], [`dmma16_b_pos`] and [`dmma16_c_pos`]. Each output is `c` plus the `K`
+/// products added in k order (k = 0 first) with fused multiply-adds. The tensor core's internal
+/// order is unspecified: results agree with the GPU to the last bits of a `K`-term sum, not
+/// bitwise.
+fn dmma_m16_exec<const K: usize>(e: &mut dyn Exec, _: &Call) -> Result<Flow, String> {
     let (a, b, c) = (e.arg(0).to_vec(), e.arg(1).to_vec(), e.arg(2).to_vec());
-    let mut am = [[0f64; 16]; 16];
-    let mut bm = [[0f64; 8]; 16];
+    let mut am = [[0f64; K]; 16];
+    let mut bm = [[0f64; 8]; K];
     for l in 0..32 {
         for (i, reg) in a.iter().enumerate() {
             let (row, col) = dmma16_a_pos(l, i);
@@ -204,7 +213,26 @@ pub static DMMA16: Def = Def {
     ptx_version: (7, 8),
     ptx: |_, _, _| Ok("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 $[d], $[a0], $[a1], $[a2];".into()),
     ptx_globals: &[],
-    exec: dmma16_exec,
+    exec: dmma_m16_exec::<16>,
+};
+
+/// `mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64` (SASS `DMMA.16x8x8`, sm_90+): half the
+/// depth of [`DMMA16`], so half the fragment registers per step.
+pub static DMMA8: Def = Def {
+    name: "mma.m16n8k8.f64",
+    doc: "one warp-wide FP64 tensor-core step d = a b + c on a 16x8x8 tile (a: 4 f64 per lane, b: 2, c \
+          and d: 4)",
+    imms: &[],
+    mems: &[],
+    vars: 0,
+    sig: dmma8_sig,
+    effects: Effects::WARP,
+    feature: Some(Feature::MmaF64M16),
+    extra_feature: no_extra,
+    ptx_version: (7, 8),
+    ptx: |_, _, _| Ok("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 $[d], $[a0], $[a1], $[a2];".into()),
+    ptx_globals: &[],
+    exec: dmma_m16_exec::<8>,
 };
 
 /// The register type of `num` 32-bit matrix registers.

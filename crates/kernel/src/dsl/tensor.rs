@@ -62,6 +62,25 @@ pub fn mma_m16n8k16_f64(a: [Val<f64>; 8], b_: [Val<f64>; 4], c: Vec4<f64>) -> Ve
     ))
 }
 
+/// One FP64 tensor-core step `d = a * b + c` on a 16x8x8 tile
+/// (`mma.sync.aligned.m16n8k8.row.col.f64`, SASS `DMMA.16x8x8`, sm_90+): [`mma_m16n8k16_f64`]
+/// at half the depth, with the same fragment formulas (A elements `a[i]` at (row
+/// `g + 8 (i % 2)`, column `t + 4 (i / 2)`), B elements `b_[i]` at (row `t + 4 i`, column `g`),
+/// C and D as there), so a 16-deep fragment is two of these: elements 0..4 of A and 0..2 of B
+/// for k 0..8, the rest for k 8..16. The whole warp must execute it; below sm_90 the kernel
+/// does not compile.
+pub fn mma_m16n8k8_f64(a: [Val<f64>; 4], b_: [Val<f64>; 2], c: Vec4<f64>) -> Vec4<f64> {
+    let av = b(|b| b.make_vector(&a.map(|v| v.v)));
+    let bv = b(|b| b.make_vector(&b_.map(|v| v.v)));
+    VecVal::from_ir_value(intrinsic_value(
+        &intrinsics::tensor::DMMA8,
+        &[],
+        &[],
+        vec![av, bv, c.v],
+        Type::Vector(ScalarType::F64, 4),
+    ))
+}
+
 /// Packs two halves (`f16`/`bf16`) into a `u32`: `lo` in bits 0..16.
 pub fn pack_half2<H: Elem>(lo: Val<H>, hi: Val<H>) -> Val<u32> {
     let bits = |h: Val<H>| -> Val<u32> {
