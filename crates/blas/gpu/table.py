@@ -3,7 +3,10 @@
 (scripts/vendor_baselines.py cublas: torch/cuBLAS, or numpy with --cpu) in this one process,
 and prints a ratio table last. Usage (repository root, staged binaries):
 
-    python3 crates/blas/gpu/table.py [--ferrocm PATH] [--cpu] [--rows gpu|cpu|smoke|blas3|blas4|dgemm|dmma3|gemm_ex|gbatch|level1]
+    python3 crates/blas/gpu/table.py [--ferrocm PATH] [--prev PATH] [--cpu] [--rows gpu|cpu|smoke|blas3|blas4|dgemm|dmma3|dmma4|gemm_ex|gbatch|level1]
+
+With --prev, each row also runs an earlier build's `ferrocm` on the same request just before this
+one (an A/B in one process tree, the vendor side after both), and the table gains its column.
 """
 import argparse
 import io
@@ -84,6 +87,19 @@ DMMA3_ROWS = [
     ("gemm", "f64_r", "N", "N", 8192, 8192, 8192, 1, 5, ["--family", "dmma16"]),
     ("gemm", "f64_r", "N", "N", 8192, 8192, 8192, 1, 5, ["--family", "dmma16-w32"]),
 ]
+# The 4-warp 64 x 32 tiles in 8-deep steps with double-buffered fragments (GemmFamily::Dmma16K8,
+# cuBLAS's sm90 dgemm shape: 128 x 64 x 16 tiles of 2 x 2 warps, m16n8k8) beside the planner's
+# Dmma16W32, both forced, each followed by cuBLAS; the 8192^3 pair again in the other order.
+DMMA4_ROWS = [
+    ("gemm", "f64_r", "N", "N", 8192, 8192, 8192, 1, 5, ["--family", "dmma16-k8"]),
+    ("gemm", "f64_r", "N", "N", 8192, 8192, 8192, 1, 5, ["--family", "dmma16-w32"]),
+    ("gemm", "f64_r", "N", "N", 4096, 4096, 4096, 1, 10, ["--family", "dmma16-k8"]),
+    ("gemm", "f64_r", "N", "N", 4096, 4096, 4096, 1, 10, ["--family", "dmma16-w32"]),
+    ("gemm", "f64_r", "T", "N", 4096, 4096, 4096, 1, 10, ["--family", "dmma16-k8"]),
+    ("gemm", "f64_r", "T", "N", 4096, 4096, 4096, 1, 10, ["--family", "dmma16-w32"]),
+    ("gemm", "f64_r", "N", "N", 8192, 8192, 8192, 1, 5, ["--family", "dmma16-w32"]),
+    ("gemm", "f64_r", "N", "N", 8192, 8192, 8192, 1, 5, ["--family", "dmma16-k8"]),
+]
 # gemm_ex on half inputs (A, B, C of one type, f32 compute): the Wgmma family (ferrocm-gemm's
 # Hopper kernel) on sm_90a; the batched row is one launch for the whole batch (ferrocm-gemm's
 # batched kernel) where the strides allow it.
@@ -134,13 +150,14 @@ SMOKE_ROWS = [
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--ferrocm", default=".gpu/stage/bin/ferrocm")
+    p.add_argument("--prev", default=None, help="an earlier build's ferrocm, run on each row first")
     p.add_argument("--cpu", action="store_true", help="vendor side on the host (numpy)")
     p.add_argument("--rows", default="gpu", choices=["gpu", "cpu", "smoke", "blas3", "blas4", "dgemm", "dmma3",
-                                                           "gemm_ex", "gbatch", "level1"])
+                                                           "dmma4", "gemm_ex", "gbatch", "level1"])
     p.add_argument("--device", default=None)
     a = p.parse_args()
     rows = {"gpu": GPU_ROWS, "cpu": CPU_ROWS, "smoke": SMOKE_ROWS, "blas3": BLAS3_ROWS, "blas4": BLAS4_ROWS,
-            "dgemm": DGEMM_ROWS, "dmma3": DMMA3_ROWS, "gemm_ex": GEMM_EX_ROWS, "gbatch": GBATCH_ROWS, "level1": LEVEL1_ROWS}[a.rows]
+            "dgemm": DGEMM_ROWS, "dmma3": DMMA3_ROWS, "dmma4": DMMA4_ROWS, "gemm_ex": GEMM_EX_ROWS, "gbatch": GBATCH_ROWS, "level1": LEVEL1_ROWS}[a.rows]
     table = []
     for (f, r, ta, tb, m, n, k, b, reps, *extra) in rows:
         args = ["bench", "blas", "--json", "-f", f, "-r", r, "--transposeA", ta, "--transposeB", tb,
@@ -148,15 +165,18 @@ def main():
         args += extra[0] if extra else []
         if a.device is not None:
             args += ["--device", a.device]
-        ours, note = None, ""
-        try:
-            out = subprocess.run([a.ferrocm] + args, capture_output=True, text=True, timeout=300)
-            if out.returncode == 0:
-                ours = json.loads(out.stdout.strip().splitlines()[-1])
-            else:
-                note = out.stderr.strip().splitlines()[-1] if out.stderr.strip() else f"exit {out.returncode}"
-        except Exception as e:  # a failed row must not hide the others
-            note = str(e)
+        def bench(binary):
+            try:
+                out = subprocess.run([binary] + args, capture_output=True, text=True, timeout=300)
+                if out.returncode == 0:
+                    return json.loads(out.stdout.strip().splitlines()[-1]), ""
+                return None, (out.stderr.strip().splitlines()[-1] if out.stderr.strip() else f"exit {out.returncode}")
+            except Exception as e:  # a failed row must not hide the others
+                return None, str(e)
+
+        prev, note = bench(a.prev) if a.prev else (None, "")
+        ours, n2 = bench(a.ferrocm)
+        note = " ".join(x for x in (note, n2) if x)
         vendor = None
         tf32 = "tf32_r" in (extra[0] if extra else [])
         try:
@@ -168,11 +188,13 @@ def main():
             vendor = json.loads(buf.getvalue().strip().splitlines()[-1])
         except Exception as e:
             note += f" vendor: {e}"
-        print(json.dumps({"row": [f, r, ta, tb, m, n, k, b], "ferrocm": ours, "vendor": vendor, "note": note}), flush=True)
-        table.append((ours, vendor, note, f, r + (" tf32" if tf32 else ""), ta, tb, m, n, k, b))
+        print(json.dumps({"row": [f, r, ta, tb, m, n, k, b], "prev": prev, "ferrocm": ours, "vendor": vendor,
+                          "note": note}), flush=True)
+        table.append((prev, ours, vendor, note, f, r + (" tf32" if tf32 else ""), ta, tb, m, n, k, b))
     print()
-    print(f"{'request':<52} {'ferrocm':>10} {'vendor':>10} {'unit':>8} {'ratio':>7}  family / note")
-    for ours, vendor, note, f, r, ta, tb, m, n, k, b in table:
+    head = f"{'request':<52} {'prev':>10} {'ratio':>7}" if a.prev else "request"
+    print(f"{head:<52} {'ferrocm':>10} {'vendor':>10} {'unit':>8} {'ratio':>7}  family / note")
+    for prev, ours, vendor, note, f, r, ta, tb, m, n, k, b in table:
         req = f"{f} {r} {ta}{tb} {m}x{n}x{k}" + (f" b={b}" if b > 1 else "")
         o = ours["ferrocm"] if ours else None
         v = vendor["value"] if vendor else None
@@ -181,6 +203,10 @@ def main():
         ratio = f"{o / v:.3f}" if o and v else "-"
         fo = f"{o:.1f}" if o else "-"
         fv = f"{v:.1f}" if v else "-"
+        if a.prev:
+            p0 = prev["ferrocm"] if prev else None
+            pr = f"{p0 / v:.3f}" if p0 and v else "-"
+            req = f"{req:<52} {(f'{p0:.1f}' if p0 else '-'):>10} {pr:>7}"
         print(f"{req:<52} {fo:>10} {fv:>10} {unit:>8} {ratio:>7}  {fam} {note}")
 
 

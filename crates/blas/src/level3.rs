@@ -9,7 +9,9 @@
 //!   CPU executor, which emulates it): Hopper's FP64 tensor-core shape `m16n8k16`
 //!   (`kernels::gemm::gemm_dmma16`) with 32 x 32 warp tiles, two 8-warp blocks per
 //!   multiprocessor. [`GemmFamily::Dmma16`] (the same kernel with 64 x 32 warp tiles, one 8-warp
-//!   block per multiprocessor) runs when forced.
+//!   block per multiprocessor) and [`GemmFamily::Dmma16K8`] (64 x 32 warp tiles, two 4-warp
+//!   blocks per multiprocessor, 8-deep `m16n8k8` steps with double-buffered fragments) run when
+//!   forced.
 //! - [`GemmFamily::Dmma`]: real f64 on the other targets with `Feature::MmaSync` (sm_80,
 //!   sm_86, sm_89): the FP64 tensor-core kernel on `m8n8k4` (`kernels::gemm::gemm_dmma`).
 //! - [`GemmFamily::WarpTiled`]: real f32 on targets with `Feature::CpAsync` (sm_80+, and the
@@ -70,6 +72,11 @@ pub enum GemmFamily {
     /// block, at most 128 registers a thread, so two blocks (16 warps) share a multiprocessor
     /// and one block's barrier leaves the other's warps running.
     Dmma16W32,
+    /// [`GemmFamily::Dmma16`]'s 128 x 64 tiles of 4 warps (64 x 32 each, two blocks per
+    /// multiprocessor) multiplied in 8-deep steps (`mma.sync.m16n8k8.f64`) with double-buffered
+    /// fragments: each step's operands are loaded while the previous step's MMAs run, across the
+    /// slab barrier too.
+    Dmma16K8,
     /// Real f32 on `cp.async` targets (sm_80+) with 16-byte aligned operands: 128 x 128 tiles
     /// of C per 8-warp block, 64 x 32 per warp, 8 x 8 per thread, K in 8-deep slabs through
     /// two shared buffers, at most 128 registers so two blocks share a multiprocessor.
@@ -136,10 +143,13 @@ impl Handle {
             GemmFamily::Dmma if ty != DataType::F64 || !target.has(Feature::MmaSync) => {
                 Some("Dmma runs real f64 on targets with mma.sync (sm_80 or newer)")
             }
-            GemmFamily::Dmma16 | GemmFamily::Dmma16W32
+            GemmFamily::Dmma16 | GemmFamily::Dmma16W32 | GemmFamily::Dmma16K8
                 if ty != DataType::F64 || !target.has(Feature::MmaF64M16) =>
             {
-                Some("Dmma16 and Dmma16W32 run real f64 on targets with mma.sync f64 m16n8k16 (sm_90 or newer)")
+                Some(
+                    "Dmma16, Dmma16W32 and Dmma16K8 run real f64 on targets with mma.sync f64 m16n8k16 and \
+                     m16n8k8 (sm_90 or newer)",
+                )
             }
             GemmFamily::WarpTiled if ty != DataType::F32 || !aligned16 || !target.has(Feature::CpAsync) => Some(
                 "WarpTiled runs real f32 on targets with cp.async (sm_80 or newer), A and B 16-byte aligned \
@@ -344,6 +354,7 @@ impl Handle {
             | GemmFamily::Dmma
             | GemmFamily::Dmma16
             | GemmFamily::Dmma16W32
+            | GemmFamily::Dmma16K8
             | GemmFamily::WarpTiled
             | GemmFamily::Wgmma => {
                 check_gemm_kernel_limits(spans, if T::COMPLEX { 2 } else { 1 }, batch_count)?;
@@ -388,11 +399,14 @@ impl Handle {
                     }
                     return Ok(());
                 }
-                if matches!(family, GemmFamily::Dmma | GemmFamily::Dmma16 | GemmFamily::Dmma16W32) {
+                if matches!(
+                    family,
+                    GemmFamily::Dmma | GemmFamily::Dmma16 | GemmFamily::Dmma16W32 | GemmFamily::Dmma16K8
+                ) {
                     use kernels::gemm::{
                         dmma16_bn, dmma16_shared_bytes, dmma16_threads, dmma_bn, dmma_shared_bytes,
-                        dmma_threads, gemm_dmma, gemm_dmma16, DMMA16_NARROW, DMMA16_W32, DMMA16_WIDE,
-                        DMMA_BM,
+                        dmma_threads, gemm_dmma, gemm_dmma16, DMMA16_K8, DMMA16_NARROW, DMMA16_W32,
+                        DMMA16_WIDE, DMMA_BM,
                     };
                     // Dmma and Dmma16: 128 x 128 tiles (16 warps a block with m8n8k4, 8 with
                     // m16n8k16) when they alone fill every multiprocessor; 128 x 64 (half the
@@ -403,6 +417,7 @@ impl Handle {
                     let wide = tiles(dmma_bn(true)) >= s.device().properties().compute_units as u64;
                     let geo = match family {
                         GemmFamily::Dmma16W32 => Some(DMMA16_W32),
+                        GemmFamily::Dmma16K8 => Some(DMMA16_K8),
                         GemmFamily::Dmma16 if wide => Some(DMMA16_WIDE),
                         GemmFamily::Dmma16 => Some(DMMA16_NARROW),
                         _ => None,
@@ -433,6 +448,7 @@ impl Handle {
                         ($ta:literal, $tb:literal) => {
                             match geo {
                                 Some(DMMA16_W32) => go16!($ta, $tb, DMMA16_W32),
+                                Some(DMMA16_K8) => go16!($ta, $tb, DMMA16_K8),
                                 Some(DMMA16_WIDE) => go16!($ta, $tb, DMMA16_WIDE),
                                 Some(_) => go16!($ta, $tb, DMMA16_NARROW),
                                 None => bools!(ka.device => DSA, bools!(kb.device => DSB, bools!(wide => WIDE, {

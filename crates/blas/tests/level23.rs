@@ -189,6 +189,7 @@ fn gemm<T: Scalar>(c: &Case, t: &Target, seed: u64) {
             "dmma" => GemmFamily::Dmma,
             "dmma16" => GemmFamily::Dmma16,
             "dmma16-w32" => GemmFamily::Dmma16W32,
+            "dmma16-k8" => GemmFamily::Dmma16K8,
             "simt" => GemmFamily::Simt,
             "wgmma" => GemmFamily::Wgmma,
             other => panic!("family {other}"),

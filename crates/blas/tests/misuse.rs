@@ -147,6 +147,11 @@ fn cases() -> Vec<Case> {
             GemmForced { family: GemmFamily::Dmma16W32 },
             ("Unsupported", "family"),
         ),
+        case(
+            "gemm f32 forced onto Dmma16K8",
+            GemmForced { family: GemmFamily::Dmma16K8 },
+            ("Unsupported", "family"),
+        ),
         case("gemm f32 forced onto Dmma", GemmForced { family: GemmFamily::Dmma }, ("Unsupported", "family")),
         case("gemm tf32 T, N with lda 5 forced onto Wgmma", GemmTf32ForcedLda5, ("Unsupported", "family")),
         case(

@@ -620,6 +620,11 @@ pub const DMMA16_WIDE: u32 = 1;
 /// multiprocessor (at most 128 registers a thread): twice the warps of [`DMMA16_WIDE`] on a
 /// multiprocessor, and two blocks whose barriers do not stop each other.
 pub const DMMA16_W32: u32 = 2;
+/// [`DMMA16_NARROW`]'s tiles (4 warps of 64 x 32 on 128 x 64, two blocks per multiprocessor)
+/// multiplied in 8-deep steps (`mma.m16n8k8.f64`, two per slab) whose fragments are double
+/// buffered: the next step's are loaded while the current step's MMAs run, across the slab
+/// barrier too, so a warp reaches each barrier with its next operands already asked for.
+pub const DMMA16_K8: u32 = 3;
 
 /// Columns of C per block of [`gemm_dmma16`] in geometry `geo`.
 pub const fn dmma16_bn(geo: u32) -> u32 {
@@ -886,11 +891,77 @@ fn dmma16_frag(
     f: &VarArray<Val<f64>>,
     #[comptime] at: usize,
 ) {
-    for i in 0..pairs {
+    dmma16_frag_part(sm, base, 0, pairs, step, off, f, at);
+}
+
+/// Pairs `first..first + pairs` of [`dmma16_frag`]'s fragment into `f[at..]` (pair `first` at
+/// `f[at]`): half of a 16-deep fragment is an 8-deep one ([`mma_m16n8k8_f64`]), A's pairs
+/// `2 h` and `2 h + 1` and B's pair `h` for k `8 h..8 h + 8`.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn dmma16_frag_part(
+    sm: Shared<f64>,
+    base: u32,
+    #[comptime] first: usize,
+    #[comptime] pairs: usize,
+    #[comptime] step: u32,
+    #[comptime] off: u32,
+    f: &VarArray<Val<f64>>,
+    #[comptime] at: usize,
+) {
+    for j in 0..pairs {
+        let i = first + j;
         let e = dmma16_swizzle_c(4 * i as u32);
         let v = sm.load2((base ^ e) + (i as u32) * step + off);
-        f.set(at + 2 * i, v.get(0));
-        f.set(at + 2 * i + 1, v.get(1));
+        f.set(at + 2 * j, v.get(0));
+        f.set(at + 2 * j + 1, v.get(1));
+    }
+}
+
+/// [`DMMA16_K8`]'s operands of one 8-deep step: half `h` of the slab in the stage at A offset
+/// `sa` and B offset `sb` (16-byte units, the lane's own, as [`gemm_dmma16`]'s `sa`/`sbs`), into
+/// fragment set `set` (A's four m-tiles at `fa[16 set + 4 mt..]`, B's four n-tiles at
+/// `fb[8 set + 2 nt..]`): 8 + 4 `LDS.128`.
+#[device]
+fn dmma8_frags(
+    sm: Shared<f64>,
+    sa: u32,
+    sb: u32,
+    #[comptime] bn: u32,
+    #[comptime] h: usize,
+    #[comptime] set: usize,
+    fa: &VarArray<Val<f64>>,
+    fb: &VarArray<Val<f64>>,
+) {
+    for mt in 0..4usize {
+        dmma16_frag_part(sm, sa, 2 * h, 2, 2 * DMMA_BM, (8 * mt) as u32, fa, 16 * set + 4 * mt);
+    }
+    for nt in 0..4usize {
+        dmma16_frag_part(sm, sb, h, 1, 4 * bn, (8 * nt) as u32, fb, 8 * set + 2 * nt);
+    }
+}
+
+/// The 16 `mma.m16n8k8.f64` of one 8-deep step on a 64 x 32 warp tile, fragment set `set` of
+/// [`dmma8_frags`].
+#[device]
+fn dmma8_mmas(
+    acc: &VarArray<Val<f64>>,
+    fa: &VarArray<Val<f64>>,
+    fb: &VarArray<Val<f64>>,
+    #[comptime] set: usize,
+) {
+    for mt in 0..4usize {
+        for nt in 0..4usize {
+            let (a, b, c) = (16 * set + 4 * mt, 8 * set + 2 * nt, 4 * (4 * mt + nt));
+            let d = mma_m16n8k8_f64(
+                [fa.get(a), fa.get(a + 1), fa.get(a + 2), fa.get(a + 3)],
+                [fb.get(b), fb.get(b + 1)],
+                vec4(acc.get(c), acc.get(c + 1), acc.get(c + 2), acc.get(c + 3)),
+            );
+            for i in 0..4usize {
+                acc.set(c + i, d.get(i));
+            }
+        }
     }
 }
 
@@ -973,7 +1044,18 @@ pub fn gemm_dmma16<const TA: u32, const TB: u32, const DSA: bool, const DSB: boo
     // A's stages, then B's from `sb0` (in f64); a stage of A is `bk` k-rows of 128, of B of `bn`.
     let sb0 = DMMA16_STAGES * bk * DMMA_BM;
     let acc = var_array(16 * mts, 0.0f64);
-    let fa = var_array(if mts == 4 { 8 } else { 8 * mts }, 0.0f64);
+    let k8 = GEO == DMMA16_K8;
+    let fa = var_array(
+        if k8 {
+            32
+        } else if mts == 4 {
+            8
+        } else {
+            8 * mts
+        },
+        0.0f64,
+    );
+    // K8: two sets of 8-deep fragments (A 16 values and B 8 a set), as many as one 16-deep set.
     let fb = var_array(if mts == 4 { 16 } else { 4 }, 0.0f64);
     let lane = lane_id();
     let warp = thread_idx_x() >> 5u32;
@@ -1005,88 +1087,179 @@ pub fn gemm_dmma16<const TA: u32, const TB: u32, const DSA: bool, const DSB: boo
     let whole_b = col0 + bn <= n;
     // alpha = 0 reads neither A nor B (uniform over the block, so the barriers agree).
     if ar != 0.0f64 {
-        let tiles = (k + (bk - 1)) / bk;
-        for s in 0..(DMMA16_STAGES - 1) as usize {
-            if (s as u32) < tiles {
-                let k0 = (s as u32) * bk;
-                let (st_a, st_b) = ((s as u32) * (bk * DMMA_BM), sb0 + (s as u32) * (bk * bn));
-                dmma16_copy(false, TA == 0, DMMA_BM, threads, sm, st_a, a, lda, m, k, whole_a, k0, tha);
-                dmma16_copy(true, TB != 0, bn, threads, sm, st_b, b, ldb, n, k, whole_b, k0, thb);
+        if k8 {
+            // Every stage of the ring in flight before the first barrier; then per slab kt: half 1's
+            // fragments (set 1) asked for, half 0's MMAs (set 0, loaded before), the barrier that
+            // makes slab kt + 1 visible (and tells every warp that stage kt is no longer read: both
+            // its halves were asked for before it), slab kt + 1's half 0 into set 0, the copies of
+            // slab kt + 4 into stage kt's place, half 1's MMAs. A warp's MMAs always have the next
+            // step's loads in flight behind them.
+            let tiles = (k + (bk - 1)) / bk;
+            for s in 0..DMMA16_STAGES as usize {
+                if (s as u32) < tiles {
+                    let k0 = (s as u32) * bk;
+                    let (st_a, st_b) = ((s as u32) * (bk * DMMA_BM), sb0 + (s as u32) * (bk * bn));
+                    dmma16_copy(false, TA == 0, DMMA_BM, threads, sm, st_a, a, lda, m, k, whole_a, k0, tha);
+                    dmma16_copy(true, TB != 0, bn, threads, sm, st_b, b, ldb, n, k, whole_b, k0, thb);
+                }
+                cp_async_commit();
             }
-            cp_async_commit();
-        }
-        let mut kt = 0u32;
-        while kt < tiles {
-            // Slab kt has landed (at most STAGES - 2 younger groups in flight); the barrier
-            // also tells every warp that slab kt - 1's stage is no longer read.
-            cp_async_wait(DMMA16_STAGES - 2);
+            cp_async_wait(DMMA16_STAGES - 1);
             sync_threads();
-            let next = kt + (DMMA16_STAGES - 1);
-            if next < tiles {
-                let (k0, sn) = (next * bk, next & (DMMA16_STAGES - 1));
-                dmma16_copy(
-                    false,
-                    TA == 0,
-                    DMMA_BM,
-                    threads,
+            dmma8_frags(sm, offa, offb, bn, 0, 0, &fa, &fb);
+            let mut kt = 0u32;
+            while kt < tiles {
+                let st = kt & (DMMA16_STAGES - 1);
+                dmma8_frags(
                     sm,
-                    sn * (bk * DMMA_BM),
-                    a,
-                    lda,
-                    m,
-                    k,
-                    whole_a,
-                    k0,
-                    tha,
-                );
-                dmma16_copy(
-                    true,
-                    TB != 0,
+                    st * (bk * DMMA_BM / 2) + offa,
+                    st * (bk * bn / 2) + offb,
                     bn,
-                    threads,
-                    sm,
-                    sb0 + sn * (bk * bn),
-                    b,
-                    ldb,
-                    n,
-                    k,
-                    whole_b,
-                    k0,
-                    thb,
+                    1,
+                    1,
+                    &fa,
+                    &fb,
                 );
-            }
-            cp_async_commit();
-            let st = kt & (DMMA16_STAGES - 1);
-            // Stage offsets in 16-byte units.
-            let sa = st * (bk * DMMA_BM / 2) + offa;
-            let sbs = st * (bk * bn / 2) + offb;
-            if mts == 4 {
-                // 64 x 32: B's four n-tiles stay (32 registers), A comes m-tile by m-tile (16).
-                for nt in 0..4usize {
-                    dmma16_frag(sm, sbs, 2, 4 * bn, (8 * nt) as u32, &fb, 4 * nt);
+                dmma8_mmas(&acc, &fa, &fb, 0);
+                if kt + 1u32 < tiles {
+                    // Slab kt + 1 has landed (slabs kt + 2 and kt + 3 may still be in flight).
+                    cp_async_wait(DMMA16_STAGES - 2);
+                    sync_threads();
+                    let sn = (kt + 1u32) & (DMMA16_STAGES - 1);
+                    dmma8_frags(
+                        sm,
+                        sn * (bk * DMMA_BM / 2) + offa,
+                        sn * (bk * bn / 2) + offb,
+                        bn,
+                        0,
+                        0,
+                        &fa,
+                        &fb,
+                    );
                 }
-                for mt in 0..mts {
-                    dmma16_frag(sm, sa, 4, 2 * DMMA_BM, (8 * mt) as u32, &fa, 0);
+                dmma8_mmas(&acc, &fa, &fb, 1);
+                let next = kt + DMMA16_STAGES;
+                if next < tiles {
+                    let k0 = next * bk;
+                    dmma16_copy(
+                        false,
+                        TA == 0,
+                        DMMA_BM,
+                        threads,
+                        sm,
+                        st * (bk * DMMA_BM),
+                        a,
+                        lda,
+                        m,
+                        k,
+                        whole_a,
+                        k0,
+                        tha,
+                    );
+                    dmma16_copy(
+                        true,
+                        TB != 0,
+                        bn,
+                        threads,
+                        sm,
+                        sb0 + st * (bk * bn),
+                        b,
+                        ldb,
+                        n,
+                        k,
+                        whole_b,
+                        k0,
+                        thb,
+                    );
+                }
+                cp_async_commit();
+                kt += 1u32;
+            }
+            cp_async_wait(0);
+        } else {
+            let tiles = (k + (bk - 1)) / bk;
+            for s in 0..(DMMA16_STAGES - 1) as usize {
+                if (s as u32) < tiles {
+                    let k0 = (s as u32) * bk;
+                    let (st_a, st_b) = ((s as u32) * (bk * DMMA_BM), sb0 + (s as u32) * (bk * bn));
+                    dmma16_copy(false, TA == 0, DMMA_BM, threads, sm, st_a, a, lda, m, k, whole_a, k0, tha);
+                    dmma16_copy(true, TB != 0, bn, threads, sm, st_b, b, ldb, n, k, whole_b, k0, thb);
+                }
+                cp_async_commit();
+            }
+            let mut kt = 0u32;
+            while kt < tiles {
+                // Slab kt has landed (at most STAGES - 2 younger groups in flight); the barrier
+                // also tells every warp that slab kt - 1's stage is no longer read.
+                cp_async_wait(DMMA16_STAGES - 2);
+                sync_threads();
+                let next = kt + (DMMA16_STAGES - 1);
+                if next < tiles {
+                    let (k0, sn) = (next * bk, next & (DMMA16_STAGES - 1));
+                    dmma16_copy(
+                        false,
+                        TA == 0,
+                        DMMA_BM,
+                        threads,
+                        sm,
+                        sn * (bk * DMMA_BM),
+                        a,
+                        lda,
+                        m,
+                        k,
+                        whole_a,
+                        k0,
+                        tha,
+                    );
+                    dmma16_copy(
+                        true,
+                        TB != 0,
+                        bn,
+                        threads,
+                        sm,
+                        sb0 + sn * (bk * bn),
+                        b,
+                        ldb,
+                        n,
+                        k,
+                        whole_b,
+                        k0,
+                        thb,
+                    );
+                }
+                cp_async_commit();
+                let st = kt & (DMMA16_STAGES - 1);
+                // Stage offsets in 16-byte units.
+                let sa = st * (bk * DMMA_BM / 2) + offa;
+                let sbs = st * (bk * bn / 2) + offb;
+                if mts == 4 {
+                    // 64 x 32: B's four n-tiles stay (32 registers), A comes m-tile by m-tile (16).
                     for nt in 0..4usize {
-                        dmma16_mma(&acc, 4 * (4 * mt + nt), &fa, 0, &fb, 4 * nt);
+                        dmma16_frag(sm, sbs, 2, 4 * bn, (8 * nt) as u32, &fb, 4 * nt);
                     }
-                }
-            } else {
-                // 32 x 32: A's two m-tiles stay (32 registers), B comes n-tile by n-tile (8): the
-                // fewest fragment registers live, as 128 registers hold 112 of data.
-                for mt in 0..mts {
-                    dmma16_frag(sm, sa, 4, 2 * DMMA_BM, (8 * mt) as u32, &fa, 8 * mt);
-                }
-                for nt in 0..4usize {
-                    dmma16_frag(sm, sbs, 2, 4 * bn, (8 * nt) as u32, &fb, 0);
                     for mt in 0..mts {
-                        dmma16_mma(&acc, 4 * (4 * mt + nt), &fa, 8 * mt, &fb, 0);
+                        dmma16_frag(sm, sa, 4, 2 * DMMA_BM, (8 * mt) as u32, &fa, 0);
+                        for nt in 0..4usize {
+                            dmma16_mma(&acc, 4 * (4 * mt + nt), &fa, 0, &fb, 4 * nt);
+                        }
+                    }
+                } else {
+                    // 32 x 32: A's two m-tiles stay (32 registers), B comes n-tile by n-tile (8): the
+                    // fewest fragment registers live, as 128 registers hold 112 of data.
+                    for mt in 0..mts {
+                        dmma16_frag(sm, sa, 4, 2 * DMMA_BM, (8 * mt) as u32, &fa, 8 * mt);
+                    }
+                    for nt in 0..4usize {
+                        dmma16_frag(sm, sbs, 2, 4 * bn, (8 * nt) as u32, &fb, 0);
+                        for mt in 0..mts {
+                            dmma16_mma(&acc, 4 * (4 * mt + nt), &fa, 8 * mt, &fb, 0);
+                        }
                     }
                 }
+                kt += 1u32;
             }
-            kt += 1u32;
+            cp_async_wait(0);
         }
-        cp_async_wait(0);
     }
     // beta is read after the slab loop: a device beta would hold two registers through it.
     let br = scalar(DSB, b_re, &beta, 0u32);

@@ -283,20 +283,24 @@ mod ptx {
 
     #[test]
     fn dgemm16_uses_hoppers_fp64_shape_and_cp_async() {
-        use gemm::{gemm_dmma16, DMMA16_NARROW as NARROW, DMMA16_W32 as W32, DMMA16_WIDE as WIDE};
+        use gemm::{
+            gemm_dmma16, DMMA16_K8 as K8, DMMA16_NARROW as NARROW, DMMA16_W32 as W32, DMMA16_WIDE as WIDE,
+        };
         // Each geometry with A stored along the tile (N) and along K (T): the copy mappings differ.
         for (name, limits, ptx) in [
             ("gemm_dmma16", (128, 2), gemm_dmma16::kernel::<1, 0, false, false, NARROW>()),
             ("gemm_dmma16_wide", (256, 1), gemm_dmma16::kernel::<0, 0, false, false, WIDE>()),
             ("gemm_dmma16_w32", (256, 2), gemm_dmma16::kernel::<0, 0, false, false, W32>()),
             ("gemm_dmma16_w32_tn", (256, 2), gemm_dmma16::kernel::<1, 0, false, false, W32>()),
+            ("gemm_dmma16_k8", (128, 2), gemm_dmma16::kernel::<0, 0, false, false, K8>()),
         ] {
             let ptx = ptx.unwrap().ptx("sm_90").unwrap();
             dump(name, &ptx);
+            let shape = if name.ends_with("k8") { "m16n8k8" } else { "m16n8k16" };
             has(
                 &ptx,
                 &[
-                    "mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64",
+                    &format!("mma.sync.aligned.{shape}.row.col.f64.f64.f64.f64"),
                     "cp.async",
                     "cp.async.wait_group 2",
                     "ld.shared.v2.f64",
@@ -317,7 +321,9 @@ mod ptx {
     /// spills.
     #[test]
     fn dgemm16_every_variant_lowers() {
-        use gemm::{gemm_dmma16, DMMA16_NARROW as NARROW, DMMA16_W32 as W32, DMMA16_WIDE as WIDE};
+        use gemm::{
+            gemm_dmma16, DMMA16_K8 as K8, DMMA16_NARROW as NARROW, DMMA16_W32 as W32, DMMA16_WIDE as WIDE,
+        };
         macro_rules! each {
             ($($ta:literal $tb:literal $dsa:literal $dsb:literal),*) => {
                 $(
@@ -325,6 +331,7 @@ mod ptx {
                         (NARROW, gemm_dmma16::kernel::<$ta, $tb, $dsa, $dsb, NARROW>()),
                         (WIDE, gemm_dmma16::kernel::<$ta, $tb, $dsa, $dsb, WIDE>()),
                         (W32, gemm_dmma16::kernel::<$ta, $tb, $dsa, $dsb, W32>()),
+                        (K8, gemm_dmma16::kernel::<$ta, $tb, $dsa, $dsb, K8>()),
                     ] {
                         let name = format!(
                             "gemm_dmma16_g{geo}_{}{}_{}{}",
@@ -332,7 +339,8 @@ mod ptx {
                         );
                         let ptx = k.unwrap().ptx("sm_90").unwrap();
                         dump(&name, &ptx);
-                        has(&ptx, &["mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64"], &name);
+                        let shape = if geo == K8 { "m16n8k8" } else { "m16n8k16" };
+                        has(&ptx, &[&format!("mma.sync.aligned.{shape}.row.col.f64.f64.f64.f64")], &name);
                     }
                 )*
             };

@@ -46,7 +46,7 @@ pub struct Args {
     /// everywhere, the CPU executor on the CPU device).
     #[arg(long, default_value = "auto")]
     engine: String,
-    /// Forces the GEMM kernel family (simt, dmma, dmma16, dmma16-w32, warp-tiled, native); default: the
+    /// Forces the GEMM kernel family (simt, dmma, dmma16, dmma16-w32, dmma16-k8, warp-tiled, native); default: the
     /// planner's choice.
     #[arg(long)]
     family: Option<String>,
@@ -159,9 +159,12 @@ fn bench<T: Scalar>(a: &Args, dev: &Device) -> Result<()> {
             "dmma" => GemmFamily::Dmma,
             "dmma16" => GemmFamily::Dmma16,
             "dmma16-w32" => GemmFamily::Dmma16W32,
+            "dmma16-k8" => GemmFamily::Dmma16K8,
             "warp-tiled" => GemmFamily::WarpTiled,
             "native" => GemmFamily::Native,
-            f => bail!("family {f:?}: expected simt, dmma, dmma16, dmma16-w32, warp-tiled or native"),
+            f => bail!(
+                "family {f:?}: expected simt, dmma, dmma16, dmma16-w32, dmma16-k8, warp-tiled or native"
+            ),
         }));
     }
     let mut rng = Rng::fresh();
