@@ -1888,14 +1888,20 @@ fn dmma16_host(a: &[f64], b: &[f64], c: &[f64], a_at: impl Fn(usize, usize) -> (
     want
 }
 
-#[test]
-fn tensor_core_mma_f64_m16n8k16() {
+/// Runs `kernel` (a tile kernel of `dmma16_tile`'s form for the FP64 `shape`, "m16n8k16" or
+/// "m16n8k8") on random operands against the host product, checks that the check would see a
+/// permuted fragment layout, that the PTX holds the shape's `mma`, and that sm_80 refuses it.
+fn check_dmma_tile(
+    name: &str,
+    kernel: fn() -> Result<std::sync::Arc<ferrocm_kernel::CompiledKernel>, ferrocm_kernel::KernelError>,
+    shape: &str,
+) {
     let mut r = Rng::new();
     let f = |r: &mut Rng, n| r.f64s(n, -1.0, 1.0);
     let (a, b, c) = (f(&mut r, 512), f(&mut r, 256), f(&mut r, 128));
     let want = dmma16_host(&a, &b, &c, |i, k| (i, k));
     // 32 products per element: the bound covers any summation order.
-    let o = Launch::new("dmma16_tile", dmma16_tile::kernel(), 1, 32)
+    let o = Launch::new(name, kernel(), 1, 32)
         .buf(&a)
         .buf(&b)
         .buf(&c)
@@ -1903,21 +1909,23 @@ fn tensor_core_mma_f64_m16n8k16() {
         .gpu_tol_exact(1e-13, 1e-13)
         .run();
     let got = o.get::<f64>(3);
-    check_close("f64 mma m16n8k16", &got, &want, 1e-13, 1e-13);
+    check_close(&format!("f64 mma {shape}"), &got, &want, 1e-13, 1e-13);
     // The check sees the layout: A's two row halves swapped (a_i's `8 (i % 2)` read as
     // `8 (i / 2 % 2)`, what a layout permuted inside the fragment computes) differs by far more
     // than the bound in some element.
     let permuted = dmma16_host(&a, &b, &c, |i, k| ((i + 8 * (k / 4 % 2)) % 16, k));
     let worst = got.iter().zip(&permuted).map(|(g, p)| (g - p).abs()).fold(0.0, f64::max);
     assert!(worst > 1e-3, "a permuted A layout agrees within {worst:e}: the check cannot see the layout");
-    assert!(dmma16_tile::kernel()
-        .unwrap()
-        .ptx("sm_90")
-        .unwrap()
-        .contains("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64"));
+    let op = format!("mma.sync.aligned.{shape}.row.col.f64.f64.f64.f64");
+    assert!(kernel().unwrap().ptx("sm_90").unwrap().contains(&op), "{name}: no {op}");
     // Below sm_90 the shape does not exist: the kernel must not compile there.
-    let e = dmma16_tile::kernel().unwrap().ptx("sm_80").expect_err("no f64 m16n8k16 on sm_80");
+    let e = kernel().unwrap().ptx("sm_80").expect_err("no f64 m16n8k* on sm_80");
     assert!(e.to_string().contains("needs mma.sync f64 m16n8k16 (sm_90 or newer), but"), "{e}");
+}
+
+#[test]
+fn tensor_core_mma_f64_m16n8k16() {
+    check_dmma_tile("dmma16_tile", dmma16_tile::kernel, "m16n8k16");
 }
 
 /// `dmma16_tile`'s product as four 16x8x8 steps (each 16-deep step split at k = 8), the 8-deep
@@ -1954,30 +1962,7 @@ fn dmma8_tile(a: &[f64], b: &[f64], c: &[f64], d: &mut [f64]) {
 
 #[test]
 fn tensor_core_mma_f64_m16n8k8() {
-    let mut r = Rng::new();
-    let f = |r: &mut Rng, n| r.f64s(n, -1.0, 1.0);
-    let (a, b, c) = (f(&mut r, 512), f(&mut r, 256), f(&mut r, 128));
-    let want = dmma16_host(&a, &b, &c, |i, k| (i, k));
-    let o = Launch::new("dmma8_tile", dmma8_tile::kernel(), 1, 32)
-        .buf(&a)
-        .buf(&b)
-        .buf(&c)
-        .buf(&vec![0f64; 128])
-        .gpu_tol_exact(1e-13, 1e-13)
-        .run();
-    let got = o.get::<f64>(3);
-    check_close("f64 mma m16n8k8", &got, &want, 1e-13, 1e-13);
-    // A's row halves swapped inside the fragment: far outside the bound somewhere.
-    let permuted = dmma16_host(&a, &b, &c, |i, k| ((i + 8 * (k / 4 % 2)) % 16, k));
-    let worst = got.iter().zip(&permuted).map(|(g, p)| (g - p).abs()).fold(0.0, f64::max);
-    assert!(worst > 1e-3, "a permuted A layout agrees within {worst:e}: the check cannot see the layout");
-    assert!(dmma8_tile::kernel()
-        .unwrap()
-        .ptx("sm_90")
-        .unwrap()
-        .contains("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64"));
-    let e = dmma8_tile::kernel().unwrap().ptx("sm_80").expect_err("no f64 m16n8k8 on sm_80");
-    assert!(e.to_string().contains("needs mma.sync f64 m16n8k16 (sm_90 or newer), but"), "{e}");
+    check_dmma_tile("dmma8_tile", dmma8_tile::kernel, "m16n8k8");
 }
 
 // ------------------------------------------------------------------ errors the executor reports

@@ -873,6 +873,37 @@ fn dmma16_copy(
     }
 }
 
+/// Slab `k0 / DMMA16_BK` of A and of B into ring stage `st` of [`gemm_dmma16`] (A's stages
+/// first, then B's): the two [`dmma16_copy`] calls of one slab, A along the tile when `a_along`
+/// (op(A) = N), B along K when `b_along` (op(B) = T).
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn dmma16_copy_slab(
+    #[comptime] a_along: bool,
+    #[comptime] b_along: bool,
+    #[comptime] bn: u32,
+    #[comptime] threads: u32,
+    sm: Shared<f64>,
+    st: u32,
+    a: &[f64],
+    lda: u32,
+    b: &[f64],
+    ldb: u32,
+    m: u32,
+    n: u32,
+    k: u32,
+    whole_a: bool,
+    whole_b: bool,
+    k0: u32,
+    tha: Vec2<u32>,
+    thb: Vec2<u32>,
+) {
+    let bk = DMMA16_BK;
+    let sb0 = DMMA16_STAGES * bk * DMMA_BM;
+    dmma16_copy(false, a_along, DMMA_BM, threads, sm, st * (bk * DMMA_BM), a, lda, m, k, whole_a, k0, tha);
+    dmma16_copy(true, b_along, bn, threads, sm, sb0 + st * (bk * bn), b, ldb, n, k, whole_b, k0, thb);
+}
+
 /// Loads `pairs` 16-byte pairs of the lane's fragment into `f[at..]`: pair `i` at `base ^ s(4 i)`
 /// ([`dmma16_swizzle`]) plus `i step + off` (16-byte units in the stage, see [`gemm_dmma16`]).
 /// A's fragment of m-tile `mt` (8 values, `pairs` 4, `step` `2 DMMA_BM`, `off` `8 mt`, `base` the
@@ -1097,10 +1128,27 @@ pub fn gemm_dmma16<const TA: u32, const TB: u32, const DSA: bool, const DSB: boo
             let tiles = (k + (bk - 1)) / bk;
             for s in 0..DMMA16_STAGES as usize {
                 if (s as u32) < tiles {
-                    let k0 = (s as u32) * bk;
-                    let (st_a, st_b) = ((s as u32) * (bk * DMMA_BM), sb0 + (s as u32) * (bk * bn));
-                    dmma16_copy(false, TA == 0, DMMA_BM, threads, sm, st_a, a, lda, m, k, whole_a, k0, tha);
-                    dmma16_copy(true, TB != 0, bn, threads, sm, st_b, b, ldb, n, k, whole_b, k0, thb);
+                    let (st, k0) = (s as u32, (s as u32) * bk);
+                    dmma16_copy_slab(
+                        TA == 0,
+                        TB != 0,
+                        bn,
+                        threads,
+                        sm,
+                        st,
+                        a,
+                        lda,
+                        b,
+                        ldb,
+                        m,
+                        n,
+                        k,
+                        whole_a,
+                        whole_b,
+                        k0,
+                        tha,
+                        thb,
+                    );
                 }
                 cp_async_commit();
             }
@@ -1141,34 +1189,24 @@ pub fn gemm_dmma16<const TA: u32, const TB: u32, const DSA: bool, const DSB: boo
                 let next = kt + DMMA16_STAGES;
                 if next < tiles {
                     let k0 = next * bk;
-                    dmma16_copy(
-                        false,
+                    dmma16_copy_slab(
                         TA == 0,
-                        DMMA_BM,
-                        threads,
-                        sm,
-                        st * (bk * DMMA_BM),
-                        a,
-                        lda,
-                        m,
-                        k,
-                        whole_a,
-                        k0,
-                        tha,
-                    );
-                    dmma16_copy(
-                        true,
                         TB != 0,
                         bn,
                         threads,
                         sm,
-                        sb0 + st * (bk * bn),
+                        st,
+                        a,
+                        lda,
                         b,
                         ldb,
+                        m,
                         n,
                         k,
+                        whole_a,
                         whole_b,
                         k0,
+                        tha,
                         thb,
                     );
                 }
@@ -1180,10 +1218,27 @@ pub fn gemm_dmma16<const TA: u32, const TB: u32, const DSA: bool, const DSB: boo
             let tiles = (k + (bk - 1)) / bk;
             for s in 0..(DMMA16_STAGES - 1) as usize {
                 if (s as u32) < tiles {
-                    let k0 = (s as u32) * bk;
-                    let (st_a, st_b) = ((s as u32) * (bk * DMMA_BM), sb0 + (s as u32) * (bk * bn));
-                    dmma16_copy(false, TA == 0, DMMA_BM, threads, sm, st_a, a, lda, m, k, whole_a, k0, tha);
-                    dmma16_copy(true, TB != 0, bn, threads, sm, st_b, b, ldb, n, k, whole_b, k0, thb);
+                    let (st, k0) = (s as u32, (s as u32) * bk);
+                    dmma16_copy_slab(
+                        TA == 0,
+                        TB != 0,
+                        bn,
+                        threads,
+                        sm,
+                        st,
+                        a,
+                        lda,
+                        b,
+                        ldb,
+                        m,
+                        n,
+                        k,
+                        whole_a,
+                        whole_b,
+                        k0,
+                        tha,
+                        thb,
+                    );
                 }
                 cp_async_commit();
             }
@@ -1196,34 +1251,24 @@ pub fn gemm_dmma16<const TA: u32, const TB: u32, const DSA: bool, const DSB: boo
                 let next = kt + (DMMA16_STAGES - 1);
                 if next < tiles {
                     let (k0, sn) = (next * bk, next & (DMMA16_STAGES - 1));
-                    dmma16_copy(
-                        false,
+                    dmma16_copy_slab(
                         TA == 0,
-                        DMMA_BM,
-                        threads,
-                        sm,
-                        sn * (bk * DMMA_BM),
-                        a,
-                        lda,
-                        m,
-                        k,
-                        whole_a,
-                        k0,
-                        tha,
-                    );
-                    dmma16_copy(
-                        true,
                         TB != 0,
                         bn,
                         threads,
                         sm,
-                        sb0 + sn * (bk * bn),
+                        sn,
+                        a,
+                        lda,
                         b,
                         ldb,
+                        m,
                         n,
                         k,
+                        whole_a,
                         whole_b,
                         k0,
+                        tha,
                         thb,
                     );
                 }
