@@ -1117,38 +1117,42 @@ pub fn gemm_dmma16<const TA: u32, const TB: u32, const DSA: bool, const DSB: boo
     let whole_a = row0 + DMMA_BM <= m;
     let whole_b = col0 + bn <= n;
     // alpha = 0 reads neither A nor B (uniform over the block, so the barriers agree).
+    // Slab `k0 / bk` of A and B into ring stage `st`.
+    let copy_slab = |st: Val<u32>, k0: Val<u32>| {
+        dmma16_copy_slab(
+            TA == 0,
+            TB != 0,
+            bn,
+            threads,
+            sm,
+            st,
+            a,
+            lda,
+            b,
+            ldb,
+            m,
+            n,
+            k,
+            whole_a,
+            whole_b,
+            k0,
+            tha,
+            thb,
+        )
+    };
     if ar != 0.0f64 {
         if k8 {
             // Every stage of the ring in flight before the first barrier; then per slab kt: half 1's
             // fragments (set 1) asked for, half 0's MMAs (set 0, loaded before), the barrier that
             // makes slab kt + 1 visible (and tells every warp that stage kt is no longer read: both
-            // its halves were asked for before it), slab kt + 1's half 0 into set 0, the copies of
-            // slab kt + 4 into stage kt's place, half 1's MMAs. A warp's MMAs always have the next
-            // step's loads in flight behind them.
+            // its halves were asked for before it), slab kt + 1's half 0 into set 0, half 1's
+            // MMAs, then the copies of slab kt + 4 into stage kt's place (after the MMAs: set 1 is
+            // free by then, so the copies' addresses fit beside the accumulators and set 0). A
+            // warp's MMAs always have the next step's loads in flight behind them.
             let tiles = (k + (bk - 1)) / bk;
             for s in 0..DMMA16_STAGES as usize {
                 if (s as u32) < tiles {
-                    let (st, k0) = (s as u32, (s as u32) * bk);
-                    dmma16_copy_slab(
-                        TA == 0,
-                        TB != 0,
-                        bn,
-                        threads,
-                        sm,
-                        st,
-                        a,
-                        lda,
-                        b,
-                        ldb,
-                        m,
-                        n,
-                        k,
-                        whole_a,
-                        whole_b,
-                        k0,
-                        tha,
-                        thb,
-                    );
+                    copy_slab(Val::constant(s as u32), Val::constant((s as u32) * bk));
                 }
                 cp_async_commit();
             }
@@ -1189,26 +1193,7 @@ pub fn gemm_dmma16<const TA: u32, const TB: u32, const DSA: bool, const DSB: boo
                 let next = kt + DMMA16_STAGES;
                 if next < tiles {
                     let k0 = next * bk;
-                    dmma16_copy_slab(
-                        TA == 0,
-                        TB != 0,
-                        bn,
-                        threads,
-                        sm,
-                        st,
-                        a,
-                        lda,
-                        b,
-                        ldb,
-                        m,
-                        n,
-                        k,
-                        whole_a,
-                        whole_b,
-                        k0,
-                        tha,
-                        thb,
-                    );
+                    copy_slab(st, k0);
                 }
                 cp_async_commit();
                 kt += 1u32;
@@ -1218,27 +1203,7 @@ pub fn gemm_dmma16<const TA: u32, const TB: u32, const DSA: bool, const DSB: boo
             let tiles = (k + (bk - 1)) / bk;
             for s in 0..(DMMA16_STAGES - 1) as usize {
                 if (s as u32) < tiles {
-                    let (st, k0) = (s as u32, (s as u32) * bk);
-                    dmma16_copy_slab(
-                        TA == 0,
-                        TB != 0,
-                        bn,
-                        threads,
-                        sm,
-                        st,
-                        a,
-                        lda,
-                        b,
-                        ldb,
-                        m,
-                        n,
-                        k,
-                        whole_a,
-                        whole_b,
-                        k0,
-                        tha,
-                        thb,
-                    );
+                    copy_slab(Val::constant(s as u32), Val::constant((s as u32) * bk));
                 }
                 cp_async_commit();
             }
@@ -1251,26 +1216,7 @@ pub fn gemm_dmma16<const TA: u32, const TB: u32, const DSA: bool, const DSB: boo
                 let next = kt + (DMMA16_STAGES - 1);
                 if next < tiles {
                     let (k0, sn) = (next * bk, next & (DMMA16_STAGES - 1));
-                    dmma16_copy_slab(
-                        TA == 0,
-                        TB != 0,
-                        bn,
-                        threads,
-                        sm,
-                        sn,
-                        a,
-                        lda,
-                        b,
-                        ldb,
-                        m,
-                        n,
-                        k,
-                        whole_a,
-                        whole_b,
-                        k0,
-                        tha,
-                        thb,
-                    );
+                    copy_slab(sn, k0);
                 }
                 cp_async_commit();
                 let st = kt & (DMMA16_STAGES - 1);
