@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Counts the SASS instructions one warp issues per trip of a GEMM kernel's main loop on its
-whole-slab path (no GPU needed): the loop is the range from the target of the backward branch
-that closes the MMA block to that branch; every path through it is walked and the one with the
-most LDGSTS and no LDG (the guarded edge copies) is reported, by opcode. The count includes the
+whole-slab path (no GPU needed): the loop is the range from the target of the last backward
+branch whose loop holds an MMA to that branch; every path through it is walked and the one with the
+most LDGSTS and no LDG (the guarded edge copies), then through the barrier, is reported, by
+opcode. The count includes the
 back-edge branch and ptxas's never-executed `@!PT LDS` fillers. Usage (the PTX from
 `BLAS_DUMP_PTX=1 cargo test -p ferrocm-blas --lib dgemm16`, written to /tmp):
 
@@ -41,10 +42,12 @@ def main():
     back = None
     for i, (a, t) in enumerate(ins):
         to = target(t)
-        if to is not None and to < a and any(m in ins[j][1] for j in range(max(0, i - 8), i) for m in MMA):
+        # The loop closed by this branch holds an MMA (the MMAs may sit anywhere in its body:
+        # Dmma16K8 issues its copies after them).
+        if to is not None and to < a and to in index and any(m in ins[j][1] for j in range(index[to], i) for m in MMA):
             back = i
     if back is None:
-        sys.exit("no backward branch after an MMA")
+        sys.exit("no backward branch closing a loop with an MMA")
     head = index[target(ins[back][1])]
     best = None
 
@@ -54,7 +57,9 @@ def main():
             if i == back:
                 path = path + [i]
                 c = collections.Counter(opcode(ins[j][1]).split(".")[0] for j in path)
-                key = (c["LDG"] == 0, c["LDGSTS"], -len(path))
+                # Whole-slab copies, then the path through the barrier (Dmma16K8's last slab
+                # skips it), then the shortest.
+                key = (c["LDG"] == 0, c["LDGSTS"], c["BAR"], -len(path))
                 if best is None or key > best[0]:
                     best = (key, path)
                 return
