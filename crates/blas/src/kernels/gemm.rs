@@ -873,37 +873,6 @@ fn dmma16_copy(
     }
 }
 
-/// Slab `k0 / DMMA16_BK` of A and of B into ring stage `st` of [`gemm_dmma16`] (A's stages
-/// first, then B's): the two [`dmma16_copy`] calls of one slab, A along the tile when `a_along`
-/// (op(A) = N), B along K when `b_along` (op(B) = T).
-#[device]
-#[allow(clippy::too_many_arguments)]
-fn dmma16_copy_slab(
-    #[comptime] a_along: bool,
-    #[comptime] b_along: bool,
-    #[comptime] bn: u32,
-    #[comptime] threads: u32,
-    sm: Shared<f64>,
-    st: u32,
-    a: &[f64],
-    lda: u32,
-    b: &[f64],
-    ldb: u32,
-    m: u32,
-    n: u32,
-    k: u32,
-    whole_a: bool,
-    whole_b: bool,
-    k0: u32,
-    tha: Vec2<u32>,
-    thb: Vec2<u32>,
-) {
-    let bk = DMMA16_BK;
-    let sb0 = DMMA16_STAGES * bk * DMMA_BM;
-    dmma16_copy(false, a_along, DMMA_BM, threads, sm, st * (bk * DMMA_BM), a, lda, m, k, whole_a, k0, tha);
-    dmma16_copy(true, b_along, bn, threads, sm, sb0 + st * (bk * bn), b, ldb, n, k, whole_b, k0, thb);
-}
-
 /// Loads `pairs` 16-byte pairs of the lane's fragment into `f[at..]`: pair `i` at `base ^ s(4 i)`
 /// ([`dmma16_swizzle`]) plus `i step + off` (16-byte units in the stage, see [`gemm_dmma16`]).
 /// A's fragment of m-tile `mt` (8 values, `pairs` 4, `step` `2 DMMA_BM`, `off` `8 mt`, `base` the
@@ -1117,77 +1086,61 @@ pub fn gemm_dmma16<const TA: u32, const TB: u32, const DSA: bool, const DSB: boo
     let whole_a = row0 + DMMA_BM <= m;
     let whole_b = col0 + bn <= n;
     // alpha = 0 reads neither A nor B (uniform over the block, so the barriers agree).
-    // Slab `k0 / bk` of A and B into ring stage `st`.
+    // Slab `k0 / bk` of A and B into ring stage `st` (A's stages first, then B's from `sb0`).
     let copy_slab = |st: Val<u32>, k0: Val<u32>| {
-        dmma16_copy_slab(
+        dmma16_copy(
+            false,
             TA == 0,
-            TB != 0,
-            bn,
+            DMMA_BM,
             threads,
             sm,
-            st,
+            st * (bk * DMMA_BM),
             a,
             lda,
-            b,
-            ldb,
             m,
-            n,
             k,
             whole_a,
-            whole_b,
             k0,
             tha,
-            thb,
-        )
+        );
+        dmma16_copy(true, TB != 0, bn, threads, sm, sb0 + st * (bk * bn), b, ldb, n, k, whole_b, k0, thb);
     };
+    // The lane's fragment bases of stage `st` (16-byte units): A's, then B's.
+    let frag_bases = |st: Val<u32>| (st * (bk * DMMA_BM / 2) + offa, st * (bk * bn / 2) + offb);
     if ar != 0.0f64 {
+        // The ring's first slabs: every stage for K8 (its loop refills stage kt after the
+        // barrier of slab kt + 1), all but one for the others (refilled before slab kt's MMAs).
+        let tiles = (k + (bk - 1)) / bk;
+        let ahead = if k8 { DMMA16_STAGES } else { DMMA16_STAGES - 1 };
+        for s in 0..ahead as usize {
+            if (s as u32) < tiles {
+                copy_slab(Val::constant(s as u32), Val::constant((s as u32) * bk));
+            }
+            cp_async_commit();
+        }
         if k8 {
-            // Every stage of the ring in flight before the first barrier; then per slab kt: half 1's
+            // Every stage of the ring is in flight before the first barrier; then per slab kt: half 1's
             // fragments (set 1) asked for, half 0's MMAs (set 0, loaded before), the barrier that
             // makes slab kt + 1 visible (and tells every warp that stage kt is no longer read: both
             // its halves were asked for before it), slab kt + 1's half 0 into set 0, half 1's
             // MMAs, then the copies of slab kt + 4 into stage kt's place (after the MMAs: set 1 is
             // free by then, so the copies' addresses fit beside the accumulators and set 0). A
             // warp's MMAs always have the next step's loads in flight behind them.
-            let tiles = (k + (bk - 1)) / bk;
-            for s in 0..DMMA16_STAGES as usize {
-                if (s as u32) < tiles {
-                    copy_slab(Val::constant(s as u32), Val::constant((s as u32) * bk));
-                }
-                cp_async_commit();
-            }
             cp_async_wait(DMMA16_STAGES - 1);
             sync_threads();
             dmma8_frags(sm, offa, offb, bn, 0, 0, &fa, &fb);
             let mut kt = 0u32;
             while kt < tiles {
                 let st = kt & (DMMA16_STAGES - 1);
-                dmma8_frags(
-                    sm,
-                    st * (bk * DMMA_BM / 2) + offa,
-                    st * (bk * bn / 2) + offb,
-                    bn,
-                    1,
-                    1,
-                    &fa,
-                    &fb,
-                );
+                let (sa, sb) = frag_bases(st);
+                dmma8_frags(sm, sa, sb, bn, 1, 1, &fa, &fb);
                 dmma8_mmas(&acc, &fa, &fb, 0);
                 if kt + 1u32 < tiles {
                     // Slab kt + 1 has landed (slabs kt + 2 and kt + 3 may still be in flight).
                     cp_async_wait(DMMA16_STAGES - 2);
                     sync_threads();
-                    let sn = (kt + 1u32) & (DMMA16_STAGES - 1);
-                    dmma8_frags(
-                        sm,
-                        sn * (bk * DMMA_BM / 2) + offa,
-                        sn * (bk * bn / 2) + offb,
-                        bn,
-                        0,
-                        0,
-                        &fa,
-                        &fb,
-                    );
+                    let (sa, sb) = frag_bases((kt + 1u32) & (DMMA16_STAGES - 1));
+                    dmma8_frags(sm, sa, sb, bn, 0, 0, &fa, &fb);
                 }
                 dmma8_mmas(&acc, &fa, &fb, 1);
                 let next = kt + DMMA16_STAGES;
@@ -1198,15 +1151,7 @@ pub fn gemm_dmma16<const TA: u32, const TB: u32, const DSA: bool, const DSB: boo
                 cp_async_commit();
                 kt += 1u32;
             }
-            cp_async_wait(0);
         } else {
-            let tiles = (k + (bk - 1)) / bk;
-            for s in 0..(DMMA16_STAGES - 1) as usize {
-                if (s as u32) < tiles {
-                    copy_slab(Val::constant(s as u32), Val::constant((s as u32) * bk));
-                }
-                cp_async_commit();
-            }
             let mut kt = 0u32;
             while kt < tiles {
                 // Slab kt has landed (at most STAGES - 2 younger groups in flight); the barrier
@@ -1219,10 +1164,7 @@ pub fn gemm_dmma16<const TA: u32, const TB: u32, const DSA: bool, const DSB: boo
                     copy_slab(sn, k0);
                 }
                 cp_async_commit();
-                let st = kt & (DMMA16_STAGES - 1);
-                // Stage offsets in 16-byte units.
-                let sa = st * (bk * DMMA_BM / 2) + offa;
-                let sbs = st * (bk * bn / 2) + offb;
+                let (sa, sbs) = frag_bases(kt & (DMMA16_STAGES - 1));
                 if mts == 4 {
                     // 64 x 32: B's four n-tiles stay (32 registers), A comes m-tile by m-tile (16).
                     for nt in 0..4usize {
@@ -1249,8 +1191,8 @@ pub fn gemm_dmma16<const TA: u32, const TB: u32, const DSA: bool, const DSB: boo
                 }
                 kt += 1u32;
             }
-            cp_async_wait(0);
         }
+        cp_async_wait(0);
     }
     // beta is read after the slab loop: a device beta would hold two registers through it.
     let br = scalar(DSB, b_re, &beta, 0u32);
