@@ -1835,6 +1835,13 @@ fn tensor_core_mma_f64() {
         .contains("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64"));
 }
 
+/// Where C/D element `i` of the lane in group `g`, thread `t` sits in a row-major 16 x 8 tile
+/// (the PTX ISA's layout for the f64 m16n8k16 and m16n8k8 shapes): row `g + 8 (i / 2)`, column
+/// `2 t + i % 2`.
+fn dmma_c_at(g: Val<u32>, t: Val<u32>, i: usize) -> Val<u32> {
+    (g + (8 * (i / 2)) as u32) * 8u32 + 2u32 * t + (i % 2) as u32
+}
+
 /// Two chained `mma.m16n8k16.f64` steps on row-major tiles: A `16 x 16` (two, 256 apart),
 /// B `16 x 8` (k x n, two, 128 apart), C and D `16 x 8`. The fragment positions are the PTX
 /// ISA's ("Matrix Fragments for mma.m16n8k16", `.f64`), written out here independently of the
@@ -1844,10 +1851,9 @@ fn dmma16_tile(a: &[f64], b: &[f64], c: &[f64], d: &mut [f64]) {
     let lane = lane_id();
     let g = lane / 4u32;
     let t = lane % 4u32;
-    // C/D element i: row g + 8 (i / 2), column 2t + i % 2.
     let cv = var_array(4, 0.0f64);
     for i in 0..4usize {
-        cv.set(i, c[(g + (8 * (i / 2)) as u32) * 8u32 + 2u32 * t + (i % 2) as u32]);
+        cv.set(i, c[dmma_c_at(g, t, i)]);
     }
     let mut out = vec4(cv.get(0), cv.get(1), cv.get(2), cv.get(3));
     for step in 0..2usize {
@@ -1865,7 +1871,7 @@ fn dmma16_tile(a: &[f64], b: &[f64], c: &[f64], d: &mut [f64]) {
         out = mma_m16n8k16_f64(av, [fb.get(0), fb.get(1), fb.get(2), fb.get(3)], out);
     }
     for i in 0..4usize {
-        d[(g + (8 * (i / 2)) as u32) * 8u32 + 2u32 * t + (i % 2) as u32] = out.get(i);
+        d[dmma_c_at(g, t, i)] = out.get(i);
     }
 }
 
@@ -1938,7 +1944,7 @@ fn dmma8_tile(a: &[f64], b: &[f64], c: &[f64], d: &mut [f64]) {
     let t = lane % 4u32;
     let cv = var_array(4, 0.0f64);
     for i in 0..4usize {
-        cv.set(i, c[(g + (8 * (i / 2)) as u32) * 8u32 + 2u32 * t + (i % 2) as u32]);
+        cv.set(i, c[dmma_c_at(g, t, i)]);
     }
     let mut out = vec4(cv.get(0), cv.get(1), cv.get(2), cv.get(3));
     for step in 0..4usize {
@@ -1956,7 +1962,7 @@ fn dmma8_tile(a: &[f64], b: &[f64], c: &[f64], d: &mut [f64]) {
         out = mma_m16n8k8_f64([fa.get(0), fa.get(1), fa.get(2), fa.get(3)], [fb.get(0), fb.get(1)], out);
     }
     for i in 0..4usize {
-        d[(g + (8 * (i / 2)) as u32) * 8u32 + 2u32 * t + (i % 2) as u32] = out.get(i);
+        d[dmma_c_at(g, t, i)] = out.get(i);
     }
 }
 

@@ -51,15 +51,14 @@ pub fn mma_m8n8k4_f64(a: Val<f64>, b_: Val<f64>, c: Vec2<f64>) -> Vec2<f64> {
 /// must execute it. On a target below sm_90 the kernel does not compile
 /// ([`KernelError::MissingFeature`](crate::KernelError::MissingFeature)).
 pub fn mma_m16n8k16_f64(a: [Val<f64>; 8], b_: [Val<f64>; 4], c: Vec4<f64>) -> Vec4<f64> {
-    let av = b(|b| b.make_vector(&a.map(|v| v.v)));
-    let bv = b(|b| b.make_vector(&b_.map(|v| v.v)));
-    VecVal::from_ir_value(intrinsic_value(
-        &intrinsics::tensor::DMMA16,
-        &[],
-        &[],
-        vec![av, bv, c.v],
-        Type::Vector(ScalarType::F64, 4),
-    ))
+    dmma_m16(&intrinsics::tensor::DMMA16, &a, &b_, c)
+}
+
+/// One FP64 `mma` of the m16n8kK shapes (`def`): A's and B's fragments as vectors, C's in place.
+fn dmma_m16(def: &'static intrinsics::Def, a: &[Val<f64>], b_: &[Val<f64>], c: Vec4<f64>) -> Vec4<f64> {
+    let av = b(|b| b.make_vector(&a.iter().map(|v| v.v).collect::<Vec<_>>()));
+    let bv = b(|b| b.make_vector(&b_.iter().map(|v| v.v).collect::<Vec<_>>()));
+    VecVal::from_ir_value(intrinsic_value(def, &[], &[], vec![av, bv, c.v], Type::Vector(ScalarType::F64, 4)))
 }
 
 /// One FP64 tensor-core step `d = a * b + c` on a 16x8x8 tile
@@ -70,15 +69,7 @@ pub fn mma_m16n8k16_f64(a: [Val<f64>; 8], b_: [Val<f64>; 4], c: Vec4<f64>) -> Ve
 /// for k 0..8, the rest for k 8..16. The whole warp must execute it; below sm_90 the kernel
 /// does not compile.
 pub fn mma_m16n8k8_f64(a: [Val<f64>; 4], b_: [Val<f64>; 2], c: Vec4<f64>) -> Vec4<f64> {
-    let av = b(|b| b.make_vector(&a.map(|v| v.v)));
-    let bv = b(|b| b.make_vector(&b_.map(|v| v.v)));
-    VecVal::from_ir_value(intrinsic_value(
-        &intrinsics::tensor::DMMA8,
-        &[],
-        &[],
-        vec![av, bv, c.v],
-        Type::Vector(ScalarType::F64, 4),
-    ))
+    dmma_m16(&intrinsics::tensor::DMMA8, &a, &b_, c)
 }
 
 /// Packs two halves (`f16`/`bf16`) into a `u32`: `lo` in bits 0..16.
