@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Lead, 2026-12-07 (eleventh session), call 2. s11-r1.sh ran (H100) but wrote more files than
-# come back, so its output kept only the ncu part; s11-r1b.sh (its first half again) got no
+# come back, so its output kept only the ncu part; a call running its first half again got no
 # machine. This call, most important first:
 # 1. dgemm: the 32 x 32 warp tiles' slab loop asking for the first MMA's fragments (A's first
 #    m-tile, B's first n-tile) before the copies of slab kt + 3; A/B against main before it
