@@ -270,7 +270,8 @@ impl<T: FftFloat> Compiled<T> {
             is64,
             p.shared_mem_per_block_optin.max(p.shared_mem_per_block),
             p.max_threads_per_block,
-        );
+        )
+        .with_clusters(p.target.max_cluster_blocks);
         let mut planner = Planner::new(limits, is64);
         let mut fwd_steps = vec![];
         let mut inv_steps = vec![];
@@ -352,7 +353,10 @@ fn prepare<T: FftFloat>(device: &Device, mut step: Step) -> Result<Launch, FftEr
                 StepKind::Block(c) => block::shared_elems(c, T::NAME == "f64") * std::mem::size_of::<T>(),
                 StepKind::Point(_) => 0,
             };
-            let cfg = LaunchConfig::new(blocks.max(1) as u32, threads).with_shared_mem(shared as u32);
+            let mut cfg = LaunchConfig::new(blocks.max(1) as u32, threads).with_shared_mem(shared as u32);
+            if let StepKind::Block(BlockCfg { cluster: Some(cl), .. }) = &step.kind {
+                cfg = cfg.with_cluster((cl.q as u32, 1, 1));
+            }
             let scalars = scalars(&step);
             return Ok(Launch { step, function, narrow: OnceLock::new(), cfg, scalars });
         }

@@ -9,7 +9,9 @@ use std::fmt::Write as _;
 use num_complex::Complex;
 
 use crate::kernels::pointwise::{PointCfg, PointOp};
-use crate::kernels::{BlockCfg, Bluestein, FourStep, Input, Mode, Output, RealTable, RowPairs, Wide};
+use crate::kernels::{
+    BlockCfg, Bluestein, Cluster, FourStep, Input, Mode, Output, RealTable, RowPairs, Wide,
+};
 use crate::layout::{Problem, TransformType};
 use crate::twiddle;
 use crate::FftError;
@@ -67,7 +69,8 @@ impl Step {
         match &self.kind {
             StepKind::Block(c) => {
                 let blocks = self.dims[0].n.div_ceil(c.per_block) as u64
-                    * self.dims[1..].iter().map(|d| d.n as u64).product::<u64>();
+                    * self.dims[1..].iter().map(|d| d.n as u64).product::<u64>()
+                    * c.cluster.as_ref().map_or(1, |cl| cl.q as u64);
                 (blocks, c.threads() as u32)
             }
             StepKind::Point(p) => {
@@ -86,6 +89,8 @@ pub(crate) struct Limits {
     pub threads_max: usize,
     /// Bytes of one complex element.
     pub elem_bytes: usize,
+    /// The largest thread-block cluster a pass may use (1: no clusters).
+    pub cluster_max: usize,
 }
 
 impl Limits {
@@ -98,7 +103,12 @@ impl Limits {
         while tile > 64 && (tile > by_threads || padded(tile) as u64 > shared_optin) {
             tile /= 2;
         }
-        Limits { tile_max: tile, threads_max: threads_max as usize, elem_bytes }
+        Limits { tile_max: tile, threads_max: threads_max as usize, elem_bytes, cluster_max: 1 }
+    }
+
+    /// These limits on a device whose launches may group up to `blocks` blocks in a cluster.
+    pub fn with_clusters(self, blocks: u32) -> Limits {
+        Limits { cluster_max: blocks.max(1) as usize, ..self }
     }
 
     /// The fewest transforms per block of a pass with a strided side: two, so each piece is at
@@ -731,6 +741,12 @@ impl Planner {
                 p.block(n, input, output, a, b, dims.clone(), None, src, dst, inverse)
             }));
         }
+        if let Some(q) = self.cluster_split(n, a, b, &dims) {
+            let dims = dims.clone();
+            options.push(Box::new(move |p: &mut Planner| {
+                p.cluster_pass(n, q, a, b, dims.clone(), src, dst, inverse)
+            }));
+        }
         options.extend(self.split_candidates(n).into_iter().map(|(n1, n2)| {
             let dims = dims.clone();
             Box::new(move |p: &mut Planner| {
@@ -738,6 +754,72 @@ impl Planner {
             }) as Candidate<'_>
         }));
         self.cheapest(options)
+    }
+
+    /// The cluster size `q` for a complex transform of `n` strided on both sides (a column
+    /// axis) too long for a block to hold a whole run's worth of them (128 bytes per element
+    /// position): the smallest power of two up to the device's cluster limit for which a
+    /// block's share (`n / q` of that many transforms) is at most 64 KiB, so two blocks fit a
+    /// multiprocessor (see `Cluster`).
+    fn cluster_split(&self, n: usize, a: Side, b: Side, dims: &[Dim]) -> Option<usize> {
+        let (_, lm, sm) = choose_dim0(a.stride, b.stride, dims, None);
+        let e = self.limits.elem_bytes;
+        let per_run = 128 / e;
+        if lm != Mode::Col || sm != Mode::Col || n * per_run <= self.limits.tile_max || !smooth(n) {
+            return None;
+        }
+        let mut q = 2;
+        while q <= self.limits.cluster_max && n % q == 0 {
+            let m = n / q;
+            if m * per_run * e <= 64 * 1024 && m >= 16 * q && m * per_run <= self.limits.tile_max {
+                return Some(q);
+            }
+            q *= 2;
+        }
+        None
+    }
+
+    /// A complex transform of `n = q m` strided on both sides as one pass of clusters of `q`
+    /// blocks (see `Cluster`): the block pass of length `m` over every `q`-th element, whose
+    /// kernel finishes the transform across the cluster.
+    #[allow(clippy::too_many_arguments)]
+    fn cluster_pass(
+        &mut self,
+        n: usize,
+        q: usize,
+        a: Side,
+        b: Side,
+        dims: Vec<Dim>,
+        src: Buf,
+        dst: Buf,
+        inverse: bool,
+    ) -> Result<(), FftError> {
+        let m = n / q;
+        self.block_dim0(
+            m,
+            Input::Complex,
+            Output::Complex,
+            a,
+            b,
+            dims,
+            None,
+            None,
+            Pairing::None,
+            src,
+            dst,
+            inverse,
+        )?;
+        let aux = self
+            .tables
+            .region(format!("cluster {n}"), || (0..n as u64).map(|e| twiddle::root(e, n as u64)).collect());
+        let step = self.steps.last_mut().expect("block_dim0 pushed the pass");
+        let StepKind::Block(c) = &mut step.kind else { unreachable!("block_dim0 pushes a block pass") };
+        debug_assert!(
+            c.bluestein.is_none() && c.four_step.is_none() && c.load == Mode::Col && c.store == Mode::Col
+        );
+        c.cluster = Some(Cluster { q, off: 0 });
+        step.aux = aux;
+        Ok(())
     }
 
     /// The splits `n = n1 n2` a chain chooses among: the most balanced pair within one strided
@@ -1360,6 +1442,7 @@ impl Planner {
             dims: 0,
             mirror,
             rows,
+            cluster: None,
         };
         let dims = pack_ordered(ordered, rest)?;
         let mut cfg = cfg;
@@ -1503,6 +1586,16 @@ pub(crate) fn describe(steps: &[Step], work_reals: usize, elem: &str) -> String 
                 }
                 if let Some(r) = &c.rows {
                     let _ = write!(s, ", radix-2 across rows of {}", r.n0);
+                }
+                if let Some(cl) = &c.cluster {
+                    let _ = write!(
+                        s,
+                        ", every {}th element of {} in clusters of {} blocks, radix-{} across them through distributed shared memory",
+                        cl.q,
+                        cl.q * c.len,
+                        cl.q,
+                        cl.q
+                    );
                 }
                 if c.inverse {
                     let _ = write!(s, ", inverse");
@@ -1776,7 +1869,7 @@ mod ptx_dump {
     ) {
         let p = Problem::new(kind, n, batch, &Layout::default(), &Layout::default()).unwrap();
         let is64 = T::NAME == "f64";
-        let mut planner = Planner::new(Limits::new(is64, 227 * 1024, 1024), is64);
+        let mut planner = Planner::new(Limits::new(is64, 227 * 1024, 1024).with_clusters(8), is64);
         planner.plan(&p, kind == TransformType::C2R).unwrap();
         let mut text = describe(&planner.steps, planner.work, T::NAME);
         for (i, st) in planner.steps.iter().enumerate() {

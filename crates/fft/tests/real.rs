@@ -180,7 +180,18 @@ fft_conformance! {
         // batches, an embedded input, and in place. The other side of each bound plans the
         // plain way; f64 crosses its own bounds at half the sizes.
         let mut rng = Rng::new();
-        let shapes: Vec<Vec<usize>> = vec![vec![6144, 4], vec![8192, 2], vec![5000, 6], vec![3, 4098, 4], vec![4096, 6], vec![8194, 4]];
+        // [8192, 40] and [4096, 40] (21 columns) run the column pass as thread-block clusters
+        // where the device has them (f32 and f64 respectively: see `Cluster`).
+        let shapes: Vec<Vec<usize>> = vec![
+            vec![6144, 4],
+            vec![8192, 2],
+            vec![5000, 6],
+            vec![3, 4098, 4],
+            vec![4096, 6],
+            vec![8194, 4],
+            vec![8192, 40],
+            vec![4096, 40],
+        ];
         for s in &shapes {
             run::<f32>(b, &Spec::real(R2C, s, 2), &mut rng)?;
             run::<f64>(b, &Spec::real(R2C, s, 1), &mut rng)?;

@@ -234,8 +234,17 @@ pub(crate) fn body<T: FftFloat>(
     let ls = row_stride(cfg.len, is_f64);
     let tid = thread_idx_x();
 
-    // Which transforms this block owns.
-    let bid: Val<u64> = u64v(block_idx_x());
+    // Which transforms this block owns: with a cluster, the cluster's (see `Cluster`), of
+    // which this block reads every `q`-th element from the one at its rank.
+    let q = cfg.cluster.as_ref().map_or(1, |cl| cl.q);
+    let (bid, rank) = if q > 1 {
+        cluster_dims(q as u32, 1, 1);
+        (u64v(block_idx_x() / (q as u32)), cluster_rank())
+    } else {
+        (u64v(block_idx_x()), u32c(0))
+    };
+    let rank_offset = u64v(rank) * g.in_stride;
+    let g = Geo { in_stride: g.in_stride * (q as u64), ..g };
     let cc = c_per as u64;
     let nb0 = (g.n[0] + (cc - 1)) / cc;
     let g0 = bid % nb0;
@@ -258,6 +267,9 @@ pub(crate) fn body<T: FftFloat>(
     };
     let paired = cfg.mirror.is_some() || cfg.rows.is_some();
     let mut in_base = if paired { Val::constant(0u64) } else { first * g.is[0] };
+    if q > 1 {
+        in_base = in_base + rank_offset;
+    }
     let mut out_base = if paired { Val::constant(0u64) } else { first * g.os[0] };
     let mut idx1 = Val::constant(0u64);
     for d in 1..cfg.dims {
@@ -388,7 +400,7 @@ pub(crate) fn body<T: FftFloat>(
     };
     let pairs_io =
         PairIo { read: (cfg.wide.load && whole_warps).then_some(&read_pair as &dyn Fn(_, _) -> _) };
-    let direct_out = cfg.output != Output::HalfSpectrumPairs;
+    let direct_out = cfg.output != Output::HalfSpectrumPairs && cfg.cluster.is_none();
     let map = |mode: Mode| match mode {
         Mode::Row => divmod(tid, cfg.threads_per_fft),
         Mode::Col => {
@@ -426,6 +438,46 @@ pub(crate) fn body<T: FftFloat>(
         }
     }
     if direct_out {
+        return;
+    }
+    if let Some(cl) = &cfg.cluster {
+        // Every block's `Y_r` is in its tile (see `Cluster`): this block's positions `k'` of
+        // each transform, consecutive threads on consecutive transforms (runs of the tile's
+        // width on the strided output).
+        let (m, per) = (cfg.len, cfg.len / cl.q);
+        cluster_sync();
+        let total = per * c_per;
+        for it in 0..total.div_ceil(nt) {
+            let e = tid + u32c(it * nt);
+            let run = || {
+                let (kl, c) = divmod(e, c_per);
+                let k1 = rank * (per as u32) + kl;
+                let at = tile.pad(c * (ls as u32) + k1) * 2u32;
+                let v: Vec<Cx<T>> = (0..cl.q)
+                    .map(|r| {
+                        let y = Cx::new(
+                            dsl::dsmem_load(&tile.s, at, u32c(r)),
+                            dsl::dsmem_load(&tile.s, at + 1u32, u32c(r)),
+                        );
+                        if r == 0 {
+                            y
+                        } else {
+                            y.mul(cload(&aux, u64v(k1 * (r as u32)) + (cl.off as u64)))
+                        }
+                    })
+                    .collect();
+                for (s, x) in dft(&v).into_iter().enumerate() {
+                    write(c, k1 + u32c(s * m), x);
+                }
+            };
+            if (it + 1) * nt > total {
+                dsl::if_else(lt(e, total), run, || ());
+            } else {
+                run();
+            }
+        }
+        // No block leaves (freeing its tile) before every block of the cluster has read it.
+        cluster_sync();
         return;
     }
     if let Some(rp) = &cfg.rows {

@@ -147,6 +147,25 @@ pub(crate) struct BlockCfg {
     /// The first pass of a multi-dimensional R2C that also does the radix-2 step of the next
     /// axis (see [`RowPairs`]).
     pub rows: Option<RowPairs>,
+    /// One transform of `q len` over a cluster of `q` blocks (see [`Cluster`]).
+    pub cluster: Option<Cluster>,
+}
+
+/// A transform of length `L = q len` computed by a thread-block cluster of `q` blocks (sm_90)
+/// that share their tiles through distributed shared memory: a strided pass too long to hold
+/// enough transforms per block for long runs gets them this way (each block holds `1 / q` of
+/// every transform). With `j = q m + r` and `k = k' + len s`,
+/// `X[k' + len s] = sum_r W_q^{r s} W_L^{r k'} Y_r[k']`, `Y_r` the length-`len` FFT of the
+/// elements `x[q m + r]`. Block `r` of the cluster computes `Y_r` of the tile's transforms in
+/// its shared memory (the block pass over every `q`-th element, nothing written); after a
+/// cluster barrier it takes the positions `k'` in `[r len / q, (r + 1) len / q)`, reads
+/// `Y_r'[k']` from every block `r'` of the cluster, applies the twiddles and the radix-`q` DFT,
+/// and writes the outputs `k' + len s`. A second barrier keeps every tile in place until all
+/// have been read. The twiddles `W_L^e`, `e < L`, are a table at `off` in `aux`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Cluster {
+    pub q: usize,
+    pub off: usize,
 }
 
 /// Rows of a multi-dimensional R2C's first pass taken in pairs `r`, `r + n0 / 2` of the next
@@ -166,7 +185,11 @@ pub(crate) struct RowPairs {
 impl BlockCfg {
     /// The length of the transform the pass computes (Bluestein's `n`, else the FFT length).
     pub fn logical_len(&self) -> usize {
-        self.bluestein.as_ref().map_or(self.len, |b| b.n)
+        match (&self.bluestein, &self.cluster) {
+            (Some(b), _) => b.n,
+            (None, Some(c)) => c.q * self.len,
+            (None, None) => self.len,
+        }
     }
 
     pub fn output_positions(&self) -> usize {

@@ -154,6 +154,10 @@ pub fn run<T: FftFloat>(b: &Backend, spec: &Spec, rng: &mut Rng) -> Result<(), S
         .engine(b.engine)
         .build(&stream)
         .map_err(e)?;
+    // `FERROCM_FFT_TEST_DESCRIBE=1 cargo test ... -- --nocapture` prints each case's plan.
+    if std::env::var("FERROCM_FFT_TEST_DESCRIBE").is_ok() {
+        eprintln!("{what}\n{}", plan.describe());
+    }
     let n = &spec.n;
     let r = n.len();
     let mut half = n.clone();
