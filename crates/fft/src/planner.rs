@@ -744,8 +744,20 @@ impl Planner {
         if let Some(q) = self.cluster_split(n, a, b, &dims) {
             let dims = dims.clone();
             options.push(Box::new(move |p: &mut Planner| {
-                p.cluster_pass(n, q, a, b, dims.clone(), src, dst, inverse)
+                p.cluster_pass(n, q, a, b, dims.clone(), None, None, src, dst, inverse)
             }));
+        }
+        let axis_inner = dims.iter().all(|d| d.n == 1 || d.is >= a.stride);
+        if plain && axis_inner && self.limits.cluster_max > 1 {
+            let (n1, n2) = self.split(n);
+            if let (Some(q1), Some(q2)) = (self.cluster_q(n1), self.cluster_q(n2)) {
+                if q1 > 1 || q2 > 1 {
+                    let dims = dims.clone();
+                    options.push(Box::new(move |p: &mut Planner| {
+                        p.chain_clusters((n1, q1), (n2, q2), a, b, dims.clone(), src, dst, inverse)
+                    }));
+                }
+            }
         }
         options.extend(self.split_candidates(n).into_iter().map(|(n1, n2)| {
             let dims = dims.clone();
@@ -757,16 +769,29 @@ impl Planner {
     }
 
     /// The cluster size `q` for a complex transform of `n` strided on both sides (a column
-    /// axis) too long for a block to hold a whole run's worth of them (128 bytes per element
-    /// position): the smallest power of two up to the device's cluster limit for which a
-    /// block's share (`n / q` of that many transforms) is at most 64 KiB, so two blocks fit a
-    /// multiprocessor (see `Cluster`).
+    /// axis) too long for a block to hold a whole run's worth of them (see
+    /// [`Planner::cluster_q`]).
     fn cluster_split(&self, n: usize, a: Side, b: Side, dims: &[Dim]) -> Option<usize> {
         let (_, lm, sm) = choose_dim0(a.stride, b.stride, dims, None);
+        if lm != Mode::Col || sm != Mode::Col {
+            return None;
+        }
+        self.cluster_q(n).filter(|&q| q > 1)
+    }
+
+    /// How many blocks a pass of length-`n` complex transforms with a strided side takes per
+    /// transform so that it holds a whole run's worth of them (128 bytes per element position):
+    /// 1 where one block does; else the smallest power of two up to the device's cluster limit
+    /// for which a block's share (`n / q` of that many transforms) is at most 64 KiB, so two
+    /// blocks fit a multiprocessor (see `Cluster`); `None` if there is none.
+    fn cluster_q(&self, n: usize) -> Option<usize> {
         let e = self.limits.elem_bytes;
         let per_run = 128 / e;
-        if lm != Mode::Col || sm != Mode::Col || n * per_run <= self.limits.tile_max || !smooth(n) {
+        if !smooth(n) {
             return None;
+        }
+        if n * per_run <= self.limits.tile_max {
+            return Some(1);
         }
         let mut q = 2;
         while q <= self.limits.cluster_max && n % q == 0 {
@@ -779,9 +804,10 @@ impl Planner {
         None
     }
 
-    /// A complex transform of `n = q m` strided on both sides as one pass of clusters of `q`
-    /// blocks (see `Cluster`): the block pass of length `m` over every `q`-th element, whose
-    /// kernel finishes the transform across the cluster.
+    /// A pass of complex transforms of `n = q m` (see [`Planner::block_dim0`] for the other
+    /// arguments): with `q > 1` in clusters of `q` blocks (see `Cluster`), the block pass of
+    /// length `m` over every `q`-th element whose kernel finishes the transform across the
+    /// cluster; with `q = 1` the plain block pass.
     #[allow(clippy::too_many_arguments)]
     fn cluster_pass(
         &mut self,
@@ -790,6 +816,8 @@ impl Planner {
         a: Side,
         b: Side,
         dims: Vec<Dim>,
+        twiddle: Option<(u64, usize)>,
+        force: Option<usize>,
         src: Buf,
         dst: Buf,
         inverse: bool,
@@ -802,24 +830,77 @@ impl Planner {
             a,
             b,
             dims,
-            None,
-            None,
+            twiddle,
+            force,
             Pairing::None,
             src,
             dst,
             inverse,
         )?;
-        let aux = self
+        if q == 1 {
+            return Ok(());
+        }
+        let table = self
             .tables
             .region(format!("cluster {n}"), || (0..n as u64).map(|e| twiddle::root(e, n as u64)).collect());
+        let step_aux = self.steps.last().expect("block_dim0 pushed the pass").aux;
+        // A four-step pass's own table stays first in its aux region, the cluster's follows.
+        let (aux, fs_off, cl_off) = if twiddle.is_some() {
+            let (aux, f, c, _) = self.join_aux(&[Some(step_aux), Some(table), None]);
+            (aux, f.unwrap_or(0), c.unwrap_or(0))
+        } else {
+            (table, 0, 0)
+        };
         let step = self.steps.last_mut().expect("block_dim0 pushed the pass");
         let StepKind::Block(c) = &mut step.kind else { unreachable!("block_dim0 pushes a block pass") };
-        debug_assert!(
-            c.bluestein.is_none() && c.four_step.is_none() && c.load == Mode::Col && c.store == Mode::Col
-        );
-        c.cluster = Some(Cluster { q, off: 0 });
+        debug_assert!(c.bluestein.is_none() && c.load == Mode::Col && c.real == RealTable::default());
+        c.cluster = Some(Cluster { q, off: cl_off });
+        if let Some(fs) = &mut c.four_step {
+            fs.off = fs_off;
+        }
         step.aux = aux;
         Ok(())
+    }
+
+    /// A four-step chain `n = n1 n2` of a complex transform along a contiguous axis whose
+    /// passes each hold 128-byte runs of their transforms, in clusters where a transform is too
+    /// long for one block to (`q1`, `q2`, see [`Planner::cluster_q`]). With `j = n1' n2 + n2'`:
+    /// pass A transforms along `n1'` for each `n2'` (adjacent: runs on the input), multiplies
+    /// output `k1` by `W_n^{n2' k1}` and writes the work area as `[n2'][k1]` (`k1` contiguous:
+    /// runs on the output); pass B transforms along `n2'` for each `k1` (adjacent in the work
+    /// area) and writes `X[k1 + n1 k2]` (adjacent `k1`: runs).
+    #[allow(clippy::too_many_arguments)]
+    fn chain_clusters(
+        &mut self,
+        (n1, q1): (usize, usize),
+        (n2, q2): (usize, usize),
+        a: Side,
+        b: Side,
+        dims: Vec<Dim>,
+        src: Buf,
+        dst: Buf,
+        inverse: bool,
+    ) -> Result<(), FftError> {
+        let n = n1 * n2;
+        let count: usize = dims.iter().map(|d| d.n).product();
+        let w = self.alloc_work(n * count);
+        let mut acc = n;
+        let wd: Vec<usize> = dims
+            .iter()
+            .map(|d| {
+                let s = acc;
+                acc *= d.n;
+                s
+            })
+            .collect();
+        let mut dims_a = vec![Dim { n: n2, is: a.stride, os: n1 }];
+        dims_a.extend(dims.iter().zip(&wd).map(|(d, &w)| Dim { n: d.n, is: d.is, os: w }));
+        let (a_a, b_a) = (Side { stride: n2 * a.stride, pair: 0 }, Side { stride: 1, pair: 0 });
+        self.cluster_pass(n1, q1, a_a, b_a, dims_a, Some((n as u64, 0)), Some(0), src, w, inverse)?;
+        let mut dims_b = vec![Dim { n: n1, is: 1, os: b.stride }];
+        dims_b.extend(dims.iter().zip(&wd).map(|(d, &w)| Dim { n: d.n, is: w, os: d.os }));
+        let (a_b, b_b) = (Side { stride: n1, pair: 0 }, Side { stride: n1 * b.stride, pair: b.pair });
+        self.cluster_pass(n2, q2, a_b, b_b, dims_b, None, Some(0), w, dst, inverse)
     }
 
     /// The splits `n = n1 n2` a chain chooses among: the most balanced pair within one strided

@@ -442,15 +442,22 @@ pub(crate) fn body<T: FftFloat>(
     }
     if let Some(cl) = &cfg.cluster {
         // Every block's `Y_r` is in its tile (see `Cluster`): this block's positions `k'` of
-        // each transform, consecutive threads on consecutive transforms (runs of the tile's
-        // width on the strided output).
+        // each transform, consecutive threads on consecutive transforms where the output is
+        // strided (runs of the tile's width), else on consecutive positions (runs of `len / q`
+        // of each output block `s`).
         let (m, per) = (cfg.len, cfg.len / cl.q);
         cluster_sync();
         let total = per * c_per;
         for it in 0..total.div_ceil(nt) {
             let e = tid + u32c(it * nt);
             let run = || {
-                let (kl, c) = divmod(e, c_per);
+                let (kl, c) = match cfg.store {
+                    Mode::Col => divmod(e, c_per),
+                    Mode::Row => {
+                        let (c, kl) = divmod(e, per);
+                        (kl, c)
+                    }
+                };
                 let k1 = rank * (per as u32) + kl;
                 let at = tile.pad(c * (ls as u32) + k1) * 2u32;
                 let v: Vec<Cx<T>> = (0..cl.q)
