@@ -1860,6 +1860,60 @@ mod tests {
     }
 
     #[test]
+    fn clusters_where_a_block_cannot_hold_a_run() {
+        use crate::layout::Layout;
+        // (shape, f64, cluster size of each pass) on the H100's limits with clusters of up to 8
+        // blocks: a column of 4096 (16 of them would be 512 KiB) and both passes of 2^24 =
+        // 4096 x 4096 in clusters of 8; 2048 in clusters of 4; f64 clusters at half the
+        // length; shorter transforms and short rows stay block passes.
+        let cases: [(&[usize], bool, &[usize]); 7] = [
+            (&[4096, 4096], false, &[1, 8]),
+            (&[1 << 24], false, &[8, 8]),
+            (&[1 << 22], false, &[4, 4]),
+            (&[1 << 24], true, &[8, 8]),
+            (&[2048, 64], true, &[1, 4]),
+            (&[1 << 20], false, &[1, 1]),
+            (&[512, 512, 512], false, &[1, 1, 1]),
+        ];
+        for (n, f64, qs) in cases {
+            let p = Problem::new(TransformType::C2C, n, 1, &Layout::default(), &Layout::default()).unwrap();
+            let limits = Limits::new(f64, 227 * 1024, 1024);
+            let mut pl = Planner::new(limits.with_clusters(8), f64);
+            pl.plan(&p, false).unwrap();
+            let text = describe(&pl.steps, 0, "");
+            let got: Vec<usize> = pl
+                .steps
+                .iter()
+                .map(|s| match &s.kind {
+                    StepKind::Block(c) => c.cluster.as_ref().map_or(1, |cl| cl.q),
+                    StepKind::Point(_) => 0,
+                })
+                .collect();
+            assert_eq!(got, qs, "{n:?} f64={f64}: {text}");
+            for s in &pl.steps {
+                let StepKind::Block(c) = &s.kind else { unreachable!() };
+                if let Some(cl) = &c.cluster {
+                    // 128-byte runs, and two blocks' tiles fit a multiprocessor.
+                    assert!(c.per_block * pl.limits.elem_bytes >= 128, "{n:?}: {text}");
+                    let shared_bytes =
+                        crate::kernels::block::shared_elems(c, f64) * (pl.limits.elem_bytes / 2);
+                    assert!(2 * shared_bytes <= 227 * 1024, "{n:?}: {shared_bytes} bytes of shared memory");
+                    assert_eq!(c.logical_len(), cl.q * c.len);
+                    let (blocks, _) = s.launch_shape();
+                    assert_eq!(blocks % cl.q as u64, 0, "{n:?}: whole clusters");
+                }
+            }
+            // Without clusters (before sm_90) no pass asks for one.
+            let mut plain = Planner::new(limits, f64);
+            plain.plan(&p, false).unwrap();
+            assert!(plain
+                .steps
+                .iter()
+                .all(|s| !matches!(&s.kind, StepKind::Block(c) if c.cluster.is_some())));
+        }
+    }
+
+    #[test]
     fn three_pass_chains_where_runs_are_longer() {
         use crate::layout::Layout;
         // (n, f64, the transforms' lengths pass by pass) on the H100's limits: two passes while
