@@ -204,6 +204,39 @@ fn clusters_share_memory_between_their_blocks() {
     }
 }
 
+#[kernel]
+fn cluster_pairs(out: &mut [u32]) {
+    cluster_dims(4, 1, 1);
+    let s = shared_array::<u32>(64);
+    let rank = cluster_rank();
+    let lane = lane_id();
+    s[lane] = rank * 1000u32 + lane;
+    s[lane + 32u32] = rank * 1000u32 + lane + 32u32;
+    cluster_sync();
+    // Lane l reads elements 2l and 2l + 1 of the next CTA's array in one access.
+    let v = dsmem_load2(&s, lane * 2u32, (rank + 1u32) % cluster_size());
+    let at = block_idx_x() as usize * 64usize + 2usize * lane as usize;
+    out[at] = v.get(0);
+    out[at + 1usize] = v.get(1);
+    cluster_sync();
+}
+
+#[test]
+fn cluster_pair_loads_read_two_adjacent_elements() {
+    let blocks = 8u32;
+    let out = Launch::new("cluster_pairs", cluster_pairs::kernel(), blocks, 32)
+        .cluster(4)
+        .buf(&vec![0u32; blocks as usize * 64])
+        .run();
+    let got = out.get::<u32>(0);
+    for b in 0..blocks {
+        let next = (b % 4 + 1) % 4;
+        for e in 0..64 {
+            assert_eq!(got[(b * 64 + e) as usize], next * 1000 + e, "block {b} element {e}");
+        }
+    }
+}
+
 // ------------------------------------------------------------------ grid barrier
 
 #[kernel]

@@ -462,10 +462,8 @@ pub(crate) fn body<T: FftFloat>(
                 let at = tile.pad(c * (ls as u32) + k1) * 2u32;
                 let v: Vec<Cx<T>> = (0..cl.q)
                     .map(|r| {
-                        let y = Cx::new(
-                            dsl::dsmem_load(&tile.s, at, u32c(r)),
-                            dsl::dsmem_load(&tile.s, at + 1u32, u32c(r)),
-                        );
+                        let y = dsl::dsmem_load2(&tile.s, at, u32c(r));
+                        let y = Cx::new(y.get(0), y.get(1));
                         if r == 0 {
                             y
                         } else {

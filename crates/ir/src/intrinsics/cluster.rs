@@ -144,3 +144,70 @@ pub static DSMEM_STORE: Def = Def {
     ptx_globals: &[],
     exec: |e, c| dsmem_exec(e, c, true),
 };
+
+fn dsmem_load2_sig(c: &SigCtx) -> Result<Option<Type>, String> {
+    let elem = c.mems[0].elem;
+    if elem == ScalarType::Bool {
+        return Err(format!("loads pairs of numbers, but `{}` holds bools", c.mems[0].name));
+    }
+    arg_count(c.args, 2)?;
+    is_index(c.args, 0)?;
+    if c.args[1] != U32 {
+        return Err(format!("the CTA rank is {}, expected u32", c.args[1]));
+    }
+    Ok(Some(Type::Vector(elem, 2)))
+}
+
+fn dsmem_load2_exec(e: &mut dyn Exec, call: &Call) -> Result<Flow, String> {
+    let (iv, rv) = (e.arg(0)[0], e.arg(1)[0]);
+    let ty = e.arg_type(0);
+    let m = e.func().mem(call.mems[0]).clone();
+    let size = m.elem.size();
+    let size_of_cluster = e.cluster_size();
+    let (mut d0, mut d1) = ([0u64; 32], [0u64; 32]);
+    each_lane(e.active(), |lane| {
+        let rank = rv[lane] as u32;
+        if rank >= size_of_cluster {
+            return Err(e.fault(&format!(
+                "CTA rank {rank} (lane {lane}) is outside the cluster of {size_of_cluster} for `{}`",
+                m.name
+            )));
+        }
+        let index = index_value(ty, iv[lane]);
+        if index % 2 != 0 {
+            return Err(e.fault(&format!(
+                "a 2-element access to `{}` at element {index}, which is not a multiple of 2",
+                m.name
+            )));
+        }
+        let addr = e.shared_addr(0, lane, index)?;
+        d0[lane] = e.shared_read(rank, addr, size)?;
+        d1[lane] = e.shared_read(rank, addr + size as u64, size)?;
+        Ok(())
+    })?;
+    e.set_result(0, d0);
+    e.set_result(1, d1);
+    Ok(Flow::Next)
+}
+
+/// `mapa` then `ld.shared::cluster.v2`: two adjacent elements (from an even index) of the same
+/// array in CTA `rank`'s shared memory.
+pub static DSMEM_LOAD2: Def = Def {
+    name: "dsmem.load2",
+    doc: "loads elements `i` and `i + 1` (operands: index `i`, even; CTA rank) of the same shared array in \
+          another CTA of the cluster, in one access",
+    imms: &[],
+    mems: &[MemRule::Shared],
+    vars: 0,
+    sig: |_, c| dsmem_load2_sig(c),
+    effects: Effects::READ,
+    feature: Some(Feature::Clusters),
+    extra_feature: no_extra,
+    ptx_version: (7, 8),
+    ptx: |_, _, _| {
+        Ok("mapa.shared::cluster.u32 $[t.b32.0], $[saddr0:a0], $[a1];\nld.shared::cluster.v2.$[mty0] $[d], [$[t.b32.0]];"
+            .into())
+    },
+    ptx_globals: &[],
+    exec: dsmem_load2_exec,
+};

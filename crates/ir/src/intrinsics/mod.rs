@@ -382,6 +382,7 @@ pub static TABLE: &[&Def] = &[
     &cluster::ARRIVE,
     &cluster::WAIT,
     &cluster::DSMEM_LOAD,
+    &cluster::DSMEM_LOAD2,
     &cluster::DSMEM_STORE,
     &wgmma::FENCE,
     &wgmma::COMMIT,

@@ -545,6 +545,19 @@ pub fn dsmem_load<T: Elem>(smem: &Shared<T>, index: impl Index, rank: impl IntoV
     Val::from_ir(intrinsic_value(&intrinsics::cluster::DSMEM_LOAD, &[], &[smem.mem()], args, T::TY.into()))
 }
 
+/// Elements `index` and `index + 1` (`index` even) of the same shared array in the cluster's
+/// CTA `rank`, in one access (`ld.shared::cluster.v2`).
+pub fn dsmem_load2<T: Elem>(smem: &Shared<T>, index: impl Index, rank: impl IntoVal<u32>) -> VecVal<T, 2> {
+    let args = vec![index.index(), rank.into_val().v];
+    VecVal::from_ir_value(intrinsic_value(
+        &intrinsics::cluster::DSMEM_LOAD2,
+        &[],
+        &[smem.mem()],
+        args,
+        Type::Vector(T::TY, 2),
+    ))
+}
+
 /// Writes element `index` of the same shared array in the cluster's CTA `rank`.
 pub fn dsmem_store<T: Elem>(
     smem: &Shared<T>,
