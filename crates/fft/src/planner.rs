@@ -81,6 +81,12 @@ impl Step {
     }
 }
 
+/// Bytes of the runs a pass in thread-block clusters moves on its strided sides: its blocks
+/// hold this many bytes' worth of transforms (see `Cluster`).
+const CLUSTER_RUN: usize = 64;
+/// The most a block of a cluster pass holds, in bytes (so several fit a multiprocessor).
+const CLUSTER_SHARE: usize = CLUSTER_RUN * 512;
+
 /// Device limits the planner works within.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Limits {
@@ -780,13 +786,14 @@ impl Planner {
     }
 
     /// How many blocks a pass of length-`n` complex transforms with a strided side takes per
-    /// transform so that it holds a whole run's worth of them (128 bytes per element position):
-    /// 1 where one block does; else the smallest power of two up to the device's cluster limit
-    /// for which a block's share (`n / q` of that many transforms) is at most 64 KiB, so two
-    /// blocks fit a multiprocessor (see `Cluster`); `None` if there is none.
+    /// transform so that it holds a whole run's worth of them ([`CLUSTER_RUN`] bytes per element
+    /// position): 1 where one block does; else the smallest power of two up to the device's
+    /// cluster limit for which a block's share (`n / q` of that many transforms) is at most
+    /// [`CLUSTER_SHARE`], so several blocks fit a multiprocessor (see `Cluster`); `None` if there
+    /// is none.
     fn cluster_q(&self, n: usize) -> Option<usize> {
         let e = self.limits.elem_bytes;
-        let per_run = 128 / e;
+        let per_run = CLUSTER_RUN / e;
         if !smooth(n) {
             return None;
         }
@@ -796,7 +803,10 @@ impl Planner {
         let mut q = 2;
         while q <= self.limits.cluster_max && n % q == 0 {
             let m = n / q;
-            if m * per_run * e <= 64 * 1024 && m >= 16 * q && m * per_run <= self.limits.tile_max {
+            // Each block takes `m / q` positions of the radix-q step.
+            let whole = m % q == 0;
+            if whole && m * per_run * e <= CLUSTER_SHARE && m >= 16 * q && m * per_run <= self.limits.tile_max
+            {
                 return Some(q);
             }
             q *= 2;
@@ -855,6 +865,7 @@ impl Planner {
         let StepKind::Block(c) = &mut step.kind else { unreachable!("block_dim0 pushes a block pass") };
         debug_assert!(c.bluestein.is_none() && c.load == Mode::Col && c.real == RealTable::default());
         c.cluster = Some(Cluster { q, off: cl_off });
+        c.per_block = c.per_block.min(CLUSTER_RUN / self.limits.elem_bytes);
         if let Some(fs) = &mut c.four_step {
             fs.off = fs_off;
         }
@@ -863,7 +874,7 @@ impl Planner {
     }
 
     /// A four-step chain `n = n1 n2` of a complex transform along a contiguous axis whose
-    /// passes each hold 128-byte runs of their transforms, in clusters where a transform is too
+    /// passes each hold runs of their transforms, in clusters where a transform is too
     /// long for one block to (`q1`, `q2`, see [`Planner::cluster_q`]). With `j = n1' n2 + n2'`:
     /// pass A transforms along `n1'` for each `n2'` (adjacent: runs on the input), multiplies
     /// output `k1` by `W_n^{n2' k1}` and writes the work area as `[n2'][k1]` (`k1` contiguous:
@@ -1863,15 +1874,15 @@ mod tests {
     fn clusters_where_a_block_cannot_hold_a_run() {
         use crate::layout::Layout;
         // (shape, f64, cluster size of each pass) on the H100's limits with clusters of up to 8
-        // blocks: a column of 4096 (16 of them would be 512 KiB) and both passes of 2^24 =
-        // 4096 x 4096 in clusters of 8; 2048 in clusters of 4; f64 clusters at half the
-        // length; shorter transforms and short rows stay block passes.
+        // blocks: a column of 4096 (a block holds only four) and both passes of 2^24 = 4096 x
+        // 4096 in clusters of 8, in f32 and f64; 2048 (eight per block in f32, four in f64),
+        // shorter transforms and rows stay block passes.
         let cases: [(&[usize], bool, &[usize]); 7] = [
             (&[4096, 4096], false, &[1, 8]),
             (&[1 << 24], false, &[8, 8]),
-            (&[1 << 22], false, &[4, 4]),
+            (&[1 << 22], false, &[1, 1]),
             (&[1 << 24], true, &[8, 8]),
-            (&[2048, 64], true, &[1, 4]),
+            (&[4096, 64], true, &[1, 8]),
             (&[1 << 20], false, &[1, 1]),
             (&[512, 512, 512], false, &[1, 1, 1]),
         ];
@@ -1893,8 +1904,8 @@ mod tests {
             for s in &pl.steps {
                 let StepKind::Block(c) = &s.kind else { unreachable!() };
                 if let Some(cl) = &c.cluster {
-                    // 128-byte runs, and two blocks' tiles fit a multiprocessor.
-                    assert!(c.per_block * pl.limits.elem_bytes >= 128, "{n:?}: {text}");
+                    // Whole runs, and several blocks' tiles fit a multiprocessor.
+                    assert!(c.per_block * pl.limits.elem_bytes >= CLUSTER_RUN, "{n:?}: {text}");
                     let shared_bytes =
                         crate::kernels::block::shared_elems(c, f64) * (pl.limits.elem_bytes / 2);
                     assert!(2 * shared_bytes <= 227 * 1024, "{n:?}: {shared_bytes} bytes of shared memory");

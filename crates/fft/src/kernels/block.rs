@@ -243,8 +243,12 @@ pub(crate) fn body<T: FftFloat>(
     } else {
         (u64v(block_idx_x()), u32c(0))
     };
-    let rank_offset = u64v(rank) * g.in_stride;
-    let g = Geo { in_stride: g.in_stride * (q as u64), ..g };
+    let (g, rank_offset) = if q > 1 {
+        let offset = u64v(rank) * g.in_stride;
+        (Geo { in_stride: g.in_stride * (q as u64), ..g }, Some(offset))
+    } else {
+        (g, None)
+    };
     let cc = c_per as u64;
     let nb0 = (g.n[0] + (cc - 1)) / cc;
     let g0 = bid % nb0;
@@ -267,8 +271,8 @@ pub(crate) fn body<T: FftFloat>(
     };
     let paired = cfg.mirror.is_some() || cfg.rows.is_some();
     let mut in_base = if paired { Val::constant(0u64) } else { first * g.is[0] };
-    if q > 1 {
-        in_base = in_base + rank_offset;
+    if let Some(offset) = rank_offset {
+        in_base = in_base + offset;
     }
     let mut out_base = if paired { Val::constant(0u64) } else { first * g.os[0] };
     let mut idx1 = Val::constant(0u64);
@@ -441,48 +445,85 @@ pub(crate) fn body<T: FftFloat>(
         return;
     }
     if let Some(cl) = &cfg.cluster {
-        // Every block's `Y_r` is in its tile (see `Cluster`): this block's positions `k'` of
-        // each transform, consecutive threads on consecutive transforms where the output is
-        // strided (runs of the tile's width), else on consecutive positions (runs of `len / q`
-        // of each output block `s`).
+        // Every block's `Y_r` is in its tile (see `Cluster`). This block takes the positions
+        // `k'` in `[rank m / q, (rank + 1) m / q)` of each transform; consecutive threads read
+        // consecutive positions of one transform from the other tiles (contiguous remote
+        // accesses) and hold the radix-q outputs.
         let (m, per) = (cfg.len, cfg.len / cl.q);
         cluster_sync();
         let total = per * c_per;
+        let mut held = Vec::new();
         for it in 0..total.div_ceil(nt) {
             let e = tid + u32c(it * nt);
-            let run = || {
-                let (kl, c) = match cfg.store {
-                    Mode::Col => divmod(e, c_per),
-                    Mode::Row => {
-                        let (c, kl) = divmod(e, per);
-                        (kl, c)
+            let partial = (it + 1) * nt > total;
+            let (c, kl) = divmod(if partial { e.min((total - 1) as u32) } else { e }, per);
+            let k1 = rank * (per as u32) + kl;
+            let at = tile.pad(c * (ls as u32) + k1) * 2u32;
+            let v: Vec<Cx<T>> = (0..cl.q)
+                .map(|r| {
+                    let y = dsl::dsmem_load2(&tile.s, at, u32c(r));
+                    let y = Cx::new(y.get(0), y.get(1));
+                    if r == 0 {
+                        y
+                    } else {
+                        y.mul(cload(&aux, u64v(k1 * (r as u32)) + (cl.off as u64)))
                     }
-                };
-                let k1 = rank * (per as u32) + kl;
-                let at = tile.pad(c * (ls as u32) + k1) * 2u32;
-                let v: Vec<Cx<T>> = (0..cl.q)
-                    .map(|r| {
-                        let y = dsl::dsmem_load2(&tile.s, at, u32c(r));
-                        let y = Cx::new(y.get(0), y.get(1));
-                        if r == 0 {
-                            y
-                        } else {
-                            y.mul(cload(&aux, u64v(k1 * (r as u32)) + (cl.off as u64)))
-                        }
-                    })
-                    .collect();
-                for (s, x) in dft(&v).into_iter().enumerate() {
-                    write(c, k1 + u32c(s * m), x);
-                }
-            };
-            if (it + 1) * nt > total {
-                dsl::if_else(lt(e, total), run, || ());
+                })
+                .collect();
+            held.push((e, partial, c, kl, dft(&v)));
+        }
+        let guarded = |e: Val<u32>, partial: bool, put: &dyn Fn()| {
+            if partial {
+                dsl::if_else(lt(e, total), put, || ());
             } else {
-                run();
+                put();
+            }
+        };
+        match cfg.store {
+            Mode::Row => {
+                // A contiguous output: runs of `m / q` positions of each output block `s`.
+                for (e, partial, c, kl, y) in &held {
+                    let k1 = rank * (per as u32) + *kl;
+                    guarded(*e, *partial, &|| {
+                        for (s, x) in y.iter().enumerate() {
+                            write(*c, k1 + u32c(s * m), *x);
+                        }
+                    });
+                }
+                // No block leaves (freeing its tile) before every block has read it.
+                cluster_sync();
+            }
+            Mode::Col => {
+                // A strided output: once every block has read every tile, this block's tile
+                // takes its outputs (output `k' + m s` of transform `c` at row `c`, position
+                // `k' - rank m / q + s m / q`), and consecutive threads then store consecutive
+                // transforms (runs of the tile's width).
+                cluster_sync();
+                for (e, partial, c, kl, y) in &held {
+                    guarded(*e, *partial, &|| {
+                        for (s, x) in y.iter().enumerate() {
+                            tile.store(*c * (ls as u32) + *kl + u32c(s * per), *x);
+                        }
+                    });
+                }
+                sync_threads();
+                let total = c_per * m;
+                for it in 0..total.div_ceil(nt) {
+                    let e = tid + u32c(it * nt);
+                    let run = || {
+                        let (j, c) = divmod(e, c_per);
+                        let (s, kl) = divmod(j, per);
+                        let k = rank * (per as u32) + kl + s * (m as u32);
+                        write(c, k, tile.load(c * (ls as u32) + j));
+                    };
+                    if (it + 1) * nt > total {
+                        dsl::if_else(lt(e, total), run, || ());
+                    } else {
+                        run();
+                    }
+                }
             }
         }
-        // No block leaves (freeing its tile) before every block of the cluster has read it.
-        cluster_sync();
         return;
     }
     if let Some(rp) = &cfg.rows {
