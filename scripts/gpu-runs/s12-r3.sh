@@ -4,7 +4,7 @@
 # 0.422). Changed since: the exchange reads contiguous positions of each transform from the
 # other tiles and stages a strided output in its own tile after the barrier; tiles of 64-byte
 # runs (8 transforms, 36 KiB: several blocks per SM) in the staged build; m % q == 0.
-# 1. A/B/C, alternating, median of 30: main before the clusters (.gpu/prev/ferrocm.xz, 75fbcad),
+# 1. A/B/C, alternating, median of 20: main before the clusters (.gpu/prev/ferrocm.xz, 75fbcad),
 #    the new exchange with 128-byte tiles (.gpu/w16/ferrocm.xz, CLUSTER_RUN = 128), the staged
 #    build (CLUSTER_RUN = 64).
 # 2. The same cases beside cuFFT (torch) with the staged build.
@@ -24,7 +24,7 @@ C=(--case "c2c f32 2D 4096^2" --case "r2c f32 2D 8192^2" --case "c2c f32 1D 2^24
 for r in 1 2; do
   for v in prev w16 new; do
     B=$PREV; [[ $v == new ]] && B=$NEW; [[ $v == w16 ]] && B=$W16
-    timeout 60 $B bench fft "${C[@]}" --reps 30 --vendor none --json >"$L/ab-$v-$r.json" 2>"$L/ab-$v-$r.err"
+    timeout 60 $B bench fft "${C[@]}" --reps 20 --vendor none --json >"$L/ab-$v-$r.json" 2>"$L/ab-$v-$r.err"
     echo "ab $v $r rc=$? at $SECONDS s"; grep -iE 'error|panic' "$L/ab-$v-$r.err" | head -3
   done
 done
@@ -42,9 +42,6 @@ print("A/B/C, ms (rounds 1, 2)")
 for c, d in rows.items():
     print(f"{c:20s} prev {d.get('prev')}  w16 {d.get('w16')}  new {d.get('new')}")
 PY
-echo "### bench fft (staged) at $SECONDS s"
-timeout 90 $NEW bench fft "${C[@]}" --describe --reps 20 --vendor scripts/vendor_baselines.py >"$L/bench.txt" 2>"$L/bench.err"
-echo "bench rc=$?"; grep -E '^(c2c|r2c|z2z)' "$L/bench.txt" | grep -v plan | cut -c1-100
 results=()
 t() { # name, timeout, binary, args...
   local name=$1 limit=$2 bin=$3; shift 3
@@ -63,12 +60,15 @@ san() { # name, timeout, tool, command...
 }
 t row-pairs 60 'ferrocm-fft--fft-test' real::row_pairs::cuda --exact
 t kernel-cluster 30 'ferrocm-kernel--hopper-test' cluster
-t layouts 60 'ferrocm-fft--fft-test' layouts:: --skip cpu
 t chains 60 'ferrocm-fft--fft-test' c2c::three_pass_chains::cuda --exact
 san fft-mem-2d 30 memcheck $NEW bench fft --case "c2c f32 2D 4096^2" --reps 1 --vendor none
 san fft-mem-1d 30 memcheck $NEW bench fft --case "c2c f32 1D 2^24" --reps 1 --vendor none
+echo "### bench fft (staged) at $SECONDS s"
+timeout 90 $NEW bench fft "${C[@]}" --describe --reps 20 --vendor scripts/vendor_baselines.py >"$L/bench.txt" 2>"$L/bench.err"
+echo "bench rc=$?"; grep -E '^(c2c|r2c|z2z)' "$L/bench.txt" | grep -v plan | cut -c1-100
+(( SECONDS < 200 )) && t layouts 60 'ferrocm-fft--fft-test' layouts:: --skip cpu
 printf 'tests: %s\n' "${results[@]}"
-if command -v ncu >/dev/null && (( SECONDS < 420 )); then
+if command -v ncu >/dev/null && (( SECONDS < 230 )); then
   for c in "c2c f32 2D 4096^2" "c2c f32 1D 2^24"; do
     f="$L/ncu_${c//[ ^]/_}.txt"
     timeout 25 ncu --launch-count 2 --section SpeedOfLight --section Occupancy --section LaunchStats \
