@@ -239,15 +239,16 @@ pub(crate) fn body<T: FftFloat>(
     let q = cfg.cluster.as_ref().map_or(1, |cl| cl.q);
     let (bid, rank) = if q > 1 {
         cluster_dims(q as u32, 1, 1);
-        (u64v(block_idx_x() / (q as u32)), cluster_rank())
+        (u64v(block_idx_x() / (q as u32)), Some(cluster_rank()))
     } else {
-        (u64v(block_idx_x()), u32c(0))
+        (u64v(block_idx_x()), None)
     };
-    let (g, rank_offset) = if q > 1 {
-        let offset = u64v(rank) * g.in_stride;
-        (Geo { in_stride: g.in_stride * (q as u64), ..g }, Some(offset))
-    } else {
-        (g, None)
+    let (g, rank_offset) = match rank {
+        Some(r) => {
+            let offset = u64v(r) * g.in_stride;
+            (Geo { in_stride: g.in_stride * (q as u64), ..g }, Some(offset))
+        }
+        None => (g, None),
     };
     let cc = c_per as u64;
     let nb0 = (g.n[0] + (cc - 1)) / cc;
@@ -450,6 +451,7 @@ pub(crate) fn body<T: FftFloat>(
         // consecutive positions of one transform from the other tiles (contiguous remote
         // accesses) and hold the radix-q outputs.
         let (m, per) = (cfg.len, cfg.len / cl.q);
+        let rank = rank.expect("a cluster pass knows its rank");
         cluster_sync();
         let total = per * c_per;
         let mut held = Vec::new();
