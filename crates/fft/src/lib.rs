@@ -46,14 +46,14 @@
 //!   two-pass one, three passes of lengths near the cube root) by a model of the global memory
 //!   traffic: each side's bytes over the rate of the contiguous runs it moves in (a block of
 //!   `C` transforms along a strided axis moves runs of `C` elements), plus a cost per launch.
-//!   So without clusters 2^24 points are three passes of 256 (runs of 128 bytes) rather than
-//!   two of 4096 (four transforms per block: 32-byte runs).
-//! - On devices with thread-block clusters (sm_90), a pass along a strided axis whose
-//!   transforms are too long for a block to hold 128-byte runs of them runs in clusters: each
-//!   of `q` blocks transforms every `q`-th element of 16 transforms (8 in `f64`) in its shared
-//!   memory, and the radix-`q` step across the blocks reads the others' tiles through
-//!   distributed shared memory. So a 4096-point column pass moves 128-byte runs, and 2^24
-//!   points are two passes of 4096 in clusters of 8.
+//!   So 2^24 points are three passes of 256 (runs of 128 bytes) rather than two of 4096 (four
+//!   transforms per block: 32-byte runs).
+//! - On devices with thread-block clusters (sm_90), a column pass (strided on both sides)
+//!   whose transforms are too long for a block to hold 64-byte runs of them can run in
+//!   clusters: each of `q` blocks transforms every `q`-th element of 8 transforms (4 in `f64`)
+//!   in its shared memory, and the radix-`q` step across the blocks reads the others' tiles
+//!   through distributed shared memory. The 4096-point columns of 2D 4096^2 and of R2C
+//!   8192^2 run in clusters of 8 (the planner prices such passes at their measured rate).
 //! - Lengths with a prime factor above 13 use Bluestein's algorithm (a power-of-two FFT of at
 //!   least `2n - 1`): inside one block pass when that fits, else as pointwise and FFT passes.
 //! - Real transforms of even length run a half-length complex FFT on the pairs of reals and

@@ -86,6 +86,11 @@ impl Step {
 const CLUSTER_RUN: usize = 64;
 /// The most a block of a cluster pass holds, in bytes (so several fit a multiprocessor).
 const CLUSTER_SHARE: usize = CLUSTER_RUN * 512;
+/// The rate of a cluster pass against the copy rate, whatever its runs: measured on an H100
+/// (`crates/fft/NOTES.md`, s12-r3: the 2D 4096^2 column pass in clusters of 8 took 182.8 us
+/// where the row pass moving the same bytes in whole rows took 107.8), so the two cluster
+/// barriers and the reads from the other blocks' tiles are priced in.
+const CLUSTER_RATE: f64 = 0.6;
 
 /// Device limits the planner works within.
 #[derive(Clone, Copy, Debug)]
@@ -750,20 +755,8 @@ impl Planner {
         if let Some(q) = self.cluster_split(n, a, b, &dims) {
             let dims = dims.clone();
             options.push(Box::new(move |p: &mut Planner| {
-                p.cluster_pass(n, q, a, b, dims.clone(), None, None, src, dst, inverse)
+                p.cluster_pass(n, q, a, b, dims.clone(), src, dst, inverse)
             }));
-        }
-        let axis_inner = dims.iter().all(|d| d.n == 1 || d.is >= a.stride);
-        if plain && axis_inner && self.limits.cluster_max > 1 {
-            let (n1, n2) = self.split(n);
-            if let (Some(q1), Some(q2)) = (self.cluster_q(n1), self.cluster_q(n2)) {
-                if q1 > 1 || q2 > 1 {
-                    let dims = dims.clone();
-                    options.push(Box::new(move |p: &mut Planner| {
-                        p.chain_clusters((n1, q1), (n2, q2), a, b, dims.clone(), src, dst, inverse)
-                    }));
-                }
-            }
         }
         options.extend(self.split_candidates(n).into_iter().map(|(n1, n2)| {
             let dims = dims.clone();
@@ -785,7 +778,7 @@ impl Planner {
         self.cluster_q(n).filter(|&q| q > 1)
     }
 
-    /// How many blocks a pass of length-`n` complex transforms with a strided side takes per
+    /// How many blocks a pass of length-`n` complex transforms strided on both sides takes per
     /// transform so that it holds a whole run's worth of them ([`CLUSTER_RUN`] bytes per element
     /// position): 1 where one block does; else the smallest power of two up to the device's
     /// cluster limit for which a block's share (`n / q` of that many transforms) is at most
@@ -814,10 +807,10 @@ impl Planner {
         None
     }
 
-    /// A pass of complex transforms of `n = q m` (see [`Planner::block_dim0`] for the other
-    /// arguments): with `q > 1` in clusters of `q` blocks (see `Cluster`), the block pass of
-    /// length `m` over every `q`-th element whose kernel finishes the transform across the
-    /// cluster; with `q = 1` the plain block pass.
+    /// A complex transform of `n = q m` strided on both sides as one pass of clusters of `q`
+    /// blocks (see `Cluster`): the block pass of length `m` over every `q`-th element, of
+    /// [`CLUSTER_RUN`] bytes' worth of transforms, whose kernel finishes the transform across the
+    /// cluster.
     #[allow(clippy::too_many_arguments)]
     fn cluster_pass(
         &mut self,
@@ -826,8 +819,6 @@ impl Planner {
         a: Side,
         b: Side,
         dims: Vec<Dim>,
-        twiddle: Option<(u64, usize)>,
-        force: Option<usize>,
         src: Buf,
         dst: Buf,
         inverse: bool,
@@ -840,78 +831,26 @@ impl Planner {
             a,
             b,
             dims,
-            twiddle,
-            force,
+            None,
+            None,
             Pairing::None,
             src,
             dst,
             inverse,
         )?;
-        if q == 1 {
-            return Ok(());
-        }
         let table = self
             .tables
             .region(format!("cluster {n}"), || (0..n as u64).map(|e| twiddle::root(e, n as u64)).collect());
-        let step_aux = self.steps.last().expect("block_dim0 pushed the pass").aux;
-        // A four-step pass's own table stays first in its aux region, the cluster's follows.
-        let (aux, fs_off, cl_off) = if twiddle.is_some() {
-            let (aux, f, c, _) = self.join_aux(&[Some(step_aux), Some(table), None]);
-            (aux, f.unwrap_or(0), c.unwrap_or(0))
-        } else {
-            (table, 0, 0)
-        };
+        let per_block = CLUSTER_RUN / self.limits.elem_bytes;
         let step = self.steps.last_mut().expect("block_dim0 pushed the pass");
         let StepKind::Block(c) = &mut step.kind else { unreachable!("block_dim0 pushes a block pass") };
-        debug_assert!(c.bluestein.is_none() && c.load == Mode::Col && c.real == RealTable::default());
-        c.cluster = Some(Cluster { q, off: cl_off });
-        c.per_block = c.per_block.min(CLUSTER_RUN / self.limits.elem_bytes);
-        if let Some(fs) = &mut c.four_step {
-            fs.off = fs_off;
-        }
-        step.aux = aux;
+        debug_assert!(
+            c.bluestein.is_none() && c.four_step.is_none() && (c.load, c.store) == (Mode::Col, Mode::Col)
+        );
+        c.cluster = Some(Cluster { q, off: 0 });
+        c.per_block = c.per_block.min(per_block);
+        step.aux = table;
         Ok(())
-    }
-
-    /// A four-step chain `n = n1 n2` of a complex transform along a contiguous axis whose
-    /// passes each hold runs of their transforms, in clusters where a transform is too
-    /// long for one block to (`q1`, `q2`, see [`Planner::cluster_q`]). With `j = n1' n2 + n2'`:
-    /// pass A transforms along `n1'` for each `n2'` (adjacent: runs on the input), multiplies
-    /// output `k1` by `W_n^{n2' k1}` and writes the work area as `[n2'][k1]` (`k1` contiguous:
-    /// runs on the output); pass B transforms along `n2'` for each `k1` (adjacent in the work
-    /// area) and writes `X[k1 + n1 k2]` (adjacent `k1`: runs).
-    #[allow(clippy::too_many_arguments)]
-    fn chain_clusters(
-        &mut self,
-        (n1, q1): (usize, usize),
-        (n2, q2): (usize, usize),
-        a: Side,
-        b: Side,
-        dims: Vec<Dim>,
-        src: Buf,
-        dst: Buf,
-        inverse: bool,
-    ) -> Result<(), FftError> {
-        let n = n1 * n2;
-        let count: usize = dims.iter().map(|d| d.n).product();
-        let w = self.alloc_work(n * count);
-        let mut acc = n;
-        let wd: Vec<usize> = dims
-            .iter()
-            .map(|d| {
-                let s = acc;
-                acc *= d.n;
-                s
-            })
-            .collect();
-        let mut dims_a = vec![Dim { n: n2, is: a.stride, os: n1 }];
-        dims_a.extend(dims.iter().zip(&wd).map(|(d, &w)| Dim { n: d.n, is: d.is, os: w }));
-        let (a_a, b_a) = (Side { stride: n2 * a.stride, pair: 0 }, Side { stride: 1, pair: 0 });
-        self.cluster_pass(n1, q1, a_a, b_a, dims_a, Some((n as u64, 0)), Some(0), src, w, inverse)?;
-        let mut dims_b = vec![Dim { n: n1, is: 1, os: b.stride }];
-        dims_b.extend(dims.iter().zip(&wd).map(|(d, &w)| Dim { n: d.n, is: w, os: d.os }));
-        let (a_b, b_b) = (Side { stride: n1, pair: 0 }, Side { stride: n1 * b.stride, pair: b.pair });
-        self.cluster_pass(n2, q2, a_b, b_b, dims_b, None, Some(0), w, dst, inverse)
     }
 
     /// The splits `n = n1 n2` a chain chooses among: the most balanced pair within one strided
@@ -996,6 +935,10 @@ impl Planner {
                         (n * count * bytes) as f64 / run_rate(run)
                     };
                 let n = c.logical_len();
+                if c.cluster.is_some() {
+                    // Both sides complex and strided (see `cluster_split`).
+                    return (2 * n * count * e) as f64 / CLUSTER_RATE;
+                }
                 side(c.load, s.in_stride, s.dims[0].is, input_unit(c.input), n)
                     + side(c.store, s.out_stride, s.dims[0].os, output_unit(c.output), c.output_positions())
             }
@@ -1874,15 +1817,15 @@ mod tests {
     fn clusters_where_a_block_cannot_hold_a_run() {
         use crate::layout::Layout;
         // (shape, f64, cluster size of each pass) on the H100's limits with clusters of up to 8
-        // blocks: a column of 4096 (a block holds only four) and both passes of 2^24 = 4096 x
-        // 4096 in clusters of 8, in f32 and f64; 2048 (eight per block in f32, four in f64),
-        // shorter transforms and rows stay block passes.
+        // blocks: a column of 4096 (a block holds only four in f32, two in f64) in clusters of
+        // 8; 2048 (eight per block in f32), rows, 3D 512^3 and 1D transforms (whose passes are
+        // contiguous on one side) stay block passes.
         let cases: [(&[usize], bool, &[usize]); 7] = [
             (&[4096, 4096], false, &[1, 8]),
-            (&[1 << 24], false, &[8, 8]),
-            (&[1 << 22], false, &[1, 1]),
-            (&[1 << 24], true, &[8, 8]),
             (&[4096, 64], true, &[1, 8]),
+            (&[3, 4096, 40], false, &[1, 8, 1]),
+            (&[2048, 2048], false, &[1, 1]),
+            (&[1 << 24], false, &[1, 1, 1]),
             (&[1 << 20], false, &[1, 1]),
             (&[512, 512, 512], false, &[1, 1, 1]),
         ];

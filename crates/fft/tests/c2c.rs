@@ -118,12 +118,12 @@ fft_conformance! {
     }
 
     three_pass_chains(b) {
-        // Past about 2^22 points a 1D transform is planned so that every pass moves long runs on
-        // its strided sides: two passes of thread-block clusters where the device has them and
-        // the cost model prefers them (2^24 = 4096 x 4096 in clusters of 8), else three passes
-        // of short transforms (2^24 = 256^3; 3^14: odd radices, unequal passes, inverse); 2^22
-        // x 2 and f64 2^21 are two passes; on GPUs also 10^7 and f64 2^24 (crates/fft/NOTES.md
-        // has the plans and the cost model that picks them).
+        // Past about 2^23 points a 1D transform is planned as three passes of short transforms
+        // (16 or more per block: runs of at least 128 bytes on every strided side) instead of two
+        // of 4096 (4 per block, 32-byte runs): 2^24 = 256 x 256 x 256 (radix 16), 3^14 (odd
+        // radices, unequal passes, inverse); batched 2^22 and f64 2^21 stay two passes; on GPUs
+        // also 10^7 and f64 2^24 (crates/fft/NOTES.md has the plans and the cost model that picks
+        // them).
         let mut rng = Rng::new();
         run::<f32>(b, &Spec::c2c(&[1 << 24], 1), &mut rng)?;
         run::<f32>(b, &Spec::c2c(&[1 << 22], 2), &mut rng)?;

@@ -481,49 +481,32 @@ pub(crate) fn body<T: FftFloat>(
                 put();
             }
         };
-        match cfg.store {
-            Mode::Row => {
-                // A contiguous output: runs of `m / q` positions of each output block `s`.
-                for (e, partial, c, kl, y) in &held {
-                    let k1 = rank * (per as u32) + *kl;
-                    guarded(*e, *partial, &|| {
-                        for (s, x) in y.iter().enumerate() {
-                            write(*c, k1 + u32c(s * m), *x);
-                        }
-                    });
+        // Once every block has read every tile, this block's tile takes its outputs (output
+        // `k' + m s` of transform `c` at row `c`, position `k' - rank m / q + s m / q`), and
+        // consecutive threads then store consecutive transforms (runs of the tile's width on the
+        // strided output).
+        cluster_sync();
+        for (e, partial, c, kl, y) in &held {
+            guarded(*e, *partial, &|| {
+                for (s, x) in y.iter().enumerate() {
+                    tile.store(*c * (ls as u32) + *kl + u32c(s * per), *x);
                 }
-                // No block leaves (freeing its tile) before every block has read it.
-                cluster_sync();
-            }
-            Mode::Col => {
-                // A strided output: once every block has read every tile, this block's tile
-                // takes its outputs (output `k' + m s` of transform `c` at row `c`, position
-                // `k' - rank m / q + s m / q`), and consecutive threads then store consecutive
-                // transforms (runs of the tile's width).
-                cluster_sync();
-                for (e, partial, c, kl, y) in &held {
-                    guarded(*e, *partial, &|| {
-                        for (s, x) in y.iter().enumerate() {
-                            tile.store(*c * (ls as u32) + *kl + u32c(s * per), *x);
-                        }
-                    });
-                }
-                sync_threads();
-                let total = c_per * m;
-                for it in 0..total.div_ceil(nt) {
-                    let e = tid + u32c(it * nt);
-                    let run = || {
-                        let (j, c) = divmod(e, c_per);
-                        let (s, kl) = divmod(j, per);
-                        let k = rank * (per as u32) + kl + s * (m as u32);
-                        write(c, k, tile.load(c * (ls as u32) + j));
-                    };
-                    if (it + 1) * nt > total {
-                        dsl::if_else(lt(e, total), run, || ());
-                    } else {
-                        run();
-                    }
-                }
+            });
+        }
+        sync_threads();
+        let total = c_per * m;
+        for it in 0..total.div_ceil(nt) {
+            let e = tid + u32c(it * nt);
+            let run = || {
+                let (j, c) = divmod(e, c_per);
+                let (s, kl) = divmod(j, per);
+                let k = rank * (per as u32) + kl + s * (m as u32);
+                write(c, k, tile.load(c * (ls as u32) + j));
+            };
+            if (it + 1) * nt > total {
+                dsl::if_else(lt(e, total), run, || ());
+            } else {
+                run();
             }
         }
         return;

@@ -152,16 +152,18 @@ pub(crate) struct BlockCfg {
 }
 
 /// A transform of length `L = q len` computed by a thread-block cluster of `q` blocks (sm_90)
-/// that share their tiles through distributed shared memory: a strided pass too long to hold
-/// enough transforms per block for long runs gets them this way (each block holds `1 / q` of
-/// every transform). With `j = q m + r` and `k = k' + len s`,
+/// that share their tiles through distributed shared memory: a column pass (strided on both
+/// sides) too long to hold enough transforms per block for long runs gets them this way (each
+/// block holds `1 / q` of every transform). With `j = q m + r` and `k = k' + len s`,
 /// `X[k' + len s] = sum_r W_q^{r s} W_L^{r k'} Y_r[k']`, `Y_r` the length-`len` FFT of the
 /// elements `x[q m + r]`. Block `r` of the cluster computes `Y_r` of the tile's transforms in
 /// its shared memory (the block pass over every `q`-th element, nothing written); after a
 /// cluster barrier it takes the positions `k'` in `[r len / q, (r + 1) len / q)`, reads
-/// `Y_r'[k']` from every block `r'` of the cluster, applies the twiddles and the radix-`q` DFT,
-/// and writes the outputs `k' + len s`. A second barrier keeps every tile in place until all
-/// have been read. The twiddles `W_L^e`, `e < L`, are a table at `off` in `aux`.
+/// `Y_r'[k']` from every block `r'` of the cluster (consecutive threads on consecutive
+/// positions: contiguous remote reads), and applies the twiddles and the radix-`q` DFT. After a
+/// second barrier (every tile has been read) it stages the outputs `k' + len s` in its own tile
+/// and stores them with consecutive threads on consecutive transforms. The twiddles `W_L^e`,
+/// `e < L`, are a table at `off` in `aux`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Cluster {
     pub q: usize,
