@@ -237,6 +237,30 @@ fn cluster_pair_loads_read_two_adjacent_elements() {
     }
 }
 
+#[kernel]
+fn cluster_pair_odd(out: &mut [u32]) {
+    cluster_dims(2, 1, 1);
+    let s = shared_array::<u32>(64);
+    let lane = lane_id();
+    s[lane] = lane;
+    cluster_sync();
+    let v = dsmem_load2(&s, lane * 2u32 + 1u32, 0u32);
+    out[block_idx_x() as usize * 32usize + lane as usize] = v.get(0);
+    cluster_sync();
+}
+
+#[test]
+fn cluster_pair_loads_need_an_even_index() {
+    let Err(err) = Launch::new("cluster_pair_odd", cluster_pair_odd::kernel(), 2, 32)
+        .cluster(2)
+        .buf(&[0u32; 64])
+        .try_run()
+    else {
+        panic!("an odd index of a 2-element access ran");
+    };
+    assert!(err.contains("at element 1, which is not a multiple of 2"), "{err}");
+}
+
 // ------------------------------------------------------------------ grid barrier
 
 #[kernel]

@@ -76,6 +76,23 @@ fn dsmem_ptx(store: bool, call: &Call, f: &Function) -> String {
     }
 }
 
+/// A lane's CTA rank operand, checked against the size of its cluster.
+fn lane_rank(
+    e: &dyn Exec,
+    value: u64,
+    lane: usize,
+    size_of_cluster: u32,
+    array: &str,
+) -> Result<u32, String> {
+    let rank = value as u32;
+    if rank >= size_of_cluster {
+        return Err(e.fault(&format!(
+            "CTA rank {rank} (lane {lane}) is outside the cluster of {size_of_cluster} for `{array}`"
+        )));
+    }
+    Ok(rank)
+}
+
 fn dsmem_exec(e: &mut dyn Exec, call: &Call, store: bool) -> Result<Flow, String> {
     let (iv, rv) = (e.arg(0)[0], e.arg(1)[0]);
     let vv = if store { e.arg(2)[0] } else { [0; 32] };
@@ -85,13 +102,7 @@ fn dsmem_exec(e: &mut dyn Exec, call: &Call, store: bool) -> Result<Flow, String
     let size_of_cluster = e.cluster_size();
     let mut d = [0u64; 32];
     each_lane(e.active(), |lane| {
-        let rank = rv[lane] as u32;
-        if rank >= size_of_cluster {
-            return Err(e.fault(&format!(
-                "CTA rank {rank} (lane {lane}) is outside the cluster of {size_of_cluster} for `{}`",
-                m.name
-            )));
-        }
+        let rank = lane_rank(e, rv[lane], lane, size_of_cluster, &m.name)?;
         // The array has the same place in every CTA of the cluster.
         let addr = e.shared_addr(0, lane, index_value(ty, iv[lane]))?;
         if store {
@@ -166,13 +177,7 @@ fn dsmem_load2_exec(e: &mut dyn Exec, call: &Call) -> Result<Flow, String> {
     let size_of_cluster = e.cluster_size();
     let (mut d0, mut d1) = ([0u64; 32], [0u64; 32]);
     each_lane(e.active(), |lane| {
-        let rank = rv[lane] as u32;
-        if rank >= size_of_cluster {
-            return Err(e.fault(&format!(
-                "CTA rank {rank} (lane {lane}) is outside the cluster of {size_of_cluster} for `{}`",
-                m.name
-            )));
-        }
+        let rank = lane_rank(e, rv[lane], lane, size_of_cluster, &m.name)?;
         let index = index_value(ty, iv[lane]);
         if index % 2 != 0 {
             return Err(e.fault(&format!(
