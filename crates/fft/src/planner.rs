@@ -768,30 +768,17 @@ impl Planner {
     }
 
     /// The cluster size `q` for a complex transform of `n` strided on both sides (a column
-    /// axis) too long for a block to hold a whole run's worth of them (see
-    /// [`Planner::cluster_q`]).
+    /// axis) too long for a block to hold a whole run's worth of them ([`CLUSTER_RUN`] bytes
+    /// per element position): the smallest power of two up to the device's cluster limit for
+    /// which a block's share (`n / q` of that many transforms) is at most [`CLUSTER_SHARE`], so
+    /// several blocks fit a multiprocessor (see `Cluster`); `None` where one block holds a run,
+    /// or where no cluster size does.
     fn cluster_split(&self, n: usize, a: Side, b: Side, dims: &[Dim]) -> Option<usize> {
         let (_, lm, sm) = choose_dim0(a.stride, b.stride, dims, None);
-        if lm != Mode::Col || sm != Mode::Col {
-            return None;
-        }
-        self.cluster_q(n).filter(|&q| q > 1)
-    }
-
-    /// How many blocks a pass of length-`n` complex transforms strided on both sides takes per
-    /// transform so that it holds a whole run's worth of them ([`CLUSTER_RUN`] bytes per element
-    /// position): 1 where one block does; else the smallest power of two up to the device's
-    /// cluster limit for which a block's share (`n / q` of that many transforms) is at most
-    /// [`CLUSTER_SHARE`], so several blocks fit a multiprocessor (see `Cluster`); `None` if there
-    /// is none.
-    fn cluster_q(&self, n: usize) -> Option<usize> {
         let e = self.limits.elem_bytes;
         let per_run = CLUSTER_RUN / e;
-        if !smooth(n) {
+        if lm != Mode::Col || sm != Mode::Col || !smooth(n) || n * per_run <= self.limits.tile_max {
             return None;
-        }
-        if n * per_run <= self.limits.tile_max {
-            return Some(1);
         }
         let mut q = 2;
         while q <= self.limits.cluster_max && n % q == 0 {

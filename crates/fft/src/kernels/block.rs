@@ -96,6 +96,16 @@ pub(crate) fn lt(a: Val<u32>, b: usize) -> Val<bool> {
     a.dsl_cmp(CmpOp::Lt, b as u32)
 }
 
+/// Runs `run` for element `i` of a loop trip, checking `i < total` only where the trip
+/// (`partial`) reaches past the last element.
+fn below(partial: bool, i: Val<u32>, total: usize, run: impl FnOnce()) {
+    if partial {
+        dsl::if_else(lt(i, total), run, || ());
+    } else {
+        run();
+    }
+}
+
 /// Shared memory viewed as complex values at padded indices.
 struct Tile<T> {
     s: Shared<T>,
@@ -365,13 +375,7 @@ pub(crate) fn body<T: FftFloat>(
                 &value,
             );
         };
-        let in_range = || {
-            if n_out < cfg.len {
-                dsl::if_else(lt(k, n_out), run, || ());
-            } else {
-                run();
-            }
-        };
+        let in_range = || below(n_out < cfg.len, k, n_out, run);
         if guard_cols {
             dsl::if_else(c.dsl_cmp(CmpOp::Lt, cols), in_range, || ());
         } else {
@@ -432,11 +436,7 @@ pub(crate) fn body<T: FftFloat>(
                     let f = cload(&aux, u64v(j) + (b.filter_off as u64));
                     tile.store(row + j, v.mul(f).conj());
                 };
-                if (q + 1) * t > m {
-                    dsl::if_else(lt(j, m), run, || ());
-                } else {
-                    run();
-                }
+                below((q + 1) * t > m, j, m, run);
             }
             sync_threads();
             stockham(cfg, &tile, &tw, ls, ra, &ends, false, direct_out);
@@ -474,20 +474,13 @@ pub(crate) fn body<T: FftFloat>(
                 .collect();
             held.push((e, partial, c, kl, dft(&v)));
         }
-        let guarded = |e: Val<u32>, partial: bool, put: &dyn Fn()| {
-            if partial {
-                dsl::if_else(lt(e, total), put, || ());
-            } else {
-                put();
-            }
-        };
         // Once every block has read every tile, this block's tile takes its outputs (output
         // `k' + m s` of transform `c` at row `c`, position `k' - rank m / q + s m / q`), and
         // consecutive threads then store consecutive transforms (runs of the tile's width on the
         // strided output).
         cluster_sync();
         for (e, partial, c, kl, y) in &held {
-            guarded(*e, *partial, &|| {
+            below(*partial, *e, total, || {
                 for (s, x) in y.iter().enumerate() {
                     tile.store(*c * (ls as u32) + *kl + u32c(s * per), *x);
                 }
@@ -503,11 +496,7 @@ pub(crate) fn body<T: FftFloat>(
                 let k = rank * (per as u32) + kl + s * (m as u32);
                 write(c, k, tile.load(c * (ls as u32) + j));
             };
-            if (it + 1) * nt > total {
-                dsl::if_else(lt(e, total), run, || ());
-            } else {
-                run();
-            }
+            below((it + 1) * nt > total, e, total, run);
         }
         return;
     }
@@ -541,11 +530,7 @@ pub(crate) fn body<T: FftFloat>(
                 output.store2(at, vec2(y0.re, y0.im));
                 output.store2(at + g.os[0], vec2(y1.re, y1.im));
             };
-            if (it + 1) * nt > total {
-                dsl::if_else(lt(e, total), run, || ());
-            } else {
-                run();
-            }
+            below((it + 1) * nt > total, e, total, run);
         }
         return;
     }
@@ -579,11 +564,7 @@ pub(crate) fn body<T: FftFloat>(
                 let x = unfold(zk, zm, real_twiddle(&aux, k, cfg.real));
                 output.store2(out_at(c) + u64v(k2) * g.out_stride, vec2(x.re, x.im));
             };
-            if (it + 1) * nt > total {
-                dsl::if_else(lt(e, total), run, || ());
-            } else {
-                run();
-            }
+            below((it + 1) * nt > total, e, total, run);
         }
         // X[n], from Z[0], by the thread of block 0 that holds it (Z[n] = Z[0]).
         let last = || {
@@ -621,11 +602,7 @@ pub(crate) fn body<T: FftFloat>(
                 write();
             }
         };
-        if (it + 1) * nt > total {
-            dsl::if_else(lt(e, total), run, || ());
-        } else {
-            run();
-        }
+        below((it + 1) * nt > total, e, total, run);
     }
 }
 
@@ -883,20 +860,14 @@ fn stockham<T: FftFloat>(
             };
             if hold {
                 held.push((i, partial, put));
-            } else if partial {
-                dsl::if_else(lt(i, b), put, || ());
             } else {
-                put();
+                below(partial, i, b, put);
             }
         }
         if hold {
             sync_threads();
             for (i, partial, put) in held {
-                if partial {
-                    dsl::if_else(lt(i, b), put, || ());
-                } else {
-                    put();
-                }
+                below(partial, i, b, put);
             }
         }
         if !writes_global {

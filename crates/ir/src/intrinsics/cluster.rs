@@ -161,11 +161,8 @@ fn dsmem_load2_sig(c: &SigCtx) -> Result<Option<Type>, String> {
     if elem == ScalarType::Bool {
         return Err(format!("loads pairs of numbers, but `{}` holds bools", c.mems[0].name));
     }
-    arg_count(c.args, 2)?;
-    is_index(c.args, 0)?;
-    if c.args[1] != U32 {
-        return Err(format!("the CTA rank is {}, expected u32", c.args[1]));
-    }
+    // The operands are `dsmem.load`'s.
+    dsmem_sig(c, false)?;
     Ok(Some(Type::Vector(elem, 2)))
 }
 
