@@ -82,10 +82,12 @@ impl Step {
 }
 
 /// Bytes of the runs a pass in thread-block clusters moves on its strided sides: its blocks
-/// hold this many bytes' worth of transforms (see `Cluster`).
+/// hold this many bytes' worth of transforms (see `Cluster`), or twice as many where a side's
+/// runs start off the 32-byte sector boundaries ([`Planner::cluster_run`]).
 const CLUSTER_RUN: usize = 64;
-/// The most a block of a cluster pass holds, in bytes (so several fit a multiprocessor).
-const CLUSTER_SHARE: usize = CLUSTER_RUN * 512;
+/// The most a block of a cluster pass holds, in bytes, per byte of its runs (so several blocks
+/// fit a multiprocessor).
+const CLUSTER_SHARE_PER_RUN: usize = 512;
 /// The rate of a cluster pass against the copy rate, whatever its runs: measured on an H100
 /// (`crates/fft/NOTES.md`, s12-r3: the 2D 4096^2 column pass in clusters of 8 took 182.8 us
 /// where the row pass moving the same bytes in whole rows took 107.8), so the two cluster
@@ -770,13 +772,15 @@ impl Planner {
     /// The cluster size `q` for a complex transform of `n` strided on both sides (a column
     /// axis) too long for a block to hold a whole run's worth of them ([`CLUSTER_RUN`] bytes
     /// per element position): the smallest power of two up to the device's cluster limit for
-    /// which a block's share (`n / q` of that many transforms) is at most [`CLUSTER_SHARE`], so
+    /// which a block's share (`n / q` of that many transforms) is at most
+    /// [`CLUSTER_SHARE_PER_RUN`] times the run's bytes, so
     /// several blocks fit a multiprocessor (see `Cluster`); `None` where one block holds a run,
     /// or where no cluster size does.
     fn cluster_split(&self, n: usize, a: Side, b: Side, dims: &[Dim]) -> Option<usize> {
         let (_, lm, sm) = choose_dim0(a.stride, b.stride, dims, None);
         let e = self.limits.elem_bytes;
-        let per_run = CLUSTER_RUN / e;
+        let run = self.cluster_run(a, b);
+        let per_run = run / e;
         if lm != Mode::Col || sm != Mode::Col || !smooth(n) || n * per_run <= self.limits.tile_max {
             return None;
         }
@@ -785,13 +789,33 @@ impl Planner {
             let m = n / q;
             // Each block takes `m / q` positions of the radix-q step.
             let whole = m % q == 0;
-            if whole && m * per_run * e <= CLUSTER_SHARE && m >= 16 * q && m * per_run <= self.limits.tile_max
+            if whole
+                && m * per_run * e <= run * CLUSTER_SHARE_PER_RUN
+                && m >= 16 * q
+                && m * per_run <= self.limits.tile_max
             {
                 return Some(q);
             }
             q *= 2;
         }
         None
+    }
+
+    /// The bytes of the runs a cluster pass with sides `a` and `b` moves: [`CLUSTER_RUN`], or
+    /// twice that where a side's runs start off the 32-byte sector boundaries (a stride of an
+    /// odd number of `f32` complex values, say). Measured on an H100 (`crates/fft/NOTES.md`,
+    /// s12-r3 and s13-r1): the 4097-column pass of R2C 8192^2 is 0.03 ms faster with 128-byte
+    /// runs, the 4096-column pass of 2D 4096^2 0.024 ms slower. Alignment is the rule that
+    /// separates the two, not a proven cause: with the R2C's reads aligned (its work rows padded
+    /// to whole sectors) 64-byte runs were no faster.
+    fn cluster_run(&self, a: Side, b: Side) -> usize {
+        let e = self.limits.elem_bytes;
+        let aligned = |s: Side| (s.stride * e) % 32 == 0;
+        if aligned(a) && aligned(b) {
+            CLUSTER_RUN
+        } else {
+            2 * CLUSTER_RUN
+        }
     }
 
     /// A complex transform of `n = q m` strided on both sides as one pass of clusters of `q`
@@ -828,7 +852,7 @@ impl Planner {
         let table = self
             .tables
             .region(format!("cluster {n}"), || (0..n as u64).map(|e| twiddle::root(e, n as u64)).collect());
-        let per_block = CLUSTER_RUN / self.limits.elem_bytes;
+        let per_block = self.cluster_run(a, b) / self.limits.elem_bytes;
         let step = self.steps.last_mut().expect("block_dim0 pushed the pass");
         let StepKind::Block(c) = &mut step.kind else { unreachable!("block_dim0 pushes a block pass") };
         debug_assert!(

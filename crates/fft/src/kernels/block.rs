@@ -224,16 +224,17 @@ pub(crate) fn body<T: FftFloat>(
     // for blocks of 342 to 512 threads), 512 in f64 (128 per thread): a pass holds at most 16
     // complex values per thread, and occupancy hides the memory latency. (ptxas, sm_90: the
     // radix-16 passes need about 64 registers in f32 and 120 in f64 without spilling.) With
-    // every radix at most 10, 1280 in f32 (48 per thread): ptxas fits those passes in 38 to 51
-    // registers without spilling, and 400-thread blocks (1000-point transforms, four per
-    // block) then run three per multiprocessor instead of two.
+    // every radix at most 10, 1600 in f32 (40 per thread): ptxas fits the 1000-point pass
+    // (radix 10, four transforms in a 400-thread block) in 32 registers (a 4-byte spill), so
+    // four blocks run per multiprocessor instead of three (s13-r1, H100: 120.5 -> 109.1 us at
+    // ncu's base clocks).
     let is_f64 = T::NAME == "f64";
     let nt_all = cfg.threads() as u32;
     let small_radices = cfg.radices.iter().all(|&r| r <= 10);
     let resident = if is_f64 {
         512
     } else if small_radices {
-        1280
+        1600
     } else {
         1024
     };

@@ -125,7 +125,11 @@ pub(crate) fn dft<T: FftFloat>(x: &[Cx<T>]) -> Vec<Cx<T>> {
         2 => vec![x[0].add(x[1]), x[0].sub(x[1])],
         4 => dft4(x[0], x[1], x[2], x[3]).to_vec(),
         _ => {
-            // Radix-4 steps first where they fit (fewest multiplies), then the smallest prime.
+            // Coprime factors first (no twiddles between them), then radix-4 steps where they
+            // fit (fewest multiplies), then the smallest prime.
+            if let Some((r1, r2)) = coprime_split(r) {
+                return dft_prime_factor(x, r1, r2);
+            }
             let first = if r % 4 == 0 && r > 4 { 4 } else { smallest_factor(r) };
             if first == r {
                 dft_prime(x)
@@ -142,6 +146,41 @@ fn dft4<T: FftFloat>(a: Cx<T>, b: Cx<T>, c: Cx<T>, d: Cx<T>) -> [Cx<T>; 4] {
     let t2 = b.add(d);
     let t3 = b.sub(d).mul_neg_i();
     [t0.add(t2), t1.add(t3), t0.sub(t2), t1.sub(t3)]
+}
+
+/// `r = r1 r2` with `r1` the largest power of `r`'s smallest prime and `r2 > 1` coprime to
+/// it, if there is such a split.
+fn coprime_split(r: usize) -> Option<(usize, usize)> {
+    let p = smallest_factor(r);
+    let mut r1 = p;
+    while r % (r1 * p) == 0 {
+        r1 *= p;
+    }
+    (r1 < r).then_some((r1, r / r1))
+}
+
+/// The inverse of `a` modulo `m` (`a` and `m` coprime, `m > 1`).
+fn inverse_mod(a: usize, m: usize) -> usize {
+    (1..m).find(|&x| a * x % m == 1).expect("coprime")
+}
+
+/// Good-Thomas (prime-factor) in registers for coprime `r1`, `r2`: input `n = (r2 n1 + r1 n2)
+/// mod r` and output `k = (r2 e2 k1 + r1 e1 k2) mod r` (`e2 = r2^-1 mod r1`, `e1 = r1^-1 mod
+/// r2`, the Chinese remainder map) make `W_r^{nk} = W_r1^{n1 k1} W_r2^{n2 k2}`: the two short
+/// DFTs with no twiddles between them.
+fn dft_prime_factor<T: FftFloat>(x: &[Cx<T>], r1: usize, r2: usize) -> Vec<Cx<T>> {
+    let r = r1 * r2;
+    let (e2, e1) = (inverse_mod(r2 % r1, r1), inverse_mod(r1 % r2, r2));
+    let y: Vec<Vec<Cx<T>>> =
+        (0..r2).map(|n2| dft(&(0..r1).map(|n1| x[(r2 * n1 + r1 * n2) % r]).collect::<Vec<_>>())).collect();
+    let mut out = vec![Cx::zero(); r];
+    for k1 in 0..r1 {
+        let row: Vec<Cx<T>> = (0..r2).map(|n2| y[n2][k1]).collect();
+        for (k2, v) in dft(&row).into_iter().enumerate() {
+            out[(r2 * e2 * k1 + r1 * e1 * k2) % r] = v;
+        }
+    }
+    out
 }
 
 /// Cooley-Tukey in registers: `n = r2 n1 + n2`, `k = k1 + r1 k2`.

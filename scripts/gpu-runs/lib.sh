@@ -1,0 +1,65 @@
+# Helpers shared by the GPU-run scripts (sourced; bash). Before sourcing, set L (the log
+# folder). `t` runs a staged test binary, `san` a command under compute-sanitizer, `ab` the FFT
+# bench cases once per build in turn; each records its outcome in `results`.
+# Staged test binaries live in .gpu/stage/tests (`../shared/gpu/pack`), extra builds in
+# .gpu/<name>/ferrocm.xz.
+T=.gpu/stage/tests
+NEW=.gpu/stage/bin/ferrocm
+results=()
+[[ -d .gpu/stage/tests ]] || { mkdir -p .gpu/stage && tar -C .gpu/stage -xJf .gpu/stage.tar.xz; }
+
+# The ferrocm binary of build $1 ("new": the staged one), decompressed on first use.
+build_bin() {
+  [[ $1 == new ]] && { echo "$NEW"; return; }
+  [[ -x .gpu/$1/ferrocm ]] || { xz -dk ".gpu/$1/ferrocm.xz" && chmod +x ".gpu/$1/ferrocm"; }
+  echo ".gpu/$1/ferrocm"
+}
+
+# t NAME LIMIT BINARY ARGS...: a staged test binary with a time limit.
+t() {
+  local name=$1 limit=$2 bin=$3; shift 3
+  local s=$SECONDS; timeout "$limit" "$T/$bin" "$@" >"$L/$name.log" 2>&1; local rc=$?
+  echo "=== $name: rc=$rc $((SECONDS - s)) s"
+  grep -E "^test result|panicked|FAILED|^---- " "$L/$name.log" | head -6
+  results+=("$name rc=$rc")
+}
+
+# san NAME LIMIT TOOL COMMAND...: compute-sanitizer with an error exit code.
+san() {
+  local name=$1 limit=$2 tool=$3; shift 3
+  local s=$SECONDS
+  timeout "$limit" compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 "$@" >"$L/san-$name.log" 2>&1
+  local rc=$?; echo "=== sanitizer $name ($tool): rc=$rc $((SECONDS - s)) s"
+  grep -E "^========= (ERROR SUMMARY|RACECHECK SUMMARY|Invalid)|checked" "$L/san-$name.log" | head -3
+  results+=("san-$name rc=$rc")
+}
+
+# ab ROUNDS REPS BUILD... -- CASE...: `bench fft` of the cases with each build in turn, ROUNDS
+# times, then a table of the medians per build and round.
+ab() {
+  local rounds=$1 reps=$2; shift 2
+  local builds=() cases=()
+  while [[ $1 != -- ]]; do builds+=("$1"); shift; done; shift
+  for c in "$@"; do cases+=(--case "$c"); done
+  for r in $(seq 1 "$rounds"); do
+    for v in "${builds[@]}"; do
+      local b; b=$(build_bin "$v")
+      timeout 90 "$b" bench fft "${cases[@]}" --reps "$reps" --vendor none --json >"$L/ab-$v-$r.json" 2>"$L/ab-$v-$r.err"
+      echo "ab $v $r rc=$? at $SECONDS s"; grep -iE 'error|panic' "$L/ab-$v-$r.err" | head -3
+    done
+  done
+  python3 - "$L" "${builds[@]}" <<'PY'
+import json, sys, glob, os
+rows = {}
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "ab-*.json"))):
+    v, r = os.path.basename(f)[3:-5].rsplit("-", 1)
+    for line in open(f):
+        try: m = json.loads(line)
+        except ValueError: continue
+        if m.get("bench") == "fft" and " plan" not in m["metric"]:
+            rows.setdefault(m["metric"], {}).setdefault(v, []).append(round(m["ferrocm"], 4))
+print("A/B, median ms per round")
+for c, d in rows.items():
+    print(f"{c:22s} " + "  ".join(f"{v} {d.get(v)}" for v in sys.argv[2:]))
+PY
+}
