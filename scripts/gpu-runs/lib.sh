@@ -1,12 +1,22 @@
-# Helpers shared by the GPU-run scripts (sourced; bash). Before sourcing, set L (the log
-# folder). `t` runs a staged test binary, `san` a command under compute-sanitizer, `ab` the FFT
-# bench cases once per build in turn; each records its outcome in `results`.
+# Helpers shared by the GPU-run scripts (sourced; bash). `start NAME` sets up a run (or set L,
+# the log folder, before sourcing); `t` runs a staged test binary, `san` a command under
+# compute-sanitizer, `ab` the FFT bench cases once per build in turn; each records its outcome
+# in `results`.
 # Staged test binaries live in .gpu/stage/tests (`../shared/gpu/pack`), extra builds in
 # .gpu/<name>/ferrocm.xz.
 T=.gpu/stage/tests
 NEW=.gpu/stage/bin/ferrocm
 results=()
 [[ -d .gpu/stage/tests ]] || { mkdir -p .gpu/stage && tar -C .gpu/stage -xJf .gpu/stage.tar.xz; }
+
+# start NAME: the environment every run uses, the log folder L (archived into
+# $OUT/logs.tar.xz on exit) and the device's name.
+start() {
+  export FERROCM_REQUIRE_GPU=1 RUST_BACKTRACE=1 PYTHONUNBUFFERED=1
+  O=${OUT:-/tmp/$1}; L=/tmp/$1-logs; mkdir -p "$O" "$L"
+  trap 'tar -C "$L" -cJf "$O/logs.tar.xz" . 2>/dev/null' EXIT
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
+}
 
 # The ferrocm binary of build $1 ("new": the staged one), decompressed on first use.
 build_bin() {

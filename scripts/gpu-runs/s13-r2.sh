@@ -10,17 +10,18 @@
 # handoff changes only 1000 x 16384's kernel, stride only the 2D 4096^2 column pass; tw every
 # kernel. 1. A/B/C over the whole table, alternating, two rounds, median of 20.  2. The table
 # beside cuFFT (new).  3. ncu (new) on 1000 x 16384 and the 2D column pass.  4. GPU tests and
-# sanitizers; ncu last if time is left (the device budget was nearly spent).
-# Staged with `../shared/gpu/pack --bins -p ferrocm-fft -p ferrocm-cli`.
+# sanitizers; ncu (with the stall reasons) last.
+# Not run yet (the thirteenth session's device time ran out). Stage from branch fft-banks with
+# `../shared/gpu/pack --bins -p ferrocm-fft -p ferrocm-cli`, then put xz-compressed `ferrocm`
+# builds in .gpu/prev (main 57b0ff9) and .gpu/tw (fft-banks with `handoff` always `Padded` and
+# no stride rounding in `row_stride`).
 set -u
-export FERROCM_REQUIRE_GPU=1 RUST_BACKTRACE=1 PYTHONUNBUFFERED=1
-O=${OUT:-/tmp/s13r2}; L=/tmp/s13r2-logs; mkdir -p "$O" "$L"
-trap 'tar -C "$L" -cJf "$O/logs.tar.xz" . 2>/dev/null' EXIT
 source scripts/gpu-runs/lib.sh
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
-ab 2 20 prev tw new -- "c2c f32 1000 x 16384" "c2c f32 2D 4096^2" "c2c f32 1D 2^24" "c2c f32 4096 x 4096" "r2c f32 2D 8192^2"
+start s13r2
+ab 2 20 prev tw new -- "c2c f32 1D 2^24" "c2c f32 1024 x 16384" "c2c f32 4096 x 4096" "c2c f32 1000 x 16384" \
+  "c2c f32 1021 x 16384" "c2c f32 2D 4096^2" "c2c f32 3D 512^3" "r2c f32 1D 2^26" "r2c f32 2D 8192^2" "z2z f64 1D 2^24"
 echo "### bench fft (new) beside cuFFT at $SECONDS s"
-timeout 80 $NEW bench fft --describe --reps 20 --vendor scripts/vendor_baselines.py >"$L/bench.txt" 2>"$L/bench.err"
+timeout 150 $NEW bench fft --describe --reps 20 --vendor scripts/vendor_baselines.py >"$L/bench.txt" 2>"$L/bench.err"
 echo "bench rc=$?"; grep -E '^(c2c|r2c|z2z)' "$L/bench.txt" | grep -v plan | cut -c1-100
 t clusters 60 'ferrocm-fft--fft-test' layouts::cluster_column_passes::cuda --exact
 t mixed 60 'ferrocm-fft--fft-test' c2c::mixed_radices::cuda --exact
@@ -28,12 +29,12 @@ t sampled-f64 60 'ferrocm-fft--fft-test' c2c::sampled_lengths_f64::cuda --exact
 san race-clusters 30 racecheck $T/ferrocm-fft--fft-test layouts::cluster_column_passes::cuda --exact
 san mem-1000 20 memcheck $NEW bench fft --case "c2c f32 1000 x 16384" --reps 1 --vendor none
 san mem-2d 20 memcheck $NEW bench fft --case "c2c f32 2D 4096^2" --reps 1 --vendor none
-if command -v ncu >/dev/null && (( SECONDS < 140 )); then
+if command -v ncu >/dev/null && (( SECONDS < 420 )); then
   for c in "c2c f32 1000 x 16384:0" "c2c f32 2D 4096^2:1"; do
     name=${c%:*}; skip=${c##*:}; f="$L/ncu-${name//[ ^]/_}.txt"
-    timeout 30 ncu --launch-skip "$skip" --launch-count 1 -k regex:fft_block --section SpeedOfLight --section MemoryWorkloadAnalysis_Tables --section Occupancy $NEW bench fft --case "$name" --reps 1 --vendor none >"$f" 2>&1
+    timeout 60 ncu --launch-skip "$skip" --launch-count 1 -k regex:fft_block --set full --print-details all $NEW bench fft --case "$name" --reps 1 --vendor none >"$f" 2>&1
     echo "### ncu $name (kernel $skip) rc=$?"
-    grep -E "Duration|DRAM Throughput|Achieved Occupancy|Registers Per|way bank|bytes transmitted per sector" "$f" | cut -c1-110 | head -10
+    grep -E "Duration|DRAM Throughput|Achieved Occupancy|Registers Per|way bank|bytes transmitted per sector|Stall" "$f" | cut -c1-110 | head -24
   done
 fi
 printf 'tests: %s\n' "${results[@]}"

@@ -4,11 +4,8 @@
 # A/B, alternating, two rounds, median of 20 (each case's time is printed as it runs); the GPU tests of the changed layouts; the
 # table beside cuFFT if time is left.
 set -u
-export FERROCM_REQUIRE_GPU=1 RUST_BACKTRACE=1 PYTHONUNBUFFERED=1
-O=${OUT:-/tmp/s13r3}; L=/tmp/s13r3-logs; mkdir -p "$O" "$L"
-trap 'tar -C "$L" -cJf "$O/logs.tar.xz" . 2>/dev/null' EXIT
 source scripts/gpu-runs/lib.sh
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+start s13r3
 ab 2 20 prev new -- "c2c f32 1000 x 16384" "c2c f32 2D 4096^2" "c2c f32 4096 x 4096"
 t clusters 30 'ferrocm-fft--fft-test' layouts::cluster_column_passes::cuda --exact
 t mixed 30 'ferrocm-fft--fft-test' c2c::mixed_radices::cuda --exact
