@@ -50,10 +50,14 @@
 //!   transforms per block: 32-byte runs).
 //! - On devices with thread-block clusters (sm_90), a column pass (strided on both sides)
 //!   whose transforms are too long for a block to hold 64-byte runs of them can run in
-//!   clusters: each of `q` blocks transforms every `q`-th element of 8 transforms (4 in `f64`)
-//!   in its shared memory, and the radix-`q` step across the blocks reads the others' tiles
-//!   through distributed shared memory. The 4096-point columns of 2D 4096^2 and of R2C
-//!   8192^2 run in clusters of 8 (the planner prices such passes at their measured rate).
+//!   clusters: each of `q` blocks transforms every `q`-th element of 64 bytes' worth of
+//!   transforms (8 in `f32`, 4 in `f64`; twice that where the runs start off 32-byte sectors,
+//!   as in an R2C's half-spectrum rows) in its shared memory, and the radix-`q` step across
+//!   the blocks reads the others' tiles through distributed shared memory. The 4096-point
+//!   columns of 2D 4096^2 and of R2C 8192^2 run in clusters of 8 (the planner prices such
+//!   passes at their measured rate).
+//! - Codelets of coprime factors (radix 6, 10, 12, 14, 15) are Good-Thomas: no twiddles
+//!   between the factors.
 //! - Lengths with a prime factor above 13 use Bluestein's algorithm (a power-of-two FFT of at
 //!   least `2n - 1`): inside one block pass when that fits, else as pointwise and FFT passes.
 //! - Real transforms of even length run a half-length complex FFT on the pairs of reals and
