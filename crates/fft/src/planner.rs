@@ -770,12 +770,11 @@ impl Planner {
     }
 
     /// The cluster size `q` for a complex transform of `n` strided on both sides (a column
-    /// axis) too long for a block to hold a whole run's worth of them ([`CLUSTER_RUN`] bytes
-    /// per element position): the smallest power of two up to the device's cluster limit for
-    /// which a block's share (`n / q` of that many transforms) is at most
-    /// [`CLUSTER_SHARE_PER_RUN`] times the run's bytes, so
-    /// several blocks fit a multiprocessor (see `Cluster`); `None` where one block holds a run,
-    /// or where no cluster size does.
+    /// axis) too long for a block to hold a whole run's worth of them ([`Planner::cluster_run`]
+    /// bytes per element position): the smallest power of two up to the device's cluster limit
+    /// for which a block's share (`n / q` of that many transforms) is at most
+    /// [`CLUSTER_SHARE_PER_RUN`] times the run's bytes, so several blocks fit a multiprocessor
+    /// (see `Cluster`); `None` where one block holds a run, or where no cluster size does.
     fn cluster_split(&self, n: usize, a: Side, b: Side, dims: &[Dim]) -> Option<usize> {
         let (_, lm, sm) = choose_dim0(a.stride, b.stride, dims, None);
         let e = self.limits.elem_bytes;
@@ -820,8 +819,8 @@ impl Planner {
 
     /// A complex transform of `n = q m` strided on both sides as one pass of clusters of `q`
     /// blocks (see `Cluster`): the block pass of length `m` over every `q`-th element, of
-    /// [`CLUSTER_RUN`] bytes' worth of transforms, whose kernel finishes the transform across the
-    /// cluster.
+    /// [`Planner::cluster_run`] bytes' worth of transforms, whose kernel finishes the transform
+    /// across the cluster.
     #[allow(clippy::too_many_arguments)]
     fn cluster_pass(
         &mut self,
