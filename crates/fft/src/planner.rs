@@ -848,9 +848,11 @@ impl Planner {
             dst,
             inverse,
         )?;
-        let table = self
-            .tables
-            .region(format!("cluster {n}"), || (0..n as u64).map(|e| twiddle::root(e, n as u64)).collect());
+        // `W_n^{r k'}` at `(r - 1) m + k'` for `1 <= r < q`, `k' < m` (consecutive threads take
+        // consecutive `k'`).
+        let table = self.tables.region(format!("cluster {n} {q}"), || {
+            (1..q as u64).flat_map(|r| (0..m as u64).map(move |k| twiddle::root(r * k, n as u64))).collect()
+        });
         let per_block = self.cluster_run(a, b) / self.limits.elem_bytes;
         let step = self.steps.last_mut().expect("block_dim0 pushed the pass");
         let StepKind::Block(c) = &mut step.kind else { unreachable!("block_dim0 pushes a block pass") };

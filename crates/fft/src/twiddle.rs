@@ -42,8 +42,9 @@ pub fn root(e: u64, n: u64) -> Complex<f64> {
 }
 
 /// The Stockham twiddles of one transform: for each pass `p` after the first (radix `R`,
-/// `Ns` the product of the earlier radices), entries `k (R - 1) + r - 1` hold
-/// `W_{Ns R}^{k r}` for `k < Ns`, `1 <= r < R`. Returns the table and each pass's offset.
+/// `Ns` the product of the earlier radices), entries `(r - 1) Ns + k` hold `W_{Ns R}^{k r}`
+/// for `k < Ns`, `1 <= r < R` (consecutive `k`, which consecutive threads take, adjacent).
+/// Returns the table and each pass's offset.
 pub fn stockham(radices: &[usize]) -> (Vec<Complex<f64>>, Vec<usize>) {
     let mut table = Vec::new();
     let mut offsets = Vec::with_capacity(radices.len());
@@ -51,8 +52,8 @@ pub fn stockham(radices: &[usize]) -> (Vec<Complex<f64>>, Vec<usize>) {
     for &r in radices {
         offsets.push(table.len());
         if ns > 1 {
-            for k in 0..ns {
-                for j in 1..r {
+            for j in 1..r {
+                for k in 0..ns {
                     table.push(root((k * j) as u64, (ns * r) as u64));
                 }
             }

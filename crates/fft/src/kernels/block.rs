@@ -167,16 +167,64 @@ fn align_of(x: usize, cap: usize) -> usize {
     (1usize << x.trailing_zeros()).min(cap)
 }
 
-/// The stride of a tile's rows in complex values (before padding): `L + 1` rounded up to a
-/// multiple of the padding group for rows of at least two groups, so every row starts on a
-/// group (its padded stride is then odd modulo the banks, which keeps column accesses apart).
-pub(crate) fn row_stride(len: usize, f64: bool) -> usize {
-    let g = if f64 { 8 } else { 16 };
-    if len >= 2 * g {
-        (len + 1).next_multiple_of(g)
+/// The padding group: one padding element per this many complex values.
+fn group(f64: bool) -> usize {
+    if f64 {
+        8
     } else {
-        len + 1
+        16
     }
+}
+
+/// How the first Stockham pass lays out its outputs for the second. Its thread `i` writes
+/// positions `i R + x` (`x < R`), so consecutive threads write `R` apart: the tile's padding (one
+/// element per group) keeps them on distinct banks for a power-of-two `R`; for an odd `R` no
+/// padding does (`R` apart is odd), and for another even `R` one element after every `R`
+/// (`R + 1` apart). Rows shorter than two groups keep the padding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Handoff {
+    Padded,
+    Plain,
+    /// Position `e` at `e + e / R`.
+    Gap(usize),
+}
+
+fn handoff(cfg: &BlockCfg, f64: bool) -> Handoff {
+    let r = cfg.radices[0];
+    if cfg.radices.len() < 2 || cfg.len < 2 * group(f64) || r.is_power_of_two() {
+        Handoff::Padded
+    } else if r % 2 == 1 {
+        Handoff::Plain
+    } else {
+        Handoff::Gap(r)
+    }
+}
+
+/// The stride of a tile's rows in complex values (before padding), `u G` for the padding group
+/// `G`, so every row starts on a group and its padded stride `u (G + 1)` is `u` modulo the
+/// banks (counted in elements: pairs of banks in `f32`, quads in `f64`). At least `L + 1`,
+/// and room for the first pass's [`Handoff`]. A pass that maps threads to transforms (a strided
+/// side, [`Mode::Col`]: `C` transforms per block, consecutive threads on consecutive
+/// transforms, the next `G / C` positions in one wavefront) takes `u` an odd multiple of
+/// `G / C` (odd for `C >= G`), so those accesses fall on distinct banks. Rows shorter than two
+/// groups are `L + 1` apart.
+pub(crate) fn row_stride(cfg: &BlockCfg, f64: bool) -> usize {
+    let (len, g) = (cfg.len, group(f64));
+    if len < 2 * g {
+        return len + 1;
+    }
+    let room = match handoff(cfg, f64) {
+        Handoff::Gap(r) => len + (len - 1) / r,
+        _ => len,
+    };
+    let mut u = (len + 1).div_ceil(g).max(room.div_ceil(g + 1));
+    if cfg.per_block > 1 && (cfg.load == Mode::Col || cfg.store == Mode::Col) {
+        let s = g / cfg.per_block.min(g);
+        while u % (2 * s) != s {
+            u += 1;
+        }
+    }
+    u * g
 }
 
 /// The alignment [`Tile::positions`] may assume for the start of a row.
@@ -191,7 +239,7 @@ fn row_align(len: usize, f64: bool) -> usize {
 
 /// Elements of `T` of dynamic shared memory a block of `cfg` needs.
 pub(crate) fn shared_elems(cfg: &BlockCfg, f64: bool) -> usize {
-    let n = cfg.per_block * row_stride(cfg.len, f64);
+    let n = cfg.per_block * row_stride(cfg, f64);
     let shift = if f64 { 3 } else { 4 };
     2 * (n + (n >> shift) + 1)
 }
@@ -242,7 +290,7 @@ pub(crate) fn body<T: FftFloat>(
     let tile = Tile { s: dsl::dyn_shared::<T>(), shift: if is_f64 { 3 } else { 4 } };
     let c_per = cfg.per_block;
     let nt = cfg.threads_per_fft * c_per;
-    let ls = row_stride(cfg.len, is_f64);
+    let ls = row_stride(cfg, is_f64);
     let tid = thread_idx_x();
 
     // Which transforms this block owns: with a cluster, the cluster's (see `Cluster`), of
@@ -469,7 +517,7 @@ pub(crate) fn body<T: FftFloat>(
                     if r == 0 {
                         y
                     } else {
-                        y.mul(cload(&aux, u64v(k1 * (r as u32)) + (cl.off as u64)))
+                        y.mul(cload(&aux, u64v(k1) + ((cl.off + (r - 1) * m) as u64)))
                     }
                 })
                 .collect();
@@ -788,6 +836,9 @@ fn stockham<T: FftFloat>(
     let l = cfg.len;
     let t = cfg.threads_per_fft;
     let last = cfg.radices.len() - 1;
+    let f64 = tile.shift == 3;
+    let handoff = handoff(cfg, f64);
+    let r0 = cfg.radices[0];
     let mut ns = 1usize;
     for (p, &r) in cfg.radices.iter().enumerate() {
         let b = l / r;
@@ -833,14 +884,31 @@ fn stockham<T: FftFloat>(
                 } else if reads_global {
                     (0..r).map(|x| (ends.read)(c, ie + u32c(x * b))).collect()
                 } else {
-                    let at = tile.positions(row + ie, 1, (0..r).map(|x| x * b));
+                    let at = match (p, handoff) {
+                        (1, Handoff::Plain) => {
+                            let base = tile.pad(row) + ie;
+                            (0..r).map(|x| base + u32c(x * b)).collect()
+                        }
+                        (1, Handoff::Gap(g)) if b % g == 0 => {
+                            // (ie + x b) / g = ie / g + x b / g.
+                            let base = tile.pad(row) + ie + divmod(ie, g).0;
+                            (0..r).map(|x| base + u32c(x * (b + b / g))).collect()
+                        }
+                        (1, Handoff::Gap(g)) => (0..r)
+                            .map(|x| {
+                                let e = ie + u32c(x * b);
+                                tile.pad(row) + e + divmod(e, g).0
+                            })
+                            .collect(),
+                        _ => tile.positions(row + ie, 1, (0..r).map(|x| x * b)),
+                    };
                     at.iter().map(|&p| tile.load_padded(p)).collect()
                 };
             let (hi, kk) = divmod(ie, ns);
             if ns > 1 {
-                let base = u64v(kk * ((r - 1) as u32)) + (cfg.tw_offsets[p] as u64);
+                let base = u64v(kk) + (cfg.tw_offsets[p] as u64);
                 for (x, vx) in v.iter_mut().enumerate().skip(1) {
-                    let w = cload(tw, base + (x - 1) as u64);
+                    let w = cload(tw, base + ((x - 1) * ns) as u64);
                     *vx = vx.mul(w);
                 }
             }
@@ -852,8 +920,22 @@ fn stockham<T: FftFloat>(
                         (ends.write)(c, kk + u32c(x * ns), *vx);
                     }
                 } else {
-                    let dst = if ns == 1 { row + hi * (r as u32) } else { row + hi * ((ns * r) as u32) + kk };
-                    let at = tile.positions(dst, align, (0..r).map(|x| x * ns));
+                    let at = match handoff {
+                        Handoff::Plain | Handoff::Gap(_) if p == 0 => {
+                            // Thread `hi` writes `hi R + x` at `hi R' + x` (see `Handoff`).
+                            let step = if handoff == Handoff::Plain { r0 } else { r0 + 1 };
+                            let base = tile.pad(row) + hi * (step as u32);
+                            (0..r).map(|x| base + u32c(x)).collect()
+                        }
+                        _ => {
+                            let dst = if ns == 1 {
+                                row + hi * (r as u32)
+                            } else {
+                                row + hi * ((ns * r) as u32) + kk
+                            };
+                            tile.positions(dst, align, (0..r).map(|x| x * ns))
+                        }
+                    };
                     for (&p, vx) in at.iter().zip(&out) {
                         tile.store_padded(p, *vx);
                     }

@@ -162,8 +162,8 @@ pub(crate) struct BlockCfg {
 /// `Y_r'[k']` from every block `r'` of the cluster (consecutive threads on consecutive
 /// positions: contiguous remote reads), and applies the twiddles and the radix-`q` DFT. After a
 /// second barrier (every tile has been read) it stages the outputs `k' + len s` in its own tile
-/// and stores them with consecutive threads on consecutive transforms. The twiddles `W_L^e`,
-/// `e < L`, are a table at `off` in `aux`.
+/// and stores them with consecutive threads on consecutive transforms. The twiddles
+/// `W_L^{r k'}` are a table at `off` in `aux`, entry `(r - 1) len + k'` for `1 <= r < q`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Cluster {
     pub q: usize,
