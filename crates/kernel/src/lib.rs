@@ -81,7 +81,7 @@
 //! arrive, arrive_expect_tx, try_wait, wait, arrive_remote); [`dsl::TensorMap`] kernel parameters
 //! with TMA `load`, `load_multicast` and `store`, `bulk_commit/wait`; `fence_proxy_async`,
 //! `fence_mbarrier_init`; clusters (`cluster_dims`, `cluster_rank`, `cluster_sync`, `dsmem_load`, `dsmem_load2`,
-//! `dsmem_store`); `elect_one`; `named_barrier_sync/arrive`; `setmaxnreg_inc/dec` with
+//! `dsmem_store`, `dsmem_store2`); `elect_one`; `named_barrier_sync/arrive`; `setmaxnreg_inc/dec` with
 //! `launch_bounds`; `stmatrix_x1/x2/x4`; `grid_sync` for cooperative launches. Using an
 //! instruction the device's target lacks is a [`KernelError::MissingFeature`] naming both.
 //!
@@ -171,11 +171,11 @@ pub mod prelude {
         bulk_commit, bulk_wait, bulk_wait_read, cluster_arrive, cluster_block_idx_x, cluster_block_idx_y,
         cluster_block_idx_z, cluster_dim_x, cluster_dim_y, cluster_dim_z, cluster_dims, cluster_idx_x,
         cluster_idx_y, cluster_idx_z, cluster_rank, cluster_size, cluster_sync, cluster_wait, dsmem_load,
-        dsmem_load2, dsmem_store, elect_one, fence_mbarrier_init, fence_proxy_async, fragment, grid_sync,
-        launch_bounds, matrix_descriptor, named_barrier_arrive, named_barrier_sync, setmaxnreg_dec,
-        setmaxnreg_inc, shared_addr, stmatrix_x1, stmatrix_x2, stmatrix_x4, stmatrix_x4_trans, wgmma,
-        wgmma_commit, wgmma_fence, wgmma_rs, wgmma_wait, Barriers, Coords, Fragment, MmaType, Swizzle,
-        TensorMap, Wgmma,
+        dsmem_load2, dsmem_store, dsmem_store2, elect_one, fence_mbarrier_init, fence_proxy_async, fragment,
+        grid_sync, launch_bounds, matrix_descriptor, named_barrier_arrive, named_barrier_sync,
+        setmaxnreg_dec, setmaxnreg_inc, shared_addr, stmatrix_x1, stmatrix_x2, stmatrix_x4,
+        stmatrix_x4_trans, wgmma, wgmma_commit, wgmma_fence, wgmma_rs, wgmma_wait, Barriers, Coords,
+        Fragment, MmaType, Swizzle, TensorMap, Wgmma,
     };
     pub use crate::dsl::{Place, Var};
     pub use crate::{device, kernel, Dim3, HostTensorMap, LaunchDims};

@@ -238,6 +238,40 @@ fn cluster_pair_loads_read_two_adjacent_elements() {
 }
 
 #[kernel]
+fn cluster_pair_pushes(out: &mut [u32]) {
+    cluster_dims(4, 1, 1);
+    let s = shared_array::<u32>(64);
+    let rank = cluster_rank();
+    let lane = lane_id();
+    // Every CTA has started before any writes into another's shared memory.
+    cluster_sync();
+    // Lane l writes elements 2l and 2l + 1 of the next CTA's array in one access.
+    let v = vec2(rank * 1000u32 + 2u32 * lane, rank * 1000u32 + 2u32 * lane + 1u32);
+    dsmem_store2(&s, lane * 2u32, (rank + 1u32) % cluster_size(), v);
+    cluster_sync();
+    let at = block_idx_x() as usize * 64usize;
+    out[at + lane as usize] = s[lane];
+    out[at + 32usize + lane as usize] = s[lane + 32u32];
+}
+
+#[test]
+fn cluster_pair_stores_write_two_adjacent_elements() {
+    let blocks = 8u32;
+    let out = Launch::new("cluster_pair_pushes", cluster_pair_pushes::kernel(), blocks, 32)
+        .cluster(4)
+        .buf(&vec![0u32; blocks as usize * 64])
+        .run();
+    let got = out.get::<u32>(0);
+    for b in 0..blocks {
+        // Written by the previous CTA of the cluster.
+        let from = (b % 4 + 3) % 4;
+        for e in 0..64 {
+            assert_eq!(got[(b * 64 + e) as usize], from * 1000 + e, "block {b} element {e}");
+        }
+    }
+}
+
+#[kernel]
 fn cluster_pair_odd(out: &mut [u32]) {
     cluster_dims(2, 1, 1);
     let s = shared_array::<u32>(64);

@@ -239,9 +239,34 @@ fn row_align(len: usize, f64: bool) -> usize {
 
 /// Elements of `T` of dynamic shared memory a block of `cfg` needs.
 pub(crate) fn shared_elems(cfg: &BlockCfg, f64: bool) -> usize {
+    let recv = if cfg.cluster.is_some() && !recv_in_tile(cfg, f64) { cfg.per_block * cfg.len } else { 0 };
+    2 * (tile_elems(cfg, f64) + recv)
+}
+
+/// Complex values of the tile (padded).
+fn tile_elems(cfg: &BlockCfg, f64: bool) -> usize {
     let n = cfg.per_block * row_stride(cfg, f64);
     let shift = if f64 { 3 } else { 4 };
-    2 * (n + (n >> shift) + 1)
+    n + (n >> shift) + 1
+}
+
+/// The most shared memory a block of a cluster pass takes with a receive area of its own
+/// (so at least two fit a multiprocessor); beyond it the pushes go into the tile.
+const RECV_APART_MAX_BYTES: usize = 96 * 1024;
+
+/// Whether a cluster pass receives its pushes in its tile rather than beside it.
+fn recv_in_tile(cfg: &BlockCfg, f64: bool) -> bool {
+    let elem = if f64 { 16 } else { 8 };
+    (tile_elems(cfg, f64) + cfg.per_block * cfg.len) * elem > RECV_APART_MAX_BYTES
+}
+
+/// Where a cluster pass's receive area starts, in complex values.
+fn recv_base(cfg: &BlockCfg, f64: bool) -> usize {
+    if recv_in_tile(cfg, f64) {
+        0
+    } else {
+        tile_elems(cfg, f64)
+    }
 }
 
 pub(crate) fn cload<T: FftFloat>(m: &impl Memory<T>, i: Val<u64>) -> Cx<T> {
@@ -298,6 +323,10 @@ pub(crate) fn body<T: FftFloat>(
     let q = cfg.cluster.as_ref().map_or(1, |cl| cl.q);
     let (bid, rank) = if q > 1 {
         cluster_dims(q as u32, 1, 1);
+        if !recv_in_tile(cfg, is_f64) {
+            // No block pushes into another's shared memory before that one has started.
+            cluster_arrive();
+        }
         (u64v(block_idx_x() / (q as u32)), Some(cluster_rank()))
     } else {
         (u64v(block_idx_x()), None)
@@ -458,7 +487,7 @@ pub(crate) fn body<T: FftFloat>(
     };
     let pairs_io =
         PairIo { read: (cfg.wide.load && whole_warps).then_some(&read_pair as &dyn Fn(_, _) -> _) };
-    let direct_out = cfg.output != Output::HalfSpectrumPairs && cfg.cluster.is_none();
+    let direct_out = cfg.output != Output::HalfSpectrumPairs;
     let map = |mode: Mode| match mode {
         Mode::Row => divmod(tid, cfg.threads_per_fft),
         Mode::Col => {
@@ -466,8 +495,30 @@ pub(crate) fn body<T: FftFloat>(
             (c, tt)
         }
     };
-    let ends =
-        Ends { read: &read, write: &write, pairs: pairs_io, load: cfg.load, store: cfg.store, map: &map };
+    // A cluster pass's last Stockham pass pushes `Y_rank[k]` of transform `c` into the
+    // receive area of block `k / per` (see `Cluster`), at `[k % per][rank][c]`: after every
+    // block of the cluster has started (the arrive at the top of the kernel) into a receive
+    // area of its own, or, where that would not fit twice per SM, into the tile once every
+    // block has read its own (`recv_in_tile`).
+    let recv = recv_base(cfg, is_f64) as u32;
+    let in_tile = recv_in_tile(cfg, is_f64);
+    let push = |c: Val<u32>, k: Val<u32>, v: Cx<T>| {
+        let cl = cfg.cluster.as_ref().expect("a cluster pass");
+        let rank = rank.expect("a cluster pass knows its rank");
+        let (owner, kl) = divmod(k, cfg.len / cl.q);
+        let at = u32c(recv as usize) + (kl * (cl.q as u32) + rank) * (c_per as u32) + c;
+        dsl::dsmem_store2(&tile.s, at * 2u32, owner, vec2(v.re, v.im));
+    };
+    let ends = Ends {
+        read: &read,
+        write: if cfg.cluster.is_some() { &push } else { &write },
+        pairs: pairs_io,
+        load: cfg.load,
+        store: cfg.store,
+        map: &map,
+        before_write: (cfg.cluster.is_some() && !in_tile).then_some(&cluster_wait as &dyn Fn()),
+        hold_write: (cfg.cluster.is_some() && in_tile).then_some(&cluster_sync as &dyn Fn()),
+    };
     let ra = row_align(cfg.len, is_f64);
     let (c, tt) = map(Mode::Row);
     let row = c * (ls as u32);
@@ -491,62 +542,40 @@ pub(crate) fn body<T: FftFloat>(
             stockham(cfg, &tile, &tw, ls, ra, &ends, false, direct_out);
         }
     }
-    if direct_out {
-        return;
-    }
     if let Some(cl) = &cfg.cluster {
-        // Every block's `Y_r` is in its tile (see `Cluster`). This block takes the positions
-        // `k'` in `[rank m / q, (rank + 1) m / q)` of each transform; consecutive threads read
-        // consecutive positions of one transform from the other tiles (contiguous remote
-        // accesses) and hold the radix-q outputs.
+        // Every block's pushes are in place once the cluster has passed this barrier; this
+        // block then has `Y_r[k']` of every `r` for its positions `k'` in `[rank m / q,
+        // (rank + 1) m / q)`. Consecutive threads take consecutive transforms (adjacent in the
+        // receive area, and runs of the tile's width on the strided output).
+        cluster_sync();
         let (m, per) = (cfg.len, cfg.len / cl.q);
         let rank = rank.expect("a cluster pass knows its rank");
-        cluster_sync();
         let total = per * c_per;
-        let mut held = Vec::new();
-        for it in 0..total.div_ceil(nt) {
-            let e = tid + u32c(it * nt);
-            let partial = (it + 1) * nt > total;
-            let (c, kl) = divmod(if partial { e.min((total - 1) as u32) } else { e }, per);
-            let k1 = rank * (per as u32) + kl;
-            let at = tile.pad(c * (ls as u32) + k1) * 2u32;
-            let v: Vec<Cx<T>> = (0..cl.q)
-                .map(|r| {
-                    let y = dsl::dsmem_load2(&tile.s, at, u32c(r));
-                    let y = Cx::new(y.get(0), y.get(1));
-                    if r == 0 {
-                        y
-                    } else {
-                        y.mul(cload(&aux, u64v(k1) + ((cl.off + (r - 1) * m) as u64)))
-                    }
-                })
-                .collect();
-            held.push((e, partial, c, kl, dft(&v)));
-        }
-        // Once every block has read every tile, this block's tile takes its outputs (output
-        // `k' + m s` of transform `c` at row `c`, position `k' - rank m / q + s m / q`), and
-        // consecutive threads then store consecutive transforms (runs of the tile's width on the
-        // strided output).
-        cluster_sync();
-        for (e, partial, c, kl, y) in &held {
-            below(*partial, *e, total, || {
-                for (s, x) in y.iter().enumerate() {
-                    tile.store(*c * (ls as u32) + *kl + u32c(s * per), *x);
-                }
-            });
-        }
-        sync_threads();
-        let total = c_per * m;
         for it in 0..total.div_ceil(nt) {
             let e = tid + u32c(it * nt);
             let run = || {
-                let (j, c) = divmod(e, c_per);
-                let (s, kl) = divmod(j, per);
-                let k = rank * (per as u32) + kl + s * (m as u32);
-                write(c, k, tile.load(c * (ls as u32) + j));
+                let (kl, c) = divmod(e, c_per);
+                let k1 = rank * (per as u32) + kl;
+                let base = u32c(recv as usize) + kl * ((cl.q * c_per) as u32) + c;
+                let v: Vec<Cx<T>> = (0..cl.q)
+                    .map(|r| {
+                        let y = tile.load_padded(base + u32c(r * c_per));
+                        if r == 0 {
+                            y
+                        } else {
+                            y.mul(cload(&aux, u64v(k1) + ((cl.off + (r - 1) * m) as u64)))
+                        }
+                    })
+                    .collect();
+                for (s, x) in dft(&v).into_iter().enumerate() {
+                    write(c, k1 + u32c(s * m), x);
+                }
             };
             below((it + 1) * nt > total, e, total, run);
         }
+        return;
+    }
+    if direct_out {
         return;
     }
     if let Some(rp) = &cfg.rows {
@@ -666,6 +695,11 @@ struct Ends<'a, T> {
     load: Mode,
     store: Mode,
     map: &'a dyn Fn(Mode) -> (Val<u32>, Val<u32>),
+    /// Run once by every thread before the last pass writes through `write`.
+    before_write: Option<&'a dyn Fn()>,
+    /// A barrier the last pass waits at between its reads of the tile and its writes through
+    /// `write` (which then may write into the tile, or into other blocks' tiles).
+    hold_write: Option<&'a dyn Fn()>,
 }
 
 /// A pair's read, for [`PairIo`].
@@ -852,7 +886,13 @@ fn stockham<T: FftFloat>(
             Mode::Row
         };
         // A pass that reads and writes the tile holds its results until every thread has read.
-        let hold = !reads_global && !writes_global;
+        let hold_write = ends.hold_write.filter(|_| writes_global);
+        let hold = (!reads_global && !writes_global) || hold_write.is_some();
+        if writes_global {
+            if let Some(f) = ends.before_write {
+                f();
+            }
+        }
         let (c, tt) = (ends.map)(mode);
         let row = c * (ls as u32);
         // With ns = 1 a butterfly writes r consecutive positions from a multiple of r.
@@ -948,7 +988,10 @@ fn stockham<T: FftFloat>(
             }
         }
         if hold {
-            sync_threads();
+            match hold_write {
+                Some(barrier) => barrier(),
+                None => sync_threads(),
+            }
             for (i, partial, put) in held {
                 below(partial, i, b, put);
             }

@@ -213,3 +213,62 @@ pub static DSMEM_LOAD2: Def = Def {
     ptx_globals: &[],
     exec: dsmem_load2_exec,
 };
+
+fn dsmem_store2_sig(c: &SigCtx) -> Result<Option<Type>, String> {
+    let elem = c.mems[0].elem;
+    if elem == ScalarType::Bool {
+        return Err(format!("stores pairs of numbers, but `{}` holds bools", c.mems[0].name));
+    }
+    arg_count(c.args, 3)?;
+    // The index and rank are `dsmem.load`'s.
+    dsmem_sig(&SigCtx { args: &c.args[..2], ..*c }, false)?;
+    if c.args[2] != Type::Vector(elem, 2) {
+        return Err(format!("the stored value is {}, expected {}", c.args[2], Type::Vector(elem, 2)));
+    }
+    Ok(None)
+}
+
+fn dsmem_store2_exec(e: &mut dyn Exec, call: &Call) -> Result<Flow, String> {
+    let (iv, rv) = (e.arg(0)[0], e.arg(1)[0]);
+    let (v0, v1) = (e.arg(2)[0], e.arg(2)[1]);
+    let ty = e.arg_type(0);
+    let m = e.func().mem(call.mems[0]).clone();
+    let size = m.elem.size();
+    let size_of_cluster = e.cluster_size();
+    each_lane(e.active(), |lane| {
+        let rank = lane_rank(e, rv[lane], lane, size_of_cluster, &m.name)?;
+        let index = index_value(ty, iv[lane]);
+        if index % 2 != 0 {
+            return Err(e.fault(&format!(
+                "a 2-element access to `{}` at element {index}, which is not a multiple of 2",
+                m.name
+            )));
+        }
+        let addr = e.shared_addr(0, lane, index)?;
+        e.shared_write(rank, addr, size, v0[lane])?;
+        e.shared_write(rank, addr + size as u64, size, v1[lane])
+    })?;
+    Ok(Flow::Next)
+}
+
+/// `mapa` then `st.shared::cluster.v2`: two adjacent elements (from an even index) of the same
+/// array in CTA `rank`'s shared memory.
+pub static DSMEM_STORE2: Def = Def {
+    name: "dsmem.store2",
+    doc: "stores elements `i` and `i + 1` (operands: index `i`, even; CTA rank; a 2-vector) of the same \
+          shared array in another CTA of the cluster, in one access",
+    imms: &[],
+    mems: &[MemRule::Shared],
+    vars: 0,
+    sig: |_, c| dsmem_store2_sig(c),
+    effects: Effects::WRITE,
+    feature: Some(Feature::Clusters),
+    extra_feature: no_extra,
+    ptx_version: (7, 8),
+    ptx: |_, _, _| {
+        Ok("mapa.shared::cluster.u32 $[t.b32.0], $[saddr0:a0], $[a1];\nst.shared::cluster.v2.$[mty0] [$[t.b32.0]], $[a2];"
+            .into())
+    },
+    ptx_globals: &[],
+    exec: dsmem_store2_exec,
+};

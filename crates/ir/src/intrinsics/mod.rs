@@ -384,6 +384,7 @@ pub static TABLE: &[&Def] = &[
     &cluster::DSMEM_LOAD,
     &cluster::DSMEM_LOAD2,
     &cluster::DSMEM_STORE,
+    &cluster::DSMEM_STORE2,
     &wgmma::FENCE,
     &wgmma::COMMIT,
     &wgmma::WAIT,

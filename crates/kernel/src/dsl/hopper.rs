@@ -569,6 +569,13 @@ pub fn dsmem_store<T: Elem>(
     intrinsic(&intrinsics::cluster::DSMEM_STORE, &[], &[smem.mem()], args)
 }
 
+/// Writes elements `index` and `index + 1` (`index` even) of the same shared array in the
+/// cluster's CTA `rank`, in one access (`st.shared::cluster.v2`).
+pub fn dsmem_store2<T: Elem>(smem: &Shared<T>, index: impl Index, rank: impl IntoVal<u32>, v: VecVal<T, 2>) {
+    let args = vec![index.index(), rank.into_val().v, v.v];
+    intrinsic(&intrinsics::cluster::DSMEM_STORE2, &[], &[smem.mem()], args)
+}
+
 macro_rules! cluster_specials {
     ($($(#[$m:meta])* $name:ident => $s:expr;)*) => {$(
         $(#[$m])*
