@@ -52,8 +52,9 @@
 //!   whose transforms are too long for a block to hold 64-byte runs of them can run in
 //!   clusters: each of `q` blocks transforms every `q`-th element of 64 bytes' worth of
 //!   transforms (8 in `f32`, 4 in `f64`; twice that where the runs start off 32-byte sectors,
-//!   as in an R2C's half-spectrum rows) in its shared memory, and the radix-`q` step across
-//!   the blocks reads the others' tiles through distributed shared memory. The 4096-point
+//!   as in an R2C's half-spectrum rows) in its shared memory, pushes each result into the
+//!   tile of the block that takes the radix-`q` step for its position (distributed shared
+//!   memory stores), and that block finishes the transform from its own tile. The 4096-point
 //!   columns of 2D 4096^2 and of R2C 8192^2 run in clusters of 8 (the planner prices such
 //!   passes at their measured rate).
 //! - Codelets of coprime factors (radix 6, 10, 12, 14, 15) are Good-Thomas: no twiddles

@@ -239,34 +239,9 @@ fn row_align(len: usize, f64: bool) -> usize {
 
 /// Elements of `T` of dynamic shared memory a block of `cfg` needs.
 pub(crate) fn shared_elems(cfg: &BlockCfg, f64: bool) -> usize {
-    let recv = if cfg.cluster.is_some() && !recv_in_tile(cfg, f64) { cfg.per_block * cfg.len } else { 0 };
-    2 * (tile_elems(cfg, f64) + recv)
-}
-
-/// Complex values of the tile (padded).
-fn tile_elems(cfg: &BlockCfg, f64: bool) -> usize {
     let n = cfg.per_block * row_stride(cfg, f64);
     let shift = if f64 { 3 } else { 4 };
-    n + (n >> shift) + 1
-}
-
-/// The most shared memory a block of a cluster pass takes with a receive area of its own
-/// (so at least two fit a multiprocessor); beyond it the pushes go into the tile.
-const RECV_APART_MAX_BYTES: usize = 96 * 1024;
-
-/// Whether a cluster pass receives its pushes in its tile rather than beside it.
-fn recv_in_tile(cfg: &BlockCfg, f64: bool) -> bool {
-    let elem = if f64 { 16 } else { 8 };
-    (tile_elems(cfg, f64) + cfg.per_block * cfg.len) * elem > RECV_APART_MAX_BYTES
-}
-
-/// Where a cluster pass's receive area starts, in complex values.
-fn recv_base(cfg: &BlockCfg, f64: bool) -> usize {
-    if recv_in_tile(cfg, f64) {
-        0
-    } else {
-        tile_elems(cfg, f64)
-    }
+    2 * (n + (n >> shift) + 1)
 }
 
 pub(crate) fn cload<T: FftFloat>(m: &impl Memory<T>, i: Val<u64>) -> Cx<T> {
@@ -323,10 +298,6 @@ pub(crate) fn body<T: FftFloat>(
     let q = cfg.cluster.as_ref().map_or(1, |cl| cl.q);
     let (bid, rank) = if q > 1 {
         cluster_dims(q as u32, 1, 1);
-        if !recv_in_tile(cfg, is_f64) {
-            // No block pushes into another's shared memory before that one has started.
-            cluster_arrive();
-        }
         (u64v(block_idx_x() / (q as u32)), Some(cluster_rank()))
     } else {
         (u64v(block_idx_x()), None)
@@ -495,18 +466,17 @@ pub(crate) fn body<T: FftFloat>(
             (c, tt)
         }
     };
-    // A cluster pass's last Stockham pass pushes `Y_rank[k]` of transform `c` into the
-    // receive area of block `k / per` (see `Cluster`), at `[k % per][rank][c]`: after every
-    // block of the cluster has started (the arrive at the top of the kernel) into a receive
-    // area of its own, or, where that would not fit twice per SM, into the tile once every
-    // block has read its own (`recv_in_tile`).
-    let recv = recv_base(cfg, is_f64) as u32;
-    let in_tile = recv_in_tile(cfg, is_f64);
+    // A cluster pass's last Stockham pass pushes `Y_rank[k]` of transform `c` into the tile
+    // of block `k / per` (see `Cluster`), at unpadded position `[k % per][rank][c]`, once
+    // every block of the cluster has read its own tile (a cluster barrier between the last
+    // pass's reads and its writes). A receive area beside the tile instead (no barrier there,
+    // an arrive at the top of the kernel and a wait before the pushes) cost 2D 4096^2 a
+    // quarter (s14-r1: two blocks per SM instead of four).
     let push = |c: Val<u32>, k: Val<u32>, v: Cx<T>| {
         let cl = cfg.cluster.as_ref().expect("a cluster pass");
         let rank = rank.expect("a cluster pass knows its rank");
         let (owner, kl) = divmod(k, cfg.len / cl.q);
-        let at = u32c(recv as usize) + (kl * (cl.q as u32) + rank) * (c_per as u32) + c;
+        let at = (kl * (cl.q as u32) + rank) * (c_per as u32) + c;
         dsl::dsmem_store2(&tile.s, at * 2u32, owner, vec2(v.re, v.im));
     };
     let ends = Ends {
@@ -516,8 +486,7 @@ pub(crate) fn body<T: FftFloat>(
         load: cfg.load,
         store: cfg.store,
         map: &map,
-        before_write: (cfg.cluster.is_some() && !in_tile).then_some(&cluster_wait as &dyn Fn()),
-        hold_write: (cfg.cluster.is_some() && in_tile).then_some(&cluster_sync as &dyn Fn()),
+        hold_write: cfg.cluster.is_some().then_some(&cluster_sync as &dyn Fn()),
     };
     let ra = row_align(cfg.len, is_f64);
     let (c, tt) = map(Mode::Row);
@@ -545,8 +514,8 @@ pub(crate) fn body<T: FftFloat>(
     if let Some(cl) = &cfg.cluster {
         // Every block's pushes are in place once the cluster has passed this barrier; this
         // block then has `Y_r[k']` of every `r` for its positions `k'` in `[rank m / q,
-        // (rank + 1) m / q)`. Consecutive threads take consecutive transforms (adjacent in the
-        // receive area, and runs of the tile's width on the strided output).
+        // (rank + 1) m / q)`. Consecutive threads take consecutive transforms (adjacent where
+        // the pushes landed, and runs of the tile's width on the strided output).
         cluster_sync();
         let (m, per) = (cfg.len, cfg.len / cl.q);
         let rank = rank.expect("a cluster pass knows its rank");
@@ -556,7 +525,7 @@ pub(crate) fn body<T: FftFloat>(
             let run = || {
                 let (kl, c) = divmod(e, c_per);
                 let k1 = rank * (per as u32) + kl;
-                let base = u32c(recv as usize) + kl * ((cl.q * c_per) as u32) + c;
+                let base = kl * ((cl.q * c_per) as u32) + c;
                 let v: Vec<Cx<T>> = (0..cl.q)
                     .map(|r| {
                         let y = tile.load_padded(base + u32c(r * c_per));
@@ -695,8 +664,6 @@ struct Ends<'a, T> {
     load: Mode,
     store: Mode,
     map: &'a dyn Fn(Mode) -> (Val<u32>, Val<u32>),
-    /// Run once by every thread before the last pass writes through `write`.
-    before_write: Option<&'a dyn Fn()>,
     /// A barrier the last pass waits at between its reads of the tile and its writes through
     /// `write` (which then may write into the tile, or into other blocks' tiles).
     hold_write: Option<&'a dyn Fn()>,
@@ -888,11 +855,6 @@ fn stockham<T: FftFloat>(
         // A pass that reads and writes the tile holds its results until every thread has read.
         let hold_write = ends.hold_write.filter(|_| writes_global);
         let hold = (!reads_global && !writes_global) || hold_write.is_some();
-        if writes_global {
-            if let Some(f) = ends.before_write {
-                f();
-            }
-        }
         let (c, tt) = (ends.map)(mode);
         let row = c * (ls as u32);
         // With ns = 1 a butterfly writes r consecutive positions from a multiple of r.

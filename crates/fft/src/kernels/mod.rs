@@ -157,12 +157,13 @@ pub(crate) struct BlockCfg {
 /// block holds `1 / q` of every transform). With `j = q m + r` and `k = k' + len s`,
 /// `X[k' + len s] = sum_r W_q^{r s} W_L^{r k'} Y_r[k']`, `Y_r` the length-`len` FFT of the
 /// elements `x[q m + r]`. Block `r` of the cluster computes `Y_r` of the tile's transforms in
-/// its shared memory (the block pass over every `q`-th element, nothing written); after a
-/// cluster barrier it takes the positions `k'` in `[r len / q, (r + 1) len / q)`, reads
-/// `Y_r'[k']` from every block `r'` of the cluster (consecutive threads on consecutive
-/// positions: contiguous remote reads), and applies the twiddles and the radix-`q` DFT. After a
-/// second barrier (every tile has been read) it stages the outputs `k' + len s` in its own tile
-/// and stores them with consecutive threads on consecutive transforms. The twiddles
+/// its shared memory (the block pass over every `q`-th element): its last Stockham pass reads
+/// its tile, waits at a cluster barrier until every block has read its own, and pushes
+/// `Y_r[k']` into the tile of the block that owns position `k'` (block `b` owns `[b len / q,
+/// (b + 1) len / q)`), at `[k' mod (len / q)][r][c]` for transform `c`: remote
+/// stores only, adjacent for consecutive transforms. After a second barrier each block reads
+/// `Y_r[k']` of every `r` from its own tile, applies the twiddles and the radix-`q` DFT and
+/// stores outputs `k' + len s` with consecutive threads on consecutive transforms. The twiddles
 /// `W_L^{r k'}` are a table at `off` in `aux`, entry `(r - 1) len + k'` for `1 <= r < q`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Cluster {
