@@ -25,7 +25,7 @@ use ferrocm_kernel::ir::CmpOp;
 use ferrocm_kernel::prelude::*;
 
 use super::codelet::{dft, Cx};
-use super::{BlockCfg, Input, Mode, Output, RealTable};
+use super::{BlockCfg, FourStep, Input, Mode, Output, RealTable};
 use crate::precision::FftFloat;
 
 /// The layout parameters of a launch (kernel arguments, see `BlockCfg` for their meaning).
@@ -391,26 +391,30 @@ pub(crate) fn body<T: FftFloat>(
         }
     };
     let n_out = cfg.output_positions();
-    let out_value = |c: Val<u32>, i: Val<u32>, v: Cx<T>| {
+    // The four-step twiddle `W_n^{i col}` of output position `i` of transform `c`, from the
+    // split table `lo[e % 2^bits] hi[e >> bits]`.
+    let four_step_twiddle = |fs: &FourStep, c: Val<u32>, i: Val<u64>| {
+        let col = if fs.dim == 1 { idx1 } else { first + u64v(c) };
+        let e = i * col;
+        let lo = cload(&aux, (e & ((1u64 << fs.bits) - 1)) + (fs.off as u64));
+        let hi = cload(&aux, (e >> fs.bits) + ((fs.off + (1usize << fs.bits)) as u64));
+        lo.mul(hi)
+    };
+    // `twiddled`: the four-step twiddle is already applied (see `Ends::four_step`).
+    let out_value = |c: Val<u32>, i: Val<u32>, v: Cx<T>, twiddled: bool| {
         let v = match &cfg.bluestein {
             None => v,
             Some(b) => v.conj().mul(cload(&aux, u64v(i) + (b.chirp_off as u64))),
         };
         match &cfg.four_step {
-            None => v,
-            Some(fs) => {
-                let col = if fs.dim == 1 { idx1 } else { first + u64v(c) };
-                let e = u64v(i) * col;
-                let lo = cload(&aux, (e & ((1u64 << fs.bits) - 1)) + (fs.off as u64));
-                let hi = cload(&aux, (e >> fs.bits) + ((fs.off + (1usize << fs.bits)) as u64));
-                v.mul(lo.mul(hi))
-            }
+            Some(fs) if !twiddled => v.mul(four_step_twiddle(fs, c, u64v(i))),
+            _ => v,
         }
     };
-    let write = |c: Val<u32>, k: Val<u32>, v: Cx<T>| {
+    let write_with = |c: Val<u32>, k: Val<u32>, v: Cx<T>, twiddled: bool| {
         let run = || {
             let base = out_at(c);
-            let value = |i: Val<u32>| out_value(c, i, v);
+            let value = |i: Val<u32>| out_value(c, i, v, twiddled);
             store_output(
                 cfg.output,
                 cfg.logical_len(),
@@ -430,6 +434,14 @@ pub(crate) fn body<T: FftFloat>(
         } else {
             in_range();
         }
+    };
+    let write = |c: Val<u32>, k: Val<u32>, v: Cx<T>| write_with(c, k, v, false);
+    let write_twiddled = |c: Val<u32>, k: Val<u32>, v: Cx<T>| write_with(c, k, v, true);
+    // The four-step twiddles `W^{k0 col}` and `W^{step col}` of transform `c` (see
+    // `Ends::four_step`).
+    let four_step_run = |c: Val<u32>, k0: Val<u32>, step: usize| {
+        let fs = cfg.four_step.as_ref().expect("a four-step pass");
+        (four_step_twiddle(fs, c, u64v(k0)), four_step_twiddle(fs, c, u64v(u32c(step))))
     };
     // 16-byte accesses (see `Wide`): position j of the transform pair (c & !1, c | 1) is one
     // piece. Lanes 2i and 2i + 1 of a warp hold the two transforms of a pair in Col mode (the
@@ -487,6 +499,11 @@ pub(crate) fn body<T: FftFloat>(
         store: cfg.store,
         map: &map,
         hold_write: cfg.cluster.is_some().then_some(&cluster_sync as &dyn Fn()),
+        four_step: (cfg.four_step.is_some()
+            && cfg.cluster.is_none()
+            && cfg.bluestein.is_none()
+            && cfg.output == Output::Complex)
+            .then_some((&four_step_run as &dyn Fn(_, _, _) -> _, &write_twiddled as &dyn Fn(_, _, _))),
     };
     let ra = row_align(cfg.len, is_f64);
     let (c, tt) = map(Mode::Row);
@@ -639,7 +656,7 @@ pub(crate) fn body<T: FftFloat>(
             let write = || {
                 let base = out_at(c);
                 let row = c * (ls as u32);
-                let value = |i: Val<u32>| out_value(c, i, tile.load(row + i));
+                let value = |i: Val<u32>| out_value(c, i, tile.load(row + i), false);
                 let n = cfg.logical_len();
                 store_output(cfg.output, n, cfg.real, cfg.inverse, &output, &aux, &g, base, k, &value);
             };
@@ -667,6 +684,16 @@ struct Ends<'a, T> {
     /// A barrier the last pass waits at between its reads of the tile and its writes through
     /// `write` (which then may write into the tile, or into other blocks' tiles).
     hold_write: Option<&'a dyn Fn()>,
+    /// For the last pass of a four-step pass with a radix of at least 4: the twiddles
+    /// `(W^{k0 col}, W^{step col})` of transform `c`, from which the thread multiplies on to
+    /// those of its positions `k0 + x step` (each at most `r` roundings from its exact value:
+    /// two split-table lookups per thread instead of two per position), and a `write` that
+    /// takes values already multiplied by them.
+    #[allow(clippy::type_complexity)]
+    four_step: Option<(
+        &'a dyn Fn(Val<u32>, Val<u32>, usize) -> (Cx<T>, Cx<T>),
+        &'a dyn Fn(Val<u32>, Val<u32>, Cx<T>),
+    )>,
 }
 
 /// A pair's read, for [`PairIo`].
@@ -918,8 +945,21 @@ fn stockham<T: FftFloat>(
             let put = move || {
                 if writes_global {
                     // The last pass: hi = 0, output k = kk + x ns.
-                    for (x, vx) in out.iter().enumerate() {
-                        (ends.write)(c, kk + u32c(x * ns), *vx);
+                    match ends.four_step {
+                        Some((twiddles, write)) if r >= 4 => {
+                            let (mut w, by) = twiddles(c, kk, ns);
+                            for (x, vx) in out.iter().enumerate() {
+                                if x > 0 {
+                                    w = w.mul(by);
+                                }
+                                write(c, kk + u32c(x * ns), vx.mul(w));
+                            }
+                        }
+                        _ => {
+                            for (x, vx) in out.iter().enumerate() {
+                                (ends.write)(c, kk + u32c(x * ns), *vx);
+                            }
+                        }
                     }
                 } else {
                     let at = match handoff {
