@@ -84,7 +84,9 @@ pub(crate) struct Bluestein {
 
 /// The four-step twiddle `W_n^{k c}` on output `k` of the transform with index `c` in batch
 /// dimension `dim` (0 or 1), from two tables in `aux` at `off`:
-/// `W_n^e = lo[e % 2^bits] hi[e >> bits]`.
+/// `W_n^e = lo[e % 2^bits] hi[e >> bits]`. A thread of a last pass of radix 4 or more looks
+/// up two of them, `W_n^{k0 c}` and `W_n^{ns c}`, and multiplies on to those of its outputs
+/// `k0 + x ns` (each at most `r` roundings from the exact value).
 ///
 /// With input `HalfSpectrumPairs` (pass A of an even-length C2R: `n` the half length, `dim`
 /// 0, batch dimension 0 the `n2 = n / len` transforms with the axis's own stride) the pass
