@@ -166,23 +166,27 @@ fn dsmem_load2_sig(c: &SigCtx) -> Result<Option<Type>, String> {
     Ok(Some(Type::Vector(elem, 2)))
 }
 
-fn dsmem_load2_exec(e: &mut dyn Exec, call: &Call) -> Result<Flow, String> {
+/// The CTA rank and shared address of lane `lane`'s 2-element access (`dsmem.load2`,
+/// `dsmem.store2`): operand 0 the even element index, operand 1 the rank.
+fn pair_access(e: &mut dyn Exec, call: &Call, lane: usize) -> Result<(u32, u64), String> {
     let (iv, rv) = (e.arg(0)[0], e.arg(1)[0]);
-    let ty = e.arg_type(0);
-    let m = e.func().mem(call.mems[0]).clone();
-    let size = m.elem.size();
+    let name = e.func().mem(call.mems[0]).name.clone();
     let size_of_cluster = e.cluster_size();
+    let rank = lane_rank(e, rv[lane], lane, size_of_cluster, &name)?;
+    let index = index_value(e.arg_type(0), iv[lane]);
+    if index % 2 != 0 {
+        return Err(e.fault(&format!(
+            "a 2-element access to `{name}` at element {index}, which is not a multiple of 2"
+        )));
+    }
+    Ok((rank, e.shared_addr(0, lane, index)?))
+}
+
+fn dsmem_load2_exec(e: &mut dyn Exec, call: &Call) -> Result<Flow, String> {
+    let size = e.func().mem(call.mems[0]).elem.size();
     let (mut d0, mut d1) = ([0u64; 32], [0u64; 32]);
     each_lane(e.active(), |lane| {
-        let rank = lane_rank(e, rv[lane], lane, size_of_cluster, &m.name)?;
-        let index = index_value(ty, iv[lane]);
-        if index % 2 != 0 {
-            return Err(e.fault(&format!(
-                "a 2-element access to `{}` at element {index}, which is not a multiple of 2",
-                m.name
-            )));
-        }
-        let addr = e.shared_addr(0, lane, index)?;
+        let (rank, addr) = pair_access(e, call, lane)?;
         d0[lane] = e.shared_read(rank, addr, size)?;
         d1[lane] = e.shared_read(rank, addr + size as u64, size)?;
         Ok(())
@@ -229,22 +233,10 @@ fn dsmem_store2_sig(c: &SigCtx) -> Result<Option<Type>, String> {
 }
 
 fn dsmem_store2_exec(e: &mut dyn Exec, call: &Call) -> Result<Flow, String> {
-    let (iv, rv) = (e.arg(0)[0], e.arg(1)[0]);
     let (v0, v1) = (e.arg(2)[0], e.arg(2)[1]);
-    let ty = e.arg_type(0);
-    let m = e.func().mem(call.mems[0]).clone();
-    let size = m.elem.size();
-    let size_of_cluster = e.cluster_size();
+    let size = e.func().mem(call.mems[0]).elem.size();
     each_lane(e.active(), |lane| {
-        let rank = lane_rank(e, rv[lane], lane, size_of_cluster, &m.name)?;
-        let index = index_value(ty, iv[lane]);
-        if index % 2 != 0 {
-            return Err(e.fault(&format!(
-                "a 2-element access to `{}` at element {index}, which is not a multiple of 2",
-                m.name
-            )));
-        }
-        let addr = e.shared_addr(0, lane, index)?;
+        let (rank, addr) = pair_access(e, call, lane)?;
         e.shared_write(rank, addr, size, v0[lane])?;
         e.shared_write(rank, addr + size as u64, size, v1[lane])
     })?;
