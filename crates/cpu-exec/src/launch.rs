@@ -7,6 +7,7 @@ use ferrocm_ir::*;
 use rayon::prelude::*;
 use std::time::{Duration, Instant};
 
+use crate::banks::{self, BankCounters};
 use crate::memory::read_le;
 use crate::sched::{run_group, GroupState};
 use crate::{ExecKernel, MAX_CLUSTER_BLOCKS, MAX_SHARED_BYTES_OPTIN};
@@ -54,6 +55,8 @@ pub(crate) struct Launch<'a> {
     pub cooperative: bool,
     /// When the launch must have finished (`FERROCM_CPU_KERNEL_TIMEOUT`), and the limit.
     pub deadline: Option<(Instant, Duration)>,
+    /// Shared-memory wavefront counters (see `banks`), when asked for.
+    pub banks: Option<BankCounters>,
 }
 
 /// The environment variable that bounds how long one launch may run on the executor.
@@ -269,6 +272,7 @@ impl<'a> Launch<'a> {
             cluster,
             cooperative: dims.cooperative,
             deadline: time_limit()?.map(|limit| (Instant::now() + limit, limit)),
+            banks: banks::requested().then(BankCounters::default),
         })
     }
 

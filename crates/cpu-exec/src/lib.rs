@@ -34,11 +34,18 @@
 //! it sleeps (`nanosleep`) and every 1024 loop trips, so spin-waits on memory another block
 //! writes, such as a grid barrier built from atomics, make progress in a cooperative launch's
 //! group.
+//!
+//! Shared-memory bank accounting: [`ExecKernel::launch_counting_banks`] (or
+//! [`BANKS_VAR`]`=1`, which reports every launch on standard error) counts the wavefronts each
+//! warp-wide load and store of a shared array would take on a GPU's 32 four-byte banks
+//! ([`SharedBankStats`] describes the model), a check of a kernel's shared-memory layout that
+//! needs no GPU.
 
 // Lane loops index several parallel register arrays by lane number; iterators would hide that.
 #![allow(clippy::needless_range_loop)]
 
 mod addressed;
+mod banks;
 mod compile;
 mod lanes;
 mod launch;
@@ -53,6 +60,7 @@ use std::sync::Arc;
 use ferrocm_backend::{CpuKernel, CpuModule, FunctionAttributes, LaunchDims};
 use ferrocm_ir::*;
 
+pub use banks::{SharedBankStats, BANKS_VAR};
 pub use compile::{lower, Code, IntrinsicCode, Program};
 pub use launch::TIMEOUT_VAR;
 
@@ -174,6 +182,23 @@ impl ExecKernel {
     /// Blocks of `threads` threads and `shared_bytes` of shared memory that can be resident at
     /// once, by the GPU's per-multiprocessor limits (2048 threads, 32 blocks, 228 KiB of shared
     /// memory) times the multiprocessors.
+    /// Runs the grid as [`CpuKernel::launch`] does and returns the wavefronts its warp-wide
+    /// accesses to shared arrays would take on a GPU with 32 four-byte banks (the model in
+    /// [`SharedBankStats`]'s module: the most distinct words any one bank holds per access).
+    ///
+    /// # Safety
+    /// As [`CpuKernel::launch`].
+    pub unsafe fn launch_counting_banks(
+        &self,
+        dims: LaunchDims,
+        args: &[&[u8]],
+    ) -> Result<SharedBankStats, String> {
+        let mut l = launch::Launch::new(self, dims, args)?;
+        l.banks.get_or_insert_with(Default::default);
+        l.run()?;
+        Ok(l.banks.as_ref().map(|c| c.stats()).unwrap_or_default())
+    }
+
     pub fn resident_blocks(&self, threads: u32, shared_bytes: u64) -> u64 {
         let warps = threads.div_ceil(32).max(1) as u64;
         let by_threads = 64 / warps;
@@ -208,7 +233,21 @@ impl CpuKernel for ExecKernel {
     /// live host memory of at least the lengths given (the executor bounds-checks every access
     /// against those lengths, not against the memory itself).
     unsafe fn launch(&self, dims: LaunchDims, args: &[&[u8]]) -> Result<(), String> {
-        launch::Launch::new(self, dims, args)?.run()
+        let l = launch::Launch::new(self, dims, args)?;
+        l.run()?;
+        if let Some(c) = &l.banks {
+            let s = c.stats();
+            eprintln!(
+                "{BANKS_VAR}: kernel `{}`: shared loads {} requests, {:.2} wavefronts each; stores {} requests, \
+                 {:.2} wavefronts each",
+                self.func.name,
+                s.load_requests,
+                s.load_ratio(),
+                s.store_requests,
+                s.store_ratio()
+            );
+        }
+        Ok(())
     }
 
     fn attributes(&self) -> FunctionAttributes {

@@ -60,6 +60,16 @@ fn addr(
 
 /// The base address of a global or shared memory after checking every active lane's (scalar)
 /// index against its length.
+/// Adds a warp-wide access of `lanes`-element vectors at element-vector `index(lane)` of memory
+/// `mem` to the launch's bank counters, when it counts and `mem` is shared.
+fn count_banks(l: &Launch, store: bool, active: u32, mem: u32, index: impl Fn(usize) -> u64, lanes: u32) {
+    let m = &l.mems[mem as usize];
+    if let (Some(c), Place::Shared { offset }) = (&l.banks, m.place) {
+        let width = m.size * lanes;
+        c.count(store, active, width, |lane| offset + index(lane) * width as u64);
+    }
+}
+
 fn checked_base(
     l: &Launch,
     w: &Warp,
@@ -510,6 +520,7 @@ pub(crate) fn run_warp(l: &Launch, gs: &mut GroupState, bi: usize, w: &mut Warp)
             {
                 let (base, ix) = checked_base(l, w, shared, *mem, *ity, *idx, blk)?;
                 let m = &l.mems[*mem as usize];
+                count_banks(l, false, w.active, *mem, |lane| ix[lane] as u64, 1);
                 let mut d = w.regs[*dst as usize];
                 let active = w.active;
                 // SAFETY: `checked_base` bounds-checked every active lane's index.
@@ -533,6 +544,7 @@ pub(crate) fn run_warp(l: &Launch, gs: &mut GroupState, bi: usize, w: &mut Warp)
             {
                 let (base, ix) = checked_base(l, w, shared, *mem, *ity, *idx, blk)?;
                 let size = l.mems[*mem as usize].size;
+                count_banks(l, true, w.active, *mem, |lane| ix[lane] as u64, 1);
                 let v = &w.regs[*src as usize];
                 // SAFETY: `checked_base` bounds-checked every active lane's index.
                 unsafe {
@@ -565,6 +577,15 @@ pub(crate) fn run_warp(l: &Launch, gs: &mut GroupState, bi: usize, w: &mut Warp)
                         w.regs[*dst as usize + k][lane] = v;
                     }
                 }
+                // Every active lane's index was checked above.
+                count_banks(
+                    l,
+                    false,
+                    w.active,
+                    *mem,
+                    |lane| lanes::index_value(*ity, iv[lane]) as u64,
+                    *lanes,
+                );
             }
             Code::Store { src, mem, idx, ity, lanes } => {
                 let size = l.mems[*mem as usize].size;
@@ -581,6 +602,14 @@ pub(crate) fn run_warp(l: &Launch, gs: &mut GroupState, bi: usize, w: &mut Warp)
                         unsafe { write_mem(p.add(k * size as usize), size, v) };
                     }
                 }
+                count_banks(
+                    l,
+                    true,
+                    w.active,
+                    *mem,
+                    |lane| lanes::index_value(*ity, iv[lane]) as u64,
+                    *lanes,
+                );
             }
             Code::Barrier => {
                 if w.active != w.live {

@@ -209,3 +209,64 @@ fn expanded_f64_exp_ln_sin_cos_match_the_host_to_1e_14() {
         eprintln!("{op:?}: worst relative error {worst:e}");
     }
 }
+
+/// One warp stores its thread index at `s[t * stride]` of a shared array of `elem`, and after a
+/// barrier every thread copies its element back out to `y[t]`.
+fn strided_shared_kernel(stride: u32, elem: ScalarType) -> Function {
+    let mut b = Builder::new("strided_shared");
+    let y = b.slice_param("y", elem, true);
+    let s = b.add_mem("s", elem, MemSpace::Shared { len: 32 * stride.max(1), align: 16 });
+    let t = b.special(Special::ThreadIdx(Axis::X));
+    let k = b.constant(ScalarType::U32, stride as u64);
+    let i = b.binary(BinaryOp::Mul, t, k);
+    let v = b.cast(t, elem);
+    b.store(s, i, v);
+    b.barrier();
+    let back = b.load(s, i, 1);
+    let t64 = b.cast(t, ScalarType::U64);
+    b.store(y, t64, back);
+    b.finish().unwrap()
+}
+
+#[test]
+fn shared_bank_wavefronts_follow_the_stride() {
+    // (stride in elements, element type, wavefronts per access): 4-byte words 1, 2, 32 and 33
+    // apart; 8-byte elements 1 and 2 apart.
+    for (stride, elem, fronts) in [
+        (1, ScalarType::U32, 1),
+        (2, ScalarType::U32, 2),
+        (32, ScalarType::U32, 32),
+        (33, ScalarType::U32, 1),
+        (1, ScalarType::U64, 2),
+        (2, ScalarType::U64, 4),
+    ] {
+        let y = vec![0u64; 32];
+        let [yp, yl] = slice_args(&y);
+        let yl = if elem == ScalarType::U32 { 32u64.to_le_bytes() } else { yl };
+        let k = ExecKernel::new(Arc::new(strided_shared_kernel(stride, elem))).unwrap();
+        // SAFETY: `y` is live across the launch and holds at least 32 elements of either type.
+        let s = unsafe { k.launch_counting_banks(dims(1, 32), &[&yp, &yl]) }.unwrap();
+        let what = format!("stride {stride} of {elem:?}");
+        assert_eq!((s.store_requests, s.load_requests), (1, 1), "{what}");
+        assert_eq!((s.store_wavefronts, s.load_wavefronts), (fronts, fronts), "{what}");
+        let words: Vec<u64> = if elem == ScalarType::U32 {
+            y.iter().flat_map(|w| [w & 0xffff_ffff, w >> 32]).take(32).collect()
+        } else {
+            y.clone()
+        };
+        assert_eq!(words, (0..32).collect::<Vec<u64>>(), "{what}: the values made the round trip");
+    }
+}
+
+#[test]
+fn global_accesses_are_not_counted_as_shared() {
+    let x: Vec<f32> = (0..64).map(|i| i as f32).collect();
+    let y = vec![0f32; 64];
+    let [xp, xl] = slice_args(&x);
+    let [yp, yl] = slice_args(&y);
+    let k = ExecKernel::new(Arc::new(copy_kernel(false))).unwrap();
+    // SAFETY: `x` and `y` are live across the launch with their true lengths.
+    let s = unsafe { k.launch_counting_banks(dims(2, 32), &[&xp, &xl, &yp, &yl]) }.unwrap();
+    assert_eq!(s, ferrocm_cpu_exec::SharedBankStats::default());
+    assert_eq!(x, y);
+}

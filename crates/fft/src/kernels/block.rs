@@ -481,9 +481,9 @@ pub(crate) fn body<T: FftFloat>(
     // A cluster pass's last Stockham pass pushes `Y_rank[k]` of transform `c` into the tile
     // of block `k / per` (see `Cluster`), at unpadded position `[k % per][rank][c]`, once
     // every block of the cluster has read its own tile (a cluster barrier between the last
-    // pass's reads and its writes). A receive area beside the tile instead (no barrier there,
-    // an arrive at the top of the kernel and a wait before the pushes) cost 2D 4096^2 a
-    // quarter (s14-r1: two blocks per SM instead of four).
+    // pass's reads and its writes). A receive area beside the tile would spare that barrier
+    // but double the block's shared memory, halving the blocks per SM (measured slower: the
+    // fourteenth session in NOTES.md).
     let push = |c: Val<u32>, k: Val<u32>, v: Cx<T>| {
         let cl = cfg.cluster.as_ref().expect("a cluster pass");
         let rank = rank.expect("a cluster pass knows its rank");
