@@ -179,12 +179,9 @@ impl ExecKernel {
         &self.func
     }
 
-    /// Blocks of `threads` threads and `shared_bytes` of shared memory that can be resident at
-    /// once, by the GPU's per-multiprocessor limits (2048 threads, 32 blocks, 228 KiB of shared
-    /// memory) times the multiprocessors.
     /// Runs the grid as [`CpuKernel::launch`] does and returns the wavefronts its warp-wide
-    /// accesses to shared arrays would take on a GPU with 32 four-byte banks (the model in
-    /// [`SharedBankStats`]'s module: the most distinct words any one bank holds per access).
+    /// accesses to shared arrays would take on a GPU with 32 four-byte banks (the model is on
+    /// [`SharedBankStats`]).
     ///
     /// # Safety
     /// As [`CpuKernel::launch`].
@@ -193,12 +190,33 @@ impl ExecKernel {
         dims: LaunchDims,
         args: &[&[u8]],
     ) -> Result<SharedBankStats, String> {
-        let mut l = launch::Launch::new(self, dims, args)?;
-        l.banks.get_or_insert_with(Default::default);
-        l.run()?;
-        Ok(l.banks.as_ref().map(|c| c.stats()).unwrap_or_default())
+        // SAFETY: passed on from this function's contract.
+        let stats = unsafe { self.run_launch(dims, args, true) }?;
+        Ok(stats.unwrap_or_default())
     }
 
+    /// Runs the grid, counting shared-memory wavefronts when `count_banks` or [`BANKS_VAR`]
+    /// asks for them.
+    ///
+    /// # Safety
+    /// As [`CpuKernel::launch`].
+    unsafe fn run_launch(
+        &self,
+        dims: LaunchDims,
+        args: &[&[u8]],
+        count_banks: bool,
+    ) -> Result<Option<SharedBankStats>, String> {
+        let mut l = launch::Launch::new(self, dims, args)?;
+        if count_banks {
+            l.banks.get_or_insert_with(Default::default);
+        }
+        l.run()?;
+        Ok(l.banks.as_ref().map(|c| c.stats()))
+    }
+
+    /// Blocks of `threads` threads and `shared_bytes` of shared memory that can be resident at
+    /// once, by the GPU's per-multiprocessor limits (2048 threads, 32 blocks, 228 KiB of shared
+    /// memory) times the multiprocessors.
     pub fn resident_blocks(&self, threads: u32, shared_bytes: u64) -> u64 {
         let warps = threads.div_ceil(32).max(1) as u64;
         let by_threads = 64 / warps;
@@ -233,10 +251,8 @@ impl CpuKernel for ExecKernel {
     /// live host memory of at least the lengths given (the executor bounds-checks every access
     /// against those lengths, not against the memory itself).
     unsafe fn launch(&self, dims: LaunchDims, args: &[&[u8]]) -> Result<(), String> {
-        let l = launch::Launch::new(self, dims, args)?;
-        l.run()?;
-        if let Some(c) = &l.banks {
-            let s = c.stats();
+        // SAFETY: passed on from this function's contract.
+        if let Some(s) = unsafe { self.run_launch(dims, args, false) }? {
             eprintln!(
                 "{BANKS_VAR}: kernel `{}`: shared loads {} requests, {:.2} wavefronts each; stores {} requests, \
                  {:.2} wavefronts each",

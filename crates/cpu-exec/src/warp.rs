@@ -58,8 +58,6 @@ fn addr(
     })
 }
 
-/// The base address of a global or shared memory after checking every active lane's (scalar)
-/// index against its length.
 /// Adds a warp-wide access of `lanes`-element vectors at element-vector `index(lane)` of memory
 /// `mem` to the launch's bank counters, when it counts and `mem` is shared.
 fn count_banks(l: &Launch, store: bool, active: u32, mem: u32, index: impl Fn(usize) -> u64, lanes: u32) {
@@ -70,6 +68,8 @@ fn count_banks(l: &Launch, store: bool, active: u32, mem: u32, index: impl Fn(us
     }
 }
 
+/// The base address of a global or shared memory after checking every active lane's (scalar)
+/// index against its length.
 fn checked_base(
     l: &Launch,
     w: &Warp,
