@@ -73,3 +73,48 @@ for c, d in rows.items():
     print(f"{c:22s} " + "  ".join(f"{v} {d.get(v)}" for v in sys.argv[2:]))
 PY
 }
+
+# abr ROUNDS BUILD... -- GENERATOR...: `bench rand` (bits, default ordering, 2^28 values,
+# median of 5) of each generator with each build in turn, ROUNDS times, the device copy
+# (CuPy/torch through vendor_baselines.py) before each round, then the medians per build and
+# round with each as a fraction of the round's copy at 4 bytes per value.
+abr() {
+  local rounds=$1; shift
+  local builds=() gens=()
+  while [[ $1 != -- ]]; do builds+=("$1"); shift; done; shift
+  gens=("$@")
+  for r in $(seq 1 "$rounds"); do
+    timeout 30 python3 scripts/vendor_baselines.py copy >"$L/abr-copy-$r.txt" 2>&1
+    for v in "${builds[@]}"; do
+      local b; b=$(build_bin "$v")
+      for g in "${gens[@]}"; do
+        timeout 20 "$b" bench rand --generator "$g" --distribution bits --ordering default \
+          --count 268435456 --reps 5 --json >>"$L/abr-$v-$r.json" 2>>"$L/abr-$v-$r.err"
+      done
+      echo "abr $v $r at $SECONDS s"; grep -iE 'error|panic' "$L/abr-$v-$r.err" | head -3
+    done
+  done
+  python3 - "$L" "${builds[@]}" <<'PY'
+import json, sys, glob, os, re
+L, builds = sys.argv[1], sys.argv[2:]
+copy = {}
+for f in glob.glob(os.path.join(L, "abr-copy-*.txt")):
+    r = f.rsplit("-", 1)[1][:-4]
+    for line in open(f):
+        try: copy[r] = json.loads(line).get("value"); break
+        except ValueError: m = re.search(r"([0-9.]+)\s*GB/s", line); copy[r] = float(m.group(1)) if m else None
+rows = {}
+for f in sorted(glob.glob(os.path.join(L, "abr-*.json"))):
+    v, r = os.path.basename(f)[4:-5].rsplit("-", 1)
+    for line in open(f):
+        try: m = json.loads(line)
+        except ValueError: continue
+        per4 = copy.get(r) and copy[r] / 4
+        frac = f" ({m['ferrocm'] / per4:.3f})" if per4 else ""
+        rows.setdefault(m["metric"], {}).setdefault(v, []).append(f"{m['ferrocm']:.1f}{frac}")
+print("copy GB/s per round:", copy)
+print("A/B, GSample/s per round (fraction of the copy at 4 B/value)")
+for c, d in rows.items():
+    print(f"{c:34s} " + "  ".join(f"{v} {d.get(v)}" for v in builds))
+PY
+}
