@@ -25,6 +25,21 @@ build_bin() {
   echo ".gpu/$1/ferrocm"
 }
 
+# stage_fft_test BUILD: puts BUILD's `fft` test binary (.gpu/BUILD/fft-test.xz) beside the
+# staged ones as $T/BUILD-fft-test, for `t`.
+stage_fft_test() {
+  [[ -x $T/$1-fft-test ]] || { xz -dc ".gpu/$1/fft-test.xz" >"$T/$1-fft-test" && chmod +x "$T/$1-fft-test"; }
+}
+
+# vendor_table BUILD: the whole `bench fft` table of BUILD beside cuFFT (one command), its
+# transform rows printed, the rest in $L/bench-BUILD.txt.
+vendor_table() {
+  local b; b=$(build_bin "$1")
+  echo "### bench fft ($1) beside cuFFT at $SECONDS s"
+  timeout 130 "$b" bench fft --describe --reps 20 --vendor scripts/vendor_baselines.py >"$L/bench-$1.txt" 2>"$L/bench-$1.err"
+  echo "bench rc=$?"; grep -E '^(c2c|r2c|z2z)' "$L/bench-$1.txt" | grep -v plan | cut -c1-100
+}
+
 # t NAME LIMIT BINARY ARGS...: a staged test binary with a time limit.
 t() {
   local name=$1 limit=$2 bin=$3; shift 3
@@ -95,14 +110,14 @@ abr() {
     done
   done
   python3 - "$L" "${builds[@]}" <<'PY'
-import json, sys, glob, os, re
+import json, sys, glob, os
 L, builds = sys.argv[1], sys.argv[2:]
 copy = {}
 for f in glob.glob(os.path.join(L, "abr-copy-*.txt")):
     r = f.rsplit("-", 1)[1][:-4]
     for line in open(f):
-        try: copy[r] = json.loads(line).get("value"); break
-        except ValueError: m = re.search(r"([0-9.]+)\s*GB/s", line); copy[r] = float(m.group(1)) if m else None
+        try: copy[r] = json.loads(line)["value"]; break
+        except (ValueError, KeyError): continue
 rows = {}
 for f in sorted(glob.glob(os.path.join(L, "abr-*.json"))):
     v, r = os.path.basename(f)[4:-5].rsplit("-", 1)

@@ -18,10 +18,8 @@ start s15r1
 ab 2 20 prev new unit -- "c2c f32 1000 x 16384" "c2c f32 4096 x 4096" "c2c f32 1021 x 16384" "c2c f32 1D 2^24"
 abr 2 prev tfa tfb tfc -- threefry2x32 threefry2x64 threefry4x64
 U=$(build_bin unit)
-xz -dk .gpu/unit/fft-test.xz && chmod +x .gpu/unit/fft-test && cp .gpu/unit/fft-test $T/unit-fft-test
-echo "### bench fft (unit) beside cuFFT at $SECONDS s"
-timeout 130 $U bench fft --describe --reps 20 --vendor scripts/vendor_baselines.py >"$L/bench-unit.txt" 2>"$L/bench-unit.err"
-echo "bench rc=$?"; grep -E '^(c2c|r2c|z2z)' "$L/bench-unit.txt" | cut -c1-100
+stage_fft_test unit
+vendor_table unit
 t mixed 40 'unit-fft-test' c2c::mixed_radices::cuda --exact
 t layouts 70 'unit-fft-test' layouts:: --skip cpu
 san mem-1000 20 memcheck $U bench fft --case "c2c f32 1000 x 16384" --reps 1 --vendor none

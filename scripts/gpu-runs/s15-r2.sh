@@ -8,7 +8,7 @@ source scripts/gpu-runs/lib.sh
 start s15r2
 ab 2 20 prev unit -- "c2c f32 1000 x 16384" "c2c f32 4096 x 4096" "c2c f32 1D 2^24"
 U=$(build_bin unit)
-xz -dk .gpu/unit/fft-test.xz && chmod +x .gpu/unit/fft-test && cp .gpu/unit/fft-test $T/unit-fft-test
+stage_fft_test unit
 t mixed 40 'unit-fft-test' c2c::mixed_radices::cuda --exact
 t layouts 70 'unit-fft-test' layouts:: --skip cpu
 san mem-1000 20 memcheck $U bench fft --case "c2c f32 1000 x 16384" --reps 1 --vendor none
