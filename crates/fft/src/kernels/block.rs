@@ -200,6 +200,26 @@ fn handoff(cfg: &BlockCfg, f64: bool) -> Handoff {
     }
 }
 
+/// How the second-last Stockham pass hands its outputs to the last one, when there are three
+/// passes or more and the length is not a power of two: in the blocks of `b = L / R` positions
+/// (`R` the last radix) that the last pass reads contiguously, unpadded, `stride` apart (the
+/// value returned), with `stride` the least at least `b` that is `ns` modulo the padding group
+/// (`ns` the second-last pass's stride). The last pass's half-warps then read contiguous slots,
+/// and the second-last pass's (`hi` of `R` blocks, `kk < ns`, each block's positions `kk + x ns`)
+/// write slots that continue from one block to the next modulo the banks. The tile's padding
+/// (one slot per group) made the reads straddle padding slots wherever `b` is not a multiple of
+/// the group (1000 = 10 x 10 x 10: 100 x is 4 x modulo 16).
+fn last_blocks(cfg: &BlockCfg, f64: bool) -> Option<usize> {
+    let n = cfg.radices.len();
+    let g = group(f64);
+    if n < 3 || cfg.len.is_power_of_two() || cfg.len < 2 * g {
+        return None;
+    }
+    let b = cfg.len / cfg.radices[n - 1];
+    let ns = b / cfg.radices[n - 2];
+    Some(b + (ns % g + g - b % g) % g)
+}
+
 /// The stride of a tile's rows in complex values (before padding), `u G` for the padding group
 /// `G`, so every row starts on a group and its padded stride `u (G + 1)` is `u` modulo the
 /// banks (counted in elements: pairs of banks in `f32`, quads in `f64`). At least `L + 1`,
@@ -217,7 +237,8 @@ pub(crate) fn row_stride(cfg: &BlockCfg, f64: bool) -> usize {
         Handoff::Gap(r) => len + (len - 1) / r,
         _ => len,
     };
-    let mut u = (len + 1).div_ceil(g).max(room.div_ceil(g + 1));
+    let blocks = last_blocks(cfg, f64).map_or(0, |s| s * cfg.radices[cfg.radices.len() - 1]);
+    let mut u = (len + 1).div_ceil(g).max(room.div_ceil(g + 1)).max(blocks.div_ceil(g + 1));
     if cfg.per_block > 1 && (cfg.load == Mode::Col || cfg.store == Mode::Col) {
         let s = g / cfg.per_block.min(g);
         while u % (2 * s) != s {
@@ -929,7 +950,13 @@ fn stockham<T: FftFloat>(
                                 tile.pad(row) + e + divmod(e, g).0
                             })
                             .collect(),
-                        _ => tile.positions(row + ie, 1, (0..r).map(|x| x * b)),
+                        _ => match last_blocks(cfg, f64) {
+                            Some(stride) if p == last => {
+                                let base = tile.pad(row) + ie;
+                                (0..r).map(|x| base + u32c(x * stride)).collect()
+                            }
+                            _ => tile.positions(row + ie, 1, (0..r).map(|x| x * b)),
+                        },
                     };
                     at.iter().map(|&p| tile.load_padded(p)).collect()
                 };
@@ -969,14 +996,21 @@ fn stockham<T: FftFloat>(
                             let base = tile.pad(row) + hi * (step as u32);
                             (0..r).map(|x| base + u32c(x)).collect()
                         }
-                        _ => {
-                            let dst = if ns == 1 {
-                                row + hi * (r as u32)
-                            } else {
-                                row + hi * ((ns * r) as u32) + kk
-                            };
-                            tile.positions(dst, align, (0..r).map(|x| x * ns))
-                        }
+                        _ => match last_blocks(cfg, f64) {
+                            Some(stride) if p + 1 == last => {
+                                // Block `hi` of the last pass's input (see `last_blocks`).
+                                let base = tile.pad(row) + hi * (stride as u32) + kk;
+                                (0..r).map(|x| base + u32c(x * ns)).collect()
+                            }
+                            _ => {
+                                let dst = if ns == 1 {
+                                    row + hi * (r as u32)
+                                } else {
+                                    row + hi * ((ns * r) as u32) + kk
+                                };
+                                tile.positions(dst, align, (0..r).map(|x| x * ns))
+                            }
+                        },
                     };
                     for (&p, vx) in at.iter().zip(&out) {
                         tile.store_padded(p, *vx);
