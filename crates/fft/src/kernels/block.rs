@@ -37,6 +37,9 @@ pub(crate) struct Geo {
     pub n: [Val<u64>; 4],
     pub is: [Val<u64>; 4],
     pub os: [Val<u64>; 4],
+    /// `in_stride` / `out_stride` is the constant 1 (see `BlockCfg::unit_strides`).
+    pub in_unit: bool,
+    pub out_unit: bool,
 }
 
 impl Geo {
@@ -68,6 +71,26 @@ impl Geo {
             n: [n0, n1, n2, n3],
             is: [is0, is1, is2, is3],
             os: [os0, os1, os2, os3],
+            in_unit: false,
+            out_unit: false,
+        }
+    }
+
+    /// The offset of input position `j` from its transform's start (`j in_stride`).
+    pub fn in_pos(&self, j: Val<u32>) -> Val<u64> {
+        if self.in_unit {
+            u64v(j)
+        } else {
+            u64v(j) * self.in_stride
+        }
+    }
+
+    /// The offset of output position `k` from its transform's start (`k out_stride`).
+    pub fn out_pos(&self, k: Val<u32>) -> Val<u64> {
+        if self.out_unit {
+            u64v(k)
+        } else {
+            u64v(k) * self.out_stride
         }
     }
 }
@@ -297,6 +320,14 @@ pub(crate) fn body<T: FftFloat>(
     // (radix 10, four transforms in a 400-thread block) in 32 registers (a 4-byte spill), so
     // four blocks run per multiprocessor instead of three (s13-r1, H100: 120.5 -> 109.1 us at
     // ncu's base clocks).
+    let unit = |s: Val<u64>, unit: bool| if unit { Val::constant(1u64) } else { s };
+    let g = Geo {
+        in_stride: unit(g.in_stride, cfg.unit_strides[0]),
+        out_stride: unit(g.out_stride, cfg.unit_strides[1]),
+        in_unit: cfg.unit_strides[0],
+        out_unit: cfg.unit_strides[1],
+        ..g
+    };
     let is_f64 = T::NAME == "f64";
     let nt_all = cfg.threads() as u32;
     let small_radices = cfg.radices.iter().all(|&r| r <= 10);
@@ -325,8 +356,8 @@ pub(crate) fn body<T: FftFloat>(
     };
     let (g, rank_offset) = match rank {
         Some(r) => {
-            let offset = u64v(r) * g.in_stride;
-            (Geo { in_stride: g.in_stride * (q as u64), ..g }, Some(offset))
+            let offset = g.in_pos(r);
+            (Geo { in_stride: g.in_stride * (q as u64), in_unit: false, ..g }, Some(offset))
         }
         None => (g, None),
     };
@@ -399,7 +430,7 @@ pub(crate) fn body<T: FftFloat>(
                 let n = fs.n as usize;
                 let col = first + u64v(c_eff);
                 let jl = cast::<u32, _>(u64v(j) * ((n / cfg.len) as u64) + col);
-                let xj = cload(&input, in_at(c_eff) + u64v(j) * g.in_stride);
+                let xj = cload(&input, in_at(c_eff) + g.in_pos(j));
                 let back = (in_base - first * g.is[0]) + u64v(u32c(n) - jl) * g.is[0];
                 let x = fold(xj, cload(&input, back), jl, real_twiddle(&aux, jl, cfg.real));
                 if cfg.inverse {
@@ -449,13 +480,18 @@ pub(crate) fn body<T: FftFloat>(
                 &value,
             );
         };
-        let in_range = || below(n_out < cfg.len, k, n_out, run);
+        below(n_out < cfg.len, k, n_out, run);
+    };
+    // Runs `run` only if the tile holds transform `c`; writes through `write` are inside one
+    // (a pass's stores share one branch and one computation of their transform's start).
+    let guard = |c: Val<u32>, run: &dyn Fn()| {
         if guard_cols {
-            dsl::if_else(c.dsl_cmp(CmpOp::Lt, cols), in_range, || ());
+            dsl::if_else(c.dsl_cmp(CmpOp::Lt, cols), run, || ());
         } else {
-            in_range();
+            run();
         }
     };
+    let unguarded = |_: Val<u32>, run: &dyn Fn()| run();
     let write = |c: Val<u32>, k: Val<u32>, v: Cx<T>| write_with(c, k, v, false);
     let write_twiddled = |c: Val<u32>, k: Val<u32>, v: Cx<T>| write_with(c, k, v, true);
     // The four-step twiddles `W^{k0 col}` and `W^{step col}` of transform `c` (see
@@ -480,7 +516,7 @@ pub(crate) fn body<T: FftFloat>(
     };
     let read_pair = |c: Val<u32>, j: Val<u32>| {
         // Real pairs: the buffer counts in reals, four to a 16-byte piece.
-        let at = in_at(pair_of(c)) + u64v(j) * g.in_stride;
+        let at = in_at(pair_of(c)) + g.in_pos(j);
         let v = input.load4(at >> 2u32);
         let (a, b) = (Cx::new(v.get(0), v.get(1)), Cx::new(v.get(2), v.get(3)));
         if cfg.inverse {
@@ -515,6 +551,7 @@ pub(crate) fn body<T: FftFloat>(
     let ends = Ends {
         read: &read,
         write: if cfg.cluster.is_some() { &push } else { &write },
+        guard: if cfg.cluster.is_some() { &unguarded } else { &guard },
         pairs: pairs_io,
         load: cfg.load,
         store: cfg.store,
@@ -574,9 +611,12 @@ pub(crate) fn body<T: FftFloat>(
                         }
                     })
                     .collect();
-                for (s, x) in dft(&v).into_iter().enumerate() {
-                    write(c, k1 + u32c(s * m), x);
-                }
+                let out = dft(&v);
+                guard(c, &|| {
+                    for (s, x) in out.iter().enumerate() {
+                        write(c, k1 + u32c(s * m), *x);
+                    }
+                });
             };
             below((it + 1) * nt > total, e, total, run);
         }
@@ -610,7 +650,7 @@ pub(crate) fn body<T: FftFloat>(
                 let r = g0 * (pairs as u64) + u64v(s);
                 let lo = cload(&aux, (r & ((1u64 << rp.bits) - 1)) + (rp.off as u64));
                 let hi = cload(&aux, (r >> rp.bits) + ((rp.off + (1usize << rp.bits)) as u64));
-                let at = out_base + (r + r) * g.os[0] + u64v(k) * g.out_stride;
+                let at = out_base + (r + r) * g.os[0] + g.out_pos(k);
                 let (y0, y1) = (a.add(b), a.sub(b).mul(lo.mul(hi)));
                 output.store2(at, vec2(y0.re, y0.im));
                 output.store2(at + g.os[0], vec2(y1.re, y1.im));
@@ -647,7 +687,7 @@ pub(crate) fn body<T: FftFloat>(
                 let zm = tile.load(mate * (ls as u32) + mk);
                 let k = k1 + k2 * (n1 as u32);
                 let x = unfold(zk, zm, real_twiddle(&aux, k, cfg.real));
-                output.store2(out_at(c) + u64v(k2) * g.out_stride, vec2(x.re, x.im));
+                output.store2(out_at(c) + g.out_pos(k2), vec2(x.re, x.im));
             };
             below((it + 1) * nt > total, e, total, run);
         }
@@ -698,6 +738,9 @@ pub(crate) fn body<T: FftFloat>(
 struct Ends<'a, T> {
     read: &'a dyn Fn(Val<u32>, Val<u32>) -> Cx<T>,
     write: &'a dyn Fn(Val<u32>, Val<u32>, Cx<T>),
+    /// `guard(c, run)` runs `run` only for transforms `c` present in the tile; every call of
+    /// `write` (and of `four_step`'s) is inside one.
+    guard: Guard<'a>,
     pairs: PairIo<'a, T>,
     load: Mode,
     store: Mode,
@@ -717,6 +760,8 @@ struct Ends<'a, T> {
     )>,
 }
 
+/// `Ends::guard`: `guard(c, run)`.
+type Guard<'a> = &'a dyn Fn(Val<u32>, &dyn Fn());
 /// A pair's read, for [`PairIo`].
 type ReadPair<'a, T> = &'a dyn Fn(Val<u32>, Val<u32>) -> (Cx<T>, Cx<T>);
 /// The 16-byte global reads of a pass's Col mode (see `Wide`): `read(c, j)` is position `j`
@@ -775,25 +820,25 @@ pub(crate) fn logical_input<T: FftFloat>(
 ) -> Cx<T> {
     let zero = Val::constant(T::lit(0.0));
     match kind {
-        Input::Complex => cload(input, base + u64v(j) * g.in_stride),
+        Input::Complex => cload(input, base + g.in_pos(j)),
         Input::RealPairs => {
-            let off = base + u64v(j) * g.in_stride;
+            let off = base + g.in_pos(j);
             Cx::new(input.load(off), input.load(off + g.pair_in))
         }
-        Input::Real => Cx::new(input.load(base + u64v(j) * g.in_stride), zero),
+        Input::Real => Cx::new(input.load(base + g.in_pos(j)), zero),
         Input::HalfSpectrum => {
             // Hermitian expansion: X[j] = conj(X[n - j]) above n / 2.
             let low = j.dsl_cmp(CmpOp::Le, (n / 2) as u32);
             let src = dsl::select(low, j, u32c(n) - j);
-            let x = cload(input, base + u64v(src) * g.in_stride);
+            let x = cload(input, base + g.in_pos(src));
             // The first value of a Hermitian spectrum is real: its imaginary part does not
             // enter the result (as NumPy, rocFFT and the host path treat it).
             let im = dsl::select(low, x.im, -x.im);
             Cx::new(x.re, dsl::select(src.dsl_cmp(CmpOp::Eq, 0u32), zero, im))
         }
         Input::HalfSpectrumPairs => {
-            let xk = cload(input, base + u64v(j) * g.in_stride);
-            let xn = cload(input, base + u64v(u32c(n) - j) * g.in_stride);
+            let xk = cload(input, base + g.in_pos(j));
+            let xn = cload(input, base + g.in_pos(u32c(n) - j));
             fold(xk, xn, j, real_twiddle(aux, j, real))
         }
     }
@@ -839,7 +884,7 @@ pub(crate) fn store_output<T: FftFloat>(
     k: Val<u32>,
     result: &dyn Fn(Val<u32>) -> Cx<T>,
 ) {
-    let off = base + u64v(k) * g.out_stride;
+    let off = base + g.out_pos(k);
     match kind {
         Output::Complex | Output::HalfSpectrum => {
             let v = result(k);
@@ -972,7 +1017,7 @@ fn stockham<T: FftFloat>(
             let put = move || {
                 if writes_global {
                     // The last pass: hi = 0, output k = kk + x ns.
-                    match ends.four_step {
+                    (ends.guard)(c, &|| match ends.four_step {
                         Some((twiddles, write)) if r >= 4 => {
                             let (mut w, by) = twiddles(c, kk, ns);
                             for (x, vx) in out.iter().enumerate() {
@@ -987,7 +1032,7 @@ fn stockham<T: FftFloat>(
                                 (ends.write)(c, kk + u32c(x * ns), *vx);
                             }
                         }
-                    }
+                    });
                 } else {
                     let at = match handoff {
                         Handoff::Plain | Handoff::Gap(_) if p == 0 => {
