@@ -350,9 +350,9 @@ pub(crate) fn body<T: FftFloat>(
     let q = cfg.cluster.as_ref().map_or(1, |cl| cl.q);
     let (bid, rank) = if q > 1 {
         cluster_dims(q as u32, 1, 1);
-        (u64v(block_idx_x() / (q as u32)), Some(cluster_rank()))
+        (block_idx_x() / (q as u32), Some(cluster_rank()))
     } else {
-        (u64v(block_idx_x()), None)
+        (block_idx_x(), None)
     };
     let (g, rank_offset) = match rank {
         Some(r) => {
@@ -361,9 +361,18 @@ pub(crate) fn body<T: FftFloat>(
         }
         None => (g, None),
     };
+    // The block's tile of dimension 0 and its index in the other batch dimensions, in 32-bit
+    // arithmetic: a launch has fewer than 2^31 blocks, and the tiles of dimension 0 and every
+    // other batch count are at most that (a 64-bit division, even by a constant, is a call of a
+    // long routine that every warp of an issue-bound pass paid for).
     let cc = c_per as u64;
-    let nb0 = (g.n[0] + (cc - 1)) / cc;
-    let g0 = bid % nb0;
+    let tiles0 = if cc.is_power_of_two() {
+        (g.n[0] + (cc - 1)) >> cc.trailing_zeros()
+    } else {
+        (g.n[0] + (cc - 1)) / cc
+    };
+    let nb0: Val<u32> = cast::<u32, _>(tiles0);
+    let g0 = u64v(bid % nb0);
     let mut rest = bid / nb0;
     let first = g0 * cc;
     // Mirrored transforms: slot `c < P` is transform `g0 P + c`, slot `P + c` its mirror.
@@ -389,9 +398,10 @@ pub(crate) fn body<T: FftFloat>(
     let mut out_base = if paired { Val::constant(0u64) } else { first * g.os[0] };
     let mut idx1 = Val::constant(0u64);
     for d in 1..cfg.dims {
-        let idx = if d + 1 == cfg.dims { rest } else { rest % g.n[d] };
+        let nd: Val<u32> = cast::<u32, _>(g.n[d]);
+        let idx = u64v(if d + 1 == cfg.dims { rest } else { rest % nd });
         if d + 1 < cfg.dims {
-            rest = rest / g.n[d];
+            rest = rest / nd;
         }
         if d == 1 {
             idx1 = idx;
