@@ -1490,6 +1490,7 @@ impl Planner {
             mirror,
             rows,
             cluster: None,
+            unit_strides: [a.stride == 1, b.stride == 1],
         };
         let dims = pack_ordered(ordered, rest)?;
         let mut cfg = cfg;

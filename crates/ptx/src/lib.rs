@@ -246,6 +246,45 @@ struct Gen<'a> {
     /// Labels (latch, exit) of the enclosing loops, innermost last.
     loops: Vec<(String, String)>,
     labels: u32,
+    /// `u64` values that are a zero-extended `u32` (by the index of the value): the `u32`.
+    widened: HashMap<u32, Value>,
+    /// `u64` sums `a + j` with `j` a zero-extended `u32` (see [`Gen::address`]): `(a, j)`.
+    wide_sums: HashMap<u32, (Value, Value)>,
+    /// Values used only as indices of global loads and stores (see [`index_only_values`]).
+    index_only: std::collections::HashSet<u32>,
+}
+
+/// The value operands of an instruction.
+fn operands(op: &Op) -> Vec<Value> {
+    match op {
+        Op::Unary(_, a) | Op::Cast(a) | Op::Bitcast(a) | Op::Extract(a, _) => vec![*a],
+        Op::Binary(_, a, b) | Op::Cmp(_, a, b) => vec![*a, *b],
+        Op::Select(a, b, c) | Op::Fma(a, b, c) => vec![*a, *b, *c],
+        Op::MakeVector(v) | Op::Intrinsic(_, v) => v.clone(),
+        Op::WriteVar(_, v) | Op::WriteVarLane(_, _, v) => vec![*v],
+        Op::Load { index, .. } => vec![*index],
+        Op::Store { index, value, .. } => vec![*index, *value],
+        Op::If { cond, .. } => vec![*cond],
+        _ => Vec::new(),
+    }
+}
+
+/// The values whose every use is as the index of a global load or store. [`Gen::address`]
+/// splits only those: an index also used otherwise (a bounds check) is computed anyway, and
+/// its one product is then cheaper than the split.
+fn index_only_values(f: &Function) -> std::collections::HashSet<u32> {
+    let (mut uses, mut index_uses) = (HashMap::<u32, u32>::new(), HashMap::<u32, u32>::new());
+    for inst in f.regions.iter().flatten() {
+        for v in operands(&inst.op) {
+            *uses.entry(v.0).or_default() += 1;
+        }
+        if let Op::Load { mem, index } | Op::Store { mem, index, .. } = &inst.op {
+            if matches!(f.mem(*mem).space, MemSpace::Global { .. }) {
+                *index_uses.entry(index.0).or_default() += 1;
+            }
+        }
+    }
+    index_uses.into_iter().filter(|(v, n)| uses.get(v) == Some(n)).map(|(v, _)| v).collect()
 }
 
 impl Gen<'_> {
@@ -570,9 +609,24 @@ impl Gen<'_> {
     }
 
     /// The address of element `index` (`lanes` wide) of `mem` in a fresh 64-bit register.
+    ///
+    /// A global index `a + j` (`j` a zero-extended `u32`) used only as an index is addressed
+    /// as `(base + a size) + j size`: the same address modulo 2^64, but the first part is the
+    /// same for every access that shares `a` (ptxas computes it once), leaving one
+    /// `mul.wide.u32`-and-add per access where the product of the whole 64-bit index costs
+    /// five or more instructions (an FFT pass's ten loads of `row + j`).
     fn address(&mut self, mem: Mem, index: Value, lanes: u32) -> String {
         let m = self.f.mem(mem).clone();
         let bytes = m.elem.size() * lanes;
+        if let (MemSpace::Global { .. }, Some(&(a, j))) = (&m.space, self.wide_sums.get(&index.0)) {
+            let (av, jv) = (self.v(a), self.v(j));
+            let base = self.mem_base[mem.0 as usize].clone();
+            let (row, off, addr) = (self.reg(Class::B64), self.reg(Class::B64), self.reg(Class::B64));
+            self.line(format!("mad.lo.s64 {row}, {av}, {bytes}, {base};"));
+            self.line(format!("mul.wide.u32 {off}, {jv}, {bytes};"));
+            self.line(format!("add.s64 {addr}, {row}, {off};"));
+            return addr;
+        }
         let it = self.ty(index);
         let iv = self.v(index);
         let off = self.reg(Class::B64);
@@ -866,7 +920,17 @@ impl Gen<'_> {
                 }
                 Op::Binary(op, a, b) => {
                     let (a_, b_) = (self.v(*a), self.v(*b));
-                    self.binary(*op, self.ty(*a), self.ty(*b), &a_, &b_, &d)?
+                    self.binary(*op, self.ty(*a), self.ty(*b), &a_, &b_, &d)?;
+                    if let (BinaryOp::Add, Some(r), ScalarType::U64) = (op, inst.result, self.ty(*a)) {
+                        let sum = match (self.widened.get(&b.0), self.widened.get(&a.0)) {
+                            (Some(&j), _) => Some((*a, j)),
+                            (None, Some(&j)) => Some((*b, j)),
+                            _ => None,
+                        };
+                        if let (Some(sum), true) = (sum, self.index_only.contains(&r.0)) {
+                            self.wide_sums.insert(r.0, sum);
+                        }
+                    }
                 }
                 Op::Cmp(op, a, b) => {
                     let (a_, b_) = (self.v(*a), self.v(*b));
@@ -887,7 +951,10 @@ impl Gen<'_> {
                 Op::Cast(a) => {
                     let a_ = self.v(*a);
                     let to = inst.result.map(|v| self.ty(v)).unwrap_or(ScalarType::U32);
-                    self.cast(self.ty(*a), to, &a_, &d)?
+                    self.cast(self.ty(*a), to, &a_, &d)?;
+                    if let (ScalarType::U32, ScalarType::U64, Some(r)) = (self.ty(*a), to, inst.result) {
+                        self.widened.insert(r.0, *a);
+                    }
                 }
                 Op::Bitcast(a) => {
                     let a_ = self.v(*a);
@@ -1131,6 +1198,9 @@ pub fn generate(f: &Function, target: &Target) -> Result<String, PtxError> {
         mem_len: vec![String::new(); f.mems.len()],
         loops: Vec::new(),
         labels: 0,
+        widened: HashMap::new(),
+        wide_sums: HashMap::new(),
+        index_only: index_only_values(f),
     };
     for v in &f.vars {
         let r = g.regs_for(v.ty);

@@ -180,3 +180,40 @@ fn f64_exp_ln_sin_cos_are_f64_sequences_not_f32_approximations() {
     // f32 keeps the fast hardware approximation.
     check_emits(&int_op_ptx(ScalarType::F32, |b, x, _| b.unary(UnaryOp::Sin, x)), &["sin.approx.f32"]);
 }
+
+/// A global index `row + j` (`row` a `u64`, `j` a zero-extended `u32`) used only to address
+/// memory is split into `(base + row size) + j size` (the row's part shared by its accesses, a
+/// `mul.wide.u32` per access); an index that is also used otherwise (here a bounds check) keeps
+/// its one 64-bit product.
+#[test]
+fn row_plus_u32_indices_are_split_only_where_used_only_as_addresses() {
+    let mut b = Builder::new("rows");
+    let row = b.scalar_param("row", ScalarType::U64);
+    let n = b.scalar_param("n", ScalarType::U64);
+    let x = b.slice_param("x", ScalarType::F32, false);
+    let y = b.slice_param("y", ScalarType::F32, true);
+    let t = b.special(Special::ThreadIdx(Axis::X));
+    let five = b.constant(ScalarType::U32, 5);
+    let t5 = b.binary(BinaryOp::Add, t, five);
+    let (w, w5) = (b.cast(t, ScalarType::U64), b.cast(t5, ScalarType::U64));
+    let (i, i5) = (b.binary(BinaryOp::Add, row, w), b.binary(BinaryOp::Add, w5, row));
+    let (a, c) = (b.load(x, i, 1), b.load(x, i5, 1));
+    let s = b.binary(BinaryOp::Add, a, c);
+    // The store's index is also compared: not split.
+    let k = b.binary(BinaryOp::Add, row, w);
+    let inside = b.cmp(CmpOp::Lt, k, n);
+    b.begin_if(inside);
+    b.store(y, k, s);
+    b.end_if();
+    let ptx = generate(&b.finish().expect("builds"), &target_for_arch("sm_90")).expect("generates");
+    let count = |m: &str| ptx.lines().filter(|l| l.trim_start().starts_with(m)).count();
+    // Both loads (the sum in either operand order), and only they.
+    assert_eq!(count("mad.lo.s64"), 2, "{ptx}");
+    assert_eq!(count("mul.wide.u32"), 2, "{ptx}");
+    assert_eq!(count("mul.lo.s64"), 1, "{ptx}");
+    let load = ptx.lines().position(|l| l.contains("ld.global.f32")).expect("a load");
+    let split: Vec<&str> = ptx.lines().take(load).skip(load - 3).map(str::trim).collect();
+    assert!(split[0].starts_with("mad.lo.s64") && split[0].ends_with(", 4, %rd1;"), "{split:?}");
+    assert!(split[1].starts_with("mul.wide.u32") && split[1].ends_with(", 4;"), "{split:?}");
+    assert!(split[2].starts_with("add.s64"), "{split:?}");
+}

@@ -37,6 +37,9 @@ pub(crate) struct Geo {
     pub n: [Val<u64>; 4],
     pub is: [Val<u64>; 4],
     pub os: [Val<u64>; 4],
+    /// `in_stride` / `out_stride` is the constant 1 (see `BlockCfg::unit_strides`).
+    pub in_unit: bool,
+    pub out_unit: bool,
 }
 
 impl Geo {
@@ -68,6 +71,26 @@ impl Geo {
             n: [n0, n1, n2, n3],
             is: [is0, is1, is2, is3],
             os: [os0, os1, os2, os3],
+            in_unit: false,
+            out_unit: false,
+        }
+    }
+
+    /// The offset of input position `j` from its transform's start (`j in_stride`).
+    pub fn in_pos(&self, j: Val<u32>) -> Val<u64> {
+        if self.in_unit {
+            u64v(j)
+        } else {
+            u64v(j) * self.in_stride
+        }
+    }
+
+    /// The offset of output position `k` from its transform's start (`k out_stride`).
+    pub fn out_pos(&self, k: Val<u32>) -> Val<u64> {
+        if self.out_unit {
+            u64v(k)
+        } else {
+            u64v(k) * self.out_stride
         }
     }
 }
@@ -200,6 +223,26 @@ fn handoff(cfg: &BlockCfg, f64: bool) -> Handoff {
     }
 }
 
+/// How the second-last Stockham pass hands its outputs to the last one, when there are three
+/// passes or more and the length is not a power of two: in the blocks of `b = L / R` positions
+/// (`R` the last radix) that the last pass reads contiguously, unpadded, `stride` apart (the
+/// value returned), with `stride` the least at least `b` that is `ns` modulo the padding group
+/// (`ns` the second-last pass's stride). The last pass's half-warps then read contiguous slots,
+/// and the second-last pass's (`hi` of `R` blocks, `kk < ns`, each block's positions `kk + x ns`)
+/// write slots that continue from one block to the next modulo the banks. The tile's padding
+/// (one slot per group) made the reads straddle padding slots wherever `b` is not a multiple of
+/// the group (1000 = 10 x 10 x 10: 100 x is 4 x modulo 16).
+fn last_blocks(cfg: &BlockCfg, f64: bool) -> Option<usize> {
+    let n = cfg.radices.len();
+    let g = group(f64);
+    if n < 3 || cfg.len.is_power_of_two() || cfg.len < 2 * g {
+        return None;
+    }
+    let b = cfg.len / cfg.radices[n - 1];
+    let ns = b / cfg.radices[n - 2];
+    Some(b + (ns % g + g - b % g) % g)
+}
+
 /// The stride of a tile's rows in complex values (before padding), `u G` for the padding group
 /// `G`, so every row starts on a group and its padded stride `u (G + 1)` is `u` modulo the
 /// banks (counted in elements: pairs of banks in `f32`, quads in `f64`). At least `L + 1`,
@@ -217,7 +260,8 @@ pub(crate) fn row_stride(cfg: &BlockCfg, f64: bool) -> usize {
         Handoff::Gap(r) => len + (len - 1) / r,
         _ => len,
     };
-    let mut u = (len + 1).div_ceil(g).max(room.div_ceil(g + 1));
+    let blocks = last_blocks(cfg, f64).map_or(0, |s| s * cfg.radices[cfg.radices.len() - 1]);
+    let mut u = (len + 1).div_ceil(g).max(room.div_ceil(g + 1)).max(blocks.div_ceil(g + 1));
     if cfg.per_block > 1 && (cfg.load == Mode::Col || cfg.store == Mode::Col) {
         let s = g / cfg.per_block.min(g);
         while u % (2 * s) != s {
@@ -276,6 +320,14 @@ pub(crate) fn body<T: FftFloat>(
     // (radix 10, four transforms in a 400-thread block) in 32 registers (a 4-byte spill), so
     // four blocks run per multiprocessor instead of three (s13-r1, H100: 120.5 -> 109.1 us at
     // ncu's base clocks).
+    let unit = |s: Val<u64>, unit: bool| if unit { Val::constant(1u64) } else { s };
+    let g = Geo {
+        in_stride: unit(g.in_stride, cfg.unit_strides[0]),
+        out_stride: unit(g.out_stride, cfg.unit_strides[1]),
+        in_unit: cfg.unit_strides[0],
+        out_unit: cfg.unit_strides[1],
+        ..g
+    };
     let is_f64 = T::NAME == "f64";
     let nt_all = cfg.threads() as u32;
     let small_radices = cfg.radices.iter().all(|&r| r <= 10);
@@ -298,20 +350,29 @@ pub(crate) fn body<T: FftFloat>(
     let q = cfg.cluster.as_ref().map_or(1, |cl| cl.q);
     let (bid, rank) = if q > 1 {
         cluster_dims(q as u32, 1, 1);
-        (u64v(block_idx_x() / (q as u32)), Some(cluster_rank()))
+        (block_idx_x() / (q as u32), Some(cluster_rank()))
     } else {
-        (u64v(block_idx_x()), None)
+        (block_idx_x(), None)
     };
     let (g, rank_offset) = match rank {
         Some(r) => {
-            let offset = u64v(r) * g.in_stride;
-            (Geo { in_stride: g.in_stride * (q as u64), ..g }, Some(offset))
+            let offset = g.in_pos(r);
+            (Geo { in_stride: g.in_stride * (q as u64), in_unit: false, ..g }, Some(offset))
         }
         None => (g, None),
     };
+    // The block's tile of dimension 0 and its index in the other batch dimensions, in 32-bit
+    // arithmetic: a launch has fewer than 2^31 blocks, and the tiles of dimension 0 and every
+    // other batch count are at most that (a 64-bit division, even by a constant, is a call of a
+    // long routine that every warp of an issue-bound pass paid for).
     let cc = c_per as u64;
-    let nb0 = (g.n[0] + (cc - 1)) / cc;
-    let g0 = bid % nb0;
+    let tiles0 = if cc.is_power_of_two() {
+        (g.n[0] + (cc - 1)) >> cc.trailing_zeros()
+    } else {
+        (g.n[0] + (cc - 1)) / cc
+    };
+    let nb0: Val<u32> = cast::<u32, _>(tiles0);
+    let g0 = u64v(bid % nb0);
     let mut rest = bid / nb0;
     let first = g0 * cc;
     // Mirrored transforms: slot `c < P` is transform `g0 P + c`, slot `P + c` its mirror.
@@ -337,9 +398,10 @@ pub(crate) fn body<T: FftFloat>(
     let mut out_base = if paired { Val::constant(0u64) } else { first * g.os[0] };
     let mut idx1 = Val::constant(0u64);
     for d in 1..cfg.dims {
-        let idx = if d + 1 == cfg.dims { rest } else { rest % g.n[d] };
+        let nd: Val<u32> = cast::<u32, _>(g.n[d]);
+        let idx = u64v(if d + 1 == cfg.dims { rest } else { rest % nd });
         if d + 1 < cfg.dims {
-            rest = rest / g.n[d];
+            rest = rest / nd;
         }
         if d == 1 {
             idx1 = idx;
@@ -378,7 +440,7 @@ pub(crate) fn body<T: FftFloat>(
                 let n = fs.n as usize;
                 let col = first + u64v(c_eff);
                 let jl = cast::<u32, _>(u64v(j) * ((n / cfg.len) as u64) + col);
-                let xj = cload(&input, in_at(c_eff) + u64v(j) * g.in_stride);
+                let xj = cload(&input, in_at(c_eff) + g.in_pos(j));
                 let back = (in_base - first * g.is[0]) + u64v(u32c(n) - jl) * g.is[0];
                 let x = fold(xj, cload(&input, back), jl, real_twiddle(&aux, jl, cfg.real));
                 if cfg.inverse {
@@ -428,13 +490,18 @@ pub(crate) fn body<T: FftFloat>(
                 &value,
             );
         };
-        let in_range = || below(n_out < cfg.len, k, n_out, run);
+        below(n_out < cfg.len, k, n_out, run);
+    };
+    // Runs `run` only if the tile holds transform `c`; writes through `write` are inside one
+    // (a pass's stores share one branch and one computation of their transform's start).
+    let guard = |c: Val<u32>, run: &dyn Fn()| {
         if guard_cols {
-            dsl::if_else(c.dsl_cmp(CmpOp::Lt, cols), in_range, || ());
+            dsl::if_else(c.dsl_cmp(CmpOp::Lt, cols), run, || ());
         } else {
-            in_range();
+            run();
         }
     };
+    let unguarded = |_: Val<u32>, run: &dyn Fn()| run();
     let write = |c: Val<u32>, k: Val<u32>, v: Cx<T>| write_with(c, k, v, false);
     let write_twiddled = |c: Val<u32>, k: Val<u32>, v: Cx<T>| write_with(c, k, v, true);
     // The four-step twiddles `W^{k0 col}` and `W^{step col}` of transform `c` (see
@@ -459,7 +526,7 @@ pub(crate) fn body<T: FftFloat>(
     };
     let read_pair = |c: Val<u32>, j: Val<u32>| {
         // Real pairs: the buffer counts in reals, four to a 16-byte piece.
-        let at = in_at(pair_of(c)) + u64v(j) * g.in_stride;
+        let at = in_at(pair_of(c)) + g.in_pos(j);
         let v = input.load4(at >> 2u32);
         let (a, b) = (Cx::new(v.get(0), v.get(1)), Cx::new(v.get(2), v.get(3)));
         if cfg.inverse {
@@ -494,6 +561,7 @@ pub(crate) fn body<T: FftFloat>(
     let ends = Ends {
         read: &read,
         write: if cfg.cluster.is_some() { &push } else { &write },
+        guard: if cfg.cluster.is_some() { &unguarded } else { &guard },
         pairs: pairs_io,
         load: cfg.load,
         store: cfg.store,
@@ -553,9 +621,12 @@ pub(crate) fn body<T: FftFloat>(
                         }
                     })
                     .collect();
-                for (s, x) in dft(&v).into_iter().enumerate() {
-                    write(c, k1 + u32c(s * m), x);
-                }
+                let out = dft(&v);
+                guard(c, &|| {
+                    for (s, x) in out.iter().enumerate() {
+                        write(c, k1 + u32c(s * m), *x);
+                    }
+                });
             };
             below((it + 1) * nt > total, e, total, run);
         }
@@ -589,7 +660,7 @@ pub(crate) fn body<T: FftFloat>(
                 let r = g0 * (pairs as u64) + u64v(s);
                 let lo = cload(&aux, (r & ((1u64 << rp.bits) - 1)) + (rp.off as u64));
                 let hi = cload(&aux, (r >> rp.bits) + ((rp.off + (1usize << rp.bits)) as u64));
-                let at = out_base + (r + r) * g.os[0] + u64v(k) * g.out_stride;
+                let at = out_base + (r + r) * g.os[0] + g.out_pos(k);
                 let (y0, y1) = (a.add(b), a.sub(b).mul(lo.mul(hi)));
                 output.store2(at, vec2(y0.re, y0.im));
                 output.store2(at + g.os[0], vec2(y1.re, y1.im));
@@ -626,7 +697,7 @@ pub(crate) fn body<T: FftFloat>(
                 let zm = tile.load(mate * (ls as u32) + mk);
                 let k = k1 + k2 * (n1 as u32);
                 let x = unfold(zk, zm, real_twiddle(&aux, k, cfg.real));
-                output.store2(out_at(c) + u64v(k2) * g.out_stride, vec2(x.re, x.im));
+                output.store2(out_at(c) + g.out_pos(k2), vec2(x.re, x.im));
             };
             below((it + 1) * nt > total, e, total, run);
         }
@@ -677,6 +748,9 @@ pub(crate) fn body<T: FftFloat>(
 struct Ends<'a, T> {
     read: &'a dyn Fn(Val<u32>, Val<u32>) -> Cx<T>,
     write: &'a dyn Fn(Val<u32>, Val<u32>, Cx<T>),
+    /// `guard(c, run)` runs `run` only for transforms `c` present in the tile; every call of
+    /// `write` (and of `four_step`'s) is inside one.
+    guard: Guard<'a>,
     pairs: PairIo<'a, T>,
     load: Mode,
     store: Mode,
@@ -696,6 +770,8 @@ struct Ends<'a, T> {
     )>,
 }
 
+/// `Ends::guard`: `guard(c, run)`.
+type Guard<'a> = &'a dyn Fn(Val<u32>, &dyn Fn());
 /// A pair's read, for [`PairIo`].
 type ReadPair<'a, T> = &'a dyn Fn(Val<u32>, Val<u32>) -> (Cx<T>, Cx<T>);
 /// The 16-byte global reads of a pass's Col mode (see `Wide`): `read(c, j)` is position `j`
@@ -754,25 +830,25 @@ pub(crate) fn logical_input<T: FftFloat>(
 ) -> Cx<T> {
     let zero = Val::constant(T::lit(0.0));
     match kind {
-        Input::Complex => cload(input, base + u64v(j) * g.in_stride),
+        Input::Complex => cload(input, base + g.in_pos(j)),
         Input::RealPairs => {
-            let off = base + u64v(j) * g.in_stride;
+            let off = base + g.in_pos(j);
             Cx::new(input.load(off), input.load(off + g.pair_in))
         }
-        Input::Real => Cx::new(input.load(base + u64v(j) * g.in_stride), zero),
+        Input::Real => Cx::new(input.load(base + g.in_pos(j)), zero),
         Input::HalfSpectrum => {
             // Hermitian expansion: X[j] = conj(X[n - j]) above n / 2.
             let low = j.dsl_cmp(CmpOp::Le, (n / 2) as u32);
             let src = dsl::select(low, j, u32c(n) - j);
-            let x = cload(input, base + u64v(src) * g.in_stride);
+            let x = cload(input, base + g.in_pos(src));
             // The first value of a Hermitian spectrum is real: its imaginary part does not
             // enter the result (as NumPy, rocFFT and the host path treat it).
             let im = dsl::select(low, x.im, -x.im);
             Cx::new(x.re, dsl::select(src.dsl_cmp(CmpOp::Eq, 0u32), zero, im))
         }
         Input::HalfSpectrumPairs => {
-            let xk = cload(input, base + u64v(j) * g.in_stride);
-            let xn = cload(input, base + u64v(u32c(n) - j) * g.in_stride);
+            let xk = cload(input, base + g.in_pos(j));
+            let xn = cload(input, base + g.in_pos(u32c(n) - j));
             fold(xk, xn, j, real_twiddle(aux, j, real))
         }
     }
@@ -818,7 +894,7 @@ pub(crate) fn store_output<T: FftFloat>(
     k: Val<u32>,
     result: &dyn Fn(Val<u32>) -> Cx<T>,
 ) {
-    let off = base + u64v(k) * g.out_stride;
+    let off = base + g.out_pos(k);
     match kind {
         Output::Complex | Output::HalfSpectrum => {
             let v = result(k);
@@ -929,7 +1005,13 @@ fn stockham<T: FftFloat>(
                                 tile.pad(row) + e + divmod(e, g).0
                             })
                             .collect(),
-                        _ => tile.positions(row + ie, 1, (0..r).map(|x| x * b)),
+                        _ => match last_blocks(cfg, f64) {
+                            Some(stride) if p == last => {
+                                let base = tile.pad(row) + ie;
+                                (0..r).map(|x| base + u32c(x * stride)).collect()
+                            }
+                            _ => tile.positions(row + ie, 1, (0..r).map(|x| x * b)),
+                        },
                     };
                     at.iter().map(|&p| tile.load_padded(p)).collect()
                 };
@@ -945,7 +1027,7 @@ fn stockham<T: FftFloat>(
             let put = move || {
                 if writes_global {
                     // The last pass: hi = 0, output k = kk + x ns.
-                    match ends.four_step {
+                    (ends.guard)(c, &|| match ends.four_step {
                         Some((twiddles, write)) if r >= 4 => {
                             let (mut w, by) = twiddles(c, kk, ns);
                             for (x, vx) in out.iter().enumerate() {
@@ -960,7 +1042,7 @@ fn stockham<T: FftFloat>(
                                 (ends.write)(c, kk + u32c(x * ns), *vx);
                             }
                         }
-                    }
+                    });
                 } else {
                     let at = match handoff {
                         Handoff::Plain | Handoff::Gap(_) if p == 0 => {
@@ -969,14 +1051,21 @@ fn stockham<T: FftFloat>(
                             let base = tile.pad(row) + hi * (step as u32);
                             (0..r).map(|x| base + u32c(x)).collect()
                         }
-                        _ => {
-                            let dst = if ns == 1 {
-                                row + hi * (r as u32)
-                            } else {
-                                row + hi * ((ns * r) as u32) + kk
-                            };
-                            tile.positions(dst, align, (0..r).map(|x| x * ns))
-                        }
+                        _ => match last_blocks(cfg, f64) {
+                            Some(stride) if p + 1 == last => {
+                                // Block `hi` of the last pass's input (see `last_blocks`).
+                                let base = tile.pad(row) + hi * (stride as u32) + kk;
+                                (0..r).map(|x| base + u32c(x * ns)).collect()
+                            }
+                            _ => {
+                                let dst = if ns == 1 {
+                                    row + hi * (r as u32)
+                                } else {
+                                    row + hi * ((ns * r) as u32) + kk
+                                };
+                                tile.positions(dst, align, (0..r).map(|x| x * ns))
+                            }
+                        },
                     };
                     for (&p, vx) in at.iter().zip(&out) {
                         tile.store_padded(p, *vx);

@@ -151,6 +151,11 @@ pub(crate) struct BlockCfg {
     pub rows: Option<RowPairs>,
     /// One transform of `q len` over a cluster of `q` blocks (see [`Cluster`]).
     pub cluster: Option<Cluster>,
+    /// Whether the element strides (`in_stride`, `out_stride`) are 1: then they are compiled
+    /// in (the kernel's arguments are not read) and position `j` of a transform at `base` is
+    /// the index `base + j`, which the PTX back end addresses with one `mul.wide.u32` per
+    /// access from the transform's start instead of a 64-bit product per position.
+    pub unit_strides: [bool; 2],
 }
 
 /// A transform of length `L = q len` computed by a thread-block cluster of `q` blocks (sm_90)
