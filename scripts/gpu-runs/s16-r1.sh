@@ -5,10 +5,14 @@
 # ncu's clock control off) and the SM clock under a long `bench rand` (nvidia-smi sampling):
 # s15-r1 found the pipe split moves ThreeFry by 1-2%, so the ALU/FMA model is not what bounds
 # it.  2. memcheck and racecheck on the FFT bench cases the merge changed.  3. Every test binary
-# with FERROCM_REQUIRE_GPU=1 (suite.sh) in the time left.
+# with FERROCM_REQUIRE_GPU=1 (suite.sh) in the time left. First, `.gpu/res` (branch rand8: the
+# counter-based fills launch only the blocks that are resident at once) against main, in `bench
+# rand` bits rows.
 set -u
 source scripts/gpu-runs/lib.sh
 start s16r1
+echo "### RAND A/B: main, res (the counter-based fills on a resident grid, branch rand8)"
+abr 2 new res -- threefry2x32 threefry4x32 threefry2x64 threefry4x64 philox
 echo "### ncu on ThreeFry at $SECONDS s"
 M=sm__cycles_elapsed.avg.per_second,smsp__issue_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum
 for g in threefry2x32 threefry4x32 threefry2x64 threefry4x64; do
