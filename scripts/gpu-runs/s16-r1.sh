@@ -11,8 +11,8 @@
 set -u
 source scripts/gpu-runs/lib.sh
 start s16r1
-echo "### RAND A/B: main, res (the counter-based fills on a resident grid), nar (res + launch-constant counter high words), branch rand8"
-abr 2 new res nar -- threefry2x32 threefry4x32 threefry2x64 threefry4x64 philox
+echo "### RAND A/B: main, res (the counter-based fills on a resident grid), nar (res + launch-constant counter high words), mix (nar + the pipe split per variant), branches rand8 and rand8-mix"
+abr 2 new res nar mix -- threefry2x32 threefry4x32 threefry2x64 threefry4x64 philox
 echo "### ncu on ThreeFry at $SECONDS s"
 M=sm__cycles_elapsed.avg.per_second,smsp__issue_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum
 for g in threefry2x32 threefry4x32 threefry2x64 threefry4x64; do
