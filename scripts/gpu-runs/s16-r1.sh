@@ -30,7 +30,7 @@ for c in "c2c f32 1000 x 16384" "c2c f32 1021 x 16384" "c2c f32 1D 2^24" "r2c f3
   san "mem-${c//[ ^]/_}" 40 memcheck $NEW bench fft --case "$c" --reps 1 --vendor none
 done
 san race-1000 60 racecheck $NEW bench fft --case "c2c f32 1000 x 16384" --reps 1 --vendor none
-echo "### every test binary at $SECONDS s (stops starting binaries at 540 s, 100 s each)"
-OUT=$L bash scripts/gpu-runs/suite.sh $((540 - SECONDS)) 100 | tail -25
+echo "### every test binary at $SECONDS s (stops starting binaries at 470 s, 100 s each)"
+OUT=$L bash scripts/gpu-runs/suite.sh $((470 - SECONDS)) 100 | tail -25
 printf 'tests: %s\n' "${results[@]}"
 echo "done at $SECONDS s"
