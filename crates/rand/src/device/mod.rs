@@ -38,7 +38,8 @@ pub use mrg32k3a::{mrg32k3a_skip_table, Mrg32k3a, MrgConstants};
 pub use philox::{philox4x32_10, philox4x32_10_keyed, philox_round_keys, Philox};
 pub use sobol::{ctz32, sobol32_point, sobol64_next, sobol64_point};
 pub use threefry::{
-    threefry2x32, threefry2x64, threefry4x32, threefry4x64, threefry_block, threefry_unit, Threefry,
+    threefry2x32, threefry2x64, threefry4x32, threefry4x64, threefry_block, threefry_unit,
+    threefry_unit_narrow, Threefry,
 };
 pub use xorwow::{xorwow_skip_table, Xorwow};
 

@@ -178,6 +178,35 @@ pub fn threefry_unit(#[comptime] kind: ThreefryKind, seed: u64, u: u64) -> [Val<
     }
 }
 
+/// [`threefry_unit`] of unit `hi 2^32 + lo` in the narrow plan, where every unit of a launch
+/// shares `hi` and bit 31 of `lo` (`top`): the blocks' counters then have high words that are
+/// the same for the whole launch, which the compiler keeps out of the loop (and in 2x32 and
+/// 4x32, the first round's rotation of them).
+pub fn threefry_unit_narrow(
+    kind: ThreefryKind,
+    seed: Val<u64>,
+    lo: Val<u32>,
+    hi: Val<u32>,
+    top: Val<u32>,
+) -> [Val<u32>; 4] {
+    let key = [cast::<u32, _>(seed), cast::<u32, _>(seed >> 32u32)];
+    let z32 = Val::constant(0u32);
+    match kind {
+        ThreefryKind::X2x32 => {
+            // Blocks 2u and 2u + 1.
+            let (b_lo, b_hi) = (lo << 1u32, (hi << 1u32) | top);
+            let a = threefry2x32([b_lo, b_hi], key);
+            let b = threefry2x32([b_lo | 1u32, b_hi], key);
+            [a[0], a[1], b[0], b[1]]
+        }
+        ThreefryKind::X4x32 => threefry4x32([lo, hi, z32, z32], [key[0], key[1], z32, z32]),
+        _ => {
+            let u = cast::<u64, _>(lo) | (cast::<u64, _>(hi) << 32u32);
+            threefry_unit(kind, seed, u)
+        }
+    }
+}
+
 /// A ThreeFry stream position: value `i` of `kind`'s 32-bit stream for `seed` (counter-based,
 /// so any position costs one block; there are no subsequences: use disjoint offsets or
 /// seeds), with the Box-Muller cache of the shared distributions.

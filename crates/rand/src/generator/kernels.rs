@@ -22,7 +22,9 @@ pub struct Plan {
     /// parallelism); results do not depend on it.
     pub unroll: u64,
     /// Default ordering with 32-bit loop indices (the call's units, the grid and the output
-    /// length all fit), which saves 64-bit integer work in the loop.
+    /// length all fit), which saves 64-bit integer work in the loop; the launch's stream
+    /// positions (units) cross no multiple of 2^31, so the high word of every counter is the
+    /// same for the whole launch.
     pub narrow: bool,
 }
 
@@ -352,12 +354,12 @@ fn philox_narrow<T: Elem>(
         let mut all = Vec::new();
         for k in 0..unroll {
             let q = q0 + stride * k;
+            // No carry into the high word, nor across bit 31 (the narrow plan's promise).
             let c0 = f_lo + q;
-            let c1 = f_hi + select(c0 < q, 1u32, 0u32);
             let zero = Val::constant(0u32);
             let w = match plan.rng {
-                Rng::Threefry(kind) => dev::threefry_unit(kind, seed, (c0 as u64) | ((c1 as u64) << 32u32)),
-                _ => dev::philox4x32_10_keyed([c0, c1, zero, zero], keys),
+                Rng::Threefry(kind) => dev::threefry_unit_narrow(kind, seed, c0, f_hi, f_lo >> 31u32),
+                _ => dev::philox4x32_10_keyed([c0, f_hi, zero, zero], keys),
             };
             all.push((q, philox_values::<T>(plan.dist, w, v)));
         }
