@@ -2,6 +2,8 @@
 # Every staged test binary once, FERROCM_REQUIRE_GPU=1, each in a time box; stops starting new
 # binaries after $1 seconds. Prints failing tests, then a summary line.
 cap=${1:-240}; each=${2:-45}; from=${3:-}
+# The cli tests look for the staged ferrocm on PATH, as .gpu/run.sh sets it.
+export PATH="$PWD/.gpu/stage/bin:$PATH"
 T=.gpu/stage/tests; pass=0; fail=0; bad=(); notrun=(); slow=()
 for t in $T/*; do
   n=${t##*/}
