@@ -12,12 +12,13 @@ const R_32X4: [[u32; 2]; 8] = [[10, 26], [11, 21], [13, 27], [23, 5], [6, 20], [
 const R_64X2: [u32; 8] = [16, 42, 12, 31, 16, 32, 24, 21];
 const R_64X4: [[u32; 2]; 8] = [[14, 16], [52, 57], [23, 40], [5, 37], [25, 33], [46, 12], [58, 22], [32, 32]];
 
-// The rounds are bound by the integer ALU pipe (rotates, xors, half the adds; see NOTES.md,
-// "Branch rand6"). So some rotations are written as products by `2^r`, whose halves `x << r`
-// and `x >> (32 - r)` come from one `IMAD.WIDE` on the FMA pipe (`ptxas` keeps the product and
-// folds the `or` into the round's `xor`: one `LOP3`): every 64-bit rotation (two products),
-// and in the 32-bit variants the (first) rotation of odd rounds, which balances the two pipes.
-// The values are the same.
+// The rounds keep two pipes busy: the integer ALU pipe (funnel shifts, xors, some adds) and
+// the FMA pipe's heavy half (integer multiply-adds: the other adds, and the products below);
+// see NOTES.md ("Sixteenth session"). So some rotations are written as products by `2^r`,
+// whose halves `x << r` and `x >> (32 - r)` come from one `IMAD.WIDE` on the FMA pipe (`ptxas`
+// keeps the product and folds the `or` into the round's `xor`: one `LOP3`): every 64-bit
+// rotation (two products), and in the 32-bit variants the (first) rotation of odd rounds,
+// which balances the two pipes. The values are the same.
 
 /// Whether round `r`'s (first) 32-bit rotation goes to the FMA pipe.
 const fn on_fma(r: u32) -> bool {
