@@ -1,6 +1,7 @@
-//! Level 2 on the CPU device: `gemv` as column sweeps (`N`: `y += x[j] A[:, j]`, contiguous
-//! in `A`) and dot products down columns (`T`, `C`), split over rayon's threads by column
-//! blocks when the matrix is large.
+//! Level 2 on the CPU device: `gemv` through the `gemm` crate's matrix-vector kernels, on
+//! panels of columns of `A` (at most eight, fixed by the shape) spread over rayon's threads
+//! when the matrix is large: `N` sums the panels' partial products in panel order, `T` and
+//! `C` give each panel its own outputs.
 
 use std::collections::HashMap;
 
@@ -81,60 +82,86 @@ pub(crate) unsafe fn gemv_one<T: Scalar>(
     // borrowed exclusively).
     let xs: Vec<T> = (0..lx).map(|i| unsafe { *px.add(at(i, lx, incx)) }).collect();
     let pa = SendPtr(pa);
-    let col = |j: usize| {
+    let live = !alpha.is_zero() && m > 0 && n > 0;
+    // Panels of columns of A, fixed by the shape (never by the thread count, so the order of
+    // the sums is too), each one `gemm` crate gemv on one thread: every thread streams a
+    // contiguous part of A.
+    let np = if m * n < PAR_MIN { 1 } else { (n / 512).clamp(1, 8) };
+    let w = n.div_ceil(np).max(1);
+    // `panel(j0, j1, out)`: out = A[:, j0..j1] xs[j0..j1] (N), or out[j - j0] = op(A[:, j]) . xs
+    // for j in j0..j1 (T, C). The crate computes dst = alpha' dst + beta' lhs rhs and
+    // overwrites dst when it is not read.
+    let panel = |j0: usize, j1: usize, out: &mut [T]| {
         let p = pa; // the whole SendPtr (a closure capturing only the field would not be Sync)
-        unsafe { std::slice::from_raw_parts(p.0.add(j * lda), m) }
-    };
-    let live = !alpha.is_zero();
-    if op == 0 {
-        // y = alpha A x + beta y, accumulated into a contiguous buffer.
-        let mut acc = vec![T::zero(); m];
-        if live {
-            let sweep = |acc: &mut [T], j0: usize, j1: usize, r0: usize| {
-                for (j, &xj) in xs.iter().enumerate().take(j1).skip(j0) {
-                    let cj = &col(j)[r0..r0 + acc.len()];
-                    for (s, &v) in acc.iter_mut().zip(cj) {
-                        *s += v * xj;
-                    }
-                }
-            };
-            if m * n >= PAR_MIN && m >= 256 {
-                acc.par_chunks_mut(m.div_ceil(rayon::current_num_threads()).max(64)).enumerate().for_each(
-                    |(c, chunk)| {
-                        let r0 = c * m.div_ceil(rayon::current_num_threads()).max(64);
-                        sweep(chunk, 0, n, r0)
-                    },
-                );
-            } else {
-                sweep(&mut acc, 0, n, 0);
-            }
-        }
-        for (i, s) in acc.into_iter().enumerate() {
-            let yi = unsafe { &mut *py.add(at(i, m, incy)) };
-            *yi = if beta.is_zero() { alpha * s } else { alpha * s + beta * *yi };
-        }
-    } else {
-        let conj = op == 2;
-        let dot = |j: usize| -> T {
-            if !live {
-                return T::zero();
-            }
-            let mut s = T::zero();
-            for (&v, &xi) in col(j).iter().zip(&xs) {
-                s += if conj { v.conj() } else { v } * xi;
-            }
-            s
-        };
-        let dots: Vec<T> = if m * n >= PAR_MIN {
-            (0..n).into_par_iter().map(dot).collect()
+        let a0 = unsafe { p.0.add(j0 * lda) } as *const T;
+        let (rows, depth, lhs_cs, lhs_rs, rhs) = if op == 0 {
+            (m, j1 - j0, lda as isize, 1, xs[j0..].as_ptr())
         } else {
-            (0..n).map(dot).collect()
+            (j1 - j0, m, 1, lda as isize, xs.as_ptr())
         };
-        let y = SendPtr(py);
-        for (j, d) in dots.into_iter().enumerate() {
-            let yj = unsafe { &mut *y.0.add(at(j, n, incy)) };
-            *yj = if beta.is_zero() { alpha * d } else { alpha * d + beta * *yj };
+        // SAFETY: A[:, j0..j1] lies in A's span, `rhs` holds `depth` values, `out` `rows`.
+        unsafe {
+            gemm::gemm(
+                rows,
+                1,
+                depth,
+                out.as_mut_ptr(),
+                rows as isize,
+                1,
+                false,
+                a0,
+                lhs_cs,
+                lhs_rs,
+                rhs,
+                1,
+                1,
+                T::zero(),
+                T::one(),
+                false,
+                op == 2,
+                false,
+                gemm::Parallelism::None,
+            )
         }
+    };
+    let results: Vec<T> = if !live {
+        vec![T::zero(); if op == 0 { m } else { n }]
+    } else if op == 0 {
+        // y = alpha A x + beta y: one partial vector per panel, summed in panel order.
+        let mut parts = vec![T::zero(); m * np];
+        let run = |(k, part): (usize, &mut [T])| {
+            let (j0, j1) = (k * w, ((k + 1) * w).min(n));
+            if j0 < j1 {
+                panel(j0, j1, part)
+            }
+        };
+        if np == 1 {
+            parts.chunks_mut(m).enumerate().for_each(run);
+        } else {
+            parts.par_chunks_mut(m).enumerate().for_each(run);
+        }
+        let mut acc = parts[..m].to_vec();
+        for part in parts[m..].chunks(m) {
+            for (s, &v) in acc.iter_mut().zip(part) {
+                *s += v;
+            }
+        }
+        acc
+    } else {
+        // y_j = op(A[:, j]) . x: panels of outputs.
+        let mut dots = vec![T::zero(); n];
+        let run = |(k, d): (usize, &mut [T])| panel(k * w, k * w + d.len(), d);
+        if np == 1 {
+            dots.chunks_mut(w).enumerate().for_each(run);
+        } else {
+            dots.par_chunks_mut(w).enumerate().for_each(run);
+        }
+        dots
+    };
+    let ly = results.len();
+    for (i, r) in results.into_iter().enumerate() {
+        let yi = unsafe { &mut *py.add(at(i, ly, incy)) };
+        *yi = if beta.is_zero() { alpha * r } else { alpha * r + beta * *yi };
     }
 }
 
