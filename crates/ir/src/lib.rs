@@ -427,6 +427,28 @@ pub enum Op {
     Intrinsic(Call, Vec<Value>),
 }
 
+impl Op {
+    /// The values the instruction reads, in operand order (regions, variables and memories
+    /// are not values).
+    pub fn operands(&self) -> Vec<Value> {
+        match self {
+            Op::Unary(_, a)
+            | Op::Cast(a)
+            | Op::Bitcast(a)
+            | Op::Extract(a, _)
+            | Op::WriteVar(_, a)
+            | Op::WriteVarLane(_, _, a) => vec![*a],
+            Op::Binary(_, a, b) | Op::Cmp(_, a, b) => vec![*a, *b],
+            Op::Select(a, b, c) | Op::Fma(a, b, c) => vec![*a, *b, *c],
+            Op::MakeVector(p) | Op::Intrinsic(_, p) => p.clone(),
+            Op::Load { index, .. } => vec![*index],
+            Op::Store { index, value, .. } => vec![*index, *value],
+            Op::If { cond, .. } => vec![*cond],
+            _ => vec![],
+        }
+    }
+}
+
 /// One instruction and the value it defines, if any.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Inst {

@@ -49,21 +49,7 @@ impl Checker<'_> {
                 op: format!("{op:?}"),
                 problem: problem.to_string(),
             };
-            let operands: Vec<Value> = match op {
-                Op::Unary(_, a)
-                | Op::Cast(a)
-                | Op::Bitcast(a)
-                | Op::Extract(a, _)
-                | Op::WriteVar(_, a)
-                | Op::WriteVarLane(_, _, a) => vec![*a],
-                Op::Binary(_, a, b) | Op::Cmp(_, a, b) => vec![*a, *b],
-                Op::Select(a, b, c) | Op::Fma(a, b, c) => vec![*a, *b, *c],
-                Op::MakeVector(p) | Op::Intrinsic(_, p) => p.clone(),
-                Op::Load { index, .. } => vec![*index],
-                Op::Store { index, value, .. } => vec![*index, *value],
-                Op::If { cond, .. } => vec![*cond],
-                _ => vec![],
-            };
+            let operands = op.operands();
             for &v in &operands {
                 self.use_(v, op)?;
             }

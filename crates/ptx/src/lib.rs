@@ -254,28 +254,13 @@ struct Gen<'a> {
     index_only: std::collections::HashSet<u32>,
 }
 
-/// The value operands of an instruction.
-fn operands(op: &Op) -> Vec<Value> {
-    match op {
-        Op::Unary(_, a) | Op::Cast(a) | Op::Bitcast(a) | Op::Extract(a, _) => vec![*a],
-        Op::Binary(_, a, b) | Op::Cmp(_, a, b) => vec![*a, *b],
-        Op::Select(a, b, c) | Op::Fma(a, b, c) => vec![*a, *b, *c],
-        Op::MakeVector(v) | Op::Intrinsic(_, v) => v.clone(),
-        Op::WriteVar(_, v) | Op::WriteVarLane(_, _, v) => vec![*v],
-        Op::Load { index, .. } => vec![*index],
-        Op::Store { index, value, .. } => vec![*index, *value],
-        Op::If { cond, .. } => vec![*cond],
-        _ => Vec::new(),
-    }
-}
-
 /// The values whose every use is as the index of a global load or store. [`Gen::address`]
 /// splits only those: an index also used otherwise (a bounds check) is computed anyway, and
 /// its one product is then cheaper than the split.
 fn index_only_values(f: &Function) -> std::collections::HashSet<u32> {
     let (mut uses, mut index_uses) = (HashMap::<u32, u32>::new(), HashMap::<u32, u32>::new());
     for inst in f.regions.iter().flatten() {
-        for v in operands(&inst.op) {
+        for v in inst.op.operands() {
             *uses.entry(v.0).or_default() += 1;
         }
         if let Op::Load { mem, index } | Op::Store { mem, index, .. } = &inst.op {
