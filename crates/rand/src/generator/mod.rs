@@ -678,10 +678,9 @@ impl Generator {
                 let cfg = self.cfg(units);
                 let unroll = PHILOX_UNROLL;
                 let threads = cfg.grid.x as u64 * cfg.block.x as u64;
-                let narrow =
-                    (self.offset / e) % (1 << 31) + units + threads * unroll < 1 << 31 && n < 1 << 32;
-                let plan = Plan { dist, rng, legacy, vector: aligned && lead == 0, unroll, narrow };
                 let (key_lo, key_hi, u_first) = (self.seed as u32, (self.seed >> 32) as u32, self.offset / e);
+                let narrow = u_first % (1 << 31) + units + threads * unroll < 1 << 31 && n < 1 << 32;
+                let plan = Plan { dist, rng, legacy, vector: aligned && lead == 0, unroll, narrow };
                 // For the profiler's roofline: the output is written once (no other traffic).
                 trace::annotate_next_launch(Work::bytes(n * T::TY.size() as u64));
                 match (dist, self.poisson.as_ref()) {
