@@ -4,13 +4,18 @@
 # 32-bit indices: 40 -> 32 registers, hot trip 314 -> 285 SASS instructions), a `cargo build
 # --release -p ferrocm-cli` xz-compressed as `.gpu/r10/ferrocm.xz`.
 # 1. RAND A/B main vs r10, two rounds (main's rand9 merge is timed by itself here for the first
-# time).  2. The reliability test that failed once in s16-r1b, alone, twice.  3. The whole
+# time), then the rand GPU tests of ThreeFry and memcheck on its kernels (rand9's first).  2. The
+# reliability test that failed once in s16-r1b, alone, twice.  3. The whole
 # `bench rand` table beside cuRAND (CuPy) in one command.  4. The blas and fft test binaries
 # that s16-r1's 100-s window cut, with more time.
 set -u
 source scripts/gpu-runs/lib.sh
 start s17r1
 abr 2 new r10 -- threefry2x32 threefry4x32 threefry2x64 threefry4x64 philox
+t rand 100 ferrocm-rand--rand-test threefry rocrand published_kats
+for g in threefry2x32 threefry4x64; do
+  san "mem-$g" 60 memcheck $NEW bench rand --generator $g --distribution bits --count 1048576 --reps 1
+done
 for i in 1 2; do
   t "reliability-$i" 40 ferrocm-runtime--reliability-test free_waits_only_for_streams_that_used_the_memory
 done
