@@ -59,14 +59,24 @@ fn threefry_host_api_is_the_counter_stream() {
 /// computes a block of two units per thread, so an odd first unit starts with the block's
 /// second half), unaligned offsets, calls whose units cross 2^31 or 2^32 (the 32-bit loop
 /// indices would carry into the counter's high word: the wide loop runs them), one whose units
-/// all have bit 31 set (2x32's block counters `2u` then have it in their high word) and one far
-/// above; lengths that end inside a unit
+/// all have bit 31 set (2x32's block counters `2u` then have it in their high word), one whose
+/// high word is odd (4x64's block counters `u / 2` then have bit 31 set) and one far above;
+/// lengths that end inside a unit
 /// and inside a block; 32-bit values and doubles (two draws each) against the counter stream.
 #[test]
 fn threefry_host_api_crosses_unit_block_and_word_boundaries() {
     let seed = 0xfeed_0000_0000_0017u64;
-    let offsets =
-        [0u64, 4, 8, 13, 4 * ((1 << 31) - 2), 4 * (3 << 30) + 5, 4 * ((1 << 32) - 3), (1 << 40) + 6];
+    let offsets = [
+        0u64,
+        4,
+        8,
+        13,
+        4 * ((1 << 31) - 2),
+        4 * (3 << 30) + 5,
+        4 * ((1 << 32) - 3),
+        4 * (3 << 32) + 29,
+        (1 << 40) + 6,
+    ];
     for d in devices() {
         let stream = d.create_stream().unwrap();
         let n = if is_gpu(&d) { 40_001 } else { 1_037 };

@@ -242,7 +242,9 @@ fn philox_body<T: Elem>(
     let keys = dev::philox_round_keys([key_lo, key_hi]);
     let unroll = plan.unroll.max(1);
     let seed = (key_lo as u64) | ((key_hi as u64) << 32u32);
-    if plan.rng == Rng::Threefry(ThreefryKind::X4x64) {
+    if plan.rng == Rng::Threefry(ThreefryKind::X4x64) && plan.narrow && !plan.legacy {
+        threefry_block_pairs_narrow(plan, seed, u_first, lead, units, v, out);
+    } else if plan.rng == Rng::Threefry(ThreefryKind::X4x64) {
         threefry_block_pairs(plan, seed, u_first, lead, units, v, out);
     } else if plan.narrow && !plan.legacy {
         philox_narrow(plan, &keys, seed, u_first, lead, units, v, out);
@@ -328,6 +330,68 @@ fn threefry_block_pairs<T: Elem>(
     }
 }
 
+/// [`threefry_block_pairs`] with 32-bit indices, in the narrow plan: no unit of the launch
+/// crosses a multiple of 2^31, so block `b = u_first / 2 + j` has the launch's high word
+/// `f_hi / 2` and the low word `(f_hi mod 2) 2^31 + f_lo / 2 + j` without a carry, and unit
+/// `q` of the call is `2 j + 2 h - p - (f_lo mod 2)` for the `h`-th half a lane stores.
+#[allow(clippy::too_many_arguments)]
+#[device]
+fn threefry_block_pairs_narrow<T: Elem>(
+    plan: Plan,
+    seed: u64,
+    u_first: u64,
+    lead: u64,
+    units: u64,
+    v: Values,
+    out: SliceMut<T>,
+) {
+    let lane = lane_id();
+    let odd = (lane & 1u32) != 0u32;
+    let warp_start = block_idx_x() * block_dim_x() + thread_idx_x() - lane;
+    let stride = grid_dim_x() * block_dim_x();
+    let units32 = units as u32;
+    let (f_lo, f_hi) = (u_first as u32, (u_first >> 32u32) as u32);
+    let blocks = ((f_lo & 1u32) + units32 + 1u32) >> 1u32;
+    let b_first = ((f_hi & 1u32) << 31u32) + (f_lo >> 1u32);
+    let b_hi = (f_hi >> 1u32) as u64;
+    let p = lane & 1u32;
+    let q_first = p + (f_lo & 1u32);
+    for i in (warp_start..blocks).step_by(stride) {
+        let j = i + lane;
+        let b = ((b_first + j) as u64) | (b_hi << 32u32);
+        let w = dev::threefry_block(ThreefryKind::X4x64, seed, b);
+        // As in `threefry_block_pairs`: the even lane gives its second half, the odd its first.
+        let got: Vec<Val<u32>> = (0..4).map(|k| shfl_xor(select(odd, w[k], w[4 + k]), 1u32)).collect();
+        let first: [Val<u32>; 4] = std::array::from_fn(|k| select(odd, got[k], w[k]));
+        let second: [Val<u32>; 4] = std::array::from_fn(|k| select(odd, w[4 + k], got[k]));
+        for (h, words) in [first, second].into_iter().enumerate() {
+            // Wraps past `units` for the unit before the call's first.
+            let q = j * 2u32 + (2 * h) as u32 - q_first;
+            let vals = philox_values::<T>(plan.dist, words, v);
+            if q < units32 {
+                store_unit_narrow(plan, out, q, lead, &vals);
+            }
+        }
+    }
+}
+
+/// [`store_unit`] with a 32-bit unit index (the narrow plan's).
+#[device]
+fn store_unit_narrow<T: Elem>(plan: Plan, out: SliceMut<T>, q: u32, lead: u64, vals: &[Val<T>]) {
+    let e = vals.len() as u32;
+    if !plan.vector {
+        store_unit(plan, out, q as u64, lead, vals)
+    } else if (q + 1u32) * e <= out.len() as u32 {
+        if e == 4 {
+            out.store4(q, vec4(vals[0], vals[1], vals[2], vals[3]))
+        } else {
+            out.store2(q, vec2(vals[0], vals[1]))
+        }
+    } else {
+        store_unit(Plan { vector: false, ..plan }, out, q as u64, lead, vals)
+    }
+}
+
 /// [`philox_body`] for the default ordering with 32-bit indices (Philox, and ThreeFry but for
 /// 4x64).
 #[allow(clippy::too_many_arguments)]
@@ -345,9 +409,7 @@ fn philox_narrow<T: Elem>(
     let start = block_idx_x() * block_dim_x() + thread_idx_x();
     let stride = grid_dim_x() * block_dim_x();
     let units32 = units as u32;
-    let n32 = out.len() as u32;
     let (f_lo, f_hi) = (u_first as u32, (u_first >> 32u32) as u32);
-    let e = plan.dist.per_unit() as u32;
     let unroll = plan.unroll.max(1) as u32;
     for q0 in (start..units32).step_by(stride * unroll) {
         #[comptime]
@@ -364,23 +426,10 @@ fn philox_narrow<T: Elem>(
             all.push((q, philox_values::<T>(plan.dist, w, v)));
         }
         for (k, (q, vals)) in all.into_iter().enumerate() {
-            let store = || {
-                if !plan.vector {
-                    store_unit(plan, out, q as u64, lead, &vals)
-                } else if (q + 1u32) * e <= n32 {
-                    if e == 4 {
-                        out.store4(q, vec4(vals[0], vals[1], vals[2], vals[3]))
-                    } else {
-                        out.store2(q, vec2(vals[0], vals[1]))
-                    }
-                } else {
-                    store_unit(Plan { vector: false, ..plan }, out, q as u64, lead, &vals)
-                }
-            };
             if k == 0 {
-                store();
+                store_unit_narrow(plan, out, q, lead, &vals);
             } else if q < units32 {
-                store();
+                store_unit_narrow(plan, out, q, lead, &vals);
             }
         }
     }
