@@ -18,9 +18,11 @@
 //!   asynchronously on the generator's stream. The orderings are documented in [`generator`].
 //!
 //! rocRAND's further generators: MTGP32 ([`reference::mtgp32`], host API bit-identical to
-//! cuRAND's `CURAND_RNG_PSEUDO_MTGP32` for 32-bit values and uniforms, checked against cuRAND
-//! 10.4's streams up to 2^20 values and across calls; its other distributions are
-//! [`RandError::Unsupported`] because cuRAND's MTGP32 normal layout is not reproduced yet),
+//! cuRAND's `CURAND_RNG_PSEUDO_MTGP32` for 32-bit values, uniforms, doubles and Poisson up to
+//! lambda 8000 (above it within one), checked against cuRAND 10.4's streams up to 2^20 values
+//! and across calls; its normals and log-normals are cuRAND's inverse-CDF maps of the 32-bit
+//! stream, within 4e-5 (float, and double normals, which cuRAND computes in float) of
+//! cuRAND's),
 //! LFSR113 and ThreeFry 2x32/4x32/2x64/4x64-20 ([`reference::Lfsr113`],
 //! [`reference::threefry`]: the published known answers of L'Ecuyer and of Random123; device
 //! states [`device::Lfsr113`], [`device::Threefry`]; every distribution in the host API, laid

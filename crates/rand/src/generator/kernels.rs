@@ -1201,6 +1201,8 @@ fn mtgp32_body<T: Elem>(
     from: u64,
     first: u64,
     mask: u32,
+    mean: f64,
+    stddev: f64,
     params: Slice<u32>,
     states: SliceMut<u32>,
     out: SliceMut<T>,
@@ -1222,6 +1224,7 @@ fn mtgp32_body<T: Elem>(
     let n = out.len() as u64;
     let end = first + n;
     let m = MTGP32_STATE_SIZE as u32 - 1;
+    let (mean32, stddev32) = (mean as f32, stddev as f32);
     // This generator's first round not kept yet: the first chunk `c = 192 k + g` with
     // `256 (c + 1) > from`, i.e. `c >= from / 256`.
     let (c0, gg) = (from / 256u64, g as u64);
@@ -1244,11 +1247,7 @@ fn mtgp32_body<T: Elem>(
         let tt = tt ^ (tt >> 16u32);
         let tt = tt ^ (tt >> 8u32);
         let v = r ^ tables[16u32 + (tt & 15u32)];
-        let val: Val<T> = match plan.dist {
-            Dist::Bits => as_t(v),
-            Dist::UniformHalf => as_t(half(dev::uniform_f32(v))),
-            _ => as_t(dev::uniform_f32(v)),
-        };
+        let val: Val<T> = mtgp32_value::<T>(plan.dist, v, mean, stddev, mean32, stddev32);
         if mtgp32_put(out, first, end, s, t, val) {
             sh[(p + MTGP32_N as u32) & m] = r;
             mtgp_off = (o + 256u32) & m;
@@ -1259,6 +1258,34 @@ fn mtgp32_body<T: Elem>(
     for k in 0..(MTGP32_STATE_SIZE as u32 / 256) {
         let i = t + k * 256;
         states[base + i as u64] = sh[i];
+    }
+}
+
+/// One MTGP32 output under `dist`, cuRAND's host-API maps of one 32-bit value (read off
+/// cuRAND 10.4's host generator, `tools/curand_host_mtgp32_dists.py`): uniforms
+/// `_curand_uniform`; doubles `x 2^-32 + 2^-32` (Sobol32's formula, not MT19937's); float
+/// normals and log-normals MT19937's (the inverse CDF of `x 2^-32 + 2^-33`); double normals
+/// the float normal widened, then `mean + stddev z` in double; double log-normals
+/// `exp(mean + stddev z)` with `z` the double inverse CDF (as MT19937's).
+#[device]
+fn mtgp32_value<T: Elem>(
+    #[comptime] dist: Dist,
+    x: u32,
+    mean: f64,
+    stddev: f64,
+    mean32: f32,
+    stddev32: f32,
+) -> Val<T> {
+    use crate::reference::distributions::TWO_POW_M32_F64 as S;
+    match dist {
+        Dist::Uniform => as_t(dev::uniform_f32(x)),
+        Dist::UniformHalf => as_t(half(dev::uniform_f32(x))),
+        Dist::UniformDouble => as_t(x as f64 * S + S),
+        Dist::NormalDouble => {
+            let z: Val<f32> = mt19937_value::<f32>(Dist::Normal, x, mean, stddev, 0.0f32, 1.0f32);
+            as_t(stddev.mul_add(z as f64, mean))
+        }
+        _ => mt19937_value::<T>(dist, x, mean, stddev, mean32, stddev32),
     }
 }
 
@@ -1294,16 +1321,19 @@ fn mtgp32_put<T: Elem>(out: &mut [T], first: u64, end: u64, s: u64, t: u32, val:
 pub const MTGP32_MAX_POS: u32 = 351 - 256;
 
 #[kernel]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn mtgp32_fill<T: Elem>(
     #[comptime] plan: Plan,
     from: u64,
     first: u64,
     mask: u32,
+    mean: f64,
+    stddev: f64,
     params: &[u32],
     states: &mut [u32],
     out: &mut [T],
 ) {
-    mtgp32_body::<T>(plan, from, first, mask, params, states, out);
+    mtgp32_body::<T>(plan, from, first, mask, mean, stddev, params, states, out);
 }
 
 /// One MT19937 output under `dist` (cuRAND's host-API maps, each from one 32-bit value; see

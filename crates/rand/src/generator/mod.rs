@@ -168,8 +168,19 @@ struct MtgpDevice {
     at: u64,
 }
 
-/// Which host-API Poisson table is uploaded: lambda's bits and whether it is Sobol32's map.
-type PoissonKey = (u64, bool);
+/// Which host-API Poisson table is uploaded: lambda's bits and the generator family's maps.
+type PoissonKey = (u64, PoissonMaps);
+
+/// Whose host-API Poisson maps (see [`crate::reference::host_poisson`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum PoissonMaps {
+    /// The pseudo-random generators': the square histogram, then the Gaussian method.
+    Pseudo,
+    /// Sobol32's: histogram, inverse CDF from lambda 10, Gaussian map above 8000.
+    Sobol32,
+    /// MTGP32's: Sobol32's with the inverse CDF from lambda 32.
+    Mtgp32,
+}
 
 /// A host-API Poisson map in device memory (see [`crate::reference::host_poisson`]).
 enum PoissonDeviceTable {
@@ -332,7 +343,12 @@ impl Generator {
             return Err(RandError::Unsupported { what: "Poisson outputs of Sobol64".into() });
         }
         let quasi = self.rng == RngType::Sobol32;
-        let gauss = match self.poisson_table(lambda, quasi)? {
+        let maps = match self.rng {
+            RngType::Sobol32 => PoissonMaps::Sobol32,
+            RngType::Mtgp32 => PoissonMaps::Mtgp32,
+            _ => PoissonMaps::Pseudo,
+        };
+        let gauss = match self.poisson_table(lambda, maps)? {
             PoissonDeviceTable::Gauss { mean, stddev } => Some((*mean, *stddev)),
             _ => None,
         };
@@ -342,7 +358,8 @@ impl Generator {
         let legacy_xorwow = self.ordering == Ordering::Legacy && self.rng == RngType::Xorwow;
         // MT19937 maps its 32-bit stream in a second pass (cuRAND's histogram below lambda
         // 2000, the inverse normal CDF of `x 2^-32 + 2^-33` rounded from it above).
-        if self.rng == RngType::Mt19937 {
+        // MTGP32 too, with its maps (Sobol32's, the inverse CDF from lambda 32).
+        if matches!(self.rng, RngType::Mt19937 | RngType::Mtgp32) {
             return self.poisson_map(out);
         }
         match gauss {
@@ -435,9 +452,9 @@ impl Generator {
     }
 
     /// The uploaded host-API Poisson table for `lambda` (Sobol32's map when `quasi`).
-    fn poisson_table(&mut self, lambda: f64, quasi: bool) -> Result<&PoissonDeviceTable, RandError> {
+    fn poisson_table(&mut self, lambda: f64, maps: PoissonMaps) -> Result<&PoissonDeviceTable, RandError> {
         use crate::reference::host_poisson::{PoissonTable, QuasiPoisson};
-        let key = (lambda.to_bits(), quasi);
+        let key = (lambda.to_bits(), maps);
         if self.poisson.as_ref().map(|p| p.0) != Some(key) {
             let histogram = |t: PoissonTable| -> Result<PoissonDeviceTable, RandError> {
                 Ok(match t {
@@ -449,14 +466,19 @@ impl Generator {
                     PoissonTable::Gauss { mean, stddev } => PoissonDeviceTable::Gauss { mean, stddev },
                 })
             };
-            let table = if quasi {
-                match QuasiPoisson::new(lambda)? {
+            let quasi = match maps {
+                PoissonMaps::Pseudo => None,
+                PoissonMaps::Sobol32 => Some(QuasiPoisson::new(lambda)?),
+                PoissonMaps::Mtgp32 => Some(QuasiPoisson::mtgp32(lambda)?),
+            };
+            let table = if let Some(quasi) = quasi {
+                match quasi {
                     QuasiPoisson::SquareHistogram(t) => histogram(t)?,
                     QuasiPoisson::InverseCdf { shift, cdf } => {
                         // Every lambda of the inverse-CDF range has a table (see the tests of
                         // `quasi_cdf`).
                         let t = quasi_cdf::CdfLookup::new(&cdf).ok_or_else(|| RandError::Unsupported {
-                            what: format!("Sobol32 Poisson at lambda {lambda} (no lookup table fits)"),
+                            what: format!("{maps:?} Poisson at lambda {lambda} (no lookup table fits)"),
                         })?;
                         PoissonDeviceTable::Cdf {
                             shift,
@@ -615,7 +637,12 @@ impl Generator {
         }
         if dist.pairs() {
             // Quasi-random normals come one per point (inverse CDF), not in pairs.
-            if n % 2 != 0 && !matches!(self.rng, RngType::Sobol32 | RngType::Sobol64 | RngType::Mt19937) {
+            if n % 2 != 0
+                && !matches!(
+                    self.rng,
+                    RngType::Sobol32 | RngType::Sobol64 | RngType::Mt19937 | RngType::Mtgp32
+                )
+            {
                 return Err(RandError::OddLength {
                     what: "normal and log-normal generation",
                     len: n as usize,
@@ -637,7 +664,7 @@ impl Generator {
             return self.sobol64(out, dist, mean, stddev);
         }
         if self.rng == RngType::Mtgp32 {
-            return self.mtgp32(out, dist);
+            return self.mtgp32(out, dist, mean, stddev);
         }
         if self.rng == RngType::Mt19937 {
             return self.mt19937(out, dist, mean, stddev);
@@ -838,17 +865,20 @@ impl Generator {
     }
 
     /// MTGP32 in cuRAND's host layout ([`crate::reference::mtgp32`]): one block of 256 threads
-    /// per generator, states kept in device memory between calls.
+    /// per generator, states kept in device memory between calls; each value maps one 32-bit
+    /// value (see `kernels::mtgp32_value`).
     fn mtgp32<T: Elem<Repr = T> + ferrocm_kernel::runtime::DeviceRepr>(
         &mut self,
         out: &mut impl AsDeviceSliceMut<T>,
         dist: Dist,
+        mean: f64,
+        stddev: f64,
     ) -> Result<(), RandError> {
         use crate::reference::mtgp32::{params, Mtgp32, MTGP32_HOST_GENERATORS, MTGP32_ROUND};
-        if !matches!(dist, Dist::Bits | Dist::Uniform | Dist::UniformHalf) {
-            return Err(RandError::Unsupported {
-                what: "MTGP32 outputs other than 32-bit values and uniforms".into(),
-            });
+        // Poisson goes through `generate_u32` and a second pass (`poisson_map`).
+        if matches!(dist, Dist::PoissonCdf | Dist::PoissonIcdf | Dist::PoissonHistogram | Dist::PoissonGauss)
+        {
+            return Err(RandError::Unsupported { what: format!("MTGP32 fills of {dist:?}") });
         }
         let n = out.len() as u64;
         if self.offset as u128 + n as u128 > 1u128 << 64 {
@@ -890,6 +920,8 @@ impl Generator {
             m.at,
             first,
             mask,
+            mean,
+            stddev,
             &m.params,
             &mut m.states,
             out,

@@ -31,7 +31,10 @@
 //! - Sobol32 (a monotone map keeps the point set's structure, except for the smallest
 //!   lambdas): square histogram below lambda 10 as above; from 10 to 8000 the inverse CDF,
 //!   the least `k` whose running sum of `p` from `shift` reaches `u = x 2^-32 + 2^-32`; above
-//!   8000 the Gaussian map of one point, `z` the inverse normal CDF of `x 2^-32 + 2^-33`.
+//!   8000 the Gaussian map of one point, `z` the inverse normal CDF of `x 2^-32 + 2^-33`;
+//! - MTGP32: Sobol32's three maps of its 32-bit stream, the inverse CDF from lambda 32
+//!   (bisected on cuRAND 10.4's host generator to adjacent doubles: 32 - 2^-48 takes the
+//!   histogram, 32 the inverse CDF; `tools/curand_host_mtgp32_dists.py` records both sides).
 
 use super::distributions::{self as d, DiscreteDistribution};
 use crate::RandError;
@@ -43,8 +46,10 @@ pub const MAX_LAMBDA: f64 = 400_000.0;
 pub const GAUSS_MIN_LAMBDA: f64 = 2000.0;
 /// Sobol32: the square histogram below this lambda, the inverse CDF from it on.
 pub const QUASI_INVERSE_CDF_MIN_LAMBDA: f64 = 10.0;
-/// Sobol32: the inverse CDF up to this lambda, the Gaussian map above it.
+/// Sobol32 and MTGP32: the inverse CDF up to this lambda, the Gaussian map above it.
 pub const QUASI_INVERSE_CDF_MAX_LAMBDA: f64 = 8000.0;
+/// MTGP32: the square histogram below this lambda, the inverse CDF from it on.
+pub const MTGP32_INVERSE_CDF_MIN_LAMBDA: f64 = 32.0;
 
 /// cuRAND's Poisson probabilities: the first `k` whose `p(k)` is not 0 in double, and `p(k)`
 /// for it and the following `k` up to the last that is not 0.
@@ -212,8 +217,19 @@ pub enum QuasiPoisson {
 impl QuasiPoisson {
     /// The map Sobol32 uses for `lambda`.
     pub fn new(lambda: f64) -> Result<Self, RandError> {
+        Self::with_inverse_cdf_from(lambda, QUASI_INVERSE_CDF_MIN_LAMBDA)
+    }
+
+    /// The map MTGP32 uses for `lambda` (Sobol32's, with the inverse CDF from lambda 32).
+    pub fn mtgp32(lambda: f64) -> Result<Self, RandError> {
+        Self::with_inverse_cdf_from(lambda, MTGP32_INVERSE_CDF_MIN_LAMBDA)
+    }
+
+    /// The square histogram below `min`, the inverse CDF from `min` to
+    /// [`QUASI_INVERSE_CDF_MAX_LAMBDA`], the Gaussian map above.
+    fn with_inverse_cdf_from(lambda: f64, min: f64) -> Result<Self, RandError> {
         check_lambda(lambda)?;
-        if lambda < QUASI_INVERSE_CDF_MIN_LAMBDA {
+        if lambda < min {
             Ok(QuasiPoisson::SquareHistogram(PoissonTable::new(lambda)?))
         } else if lambda <= QUASI_INVERSE_CDF_MAX_LAMBDA {
             let (shift, p) = poisson_probabilities(lambda)?;
@@ -230,7 +246,7 @@ impl QuasiPoisson {
         }
     }
 
-    /// One Sobol32 point mapped to an outcome.
+    /// One Sobol32 point (or MTGP32 value) mapped to an outcome.
     pub fn sample_bits(&self, x: u32) -> u32 {
         match self {
             QuasiPoisson::SquareHistogram(t) => t.sample_bits(x),
