@@ -3,7 +3,7 @@
 (scripts/vendor_baselines.py cublas: torch/cuBLAS, or numpy with --cpu) in this one process,
 and prints a ratio table last. Usage (repository root, staged binaries):
 
-    python3 crates/blas/gpu/table.py [--ferrocm PATH] [--prev PATH] [--cpu] [--rows gpu|cpu|smoke|blas3|blas4|dgemm|dmma3|dmma4|gemm_ex|gbatch|level1]
+    python3 crates/blas/gpu/table.py [--ferrocm PATH] [--prev PATH] [--cpu] [--rows gpu|cpu|smoke|blas3|blas4|dgemm|dmma3|dmma4|p16|gemm_ex|gbatch|level1]
 
 With --prev, each row also runs an earlier build's `ferrocm` on the same request just before this
 one (an A/B in one process tree, the vendor side after both), and the table gains its column.
@@ -100,6 +100,17 @@ DMMA4_ROWS = [
     ("gemm", "f64_r", "N", "N", 8192, 8192, 8192, 1, 5, ["--family", "dmma16-w32"]),
     ("gemm", "f64_r", "N", "N", 8192, 8192, 8192, 1, 5, ["--family", "dmma16-k8"]),
 ]
+# The dgemm-p16 branch (seventeenth session): gemm_dmma16's stages laid out for 16-byte copies
+# (A and B with N), the planner's W32 and the forced K8 on the issue's 8192^3 and on 4096^3, NN
+# and TN (B alone copies 16 bytes), the first row again last for the spread; with --prev each
+# row also runs main's build first.
+P16_ROWS = [
+    ("gemm", "f64_r", "N", "N", 8192, 8192, 8192, 1, 5),
+    ("gemm", "f64_r", "N", "N", 8192, 8192, 8192, 1, 5, ["--family", "dmma16-k8"]),
+    ("gemm", "f64_r", "N", "N", 4096, 4096, 4096, 1, 10),
+    ("gemm", "f64_r", "T", "N", 4096, 4096, 4096, 1, 10),
+    ("gemm", "f64_r", "N", "N", 8192, 8192, 8192, 1, 5),
+]
 # gemm_ex on half inputs (A, B, C of one type, f32 compute): the Wgmma family (ferrocm-gemm's
 # Hopper kernel) on sm_90a; the batched row is one launch for the whole batch (ferrocm-gemm's
 # batched kernel) where the strides allow it.
@@ -153,11 +164,11 @@ def main():
     p.add_argument("--prev", default=None, help="an earlier build's ferrocm, run on each row first")
     p.add_argument("--cpu", action="store_true", help="vendor side on the host (numpy)")
     p.add_argument("--rows", default="gpu", choices=["gpu", "cpu", "smoke", "blas3", "blas4", "dgemm", "dmma3",
-                                                           "dmma4", "gemm_ex", "gbatch", "level1"])
+                                                           "dmma4", "p16", "gemm_ex", "gbatch", "level1"])
     p.add_argument("--device", default=None)
     a = p.parse_args()
     rows = {"gpu": GPU_ROWS, "cpu": CPU_ROWS, "smoke": SMOKE_ROWS, "blas3": BLAS3_ROWS, "blas4": BLAS4_ROWS,
-            "dgemm": DGEMM_ROWS, "dmma3": DMMA3_ROWS, "dmma4": DMMA4_ROWS, "gemm_ex": GEMM_EX_ROWS, "gbatch": GBATCH_ROWS, "level1": LEVEL1_ROWS}[a.rows]
+            "dgemm": DGEMM_ROWS, "dmma3": DMMA3_ROWS, "dmma4": DMMA4_ROWS, "p16": P16_ROWS, "gemm_ex": GEMM_EX_ROWS, "gbatch": GBATCH_ROWS, "level1": LEVEL1_ROWS}[a.rows]
     table = []
     for (f, r, ta, tb, m, n, k, b, reps, *extra) in rows:
         args = ["bench", "blas", "--json", "-f", f, "-r", r, "--transposeA", ta, "--transposeB", tb,
