@@ -315,11 +315,7 @@ fn threefry_block_pairs<T: Elem>(
     for i in (warp_start..blocks).step_by(stride) {
         let b = b0 + i + lane as u64;
         let w = dev::threefry_block(ThreefryKind::X4x64, seed, b);
-        // The even lane gives its second half, the odd lane its first.
-        let got: Vec<Val<u32>> = (0..4).map(|k| shfl_xor(select(odd, w[k], w[4 + k]), 1u32)).collect();
-        let first: [Val<u32>; 4] = std::array::from_fn(|k| select(odd, got[k], w[k]));
-        let second: [Val<u32>; 4] = std::array::from_fn(|k| select(odd, w[4 + k], got[k]));
-        for (h, words) in [first, second].into_iter().enumerate() {
+        for (h, words) in trade_halves(odd, &w).into_iter().enumerate() {
             // Wraps past `units` for the unit before the call's first.
             let q = b * 2u64 + (2 * h) as u64 - p - u_first;
             let vals = philox_values::<T>(plan.dist, words, v);
@@ -328,6 +324,16 @@ fn threefry_block_pairs<T: Elem>(
             }
         }
     }
+}
+
+/// The halves a lane of a pair stores after trading ([`threefry_block_pairs`]): the even lane
+/// (`odd` false) gives its block's second half `w[4..8]` and keeps the first, the odd lane gives
+/// its first; each returns its two units in order.
+fn trade_halves(odd: Val<bool>, w: &[Val<u32>]) -> [[Val<u32>; 4]; 2] {
+    let got: Vec<Val<u32>> = (0..4).map(|k| shfl_xor(select(odd, w[k], w[4 + k]), 1u32)).collect();
+    let first = std::array::from_fn(|k| select(odd, got[k], w[k]));
+    let second = std::array::from_fn(|k| select(odd, w[4 + k], got[k]));
+    [first, second]
 }
 
 /// [`threefry_block_pairs`] with 32-bit indices, in the narrow plan: no unit of the launch
@@ -360,11 +366,7 @@ fn threefry_block_pairs_narrow<T: Elem>(
         let j = i + lane;
         let b = ((b_first + j) as u64) | (b_hi << 32u32);
         let w = dev::threefry_block(ThreefryKind::X4x64, seed, b);
-        // As in `threefry_block_pairs`: the even lane gives its second half, the odd its first.
-        let got: Vec<Val<u32>> = (0..4).map(|k| shfl_xor(select(odd, w[k], w[4 + k]), 1u32)).collect();
-        let first: [Val<u32>; 4] = std::array::from_fn(|k| select(odd, got[k], w[k]));
-        let second: [Val<u32>; 4] = std::array::from_fn(|k| select(odd, w[4 + k], got[k]));
-        for (h, words) in [first, second].into_iter().enumerate() {
+        for (h, words) in trade_halves(odd, &w).into_iter().enumerate() {
             // Wraps past `units` for the unit before the call's first.
             let q = j * 2u32 + (2 * h) as u32 - q_first;
             let vals = philox_values::<T>(plan.dist, words, v);
