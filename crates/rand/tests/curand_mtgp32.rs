@@ -146,31 +146,7 @@ fn mtgp32_generator_distributions_match_curand_on_every_device() {
             g.set_seed(c.u64("seed"));
             let mut ours: Vec<u64> = Vec::new();
             for n in c.get("calls").split(',').map(|n| n.parse::<usize>().unwrap()) {
-                match name {
-                    "poisson" => {
-                        let mut o = stream.alloc_zeroed::<u32>(n).unwrap();
-                        g.generate_poisson(&mut o, param.parse().unwrap()).unwrap();
-                        ours.extend(stream.clone_dtoh(&o).unwrap().into_iter().map(u64::from));
-                    }
-                    "normal" | "log_normal" => {
-                        let mut o = stream.alloc_zeroed::<f32>(n).unwrap();
-                        if name == "normal" {
-                            g.generate_normal(&mut o, 0.0, 1.0).unwrap();
-                        } else {
-                            g.generate_log_normal(&mut o, 0.5, 0.75).unwrap();
-                        }
-                        ours.extend(stream.clone_dtoh(&o).unwrap().iter().map(|x| x.to_bits() as u64));
-                    }
-                    _ => {
-                        let mut o = stream.alloc_zeroed::<f64>(n).unwrap();
-                        match name {
-                            "uniform_double" => g.generate_uniform_double(&mut o).unwrap(),
-                            "normal_double" => g.generate_normal_double(&mut o, 0.0, 1.0).unwrap(),
-                            _ => g.generate_log_normal_double(&mut o, 0.5, 0.75).unwrap(),
-                        }
-                        ours.extend(stream.clone_dtoh(&o).unwrap().iter().map(|x| x.to_bits()));
-                    }
-                }
+                ours.extend(common::generate_bits(&mut g, &stream, dist, n));
             }
             let label = format!("{} on {}", c.label(), d.properties().name);
             let starts: Vec<usize> = c.get("windows").split(',').map(|w| w.parse().unwrap()).collect();

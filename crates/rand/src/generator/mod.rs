@@ -342,12 +342,12 @@ impl Generator {
         if self.rng == RngType::Sobol64 {
             return Err(RandError::Unsupported { what: "Poisson outputs of Sobol64".into() });
         }
-        let quasi = self.rng == RngType::Sobol32;
         let maps = match self.rng {
             RngType::Sobol32 => PoissonMaps::Sobol32,
             RngType::Mtgp32 => PoissonMaps::Mtgp32,
             _ => PoissonMaps::Pseudo,
         };
+        let quasi = maps == PoissonMaps::Sobol32;
         let gauss = match self.poisson_table(lambda, maps)? {
             PoissonDeviceTable::Gauss { mean, stddev } => Some((*mean, *stddev)),
             _ => None,
@@ -451,7 +451,7 @@ impl Generator {
         Ok(())
     }
 
-    /// The uploaded host-API Poisson table for `lambda` (Sobol32's map when `quasi`).
+    /// The uploaded host-API Poisson table for `lambda` under `maps`.
     fn poisson_table(&mut self, lambda: f64, maps: PoissonMaps) -> Result<&PoissonDeviceTable, RandError> {
         use crate::reference::host_poisson::{PoissonTable, QuasiPoisson};
         let key = (lambda.to_bits(), maps);
@@ -471,25 +471,18 @@ impl Generator {
                 PoissonMaps::Sobol32 => Some(QuasiPoisson::new(lambda)?),
                 PoissonMaps::Mtgp32 => Some(QuasiPoisson::mtgp32(lambda)?),
             };
-            let table = if let Some(quasi) = quasi {
-                match quasi {
-                    QuasiPoisson::SquareHistogram(t) => histogram(t)?,
-                    QuasiPoisson::InverseCdf { shift, cdf } => {
-                        // Every lambda of the inverse-CDF range has a table (see the tests of
-                        // `quasi_cdf`).
-                        let t = quasi_cdf::CdfLookup::new(&cdf).ok_or_else(|| RandError::Unsupported {
-                            what: format!("{maps:?} Poisson at lambda {lambda} (no lookup table fits)"),
-                        })?;
-                        PoissonDeviceTable::Cdf {
-                            shift,
-                            bits: t.bits,
-                            table: self.stream.clone_htod(&t.words)?,
-                        }
-                    }
-                    QuasiPoisson::Gauss { mean, stddev } => PoissonDeviceTable::Gauss { mean, stddev },
+            let table = match quasi {
+                None => histogram(PoissonTable::new(lambda)?)?,
+                Some(QuasiPoisson::SquareHistogram(t)) => histogram(t)?,
+                Some(QuasiPoisson::InverseCdf { shift, cdf }) => {
+                    // Every lambda of the inverse-CDF range has a table (see the tests of
+                    // `quasi_cdf`).
+                    let t = quasi_cdf::CdfLookup::new(&cdf).ok_or_else(|| RandError::Unsupported {
+                        what: format!("{maps:?} Poisson at lambda {lambda} (no lookup table fits)"),
+                    })?;
+                    PoissonDeviceTable::Cdf { shift, bits: t.bits, table: self.stream.clone_htod(&t.words)? }
                 }
-            } else {
-                histogram(PoissonTable::new(lambda)?)?
+                Some(QuasiPoisson::Gauss { mean, stddev }) => PoissonDeviceTable::Gauss { mean, stddev },
             };
             self.poisson = Some((key, table));
         }
@@ -498,7 +491,7 @@ impl Generator {
     }
 
     /// The uploaded Poisson map applied to the `generate_u32` stream in a second pass
-    /// (Sobol32's maps, legacy XORWOW's histogram).
+    /// (Sobol32's maps, legacy XORWOW's histogram, MT19937's and MTGP32's maps).
     fn poisson_map(&mut self, out: &mut impl AsDeviceSliceMut<u32>) -> Result<(), RandError> {
         self.generate_u32(out)?;
         let n = out.len() as u64;

@@ -114,3 +114,46 @@ pub fn assert_close(label: &str, ours: &[f64], theirs: &[f64], tol: f64) {
         eprintln!("worst relative error {worst:.3e} (tolerance {tol:.0e}): {label}");
     }
 }
+
+/// One host-API call of `n` values of a distribution as the cuRAND vector files name it
+/// (`u32`, `uniform`, `normal` at (0, 1), `log_normal` at (0.5, 0.75), `uniform_double`,
+/// `normal_double`, `log_normal_double`, `poisson:LAMBDA`), as the files record values: bit
+/// patterns, f32 as its u32 bits, f64 as its u64 bits.
+pub fn generate_bits(
+    g: &mut ferrocm_rand::Generator,
+    stream: &ferrocm_kernel::runtime::Stream,
+    dist: &str,
+    n: usize,
+) -> Vec<u64> {
+    let (name, param) = dist.split_once(':').unwrap_or((dist, ""));
+    match name {
+        "u32" | "poisson" => {
+            let mut o = stream.alloc_zeroed::<u32>(n).unwrap();
+            if name == "u32" {
+                g.generate_u32(&mut o).unwrap();
+            } else {
+                g.generate_poisson(&mut o, param.parse().unwrap()).unwrap();
+            }
+            stream.clone_dtoh(&o).unwrap().into_iter().map(u64::from).collect()
+        }
+        "uniform" | "normal" | "log_normal" => {
+            let mut o = stream.alloc_zeroed::<f32>(n).unwrap();
+            match name {
+                "uniform" => g.generate_uniform(&mut o).unwrap(),
+                "normal" => g.generate_normal(&mut o, 0.0, 1.0).unwrap(),
+                _ => g.generate_log_normal(&mut o, 0.5, 0.75).unwrap(),
+            }
+            stream.clone_dtoh(&o).unwrap().iter().map(|x| x.to_bits() as u64).collect()
+        }
+        "uniform_double" | "normal_double" | "log_normal_double" => {
+            let mut o = stream.alloc_zeroed::<f64>(n).unwrap();
+            match name {
+                "uniform_double" => g.generate_uniform_double(&mut o).unwrap(),
+                "normal_double" => g.generate_normal_double(&mut o, 0.0, 1.0).unwrap(),
+                _ => g.generate_log_normal_double(&mut o, 0.5, 0.75).unwrap(),
+            }
+            stream.clone_dtoh(&o).unwrap().iter().map(|x| x.to_bits()).collect()
+        }
+        _ => panic!("unknown distribution {dist}"),
+    }
+}
