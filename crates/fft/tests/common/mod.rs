@@ -31,6 +31,12 @@ impl Backend {
     pub fn is_executor(&self) -> bool {
         !self.is_gpu() && self.engine == Engine::Kernels
     }
+    /// Whether plans are made of the kernel-language passes (the executor or a GPU) rather than
+    /// handed to rustfft: the cases that pin down a pass structure (three-pass chains, row
+    /// pairs, fused unfolds) test the rustfft engine on one representative shape only.
+    pub fn runs_kernels(&self) -> bool {
+        self.is_gpu() || self.engine == Engine::Kernels
+    }
 }
 
 /// Runs `case` on the backend `which` ("cpu": rustfft engine, "cpu_kernels": the kernels on the
