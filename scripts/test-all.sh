@@ -11,6 +11,10 @@ if ! ldconfig -p | grep -q 'libucp\.so\.0' && command -v apt-get >/dev/null && [
   apt-get install -y -q --no-install-recommends libucx0 || { apt-get update -q && apt-get install -y -q --no-install-recommends libucx0; }
 fi
 export FERROCM_REQUIRE_UCX=${FERROCM_REQUIRE_UCX:-1}
-cargo test --workspace
+# Every unit and integration test, then the doc tests. (`--tests` leaves out the examples and
+# benches, which `cargo test` would otherwise build again after clippy --all-targets has checked
+# them, and the Python extension, whose tests are pytest's below.)
+cargo test --workspace --tests
+cargo test --workspace --doc
 bash scripts/test-python.sh
 bash scripts/fuzz.sh

@@ -3,7 +3,7 @@
 //! `cases/gemm_ex.txt`. Besides each result, every element outside the output (rows past `m`
 //! within `ldc`, gaps between batches, padding past the end) is checked unchanged.
 
-use crate::common::{expand, fresh_seed, run_cases, targets, Case, Cd, Rng, Target};
+use crate::common::{expand, fresh_seed, run_cases, targets, widened, Case, Cd, Rng, Target};
 use ferrocm_blas::{
     ComputeType, Engine, Epilogue, GemmExType, GemmFamily, MathMode, MatmulDesc, MatmulType, Operation,
     ScalarArg, C32, C64, E4M3, E5M2,
@@ -281,15 +281,17 @@ fn ex<I: Elem + GemmExType, O: Elem + GemmExType, S: Elem + GemmExType>(c: &Case
     let mut touched = vec![false; got.len()];
     for z in 0..batch {
         let (a, b) = (&a[z * sa..], &b[z * sb..]);
+        let k_live = if live { k } else { 0 };
+        let (opa, maga) = widened(m, k_live, |i, l| elem(a, lda, ta, i, l));
+        let (opb, magb) = widened(n, k_live, |j, l| elem(b, ldb, tb, l, j));
         for j in 0..n {
             for i in 0..m {
                 let ic = z * sc + i + j * ldc;
                 let (mut sum, mut mag) = (Cd::ZERO, 0.0);
                 if live {
                     for l in 0..k {
-                        let (x, y) = (elem(a, lda, ta, i, l), elem(b, ldb, tb, l, j));
-                        sum = sum + x * y;
-                        mag += x.mag() * y.mag();
+                        sum = sum + opa[i * k + l] * opb[j * k + l];
+                        mag += maga[i * k + l] * magb[j * k + l];
                     }
                 }
                 let old = cdv(c0[ic]);

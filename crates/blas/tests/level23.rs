@@ -4,7 +4,7 @@
 //! within the leading dimension, gaps between batches, elements between strided entries,
 //! padding past the end) is checked unchanged.
 
-use crate::common::{cd, close, expand, gamma, run_cases, scalar, Case, Cd, Rng, Target};
+use crate::common::{cd, close, expand, gamma, run_cases, scalar, widened, Case, Cd, Rng, Target};
 use ferrocm_blas::{Engine, GemmFamily, Operation, Scalar, ScalarArg, C32, C64};
 use ferrocm_kernel::runtime::{BackendKind, DeviceBuffer};
 
@@ -211,15 +211,18 @@ fn gemm<T: Scalar>(c: &Case, t: &Target, seed: u64) {
     let mut touched = vec![false; got.len()];
     for z in 0..batch {
         let (a, b) = (&a[z * sa..], &b[z * sb..]);
+        // op(A) by rows, op(B) by columns, each element widened once (`widened`).
+        let k_live = if live { k } else { 0 };
+        let (opa, maga) = widened(m, k_live, |i, l| elem(a, lda, ta, i, l));
+        let (opb, magb) = widened(n, k_live, |j, l| elem(b, ldb, tb, l, j));
         for j in 0..n {
             for i in 0..m {
                 let ic = z * sc + i + j * ldc;
                 let (mut sum, mut mag) = (Cd::ZERO, 0.0);
                 if live {
                     for l in 0..k {
-                        let p = elem(a, lda, ta, i, l) * elem(b, ldb, tb, l, j);
-                        sum = sum + p;
-                        mag += elem(a, lda, ta, i, l).mag() * elem(b, ldb, tb, l, j).mag();
+                        sum = sum + opa[i * k + l] * opb[j * k + l];
+                        mag += maga[i * k + l] * magb[j * k + l];
                     }
                 }
                 let want = combine(cal, sum, live, cbe, cd(c0[ic]));

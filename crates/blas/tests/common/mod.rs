@@ -207,6 +207,16 @@ pub fn scalar<T: Scalar>(p: (f64, f64)) -> T {
 }
 
 /// The exact value of `v` in double-double.
+/// The `outer x k` elements `f(o, l)` (rows of op(A) with `f = |i, l| ..`, columns of op(B)
+/// with `f = |j, l| ..`) widened once, laid out `o * k + l`, with their magnitudes: the GEMM
+/// references' inner loops then read them instead of widening each element once per product
+/// (the same sums in the same order; unoptimised, the widening was most of the suites' time).
+pub fn widened(outer: usize, k: usize, f: impl Fn(usize, usize) -> Cd) -> (Vec<Cd>, Vec<f64>) {
+    let v: Vec<Cd> = (0..outer).flat_map(|o| (0..k).map(move |l| (o, l))).map(|(o, l)| f(o, l)).collect();
+    let mags = v.iter().map(|x| x.mag()).collect();
+    (v, mags)
+}
+
 pub fn cd<T: Scalar>(v: T) -> Cd {
     let (re, im) = v.parts();
     Cd::new(re.to_f64(), im.to_f64())
