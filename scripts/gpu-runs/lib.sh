@@ -133,3 +133,13 @@ for c, d in rows.items():
     print(f"{c:34s} " + "  ".join(f"{v} {d.get(v)}" for v in builds))
 PY
 }
+
+# curand_rows BIN GENERATOR DISTRIBUTION...: BIN's `bench rand` rows (median of 5) each followed
+# by cuRAND's (through vendor_baselines.py), their GSample/s lines.
+curand_rows() {
+  local b=$1 g=$2; shift 2
+  for d in "$@"; do
+    timeout 20 "$b" bench rand --generator "$g" --distribution "$d" --reps 5 --json 2>&1 | grep -m1 GSample
+    timeout 25 python3 scripts/vendor_baselines.py curand --generator "$g" --distribution "$d" 2>&1 | grep -m1 GSample
+  done | cut -c1-160
+}

@@ -17,9 +17,6 @@ timeout 60 python3 crates/rand/tools/curand_host_mtgp32_dists.py "$L/mtgp32-dist
 echo "cuRAND MTGP32 GPU vs host rc=$?"; tail -3 "$L/mtgp32-gpu.log"
 san mem-4x64 40 memcheck $NEW bench rand --generator threefry4x64 --distribution bits --count 1048580 --reps 1
 san mem-mtgp-normal 40 memcheck $NEW bench rand --generator mtgp32 --distribution normal --count 1048580 --reps 1
-for d in uniform normal bits; do
-  timeout 20 $NEW bench rand --generator mtgp32 --distribution $d --reps 5 --json 2>&1 | grep -m1 GSample
-  timeout 25 python3 scripts/vendor_baselines.py curand --generator mtgp32 --distribution $d 2>&1 | grep -m1 GSample
-done | cut -c1-160
+curand_rows $NEW mtgp32 uniform normal bits
 printf 'tests: %s\n' "${results[@]}"
 echo "done at $SECONDS s"
