@@ -324,6 +324,10 @@ fn entry_at(code: &[u8], at: usize) -> Result<Option<Entry>, TimedPtxError> {
     if n1 == n0 {
         return Err(unreadable(code, at, "`.entry` without a name"));
     }
+    if code.get(n1) == Some(&b'.') {
+        // PTX names have no dots: `name.x(` is no entry the PTX front end would read as `name`.
+        return Err(unreadable(code, at, "an `.entry` name with a `.` in it"));
+    }
     let mut i = skip_space(code, n1);
     let params = if code.get(i) == Some(&b'(') {
         let close = matching(code, i, b'(', b')')?;

@@ -150,3 +150,15 @@ fn entries_whose_parameters_would_pass_the_limit_are_refused() {
     let t = instrument(&text).unwrap();
     assert!(t.entries.is_empty() && t.refused.len() == 1, "{t:?}");
 }
+
+#[test]
+fn entry_names_with_a_dot_are_unreadable() {
+    // CI's fuzzing (timed_ptx) found `.entry _Z9t.versionile(...)`: the rewriter read an entry
+    // `_Z9t` without parameters that the PTX front end does not have. PTX names have no dots.
+    let text = format!("{HEAD}.visible .entry _Z9t.versionile_sums(.param .u64 p)\n{{\n\tret;\n}}\n");
+    let err = instrument(&text).unwrap_err().to_string();
+    assert!(err.contains("`.` in it"), "{err}");
+    // A directive after the name, separated by space, is still read as before.
+    let text = format!("{HEAD}.visible .entry ok .maxntid 32, 1, 1\n{{\n\tret;\n}}\n");
+    assert_eq!(instrument(&text).unwrap().entries[0].kernel, "ok");
+}

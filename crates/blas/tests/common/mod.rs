@@ -206,7 +206,6 @@ pub fn scalar<T: Scalar>(p: (f64, f64)) -> T {
     T::from_parts(T::Real::from_f64(p.0), T::Real::from_f64(p.1))
 }
 
-/// The exact value of `v` in double-double.
 /// The `outer x k` elements `f(o, l)` (rows of op(A) with `f = |i, l| ..`, columns of op(B)
 /// with `f = |j, l| ..`) widened once, laid out `o * k + l`, with their magnitudes: the GEMM
 /// references' inner loops then read them instead of widening each element once per product
@@ -217,6 +216,7 @@ pub fn widened(outer: usize, k: usize, f: impl Fn(usize, usize) -> Cd) -> (Vec<C
     (v, mags)
 }
 
+/// The exact value of `v` in double-double.
 pub fn cd<T: Scalar>(v: T) -> Cd {
     let (re, im) = v.parts();
     Cd::new(re.to_f64(), im.to_f64())
