@@ -143,3 +143,14 @@ curand_rows() {
     timeout 25 python3 scripts/vendor_baselines.py curand --generator "$g" --distribution "$d" 2>&1 | grep -m1 GSample
   done | cut -c1-160
 }
+
+# rand_gpu_checks BIN LIMIT: cuRAND's GPU MTGP32 against its host generator for the recorded
+# cases (crates/rand/tools/curand_host_mtgp32_dists.py --device), then memcheck on BIN's
+# ThreeFry4x64 bits and MTGP32 normals; LIMIT seconds for each sanitizer run.
+rand_gpu_checks() {
+  local b=$1 limit=$2
+  timeout 120 python3 crates/rand/tools/curand_host_mtgp32_dists.py "$L/mtgp32-dists-gpu.txt" --device >"$L/mtgp32-gpu.log" 2>&1
+  echo "cuRAND MTGP32 GPU vs host rc=$?"; tail -3 "$L/mtgp32-gpu.log"
+  san mem-4x64 "$limit" memcheck "$b" bench rand --generator threefry4x64 --distribution bits --count 1048580 --reps 1
+  san mem-mtgp-normal "$limit" memcheck "$b" bench rand --generator mtgp32 --distribution normal --count 1048580 --reps 1
+}

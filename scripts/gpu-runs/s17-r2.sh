@@ -15,10 +15,7 @@ start s17r2
 P16=$(build_bin p16); R11=$(build_bin r11)
 [[ -x $T/r11-rand-test ]] || { xz -dc .gpu/r11/rand-test.xz >"$T/r11-rand-test" && chmod +x "$T/r11-rand-test"; }
 t r11-rand 120 r11-rand-test mtgp32 threefry rocrand
-timeout 120 python3 crates/rand/tools/curand_host_mtgp32_dists.py "$L/mtgp32-dists-gpu.txt" --device >"$L/mtgp32-gpu.log" 2>&1
-echo "cuRAND MTGP32 GPU vs host rc=$?"; tail -3 "$L/mtgp32-gpu.log"
-san r11-mem-4x64 60 memcheck $R11 bench rand --generator threefry4x64 --distribution bits --count 1048580 --reps 1
-san r11-mem-mtgp-normal 60 memcheck $R11 bench rand --generator mtgp32 --distribution normal --count 1048580 --reps 1
+rand_gpu_checks $R11 60
 V="python3 scripts/vendor_baselines.py"
 for d in uniform normal bits; do
   timeout 30 $R11 bench rand --generator mtgp32 --distribution $d --reps 5 --json 2>&1 | grep -m1 GSample

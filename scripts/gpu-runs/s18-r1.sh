@@ -13,10 +13,7 @@ FERROCM_SANITIZE=memcheck timeout 240 bash .gpu/run.sh >/tmp/runsh-mem.log 2>&1;
 source scripts/gpu-runs/lib.sh
 start s18r1
 cp /tmp/runsh*.log "$L/"
-timeout 60 python3 crates/rand/tools/curand_host_mtgp32_dists.py "$L/mtgp32-dists-gpu.txt" --device >"$L/mtgp32-gpu.log" 2>&1
-echo "cuRAND MTGP32 GPU vs host rc=$?"; tail -3 "$L/mtgp32-gpu.log"
-san mem-4x64 40 memcheck $NEW bench rand --generator threefry4x64 --distribution bits --count 1048580 --reps 1
-san mem-mtgp-normal 40 memcheck $NEW bench rand --generator mtgp32 --distribution normal --count 1048580 --reps 1
+rand_gpu_checks $NEW 40
 curand_rows $NEW mtgp32 uniform normal bits
 printf 'tests: %s\n' "${results[@]}"
 echo "done at $SECONDS s"
