@@ -10,16 +10,20 @@
 //! checks it, before anything is queued.
 //!
 //! On the CPU device with `Engine::Auto` one native launch computes every entry (small entries
-//! spread over rayon's threads). With kernels (GPUs, `Engine::Kernels`) each entry is a launch
-//! of the single routine's kernels: the kernel language has no load of a device address from
-//! memory, so the device-side table of addresses rocBLAS reads is not available to these
-//! kernels yet (see NOTES.md).
+//! spread over rayon's threads). With kernels (GPUs, `Engine::Kernels`), a batch whose
+//! entries are a strided batch after all (each operand's entries in one allocation, ascending,
+//! a constant number of elements apart: a batch cut out of one buffer, the usual way to build
+//! a pointer array) runs as the strided-batched routine: one launch (per 65,535 entries for
+//! GEMM). Any other layout is a launch of the single routine per entry: the kernel language has
+//! no load of a device address from memory, so the device-side table of addresses rocBLAS
+//! reads is not available to these kernels yet (see NOTES.md).
 
-use ferrocm_kernel::runtime::{AsDeviceSlice, AsDeviceSliceMut, KernelArgs};
+use ferrocm_kernel::runtime::{AsDeviceSlice, AsDeviceSliceMut, DeviceSlice, DeviceSliceMut, KernelArgs};
 
 use crate::check::{matrix_span, size32, vector_span};
 use crate::error::{BlasError, Result};
 use crate::handle::Handle;
+use crate::kernels::MAX_GRID_YZ;
 use crate::native::{self, push_buf, push_scalar};
 use crate::types::{Operation, Scalar, ScalarArg};
 
@@ -109,8 +113,16 @@ impl Handle {
             y.iter().for_each(|v| push_buf(&mut args, v));
             return native::launch(s, "gemv_batched", T::TYPE, &args);
         }
-        // Everything a launch could refuse is checked before the first one is queued.
         let reals = if T::COMPLEX { 2 } else { 1 };
+        if let Some(st) = Strided::of(a, x, y).filter(|st| st.fits_32_bits(reals)) {
+            let ([oa, ox, oy], [sa, sx, sy]) = (st.first, st.step);
+            let (av, xv) = (st.a.slice(oa..)?, st.b.slice(ox..)?);
+            let (_, mut yv) = st.c.split_at_mut(oy)?;
+            return self.gemv_strided_batched(
+                op, m, n, alpha, &av, lda, sa, &xv, incx, sx, beta, &mut yv, incy, sy, count,
+            );
+        }
+        // Everything a launch could refuse is checked before the first one is queued.
         size32("a", matrix_span(m, n, lda).unwrap_or(usize::MAX).saturating_mul(reals))?;
         size32("x", vector_span(lx, incx).unwrap_or(usize::MAX).saturating_mul(reals))?;
         size32("y", y_span.saturating_mul(reals))?;
@@ -226,10 +238,118 @@ impl Handle {
                 size32(arg, span.unwrap_or(usize::MAX).saturating_mul(reals))?;
             }
         }
+        if self.gemm_batched_as_strided(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)? {
+            return Ok(());
+        }
         for i in 0..count {
             let (al, be) = (alpha, beta);
             self.gemm(transa, transb, m, n, k, al, &a[i], lda, &b[i], ldb, be, &mut c[i], ldc)?;
         }
         Ok(())
     }
+
+    /// A checked pointer-array batch of GEMMs as strided-batched launches (one per
+    /// [`MAX_GRID_YZ`] entries) when the entries are [`Strided`]; `false`, with nothing
+    /// queued, for any other layout.
+    #[allow(clippy::too_many_arguments)]
+    fn gemm_batched_as_strided<'a, T: Scalar>(
+        &'a self,
+        transa: Operation,
+        transb: Operation,
+        m: usize,
+        n: usize,
+        k: usize,
+        alpha: ScalarArg<'a, T>,
+        a: &[impl AsDeviceSlice<T>],
+        lda: usize,
+        b: &[impl AsDeviceSlice<T>],
+        ldb: usize,
+        beta: ScalarArg<'a, T>,
+        c: &mut [impl AsDeviceSliceMut<T>],
+        ldc: usize,
+    ) -> Result<bool> {
+        let count = c.len();
+        let Some(mut st) = Strided::of(a, b, c) else {
+            return Ok(false);
+        };
+        let ([oa, ob, oc], [sa, sb, sc]) = (st.first, st.step);
+        // The strided rules: C's matrices whole columns apart; every span indexed with 32 bits
+        // (checked for the hulls, so no chunk can fail after an earlier one was queued).
+        if sc < ldc.saturating_mul(n) || !st.fits_32_bits(if T::COMPLEX { 2 } else { 1 }) {
+            return Ok(false);
+        }
+        let max = MAX_GRID_YZ as usize;
+        for start in (0..count).step_by(max) {
+            let nb = (count - start).min(max);
+            let av = st.a.slice(oa + start * sa..)?;
+            let bv = st.b.slice(ob + start * sb..)?;
+            let (_, mut cv) = st.c.as_device_slice_mut().split_at_mut(oc + start * sc)?;
+            self.gemm_strided_batched(
+                transa, transb, m, n, k, alpha, &av, lda, sa, &bv, ldb, sb, beta, &mut cv, ldc, sc, nb,
+            )?;
+        }
+        Ok(true)
+    }
+}
+
+/// A pointer-array batch whose entries are a strided batch after all: each operand's entries
+/// lie in one allocation, ascending, a constant number of elements apart (a batch cut out of
+/// one buffer, as callers of `torch.bmm` and cuBLAS's batched routines usually build their
+/// pointer arrays). Entry `i` of operand `o` starts `first[o] + i * step[o]` elements into
+/// that operand's hull.
+struct Strided<'v, T: Scalar> {
+    a: DeviceSlice<'v, T>,
+    b: DeviceSlice<'v, T>,
+    c: DeviceSliceMut<'v, T>,
+    first: [usize; 3],
+    step: [usize; 3],
+}
+
+impl<'v, T: Scalar> Strided<'v, T> {
+    /// The two inputs' and the output's entries as a strided batch, if they are one (and
+    /// there are at least two entries).
+    fn of(
+        a: &'v [impl AsDeviceSlice<T>],
+        b: &'v [impl AsDeviceSlice<T>],
+        c: &'v mut [impl AsDeviceSliceMut<T>],
+    ) -> Option<Strided<'v, T>> {
+        if c.len() < 2 {
+            return None;
+        }
+        let (pa, pb): (Vec<u64>, Vec<u64>) =
+            (a.iter().map(|v| v.device_ptr().0).collect(), b.iter().map(|v| v.device_ptr().0).collect());
+        let pc: Vec<u64> = c.iter().map(|v| v.device_ptr().0).collect();
+        // SAFETY: the hulls leave this module only through the batched routines above, which
+        // read A and B and write C at `first + i * step` with each entry's checked shape: the
+        // entries' own elements, never the memory between them.
+        let (ha, hb, hc) =
+            unsafe { (DeviceSlice::hull(a)?, DeviceSlice::hull(b)?, DeviceSliceMut::hull(c)?) };
+        let (fa, sa) = progression::<T>(ha.device_ptr().0, &pa)?;
+        let (fb, sb) = progression::<T>(hb.device_ptr().0, &pb)?;
+        let (fc, sc) = progression::<T>(hc.device_ptr().0, &pc)?;
+        Some(Strided { a: ha, b: hb, c: hc, first: [fa, fb, fc], step: [sa, sb, sc] })
+    }
+
+    /// Whether every hull, in reals (`reals` per element), can be indexed with 32 bits.
+    fn fits_32_bits(&self, reals: usize) -> bool {
+        [self.a.len(), self.b.len(), self.c.len()]
+            .into_iter()
+            .all(|len| len.checked_mul(reals).is_some_and(|r| r <= u32::MAX as usize))
+    }
+}
+
+/// `(first, step)` in elements of `T` when the addresses `ptrs` are `base + (first + i step)`
+/// elements for entry `i`, with `step >= 0`.
+fn progression<T>(base: u64, ptrs: &[u64]) -> Option<(usize, usize)> {
+    let size = size_of::<T>() as u64;
+    let (&first, rest) = ptrs.split_first()?;
+    let step = rest.first().map_or(Some(0), |&p| p.checked_sub(first))?;
+    let mut last = first;
+    for &p in rest {
+        if p.checked_sub(last)? != step {
+            return None;
+        }
+        last = p;
+    }
+    Some((((first - base) / size) as usize, (step / size) as usize))
 }

@@ -1,7 +1,8 @@
 //! Batched gemv (`gemv_strided_batched`, pointer-array `gemv_batched`) and pointer-array
 //! `gemm_batched` against the double-double reference, on every device and engine, from
 //! `cases/batched.txt`. Entries lie in separate buffers (`layout=separate`) or in one buffer
-//! with gaps (`layout=shared`, `extra` elements between entries); strided outputs may
+//! with gaps (`extra` elements between entries), in order (`layout=shared`, which kernels run
+//! as a strided batch) or not (`layout=rotated`); strided outputs may
 //! interleave (`interleave=yes`: `stride_y = 1`, `incy = batch`). Every element outside the
 //! outputs (gaps, padding, elements between strided entries, after the end) is checked
 //! unchanged.
@@ -228,48 +229,77 @@ fn gemv_strided<T: Scalar>(c: &Case, t: &Target, seed: u64) {
 }
 
 /// Device copies of `n` entries of `len` elements each, `len + gap` apart in `host`: one
-/// buffer per entry (`separate`) or one buffer for all.
+/// buffer per entry (`separate`), or one buffer for all with entry `i` in slot `slot(i)` of
+/// it (`shared`: in order, the layout a strided batch has; `rotated`: the second half of the
+/// entries first, so no constant stride leads from one entry to the next).
 enum Store<T: Scalar> {
     Separate(Vec<DeviceBuffer<T>>),
-    Shared(DeviceBuffer<T>),
+    Shared(DeviceBuffer<T>, Layout),
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Layout {
+    Separate,
+    Shared,
+    Rotated,
+}
+
+impl Layout {
+    fn of(c: &Case) -> Layout {
+        match c.get("layout") {
+            "separate" => Layout::Separate,
+            "shared" => Layout::Shared,
+            "rotated" => Layout::Rotated,
+            other => panic!("layout {other}"),
+        }
+    }
+    /// Where entry `i` of `n` lies, in entries from the start of the host data.
+    fn slot(self, i: usize, n: usize) -> usize {
+        match self {
+            Layout::Rotated => (i + n / 2) % n,
+            _ => i,
+        }
+    }
 }
 
 impl<T: Scalar> Store<T> {
-    fn new(t: &Target, host: &[T], n: usize, step: usize, separate: bool) -> Self {
-        if separate {
+    fn new(t: &Target, host: &[T], n: usize, step: usize, layout: Layout) -> Self {
+        if layout == Layout::Separate {
             Store::Separate(
                 (0..n).map(|i| t.stream.clone_htod(&host[i * step..(i + 1) * step]).expect("up")).collect(),
             )
         } else {
-            Store::Shared(t.stream.clone_htod(host).expect("up"))
+            Store::Shared(t.stream.clone_htod(host).expect("up"), layout)
         }
     }
     fn views(&self, n: usize, step: usize, len: usize) -> Vec<DeviceSlice<'_, T>> {
         match self {
             Store::Separate(v) => v.iter().map(|b| b.slice(..len).expect("view")).collect(),
-            Store::Shared(b) => (0..n).map(|i| b.slice(i * step..i * step + len).expect("view")).collect(),
+            Store::Shared(b, l) => (0..n)
+                .map(|i| b.slice(l.slot(i, n) * step..).expect("view").slice(..len).expect("view"))
+                .collect(),
         }
     }
     fn views_mut(&mut self, n: usize, step: usize, len: usize) -> Vec<DeviceSliceMut<'_, T>> {
         match self {
             Store::Separate(v) => v.iter_mut().map(|b| b.slice_mut(..len).expect("view")).collect(),
-            Store::Shared(b) => {
+            Store::Shared(b, l) => {
                 let mut rest = b.as_device_slice_mut();
-                let mut out = Vec::new();
+                let mut by_slot = Vec::new();
                 for _ in 0..n {
                     let (head, tail) = rest.split_at_mut(step).expect("split");
                     let (view, _) = head.split_at_mut(len).expect("split");
-                    out.push(view);
+                    by_slot.push(Some(view));
                     rest = tail;
                 }
-                out
+                (0..n).map(|i| by_slot[l.slot(i, n)].take().expect("one view per slot")).collect()
             }
         }
     }
     fn download(&self, t: &Target) -> Vec<T> {
         match self {
             Store::Separate(v) => v.iter().flat_map(|b| t.stream.clone_dtoh(b).expect("down")).collect(),
-            Store::Shared(b) => t.stream.clone_dtoh(b).expect("down"),
+            Store::Shared(b, _) => t.stream.clone_dtoh(b).expect("down"),
         }
     }
 }
@@ -285,7 +315,7 @@ fn gemv_batched<T: Scalar>(c: &Case, t: &Target, seed: u64) {
     if t.executor && m * n * batch > EXECUTOR_MAX {
         return;
     }
-    let separate = c.get("layout") == "separate";
+    let layout = Layout::of(c);
     let (incx, incy) = (c.isize("incx"), c.isize("incy"));
     let lda = m.max(1) + c.usize_or("pad", 0);
     let gap = c.usize_or("extra", 0) + PAD;
@@ -302,9 +332,9 @@ fn gemv_batched<T: Scalar>(c: &Case, t: &Target, seed: u64) {
     }
     let sc = Scalars::<T>::new(c, t);
     let (sa, sx, sy) = (la + gap, lxs + gap, lys + gap);
-    let da = Store::new(t, &a, batch, sa, separate);
-    let dx = Store::new(t, &x, batch, sx, separate);
-    let mut dy = Store::new(t, &y0, batch, sy, separate);
+    let da = Store::new(t, &a, batch, sa, layout);
+    let dx = Store::new(t, &x, batch, sx, layout);
+    let mut dy = Store::new(t, &y0, batch, sy, layout);
     {
         let (av, xv) = (da.views(batch, sa, la), dx.views(batch, sx, lxs));
         let mut yv = dy.views_mut(batch, sy, lys);
@@ -316,14 +346,15 @@ fn gemv_batched<T: Scalar>(c: &Case, t: &Target, seed: u64) {
     let label = c.label();
     let mut touched = vec![false; y0.len()];
     for b in 0..batch {
+        let slot = layout.slot(b, batch);
         check_gemv(
             &label,
             o,
             (m, n),
             (sc.alpha, sc.beta),
-            (&a[b * sa..], lda),
-            (&x[b * sx..], incx),
-            (&y0, &got, b * sy, incy),
+            (&a[slot * sa..], lda),
+            (&x[slot * sx..], incx),
+            (&y0, &got, slot * sy, incy),
             &mut touched,
         );
     }
@@ -338,7 +369,7 @@ fn gemm_batched<T: Scalar>(c: &Case, t: &Target, seed: u64) {
     if t.executor && (m * n * k * batch > EXECUTOR_MAX || c.get("type") == "c") {
         return;
     }
-    let separate = c.get("layout") == "separate";
+    let layout = Layout::of(c);
     let pad = c.usize_or("pad", 0);
     let gap = c.usize_or("extra", 0) + PAD;
     let (ra, ca) = if ta == Operation::N { (m, k) } else { (k, m) };
@@ -358,9 +389,9 @@ fn gemm_batched<T: Scalar>(c: &Case, t: &Target, seed: u64) {
     let repeat = c.get_or("repeat", "no") == "a";
     let sc = Scalars::<T>::new(c, t);
     let (sa, sb, scs) = (la + gap, lb + gap, lc + gap);
-    let da = Store::new(t, &a, batch, sa, separate);
-    let db = Store::new(t, &b, batch, sb, separate);
-    let mut dc = Store::new(t, &c0, batch, scs, separate);
+    let da = Store::new(t, &a, batch, sa, layout);
+    let db = Store::new(t, &b, batch, sb, layout);
+    let mut dc = Store::new(t, &c0, batch, scs, layout);
     {
         let mut av = da.views(batch, sa, la);
         if repeat && batch > 0 {
@@ -381,10 +412,11 @@ fn gemm_batched<T: Scalar>(c: &Case, t: &Target, seed: u64) {
     let live = k > 0 && !sc.alpha.is_zero();
     let mut touched = vec![false; c0.len()];
     for z in 0..batch {
-        let (a, b) = (&a[if repeat { 0 } else { z * sa }..], &b[z * sb..]);
+        let slot = layout.slot(z, batch);
+        let (a, b) = (&a[if repeat { layout.slot(0, batch) * sa } else { slot * sa }..], &b[slot * sb..]);
         for j in 0..n {
             for i in 0..m {
-                let ic = z * scs + i + j * ldc;
+                let ic = slot * scs + i + j * ldc;
                 let (mut sum, mut mag) = (Cd::ZERO, 0.0);
                 if live {
                     for l in 0..k {

@@ -437,6 +437,40 @@ impl<'a, T: DeviceRepr> DeviceSlice<'a, T> {
     }
 }
 
+/// The byte range `(start, end)` that holds every view of `views`, when they all lie in one
+/// allocation (they share its use tracker) `size_of::<T>()` bytes apart; `None` otherwise, or
+/// for no views.
+fn hull_range<T: DeviceRepr>(views: &[impl AsDeviceSlice<T>]) -> Option<(u64, u64)> {
+    let first = views.first()?;
+    let (mut start, mut end) = (u64::MAX, 0);
+    for v in views {
+        if !Arc::ptr_eq(v.uses(), first.uses()) {
+            return None;
+        }
+        start = start.min(v.device_ptr().0);
+        end = end.max(v.device_ptr().0 + v.byte_len());
+    }
+    let size = size_of::<T>() as u64;
+    views.iter().all(|v| (v.device_ptr().0 - start).is_multiple_of(size)).then_some((start, end))
+}
+
+impl<'a, T: DeviceRepr> DeviceSlice<'a, T> {
+    /// The smallest view holding every view of `views`, when they all lie in one allocation
+    /// and a whole number of elements apart (a batch of matrices in one buffer, given to a
+    /// kernel as one base and per-entry offsets); `None` for no views, views of several
+    /// allocations, or views at misaligned distances.
+    ///
+    /// # Safety
+    /// The hull also names the memory between the views, which other views (writable ones
+    /// too) may borrow: the caller reads only the elements of `views` through it.
+    pub unsafe fn hull<V: AsDeviceSlice<T>>(views: &'a [V]) -> Option<DeviceSlice<'a, T>> {
+        let (start, end) = hull_range(views)?;
+        let first = &views[0];
+        let len = ((end - start) / size_of::<T>() as u64) as usize;
+        Some(DeviceSlice::from_parts(first.device(), DevicePtr(start), len, first.uses()))
+    }
+}
+
 impl<'a, T: DeviceRepr> DeviceSliceMut<'a, T> {
     /// A writable view, as [`DeviceSlice::from_parts`].
     pub(crate) fn from_parts(
@@ -446,6 +480,18 @@ impl<'a, T: DeviceRepr> DeviceSliceMut<'a, T> {
         uses: &'a Arc<UseTracker>,
     ) -> Self {
         DeviceSliceMut { device, ptr, len, uses, _t: PhantomData }
+    }
+
+    /// The smallest writable view holding every view of `views`, as [`DeviceSlice::hull`].
+    ///
+    /// # Safety
+    /// The hull also names the memory between the views, which other views may borrow: the
+    /// caller reads and writes only the elements of `views` through it.
+    pub unsafe fn hull<V: AsDeviceSliceMut<T>>(views: &'a mut [V]) -> Option<DeviceSliceMut<'a, T>> {
+        let (start, end) = hull_range(views)?;
+        let first = &views[0];
+        let len = ((end - start) / size_of::<T>() as u64) as usize;
+        Some(DeviceSliceMut::from_parts(first.device(), DevicePtr(start), len, first.uses()))
     }
 
     /// A read-only view of the same memory.

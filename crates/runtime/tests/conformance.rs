@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 use common::Rng;
 use ferrocm_runtime::{
-    builtin, AsDeviceSlice, BackendKind, Device, Dim3, Error, Event, EventFlags, HostBuffer, KernelArgs,
-    LaunchConfig, ModuleImage, Stream, StreamFlags,
+    builtin, AsDeviceSlice, BackendKind, Device, DeviceSlice, DeviceSliceMut, Dim3, Error, Event, EventFlags,
+    HostBuffer, KernelArgs, LaunchConfig, ModuleImage, Stream, StreamFlags,
 };
 
 /// Host reference for `axpy_f32`, in f64.
@@ -127,6 +127,38 @@ conformance! {
         assert_eq!(s.clone_dtoh(&tail.slice(3..6)?)?, vec![3, 4, 5]);
         assert_eq!(s.clone_dtoh(&tail.slice(3..6)?.slice(1..)?)?, vec![4, 5]);
         assert!(matches!(tail.slice(20..31), Err(Error::OutOfRange { start: 20, end: 31, len: 30 })));
+        Ok(())
+    }
+
+    hulls_span_the_views_of_one_allocation(dev) {
+        let s = dev.create_stream()?;
+        let buf = s.clone_htod(&(0..60).collect::<Vec<i32>>())?;
+        let other = s.clone_htod(&[5i32; 8])?;
+        let views = [buf.slice(30..34)?, buf.slice(7..9)?, buf.slice(20..20)?, buf.slice(12..31)?];
+        // SAFETY: only read, and only here.
+        let hull = unsafe { DeviceSlice::hull(&views) }.expect("one allocation");
+        assert_eq!((hull.device_ptr(), hull.len()), (buf.slice(7..)?.device_ptr(), 27));
+        assert_eq!(s.clone_dtoh(&hull)?, (7..34).collect::<Vec<i32>>());
+        let single = [buf.slice(3..5)?];
+        assert_eq!(unsafe { DeviceSlice::hull(&single) }.map(|h| (h.device_ptr(), h.len())), Some((single[0].device_ptr(), 2)));
+        let mixed = [buf.slice(0..4)?, other.slice(0..4)?];
+        assert!(unsafe { DeviceSlice::hull(&mixed) }.is_none());
+        assert!(unsafe { DeviceSlice::<i32>::hull::<DeviceSlice<'_, i32>>(&[]) }.is_none());
+        // Views reinterpreted from a byte buffer.
+        let bytes = s.alloc_zeroed::<u8>(64)?;
+        let words = [bytes.slice(0..4)?.reinterpret::<u32>()?, bytes.slice(4..8)?.reinterpret::<u32>()?];
+        assert_eq!(unsafe { DeviceSlice::hull(&words) }.map(|h| h.len()), Some(2));
+        // A writable hull over disjoint writable views.
+        let mut out = s.alloc_zeroed::<i32>(20)?;
+        let (a, rest) = out.slice_mut(..)?.split_at_mut(6)?;
+        let (_, b) = rest.split_at_mut(4)?;
+        let (_, a) = a.split_at_mut(2)?;
+        let mut parts = [a, b];
+        let mut hull = unsafe { DeviceSliceMut::hull(&mut parts) }.expect("one allocation");
+        assert_eq!(hull.len(), 18);
+        s.copy_htod(&[9i32; 18], &mut hull)?;
+        let back = s.clone_dtoh(&out)?;
+        assert!(back[..2].iter().all(|&v| v == 0) && back[2..].iter().all(|&v| v == 9));
         Ok(())
     }
 
