@@ -8,7 +8,7 @@ Prints one JSON object per line: {"bench", "metric", "value", "unit", "library"}
   python3 scripts/vendor_baselines.py gemm [--dtype bf16|fp16] [--layout nn|tn] [--n 4096 8192]
   python3 scripts/vendor_baselines.py curand [--generator philox|xorwow|mrg32k3a|sobol32|mtgp32|mt19937] [--distribution uniform|normal|bits|poisson] [--lambda 4] [--count 268435456]
   python3 scripts/vendor_baselines.py launch
-  python3 scripts/vendor_baselines.py cublas -f gemm|gemm_strided_batched|gemv|axpy|dot|nrm2 [-r f32_r|f64_r|f32_c|f64_c] [--transposeA N|T|C] [--transposeB N|T|C] [-m M -n N -k K] [--batch_count B] [--tf32] [--cpu]
+  python3 scripts/vendor_baselines.py cublas -f gemm|gemm_strided_batched|gemm_batched|gemv|axpy|dot|nrm2 [-r f32_r|f64_r|f32_c|f64_c] [--transposeA N|T|C] [--transposeB N|T|C] [-m M -n N -k K] [--batch_count B] [--tf32] [--cpu]
     (the request of `ferrocm bench blas` with the same arguments; --cpu: numpy's BLAS on the host)
   python3 scripts/vendor_baselines.py nccl [all_reduce|all_gather|reduce_scatter|broadcast|reduce|alltoall|sendrecv]
       [-b 8] [-e 128M] [-f 2] [-g NGPUS] [-n 20] [-w 5] [-c 1] [-o sum] [-d float] [-r 0] [--via torch|cupy]
@@ -204,6 +204,42 @@ def cublas(args):
         tag = f"{args.transposeA}{args.transposeB} {m}x{n}x{k}" + (f" batch={b}" if b > 1 else "")
         tf = " tf32" if args.tf32 else ""
         emit("blas", f"{f} {args.precision}{tf} {tag}", 2 * cx * m * n * k * b / ms / 1e6, "GFLOP/s", lib)
+    elif f == "gemm_batched" and not cpu:
+        # cublas<t>gemmBatched through CuPy: arrays of device pointers, one entry per matrix of
+        # one buffer per operand, in order (as `ferrocm bench blas --entries in-order`).
+        import cupy as cp
+        try:
+            from cupy_backends.cuda.libs import cublas as cb
+        except ImportError:
+            from cupy.cuda import cublas as cb
+        import numpy as np
+        assert args.precision in ("f32_r", "f64_r"), "gemm_batched: f32_r or f64_r"
+        cdt = np.float32 if args.precision == "f32_r" else np.float64
+        b = args.batch_count
+        ra, ca = (m, k) if args.transposeA == "N" else (k, m)
+        rb, cb_ = (k, n) if args.transposeB == "N" else (n, k)
+        A = cp.random.uniform(-1, 1, (b, ca, ra)).astype(cdt)
+        B = cp.random.uniform(-1, 1, (b, cb_, rb)).astype(cdt)
+        C = cp.zeros((b, n, m), cdt)
+        ptrs = lambda X: cp.asarray([X.data.ptr + i * X.strides[0] for i in range(b)], dtype=cp.uint64)
+        pa, pb, pc = ptrs(A), ptrs(B), ptrs(C)
+        one, zero = np.ones(1, cdt), np.zeros(1, cdt)
+        gemm = cb.sgemmBatched if cdt == np.float32 else cb.dgemmBatched
+        code = {"N": 0, "T": 1, "C": 2}
+        handle = cp.cuda.device.get_cublas_handle()
+        fn = lambda: gemm(handle, code[args.transposeA], code[args.transposeB], m, n, k, one.ctypes.data,
+                          pa.data.ptr, ra, pb.data.ptr, rb, zero.ctypes.data, pc.data.ptr, m, b)
+        fn()
+        # Entry z's C (column-major m x n) is the row-major (n, m) C[z]: check the last entry.
+        oa = A[-1].T if args.transposeA == "N" else A[-1]
+        ob = B[-1].T if args.transposeB == "N" else B[-1]
+        ref = (oa.astype(cp.float64) @ ob.astype(cp.float64))
+        err = float(abs(C[-1].T.astype(cp.float64) - ref).max() / (abs(ref).max() + 1e-30))
+        assert err < (1e-3 if cdt == np.float32 else 1e-10), err
+        ms = time_ms(fn, reps=args.reps)
+        tag = f"{args.transposeA}{args.transposeB} {m}x{n}x{k} batch={b}"
+        emit("blas", f"gemm_batched {args.precision} {tag}", 2 * m * n * k * b / ms / 1e6, "GFLOP/s",
+             "cuBLAS gemmBatched (CuPy " + cp.__version__ + ")")
     elif f == "gemv":
         lx, ly = (n, m) if args.transposeA == "N" else (m, n)
         A, x = rand(n, m), rand(lx)

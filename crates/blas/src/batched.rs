@@ -18,7 +18,9 @@
 //! no load of a device address from memory, so the device-side table of addresses rocBLAS
 //! reads is not available to these kernels yet (see NOTES.md).
 
-use ferrocm_kernel::runtime::{AsDeviceSlice, AsDeviceSliceMut, DeviceSlice, DeviceSliceMut, KernelArgs};
+use ferrocm_kernel::runtime::{
+    AsDeviceSlice, AsDeviceSliceMut, DeviceRepr, DeviceSlice, DeviceSliceMut, KernelArgs,
+};
 
 use crate::check::{matrix_span, size32, vector_span};
 use crate::error::{BlasError, Result};
@@ -114,13 +116,17 @@ impl Handle {
             return native::launch(s, "gemv_batched", T::TYPE, &args);
         }
         let reals = if T::COMPLEX { 2 } else { 1 };
-        if let Some(st) = Strided::of(a, x, y).filter(|st| st.fits_32_bits(reals)) {
-            let ([oa, ox, oy], [sa, sx, sy]) = (st.first, st.step);
-            let (av, xv) = (st.a.slice(oa..)?, st.b.slice(ox..)?);
-            let (_, mut yv) = st.c.split_at_mut(oy)?;
-            return self.gemv_strided_batched(
-                op, m, n, alpha, &av, lda, sa, &xv, incx, sx, beta, &mut yv, incy, sy, count,
-            );
+        if count > 1 {
+            // SAFETY: the strided routine reads and writes entry `i` of each operand at
+            // `i * step` from the first, with the shape every entry was checked with above.
+            let (ar, xr) = unsafe { (strided_in(a, reals), strided_in(x, reals)) };
+            if let (Some((av, sa)), Some((xv, sx)), Some((mut yv, sy))) =
+                (ar, xr, unsafe { strided_out(y, reals) })
+            {
+                return self.gemv_strided_batched(
+                    op, m, n, alpha, &av, lda, sa, &xv, incx, sx, beta, &mut yv, incy, sy, count,
+                );
+            }
         }
         // Everything a launch could refuse is checked before the first one is queued.
         size32("a", matrix_span(m, n, lda).unwrap_or(usize::MAX).saturating_mul(reals))?;
@@ -249,8 +255,9 @@ impl Handle {
     }
 
     /// A checked pointer-array batch of GEMMs as strided-batched launches (one per
-    /// [`MAX_GRID_YZ`] entries) when the entries are [`Strided`]; `false`, with nothing
-    /// queued, for any other layout.
+    /// [`MAX_GRID_YZ`] entries) when each operand's entries are a strided batch (see
+    /// [`strided_in`]) with C's matrices whole columns apart; `false`, with nothing queued,
+    /// for any other layout.
     #[allow(clippy::too_many_arguments)]
     fn gemm_batched_as_strided<'a, T: Scalar>(
         &'a self,
@@ -269,73 +276,74 @@ impl Handle {
         ldc: usize,
     ) -> Result<bool> {
         let count = c.len();
-        let Some(mut st) = Strided::of(a, b, c) else {
-            return Ok(false);
-        };
-        let ([oa, ob, oc], [sa, sb, sc]) = (st.first, st.step);
-        // The strided rules: C's matrices whole columns apart; every span indexed with 32 bits
-        // (checked for the hulls, so no chunk can fail after an earlier one was queued).
-        if sc < ldc.saturating_mul(n) || !st.fits_32_bits(if T::COMPLEX { 2 } else { 1 }) {
+        let reals = if T::COMPLEX { 2 } else { 1 };
+        if count < 2 {
             return Ok(false);
         }
+        // SAFETY: the strided routine reads and writes entry `i` of each operand at `i * step`
+        // from the first, with the shape every entry was checked with.
+        let (ar, br, cr) = unsafe { (strided_in(a, reals), strided_in(b, reals), strided_out(c, reals)) };
+        let (Some((av, sa)), Some((bv, sb)), Some((mut cv, sc))) = (ar, br, cr) else {
+            return Ok(false);
+        };
+        if sc < ldc.saturating_mul(n) {
+            return Ok(false);
+        }
+        // The 32-bit spans were checked for whole batches: no chunk fails after one queued.
         let max = MAX_GRID_YZ as usize;
         for start in (0..count).step_by(max) {
             let nb = (count - start).min(max);
-            let av = st.a.slice(oa + start * sa..)?;
-            let bv = st.b.slice(ob + start * sb..)?;
-            let (_, mut cv) = st.c.as_device_slice_mut().split_at_mut(oc + start * sc)?;
+            let (az, bz) = (av.slice(start * sa..)?, bv.slice(start * sb..)?);
+            let (_, mut cz) = cv.as_device_slice_mut().split_at_mut(start * sc)?;
             self.gemm_strided_batched(
-                transa, transb, m, n, k, alpha, &av, lda, sa, &bv, ldb, sb, beta, &mut cv, ldc, sc, nb,
+                transa, transb, m, n, k, alpha, &az, lda, sa, &bz, ldb, sb, beta, &mut cz, ldc, sc, nb,
             )?;
         }
         Ok(true)
     }
 }
 
-/// A pointer-array batch whose entries are a strided batch after all: each operand's entries
-/// lie in one allocation, ascending, a constant number of elements apart (a batch cut out of
-/// one buffer, as callers of `torch.bmm` and cuBLAS's batched routines usually build their
-/// pointer arrays). Entry `i` of operand `o` starts `first[o] + i * step[o]` elements into
-/// that operand's hull.
-struct Strided<'v, T: Scalar> {
-    a: DeviceSlice<'v, T>,
-    b: DeviceSlice<'v, T>,
-    c: DeviceSliceMut<'v, T>,
-    first: [usize; 3],
-    step: [usize; 3],
+/// A pointer-array operand that is a strided batch after all: its entries lie in one
+/// allocation, ascending, a constant number of elements apart (a batch cut out of one buffer,
+/// as callers of cuBLAS's and rocBLAS's batched routines usually build their pointer arrays),
+/// and the whole batch, in reals (`reals` per element), can be indexed with 32 bits. Returns
+/// the view from the first entry to the end of the last, and the step; `None` for any other
+/// layout.
+///
+/// # Safety
+/// The view also names the memory between the entries, which other views may borrow: the
+/// caller reads through it only entry `i`'s elements, at `i * step` from its start.
+pub(crate) unsafe fn strided_in<'v, T: DeviceRepr>(
+    views: &'v [impl AsDeviceSlice<T>],
+    reals: usize,
+) -> Option<(DeviceSlice<'v, T>, usize)> {
+    let ptrs: Vec<u64> = views.iter().map(|v| v.device_ptr().0).collect();
+    // SAFETY: passed on to the caller.
+    let hull = unsafe { DeviceSlice::hull(views) }?;
+    let (first, step) = progression::<T>(hull.device_ptr().0, &ptrs)?;
+    let entries = hull.slice(first..).ok()?;
+    fits_32_bits(entries.len(), reals).then_some((entries, step))
 }
 
-impl<'v, T: Scalar> Strided<'v, T> {
-    /// The two inputs' and the output's entries as a strided batch, if they are one (and
-    /// there are at least two entries).
-    fn of(
-        a: &'v [impl AsDeviceSlice<T>],
-        b: &'v [impl AsDeviceSlice<T>],
-        c: &'v mut [impl AsDeviceSliceMut<T>],
-    ) -> Option<Strided<'v, T>> {
-        if c.len() < 2 {
-            return None;
-        }
-        let (pa, pb): (Vec<u64>, Vec<u64>) =
-            (a.iter().map(|v| v.device_ptr().0).collect(), b.iter().map(|v| v.device_ptr().0).collect());
-        let pc: Vec<u64> = c.iter().map(|v| v.device_ptr().0).collect();
-        // SAFETY: the hulls leave this module only through the batched routines above, which
-        // read A and B and write C at `first + i * step` with each entry's checked shape: the
-        // entries' own elements, never the memory between them.
-        let (ha, hb, hc) =
-            unsafe { (DeviceSlice::hull(a)?, DeviceSlice::hull(b)?, DeviceSliceMut::hull(c)?) };
-        let (fa, sa) = progression::<T>(ha.device_ptr().0, &pa)?;
-        let (fb, sb) = progression::<T>(hb.device_ptr().0, &pb)?;
-        let (fc, sc) = progression::<T>(hc.device_ptr().0, &pc)?;
-        Some(Strided { a: ha, b: hb, c: hc, first: [fa, fb, fc], step: [sa, sb, sc] })
-    }
+/// [`strided_in`] for an output operand.
+///
+/// # Safety
+/// As for [`strided_in`]: the caller reads and writes only entry `i`'s elements, at
+/// `i * step` from the view's start.
+pub(crate) unsafe fn strided_out<'v, T: DeviceRepr>(
+    views: &'v mut [impl AsDeviceSliceMut<T>],
+    reals: usize,
+) -> Option<(DeviceSliceMut<'v, T>, usize)> {
+    let ptrs: Vec<u64> = views.iter().map(|v| v.device_ptr().0).collect();
+    // SAFETY: passed on to the caller.
+    let hull = unsafe { DeviceSliceMut::hull(views) }?;
+    let (first, step) = progression::<T>(hull.device_ptr().0, &ptrs)?;
+    let (_, entries) = hull.split_at_mut(first).ok()?;
+    fits_32_bits(entries.len(), reals).then_some((entries, step))
+}
 
-    /// Whether every hull, in reals (`reals` per element), can be indexed with 32 bits.
-    fn fits_32_bits(&self, reals: usize) -> bool {
-        [self.a.len(), self.b.len(), self.c.len()]
-            .into_iter()
-            .all(|len| len.checked_mul(reals).is_some_and(|r| r <= u32::MAX as usize))
-    }
+fn fits_32_bits(len: usize, reals: usize) -> bool {
+    len.checked_mul(reals).is_some_and(|r| r <= u32::MAX as usize)
 }
 
 /// `(first, step)` in elements of `T` when the addresses `ptrs` are `base + (first + i step)`

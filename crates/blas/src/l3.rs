@@ -29,6 +29,7 @@ use ferrocm_kernel::runtime::{
     AsDeviceSlice, AsDeviceSliceMut, DeviceSlice, DeviceSliceMut, KernelArgs, LaunchConfig,
 };
 
+use crate::batched::{strided_in, strided_out};
 use crate::check::{matrix_span, size32};
 use crate::error::{BlasError, Result};
 use crate::handle::Handle;
@@ -609,8 +610,10 @@ impl Handle {
 
     /// [`Handle::trsm`] on each entry of arrays of views (`?trsm_batched`): `a[i]` and
     /// `b[i]` are batch `i`'s matrices (`a` and `b` of the same length). Every entry is
-    /// checked before any is solved; then one `trsm` runs per entry (its own launches: the
-    /// views need not share an allocation or a stride).
+    /// checked before any is solved. With kernels, entries that are a strided batch after all
+    /// (each operand's entries in one allocation, ascending, a constant distance apart, B's
+    /// whole columns apart) are solved as [`Handle::trsm_strided_batched`] solves them; any
+    /// other layout runs one `trsm` per entry (its own launches).
     #[allow(clippy::too_many_arguments)]
     pub fn trsm_batched<'a, T: Scalar, A: AsDeviceSlice<T>, B: AsDeviceSliceMut<T>>(
         &'a self,
@@ -636,6 +639,20 @@ impl Handle {
         }
         for (ai, bi) in a.iter().zip(b.iter()) {
             self.check_trsm(side, m, n, &alpha, ai, lda, bi, ldb)?;
+        }
+        let count = b.len();
+        if count > 1 && self.use_kernels() {
+            let reals = if T::COMPLEX { 2 } else { 1 };
+            // SAFETY: the strided solve reads entry `i` of A and reads and writes entry `i` of
+            // B at `i * step` from the first, with the shape every entry was checked with.
+            let (ar, br) = unsafe { (strided_in(a, reals), strided_out(b, reals)) };
+            if let (Some((av, sa)), Some((mut bv, sb))) = (ar, br) {
+                if m == 0 || n == 0 || sb >= ldb.saturating_mul(n) {
+                    return self.trsm_checked(
+                        side, uplo, trans, diag, m, n, alpha, &av, lda, sa, &mut bv, ldb, sb, count,
+                    );
+                }
+            }
         }
         for (ai, bi) in a.iter().zip(b.iter_mut()) {
             self.trsm_checked(side, uplo, trans, diag, m, n, alpha, ai, lda, 0, bi, ldb, 0, 1)?;

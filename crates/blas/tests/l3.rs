@@ -8,7 +8,7 @@
 
 use crate::common::{cd, close, expand, gamma, run_cases, scalar, Case, Cd, Rng, Target};
 use ferrocm_blas::{Diagonal, Fill, Operation, RealScalar, Scalar, ScalarArg, Side, C32, C64};
-use ferrocm_kernel::runtime::DeviceBuffer;
+use ferrocm_kernel::runtime::{AsDeviceSliceMut, DeviceBuffer};
 
 const CASES: &str = include_str!("cases/l3.txt");
 
@@ -476,7 +476,8 @@ fn trmm<T: Scalar>(c: &Case, t: &Target, seed: u64) {
 }
 
 /// `trsm`, `trsm_strided_batched` (`batch`, `extra` elements between matrices) and
-/// `trsm_batched` (arrays of views): checked by the residual `op(A) X - alpha B` (left) or
+/// `trsm_batched` (arrays of views: `layout=separate` buffers, views of one buffer in order,
+/// `shared`, or `reversed`): checked by the residual `op(A) X - alpha B` (left) or
 /// `X op(A) - alpha B` (right) in double-double, per element within
 /// `4 gamma(dim + 2) (|op(A)| |X| + |alpha B|)` (componentwise backward stability of
 /// substitution and of the blocked form's GEMM updates), on triangles with `|a_ii| >= dim`.
@@ -546,6 +547,28 @@ fn trsm<T: Scalar>(c: &Case, t: &Target, seed: u64) {
                 batch,
             )
             .unwrap_or_else(|e| panic!("{label}: {e}"));
+            download(t, &db)
+        }
+        _ if c.get_or("layout", "separate") != "separate" => {
+            // Views of one buffer per operand, in order (a strided batch after all) or
+            // reversed (entry i is matrix batch - 1 - i of both operands: no constant stride).
+            let (da, mut db) = (upload(t, &a), upload(t, &b0));
+            let mut av: Vec<_> =
+                (0..batch).map(|z| da.slice(z * sa..z * sa + one_a).expect("view")).collect();
+            let mut bv = Vec::new();
+            let mut rest = db.as_device_slice_mut();
+            for z in 0..batch {
+                let (head, tail) = rest.split_at_mut(if z + 1 == batch { one_b } else { sb }).expect("split");
+                bv.push(head.split_at_mut(one_b).expect("split").0);
+                rest = tail;
+            }
+            if c.get("layout") == "reversed" {
+                av.reverse();
+                bv.reverse();
+            }
+            h.trsm_batched(side, uplo, trans, dg, m, n, sal.arg(), &av, lda, &mut bv, ldb)
+                .unwrap_or_else(|e| panic!("{label}: {e}"));
+            drop(bv);
             download(t, &db)
         }
         _ => {

@@ -12,7 +12,8 @@ use super::{median, print, Row};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// gemm, gemm_strided_batched, gemv, axpy, dot or nrm2; gemm_ex or gemm_strided_batched_ex
+    /// gemm, gemm_strided_batched, gemm_batched (pointer arrays; see `--entries`), gemv, axpy,
+    /// dot or nrm2; gemm_ex or gemm_strided_batched_ex
     /// with f16_r or bf16_r (A, B and C of that type, f32 compute, as torch's half matmul), or
     /// f32_r with `--compute_type tf32_r` (cuBLAS's CUBLAS_COMPUTE_32F_FAST_TF32).
     #[arg(short = 'f', long = "function", default_value = "gemm")]
@@ -36,9 +37,14 @@ pub struct Args {
     /// inputs with tf32 products.
     #[arg(long = "compute_type", default_value = "f32_r")]
     compute_type: String,
-    /// Batches (gemm_strided_batched).
+    /// Batches (gemm_strided_batched, gemm_batched).
     #[arg(long = "batch_count", default_value_t = 1)]
     batch_count: usize,
+    /// gemm_batched's entries, all in one buffer per operand: in-order (entry i at i times the
+    /// matrix size, the layout a strided batch has) or reversed (the last entry first: no
+    /// constant stride from one entry to the next).
+    #[arg(long, default_value = "in-order")]
+    entries: String,
     /// Timed repetitions; the median is reported.
     #[arg(long, default_value_t = 10)]
     reps: usize,
@@ -171,10 +177,15 @@ fn bench<T: Scalar>(a: &Args, dev: &Device) -> Result<()> {
     let cx = if T::COMPLEX { 4.0 } else { 1.0 };
     let ty = T::TYPE.name();
     let (value, unit, metric, family) = match a.function.as_str() {
-        "gemm" | "gemm_strided_batched" => {
+        "gemm" | "gemm_strided_batched" | "gemm_batched" => {
             let (ta, tb) = (op(&a.transpose_a)?, op(&a.transpose_b)?);
             let (m, n, k) = (a.m, a.n, a.k);
             let batch = if a.function == "gemm" { 1 } else { a.batch_count };
+            let reversed = match a.entries.as_str() {
+                "in-order" => false,
+                "reversed" => true,
+                e => bail!("--entries {e:?}: expected in-order or reversed"),
+            };
             ensure!(m > 0 && n > 0 && k > 0 && batch > 0, "sizes and --batch_count must be positive");
             let (ra, ca) = if ta == Operation::N { (m, k) } else { (k, m) };
             let (rb, cb) = if tb == Operation::N { (k, n) } else { (n, k) };
@@ -183,26 +194,45 @@ fn bench<T: Scalar>(a: &Args, dev: &Device) -> Result<()> {
             let hb = rng.vec::<T>(sb * batch);
             let (da, db) = (stream.clone_htod(&ha)?, stream.clone_htod(&hb)?);
             let mut dc = stream.alloc_zeroed::<T>(sc * batch)?;
+            // gemm_batched's entry `z` is matrix `slot(z)` of each buffer.
+            let slot = |z: usize| if reversed { batch - 1 - z } else { z };
             let call = |h: &Handle, dc: &mut DeviceBuffer<T>| -> Result<()> {
-                Ok(h.gemm_strided_batched(
-                    ta,
-                    tb,
-                    m,
-                    n,
-                    k,
-                    T::one(),
-                    &da,
-                    ra,
-                    sa,
-                    &db,
-                    rb,
-                    sb,
-                    T::zero(),
-                    dc,
-                    m,
-                    sc,
-                    batch,
-                )?)
+                if a.function != "gemm_batched" {
+                    return Ok(h.gemm_strided_batched(
+                        ta,
+                        tb,
+                        m,
+                        n,
+                        k,
+                        T::one(),
+                        &da,
+                        ra,
+                        sa,
+                        &db,
+                        rb,
+                        sb,
+                        T::zero(),
+                        dc,
+                        m,
+                        sc,
+                        batch,
+                    )?);
+                }
+                let av = (0..batch)
+                    .map(|z| da.slice(slot(z) * sa..(slot(z) + 1) * sa))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let bv = (0..batch)
+                    .map(|z| db.slice(slot(z) * sb..(slot(z) + 1) * sb))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let mut by_slot = Vec::with_capacity(batch);
+                let mut rest = dc.slice_mut(..)?;
+                for _ in 0..batch {
+                    let (head, tail) = rest.split_at_mut(sc)?;
+                    by_slot.push(Some(head));
+                    rest = tail;
+                }
+                let mut cv: Vec<_> = (0..batch).filter_map(|z| by_slot[slot(z)].take()).collect();
+                Ok(h.gemm_batched(ta, tb, m, n, k, T::one(), &av, ra, &bv, rb, T::zero(), &mut cv, m)?)
             };
             call(&h, &mut dc)?;
             let c = stream.clone_dtoh(&dc)?;
@@ -218,6 +248,7 @@ fn bench<T: Scalar>(a: &Args, dev: &Device) -> Result<()> {
                     want += p;
                     scale += p.norm();
                 }
+                // gemm_batched's entries keep A, B and C in the same slot: matrix z of each.
                 let got = c64(c[z * sc + i + j * m]);
                 check(
                     &format!("C[{i}, {j}] of batch {z}"),
@@ -231,7 +262,11 @@ fn bench<T: Scalar>(a: &Args, dev: &Device) -> Result<()> {
             let flops = 2.0 * cx * (m * n * k * batch) as f64;
             let fam = format!("{:?}", h.gemm_family(T::TYPE, m, n, k));
             let shape = format!("{}{} {m}x{n}x{k}", ta.letter(), tb.letter());
-            let b = if batch > 1 { format!(" batch={batch}") } else { String::new() };
+            let b = match (batch, a.function.as_str()) {
+                (1, _) => String::new(),
+                (_, "gemm_batched") => format!(" batch={batch} entries={}", a.entries),
+                _ => format!(" batch={batch}"),
+            };
             (flops / t / 1e6, "GFLOP/s", format!("{} {ty} {shape}{b}", a.function), fam)
         }
         "gemv" => {
@@ -333,7 +368,9 @@ fn bench<T: Scalar>(a: &Args, dev: &Device) -> Result<()> {
             let bytes = vectors * (n * size_of::<T>()) as f64;
             (bytes / t / 1e6, "GB/s", format!("{f} {ty} n={n}"), "level1".into())
         }
-        f => bail!("function {f:?}: expected gemm, gemm_strided_batched, gemv, axpy, dot or nrm2"),
+        f => bail!(
+            "function {f:?}: expected gemm, gemm_strided_batched, gemm_batched, gemv, axpy, dot or nrm2"
+        ),
     };
     let rows = vec![Row {
         bench: "blas",
