@@ -67,8 +67,10 @@ translation:
   --exclude-dirs=A,B               skip these directory names when walking trees
   --exclude-files=A,B              skip these file names when walking trees
   --quiet-warnings                 no unsupported-identifier warnings or notes
-  --no-undocumented-features, --no-warnings-on-undocumented-features
-                                   accepted; nothing here relies on undocumented features
+  --no-undocumented-features       leave half2 members (h.x) as they are; by default they
+                                   become reinterpret_cast<half&>(h.x), as hipify-clang writes
+  --no-warnings-on-undocumented-features
+                                   no warning at each such rewrite
 documentation:
   --md, --csv                      write the mapping tables as Markdown or CSV (into --o-dir or .)
   --doc-format=full|strict|compact, --doc-roc=skip|separate|joint
@@ -339,7 +341,8 @@ fn parse_args(args: Vec<OsString>) -> Result<Args, HipifyError> {
             }
             "hip-header-subdirs" => a.options.header_style = HeaderStyle::Subdirectories,
             "quiet-warnings" => a.quiet_warnings = true,
-            "no-undocumented-features" | "no-warnings-on-undocumented-features" => {}
+            "no-undocumented-features" => a.options.undocumented_features = false,
+            "no-warnings-on-undocumented-features" => a.options.warn_undocumented = false,
             "md" => a.doc_markdown = true,
             "csv" => a.doc_csv = true,
             "list-tables" => a.list_tables = true,

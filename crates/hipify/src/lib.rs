@@ -65,6 +65,7 @@
 mod calls;
 pub mod cli;
 pub mod error;
+mod half2;
 mod launch;
 pub mod lexer;
 mod pp;

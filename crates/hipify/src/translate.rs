@@ -9,6 +9,7 @@ use std::borrow::Cow;
 
 use crate::calls;
 use crate::error::HipifyError;
+use crate::half2;
 use crate::launch;
 use crate::lexer::{self, Kind, Token, DIRECTIVE_START, IN_DIRECTIVE};
 use crate::stats::Stats;
@@ -55,6 +56,13 @@ pub struct Options {
     /// When to add `#include <hip/hip_runtime.h>` to a file that includes no
     /// runtime header (nvcc includes it implicitly in `.cu` files).
     pub runtime_include: RuntimeInclude,
+    /// Rewrite what relies on undocumented CUDA behaviour as hipify-clang does
+    /// (off: `--no-undocumented-features`): the `x`/`y` members of a `half2`
+    /// object, which nvcc reads as `half` and HIP declares `unsigned short`,
+    /// become `reinterpret_cast<half&>(h.x)`.
+    pub undocumented_features: bool,
+    /// Warn at each such rewrite (off: `--no-warnings-on-undocumented-features`).
+    pub warn_undocumented: bool,
 }
 
 /// A command-line macro definition.
@@ -106,6 +114,8 @@ impl Default for Options {
             header_style: HeaderStyle::Hipify,
             keep: Vec::new(),
             runtime_include: RuntimeInclude::ForCuda,
+            undocumented_features: true,
+            warn_undocumented: true,
         }
     }
 }
@@ -163,6 +173,14 @@ impl Options {
         self.keep.push(name.to_string());
         self
     }
+    pub fn undocumented_features(mut self, on: bool) -> Self {
+        self.undocumented_features = on;
+        self
+    }
+    pub fn warn_undocumented(mut self, on: bool) -> Self {
+        self.warn_undocumented = on;
+        self
+    }
     pub fn runtime_include(mut self, when: RuntimeInclude) -> Self {
         self.runtime_include = when;
         self
@@ -198,11 +216,20 @@ pub struct Warning {
     /// Only the `_v2` form of this cuBLAS routine is translated, and the file
     /// does not include `cublas_v2.h` (hipify-clang's `HIP_SUPPORTED_V2_ONLY`).
     pub v2_only: bool,
+    /// `identifier` is a member expression of a `half2` object, written as
+    /// `reinterpret_cast<half&>(...)` (an undocumented CUDA feature).
+    pub half2_member: bool,
 }
 
 impl std::fmt::Display for Warning {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.v2_only {
+        if self.half2_member {
+            write!(
+                f,
+                "{}:{}: warning: undocumented CUDA feature: '{}' reads a 'half2' member as 'half', which HIP declares 'unsigned short'; written as 'reinterpret_cast<half&>({})' ('--no-undocumented-features' leaves it)",
+                self.line, self.column, self.identifier, self.identifier
+            )
+        } else if self.v2_only {
             write!(
                 f,
                 "{}:{}: warning: Only '{}_v2' version of '{}' is supported in 'HIP'; to hipify it, include 'cublas_v2.h' in the source.",
@@ -573,6 +600,32 @@ fn translate_once(source: &str, options: &Options) -> Result<Translation, Hipify
         }
     }
 
+    // The undocumented-feature rewrite, both insertions or neither, never inside a
+    // range another rule replaces (a rewritten launch keeps its own text).
+    if options.undocumented_features && source.contains("half2") {
+        for (start, end) in half2::members(&tokens, source, structure()) {
+            let inside = |at: usize| edits.iter().any(|e| e.start < at && at < e.end);
+            if inside(start) || inside(end) {
+                continue;
+            }
+            edits.push(Edit { start, end: start, text: Cow::Borrowed("reinterpret_cast<half&>(") });
+            edits.push(Edit { start: end, end, text: Cow::Borrowed(")") });
+            lines.touch(start);
+            uses_cuda = true;
+            if options.warn_undocumented {
+                let (line, column) = lexer::line_col(source, start);
+                warnings.push(Warning {
+                    line,
+                    column,
+                    identifier: source[start..end].to_string(),
+                    experimental: false,
+                    v2_only: false,
+                    half2_member: true,
+                });
+            }
+        }
+    }
+
     // hipify-clang adds the runtime header unless the file includes `cuda.h` or
     // `cuda_runtime.h` (nvcc includes it implicitly): after the name of the
     // include guard's `#ifndef` or after `#pragma once` (whichever comes first),
@@ -765,7 +818,14 @@ fn apply(
         }
         None => {
             let (line, column) = lines.line_col(tok.start as usize);
-            warnings.push(Warning { line, column, identifier: name.to_string(), experimental, v2_only });
+            warnings.push(Warning {
+                line,
+                column,
+                identifier: name.to_string(),
+                experimental,
+                v2_only,
+                half2_member: false,
+            });
             stats.record_unconverted(name);
         }
     }

@@ -362,3 +362,21 @@ fn documentation_tables_in_markdown_and_csv() {
     let csv = fs::read_to_string(d.join("RUNTIME_API_supported_by_HIP.csv")).expect("csv");
     assert!(csv.starts_with("CUDA,HIP,ROC\n") && csv.contains("\ncudaMalloc,hipMalloc,"), "{}", &csv[..100]);
 }
+
+#[test]
+fn half2_members_unless_no_undocumented_features() {
+    let d = scratch("half2");
+    let f = d.join("h.cu");
+    fs::write(&f, "__global__ void k(half2 h, float *o) { o[0] = h.x; }\n").expect("write");
+    let (f, out) = (f.to_str().unwrap(), d.join("h.hip"));
+    let o = out.to_str().unwrap();
+    let head = "\n#include <hip/hip_runtime.h>\n__global__ void k(half2 h, float *o) { o[0] = ";
+    check(&[f, "-o", o], 0, &out, &format!("{head}reinterpret_cast<half&>(h.x); }}\n"));
+    check(
+        &[f, "-o", o, "--no-warnings-on-undocumented-features"],
+        0,
+        &out,
+        &format!("{head}reinterpret_cast<half&>(h.x); }}\n"),
+    );
+    check(&[f, "-o", o, "--no-undocumented-features"], 0, &out, &format!("{head}h.x; }}\n"));
+}

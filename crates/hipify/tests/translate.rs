@@ -1073,3 +1073,59 @@ fn overlapping_launch_macro_arguments_still_give_a_fixpoint() {
     let twice = translate_bytes(once.output_bytes(), &options).expect("translated again");
     assert!(twice.output_bytes() == once.output_bytes(), "the translation of the output changed it");
 }
+
+/// hipify-clang's `half2Member`: a member `x`/`y` of an object whose type prints as `half2`
+/// becomes `reinterpret_cast<half&>(...)` (HIP declares them `unsigned short`); `__half2`,
+/// `const half2`, `auto`, members of members and names of other types stay.
+#[test]
+fn half2_members_read_as_half() {
+    check(
+        "__device__ half2 add(half2 a, const half2 b, half2 &c, half2 *p, __half2 u) {\n\
+         \x20 half2 s = __floats2half2_rn(1.f, 2.f), t[4];\n\
+         \x20 s.x = a.y;\n\
+         \x20 t[threadIdx.x].y = b.x;\n\
+         \x20 c.x = reinterpret_cast<half&>(a.x);\n\
+         \x20 p[1].x = u.x;\n\
+         \x20 auto w = s; w.x = s.x;\n\
+         \x20 return s;\n\
+         }\n\
+         __device__ void other() { float2 s; s.x = 1.0f; }\n",
+        "__device__ half2 add(half2 a, const half2 b, half2 &c, half2 *p, __half2 u) {\n\
+         \x20 half2 s = __floats2half2_rn(1.f, 2.f), t[4];\n\
+         \x20 reinterpret_cast<half&>(s.x) = reinterpret_cast<half&>(a.y);\n\
+         \x20 reinterpret_cast<half&>(t[threadIdx.x].y) = b.x;\n\
+         \x20 reinterpret_cast<half&>(c.x) = reinterpret_cast<half&>(a.x);\n\
+         \x20 reinterpret_cast<half&>(p[1].x) = u.x;\n\
+         \x20 auto w = s; w.x = reinterpret_cast<half&>(s.x);\n\
+         \x20 return s;\n\
+         }\n\
+         __device__ void other() { float2 s; s.x = 1.0f; }\n",
+    );
+    // Class members: in a member function, but not in a const one (there they are
+    // `const half2`); a prototype's parameter names nothing in the next function.
+    check(
+        "struct P {\n  half2 v;\n  __device__ half lo() const { return v.x; }\n  \
+         __device__ void set(half h) { v.y = h; }\n};\n\
+         half2 f(half2 h);\n__device__ void g(float2 h) { h.x = 0.f; }\n",
+        "struct P {\n  half2 v;\n  __device__ half lo() const { return v.x; }\n  \
+         __device__ void set(half h) { reinterpret_cast<half&>(v.y) = h; }\n};\n\
+         half2 f(half2 h);\n__device__ void g(float2 h) { h.x = 0.f; }\n",
+    );
+    // Without the undocumented features nothing changes; by default each rewrite warns
+    // unless told not to.
+    let src = "__global__ void k(half2 *o, half2 h) { o[0].x = h.y; }\n";
+    let off = Options::new().runtime_include(RuntimeInclude::Never).undocumented_features(false);
+    assert_eq!(translate(src, &off).expect("translates").text, src);
+    let on = translate(src, &Options::new().runtime_include(RuntimeInclude::Never)).expect("translates");
+    let warned: Vec<String> = on.warnings.iter().map(|w| w.to_string()).collect();
+    assert_eq!(warned.len(), 2, "{warned:?}");
+    assert!(warned[0].starts_with("1:40: warning: undocumented CUDA feature: 'o[0].x'"), "{warned:?}");
+    assert!(warned[1].starts_with("1:49: warning: undocumented CUDA feature: 'h.y'"), "{warned:?}");
+    let quiet = Options::new().runtime_include(RuntimeInclude::Never).warn_undocumented(false);
+    let t = translate(src, &quiet).expect("translates");
+    assert!(t.warnings.is_empty() && t.text == on.text);
+    assert_eq!(
+        on.text,
+        "__global__ void k(half2 *o, half2 h) { reinterpret_cast<half&>(o[0].x) = reinterpret_cast<half&>(h.y); }\n"
+    );
+}
