@@ -4,7 +4,7 @@
 # added as bin/ferrocm. About 450 s. What s18-r1 never ran (the rand suites plainly, cuRAND's
 # GPU MTGP32 against its host generator, memcheck on the ThreeFry4x64 narrow fill and MTGP32
 # normals, MTGP32 beside cuRAND), the BLAS batched suite plainly and under memcheck, then
-# pointer-array GEMM batches (in order: one strided launch; reversed: a launch per entry)
+# pointer-array GEMM batches (in order or reversed: one strided launch; scattered: a launch per entry)
 # beside the strided routine and cuBLAS's gemmBatched (CuPy), then memcheck on the rand suites.
 set -u
 source scripts/gpu-runs/lib.sh
@@ -19,7 +19,7 @@ for r in f32_r f64_r; do
     set -- $shape
     args=(-r "$r" -m "$1" -n "$2" -k "$3" --batch_count "$4" --reps 20)
     timeout 30 "$NEW" bench blas -f gemm_strided_batched "${args[@]}" --json 2>&1 | grep -m1 GFLOP
-    for e in in-order reversed; do
+    for e in in-order reversed scattered; do
       timeout 60 "$NEW" bench blas -f gemm_batched --entries "$e" "${args[@]}" --json 2>&1 | grep -m1 -E 'GFLOP|rror'
     done
     timeout 40 python3 scripts/vendor_baselines.py cublas -f gemm_batched "${args[@]}" 2>&1 | grep -m1 -E 'GFLOP|rror'

@@ -14,7 +14,7 @@
 //! entries are a strided batch after all (each operand's entries in one allocation, ascending,
 //! a constant number of elements apart: a batch cut out of one buffer, the usual way to build
 //! a pointer array) runs as the strided-batched routine: one launch (per 65,535 entries for
-//! GEMM). Any other layout is a launch of the single routine per entry: the kernel language has
+//! GEMM), whatever the order of the entries in the arrays. Any other layout is a launch of the single routine per entry: the kernel language has
 //! no load of a device address from memory, so the device-side table of addresses rocBLAS
 //! reads is not available to these kernels yet (see NOTES.md).
 
@@ -117,11 +117,12 @@ impl Handle {
         }
         let reals = if T::COMPLEX { 2 } else { 1 };
         if count > 1 {
-            // SAFETY: the strided routine reads and writes entry `i` of each operand at
-            // `i * step` from the first, with the shape every entry was checked with above.
-            let (ar, xr) = unsafe { (strided_in(a, reals), strided_in(x, reals)) };
+            // SAFETY: the strided routine reads and writes, `i * step` into each view, only
+            // entry `order[i]`, with the shape every entry was checked with above.
+            let order = by_output(y);
+            let (ar, xr) = unsafe { (strided_in(a, &order, reals), strided_in(x, &order, reals)) };
             if let (Some((av, sa)), Some((xv, sx)), Some((mut yv, sy))) =
-                (ar, xr, unsafe { strided_out(y, reals) })
+                (ar, xr, unsafe { strided_out(y, &order, reals) })
             {
                 return self.gemv_strided_batched(
                     op, m, n, alpha, &av, lda, sa, &xv, incx, sx, beta, &mut yv, incy, sy, count,
@@ -280,9 +281,12 @@ impl Handle {
         if count < 2 {
             return Ok(false);
         }
-        // SAFETY: the strided routine reads and writes entry `i` of each operand at `i * step`
-        // from the first, with the shape every entry was checked with.
-        let (ar, br, cr) = unsafe { (strided_in(a, reals), strided_in(b, reals), strided_out(c, reals)) };
+        // SAFETY: the strided routine reads and writes, `i * step` into each view, only entry
+        // `order[i]`, with the shape every entry was checked with.
+        let order = by_output(c);
+        let (ar, br, cr) = unsafe {
+            (strided_in(a, &order, reals), strided_in(b, &order, reals), strided_out(c, &order, reals))
+        };
         let (Some((av, sa)), Some((bv, sb)), Some((mut cv, sc))) = (ar, br, cr) else {
             return Ok(false);
         };
@@ -303,21 +307,30 @@ impl Handle {
     }
 }
 
-/// A pointer-array operand that is a strided batch after all: its entries lie in one
-/// allocation, ascending, a constant number of elements apart (a batch cut out of one buffer,
-/// as callers of cuBLAS's and rocBLAS's batched routines usually build their pointer arrays),
-/// and the whole batch, in reals (`reals` per element), can be indexed with 32 bits. Returns
-/// the view from the first entry to the end of the last, and the step; `None` for any other
-/// layout.
+/// The entries of a pointer-array batch in the order of their outputs' addresses (the entries
+/// are independent and their outputs disjoint, so any order computes the same batch).
+pub(crate) fn by_output<T: DeviceRepr>(outputs: &[impl AsDeviceSlice<T>]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..outputs.len()).collect();
+    order.sort_by_key(|&i| outputs[i].device_ptr().0);
+    order
+}
+
+/// A pointer-array operand that is a strided batch after all, its entries taken in `order`:
+/// they lie in one allocation, ascending, a constant number of elements apart (a batch cut out
+/// of one buffer, as callers of cuBLAS's and rocBLAS's batched routines usually build their
+/// pointer arrays), and the whole batch, in reals (`reals` per element), can be indexed with
+/// 32 bits. Returns the view from the first entry to the end of the last, and the step; `None`
+/// for any other layout.
 ///
 /// # Safety
 /// The view also names the memory between the entries, which other views may borrow: the
-/// caller reads through it only entry `i`'s elements, at `i * step` from its start.
+/// caller reads through it only the elements of entry `order[i]`, at `i * step` from its start.
 pub(crate) unsafe fn strided_in<'v, T: DeviceRepr>(
     views: &'v [impl AsDeviceSlice<T>],
+    order: &[usize],
     reals: usize,
 ) -> Option<(DeviceSlice<'v, T>, usize)> {
-    let ptrs: Vec<u64> = views.iter().map(|v| v.device_ptr().0).collect();
+    let ptrs: Vec<u64> = order.iter().map(|&i| views[i].device_ptr().0).collect();
     // SAFETY: passed on to the caller.
     let hull = unsafe { DeviceSlice::hull(views) }?;
     let (first, step) = progression::<T>(hull.device_ptr().0, &ptrs)?;
@@ -328,13 +341,14 @@ pub(crate) unsafe fn strided_in<'v, T: DeviceRepr>(
 /// [`strided_in`] for an output operand.
 ///
 /// # Safety
-/// As for [`strided_in`]: the caller reads and writes only entry `i`'s elements, at
-/// `i * step` from the view's start.
+/// As for [`strided_in`]: the caller reads and writes only the elements of entry `order[i]`,
+/// at `i * step` from the view's start.
 pub(crate) unsafe fn strided_out<'v, T: DeviceRepr>(
     views: &'v mut [impl AsDeviceSliceMut<T>],
+    order: &[usize],
     reals: usize,
 ) -> Option<(DeviceSliceMut<'v, T>, usize)> {
-    let ptrs: Vec<u64> = views.iter().map(|v| v.device_ptr().0).collect();
+    let ptrs: Vec<u64> = order.iter().map(|&i| views[i].device_ptr().0).collect();
     // SAFETY: passed on to the caller.
     let hull = unsafe { DeviceSliceMut::hull(views) }?;
     let (first, step) = progression::<T>(hull.device_ptr().0, &ptrs)?;

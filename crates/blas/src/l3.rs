@@ -29,7 +29,7 @@ use ferrocm_kernel::runtime::{
     AsDeviceSlice, AsDeviceSliceMut, DeviceSlice, DeviceSliceMut, KernelArgs, LaunchConfig,
 };
 
-use crate::batched::{strided_in, strided_out};
+use crate::batched::{by_output, strided_in, strided_out};
 use crate::check::{matrix_span, size32};
 use crate::error::{BlasError, Result};
 use crate::handle::Handle;
@@ -643,9 +643,10 @@ impl Handle {
         let count = b.len();
         if count > 1 && self.use_kernels() {
             let reals = if T::COMPLEX { 2 } else { 1 };
-            // SAFETY: the strided solve reads entry `i` of A and reads and writes entry `i` of
-            // B at `i * step` from the first, with the shape every entry was checked with.
-            let (ar, br) = unsafe { (strided_in(a, reals), strided_out(b, reals)) };
+            // SAFETY: the strided solve reads A and reads and writes B, `i * step` into each
+            // view, only at entry `order[i]`, with the shape every entry was checked with.
+            let order = by_output(b);
+            let (ar, br) = unsafe { (strided_in(a, &order, reals), strided_out(b, &order, reals)) };
             if let (Some((av, sa)), Some((mut bv, sb))) = (ar, br) {
                 if m == 0 || n == 0 || sb >= ldb.saturating_mul(n) {
                     return self.trsm_checked(

@@ -1,8 +1,9 @@
 //! Batched gemv (`gemv_strided_batched`, pointer-array `gemv_batched`) and pointer-array
 //! `gemm_batched` against the double-double reference, on every device and engine, from
 //! `cases/batched.txt`. Entries lie in separate buffers (`layout=separate`) or in one buffer
-//! with gaps (`extra` elements between entries), in order (`layout=shared`, which kernels run
-//! as a strided batch) or not (`layout=rotated`); strided outputs may
+//! with gaps (`extra` elements between entries), in order (`layout=shared`) or rotated
+//! (`rotated`), both of which kernels run as a strided batch, or with only the inputs rotated
+//! (`mixed`: a launch per entry); strided outputs may
 //! interleave (`interleave=yes`: `stride_y = 1`, `incy = batch`). Every element outside the
 //! outputs (gaps, padding, elements between strided entries, after the end) is checked
 //! unchanged.
@@ -231,7 +232,8 @@ fn gemv_strided<T: Scalar>(c: &Case, t: &Target, seed: u64) {
 /// Device copies of `n` entries of `len` elements each, `len + gap` apart in `host`: one
 /// buffer per entry (`separate`), or one buffer for all with entry `i` in slot `slot(i)` of
 /// it (`shared`: in order, the layout a strided batch has; `rotated`: the second half of the
-/// entries first, so no constant stride leads from one entry to the next).
+/// entries first, a strided batch once the entries are sorted; `mixed`: inputs rotated and
+/// outputs in order, which no order of the entries makes a strided batch).
 enum Store<T: Scalar> {
     Separate(Vec<DeviceBuffer<T>>),
     Shared(DeviceBuffer<T>, Layout),
@@ -242,6 +244,8 @@ enum Layout {
     Separate,
     Shared,
     Rotated,
+    /// Inputs rotated, outputs in order: no order of the entries is a strided batch.
+    Mixed,
 }
 
 impl Layout {
@@ -250,13 +254,22 @@ impl Layout {
             "separate" => Layout::Separate,
             "shared" => Layout::Shared,
             "rotated" => Layout::Rotated,
+            "mixed" => Layout::Mixed,
             other => panic!("layout {other}"),
+        }
+    }
+    /// The outputs' layout.
+    fn outputs(self) -> Layout {
+        if self == Layout::Mixed {
+            Layout::Shared
+        } else {
+            self
         }
     }
     /// Where entry `i` of `n` lies, in entries from the start of the host data.
     fn slot(self, i: usize, n: usize) -> usize {
         match self {
-            Layout::Rotated => (i + n / 2) % n,
+            Layout::Rotated | Layout::Mixed => (i + n / 2) % n,
             _ => i,
         }
     }
@@ -334,7 +347,7 @@ fn gemv_batched<T: Scalar>(c: &Case, t: &Target, seed: u64) {
     let (sa, sx, sy) = (la + gap, lxs + gap, lys + gap);
     let da = Store::new(t, &a, batch, sa, layout);
     let dx = Store::new(t, &x, batch, sx, layout);
-    let mut dy = Store::new(t, &y0, batch, sy, layout);
+    let mut dy = Store::new(t, &y0, batch, sy, layout.outputs());
     {
         let (av, xv) = (da.views(batch, sa, la), dx.views(batch, sx, lxs));
         let mut yv = dy.views_mut(batch, sy, lys);
@@ -354,7 +367,7 @@ fn gemv_batched<T: Scalar>(c: &Case, t: &Target, seed: u64) {
             (sc.alpha, sc.beta),
             (&a[slot * sa..], lda),
             (&x[slot * sx..], incx),
-            (&y0, &got, slot * sy, incy),
+            (&y0, &got, layout.outputs().slot(b, batch) * sy, incy),
             &mut touched,
         );
     }
@@ -391,7 +404,7 @@ fn gemm_batched<T: Scalar>(c: &Case, t: &Target, seed: u64) {
     let (sa, sb, scs) = (la + gap, lb + gap, lc + gap);
     let da = Store::new(t, &a, batch, sa, layout);
     let db = Store::new(t, &b, batch, sb, layout);
-    let mut dc = Store::new(t, &c0, batch, scs, layout);
+    let mut dc = Store::new(t, &c0, batch, scs, layout.outputs());
     {
         let mut av = da.views(batch, sa, la);
         if repeat && batch > 0 {
@@ -416,7 +429,7 @@ fn gemm_batched<T: Scalar>(c: &Case, t: &Target, seed: u64) {
         let (a, b) = (&a[if repeat { layout.slot(0, batch) * sa } else { slot * sa }..], &b[slot * sb..]);
         for j in 0..n {
             for i in 0..m {
-                let ic = slot * scs + i + j * ldc;
+                let ic = layout.outputs().slot(z, batch) * scs + i + j * ldc;
                 let (mut sum, mut mag) = (Cd::ZERO, 0.0);
                 if live {
                     for l in 0..k {

@@ -40,9 +40,10 @@ pub struct Args {
     /// Batches (gemm_strided_batched, gemm_batched).
     #[arg(long = "batch_count", default_value_t = 1)]
     batch_count: usize,
-    /// gemm_batched's entries, all in one buffer per operand: in-order (entry i at i times the
-    /// matrix size, the layout a strided batch has) or reversed (the last entry first: no
-    /// constant stride from one entry to the next).
+    /// gemm_batched's entries, all in one buffer per operand: in-order (entry i is matrix i of
+    /// each buffer, the layout a strided batch has), reversed (entry i is matrix batch - 1 - i
+    /// of each: a strided batch once sorted) or scattered (A and B reversed, C in order: no
+    /// order of the entries is a strided batch).
     #[arg(long, default_value = "in-order")]
     entries: String,
     /// Timed repetitions; the median is reported.
@@ -181,12 +182,16 @@ fn bench<T: Scalar>(a: &Args, dev: &Device) -> Result<()> {
             let (ta, tb) = (op(&a.transpose_a)?, op(&a.transpose_b)?);
             let (m, n, k) = (a.m, a.n, a.k);
             let batch = if a.function == "gemm" { 1 } else { a.batch_count };
-            let reversed = match a.entries.as_str() {
-                "in-order" => false,
-                "reversed" => true,
-                e => bail!("--entries {e:?}: expected in-order or reversed"),
+            // gemm_batched's entry `z` reads matrix `slot_in(z)` of A and B and writes matrix
+            // `slot_out(z)` of C.
+            let (rev_in, rev_out) = match a.entries.as_str() {
+                "in-order" => (false, false),
+                "reversed" => (true, true),
+                "scattered" => (true, false),
+                e => bail!("--entries {e:?}: expected in-order, reversed or scattered"),
             };
-            ensure!(m > 0 && n > 0 && k > 0 && batch > 0, "sizes and --batch_count must be positive");
+            let slot_in = move |z: usize| if rev_in { batch - 1 - z } else { z };
+            let slot_out = move |z: usize| if rev_out { batch - 1 - z } else { z };
             let (ra, ca) = if ta == Operation::N { (m, k) } else { (k, m) };
             let (rb, cb) = if tb == Operation::N { (k, n) } else { (n, k) };
             let (sa, sb, sc) = (ra * ca, rb * cb, m * n);
@@ -194,8 +199,6 @@ fn bench<T: Scalar>(a: &Args, dev: &Device) -> Result<()> {
             let hb = rng.vec::<T>(sb * batch);
             let (da, db) = (stream.clone_htod(&ha)?, stream.clone_htod(&hb)?);
             let mut dc = stream.alloc_zeroed::<T>(sc * batch)?;
-            // gemm_batched's entry `z` is matrix `slot(z)` of each buffer.
-            let slot = |z: usize| if reversed { batch - 1 - z } else { z };
             let call = |h: &Handle, dc: &mut DeviceBuffer<T>| -> Result<()> {
                 if a.function != "gemm_batched" {
                     return Ok(h.gemm_strided_batched(
@@ -219,10 +222,10 @@ fn bench<T: Scalar>(a: &Args, dev: &Device) -> Result<()> {
                     )?);
                 }
                 let av = (0..batch)
-                    .map(|z| da.slice(slot(z) * sa..(slot(z) + 1) * sa))
+                    .map(|z| da.slice(slot_in(z) * sa..(slot_in(z) + 1) * sa))
                     .collect::<Result<Vec<_>, _>>()?;
                 let bv = (0..batch)
-                    .map(|z| db.slice(slot(z) * sb..(slot(z) + 1) * sb))
+                    .map(|z| db.slice(slot_in(z) * sb..(slot_in(z) + 1) * sb))
                     .collect::<Result<Vec<_>, _>>()?;
                 let mut by_slot = Vec::with_capacity(batch);
                 let mut rest = dc.slice_mut(..)?;
@@ -231,24 +234,25 @@ fn bench<T: Scalar>(a: &Args, dev: &Device) -> Result<()> {
                     by_slot.push(Some(head));
                     rest = tail;
                 }
-                let mut cv: Vec<_> = (0..batch).filter_map(|z| by_slot[slot(z)].take()).collect();
+                let mut cv: Vec<_> = (0..batch).filter_map(|z| by_slot[slot_out(z)].take()).collect();
                 Ok(h.gemm_batched(ta, tb, m, n, k, T::one(), &av, ra, &bv, rb, T::zero(), &mut cv, m)?)
             };
             call(&h, &mut dc)?;
             let c = stream.clone_dtoh(&dc)?;
             for s in 0..32 {
                 let (z, i, j) = (s * 7919 % batch, s * 104_729 % m, s * 1_299_709 % n);
+                // Matrix z of C is entry slot_out(z)'s (the slots are their own inverses).
+                let y = if a.function == "gemm_batched" { slot_in(slot_out(z)) } else { z };
                 let (mut want, mut scale) = (Complex::new(0.0, 0.0), 0.0);
                 for l in 0..k {
                     let av =
-                        if ta == Operation::N { ha[z * sa + i + l * ra] } else { ha[z * sa + l + i * ra] };
+                        if ta == Operation::N { ha[y * sa + i + l * ra] } else { ha[y * sa + l + i * ra] };
                     let bv =
-                        if tb == Operation::N { hb[z * sb + l + j * rb] } else { hb[z * sb + j + l * rb] };
+                        if tb == Operation::N { hb[y * sb + l + j * rb] } else { hb[y * sb + j + l * rb] };
                     let p = opc(ta, c64(av)) * opc(tb, c64(bv));
                     want += p;
                     scale += p.norm();
                 }
-                // gemm_batched's entries keep A, B and C in the same slot: matrix z of each.
                 let got = c64(c[z * sc + i + j * m]);
                 check(
                     &format!("C[{i}, {j}] of batch {z}"),
