@@ -14,9 +14,10 @@
 //! entries are a strided batch after all (each operand's entries in one allocation, ascending,
 //! a constant number of elements apart: a batch cut out of one buffer, the usual way to build
 //! a pointer array) runs as the strided-batched routine: one launch (per 65,535 entries for
-//! GEMM), whatever the order of the entries in the arrays. Any other layout is a launch of the single routine per entry: the kernel language has
-//! no load of a device address from memory, so the device-side table of addresses rocBLAS
-//! reads is not available to these kernels yet (see NOTES.md).
+//! GEMM), whatever the order of the entries in the arrays. Any other layout is a launch of the
+//! single routine per entry: the kernel language has no load of a device address from memory,
+//! so the device-side table of addresses rocBLAS reads is not available to these kernels yet
+//! (see NOTES.md).
 
 use ferrocm_kernel::runtime::{
     AsDeviceSlice, AsDeviceSliceMut, DeviceRepr, DeviceSlice, DeviceSliceMut, KernelArgs,
