@@ -331,10 +331,9 @@ pub(crate) unsafe fn strided_in<'v, T: DeviceRepr>(
     order: &[usize],
     reals: usize,
 ) -> Option<(DeviceSlice<'v, T>, usize)> {
-    let ptrs: Vec<u64> = order.iter().map(|&i| views[i].device_ptr().0).collect();
     // SAFETY: passed on to the caller.
     let hull = unsafe { DeviceSlice::hull(views) }?;
-    let (first, step) = progression::<T>(hull.device_ptr().0, &ptrs)?;
+    let (first, step) = progression(views, order, hull.device_ptr().0)?;
     let entries = hull.slice(first..).ok()?;
     fits_32_bits(entries.len(), reals).then_some((entries, step))
 }
@@ -349,10 +348,10 @@ pub(crate) unsafe fn strided_out<'v, T: DeviceRepr>(
     order: &[usize],
     reals: usize,
 ) -> Option<(DeviceSliceMut<'v, T>, usize)> {
-    let ptrs: Vec<u64> = order.iter().map(|&i| views[i].device_ptr().0).collect();
+    let base = views.iter().map(|v| v.device_ptr().0).min()?;
+    let (first, step) = progression(views, order, base)?;
     // SAFETY: passed on to the caller.
     let hull = unsafe { DeviceSliceMut::hull(views) }?;
-    let (first, step) = progression::<T>(hull.device_ptr().0, &ptrs)?;
     let (_, entries) = hull.split_at_mut(first).ok()?;
     fits_32_bits(entries.len(), reals).then_some((entries, step))
 }
@@ -361,18 +360,21 @@ fn fits_32_bits(len: usize, reals: usize) -> bool {
     len.checked_mul(reals).is_some_and(|r| r <= u32::MAX as usize)
 }
 
-/// `(first, step)` in elements of `T` when the addresses `ptrs` are `base + (first + i step)`
-/// elements for entry `i`, with `step >= 0`.
-fn progression<T>(base: u64, ptrs: &[u64]) -> Option<(usize, usize)> {
+/// `(first, step)` in elements of `T` when entry `order[i]` of `views` starts
+/// `first + i step` elements after `base`, with `step >= 0`.
+fn progression<T: DeviceRepr>(
+    views: &[impl AsDeviceSlice<T>],
+    order: &[usize],
+    base: u64,
+) -> Option<(usize, usize)> {
     let size = size_of::<T>() as u64;
-    let (&first, rest) = ptrs.split_first()?;
-    let step = rest.first().map_or(Some(0), |&p| p.checked_sub(first))?;
-    let mut last = first;
-    for &p in rest {
-        if p.checked_sub(last)? != step {
+    let ptr = |i: usize| views[order[i]].device_ptr().0;
+    let first = views[*order.first()?].device_ptr().0;
+    let step = if order.len() > 1 { ptr(1).checked_sub(first)? } else { 0 };
+    for i in 1..order.len() {
+        if ptr(i).checked_sub(ptr(i - 1))? != step {
             return None;
         }
-        last = p;
     }
-    Some((((first - base) / size) as usize, (step / size) as usize))
+    Some((((first.checked_sub(base)?) / size) as usize, (step / size) as usize))
 }
