@@ -54,7 +54,11 @@
 //!   configuration the macro expands to; the definition stays;
 //! - `--roc` leaves cuSOLVER names that HIPIFY lists as unsupported in ROC (all
 //!   but handles, streams, statuses, eigen-mode enums and `potrf`) unchanged,
-//!   with a warning, as it does for cuBLAS and cuSPARSE.
+//!   with a warning, as it does for cuBLAS and cuSPARSE;
+//! - a member `x` or `y` of a `half2` object becomes `reinterpret_cast<half&>(h.x)`
+//!   with a warning (hipify-clang's `half2Member`; HIP declares the members
+//!   `unsigned short`), unless [`Options::undocumented_features`] is off; the
+//!   objects come from the file's declarations (`src/half2.rs`).
 //!
 //! Invariants: text that needs no translation comes back byte for byte (a file
 //! that uses no CUDA gets no runtime include); bytes outside UTF-8 pass through
