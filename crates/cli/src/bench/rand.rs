@@ -111,6 +111,11 @@ fn reference(rng: RngType, normal: bool, seed: u64, n: usize) -> Vec<f32> {
             .iter()
             .map(|&x| if normal { r::mt19937::normal(x) } else { r::mt19937::uniform(x) })
             .collect(),
+        // MTGP32's normals are one per word through MT19937's inverse CDF (cuRAND 10.4's map),
+        // not Box-Muller pairs.
+        RngType::Mtgp32 if normal => {
+            reference_words(rng, seed, n).iter().map(|&x| r::mt19937::normal(x)).collect()
+        }
         _ if rng == RngType::Philox4x32_10 || rng == RngType::Mtgp32 || threefry(rng).is_some() => {
             let w = reference_words(rng, seed, n);
             if normal {
