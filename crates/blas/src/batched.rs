@@ -225,6 +225,10 @@ impl Handle {
             c.iter().for_each(|v| push_buf(&mut args, v));
             return native::launch(s, "gemm_batched", T::TYPE, &args);
         }
+        // A strided batch after all: the strided routine checks its one plan before queuing.
+        if self.gemm_batched_as_strided(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)? {
+            return Ok(());
+        }
         // Everything an entry's GEMM could refuse is checked before the first is queued.
         let reals = if T::COMPLEX { 2 } else { 1 };
         let quad = |x: usize| x % 4 == 0;
@@ -245,9 +249,6 @@ impl Handle {
             {
                 size32(arg, span.unwrap_or(usize::MAX).saturating_mul(reals))?;
             }
-        }
-        if self.gemm_batched_as_strided(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)? {
-            return Ok(());
         }
         for i in 0..count {
             let (al, be) = (alpha, beta);
