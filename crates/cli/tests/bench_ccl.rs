@@ -4,15 +4,8 @@
 
 use std::process::Command;
 
-fn ferrocm() -> std::path::PathBuf {
-    let built = std::path::PathBuf::from(env!("CARGO_BIN_EXE_ferrocm"));
-    if built.exists() {
-        return built;
-    }
-    std::env::var_os("PATH")
-        .and_then(|p| std::env::split_paths(&p).map(|d| d.join("ferrocm")).find(|f| f.exists()))
-        .expect("the ferrocm binary is neither where cargo built it nor on PATH")
-}
+mod common;
+use common::ferrocm;
 
 fn run(args: &[&str]) -> (String, String) {
     let out = Command::new(ferrocm())

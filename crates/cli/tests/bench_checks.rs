@@ -7,17 +7,8 @@
 
 use std::process::Command;
 
-/// The `ferrocm` binary: where cargo built it, or on `PATH` (test binaries staged for the GPU
-/// machine run from another path, with the staged binaries on `PATH`).
-fn ferrocm() -> std::path::PathBuf {
-    let built = std::path::PathBuf::from(env!("CARGO_BIN_EXE_ferrocm"));
-    if built.exists() {
-        return built;
-    }
-    std::env::var_os("PATH")
-        .and_then(|p| std::env::split_paths(&p).map(|d| d.join("ferrocm")).find(|f| f.exists()))
-        .expect("the ferrocm binary is neither where cargo built it nor on PATH")
-}
+mod common;
+use common::ferrocm;
 
 /// Runs `ferrocm bench ARGS` and fails with its error output unless it succeeds.
 fn passes(args: &[&str]) {

@@ -3,6 +3,9 @@
 
 use std::process::Command;
 
+mod common;
+use common::ferrocm;
+
 struct Case {
     args: &'static [&'static str],
     /// Text the error must contain.
@@ -35,18 +38,6 @@ const CASES: &[Case] = &[
     Case { args: &["ccl", "-d", "float128"], says: &["-d", "bfloat16"] },
     Case { args: &["ccl", "broadcast", "-g", "2", "-r", "2", "-b", "8", "-e", "8"], says: &["-r 2", "0..2"] },
 ];
-
-/// The `ferrocm` binary: where cargo built it, or on `PATH` (test binaries staged for the GPU
-/// machine run from another path, with the staged binaries on `PATH`).
-fn ferrocm() -> std::path::PathBuf {
-    let built = std::path::PathBuf::from(env!("CARGO_BIN_EXE_ferrocm"));
-    if built.exists() {
-        return built;
-    }
-    std::env::var_os("PATH")
-        .and_then(|p| std::env::split_paths(&p).map(|d| d.join("ferrocm")).find(|f| f.exists()))
-        .expect("the ferrocm binary is neither where cargo built it nor on PATH")
-}
 
 fn check(case: &Case) {
     let out = Command::new(ferrocm())
