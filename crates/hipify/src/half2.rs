@@ -39,10 +39,8 @@ pub(crate) fn members(tokens: &[Token], src: &str, structure: &Structure) -> Vec
     let mut pending: Vec<(&str, Access)> = Vec::new();
     let mut parens = 0usize;
     let mut out = Vec::new();
-    let mut i = 0;
-    while i < tokens.len() {
+    for i in 0..tokens.len() {
         if !code(i) {
-            i += 1;
             continue;
         }
         let t = text(i);
@@ -84,7 +82,6 @@ pub(crate) fn members(tokens: &[Token], src: &str, structure: &Structure) -> Vec
             }
             _ => {}
         }
-        i += 1;
     }
     out
 }
@@ -161,13 +158,8 @@ fn declarators<'s>(
     }
     let mut j = next_sig(tokens, at);
     while let Some(mut k) = j {
-        let mut access = Access::Direct;
-        match text(k) {
-            "*" => access = Access::Indexed,
-            "&" => {}
-            "const" | "volatile" | "<" => break,
-            _ => {}
-        }
+        // `half2 const`, `half2<` and other non-names end the declaration at the check below.
+        let mut access = if text(k) == "*" { Access::Indexed } else { Access::Direct };
         if matches!(text(k), "*" | "&") {
             let Some(n) = next_sig(tokens, k) else { break };
             k = n;
