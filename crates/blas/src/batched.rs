@@ -225,12 +225,35 @@ impl Handle {
             c.iter().for_each(|v| push_buf(&mut args, v));
             return native::launch(s, "gemm_batched", T::TYPE, &args);
         }
-        // A strided batch after all: the strided routine checks its one plan before queuing.
-        if self.gemm_batched_as_strided(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)? {
-            return Ok(());
+        // A strided batch after all (see `strided_in`), with C's matrices whole columns apart:
+        // strided launches, one per MAX_GRID_YZ entries; the strided routine checks its one
+        // plan before queuing, and the 32-bit spans were checked for the whole batch, so no
+        // chunk fails after an earlier one was queued.
+        let reals = if T::COMPLEX { 2 } else { 1 };
+        if count > 1 {
+            let order = by_output(c);
+            // SAFETY: the strided routine reads and writes, `i * step` into each view, only entry
+            // `order[i]`, with the shape every entry was checked with.
+            let (ar, br, cr) = unsafe {
+                (strided_in(a, &order, reals), strided_in(b, &order, reals), strided_out(c, &order, reals))
+            };
+            if let (Some((av, sa)), Some((bv, sb)), Some((mut cv, sc))) = (ar, br, cr) {
+                if sc >= ldc.saturating_mul(n) {
+                    let max = MAX_GRID_YZ as usize;
+                    for start in (0..count).step_by(max) {
+                        let nb = (count - start).min(max);
+                        let (az, bz) = (av.slice(start * sa..)?, bv.slice(start * sb..)?);
+                        let (_, mut cz) = cv.as_device_slice_mut().split_at_mut(start * sc)?;
+                        self.gemm_strided_batched(
+                            transa, transb, m, n, k, alpha, &az, lda, sa, &bz, ldb, sb, beta, &mut cz, ldc,
+                            sc, nb,
+                        )?;
+                    }
+                    return Ok(());
+                }
+            }
         }
         // Everything an entry's GEMM could refuse is checked before the first is queued.
-        let reals = if T::COMPLEX { 2 } else { 1 };
         let quad = |x: usize| x % 4 == 0;
         for i in 0..count {
             let (pa, pb) = (a[i].device_ptr().0, b[i].device_ptr().0);
@@ -255,57 +278,6 @@ impl Handle {
             self.gemm(transa, transb, m, n, k, al, &a[i], lda, &b[i], ldb, be, &mut c[i], ldc)?;
         }
         Ok(())
-    }
-
-    /// A checked pointer-array batch of GEMMs as strided-batched launches (one per
-    /// [`MAX_GRID_YZ`] entries) when each operand's entries are a strided batch (see
-    /// [`strided_in`]) with C's matrices whole columns apart; `false`, with nothing queued,
-    /// for any other layout.
-    #[allow(clippy::too_many_arguments)]
-    fn gemm_batched_as_strided<'a, T: Scalar>(
-        &'a self,
-        transa: Operation,
-        transb: Operation,
-        m: usize,
-        n: usize,
-        k: usize,
-        alpha: ScalarArg<'a, T>,
-        a: &[impl AsDeviceSlice<T>],
-        lda: usize,
-        b: &[impl AsDeviceSlice<T>],
-        ldb: usize,
-        beta: ScalarArg<'a, T>,
-        c: &mut [impl AsDeviceSliceMut<T>],
-        ldc: usize,
-    ) -> Result<bool> {
-        let count = c.len();
-        let reals = if T::COMPLEX { 2 } else { 1 };
-        if count < 2 {
-            return Ok(false);
-        }
-        // SAFETY: the strided routine reads and writes, `i * step` into each view, only entry
-        // `order[i]`, with the shape every entry was checked with.
-        let order = by_output(c);
-        let (ar, br, cr) = unsafe {
-            (strided_in(a, &order, reals), strided_in(b, &order, reals), strided_out(c, &order, reals))
-        };
-        let (Some((av, sa)), Some((bv, sb)), Some((mut cv, sc))) = (ar, br, cr) else {
-            return Ok(false);
-        };
-        if sc < ldc.saturating_mul(n) {
-            return Ok(false);
-        }
-        // The 32-bit spans were checked for whole batches: no chunk fails after one queued.
-        let max = MAX_GRID_YZ as usize;
-        for start in (0..count).step_by(max) {
-            let nb = (count - start).min(max);
-            let (az, bz) = (av.slice(start * sa..)?, bv.slice(start * sb..)?);
-            let (_, mut cz) = cv.as_device_slice_mut().split_at_mut(start * sc)?;
-            self.gemm_strided_batched(
-                transa, transb, m, n, k, alpha, &az, lda, sa, &bz, ldb, sb, beta, &mut cz, ldc, sc, nb,
-            )?;
-        }
-        Ok(true)
     }
 }
 
